@@ -1,0 +1,125 @@
+//! What a regular expression lets a value contain.
+//!
+//! Key checks need to know whether a tenant id or a string attribute can
+//! contain a template's delimiter. From a pattern such as
+//! `^[A-Za-z0-9_-]{1,64}$` this works out the alphabet (every character any
+//! match can contain) and the length bounds. A pattern that is not anchored at
+//! both ends lets values contain anything around the match, so its alphabet is
+//! every character.
+
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
+
+use crate::ir::CharSet;
+
+/// What a pattern allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternInfo {
+    /// Characters a matching value may contain.
+    pub alphabet: CharSet,
+    /// Least length in bytes.
+    pub min_length: usize,
+    /// Greatest length in bytes, if bounded.
+    pub max_length: Option<usize>,
+}
+
+/// Analyzes a pattern; the error is the parser's message.
+pub fn analyze(pattern: &str) -> Result<PatternInfo, String> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .map_err(|e| e.to_string().lines().last().unwrap_or("invalid pattern").trim().to_owned())?;
+    let props = hir.properties();
+    let anchored = props.look_set_prefix().contains(Look::Start)
+        && props.look_set_suffix().contains(Look::End);
+    if !anchored {
+        return Ok(PatternInfo {
+            alphabet: CharSet::any(),
+            min_length: props.minimum_len().unwrap_or(0),
+            max_length: None,
+        });
+    }
+    let mut ranges = Vec::new();
+    collect(&hir, &mut ranges);
+    Ok(PatternInfo {
+        alphabet: normalize(ranges),
+        min_length: props.minimum_len().unwrap_or(0),
+        max_length: props.maximum_len(),
+    })
+}
+
+fn collect(hir: &Hir, out: &mut Vec<(char, char)>) {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => {}
+        HirKind::Literal(lit) => {
+            for c in String::from_utf8_lossy(&lit.0).chars() {
+                out.push((c, c));
+            }
+        }
+        HirKind::Class(Class::Unicode(class)) => {
+            out.extend(class.ranges().iter().map(|r| (r.start(), r.end())));
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            out.extend(
+                class
+                    .ranges()
+                    .iter()
+                    .map(|r| (char::from(r.start()), char::from(r.end()))),
+            );
+        }
+        HirKind::Repetition(rep) => collect(&rep.sub, out),
+        HirKind::Capture(cap) => collect(&cap.sub, out),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => {
+            for sub in subs {
+                collect(sub, out);
+            }
+        }
+    }
+}
+
+fn normalize(mut ranges: Vec<(char, char)>) -> CharSet {
+    ranges.sort_unstable();
+    let mut merged: Vec<(char, char)> = Vec::with_capacity(ranges.len());
+    for (lo, hi) in ranges {
+        match merged.last_mut() {
+            Some(last) if (lo as u32) <= (last.1 as u32).saturating_add(1) => {
+                last.1 = last.1.max(hi);
+            }
+            _ => merged.push((lo, hi)),
+        }
+    }
+    CharSet { ranges: merged }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchored_class_gives_its_alphabet_and_length() {
+        let info = analyze("^[A-Za-z0-9_-]{1,64}$").unwrap();
+        assert!(info.alphabet.contains('a') && info.alphabet.contains('-'));
+        assert!(!info.alphabet.contains('#') && !info.alphabet.contains('|'));
+        assert_eq!((info.min_length, info.max_length), (1, Some(64)));
+    }
+
+    #[test]
+    fn unanchored_pattern_allows_anything() {
+        let info = analyze("[a-z]+").unwrap();
+        assert!(info.alphabet.is_any());
+        assert_eq!(info.max_length, None);
+    }
+
+    #[test]
+    fn alternation_and_literals_are_collected() {
+        let info = analyze("^(ab|c.d)$").unwrap();
+        // `.` matches anything but a newline.
+        assert!(info.alphabet.contains('#'));
+        let info = analyze("^(ab|cd)$").unwrap();
+        assert!(info.alphabet.contains('d') && !info.alphabet.contains('e'));
+    }
+
+    #[test]
+    fn syntax_errors_are_reported() {
+        assert!(analyze("^[a-z$").is_err());
+    }
+}

@@ -1,0 +1,114 @@
+//! The `singletable` command-line tool.
+//!
+//! Exit codes: 0 success; 1 the spec has errors (or warnings with
+//! `--deny-warnings`); 2 usage or I/O error.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use schema_compiler::diagnostics::{Code, Severity};
+use schema_compiler::Compiler;
+
+/// Checks Amazon DynamoDB single-table designs and generates code from them.
+#[derive(Debug, Parser)]
+#[command(name = "singletable", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check specs and report every problem with its location.
+    ///
+    /// Exit status: 0 when no errors were found, 1 when errors were found (or
+    /// warnings, with --deny-warnings), 2 on usage or I/O errors.
+    Check {
+        /// Spec files to check.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// Output format for diagnostics.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Treat warnings as errors.
+        #[arg(long)]
+        deny_warnings: bool,
+        /// Print a summary line even when there is nothing to report.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Print the JSON Schema of the spec format.
+    Schema,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Human-readable, with source snippets.
+    Text,
+    /// A JSON array of diagnostics.
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check {
+            specs,
+            format,
+            deny_warnings,
+            verbose,
+        } => check(&specs, format, deny_warnings, verbose),
+        Command::Schema => {
+            let schema = schema_compiler::json_schema();
+            let text = serde_json::to_string_pretty(&schema).expect("schema serializes");
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn check(specs: &[PathBuf], format: Format, deny_warnings: bool, verbose: bool) -> ExitCode {
+    let mut compiler = Compiler::new();
+    for spec in specs {
+        compiler.file(spec);
+    }
+    let compilation = compiler.compile();
+    let report = compilation.report();
+    match format {
+        Format::Json => {
+            let json = serde_json::to_string_pretty(&report.to_json()).expect("diagnostics serialize");
+            println!("{json}");
+        }
+        Format::Text => {
+            let handler = miette::GraphicalReportHandler::new();
+            let mut stderr = std::io::stderr().lock();
+            for diagnostic in report.miette_diagnostics() {
+                let mut out = String::new();
+                if handler.render_report(&mut out, &diagnostic).is_ok() {
+                    let _ = writeln!(stderr, "{out}");
+                }
+            }
+            let errors = compilation.diagnostics.count(Severity::Error);
+            let warnings = compilation.diagnostics.count(Severity::Warning);
+            if errors + warnings > 0 || verbose {
+                let _ = writeln!(
+                    stderr,
+                    "{} file(s) checked: {errors} error(s), {warnings} warning(s)",
+                    specs.len()
+                );
+            }
+        }
+    }
+    let io_failure = compilation.diagnostics.iter().any(|d| d.code == Code::Io);
+    if io_failure {
+        ExitCode::from(2)
+    } else if compilation.has_errors()
+        || (deny_warnings && compilation.diagnostics.count(Severity::Warning) > 0)
+    {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,136 @@
+//! The list of diagnostic codes. Codes are stable: a code, once released,
+//! keeps its name and meaning. Each is documented in `docs/diagnostics.md`.
+
+use std::fmt;
+
+use super::Severity;
+
+macro_rules! codes {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal, $severity:ident; )*) => {
+        /// A stable diagnostic code, printed as `singletable::<name>`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum Code {
+            $( $(#[doc = $doc])* $variant, )*
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+
+            /// The name after `singletable::`.
+            pub fn name(self) -> &'static str {
+                match self { $( Code::$variant => $name, )* }
+            }
+
+            /// The severity a diagnostic with this code has unless a rule says otherwise.
+            pub fn default_severity(self) -> Severity {
+                match self { $( Code::$variant => Severity::$severity, )* }
+            }
+
+            /// The one-line description from the code list.
+            pub fn description(self) -> &'static str {
+                match self { $( Code::$variant => concat!($($doc),*).trim_ascii(), )* }
+            }
+        }
+    };
+}
+
+codes! {
+    // ---- reading the file -------------------------------------------------
+    /// The spec file could not be read.
+    Io = "io", Error;
+    /// The file is not well-formed YAML, or a value has the wrong YAML shape.
+    YamlSyntax = "yaml_syntax", Error;
+    /// A mapping has a key the spec format does not know.
+    UnknownField = "unknown_field", Error;
+    /// A value has the wrong type, or is not one of the allowed words.
+    InvalidValue = "invalid_value", Error;
+    /// A mapping key appears twice.
+    DuplicateKey = "duplicate_key", Error;
+    /// `version` is not a version this compiler reads.
+    UnsupportedVersion = "unsupported_version", Error;
+
+    // ---- names and references ---------------------------------------------
+    /// A table, index, entity, attribute or access-pattern name is not valid.
+    InvalidName = "invalid_name", Error;
+    /// Two things in one namespace have the same name.
+    DuplicateName = "duplicate_name", Error;
+    /// An attribute uses a name reserved for keys or the entity-type marker.
+    ReservedName = "reserved_name", Error;
+    /// A reference names an entity that is not declared.
+    UnknownEntity = "unknown_entity", Error;
+    /// A reference names an index that is not declared.
+    UnknownIndex = "unknown_index", Error;
+    /// A reference names an attribute the entity does not have.
+    UnknownAttribute = "unknown_attribute", Error;
+
+    // ---- attributes ---------------------------------------------------------
+    /// An attribute type name is not one of the spec's types.
+    UnknownType = "unknown_type", Error;
+    /// An option does not apply to the attribute's type, or is missing.
+    InvalidAttribute = "invalid_attribute", Error;
+    /// Bounds are contradictory (`min` above `max`, an empty enum, ...).
+    InvalidBounds = "invalid_bounds", Error;
+    /// A regular expression (tenant `id_pattern`, string `pattern`) does not parse.
+    InvalidPattern = "invalid_pattern", Error;
+
+    // ---- key templates ------------------------------------------------------
+    /// A key template is malformed (unclosed `<`, empty placeholder, ...).
+    TemplateSyntax = "template_syntax", Error;
+    /// A placeholder names neither an attribute, the tenant nor the shard.
+    UnknownPlaceholder = "unknown_placeholder", Error;
+    /// A template uses the tenant placeholder but the spec declares no `tenant`.
+    TenantUndeclared = "tenant_undeclared", Error;
+    /// A placeholder is bound to an attribute whose type cannot be part of a key.
+    PlaceholderType = "placeholder_type", Error;
+    /// An optional attribute is a placeholder in the table's primary key.
+    OptionalInPrimaryKey = "optional_in_primary_key", Error;
+    /// An entity lacks a key the table requires, or has one the table lacks.
+    MissingKey = "missing_key", Error;
+    /// An index key attribute has the name of an entity attribute but another value.
+    KeyAttributeConflict = "key_attribute_conflict", Error;
+    /// Shards are declared without a `<shard>` placeholder, or the reverse.
+    ShardPlaceholder = "shard_placeholder", Error;
+    /// A sparse index key is written for a local index, which cannot be sparse by design.
+    InvalidIndexKey = "invalid_index_key", Error;
+
+    // ---- access patterns ----------------------------------------------------
+    /// An access pattern declares no operation, or more than one.
+    AmbiguousOperation = "ambiguous_operation", Error;
+    /// An access pattern's key does not match the key templates of the entities it returns.
+    PatternMismatch = "pattern_mismatch", Error;
+    /// A literal in an access pattern key is not a valid value of the attribute it fills.
+    InvalidLiteral = "invalid_literal", Error;
+    /// A sort-key condition is given for an index without a sort key.
+    NoSortKey = "no_sort_key", Error;
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "singletable::{}", self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_snake_case() {
+        let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.name()).collect();
+        assert!(names
+            .iter()
+            .all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_')));
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Code::ALL.len());
+    }
+
+    #[test]
+    fn every_code_has_a_description() {
+        for code in Code::ALL {
+            assert!(!code.description().is_empty(), "{code}");
+        }
+    }
+}

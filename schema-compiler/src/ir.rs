@@ -1,0 +1,578 @@
+//! The resolved model: the only thing checks and emitters see.
+//!
+//! Names are resolved, templates are parsed into typed segments, defaults are
+//! applied. Maps keep declaration order ([`IndexMap`]), so every output is
+//! deterministic. Spans ride along in [`Spanned`] fields for diagnostics but
+//! do not take part in equality or serialization.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::source::{Span, Spanned};
+
+pub use crate::syntax::{
+    BillingMode, DatetimeFormat, IndexKind, KeyType, Maintenance, Order, Scope, StreamView,
+    TimePrecision,
+};
+
+/// A resolved spec.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Spec {
+    /// What the table is for.
+    pub description: Option<String>,
+    /// The table.
+    pub table: Table,
+    /// The tenant, if the table is multi-tenant.
+    pub tenant: Option<Tenant>,
+    /// Secondary indexes by name, in declaration order.
+    pub indexes: IndexMap<String, Index>,
+    /// Entities by name, in declaration order.
+    pub entities: IndexMap<String, Entity>,
+    /// Access patterns by name, in declaration order.
+    pub access_patterns: IndexMap<String, AccessPattern>,
+}
+
+/// The table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    /// DynamoDB table name.
+    pub name: Spanned<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Partition key attribute.
+    pub partition_key: KeyAttribute,
+    /// Sort key attribute.
+    pub sort_key: Option<KeyAttribute>,
+    /// TTL attribute name.
+    pub ttl: Option<Spanned<String>>,
+    /// Billing.
+    pub billing: Billing,
+    /// Stream view type.
+    pub stream: Option<StreamView>,
+    /// The attribute holding each item's entity type name.
+    pub entity_type_attribute: Spanned<String>,
+}
+
+/// A key attribute of the table or an index.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KeyAttribute {
+    /// Attribute name.
+    pub name: Spanned<String>,
+    /// DynamoDB scalar type.
+    pub r#type: KeyType,
+}
+
+/// Billing mode and capacity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Billing {
+    /// The mode.
+    pub mode: BillingMode,
+    /// Provisioned read capacity units.
+    pub read_capacity: Option<u64>,
+    /// Provisioned write capacity units.
+    pub write_capacity: Option<u64>,
+}
+
+/// The tenant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tenant {
+    /// Placeholder name in templates.
+    pub placeholder: Spanned<String>,
+    /// Regular expression tenant ids match.
+    pub id_pattern: Spanned<String>,
+    /// The characters a tenant id may contain.
+    pub alphabet: CharSet,
+    /// Least length in characters.
+    pub min_length: usize,
+    /// Greatest length in characters, if bounded.
+    pub max_length: Option<usize>,
+    /// IAM principal tag carrying the tenant id.
+    pub principal_tag: Spanned<String>,
+}
+
+/// A set of characters, as sorted, non-overlapping inclusive ranges.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct CharSet {
+    /// The ranges.
+    pub ranges: Vec<(char, char)>,
+}
+
+impl CharSet {
+    /// Every character.
+    pub fn any() -> CharSet {
+        CharSet {
+            ranges: vec![('\0', char::MAX)],
+        }
+    }
+
+    /// Whether `c` is in the set.
+    pub fn contains(&self, c: char) -> bool {
+        self.ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi)
+    }
+
+    /// Whether the set holds every character.
+    pub fn is_any(&self) -> bool {
+        self.ranges == [('\0', char::MAX)]
+    }
+}
+
+/// A secondary index.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Index {
+    /// Index name.
+    pub name: Spanned<String>,
+    /// Global or local.
+    pub kind: IndexKind,
+    /// Description.
+    pub description: Option<String>,
+    /// Partition key attribute (the table's for a local index).
+    pub partition_key: KeyAttribute,
+    /// Sort key attribute.
+    pub sort_key: Option<KeyAttribute>,
+    /// Projected attributes.
+    pub projection: Projection,
+    /// Provisioned read capacity (global indexes).
+    pub read_capacity: Option<u64>,
+    /// Provisioned write capacity (global indexes).
+    pub write_capacity: Option<u64>,
+}
+
+/// Which attributes an index carries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Projection {
+    /// Every attribute.
+    All,
+    /// Only the table and index keys.
+    KeysOnly,
+    /// The keys plus these attributes.
+    Include(Vec<String>),
+}
+
+/// An entity type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entity {
+    /// Name (PascalCase by convention; the generated type's name).
+    pub name: Spanned<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Tenant-scoped or global.
+    pub scope: Scope,
+    /// Attributes in declaration order.
+    pub attributes: IndexMap<String, Attribute>,
+    /// Primary key templates.
+    pub primary_key: EntityKey,
+    /// Key templates per secondary index this entity is written into.
+    pub index_keys: IndexMap<String, EntityKey>,
+    /// Write sharding.
+    pub shards: Option<Sharding>,
+    /// Expected peak throughput.
+    pub throughput: Throughput,
+    /// Optimistic-locking attribute.
+    pub version_attribute: Option<String>,
+    /// Counter semantics, if this entity aggregates another.
+    pub aggregate: Option<Aggregate>,
+}
+
+/// An attribute of an entity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Attribute {
+    /// Name.
+    pub name: Spanned<String>,
+    /// Type and bounds.
+    pub r#type: AttributeType,
+    /// May be absent.
+    pub optional: bool,
+    /// Description.
+    pub description: Option<String>,
+    /// Typical size in bytes, for capacity estimates.
+    pub typical_size: Option<u64>,
+}
+
+/// Attribute types with their bounds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AttributeType {
+    /// UTF-8 string.
+    String {
+        /// Least length in bytes.
+        min_length: Option<u64>,
+        /// Greatest length in bytes.
+        max_length: Option<u64>,
+        /// Regular expression values match.
+        pattern: Option<String>,
+        /// Characters values may contain (every character without a pattern).
+        alphabet: CharSet,
+    },
+    /// 64-bit signed integer.
+    Integer {
+        /// Least value.
+        min: i64,
+        /// Greatest value.
+        max: i64,
+    },
+    /// Decimal number (exact, stored as a DynamoDB Number).
+    Decimal {
+        /// Least value, as written.
+        min: Option<String>,
+        /// Greatest value, as written.
+        max: Option<String>,
+        /// Digits after the point.
+        scale: Option<u32>,
+    },
+    /// true or false.
+    Boolean,
+    /// A UTC point in time.
+    Datetime {
+        /// Storage format.
+        format: DatetimeFormat,
+        /// Fractional digits of the RFC 3339 form.
+        precision: TimePrecision,
+    },
+    /// One of a fixed set of words.
+    Enum {
+        /// The values, in declaration order.
+        values: Vec<String>,
+    },
+    /// A list.
+    List {
+        /// Element type, if declared.
+        items: Option<Box<AttributeType>>,
+        /// Least number of elements.
+        min_length: Option<u64>,
+        /// Greatest number of elements.
+        max_length: Option<u64>,
+    },
+    /// A map with string keys and any values.
+    Map,
+    /// Bytes.
+    Binary {
+        /// Least length.
+        min_length: Option<u64>,
+        /// Greatest length.
+        max_length: Option<u64>,
+    },
+}
+
+impl AttributeType {
+    /// The type's name as written in specs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AttributeType::String { .. } => "string",
+            AttributeType::Integer { .. } => "integer",
+            AttributeType::Decimal { .. } => "decimal",
+            AttributeType::Boolean => "boolean",
+            AttributeType::Datetime { .. } => "datetime",
+            AttributeType::Enum { .. } => "enum",
+            AttributeType::List { .. } => "list",
+            AttributeType::Map => "map",
+            AttributeType::Binary { .. } => "binary",
+        }
+    }
+
+    /// Whether a value of this type can be encoded into a key template.
+    pub fn is_key_compatible(&self) -> bool {
+        matches!(
+            self,
+            AttributeType::String { .. }
+                | AttributeType::Integer { .. }
+                | AttributeType::Datetime { .. }
+                | AttributeType::Enum { .. }
+                | AttributeType::Boolean
+        )
+    }
+}
+
+/// The key templates of an entity on the table or on one index.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EntityKey {
+    /// Partition key template.
+    pub pk: KeyTemplate,
+    /// Sort key template.
+    pub sk: Option<KeyTemplate>,
+    /// The entity is only in this index when every optional placeholder is present.
+    pub sparse: bool,
+}
+
+impl EntityKey {
+    /// The partition and sort key templates.
+    pub fn templates(&self) -> impl Iterator<Item = &KeyTemplate> {
+        std::iter::once(&self.pk).chain(self.sk.as_ref())
+    }
+}
+
+/// A parsed key template such as `TENANT#<tenant>|TICKET#<id>`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KeyTemplate {
+    /// The key attribute this template fills (`pk`, `sk`, `tenant_status`).
+    pub attribute: String,
+    /// The template as written.
+    pub source: Spanned<String>,
+    /// Literals and placeholders.
+    pub segments: Vec<Segment>,
+}
+
+impl KeyTemplate {
+    /// The placeholders in order.
+    pub fn placeholders(&self) -> impl Iterator<Item = &Placeholder> {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Placeholder(p) => Some(p),
+            Segment::Literal(_) => None,
+        })
+    }
+
+    /// The literal text before the first placeholder.
+    pub fn literal_prefix(&self) -> String {
+        self.segments
+            .iter()
+            .map_while(|s| match s {
+                Segment::Literal(l) => Some(l.as_str()),
+                Segment::Placeholder(_) => None,
+            })
+            .collect()
+    }
+
+    /// Whether the template is exactly one attribute placeholder named like
+    /// the key attribute: the item's own attribute is the key, nothing is computed.
+    pub fn is_natural(&self) -> bool {
+        matches!(self.segments.as_slice(),
+            [Segment::Placeholder(p)] if p.kind == PlaceholderKind::Attribute && *p.name == self.attribute)
+    }
+}
+
+/// A piece of a key template.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Segment {
+    /// Fixed text.
+    Literal(String),
+    /// A value filled in at run time.
+    Placeholder(Placeholder),
+}
+
+/// A `<name>` in a template.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Placeholder {
+    /// The name between the angle brackets (span: the whole `<name>`).
+    pub name: Spanned<String>,
+    /// What the name refers to.
+    pub kind: PlaceholderKind,
+}
+
+/// What a placeholder stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlaceholderKind {
+    /// The tenant id.
+    Tenant,
+    /// The write shard number.
+    Shard,
+    /// An attribute of the entity (in entity templates) or a parameter (in access patterns).
+    Attribute,
+}
+
+/// Write sharding of an entity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sharding {
+    /// Number of shards.
+    pub count: Spanned<u32>,
+    /// How writes pick a shard.
+    pub by: ShardBy,
+}
+
+/// How writes pick a shard.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShardBy {
+    /// At random; reads scatter over every shard.
+    Random,
+    /// A stable hash of this attribute; point reads compute the shard.
+    Hash(String),
+}
+
+/// Expected peak throughput.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Throughput {
+    /// Writes per second.
+    pub writes_per_second: Option<Spanned<u64>>,
+    /// Reads per second.
+    pub reads_per_second: Option<Spanned<u64>>,
+}
+
+/// An entity that counts another entity's items.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Aggregate {
+    /// The counted entity.
+    pub of: String,
+    /// Grouping attributes (present on both entities).
+    pub group_by: Vec<String>,
+    /// This entity's integer count attribute.
+    pub count: String,
+    /// How the count is kept current.
+    pub maintained_by: Maintenance,
+}
+
+/// An access pattern.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AccessPattern {
+    /// Name (snake_case; the generated method's name).
+    pub name: Spanned<String>,
+    /// The requirement it serves.
+    pub description: Option<String>,
+    /// What it does.
+    pub operation: Operation,
+    /// Expected rate.
+    pub rate: Option<Rate>,
+}
+
+/// The DynamoDB operation of an access pattern.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Operation {
+    /// GetItem of one entity by its full primary key.
+    Get {
+        /// The entity.
+        entity: String,
+        /// Strongly consistent.
+        consistent_read: bool,
+    },
+    /// Query.
+    Query(Query),
+    /// TransactWriteItems.
+    Transaction(Transaction),
+    /// BatchGetItem / BatchWriteItem.
+    Batch(Batch),
+}
+
+/// Where a query runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexRef {
+    /// The base table.
+    Table,
+    /// A secondary index by name.
+    Index(String),
+}
+
+/// A Query access pattern.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Query {
+    /// Table or index.
+    pub index: IndexRef,
+    /// Partition key value template (equality).
+    pub pk: KeyTemplate,
+    /// Sort key condition.
+    pub sk: Option<SortCondition>,
+    /// Entity types returned, in declaration order of the entities.
+    pub returns: Vec<String>,
+    /// Whether `returns` was written in the spec (otherwise inferred).
+    pub returns_declared: bool,
+    /// Every entity whose keys on this index match the key condition.
+    pub matching: Vec<String>,
+    /// Parameters: placeholders other than the tenant and shard, typed by the entities they bind to.
+    pub params: IndexMap<String, Param>,
+    /// Entity attributes fixed by literals in the key condition (entity, attribute, value).
+    pub fixed: Vec<FixedValue>,
+    /// Sort order.
+    pub order: Order,
+    /// Strongly consistent.
+    pub consistent_read: bool,
+}
+
+/// A sort-key condition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SortCondition {
+    /// The operator.
+    pub op: SortOp,
+    /// One operand, or two for `between`.
+    pub operands: Vec<KeyTemplate>,
+    /// Where it was written.
+    #[serde(skip)]
+    pub span: Span,
+}
+
+/// Sort-key operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SortOp {
+    /// `=`
+    Equals,
+    /// `begins_with`
+    BeginsWith,
+    /// `BETWEEN`
+    Between,
+    /// `<`
+    Lt,
+    /// `<=`
+    Lte,
+    /// `>`
+    Gt,
+    /// `>=`
+    Gte,
+}
+
+/// A typed parameter of an access pattern.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Param {
+    /// Name (the generated method's argument).
+    pub name: Spanned<String>,
+    /// Type, taken from the entity attributes it binds to.
+    pub r#type: AttributeType,
+    /// `(entity, attribute)` pairs the parameter fills.
+    pub binds: Vec<(String, String)>,
+}
+
+/// An entity attribute fixed by a literal in an access pattern key.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FixedValue {
+    /// Entity.
+    pub entity: String,
+    /// Attribute.
+    pub attribute: String,
+    /// The literal.
+    pub value: String,
+}
+
+/// A transaction access pattern.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Transaction {
+    /// `(operation, entity)` pairs allowed in the transaction.
+    pub items: Vec<(TransactionOp, String)>,
+    /// Most items per call.
+    pub max_items: Spanned<u32>,
+}
+
+/// Transaction item operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransactionOp {
+    /// Put.
+    Put,
+    /// Put if absent.
+    Create,
+    /// Update.
+    Update,
+    /// Delete.
+    Delete,
+    /// ConditionCheck.
+    ConditionCheck,
+}
+
+/// A batch access pattern.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Batch {
+    /// Entities read.
+    pub get: Vec<String>,
+    /// Entities put.
+    pub put: Vec<String>,
+    /// Entities deleted.
+    pub delete: Vec<String>,
+}
+
+/// Expected rate of an access pattern.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rate {
+    /// Calls per second.
+    pub per_second: f64,
+    /// Items per call.
+    pub items: u64,
+}

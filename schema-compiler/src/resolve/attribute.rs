@@ -1,0 +1,216 @@
+//! Attribute declarations → typed attributes.
+
+use crate::diagnostics::{did_you_mean, Code, Diagnostic};
+use crate::ir::{self, AttributeType, CharSet};
+use crate::source::{Span, Spanned};
+use crate::syntax::AttributeDecl;
+
+use super::{or_span, text, Resolver};
+
+const TYPE_NAMES: [&str; 9] = [
+    "string", "integer", "decimal", "boolean", "datetime", "enum", "list", "map", "binary",
+];
+
+/// Which options each type accepts, for "does not apply" errors.
+fn allowed_options(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "string" => &["min_length", "max_length", "pattern"],
+        "integer" => &["min", "max"],
+        "decimal" => &["min", "max", "scale"],
+        "datetime" => &["format", "precision"],
+        "enum" => &["values"],
+        "list" => &["items", "min_length", "max_length"],
+        "binary" => &["min_length", "max_length"],
+        _ => &[],
+    }
+}
+
+impl Resolver<'_> {
+    pub(crate) fn resolve_attribute(
+        &mut self,
+        name: &Spanned<String>,
+        decl: &Spanned<AttributeDecl>,
+    ) -> ir::Attribute {
+        let r#type = self.resolve_type(decl).unwrap_or(AttributeType::Map);
+        ir::Attribute {
+            name: name.clone(),
+            r#type,
+            optional: decl.optional.as_ref().is_some_and(|o| o.value),
+            description: text(&decl.description),
+            typical_size: decl.typical_size.as_ref().map(|s| s.value),
+        }
+    }
+
+    fn resolve_type(&mut self, decl: &Spanned<AttributeDecl>) -> Option<AttributeType> {
+        let ty = or_span(&decl.r#type, decl.span);
+        if !TYPE_NAMES.contains(&ty.as_str()) {
+            let mut d = Diagnostic::new(Code::UnknownType, format!("unknown attribute type `{ty}`"))
+                .label(ty.span, "not a type");
+            d = d.help(match did_you_mean(&ty, TYPE_NAMES) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None => format!("use one of: {}", TYPE_NAMES.join(", ")),
+            });
+            self.error(d);
+            return None;
+        }
+        self.check_options_apply(&ty, decl);
+        Some(match ty.as_str() {
+            "string" => self.string_type(decl),
+            "integer" => self.integer_type(decl),
+            "decimal" => AttributeType::Decimal {
+                min: decl.min.as_ref().map(|n| n.value.to_string()),
+                max: decl.max.as_ref().map(|n| n.value.to_string()),
+                scale: decl.scale.as_ref().map(|s| s.value),
+            },
+            "boolean" => AttributeType::Boolean,
+            "datetime" => AttributeType::Datetime {
+                format: decl.format.as_ref().map_or(ir::DatetimeFormat::Rfc3339, |f| f.value),
+                precision: decl.precision.as_ref().map_or(ir::TimePrecision::Millis, |p| p.value),
+            },
+            "enum" => self.enum_type(decl, ty.span),
+            "list" => AttributeType::List {
+                items: decl.items.as_ref().and_then(|i| self.resolve_type(i)).map(Box::new),
+                min_length: decl.min_length.as_ref().map(|v| v.value),
+                max_length: self.length_bounds(decl),
+            },
+            "binary" => AttributeType::Binary {
+                min_length: decl.min_length.as_ref().map(|v| v.value),
+                max_length: self.length_bounds(decl),
+            },
+            _ => AttributeType::Map,
+        })
+    }
+
+    fn check_options_apply(&mut self, ty: &Spanned<String>, decl: &AttributeDecl) {
+        let given: [(&str, Option<Span>); 10] = [
+            ("min_length", decl.min_length.as_ref().map(|v| v.span)),
+            ("max_length", decl.max_length.as_ref().map(|v| v.span)),
+            ("pattern", decl.pattern.as_ref().map(|v| v.span)),
+            ("min", decl.min.as_ref().map(|v| v.span)),
+            ("max", decl.max.as_ref().map(|v| v.span)),
+            ("scale", decl.scale.as_ref().map(|v| v.span)),
+            ("values", decl.values.as_ref().map(|v| v.first().map_or(ty.span, |f| f.span))),
+            ("items", decl.items.as_ref().map(|v| v.span)),
+            ("format", decl.format.as_ref().map(|v| v.span)),
+            ("precision", decl.precision.as_ref().map(|v| v.span)),
+        ];
+        let allowed = allowed_options(ty);
+        for (option, span) in given {
+            let Some(span) = span else { continue };
+            if !allowed.contains(&option) {
+                self.error(
+                    Diagnostic::new(Code::InvalidAttribute, format!("`{option}` does not apply to a {ty}"))
+                        .label(span, format!("`{option}` given here"))
+                        .label(ty.span, format!("the type is {ty}"))
+                        .help(if allowed.is_empty() {
+                            format!("a {ty} takes no options: remove `{option}`")
+                        } else {
+                            format!("a {ty} takes: {}", allowed.join(", "))
+                        }),
+                );
+            }
+        }
+    }
+
+    fn string_type(&mut self, decl: &Spanned<AttributeDecl>) -> AttributeType {
+        let max_length = self.length_bounds(decl);
+        let (pattern, alphabet) = match &decl.pattern {
+            None => (None, CharSet::any()),
+            Some(p) => match crate::alphabet::analyze(p) {
+                Ok(info) => (Some(p.value.clone()), info.alphabet),
+                Err(message) => {
+                    self.error(
+                        Diagnostic::new(Code::InvalidPattern, format!("pattern does not parse: {message}"))
+                            .label(p.span, "this regular expression")
+                            .help("write an anchored regular expression such as `^[a-z0-9]+$`"),
+                    );
+                    (None, CharSet::any())
+                }
+            },
+        };
+        AttributeType::String {
+            min_length: decl.min_length.as_ref().map(|v| v.value),
+            max_length,
+            pattern,
+            alphabet,
+        }
+    }
+
+    fn length_bounds(&mut self, decl: &Spanned<AttributeDecl>) -> Option<u64> {
+        if let (Some(min), Some(max)) = (&decl.min_length, &decl.max_length) {
+            if min.value > max.value {
+                self.error(
+                    Diagnostic::new(Code::InvalidBounds, format!("min_length {} is greater than max_length {}", min.value, max.value))
+                        .label(min.span, "min_length")
+                        .label(max.span, "max_length")
+                        .help("swap the bounds or correct one of them"),
+                );
+            }
+        }
+        if let Some(max) = &decl.max_length {
+            if max.value == 0 {
+                self.error(
+                    Diagnostic::new(Code::InvalidBounds, "max_length is 0")
+                        .label(max.span, "max_length")
+                        .help("an attribute that is always empty carries no information: remove it or raise the bound"),
+                );
+            }
+        }
+        decl.max_length.as_ref().map(|v| v.value)
+    }
+
+    fn integer_type(&mut self, decl: &Spanned<AttributeDecl>) -> AttributeType {
+        let bound = |r: &mut Self, n: &Option<Spanned<serde_json::Number>>, default: i64| match n {
+            None => default,
+            Some(n) => n.value.as_i64().unwrap_or_else(|| {
+                r.error(
+                    Diagnostic::new(Code::InvalidBounds, format!("`{}` is not a 64-bit integer", n.value))
+                        .label(n.span, "integer bound")
+                        .help("integer bounds are whole numbers between -9223372036854775808 and 9223372036854775807"),
+                );
+                default
+            }),
+        };
+        let min = bound(self, &decl.min, i64::MIN);
+        let max = bound(self, &decl.max, i64::MAX);
+        if min > max {
+            let span = decl.min.as_ref().map_or(decl.span, |m| m.span);
+            self.error(
+                Diagnostic::new(Code::InvalidBounds, format!("min {min} is greater than max {max}"))
+                    .label(span, "min")
+                    .help("swap the bounds or correct one of them"),
+            );
+        }
+        AttributeType::Integer { min, max }
+    }
+
+    fn enum_type(&mut self, decl: &Spanned<AttributeDecl>, ty_span: Span) -> AttributeType {
+        let values = decl.values.clone().unwrap_or_default();
+        if values.is_empty() {
+            self.error(
+                Diagnostic::new(Code::InvalidBounds, "an enum needs at least one value")
+                    .label(ty_span, "enum declared here")
+                    .help("add `values: [A, B]`"),
+            );
+        }
+        for (i, v) in values.iter().enumerate() {
+            if values[..i].iter().any(|p| p.value == v.value) {
+                self.error(
+                    Diagnostic::new(Code::DuplicateName, format!("enum value `{v}` is listed twice"))
+                        .label(v.span, "repeated value")
+                        .help("list each value once"),
+                );
+            }
+            if v.is_empty() {
+                self.error(
+                    Diagnostic::new(Code::InvalidBounds, "an enum value cannot be empty")
+                        .label(v.span, "empty value")
+                        .help("give the value a name"),
+                );
+            }
+        }
+        AttributeType::Enum {
+            values: values.into_iter().map(|v| v.value).collect(),
+        }
+    }
+}

@@ -1,0 +1,521 @@
+//! Entity declarations → entities with typed key templates.
+
+use indexmap::IndexMap;
+
+use crate::diagnostics::{did_you_mean, Code, Diagnostic};
+use crate::ir::{self, AttributeType, PlaceholderKind, Segment};
+use crate::source::{Span, Spanned};
+use crate::syntax::{self, de::NamedMap};
+use crate::template::{parse_template, RawSegment, TemplateSpans};
+
+use super::{is_identifier, text, Resolver, SHARD_PLACEHOLDER};
+
+/// Where a template is used: decides which placeholders are allowed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeyPlace {
+    Primary,
+    Index,
+}
+
+impl Resolver<'_> {
+    pub(super) fn resolve_entities(
+        &mut self,
+        decls: &NamedMap<syntax::EntityDecl>,
+        spec: &ir::Spec,
+    ) -> IndexMap<String, ir::Entity> {
+        let mut out = IndexMap::new();
+        for (name, decl) in decls.iter() {
+            let entity = self.resolve_entity(name, decl, spec);
+            out.insert(name.value.clone(), entity);
+        }
+        for (name, decl) in decls.iter() {
+            if let Some(aggregate) = &decl.aggregate {
+                let resolved = self.resolve_aggregate(name, aggregate, &out);
+                if let Some(entity) = out.get_mut(&name.value) {
+                    entity.aggregate = resolved;
+                }
+            }
+        }
+        out
+    }
+
+    fn resolve_entity(
+        &mut self,
+        name: &Spanned<String>,
+        decl: &Spanned<syntax::EntityDecl>,
+        spec: &ir::Spec,
+    ) -> ir::Entity {
+        if !is_identifier(name) {
+            self.error(
+                Diagnostic::new(Code::InvalidName, format!("`{name}` is not a valid entity name"))
+                    .label(name.span, "entity name")
+                    .help("entity names become Rust types: use letters and digits, starting with a letter (PascalCase)"),
+            );
+        }
+        let scope = self.resolve_scope(decl, spec);
+        let mut attributes = IndexMap::new();
+        for (attr_name, attr) in decl.attributes.iter() {
+            self.check_attribute_name(attr_name);
+            attributes.insert(attr_name.value.clone(), self.resolve_attribute(attr_name, attr));
+        }
+        let shards = decl.shards.as_ref().and_then(|s| self.resolve_shards(s, &attributes));
+        let mut entity = ir::Entity {
+            name: name.clone(),
+            description: text(&decl.description),
+            scope,
+            attributes,
+            primary_key: ir::EntityKey { pk: empty_template(), sk: None, sparse: false },
+            index_keys: IndexMap::new(),
+            shards,
+            throughput: decl.throughput.as_ref().map_or_else(ir::Throughput::default, |t| ir::Throughput {
+                writes_per_second: t.writes_per_second.clone(),
+                reads_per_second: t.reads_per_second.clone(),
+            }),
+            version_attribute: None,
+            aggregate: None,
+        };
+        entity.primary_key = self.resolve_primary_key(&decl.key, &entity, spec);
+        entity.index_keys = self.resolve_index_keys(decl, &entity, spec);
+        self.check_reserved_names(&entity, spec);
+        self.check_shard_placeholder(&entity, decl);
+        entity.version_attribute = self.resolve_version(decl, &entity);
+        entity
+    }
+
+    fn resolve_scope(&mut self, decl: &syntax::EntityDecl, spec: &ir::Spec) -> ir::Scope {
+        match (&decl.scope, &spec.tenant) {
+            (Some(s), None) if s.value == ir::Scope::Tenant => {
+                self.error(
+                    Diagnostic::new(Code::TenantUndeclared, "a tenant-scoped entity needs a `tenant` section")
+                        .label(s.span, "scope: tenant")
+                        .help("declare `tenant: { placeholder: tenant, id_pattern: \"^[A-Za-z0-9_]{1,64}$\", principal_tag: TenantId }`"),
+                );
+                ir::Scope::Tenant
+            }
+            (Some(s), _) => s.value,
+            (None, Some(_)) => ir::Scope::Tenant,
+            (None, None) => ir::Scope::Global,
+        }
+    }
+
+    fn resolve_shards(
+        &mut self,
+        decl: &Spanned<syntax::ShardsDecl>,
+        attributes: &IndexMap<String, ir::Attribute>,
+    ) -> Option<ir::Sharding> {
+        if decl.count.value < 2 {
+            self.error(
+                Diagnostic::new(Code::InvalidBounds, format!("{} shard(s) spread nothing", decl.count.value))
+                    .label(decl.count.span, "shard count")
+                    .help("use at least 2 shards, or remove `shards`"),
+            );
+        }
+        let by = decl.by.trim();
+        let by = if by == "random" {
+            ir::ShardBy::Random
+        } else if let Some(inner) = by.strip_prefix("hash(").and_then(|r| r.strip_suffix(')')) {
+            let attr = inner.trim().trim_start_matches('<').trim_end_matches('>');
+            if !attributes.contains_key(attr) {
+                let mut d = Diagnostic::new(Code::UnknownAttribute, format!("shard hash attribute `{attr}` is not an attribute of this entity"))
+                    .label(decl.by.span, "hashed attribute");
+                d = d.help(match did_you_mean(attr, attributes.keys().map(String::as_str)) {
+                    Some(close) => format!("did you mean `{close}`?"),
+                    None => "name one of the entity's attributes: `by: hash(<attribute>)`".to_owned(),
+                });
+                self.error(d);
+                return None;
+            }
+            ir::ShardBy::Hash(attr.to_owned())
+        } else {
+            self.error(
+                Diagnostic::new(Code::InvalidValue, format!("unknown shard strategy `{by}`"))
+                    .label(decl.by.span, "shard strategy")
+                    .help("write `random` or `hash(<attribute>)`"),
+            );
+            return None;
+        };
+        Some(ir::Sharding { count: decl.count.clone(), by })
+    }
+
+    fn resolve_primary_key(
+        &mut self,
+        decl: &Spanned<syntax::KeyTemplatesDecl>,
+        entity: &ir::Entity,
+        spec: &ir::Spec,
+    ) -> ir::EntityKey {
+        let table = &spec.table;
+        let pk = match &decl.pk {
+            Some(pk) => self.resolve_entity_template(pk, &table.partition_key, entity, spec, KeyPlace::Primary),
+            None => {
+                self.error(
+                    Diagnostic::new(Code::MissingKey, format!("entity `{}` has no partition key template", entity.name))
+                        .label(decl.span, "key declared here")
+                        .help(format!("add `pk: \"...\"` for the table's partition key `{}`", table.partition_key.name)),
+                );
+                empty_template()
+            }
+        };
+        let sk = self.resolve_sort_template(decl, table.sort_key.as_ref(), entity, spec, KeyPlace::Primary, "the table");
+        ir::EntityKey { pk, sk, sparse: false }
+    }
+
+    fn resolve_sort_template(
+        &mut self,
+        decl: &Spanned<syntax::KeyTemplatesDecl>,
+        key: Option<&ir::KeyAttribute>,
+        entity: &ir::Entity,
+        spec: &ir::Spec,
+        place: KeyPlace,
+        owner: &str,
+    ) -> Option<ir::KeyTemplate> {
+        match (&decl.sk, key) {
+            (Some(sk), Some(key)) => Some(self.resolve_entity_template(sk, key, entity, spec, place)),
+            (None, Some(key)) => {
+                self.error(
+                    Diagnostic::new(Code::MissingKey, format!("entity `{}` has no sort key template for {owner}", entity.name))
+                        .label(decl.span, "keys declared here")
+                        .help(format!("{owner} has the sort key `{}`: add `sk: \"...\"`", key.name)),
+                );
+                None
+            }
+            (Some(sk), None) => {
+                self.error(
+                    Diagnostic::new(Code::MissingKey, format!("{owner} has no sort key"))
+                        .label(sk.span, "this sort key template")
+                        .help(format!("remove `sk`, or declare a sort key on {owner}")),
+                );
+                None
+            }
+            (None, None) => None,
+        }
+    }
+
+    fn resolve_index_keys(
+        &mut self,
+        decl: &syntax::EntityDecl,
+        entity: &ir::Entity,
+        spec: &ir::Spec,
+    ) -> IndexMap<String, ir::EntityKey> {
+        let mut out = IndexMap::new();
+        for (index_name, keys) in decl.indexes.iter() {
+            let Some(index) = spec.indexes.get(&index_name.value) else {
+                self.unknown_index(index_name, spec);
+                continue;
+            };
+            let owner = format!("index `{index_name}`");
+            let pk = match (index.kind, &keys.pk) {
+                (ir::IndexKind::Global, Some(pk)) => {
+                    self.resolve_entity_template(pk, &index.partition_key, entity, spec, KeyPlace::Index)
+                }
+                (ir::IndexKind::Global, None) => {
+                    self.error(
+                        Diagnostic::new(Code::MissingKey, format!("entity `{}` has no partition key template for {owner}", entity.name))
+                            .label(index_name.span, "index keys declared here")
+                            .help(format!("add `pk: \"...\"` for the index's partition key `{}`", index.partition_key.name)),
+                    );
+                    continue;
+                }
+                (ir::IndexKind::Local, Some(pk)) => {
+                    self.error(
+                        Diagnostic::new(Code::InvalidIndexKey, format!("{owner} is local: it shares the table's partition key"))
+                            .label(pk.span, "this partition key template")
+                            .help("remove `pk`: the entity's table partition key is used"),
+                    );
+                    entity.primary_key.pk.clone()
+                }
+                (ir::IndexKind::Local, None) => entity.primary_key.pk.clone(),
+            };
+            let sk = self.resolve_sort_template(keys, index.sort_key.as_ref(), entity, spec, KeyPlace::Index, &owner);
+            let mut key = ir::EntityKey { pk, sk, sparse: false };
+            let sparse = key.templates().flat_map(|t| t.placeholders()).any(|p| {
+                p.kind == PlaceholderKind::Attribute
+                    && entity.attributes.get(&p.name.value).is_some_and(|a| a.optional)
+            });
+            key.sparse = sparse;
+            out.insert(index_name.value.clone(), key);
+        }
+        out
+    }
+
+    pub(super) fn unknown_index(&mut self, name: &Spanned<String>, spec: &ir::Spec) {
+        let mut d = Diagnostic::new(Code::UnknownIndex, format!("no index is named `{name}`"))
+            .label(name.span, "unknown index");
+        d = d.help(match did_you_mean(name, spec.indexes.keys().map(String::as_str)) {
+            Some(close) => format!("did you mean `{close}`?"),
+            None if spec.indexes.is_empty() => "declare it under `indexes:` at the top level".to_owned(),
+            None => format!("declared indexes: {}", spec.indexes.keys().cloned().collect::<Vec<_>>().join(", ")),
+        });
+        self.error(d);
+    }
+
+    fn resolve_entity_template(
+        &mut self,
+        source: &Spanned<String>,
+        key: &ir::KeyAttribute,
+        entity: &ir::Entity,
+        spec: &ir::Spec,
+        place: KeyPlace,
+    ) -> ir::KeyTemplate {
+        let errors_before = self.diags.count(crate::diagnostics::Severity::Error);
+        let raw = self.parse_raw_template(source);
+        let mut segments = Vec::with_capacity(raw.len());
+        for seg in raw {
+            match seg {
+                RawSegment::Literal(l) => segments.push(Segment::Literal(l)),
+                RawSegment::Placeholder(name) => {
+                    if let Some(kind) = self.bind_entity_placeholder(&name, entity, spec, place) {
+                        segments.push(Segment::Placeholder(ir::Placeholder { name, kind }));
+                    }
+                }
+            }
+        }
+        if self.diags.count(crate::diagnostics::Severity::Error) > errors_before {
+            self.broken_entities.insert(entity.name.value.clone());
+        }
+        let template = ir::KeyTemplate { attribute: key.name.value.clone(), source: source.clone(), segments };
+        self.check_key_type(&template, key, entity);
+        template
+    }
+
+    pub(super) fn parse_raw_template(&mut self, source: &Spanned<String>) -> Vec<RawSegment> {
+        let spans = TemplateSpans::new(self.sources, source);
+        match parse_template(source, spans) {
+            Ok(raw) => raw,
+            Err(errors) => {
+                for e in errors {
+                    self.error(
+                        Diagnostic::new(Code::TemplateSyntax, e.message)
+                            .label(e.span, "here")
+                            .help("placeholders are `<name>`; write `<<` for a literal `<`"),
+                    );
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    /// What `<name>` in an entity template refers to, reporting what is wrong.
+    fn bind_entity_placeholder(
+        &mut self,
+        name: &Spanned<String>,
+        entity: &ir::Entity,
+        spec: &ir::Spec,
+        place: KeyPlace,
+    ) -> Option<PlaceholderKind> {
+        if let Some(attr) = entity.attributes.get(&name.value) {
+            self.check_placeholder_attribute(name, attr, place);
+            return Some(PlaceholderKind::Attribute);
+        }
+        if spec.tenant.as_ref().is_some_and(|t| t.placeholder.value == name.value) {
+            return Some(PlaceholderKind::Tenant);
+        }
+        if name.value == SHARD_PLACEHOLDER && entity.shards.is_some() {
+            return Some(PlaceholderKind::Shard);
+        }
+        self.unknown_placeholder(name, entity, spec);
+        None
+    }
+
+    fn check_placeholder_attribute(&mut self, name: &Spanned<String>, attr: &ir::Attribute, place: KeyPlace) {
+        if !attr.r#type.is_key_compatible() {
+            self.error(
+                Diagnostic::new(Code::PlaceholderType, format!("`{name}` is a {}, which cannot be part of a key", attr.r#type.name()))
+                    .label(name.span, "this placeholder")
+                    .label(attr.name.span, "attribute declared here")
+                    .help("key placeholders must be string, integer, datetime, enum or boolean attributes"),
+            );
+        }
+        if attr.optional && place == KeyPlace::Primary {
+            self.error(
+                Diagnostic::new(Code::OptionalInPrimaryKey, format!("optional attribute `{name}` is in the primary key"))
+                    .label(name.span, "this placeholder")
+                    .label(attr.name.span, "declared optional here")
+                    .help("every item needs its full primary key: make the attribute required, or use it only in an index key (which makes the index sparse)"),
+            );
+        }
+    }
+
+    fn unknown_placeholder(&mut self, name: &Spanned<String>, entity: &ir::Entity, spec: &ir::Spec) {
+        if spec.tenant.is_none() && name.to_ascii_lowercase().contains("tenant") {
+            self.error(
+                Diagnostic::new(Code::TenantUndeclared, format!("`<{name}>` looks like a tenant placeholder, but the spec declares no tenant"))
+                    .label(name.span, "this placeholder")
+                    .help(format!("declare `tenant: {{ placeholder: {name} }}` at the top level, or add an attribute `{name}`")),
+            );
+            return;
+        }
+        if name.value == SHARD_PLACEHOLDER {
+            self.error(
+                Diagnostic::new(Code::ShardPlaceholder, format!("`<{SHARD_PLACEHOLDER}>` is used but entity `{}` declares no shards", entity.name))
+                    .label(name.span, "shard placeholder")
+                    .help("add `shards: { count: 10, by: random }` to the entity, or remove the placeholder"),
+            );
+            return;
+        }
+        let tenant = spec.tenant.as_ref().map(|t| t.placeholder.value.as_str());
+        let shard = entity.shards.as_ref().map(|_| SHARD_PLACEHOLDER);
+        let candidates = entity.attributes.keys().map(String::as_str).chain(tenant).chain(shard);
+        let mut d = Diagnostic::new(Code::UnknownPlaceholder, format!("unknown placeholder `<{name}>`"))
+            .label(name.span, "not an attribute of this entity");
+        d = d.help(match did_you_mean(name, candidates) {
+            Some(close) => format!("did you mean `{close}`?"),
+            None => format!("declare an attribute `{name}` on entity `{}`", entity.name),
+        });
+        self.error(d);
+    }
+
+    /// Number keys hold exactly one integer; binary keys cannot be templated.
+    fn check_key_type(&mut self, template: &ir::KeyTemplate, key: &ir::KeyAttribute, entity: &ir::Entity) {
+        let ok = match key.r#type {
+            ir::KeyType::String => true,
+            ir::KeyType::Number => matches!(template.segments.as_slice(),
+                [Segment::Placeholder(p)] if p.kind == PlaceholderKind::Shard || entity.attributes.get(&p.name.value).is_some_and(|a| matches!(a.r#type, AttributeType::Integer { .. }))),
+            ir::KeyType::Binary => template.segments.is_empty(),
+        };
+        if !ok {
+            self.error(
+                Diagnostic::new(Code::PlaceholderType, format!("key attribute `{}` is a {:?}, but this template does not produce one", key.name, key.r#type))
+                    .label(template.source.span, "this template")
+                    .help("a number key's template is exactly one integer placeholder, e.g. `<year>`; binary keys cannot be templated"),
+            );
+        }
+    }
+
+    /// Key attributes, the entity-type marker and placeholder names cannot be entity attributes,
+    /// except an index key attribute filled by a template that is exactly that attribute.
+    fn check_reserved_names(&mut self, entity: &ir::Entity, spec: &ir::Spec) {
+        let table = &spec.table;
+        let mut reserved: Vec<(&str, &str)> = vec![
+            (table.partition_key.name.as_str(), "the table's partition key"),
+            (table.entity_type_attribute.as_str(), "the entity-type attribute"),
+        ];
+        if let Some(sk) = &table.sort_key {
+            reserved.push((sk.name.as_str(), "the table's sort key"));
+        }
+        if let Some(t) = &spec.tenant {
+            reserved.push((t.placeholder.as_str(), "the tenant placeholder"));
+        }
+        if entity.shards.is_some() {
+            reserved.push((SHARD_PLACEHOLDER, "the shard placeholder"));
+        }
+        for attr in entity.attributes.values() {
+            if let Some((_, what)) = reserved.iter().find(|(n, _)| *n == attr.name.value) {
+                self.error(
+                    Diagnostic::new(Code::ReservedName, format!("attribute `{}` has the name of {what}", attr.name))
+                        .label(attr.name.span, "this attribute")
+                        .help("rename the attribute; key attributes are computed from the templates"),
+                );
+            }
+        }
+        for (index_name, key) in &entity.index_keys {
+            for template in key.templates() {
+                let clash = entity.attributes.get(&template.attribute);
+                if let Some(attr) = clash.filter(|_| !template.is_natural()) {
+                    self.error(
+                        Diagnostic::new(Code::KeyAttributeConflict, format!("index `{index_name}` writes key attribute `{}`, which is also an attribute of `{}`", template.attribute, entity.name))
+                            .label(template.source.span, "this template computes the key")
+                            .label(attr.name.span, "the entity's own attribute")
+                            .help(format!("make the template exactly `<{}>` to index the attribute itself, or rename the attribute", template.attribute)),
+                    );
+                }
+            }
+        }
+    }
+
+    fn check_shard_placeholder(&mut self, entity: &ir::Entity, decl: &syntax::EntityDecl) {
+        let Some(shards) = &decl.shards else { return };
+        let count = entity.primary_key.pk.placeholders().filter(|p| p.kind == PlaceholderKind::Shard).count();
+        if count != 1 && !entity.primary_key.pk.segments.is_empty() {
+            self.error(
+                Diagnostic::new(Code::ShardPlaceholder, format!("entity `{}` is sharded, so its partition key needs `<{SHARD_PLACEHOLDER}>` once", entity.name))
+                    .label(entity.primary_key.pk.source.span, "this partition key template")
+                    .label(shards.span, "shards declared here")
+                    .help(format!("append a shard suffix behind a delimiter, e.g. `...|S#<{SHARD_PLACEHOLDER}>`")),
+            );
+        }
+    }
+
+    fn resolve_version(&mut self, decl: &syntax::EntityDecl, entity: &ir::Entity) -> Option<String> {
+        let name = decl.version_attribute.as_ref()?;
+        match entity.attributes.get(&name.value) {
+            Some(a) if matches!(a.r#type, AttributeType::Integer { .. }) && !a.optional => Some(name.value.clone()),
+            Some(a) => {
+                self.error(
+                    Diagnostic::new(Code::InvalidAttribute, format!("version attribute `{name}` must be a required integer"))
+                        .label(name.span, "version attribute")
+                        .label(a.name.span, "declared here")
+                        .help("declare it as `integer` (not optional)"),
+                );
+                None
+            }
+            None => {
+                self.unknown_attribute(name, entity);
+                None
+            }
+        }
+    }
+
+    pub(super) fn unknown_attribute(&mut self, name: &Spanned<String>, entity: &ir::Entity) {
+        let mut d = Diagnostic::new(Code::UnknownAttribute, format!("entity `{}` has no attribute `{name}`", entity.name))
+            .label(name.span, "unknown attribute");
+        d = d.help(match did_you_mean(name, entity.attributes.keys().map(String::as_str)) {
+            Some(close) => format!("did you mean `{close}`?"),
+            None => format!("declare `{name}` under the entity's attributes"),
+        });
+        self.error(d);
+    }
+
+    fn resolve_aggregate(
+        &mut self,
+        name: &Spanned<String>,
+        decl: &Spanned<syntax::AggregateDecl>,
+        entities: &IndexMap<String, ir::Entity>,
+    ) -> Option<ir::Aggregate> {
+        let this = entities.get(&name.value)?;
+        let Some(of) = entities.get(&decl.of.value) else {
+            self.unknown_entity(&decl.of, entities.keys());
+            return None;
+        };
+        for g in &decl.group_by.0 {
+            for e in [this, of] {
+                if !e.attributes.contains_key(&g.value) {
+                    self.unknown_attribute(g, e);
+                }
+            }
+        }
+        match this.attributes.get(&decl.count.value) {
+            Some(a) if matches!(a.r#type, AttributeType::Integer { .. }) => {}
+            Some(a) => self.error(
+                Diagnostic::new(Code::InvalidAttribute, format!("count attribute `{}` must be an integer", decl.count))
+                    .label(decl.count.span, "count attribute")
+                    .label(a.name.span, "declared here")
+                    .help("declare it as `integer`"),
+            ),
+            None => self.unknown_attribute(&decl.count, this),
+        }
+        Some(ir::Aggregate {
+            of: decl.of.value.clone(),
+            group_by: decl.group_by.0.iter().map(|g| g.value.clone()).collect(),
+            count: decl.count.value.clone(),
+            maintained_by: decl.maintained_by.value,
+        })
+    }
+
+    pub(super) fn unknown_entity<'n>(&mut self, name: &Spanned<String>, known: impl Iterator<Item = &'n String> + Clone) {
+        let mut d = Diagnostic::new(Code::UnknownEntity, format!("no entity is named `{name}`"))
+            .label(name.span, "unknown entity");
+        d = d.help(match did_you_mean(name, known.clone().map(String::as_str)) {
+            Some(close) => format!("did you mean `{close}`?"),
+            None => format!("declared entities: {}", known.cloned().collect::<Vec<_>>().join(", ")),
+        });
+        self.error(d);
+    }
+}
+
+fn empty_template() -> ir::KeyTemplate {
+    ir::KeyTemplate {
+        attribute: String::new(),
+        source: Spanned::new(String::new(), Span::DUMMY),
+        segments: Vec::new(),
+    }
+}

@@ -1,0 +1,343 @@
+//! Syntax → IR: names resolved, templates parsed and typed, defaults applied.
+//!
+//! Resolution reports every problem it finds into the collector and keeps
+//! going with a best-effort model, so one run shows every mistake.
+
+mod attribute;
+mod entity;
+mod pattern;
+mod unify;
+
+use indexmap::IndexMap;
+
+use crate::diagnostics::{did_you_mean, Code, Diagnostic, Diagnostics};
+use crate::ir;
+use crate::source::{SourceMap, Span, Spanned};
+use crate::syntax::{self, de::NamedMap};
+
+/// The tenant id pattern when the spec gives none.
+pub const DEFAULT_TENANT_PATTERN: &str = "^[A-Za-z0-9_-]{1,64}$";
+/// The tenant placeholder name when the spec gives none.
+pub const DEFAULT_TENANT_PLACEHOLDER: &str = "tenant";
+/// The IAM principal tag when the spec gives none.
+pub const DEFAULT_PRINCIPAL_TAG: &str = "TenantId";
+/// The entity-type attribute when the spec gives none.
+pub const DEFAULT_ENTITY_TYPE_ATTRIBUTE: &str = "entity_type";
+/// The placeholder that stands for the write shard.
+pub const SHARD_PLACEHOLDER: &str = "shard";
+
+/// Resolves a parsed spec. The model is returned even when errors were
+/// reported; callers must not emit from it if `diags.has_errors()`.
+pub fn resolve_spec(
+    decl: &syntax::SpecDecl,
+    sources: &SourceMap,
+    diags: &mut Diagnostics,
+) -> ir::Spec {
+    let mut cx = Resolver {
+        sources,
+        diags,
+        broken_entities: std::collections::BTreeSet::new(),
+    };
+    cx.resolve(decl)
+}
+
+pub(crate) struct Resolver<'a> {
+    pub(crate) sources: &'a SourceMap,
+    pub(crate) diags: &'a mut Diagnostics,
+    /// Entities whose key templates had errors: access patterns are not
+    /// matched against them, so one typo is reported once, not again at
+    /// every access pattern that reads the entity.
+    pub(crate) broken_entities: std::collections::BTreeSet<String>,
+}
+
+impl Resolver<'_> {
+    pub(crate) fn error(&mut self, diagnostic: Diagnostic) {
+        self.diags.push(diagnostic);
+    }
+
+    fn resolve(&mut self, decl: &syntax::SpecDecl) -> ir::Spec {
+        if decl.version.value != 1 {
+            self.error(
+                Diagnostic::new(
+                    Code::UnsupportedVersion,
+                    format!("spec version {} is not supported", decl.version.value),
+                )
+                .label(decl.version.span, "this version")
+                .help("write `version: 1`"),
+            );
+        }
+        let table = self.resolve_table(&decl.table);
+        let tenant = decl.tenant.as_ref().map(|t| self.resolve_tenant(t));
+        let indexes = self.resolve_indexes(&decl.indexes, &table);
+        let mut spec = ir::Spec {
+            description: text(&decl.description),
+            table,
+            tenant,
+            indexes,
+            entities: IndexMap::new(),
+            access_patterns: IndexMap::new(),
+        };
+        spec.entities = self.resolve_entities(&decl.entities, &spec);
+        spec.access_patterns = self.resolve_patterns(&decl.access_patterns, &spec);
+        spec
+    }
+
+    fn resolve_table(&mut self, decl: &Spanned<syntax::TableDecl>) -> ir::Table {
+        self.check_table_name(&decl.name, "table");
+        let partition_key = self.resolve_key_attribute(&decl.partition_key);
+        let sort_key = decl.sort_key.as_ref().map(|k| self.resolve_key_attribute(k));
+        let billing = decl
+            .billing
+            .as_ref()
+            .map_or(ir::Billing { mode: ir::BillingMode::OnDemand, read_capacity: None, write_capacity: None }, |b| {
+                self.resolve_billing(b)
+            });
+        let entity_type_attribute = decl
+            .entity_type_attribute
+            .clone()
+            .unwrap_or_else(|| Spanned::dummy(DEFAULT_ENTITY_TYPE_ATTRIBUTE.to_owned()));
+        self.check_attribute_name(&entity_type_attribute);
+        let names = [Some(&partition_key.name), sort_key.as_ref().map(|k| &k.name), Some(&entity_type_attribute)];
+        self.check_distinct(names.into_iter().flatten(), "table key attribute");
+        ir::Table {
+            name: decl.name.clone(),
+            description: text(&decl.description),
+            partition_key,
+            sort_key,
+            ttl: decl.ttl.clone(),
+            billing,
+            stream: decl.stream.as_ref().map(|s| s.value),
+            entity_type_attribute,
+        }
+    }
+
+    fn resolve_key_attribute(&mut self, decl: &Spanned<syntax::KeyAttributeDecl>) -> ir::KeyAttribute {
+        let name = or_span(&decl.name, decl.span);
+        self.check_attribute_name(&name);
+        ir::KeyAttribute {
+            name,
+            r#type: decl.r#type.as_ref().map_or(ir::KeyType::String, |t| t.value),
+        }
+    }
+
+    fn resolve_billing(&mut self, decl: &Spanned<syntax::BillingDecl>) -> ir::Billing {
+        let mode = decl.mode.value;
+        if mode == syntax::BillingMode::Unknown {
+            self.error(
+                Diagnostic::new(Code::InvalidValue, "unknown billing mode")
+                    .label(decl.span, "not a billing mode")
+                    .help("write `on_demand` or `provisioned`"),
+            );
+        }
+        let provisioned = mode == syntax::BillingMode::Provisioned;
+        if provisioned && (decl.read_capacity.is_none() || decl.write_capacity.is_none()) {
+            self.error(
+                Diagnostic::new(Code::InvalidValue, "provisioned billing needs read and write capacity")
+                    .label(decl.span, "billing declared here")
+                    .help("write `billing: { mode: provisioned, read_capacity: 5, write_capacity: 5 }`"),
+            );
+        }
+        if !provisioned && (decl.read_capacity.is_some() || decl.write_capacity.is_some()) {
+            self.error(
+                Diagnostic::new(Code::InvalidValue, "capacity is only set for provisioned billing")
+                    .label(decl.span, "on-demand billing")
+                    .help("remove read_capacity and write_capacity, or use `mode: provisioned`"),
+            );
+        }
+        ir::Billing {
+            mode,
+            read_capacity: decl.read_capacity.as_ref().map(|c| c.value),
+            write_capacity: decl.write_capacity.as_ref().map(|c| c.value),
+        }
+    }
+
+    fn resolve_tenant(&mut self, decl: &Spanned<syntax::TenantDecl>) -> ir::Tenant {
+        let placeholder = decl
+            .placeholder
+            .clone()
+            .unwrap_or_else(|| Spanned::new(DEFAULT_TENANT_PLACEHOLDER.to_owned(), decl.span));
+        if !is_identifier(&placeholder) {
+            self.error(
+                Diagnostic::new(Code::InvalidName, format!("`{placeholder}` is not a valid placeholder name"))
+                    .label(placeholder.span, "tenant placeholder")
+                    .help("use letters, digits and `_`, starting with a letter"),
+            );
+        }
+        let id_pattern = decl
+            .id_pattern
+            .clone()
+            .unwrap_or_else(|| Spanned::new(DEFAULT_TENANT_PATTERN.to_owned(), decl.span));
+        let info = match crate::alphabet::analyze(&id_pattern) {
+            Ok(info) => info,
+            Err(message) => {
+                self.error(
+                    Diagnostic::new(Code::InvalidPattern, format!("tenant id_pattern does not parse: {message}"))
+                        .label(id_pattern.span, "this regular expression")
+                        .help("write a regular expression such as `^[A-Za-z0-9_]{1,64}$`"),
+                );
+                crate::alphabet::PatternInfo { alphabet: ir::CharSet::any(), min_length: 0, max_length: None }
+            }
+        };
+        let principal_tag = decl
+            .principal_tag
+            .clone()
+            .unwrap_or_else(|| Spanned::new(DEFAULT_PRINCIPAL_TAG.to_owned(), decl.span));
+        ir::Tenant {
+            placeholder,
+            id_pattern,
+            alphabet: info.alphabet,
+            min_length: info.min_length,
+            max_length: info.max_length,
+            principal_tag,
+        }
+    }
+
+    fn resolve_indexes(&mut self, decls: &NamedMap<syntax::IndexDecl>, table: &ir::Table) -> IndexMap<String, ir::Index> {
+        let mut out = IndexMap::new();
+        for (name, decl) in decls.iter() {
+            self.check_table_name(name, "index");
+            if let Some(index) = self.resolve_index(name, decl, table) {
+                out.insert(name.value.clone(), index);
+            }
+        }
+        out
+    }
+
+    fn resolve_index(
+        &mut self,
+        name: &Spanned<String>,
+        decl: &Spanned<syntax::IndexDecl>,
+        table: &ir::Table,
+    ) -> Option<ir::Index> {
+        let kind = decl.kind.as_ref().map_or(ir::IndexKind::Global, |k| k.value);
+        let partition_key = match (kind, &decl.partition_key) {
+            (ir::IndexKind::Global, Some(pk)) => self.resolve_key_attribute(pk),
+            (ir::IndexKind::Global, None) => {
+                self.error(
+                    Diagnostic::new(Code::MissingKey, format!("global index `{name}` has no partition key"))
+                        .label(name.span, "this index")
+                        .help("add `partition_key: <attribute name>`"),
+                );
+                return None;
+            }
+            (ir::IndexKind::Local, Some(pk)) => {
+                self.error(
+                    Diagnostic::new(Code::InvalidIndexKey, format!("local index `{name}` cannot have its own partition key"))
+                        .label(pk.span, "this partition key")
+                        .help("a local index shares the table's partition key: remove `partition_key`"),
+                );
+                table.partition_key.clone()
+            }
+            (ir::IndexKind::Local, None) => table.partition_key.clone(),
+        };
+        let sort_key = decl.sort_key.as_ref().map(|k| self.resolve_key_attribute(k));
+        if kind == ir::IndexKind::Local && sort_key.is_none() {
+            self.error(
+                Diagnostic::new(Code::MissingKey, format!("local index `{name}` has no sort key"))
+                    .label(name.span, "this index")
+                    .help("a local index exists to give the table's partitions another sort key: add `sort_key`"),
+            );
+        }
+        if kind == ir::IndexKind::Local && table.sort_key.is_none() {
+            self.error(
+                Diagnostic::new(Code::InvalidIndexKey, format!("local index `{name}` on a table without a sort key"))
+                    .label(name.span, "this index")
+                    .help("DynamoDB allows local indexes only on tables with a composite primary key"),
+            );
+        }
+        let projection = self.resolve_projection(decl.projection.as_ref());
+        Some(ir::Index {
+            name: name.clone(),
+            kind,
+            description: text(&decl.description),
+            partition_key,
+            sort_key,
+            projection,
+            read_capacity: decl.read_capacity.as_ref().map(|c| c.value),
+            write_capacity: decl.write_capacity.as_ref().map(|c| c.value),
+        })
+    }
+
+    fn resolve_projection(&mut self, decl: Option<&Spanned<syntax::ProjectionDecl>>) -> ir::Projection {
+        let Some(decl) = decl else {
+            return ir::Projection::All;
+        };
+        match &decl.value {
+            syntax::ProjectionDecl::Named(n) if n == "all" => ir::Projection::All,
+            syntax::ProjectionDecl::Named(n) if n == "keys_only" => ir::Projection::KeysOnly,
+            syntax::ProjectionDecl::Named(n) => {
+                let mut d = Diagnostic::new(Code::InvalidValue, format!("unknown projection `{n}`"))
+                    .label(decl.span, "not a projection");
+                d = d.help(match did_you_mean(n, ["all", "keys_only"]) {
+                    Some(close) => format!("did you mean `{close}`? (or list the attributes to include)"),
+                    None => "write `all`, `keys_only` or a list of attribute names".to_owned(),
+                });
+                self.error(d);
+                ir::Projection::All
+            }
+            syntax::ProjectionDecl::Include(names) => {
+                ir::Projection::Include(names.iter().map(|n| n.value.clone()).collect())
+            }
+        }
+    }
+
+    /// DynamoDB table and index names: 3–255 of `[A-Za-z0-9_.-]`.
+    fn check_table_name(&mut self, name: &Spanned<String>, what: &str) {
+        let ok = (3..=255).contains(&name.len())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+        if !ok {
+            self.error(
+                Diagnostic::new(Code::InvalidName, format!("`{name}` is not a valid DynamoDB {what} name"))
+                    .label(name.span, format!("{what} name"))
+                    .help("use 3 to 255 letters, digits, `_`, `.` or `-`"),
+            );
+        }
+    }
+
+    /// Attribute names become Rust fields and expression names: identifiers, at most 255 bytes.
+    pub(crate) fn check_attribute_name(&mut self, name: &Spanned<String>) {
+        if !is_identifier(name) || name.len() > 255 {
+            self.error(
+                Diagnostic::new(Code::InvalidName, format!("`{name}` is not a valid attribute name"))
+                    .label(name.span, "attribute name")
+                    .help("use letters, digits and `_`, starting with a letter or `_` (at most 255 bytes)"),
+            );
+        }
+    }
+
+    fn check_distinct<'n>(&mut self, names: impl Iterator<Item = &'n Spanned<String>>, what: &str) {
+        let mut seen: Vec<&Spanned<String>> = Vec::new();
+        for name in names {
+            if let Some(first) = seen.iter().find(|s| s.value == name.value) {
+                self.error(
+                    Diagnostic::new(Code::DuplicateName, format!("two {what}s are named `{name}`"))
+                        .label(name.span, "second use")
+                        .label(first.span, "first use")
+                        .help("give each its own name"),
+                );
+            } else {
+                seen.push(name);
+            }
+        }
+    }
+}
+
+/// `[A-Za-z_][A-Za-z0-9_]*`
+pub(crate) fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+pub(crate) fn text(s: &Option<Spanned<String>>) -> Option<String> {
+    s.as_ref().map(|s| s.value.clone())
+}
+
+/// A shorthand value gets the span of its whole node.
+pub(crate) fn or_span(value: &Spanned<String>, outer: Span) -> Spanned<String> {
+    if value.span.is_dummy() {
+        Spanned::new(value.value.clone(), outer)
+    } else {
+        value.clone()
+    }
+}

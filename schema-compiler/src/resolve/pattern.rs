@@ -1,0 +1,527 @@
+//! Access pattern declarations → typed operations.
+
+use indexmap::IndexMap;
+
+use crate::diagnostics::{did_you_mean, Code, Diagnostic};
+use crate::ir::{self, AttributeType, IndexRef, PlaceholderKind, Segment};
+use crate::source::{Span, Spanned};
+use crate::syntax::{self, de::NamedMap, de::OneOrMany};
+use crate::template::RawSegment;
+
+use super::unify::{match_template, Binding, Fill};
+use super::{text, Resolver, SHARD_PLACEHOLDER};
+
+impl Resolver<'_> {
+    pub(super) fn resolve_patterns(
+        &mut self,
+        decls: &NamedMap<syntax::AccessPatternDecl>,
+        spec: &ir::Spec,
+    ) -> IndexMap<String, ir::AccessPattern> {
+        let mut out = IndexMap::new();
+        for (name, decl) in decls.iter() {
+            if let Some(p) = self.resolve_pattern(name, decl, spec) {
+                out.insert(name.value.clone(), p);
+            }
+        }
+        out
+    }
+
+    fn resolve_pattern(
+        &mut self,
+        name: &Spanned<String>,
+        decl: &Spanned<syntax::AccessPatternDecl>,
+        spec: &ir::Spec,
+    ) -> Option<ir::AccessPattern> {
+        let snake = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !snake {
+            self.error(
+                Diagnostic::new(Code::InvalidName, format!("`{name}` is not a valid access pattern name"))
+                    .label(name.span, "access pattern name")
+                    .help("access patterns become methods: use snake_case (lowercase letters, digits, `_`)"),
+            );
+        }
+        let operation = self.resolve_operation(name, decl, spec)?;
+        let rate = decl.rate.as_ref().map(|r| {
+            if !(r.per_second.value > 0.0 && r.per_second.value.is_finite()) {
+                self.error(
+                    Diagnostic::new(Code::InvalidBounds, "a rate must be a positive number of calls per second")
+                        .label(r.per_second.span, "rate")
+                        .help("write e.g. `rate: { per_second: 50 }`"),
+                );
+            }
+            ir::Rate { per_second: r.per_second.value, items: r.items.as_ref().map_or(1, |i| i.value) }
+        });
+        Some(ir::AccessPattern { name: name.clone(), description: text(&decl.description), operation, rate })
+    }
+
+    fn resolve_operation(
+        &mut self,
+        name: &Spanned<String>,
+        decl: &Spanned<syntax::AccessPatternDecl>,
+        spec: &ir::Spec,
+    ) -> Option<ir::Operation> {
+        let given: Vec<(&str, Span)> = [
+            ("get", decl.get.as_ref().map(|v| v.span)),
+            ("query", decl.query.as_ref().map(|v| v.span)),
+            ("transaction", decl.transaction.as_ref().map(|v| v.span)),
+            ("batch", decl.batch.as_ref().map(|v| v.span)),
+        ]
+        .into_iter()
+        .filter_map(|(n, s)| s.map(|s| (n, s)))
+        .collect();
+        if given.len() != 1 {
+            let mut d = Diagnostic::new(
+                Code::AmbiguousOperation,
+                if given.is_empty() {
+                    format!("access pattern `{name}` declares no operation")
+                } else {
+                    format!("access pattern `{name}` declares {} operations", given.len())
+                },
+            )
+            .label(name.span, "this access pattern");
+            for (op, span) in &given {
+                d = d.label(*span, format!("`{op}`"));
+            }
+            self.error(d.help("give exactly one of `get`, `query`, `transaction`, `batch`"));
+            return None;
+        }
+        self.check_query_only_options(decl);
+        if let Some(entity) = &decl.get {
+            return self.resolve_get(entity, decl, spec);
+        }
+        if let Some(query) = &decl.query {
+            return self.resolve_query(query, decl, spec).map(ir::Operation::Query);
+        }
+        if let Some(tx) = &decl.transaction {
+            return self.resolve_transaction(tx, spec).map(ir::Operation::Transaction);
+        }
+        decl.batch.as_ref().and_then(|b| self.resolve_batch(b, spec)).map(ir::Operation::Batch)
+    }
+
+    fn check_query_only_options(&mut self, decl: &syntax::AccessPatternDecl) {
+        if decl.query.is_some() {
+            return;
+        }
+        let options = [
+            ("index", decl.index.as_ref().map(|v| v.span)),
+            ("returns", decl.returns.as_ref().map(|v| v.span)),
+            ("order", decl.order.as_ref().map(|v| v.span)),
+        ];
+        for (option, span) in options {
+            if let Some(span) = span {
+                self.error(
+                    Diagnostic::new(Code::InvalidValue, format!("`{option}` only applies to a query"))
+                        .label(span, format!("`{option}` given here"))
+                        .help(format!("remove `{option}`, or make this access pattern a `query`")),
+                );
+            }
+        }
+    }
+
+    fn entity<'s>(&mut self, name: &Spanned<String>, spec: &'s ir::Spec) -> Option<&'s ir::Entity> {
+        let found = spec.entities.get(&name.value);
+        if found.is_none() {
+            self.unknown_entity(name, spec.entities.keys());
+        }
+        found
+    }
+
+    fn resolve_get(
+        &mut self,
+        entity: &Spanned<String>,
+        decl: &syntax::AccessPatternDecl,
+        spec: &ir::Spec,
+    ) -> Option<ir::Operation> {
+        self.entity(entity, spec)?;
+        Some(ir::Operation::Get {
+            entity: entity.value.clone(),
+            consistent_read: decl.consistent_read.as_ref().is_some_and(|c| c.value),
+        })
+    }
+
+    fn resolve_query(
+        &mut self,
+        query: &Spanned<syntax::QueryDecl>,
+        decl: &syntax::AccessPatternDecl,
+        spec: &ir::Spec,
+    ) -> Option<ir::Query> {
+        let (index, key) = self.resolve_index_ref(decl, spec)?;
+        if let (IndexRef::Index(i), Some(c)) = (&index, &decl.consistent_read) {
+            if c.value && spec.indexes[i].kind == ir::IndexKind::Global {
+                self.error(
+                    Diagnostic::new(Code::InvalidValue, "global secondary indexes only support eventually consistent reads")
+                        .label(c.span, "consistent_read")
+                        .help("remove `consistent_read`, or query the table or a local index"),
+                );
+            }
+        }
+        let pk = self.resolve_pattern_template(&query.pk, &key.0, spec)?;
+        let sk = match &query.sk {
+            Some(sk) => Some(self.resolve_sort_condition(sk, key.1.as_ref(), spec)?),
+            None => None,
+        };
+        let keyed = KeyedPattern { index: &index, pk: &pk, sk: sk.as_ref(), span: query.pk.span };
+        let matching = self.matching_entities(&keyed, spec);
+        let returns = self.resolve_returns(decl, &keyed, &matching, spec);
+        let (params, fixed) = self.bind_params(&keyed, &returns, spec);
+        Some(ir::Query {
+            index,
+            pk,
+            sk,
+            returns_declared: decl.returns.is_some(),
+            returns,
+            matching: matching.into_iter().map(|(e, _)| e).collect(),
+            params,
+            fixed,
+            order: decl.order.as_ref().map_or(ir::Order::Ascending, |o| o.value),
+            consistent_read: decl.consistent_read.as_ref().is_some_and(|c| c.value),
+        })
+    }
+
+    fn resolve_index_ref(
+        &mut self,
+        decl: &syntax::AccessPatternDecl,
+        spec: &ir::Spec,
+    ) -> Option<(IndexRef, (ir::KeyAttribute, Option<ir::KeyAttribute>))> {
+        match &decl.index {
+            None => Some((IndexRef::Table, (spec.table.partition_key.clone(), spec.table.sort_key.clone()))),
+            Some(name) => match spec.indexes.get(&name.value) {
+                Some(index) => Some((
+                    IndexRef::Index(name.value.clone()),
+                    (index.partition_key.clone(), index.sort_key.clone()),
+                )),
+                None => {
+                    self.unknown_index(name, spec);
+                    None
+                }
+            },
+        }
+    }
+
+    /// A template in an access pattern: the tenant and shard are recognized,
+    /// every other placeholder is a parameter.
+    fn resolve_pattern_template(
+        &mut self,
+        source: &Spanned<String>,
+        key: &ir::KeyAttribute,
+        spec: &ir::Spec,
+    ) -> Option<ir::KeyTemplate> {
+        let raw = self.parse_raw_template(source);
+        if raw.is_empty() {
+            return None;
+        }
+        let tenant = spec.tenant.as_ref().map(|t| t.placeholder.value.as_str());
+        let segments = raw
+            .into_iter()
+            .map(|seg| match seg {
+                RawSegment::Literal(l) => Segment::Literal(l),
+                RawSegment::Placeholder(name) => {
+                    let kind = if Some(name.value.as_str()) == tenant {
+                        PlaceholderKind::Tenant
+                    } else if name.value == SHARD_PLACEHOLDER {
+                        PlaceholderKind::Shard
+                    } else {
+                        PlaceholderKind::Attribute
+                    };
+                    Segment::Placeholder(ir::Placeholder { name, kind })
+                }
+            })
+            .collect();
+        Some(ir::KeyTemplate { attribute: key.name.value.clone(), source: source.clone(), segments })
+    }
+
+    fn resolve_sort_condition(
+        &mut self,
+        decl: &Spanned<syntax::SortConditionDecl>,
+        key: Option<&ir::KeyAttribute>,
+        spec: &ir::Spec,
+    ) -> Option<ir::SortCondition> {
+        let Some(key) = key else {
+            self.error(
+                Diagnostic::new(Code::NoSortKey, "a sort-key condition on a table or index without a sort key")
+                    .label(decl.span, "this condition")
+                    .help("remove `sk`, or query an index that has a sort key"),
+            );
+            return None;
+        };
+        let single = |op, v: &Option<Spanned<String>>| v.as_ref().map(|v| (op, vec![v.clone()], v.span));
+        let mut given: Vec<(ir::SortOp, Vec<Spanned<String>>, Span)> = [
+            single(ir::SortOp::Equals, &decl.equals),
+            single(ir::SortOp::BeginsWith, &decl.begins_with),
+            single(ir::SortOp::Lt, &decl.lt),
+            single(ir::SortOp::Lte, &decl.lte),
+            single(ir::SortOp::Gt, &decl.gt),
+            single(ir::SortOp::Gte, &decl.gte),
+            decl.between.as_ref().map(|b| (ir::SortOp::Between, b.value.clone(), b.span)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if given.len() != 1 {
+            self.error(
+                Diagnostic::new(Code::AmbiguousOperation, format!("a sort-key condition needs exactly one operator, found {}", given.len()))
+                    .label(decl.span, "this condition")
+                    .help("write one of `equals`, `begins_with`, `between`, `lt`, `lte`, `gt`, `gte`"),
+            );
+            return None;
+        }
+        let (op, operands, span) = given.remove(0);
+        if op == ir::SortOp::Between && operands.len() != 2 {
+            self.error(
+                Diagnostic::new(Code::InvalidValue, format!("`between` takes two templates, found {}", operands.len()))
+                    .label(span, "between")
+                    .help("write `between: [\"<from>\", \"<to>\"]`"),
+            );
+            return None;
+        }
+        let operands = operands
+            .iter()
+            .map(|o| self.resolve_pattern_template(o, key, spec))
+            .collect::<Option<Vec<_>>>()?;
+        Some(ir::SortCondition { op, operands, span: decl.span })
+    }
+
+    /// Every entity whose keys on the queried index satisfy the condition, with the bindings.
+    fn matching_entities(&mut self, p: &KeyedPattern<'_>, spec: &ir::Spec) -> Vec<(String, Vec<Binding>)> {
+        spec.entities
+            .iter()
+            .filter_map(|(name, entity)| Some((name.clone(), match_entity(p, entity)?)))
+            .collect()
+    }
+
+    fn resolve_returns(
+        &mut self,
+        decl: &syntax::AccessPatternDecl,
+        p: &KeyedPattern<'_>,
+        matching: &[(String, Vec<Binding>)],
+        spec: &ir::Spec,
+    ) -> Vec<String> {
+        let Some(returns) = &decl.returns else {
+            if matching.is_empty() {
+                self.no_match(p, None, spec);
+            }
+            return matching.iter().map(|(n, _)| n.clone()).collect();
+        };
+        let OneOrMany(names) = &returns.value;
+        let mut out = Vec::new();
+        for name in names {
+            let Some(entity) = self.entity(name, spec) else { continue };
+            if matching.iter().any(|(m, _)| *m == name.value) {
+                out.push(name.value.clone());
+            } else {
+                self.no_match(p, Some((name, entity)), spec);
+            }
+        }
+        out
+    }
+
+    fn no_match(&mut self, p: &KeyedPattern<'_>, entity: Option<(&Spanned<String>, &ir::Entity)>, spec: &ir::Spec) {
+        let broken = match entity {
+            Some((name, _)) => self.broken_entities.contains(&name.value),
+            None => !self.broken_entities.is_empty(),
+        };
+        if self.misspelled_tenant(p.pk, spec) || broken {
+            return;
+        }
+        let index_name = match p.index {
+            IndexRef::Table => "the table".to_owned(),
+            IndexRef::Index(i) => format!("index `{i}`"),
+        };
+        let Some((name, entity)) = entity else {
+            self.error(
+                Diagnostic::new(Code::PatternMismatch, format!("no entity's keys on {index_name} match this key condition"))
+                    .label(p.span, "this key condition")
+                    .help("the partition key must be a whole entity key template with placeholders filled by parameters or literals; check the literals and delimiters"),
+            );
+            return;
+        };
+        let keys = match p.index {
+            IndexRef::Table => Some(&entity.primary_key),
+            IndexRef::Index(i) => entity.index_keys.get(i),
+        };
+        let mut d = Diagnostic::new(Code::PatternMismatch, format!("entity `{name}` cannot be returned: its keys on {index_name} do not match this key condition"))
+            .label(p.span, "this key condition")
+            .label(name.span, "returned entity");
+        match keys {
+            Some(keys) => {
+                d = d.label(keys.pk.source.span, format!("`{name}`'s partition key template"));
+                d = d.help(format!("the partition key must fill `{}`; the sort-key condition must fit `{}`", keys.pk.source.value, keys.sk.as_ref().map_or("", |s| s.source.value.as_str())));
+            }
+            None => d = d.help(format!("entity `{name}` is not written into {index_name}: add the index under the entity's `indexes`")),
+        }
+        self.error(d);
+    }
+
+    /// `<tenent>` where the tenant belongs: say so, with the right name.
+    fn misspelled_tenant(&mut self, pk: &ir::KeyTemplate, spec: &ir::Spec) -> bool {
+        let Some(tenant) = &spec.tenant else { return false };
+        if pk.placeholders().any(|p| p.kind == PlaceholderKind::Tenant) {
+            return false;
+        }
+        let Some(p) = pk.placeholders().find(|p| did_you_mean(&p.name, [tenant.placeholder.as_str()]).is_some()) else {
+            return false;
+        };
+        self.error(
+            Diagnostic::new(Code::UnknownPlaceholder, format!("unknown placeholder `<{}>`", p.name))
+                .label(p.name.span, "not the tenant placeholder")
+                .label(tenant.placeholder.span, "tenant placeholder declared here")
+                .help(format!("did you mean `{}`?", tenant.placeholder)),
+        );
+        true
+    }
+
+    fn bind_params(
+        &mut self,
+        p: &KeyedPattern<'_>,
+        returns: &[String],
+        spec: &ir::Spec,
+    ) -> (IndexMap<String, ir::Param>, Vec<ir::FixedValue>) {
+        let mut params: IndexMap<String, ir::Param> = IndexMap::new();
+        let mut fixed = Vec::new();
+        let pattern_placeholders: Vec<&ir::Placeholder> = std::iter::once(p.pk)
+            .chain(p.sk.iter().flat_map(|s| s.operands.iter()))
+            .flat_map(|t| t.placeholders())
+            .collect();
+        for entity_name in returns {
+            let entity = &spec.entities[entity_name];
+            let Some(bindings) = match_entity(p, entity) else { continue };
+            for b in bindings.iter().filter(|b| b.kind == PlaceholderKind::Attribute) {
+                let Some(attr) = entity.attributes.get(&b.placeholder) else { continue };
+                match &b.fill {
+                    Fill::Param(name, _) => {
+                        let Some(ph) = pattern_placeholders.iter().find(|ph| ph.name.value == *name) else { continue };
+                        self.bind_param(&mut params, ph, entity_name, attr);
+                    }
+                    Fill::Literal(value) => {
+                        self.check_literal(value, attr, entity_name, p.span);
+                        fixed.push(ir::FixedValue { entity: entity_name.clone(), attribute: b.placeholder.clone(), value: value.clone() });
+                    }
+                    Fill::Partial(_) => {}
+                }
+            }
+        }
+        (params, fixed)
+    }
+
+    fn bind_param(
+        &mut self,
+        params: &mut IndexMap<String, ir::Param>,
+        ph: &ir::Placeholder,
+        entity: &str,
+        attr: &ir::Attribute,
+    ) {
+        let bind = (entity.to_owned(), attr.name.value.clone());
+        match params.get_mut(&ph.name.value) {
+            Some(existing) if existing.r#type.name() != attr.r#type.name() => {
+                self.error(
+                    Diagnostic::new(Code::PatternMismatch, format!("parameter `{}` would be a {} and a {}", ph.name, existing.r#type.name(), attr.r#type.name()))
+                        .label(ph.name.span, "this parameter")
+                        .label(attr.name.span, format!("`{entity}.{}`", attr.name))
+                        .help("a parameter fills attributes of one type: use two parameters or align the attribute types"),
+                );
+            }
+            Some(existing) => existing.binds.push(bind),
+            None => {
+                params.insert(
+                    ph.name.value.clone(),
+                    ir::Param { name: ph.name.clone(), r#type: attr.r#type.clone(), binds: vec![bind] },
+                );
+            }
+        }
+    }
+
+    fn check_literal(&mut self, value: &str, attr: &ir::Attribute, entity: &str, span: Span) {
+        let ok = match &attr.r#type {
+            AttributeType::Enum { values } => values.iter().any(|v| v == value),
+            AttributeType::Integer { .. } => value.parse::<i64>().is_ok(),
+            AttributeType::Boolean => value == "true" || value == "false",
+            _ => true,
+        };
+        if !ok {
+            self.error(
+                Diagnostic::new(Code::InvalidLiteral, format!("`{value}` is not a valid {} for `{entity}.{}`", attr.r#type.name(), attr.name))
+                    .label(span, "this key condition")
+                    .label(attr.name.span, "attribute declared here")
+                    .help(match &attr.r#type {
+                        AttributeType::Enum { values } => format!("use one of: {}", values.join(", ")),
+                        other => format!("write a {} value", other.name()),
+                    }),
+            );
+        }
+    }
+
+    fn resolve_transaction(&mut self, decl: &Spanned<syntax::TransactionDecl>, spec: &ir::Spec) -> Option<ir::Transaction> {
+        use ir::TransactionOp as Op;
+        let lists = [
+            (Op::Put, &decl.put),
+            (Op::Create, &decl.create),
+            (Op::Update, &decl.update),
+            (Op::Delete, &decl.delete),
+            (Op::ConditionCheck, &decl.condition_check),
+        ];
+        let mut items = Vec::new();
+        for (op, list) in lists {
+            for name in list.iter().flat_map(|l| l.value.0.iter()) {
+                if self.entity(name, spec).is_some() {
+                    items.push((op, name.value.clone()));
+                }
+            }
+        }
+        if items.is_empty() && lists.iter().all(|(_, l)| l.is_none()) {
+            self.error(
+                Diagnostic::new(Code::AmbiguousOperation, "a transaction names no entities")
+                    .label(decl.span, "this transaction")
+                    .help("list entities under `put`, `create`, `update`, `delete` or `condition_check`"),
+            );
+            return None;
+        }
+        let max_items = decl.max_items.clone().unwrap_or_else(|| Spanned::new(100, decl.span));
+        Some(ir::Transaction { items, max_items })
+    }
+
+    fn resolve_batch(&mut self, decl: &Spanned<syntax::BatchDecl>, spec: &ir::Spec) -> Option<ir::Batch> {
+        let mut names = |list: &Option<Spanned<OneOrMany>>| -> Vec<String> {
+            list.iter()
+                .flat_map(|l| l.value.0.iter())
+                .filter(|n| self.entity(n, spec).is_some())
+                .map(|n| n.value.clone())
+                .collect()
+        };
+        let batch = ir::Batch { get: names(&decl.get), put: names(&decl.put), delete: names(&decl.delete) };
+        if decl.get.is_none() && decl.put.is_none() && decl.delete.is_none() {
+            self.error(
+                Diagnostic::new(Code::AmbiguousOperation, "a batch names no entities")
+                    .label(decl.span, "this batch")
+                    .help("list entities under `get`, `put` or `delete`"),
+            );
+            return None;
+        }
+        Some(batch)
+    }
+}
+
+/// A query's key condition on its index.
+struct KeyedPattern<'a> {
+    index: &'a IndexRef,
+    pk: &'a ir::KeyTemplate,
+    sk: Option<&'a ir::SortCondition>,
+    span: Span,
+}
+
+/// The bindings if `entity`'s keys on the index satisfy the condition.
+fn match_entity(p: &KeyedPattern<'_>, entity: &ir::Entity) -> Option<Vec<Binding>> {
+    let keys = match p.index {
+        IndexRef::Table => &entity.primary_key,
+        IndexRef::Index(i) => entity.index_keys.get(i)?,
+    };
+    let mut bindings = match_template(p.pk, &keys.pk, false)?;
+    if let Some(cond) = p.sk {
+        let entity_sk = keys.sk.as_ref()?;
+        let prefix = cond.op != ir::SortOp::Equals;
+        for operand in &cond.operands {
+            bindings.extend(match_template(operand, entity_sk, prefix)?);
+        }
+    }
+    Some(bindings)
+}

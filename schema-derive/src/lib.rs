@@ -1,0 +1,1 @@
+//! Derive macros for singletable entities.

@@ -1,0 +1,1 @@
+//! Workspace-level tests: every spec in `schemas/` through the compiler.
