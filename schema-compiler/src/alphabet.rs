@@ -27,7 +27,14 @@ pub fn analyze(pattern: &str) -> Result<PatternInfo, String> {
     let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(pattern)
-        .map_err(|e| e.to_string().lines().last().unwrap_or("invalid pattern").trim().to_owned())?;
+        .map_err(|e| {
+            e.to_string()
+                .lines()
+                .last()
+                .unwrap_or("invalid pattern")
+                .trim()
+                .to_owned()
+        })?;
     let props = hir.properties();
     let anchored = props.look_set_prefix().contains(Look::Start)
         && props.look_set_suffix().contains(Look::End);

@@ -436,7 +436,7 @@ pub enum Operation {
         consistent_read: bool,
     },
     /// Query.
-    Query(Query),
+    Query(Box<Query>),
     /// TransactWriteItems.
     Transaction(Transaction),
     /// BatchGetItem / BatchWriteItem.

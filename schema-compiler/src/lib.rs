@@ -161,8 +161,11 @@ impl Compiler {
                     Ok(file) => file,
                     Err(e) => {
                         diagnostics.push(
-                            Diagnostic::new(Code::Io, format!("cannot read {}: {e}", path.display()))
-                                .help("check the path and permissions"),
+                            Diagnostic::new(
+                                Code::Io,
+                                format!("cannot read {}: {e}", path.display()),
+                            )
+                            .help("check the path and permissions"),
                         );
                         continue;
                     }

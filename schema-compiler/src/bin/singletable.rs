@@ -78,7 +78,8 @@ fn check(specs: &[PathBuf], format: Format, deny_warnings: bool, verbose: bool) 
     let report = compilation.report();
     match format {
         Format::Json => {
-            let json = serde_json::to_string_pretty(&report.to_json()).expect("diagnostics serialize");
+            let json =
+                serde_json::to_string_pretty(&report.to_json()).expect("diagnostics serialize");
             println!("{json}");
         }
         Format::Text => {

@@ -44,8 +44,9 @@ impl Resolver<'_> {
     fn resolve_type(&mut self, decl: &Spanned<AttributeDecl>) -> Option<AttributeType> {
         let ty = or_span(&decl.r#type, decl.span);
         if !TYPE_NAMES.contains(&ty.as_str()) {
-            let mut d = Diagnostic::new(Code::UnknownType, format!("unknown attribute type `{ty}`"))
-                .label(ty.span, "not a type");
+            let mut d =
+                Diagnostic::new(Code::UnknownType, format!("unknown attribute type `{ty}`"))
+                    .label(ty.span, "not a type");
             d = d.help(match did_you_mean(&ty, TYPE_NAMES) {
                 Some(close) => format!("did you mean `{close}`?"),
                 None => format!("use one of: {}", TYPE_NAMES.join(", ")),
@@ -64,12 +65,22 @@ impl Resolver<'_> {
             },
             "boolean" => AttributeType::Boolean,
             "datetime" => AttributeType::Datetime {
-                format: decl.format.as_ref().map_or(ir::DatetimeFormat::Rfc3339, |f| f.value),
-                precision: decl.precision.as_ref().map_or(ir::TimePrecision::Millis, |p| p.value),
+                format: decl
+                    .format
+                    .as_ref()
+                    .map_or(ir::DatetimeFormat::Rfc3339, |f| f.value),
+                precision: decl
+                    .precision
+                    .as_ref()
+                    .map_or(ir::TimePrecision::Millis, |p| p.value),
             },
             "enum" => self.enum_type(decl, ty.span),
             "list" => AttributeType::List {
-                items: decl.items.as_ref().and_then(|i| self.resolve_type(i)).map(Box::new),
+                items: decl
+                    .items
+                    .as_ref()
+                    .and_then(|i| self.resolve_type(i))
+                    .map(Box::new),
                 min_length: decl.min_length.as_ref().map(|v| v.value),
                 max_length: self.length_bounds(decl),
             },
@@ -89,7 +100,12 @@ impl Resolver<'_> {
             ("min", decl.min.as_ref().map(|v| v.span)),
             ("max", decl.max.as_ref().map(|v| v.span)),
             ("scale", decl.scale.as_ref().map(|v| v.span)),
-            ("values", decl.values.as_ref().map(|v| v.first().map_or(ty.span, |f| f.span))),
+            (
+                "values",
+                decl.values
+                    .as_ref()
+                    .map(|v| v.first().map_or(ty.span, |f| f.span)),
+            ),
             ("items", decl.items.as_ref().map(|v| v.span)),
             ("format", decl.format.as_ref().map(|v| v.span)),
             ("precision", decl.precision.as_ref().map(|v| v.span)),
@@ -99,14 +115,17 @@ impl Resolver<'_> {
             let Some(span) = span else { continue };
             if !allowed.contains(&option) {
                 self.error(
-                    Diagnostic::new(Code::InvalidAttribute, format!("`{option}` does not apply to a {ty}"))
-                        .label(span, format!("`{option}` given here"))
-                        .label(ty.span, format!("the type is {ty}"))
-                        .help(if allowed.is_empty() {
-                            format!("a {ty} takes no options: remove `{option}`")
-                        } else {
-                            format!("a {ty} takes: {}", allowed.join(", "))
-                        }),
+                    Diagnostic::new(
+                        Code::InvalidAttribute,
+                        format!("`{option}` does not apply to a {ty}"),
+                    )
+                    .label(span, format!("`{option}` given here"))
+                    .label(ty.span, format!("the type is {ty}"))
+                    .help(if allowed.is_empty() {
+                        format!("a {ty} takes no options: remove `{option}`")
+                    } else {
+                        format!("a {ty} takes: {}", allowed.join(", "))
+                    }),
                 );
             }
         }
@@ -120,9 +139,12 @@ impl Resolver<'_> {
                 Ok(info) => (Some(p.value.clone()), info.alphabet),
                 Err(message) => {
                     self.error(
-                        Diagnostic::new(Code::InvalidPattern, format!("pattern does not parse: {message}"))
-                            .label(p.span, "this regular expression")
-                            .help("write an anchored regular expression such as `^[a-z0-9]+$`"),
+                        Diagnostic::new(
+                            Code::InvalidPattern,
+                            format!("pattern does not parse: {message}"),
+                        )
+                        .label(p.span, "this regular expression")
+                        .help("write an anchored regular expression such as `^[a-z0-9]+$`"),
                     );
                     (None, CharSet::any())
                 }
@@ -140,10 +162,16 @@ impl Resolver<'_> {
         if let (Some(min), Some(max)) = (&decl.min_length, &decl.max_length) {
             if min.value > max.value {
                 self.error(
-                    Diagnostic::new(Code::InvalidBounds, format!("min_length {} is greater than max_length {}", min.value, max.value))
-                        .label(min.span, "min_length")
-                        .label(max.span, "max_length")
-                        .help("swap the bounds or correct one of them"),
+                    Diagnostic::new(
+                        Code::InvalidBounds,
+                        format!(
+                            "min_length {} is greater than max_length {}",
+                            min.value, max.value
+                        ),
+                    )
+                    .label(min.span, "min_length")
+                    .label(max.span, "max_length")
+                    .help("swap the bounds or correct one of them"),
                 );
             }
         }
@@ -160,7 +188,8 @@ impl Resolver<'_> {
     }
 
     fn integer_type(&mut self, decl: &Spanned<AttributeDecl>) -> AttributeType {
-        let bound = |r: &mut Self, n: &Option<Spanned<serde_json::Number>>, default: i64| match n {
+        let bound = |r: &mut Self, n: &Option<Spanned<serde_json::Number>>, default: i64| {
+            match n {
             None => default,
             Some(n) => n.value.as_i64().unwrap_or_else(|| {
                 r.error(
@@ -170,15 +199,19 @@ impl Resolver<'_> {
                 );
                 default
             }),
+        }
         };
         let min = bound(self, &decl.min, i64::MIN);
         let max = bound(self, &decl.max, i64::MAX);
         if min > max {
             let span = decl.min.as_ref().map_or(decl.span, |m| m.span);
             self.error(
-                Diagnostic::new(Code::InvalidBounds, format!("min {min} is greater than max {max}"))
-                    .label(span, "min")
-                    .help("swap the bounds or correct one of them"),
+                Diagnostic::new(
+                    Code::InvalidBounds,
+                    format!("min {min} is greater than max {max}"),
+                )
+                .label(span, "min")
+                .help("swap the bounds or correct one of them"),
             );
         }
         AttributeType::Integer { min, max }
@@ -196,9 +229,12 @@ impl Resolver<'_> {
         for (i, v) in values.iter().enumerate() {
             if values[..i].iter().any(|p| p.value == v.value) {
                 self.error(
-                    Diagnostic::new(Code::DuplicateName, format!("enum value `{v}` is listed twice"))
-                        .label(v.span, "repeated value")
-                        .help("list each value once"),
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        format!("enum value `{v}` is listed twice"),
+                    )
+                    .label(v.span, "repeated value")
+                    .help("list each value once"),
                 );
             }
             if v.is_empty() {

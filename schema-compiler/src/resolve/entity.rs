@@ -56,21 +56,34 @@ impl Resolver<'_> {
         let mut attributes = IndexMap::new();
         for (attr_name, attr) in decl.attributes.iter() {
             self.check_attribute_name(attr_name);
-            attributes.insert(attr_name.value.clone(), self.resolve_attribute(attr_name, attr));
+            attributes.insert(
+                attr_name.value.clone(),
+                self.resolve_attribute(attr_name, attr),
+            );
         }
-        let shards = decl.shards.as_ref().and_then(|s| self.resolve_shards(s, &attributes));
+        let shards = decl
+            .shards
+            .as_ref()
+            .and_then(|s| self.resolve_shards(s, &attributes));
         let mut entity = ir::Entity {
             name: name.clone(),
             description: text(&decl.description),
             scope,
             attributes,
-            primary_key: ir::EntityKey { pk: empty_template(), sk: None, sparse: false },
+            primary_key: ir::EntityKey {
+                pk: empty_template(),
+                sk: None,
+                sparse: false,
+            },
             index_keys: IndexMap::new(),
             shards,
-            throughput: decl.throughput.as_ref().map_or_else(ir::Throughput::default, |t| ir::Throughput {
-                writes_per_second: t.writes_per_second.clone(),
-                reads_per_second: t.reads_per_second.clone(),
-            }),
+            throughput: decl
+                .throughput
+                .as_ref()
+                .map_or_else(ir::Throughput::default, |t| ir::Throughput {
+                    writes_per_second: t.writes_per_second,
+                    reads_per_second: t.reads_per_second,
+                }),
             version_attribute: None,
             aggregate: None,
         };
@@ -105,9 +118,12 @@ impl Resolver<'_> {
     ) -> Option<ir::Sharding> {
         if decl.count.value < 2 {
             self.error(
-                Diagnostic::new(Code::InvalidBounds, format!("{} shard(s) spread nothing", decl.count.value))
-                    .label(decl.count.span, "shard count")
-                    .help("use at least 2 shards, or remove `shards`"),
+                Diagnostic::new(
+                    Code::InvalidBounds,
+                    format!("{} shard(s) spread nothing", decl.count.value),
+                )
+                .label(decl.count.span, "shard count")
+                .help("use at least 2 shards, or remove `shards`"),
             );
         }
         let by = decl.by.trim();
@@ -116,12 +132,18 @@ impl Resolver<'_> {
         } else if let Some(inner) = by.strip_prefix("hash(").and_then(|r| r.strip_suffix(')')) {
             let attr = inner.trim().trim_start_matches('<').trim_end_matches('>');
             if !attributes.contains_key(attr) {
-                let mut d = Diagnostic::new(Code::UnknownAttribute, format!("shard hash attribute `{attr}` is not an attribute of this entity"))
-                    .label(decl.by.span, "hashed attribute");
-                d = d.help(match did_you_mean(attr, attributes.keys().map(String::as_str)) {
-                    Some(close) => format!("did you mean `{close}`?"),
-                    None => "name one of the entity's attributes: `by: hash(<attribute>)`".to_owned(),
-                });
+                let mut d = Diagnostic::new(
+                    Code::UnknownAttribute,
+                    format!("shard hash attribute `{attr}` is not an attribute of this entity"),
+                )
+                .label(decl.by.span, "hashed attribute");
+                d = d.help(
+                    match did_you_mean(attr, attributes.keys().map(String::as_str)) {
+                        Some(close) => format!("did you mean `{close}`?"),
+                        None => "name one of the entity's attributes: `by: hash(<attribute>)`"
+                            .to_owned(),
+                    },
+                );
                 self.error(d);
                 return None;
             }
@@ -134,7 +156,10 @@ impl Resolver<'_> {
             );
             return None;
         };
-        Some(ir::Sharding { count: decl.count.clone(), by })
+        Some(ir::Sharding {
+            count: decl.count,
+            by,
+        })
     }
 
     fn resolve_primary_key(
@@ -145,18 +170,41 @@ impl Resolver<'_> {
     ) -> ir::EntityKey {
         let table = &spec.table;
         let pk = match &decl.pk {
-            Some(pk) => self.resolve_entity_template(pk, &table.partition_key, entity, spec, KeyPlace::Primary),
+            Some(pk) => self.resolve_entity_template(
+                pk,
+                &table.partition_key,
+                entity,
+                spec,
+                KeyPlace::Primary,
+            ),
             None => {
                 self.error(
-                    Diagnostic::new(Code::MissingKey, format!("entity `{}` has no partition key template", entity.name))
-                        .label(decl.span, "key declared here")
-                        .help(format!("add `pk: \"...\"` for the table's partition key `{}`", table.partition_key.name)),
+                    Diagnostic::new(
+                        Code::MissingKey,
+                        format!("entity `{}` has no partition key template", entity.name),
+                    )
+                    .label(decl.span, "key declared here")
+                    .help(format!(
+                        "add `pk: \"...\"` for the table's partition key `{}`",
+                        table.partition_key.name
+                    )),
                 );
                 empty_template()
             }
         };
-        let sk = self.resolve_sort_template(decl, table.sort_key.as_ref(), entity, spec, KeyPlace::Primary, "the table");
-        ir::EntityKey { pk, sk, sparse: false }
+        let sk = self.resolve_sort_template(
+            decl,
+            table.sort_key.as_ref(),
+            entity,
+            spec,
+            KeyPlace::Primary,
+            "the table",
+        );
+        ir::EntityKey {
+            pk,
+            sk,
+            sparse: false,
+        }
     }
 
     fn resolve_sort_template(
@@ -169,12 +217,23 @@ impl Resolver<'_> {
         owner: &str,
     ) -> Option<ir::KeyTemplate> {
         match (&decl.sk, key) {
-            (Some(sk), Some(key)) => Some(self.resolve_entity_template(sk, key, entity, spec, place)),
+            (Some(sk), Some(key)) => {
+                Some(self.resolve_entity_template(sk, key, entity, spec, place))
+            }
             (None, Some(key)) => {
                 self.error(
-                    Diagnostic::new(Code::MissingKey, format!("entity `{}` has no sort key template for {owner}", entity.name))
-                        .label(decl.span, "keys declared here")
-                        .help(format!("{owner} has the sort key `{}`: add `sk: \"...\"`", key.name)),
+                    Diagnostic::new(
+                        Code::MissingKey,
+                        format!(
+                            "entity `{}` has no sort key template for {owner}",
+                            entity.name
+                        ),
+                    )
+                    .label(decl.span, "keys declared here")
+                    .help(format!(
+                        "{owner} has the sort key `{}`: add `sk: \"...\"`",
+                        key.name
+                    )),
                 );
                 None
             }
@@ -204,32 +263,62 @@ impl Resolver<'_> {
             };
             let owner = format!("index `{index_name}`");
             let pk = match (index.kind, &keys.pk) {
-                (ir::IndexKind::Global, Some(pk)) => {
-                    self.resolve_entity_template(pk, &index.partition_key, entity, spec, KeyPlace::Index)
-                }
+                (ir::IndexKind::Global, Some(pk)) => self.resolve_entity_template(
+                    pk,
+                    &index.partition_key,
+                    entity,
+                    spec,
+                    KeyPlace::Index,
+                ),
                 (ir::IndexKind::Global, None) => {
                     self.error(
-                        Diagnostic::new(Code::MissingKey, format!("entity `{}` has no partition key template for {owner}", entity.name))
-                            .label(index_name.span, "index keys declared here")
-                            .help(format!("add `pk: \"...\"` for the index's partition key `{}`", index.partition_key.name)),
+                        Diagnostic::new(
+                            Code::MissingKey,
+                            format!(
+                                "entity `{}` has no partition key template for {owner}",
+                                entity.name
+                            ),
+                        )
+                        .label(index_name.span, "index keys declared here")
+                        .help(format!(
+                            "add `pk: \"...\"` for the index's partition key `{}`",
+                            index.partition_key.name
+                        )),
                     );
                     continue;
                 }
                 (ir::IndexKind::Local, Some(pk)) => {
                     self.error(
-                        Diagnostic::new(Code::InvalidIndexKey, format!("{owner} is local: it shares the table's partition key"))
-                            .label(pk.span, "this partition key template")
-                            .help("remove `pk`: the entity's table partition key is used"),
+                        Diagnostic::new(
+                            Code::InvalidIndexKey,
+                            format!("{owner} is local: it shares the table's partition key"),
+                        )
+                        .label(pk.span, "this partition key template")
+                        .help("remove `pk`: the entity's table partition key is used"),
                     );
                     entity.primary_key.pk.clone()
                 }
                 (ir::IndexKind::Local, None) => entity.primary_key.pk.clone(),
             };
-            let sk = self.resolve_sort_template(keys, index.sort_key.as_ref(), entity, spec, KeyPlace::Index, &owner);
-            let mut key = ir::EntityKey { pk, sk, sparse: false };
+            let sk = self.resolve_sort_template(
+                keys,
+                index.sort_key.as_ref(),
+                entity,
+                spec,
+                KeyPlace::Index,
+                &owner,
+            );
+            let mut key = ir::EntityKey {
+                pk,
+                sk,
+                sparse: false,
+            };
             let sparse = key.templates().flat_map(|t| t.placeholders()).any(|p| {
                 p.kind == PlaceholderKind::Attribute
-                    && entity.attributes.get(&p.name.value).is_some_and(|a| a.optional)
+                    && entity
+                        .attributes
+                        .get(&p.name.value)
+                        .is_some_and(|a| a.optional)
             });
             key.sparse = sparse;
             out.insert(index_name.value.clone(), key);
@@ -240,11 +329,18 @@ impl Resolver<'_> {
     pub(super) fn unknown_index(&mut self, name: &Spanned<String>, spec: &ir::Spec) {
         let mut d = Diagnostic::new(Code::UnknownIndex, format!("no index is named `{name}`"))
             .label(name.span, "unknown index");
-        d = d.help(match did_you_mean(name, spec.indexes.keys().map(String::as_str)) {
-            Some(close) => format!("did you mean `{close}`?"),
-            None if spec.indexes.is_empty() => "declare it under `indexes:` at the top level".to_owned(),
-            None => format!("declared indexes: {}", spec.indexes.keys().cloned().collect::<Vec<_>>().join(", ")),
-        });
+        d = d.help(
+            match did_you_mean(name, spec.indexes.keys().map(String::as_str)) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None if spec.indexes.is_empty() => {
+                    "declare it under `indexes:` at the top level".to_owned()
+                }
+                None => format!(
+                    "declared indexes: {}",
+                    spec.indexes.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            },
+        );
         self.error(d);
     }
 
@@ -272,7 +368,11 @@ impl Resolver<'_> {
         if self.diags.count(crate::diagnostics::Severity::Error) > errors_before {
             self.broken_entities.insert(entity.name.value.clone());
         }
-        let template = ir::KeyTemplate { attribute: key.name.value.clone(), source: source.clone(), segments };
+        let template = ir::KeyTemplate {
+            attribute: key.name.value.clone(),
+            source: source.clone(),
+            segments,
+        };
         self.check_key_type(&template, key, entity);
         template
     }
@@ -306,7 +406,11 @@ impl Resolver<'_> {
             self.check_placeholder_attribute(name, attr, place);
             return Some(PlaceholderKind::Attribute);
         }
-        if spec.tenant.as_ref().is_some_and(|t| t.placeholder.value == name.value) {
+        if spec
+            .tenant
+            .as_ref()
+            .is_some_and(|t| t.placeholder.value == name.value)
+        {
             return Some(PlaceholderKind::Tenant);
         }
         if name.value == SHARD_PLACEHOLDER && entity.shards.is_some() {
@@ -316,7 +420,12 @@ impl Resolver<'_> {
         None
     }
 
-    fn check_placeholder_attribute(&mut self, name: &Spanned<String>, attr: &ir::Attribute, place: KeyPlace) {
+    fn check_placeholder_attribute(
+        &mut self,
+        name: &Spanned<String>,
+        attr: &ir::Attribute,
+        place: KeyPlace,
+    ) {
         if !attr.r#type.is_key_compatible() {
             self.error(
                 Diagnostic::new(Code::PlaceholderType, format!("`{name}` is a {}, which cannot be part of a key", attr.r#type.name()))
@@ -335,7 +444,12 @@ impl Resolver<'_> {
         }
     }
 
-    fn unknown_placeholder(&mut self, name: &Spanned<String>, entity: &ir::Entity, spec: &ir::Spec) {
+    fn unknown_placeholder(
+        &mut self,
+        name: &Spanned<String>,
+        entity: &ir::Entity,
+        spec: &ir::Spec,
+    ) {
         if spec.tenant.is_none() && name.to_ascii_lowercase().contains("tenant") {
             self.error(
                 Diagnostic::new(Code::TenantUndeclared, format!("`<{name}>` looks like a tenant placeholder, but the spec declares no tenant"))
@@ -354,9 +468,17 @@ impl Resolver<'_> {
         }
         let tenant = spec.tenant.as_ref().map(|t| t.placeholder.value.as_str());
         let shard = entity.shards.as_ref().map(|_| SHARD_PLACEHOLDER);
-        let candidates = entity.attributes.keys().map(String::as_str).chain(tenant).chain(shard);
-        let mut d = Diagnostic::new(Code::UnknownPlaceholder, format!("unknown placeholder `<{name}>`"))
-            .label(name.span, "not an attribute of this entity");
+        let candidates = entity
+            .attributes
+            .keys()
+            .map(String::as_str)
+            .chain(tenant)
+            .chain(shard);
+        let mut d = Diagnostic::new(
+            Code::UnknownPlaceholder,
+            format!("unknown placeholder `<{name}>`"),
+        )
+        .label(name.span, "not an attribute of this entity");
         d = d.help(match did_you_mean(name, candidates) {
             Some(close) => format!("did you mean `{close}`?"),
             None => format!("declare an attribute `{name}` on entity `{}`", entity.name),
@@ -365,7 +487,12 @@ impl Resolver<'_> {
     }
 
     /// Number keys hold exactly one integer; binary keys cannot be templated.
-    fn check_key_type(&mut self, template: &ir::KeyTemplate, key: &ir::KeyAttribute, entity: &ir::Entity) {
+    fn check_key_type(
+        &mut self,
+        template: &ir::KeyTemplate,
+        key: &ir::KeyAttribute,
+        entity: &ir::Entity,
+    ) {
         let ok = match key.r#type {
             ir::KeyType::String => true,
             ir::KeyType::Number => matches!(template.segments.as_slice(),
@@ -386,8 +513,14 @@ impl Resolver<'_> {
     fn check_reserved_names(&mut self, entity: &ir::Entity, spec: &ir::Spec) {
         let table = &spec.table;
         let mut reserved: Vec<(&str, &str)> = vec![
-            (table.partition_key.name.as_str(), "the table's partition key"),
-            (table.entity_type_attribute.as_str(), "the entity-type attribute"),
+            (
+                table.partition_key.name.as_str(),
+                "the table's partition key",
+            ),
+            (
+                table.entity_type_attribute.as_str(),
+                "the entity-type attribute",
+            ),
         ];
         if let Some(sk) = &table.sort_key {
             reserved.push((sk.name.as_str(), "the table's sort key"));
@@ -401,9 +534,12 @@ impl Resolver<'_> {
         for attr in entity.attributes.values() {
             if let Some((_, what)) = reserved.iter().find(|(n, _)| *n == attr.name.value) {
                 self.error(
-                    Diagnostic::new(Code::ReservedName, format!("attribute `{}` has the name of {what}", attr.name))
-                        .label(attr.name.span, "this attribute")
-                        .help("rename the attribute; key attributes are computed from the templates"),
+                    Diagnostic::new(
+                        Code::ReservedName,
+                        format!("attribute `{}` has the name of {what}", attr.name),
+                    )
+                    .label(attr.name.span, "this attribute")
+                    .help("rename the attribute; key attributes are computed from the templates"),
                 );
             }
         }
@@ -424,7 +560,12 @@ impl Resolver<'_> {
 
     fn check_shard_placeholder(&mut self, entity: &ir::Entity, decl: &syntax::EntityDecl) {
         let Some(shards) = &decl.shards else { return };
-        let count = entity.primary_key.pk.placeholders().filter(|p| p.kind == PlaceholderKind::Shard).count();
+        let count = entity
+            .primary_key
+            .pk
+            .placeholders()
+            .filter(|p| p.kind == PlaceholderKind::Shard)
+            .count();
         if count != 1 && !entity.primary_key.pk.segments.is_empty() {
             self.error(
                 Diagnostic::new(Code::ShardPlaceholder, format!("entity `{}` is sharded, so its partition key needs `<{SHARD_PLACEHOLDER}>` once", entity.name))
@@ -435,16 +576,25 @@ impl Resolver<'_> {
         }
     }
 
-    fn resolve_version(&mut self, decl: &syntax::EntityDecl, entity: &ir::Entity) -> Option<String> {
+    fn resolve_version(
+        &mut self,
+        decl: &syntax::EntityDecl,
+        entity: &ir::Entity,
+    ) -> Option<String> {
         let name = decl.version_attribute.as_ref()?;
         match entity.attributes.get(&name.value) {
-            Some(a) if matches!(a.r#type, AttributeType::Integer { .. }) && !a.optional => Some(name.value.clone()),
+            Some(a) if matches!(a.r#type, AttributeType::Integer { .. }) && !a.optional => {
+                Some(name.value.clone())
+            }
             Some(a) => {
                 self.error(
-                    Diagnostic::new(Code::InvalidAttribute, format!("version attribute `{name}` must be a required integer"))
-                        .label(name.span, "version attribute")
-                        .label(a.name.span, "declared here")
-                        .help("declare it as `integer` (not optional)"),
+                    Diagnostic::new(
+                        Code::InvalidAttribute,
+                        format!("version attribute `{name}` must be a required integer"),
+                    )
+                    .label(name.span, "version attribute")
+                    .label(a.name.span, "declared here")
+                    .help("declare it as `integer` (not optional)"),
                 );
                 None
             }
@@ -456,12 +606,17 @@ impl Resolver<'_> {
     }
 
     pub(super) fn unknown_attribute(&mut self, name: &Spanned<String>, entity: &ir::Entity) {
-        let mut d = Diagnostic::new(Code::UnknownAttribute, format!("entity `{}` has no attribute `{name}`", entity.name))
-            .label(name.span, "unknown attribute");
-        d = d.help(match did_you_mean(name, entity.attributes.keys().map(String::as_str)) {
-            Some(close) => format!("did you mean `{close}`?"),
-            None => format!("declare `{name}` under the entity's attributes"),
-        });
+        let mut d = Diagnostic::new(
+            Code::UnknownAttribute,
+            format!("entity `{}` has no attribute `{name}`", entity.name),
+        )
+        .label(name.span, "unknown attribute");
+        d = d.help(
+            match did_you_mean(name, entity.attributes.keys().map(String::as_str)) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None => format!("declare `{name}` under the entity's attributes"),
+            },
+        );
         self.error(d);
     }
 
@@ -486,10 +641,13 @@ impl Resolver<'_> {
         match this.attributes.get(&decl.count.value) {
             Some(a) if matches!(a.r#type, AttributeType::Integer { .. }) => {}
             Some(a) => self.error(
-                Diagnostic::new(Code::InvalidAttribute, format!("count attribute `{}` must be an integer", decl.count))
-                    .label(decl.count.span, "count attribute")
-                    .label(a.name.span, "declared here")
-                    .help("declare it as `integer`"),
+                Diagnostic::new(
+                    Code::InvalidAttribute,
+                    format!("count attribute `{}` must be an integer", decl.count),
+                )
+                .label(decl.count.span, "count attribute")
+                .label(a.name.span, "declared here")
+                .help("declare it as `integer`"),
             ),
             None => self.unknown_attribute(&decl.count, this),
         }
@@ -501,13 +659,22 @@ impl Resolver<'_> {
         })
     }
 
-    pub(super) fn unknown_entity<'n>(&mut self, name: &Spanned<String>, known: impl Iterator<Item = &'n String> + Clone) {
+    pub(super) fn unknown_entity<'n>(
+        &mut self,
+        name: &Spanned<String>,
+        known: impl Iterator<Item = &'n String> + Clone,
+    ) {
         let mut d = Diagnostic::new(Code::UnknownEntity, format!("no entity is named `{name}`"))
             .label(name.span, "unknown entity");
-        d = d.help(match did_you_mean(name, known.clone().map(String::as_str)) {
-            Some(close) => format!("did you mean `{close}`?"),
-            None => format!("declared entities: {}", known.cloned().collect::<Vec<_>>().join(", ")),
-        });
+        d = d.help(
+            match did_you_mean(name, known.clone().map(String::as_str)) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None => format!(
+                    "declared entities: {}",
+                    known.cloned().collect::<Vec<_>>().join(", ")
+                ),
+            },
+        );
         self.error(d);
     }
 }

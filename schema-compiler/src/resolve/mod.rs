@@ -85,19 +85,28 @@ impl Resolver<'_> {
     fn resolve_table(&mut self, decl: &Spanned<syntax::TableDecl>) -> ir::Table {
         self.check_table_name(&decl.name, "table");
         let partition_key = self.resolve_key_attribute(&decl.partition_key);
-        let sort_key = decl.sort_key.as_ref().map(|k| self.resolve_key_attribute(k));
-        let billing = decl
-            .billing
+        let sort_key = decl
+            .sort_key
             .as_ref()
-            .map_or(ir::Billing { mode: ir::BillingMode::OnDemand, read_capacity: None, write_capacity: None }, |b| {
-                self.resolve_billing(b)
-            });
+            .map(|k| self.resolve_key_attribute(k));
+        let billing = decl.billing.as_ref().map_or(
+            ir::Billing {
+                mode: ir::BillingMode::OnDemand,
+                read_capacity: None,
+                write_capacity: None,
+            },
+            |b| self.resolve_billing(b),
+        );
         let entity_type_attribute = decl
             .entity_type_attribute
             .clone()
             .unwrap_or_else(|| Spanned::dummy(DEFAULT_ENTITY_TYPE_ATTRIBUTE.to_owned()));
         self.check_attribute_name(&entity_type_attribute);
-        let names = [Some(&partition_key.name), sort_key.as_ref().map(|k| &k.name), Some(&entity_type_attribute)];
+        let names = [
+            Some(&partition_key.name),
+            sort_key.as_ref().map(|k| &k.name),
+            Some(&entity_type_attribute),
+        ];
         self.check_distinct(names.into_iter().flatten(), "table key attribute");
         ir::Table {
             name: decl.name.clone(),
@@ -111,12 +120,18 @@ impl Resolver<'_> {
         }
     }
 
-    fn resolve_key_attribute(&mut self, decl: &Spanned<syntax::KeyAttributeDecl>) -> ir::KeyAttribute {
+    fn resolve_key_attribute(
+        &mut self,
+        decl: &Spanned<syntax::KeyAttributeDecl>,
+    ) -> ir::KeyAttribute {
         let name = or_span(&decl.name, decl.span);
         self.check_attribute_name(&name);
         ir::KeyAttribute {
             name,
-            r#type: decl.r#type.as_ref().map_or(ir::KeyType::String, |t| t.value),
+            r#type: decl
+                .r#type
+                .as_ref()
+                .map_or(ir::KeyType::String, |t| t.value),
         }
     }
 
@@ -132,16 +147,24 @@ impl Resolver<'_> {
         let provisioned = mode == syntax::BillingMode::Provisioned;
         if provisioned && (decl.read_capacity.is_none() || decl.write_capacity.is_none()) {
             self.error(
-                Diagnostic::new(Code::InvalidValue, "provisioned billing needs read and write capacity")
-                    .label(decl.span, "billing declared here")
-                    .help("write `billing: { mode: provisioned, read_capacity: 5, write_capacity: 5 }`"),
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    "provisioned billing needs read and write capacity",
+                )
+                .label(decl.span, "billing declared here")
+                .help(
+                    "write `billing: { mode: provisioned, read_capacity: 5, write_capacity: 5 }`",
+                ),
             );
         }
         if !provisioned && (decl.read_capacity.is_some() || decl.write_capacity.is_some()) {
             self.error(
-                Diagnostic::new(Code::InvalidValue, "capacity is only set for provisioned billing")
-                    .label(decl.span, "on-demand billing")
-                    .help("remove read_capacity and write_capacity, or use `mode: provisioned`"),
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    "capacity is only set for provisioned billing",
+                )
+                .label(decl.span, "on-demand billing")
+                .help("remove read_capacity and write_capacity, or use `mode: provisioned`"),
             );
         }
         ir::Billing {
@@ -158,9 +181,12 @@ impl Resolver<'_> {
             .unwrap_or_else(|| Spanned::new(DEFAULT_TENANT_PLACEHOLDER.to_owned(), decl.span));
         if !is_identifier(&placeholder) {
             self.error(
-                Diagnostic::new(Code::InvalidName, format!("`{placeholder}` is not a valid placeholder name"))
-                    .label(placeholder.span, "tenant placeholder")
-                    .help("use letters, digits and `_`, starting with a letter"),
+                Diagnostic::new(
+                    Code::InvalidName,
+                    format!("`{placeholder}` is not a valid placeholder name"),
+                )
+                .label(placeholder.span, "tenant placeholder")
+                .help("use letters, digits and `_`, starting with a letter"),
             );
         }
         let id_pattern = decl
@@ -171,11 +197,18 @@ impl Resolver<'_> {
             Ok(info) => info,
             Err(message) => {
                 self.error(
-                    Diagnostic::new(Code::InvalidPattern, format!("tenant id_pattern does not parse: {message}"))
-                        .label(id_pattern.span, "this regular expression")
-                        .help("write a regular expression such as `^[A-Za-z0-9_]{1,64}$`"),
+                    Diagnostic::new(
+                        Code::InvalidPattern,
+                        format!("tenant id_pattern does not parse: {message}"),
+                    )
+                    .label(id_pattern.span, "this regular expression")
+                    .help("write a regular expression such as `^[A-Za-z0-9_]{1,64}$`"),
                 );
-                crate::alphabet::PatternInfo { alphabet: ir::CharSet::any(), min_length: 0, max_length: None }
+                crate::alphabet::PatternInfo {
+                    alphabet: ir::CharSet::any(),
+                    min_length: 0,
+                    max_length: None,
+                }
             }
         };
         let principal_tag = decl
@@ -192,7 +225,11 @@ impl Resolver<'_> {
         }
     }
 
-    fn resolve_indexes(&mut self, decls: &NamedMap<syntax::IndexDecl>, table: &ir::Table) -> IndexMap<String, ir::Index> {
+    fn resolve_indexes(
+        &mut self,
+        decls: &NamedMap<syntax::IndexDecl>,
+        table: &ir::Table,
+    ) -> IndexMap<String, ir::Index> {
         let mut out = IndexMap::new();
         for (name, decl) in decls.iter() {
             self.check_table_name(name, "index");
@@ -209,28 +246,40 @@ impl Resolver<'_> {
         decl: &Spanned<syntax::IndexDecl>,
         table: &ir::Table,
     ) -> Option<ir::Index> {
-        let kind = decl.kind.as_ref().map_or(ir::IndexKind::Global, |k| k.value);
+        let kind = decl
+            .kind
+            .as_ref()
+            .map_or(ir::IndexKind::Global, |k| k.value);
         let partition_key = match (kind, &decl.partition_key) {
             (ir::IndexKind::Global, Some(pk)) => self.resolve_key_attribute(pk),
             (ir::IndexKind::Global, None) => {
                 self.error(
-                    Diagnostic::new(Code::MissingKey, format!("global index `{name}` has no partition key"))
-                        .label(name.span, "this index")
-                        .help("add `partition_key: <attribute name>`"),
+                    Diagnostic::new(
+                        Code::MissingKey,
+                        format!("global index `{name}` has no partition key"),
+                    )
+                    .label(name.span, "this index")
+                    .help("add `partition_key: <attribute name>`"),
                 );
                 return None;
             }
             (ir::IndexKind::Local, Some(pk)) => {
                 self.error(
-                    Diagnostic::new(Code::InvalidIndexKey, format!("local index `{name}` cannot have its own partition key"))
-                        .label(pk.span, "this partition key")
-                        .help("a local index shares the table's partition key: remove `partition_key`"),
+                    Diagnostic::new(
+                        Code::InvalidIndexKey,
+                        format!("local index `{name}` cannot have its own partition key"),
+                    )
+                    .label(pk.span, "this partition key")
+                    .help("a local index shares the table's partition key: remove `partition_key`"),
                 );
                 table.partition_key.clone()
             }
             (ir::IndexKind::Local, None) => table.partition_key.clone(),
         };
-        let sort_key = decl.sort_key.as_ref().map(|k| self.resolve_key_attribute(k));
+        let sort_key = decl
+            .sort_key
+            .as_ref()
+            .map(|k| self.resolve_key_attribute(k));
         if kind == ir::IndexKind::Local && sort_key.is_none() {
             self.error(
                 Diagnostic::new(Code::MissingKey, format!("local index `{name}` has no sort key"))
@@ -240,9 +289,12 @@ impl Resolver<'_> {
         }
         if kind == ir::IndexKind::Local && table.sort_key.is_none() {
             self.error(
-                Diagnostic::new(Code::InvalidIndexKey, format!("local index `{name}` on a table without a sort key"))
-                    .label(name.span, "this index")
-                    .help("DynamoDB allows local indexes only on tables with a composite primary key"),
+                Diagnostic::new(
+                    Code::InvalidIndexKey,
+                    format!("local index `{name}` on a table without a sort key"),
+                )
+                .label(name.span, "this index")
+                .help("DynamoDB allows local indexes only on tables with a composite primary key"),
             );
         }
         let projection = self.resolve_projection(decl.projection.as_ref());
@@ -258,7 +310,10 @@ impl Resolver<'_> {
         })
     }
 
-    fn resolve_projection(&mut self, decl: Option<&Spanned<syntax::ProjectionDecl>>) -> ir::Projection {
+    fn resolve_projection(
+        &mut self,
+        decl: Option<&Spanned<syntax::ProjectionDecl>>,
+    ) -> ir::Projection {
         let Some(decl) = decl else {
             return ir::Projection::All;
         };
@@ -266,10 +321,13 @@ impl Resolver<'_> {
             syntax::ProjectionDecl::Named(n) if n == "all" => ir::Projection::All,
             syntax::ProjectionDecl::Named(n) if n == "keys_only" => ir::Projection::KeysOnly,
             syntax::ProjectionDecl::Named(n) => {
-                let mut d = Diagnostic::new(Code::InvalidValue, format!("unknown projection `{n}`"))
-                    .label(decl.span, "not a projection");
+                let mut d =
+                    Diagnostic::new(Code::InvalidValue, format!("unknown projection `{n}`"))
+                        .label(decl.span, "not a projection");
                 d = d.help(match did_you_mean(n, ["all", "keys_only"]) {
-                    Some(close) => format!("did you mean `{close}`? (or list the attributes to include)"),
+                    Some(close) => {
+                        format!("did you mean `{close}`? (or list the attributes to include)")
+                    }
                     None => "write `all`, `keys_only` or a list of attribute names".to_owned(),
                 });
                 self.error(d);
@@ -284,12 +342,17 @@ impl Resolver<'_> {
     /// DynamoDB table and index names: 3–255 of `[A-Za-z0-9_.-]`.
     fn check_table_name(&mut self, name: &Spanned<String>, what: &str) {
         let ok = (3..=255).contains(&name.len())
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
         if !ok {
             self.error(
-                Diagnostic::new(Code::InvalidName, format!("`{name}` is not a valid DynamoDB {what} name"))
-                    .label(name.span, format!("{what} name"))
-                    .help("use 3 to 255 letters, digits, `_`, `.` or `-`"),
+                Diagnostic::new(
+                    Code::InvalidName,
+                    format!("`{name}` is not a valid DynamoDB {what} name"),
+                )
+                .label(name.span, format!("{what} name"))
+                .help("use 3 to 255 letters, digits, `_`, `.` or `-`"),
             );
         }
     }
@@ -310,10 +373,13 @@ impl Resolver<'_> {
         for name in names {
             if let Some(first) = seen.iter().find(|s| s.value == name.value) {
                 self.error(
-                    Diagnostic::new(Code::DuplicateName, format!("two {what}s are named `{name}`"))
-                        .label(name.span, "second use")
-                        .label(first.span, "first use")
-                        .help("give each its own name"),
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        format!("two {what}s are named `{name}`"),
+                    )
+                    .label(name.span, "second use")
+                    .label(first.span, "first use")
+                    .help("give each its own name"),
                 );
             } else {
                 seen.push(name);
@@ -325,7 +391,9 @@ impl Resolver<'_> {
 /// `[A-Za-z_][A-Za-z0-9_]*`
 pub(crate) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 

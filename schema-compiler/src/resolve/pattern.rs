@@ -33,7 +33,9 @@ impl Resolver<'_> {
         spec: &ir::Spec,
     ) -> Option<ir::AccessPattern> {
         let snake = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-            && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
         if !snake {
             self.error(
                 Diagnostic::new(Code::InvalidName, format!("`{name}` is not a valid access pattern name"))
@@ -45,14 +47,25 @@ impl Resolver<'_> {
         let rate = decl.rate.as_ref().map(|r| {
             if !(r.per_second.value > 0.0 && r.per_second.value.is_finite()) {
                 self.error(
-                    Diagnostic::new(Code::InvalidBounds, "a rate must be a positive number of calls per second")
-                        .label(r.per_second.span, "rate")
-                        .help("write e.g. `rate: { per_second: 50 }`"),
+                    Diagnostic::new(
+                        Code::InvalidBounds,
+                        "a rate must be a positive number of calls per second",
+                    )
+                    .label(r.per_second.span, "rate")
+                    .help("write e.g. `rate: { per_second: 50 }`"),
                 );
             }
-            ir::Rate { per_second: r.per_second.value, items: r.items.as_ref().map_or(1, |i| i.value) }
+            ir::Rate {
+                per_second: r.per_second.value,
+                items: r.items.as_ref().map_or(1, |i| i.value),
+            }
         });
-        Some(ir::AccessPattern { name: name.clone(), description: text(&decl.description), operation, rate })
+        Some(ir::AccessPattern {
+            name: name.clone(),
+            description: text(&decl.description),
+            operation,
+            rate,
+        })
     }
 
     fn resolve_operation(
@@ -76,7 +89,10 @@ impl Resolver<'_> {
                 if given.is_empty() {
                     format!("access pattern `{name}` declares no operation")
                 } else {
-                    format!("access pattern `{name}` declares {} operations", given.len())
+                    format!(
+                        "access pattern `{name}` declares {} operations",
+                        given.len()
+                    )
                 },
             )
             .label(name.span, "this access pattern");
@@ -91,12 +107,19 @@ impl Resolver<'_> {
             return self.resolve_get(entity, decl, spec);
         }
         if let Some(query) = &decl.query {
-            return self.resolve_query(query, decl, spec).map(ir::Operation::Query);
+            return self
+                .resolve_query(query, decl, spec)
+                .map(|q| ir::Operation::Query(Box::new(q)));
         }
         if let Some(tx) = &decl.transaction {
-            return self.resolve_transaction(tx, spec).map(ir::Operation::Transaction);
+            return self
+                .resolve_transaction(tx, spec)
+                .map(ir::Operation::Transaction);
         }
-        decl.batch.as_ref().and_then(|b| self.resolve_batch(b, spec)).map(ir::Operation::Batch)
+        decl.batch
+            .as_ref()
+            .and_then(|b| self.resolve_batch(b, spec))
+            .map(ir::Operation::Batch)
     }
 
     fn check_query_only_options(&mut self, decl: &syntax::AccessPatternDecl) {
@@ -111,9 +134,14 @@ impl Resolver<'_> {
         for (option, span) in options {
             if let Some(span) = span {
                 self.error(
-                    Diagnostic::new(Code::InvalidValue, format!("`{option}` only applies to a query"))
-                        .label(span, format!("`{option}` given here"))
-                        .help(format!("remove `{option}`, or make this access pattern a `query`")),
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        format!("`{option}` only applies to a query"),
+                    )
+                    .label(span, format!("`{option}` given here"))
+                    .help(format!(
+                        "remove `{option}`, or make this access pattern a `query`"
+                    )),
                 );
             }
         }
@@ -150,9 +178,12 @@ impl Resolver<'_> {
         if let (IndexRef::Index(i), Some(c)) = (&index, &decl.consistent_read) {
             if c.value && spec.indexes[i].kind == ir::IndexKind::Global {
                 self.error(
-                    Diagnostic::new(Code::InvalidValue, "global secondary indexes only support eventually consistent reads")
-                        .label(c.span, "consistent_read")
-                        .help("remove `consistent_read`, or query the table or a local index"),
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        "global secondary indexes only support eventually consistent reads",
+                    )
+                    .label(c.span, "consistent_read")
+                    .help("remove `consistent_read`, or query the table or a local index"),
                 );
             }
         }
@@ -161,7 +192,12 @@ impl Resolver<'_> {
             Some(sk) => Some(self.resolve_sort_condition(sk, key.1.as_ref(), spec)?),
             None => None,
         };
-        let keyed = KeyedPattern { index: &index, pk: &pk, sk: sk.as_ref(), span: query.pk.span };
+        let keyed = KeyedPattern {
+            index: &index,
+            pk: &pk,
+            sk: sk.as_ref(),
+            span: query.pk.span,
+        };
         let matching = self.matching_entities(&keyed, spec);
         let returns = self.resolve_returns(decl, &keyed, &matching, spec);
         let (params, fixed) = self.bind_params(&keyed, &returns, spec);
@@ -174,7 +210,10 @@ impl Resolver<'_> {
             matching: matching.into_iter().map(|(e, _)| e).collect(),
             params,
             fixed,
-            order: decl.order.as_ref().map_or(ir::Order::Ascending, |o| o.value),
+            order: decl
+                .order
+                .as_ref()
+                .map_or(ir::Order::Ascending, |o| o.value),
             consistent_read: decl.consistent_read.as_ref().is_some_and(|c| c.value),
         })
     }
@@ -185,7 +224,13 @@ impl Resolver<'_> {
         spec: &ir::Spec,
     ) -> Option<(IndexRef, (ir::KeyAttribute, Option<ir::KeyAttribute>))> {
         match &decl.index {
-            None => Some((IndexRef::Table, (spec.table.partition_key.clone(), spec.table.sort_key.clone()))),
+            None => Some((
+                IndexRef::Table,
+                (
+                    spec.table.partition_key.clone(),
+                    spec.table.sort_key.clone(),
+                ),
+            )),
             Some(name) => match spec.indexes.get(&name.value) {
                 Some(index) => Some((
                     IndexRef::Index(name.value.clone()),
@@ -228,7 +273,11 @@ impl Resolver<'_> {
                 }
             })
             .collect();
-        Some(ir::KeyTemplate { attribute: key.name.value.clone(), source: source.clone(), segments })
+        Some(ir::KeyTemplate {
+            attribute: key.name.value.clone(),
+            source: source.clone(),
+            segments,
+        })
     }
 
     fn resolve_sort_condition(
@@ -239,13 +288,17 @@ impl Resolver<'_> {
     ) -> Option<ir::SortCondition> {
         let Some(key) = key else {
             self.error(
-                Diagnostic::new(Code::NoSortKey, "a sort-key condition on a table or index without a sort key")
-                    .label(decl.span, "this condition")
-                    .help("remove `sk`, or query an index that has a sort key"),
+                Diagnostic::new(
+                    Code::NoSortKey,
+                    "a sort-key condition on a table or index without a sort key",
+                )
+                .label(decl.span, "this condition")
+                .help("remove `sk`, or query an index that has a sort key"),
             );
             return None;
         };
-        let single = |op, v: &Option<Spanned<String>>| v.as_ref().map(|v| (op, vec![v.clone()], v.span));
+        let single =
+            |op, v: &Option<Spanned<String>>| v.as_ref().map(|v| (op, vec![v.clone()], v.span));
         let mut given: Vec<(ir::SortOp, Vec<Spanned<String>>, Span)> = [
             single(ir::SortOp::Equals, &decl.equals),
             single(ir::SortOp::BeginsWith, &decl.begins_with),
@@ -253,25 +306,36 @@ impl Resolver<'_> {
             single(ir::SortOp::Lte, &decl.lte),
             single(ir::SortOp::Gt, &decl.gt),
             single(ir::SortOp::Gte, &decl.gte),
-            decl.between.as_ref().map(|b| (ir::SortOp::Between, b.value.clone(), b.span)),
+            decl.between
+                .as_ref()
+                .map(|b| (ir::SortOp::Between, b.value.clone(), b.span)),
         ]
         .into_iter()
         .flatten()
         .collect();
         if given.len() != 1 {
             self.error(
-                Diagnostic::new(Code::AmbiguousOperation, format!("a sort-key condition needs exactly one operator, found {}", given.len()))
-                    .label(decl.span, "this condition")
-                    .help("write one of `equals`, `begins_with`, `between`, `lt`, `lte`, `gt`, `gte`"),
+                Diagnostic::new(
+                    Code::AmbiguousOperation,
+                    format!(
+                        "a sort-key condition needs exactly one operator, found {}",
+                        given.len()
+                    ),
+                )
+                .label(decl.span, "this condition")
+                .help("write one of `equals`, `begins_with`, `between`, `lt`, `lte`, `gt`, `gte`"),
             );
             return None;
         }
         let (op, operands, span) = given.remove(0);
         if op == ir::SortOp::Between && operands.len() != 2 {
             self.error(
-                Diagnostic::new(Code::InvalidValue, format!("`between` takes two templates, found {}", operands.len()))
-                    .label(span, "between")
-                    .help("write `between: [\"<from>\", \"<to>\"]`"),
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("`between` takes two templates, found {}", operands.len()),
+                )
+                .label(span, "between")
+                .help("write `between: [\"<from>\", \"<to>\"]`"),
             );
             return None;
         }
@@ -279,11 +343,19 @@ impl Resolver<'_> {
             .iter()
             .map(|o| self.resolve_pattern_template(o, key, spec))
             .collect::<Option<Vec<_>>>()?;
-        Some(ir::SortCondition { op, operands, span: decl.span })
+        Some(ir::SortCondition {
+            op,
+            operands,
+            span: decl.span,
+        })
     }
 
     /// Every entity whose keys on the queried index satisfy the condition, with the bindings.
-    fn matching_entities(&mut self, p: &KeyedPattern<'_>, spec: &ir::Spec) -> Vec<(String, Vec<Binding>)> {
+    fn matching_entities(
+        &mut self,
+        p: &KeyedPattern<'_>,
+        spec: &ir::Spec,
+    ) -> Vec<(String, Vec<Binding>)> {
         spec.entities
             .iter()
             .filter_map(|(name, entity)| Some((name.clone(), match_entity(p, entity)?)))
@@ -306,7 +378,9 @@ impl Resolver<'_> {
         let OneOrMany(names) = &returns.value;
         let mut out = Vec::new();
         for name in names {
-            let Some(entity) = self.entity(name, spec) else { continue };
+            let Some(entity) = self.entity(name, spec) else {
+                continue;
+            };
             if matching.iter().any(|(m, _)| *m == name.value) {
                 out.push(name.value.clone());
             } else {
@@ -316,7 +390,12 @@ impl Resolver<'_> {
         out
     }
 
-    fn no_match(&mut self, p: &KeyedPattern<'_>, entity: Option<(&Spanned<String>, &ir::Entity)>, spec: &ir::Spec) {
+    fn no_match(
+        &mut self,
+        p: &KeyedPattern<'_>,
+        entity: Option<(&Spanned<String>, &ir::Entity)>,
+        spec: &ir::Spec,
+    ) {
         let broken = match entity {
             Some((name, _)) => self.broken_entities.contains(&name.value),
             None => !self.broken_entities.is_empty(),
@@ -355,18 +434,26 @@ impl Resolver<'_> {
 
     /// `<tenent>` where the tenant belongs: say so, with the right name.
     fn misspelled_tenant(&mut self, pk: &ir::KeyTemplate, spec: &ir::Spec) -> bool {
-        let Some(tenant) = &spec.tenant else { return false };
+        let Some(tenant) = &spec.tenant else {
+            return false;
+        };
         if pk.placeholders().any(|p| p.kind == PlaceholderKind::Tenant) {
             return false;
         }
-        let Some(p) = pk.placeholders().find(|p| did_you_mean(&p.name, [tenant.placeholder.as_str()]).is_some()) else {
+        let Some(p) = pk
+            .placeholders()
+            .find(|p| did_you_mean(&p.name, [tenant.placeholder.as_str()]).is_some())
+        else {
             return false;
         };
         self.error(
-            Diagnostic::new(Code::UnknownPlaceholder, format!("unknown placeholder `<{}>`", p.name))
-                .label(p.name.span, "not the tenant placeholder")
-                .label(tenant.placeholder.span, "tenant placeholder declared here")
-                .help(format!("did you mean `{}`?", tenant.placeholder)),
+            Diagnostic::new(
+                Code::UnknownPlaceholder,
+                format!("unknown placeholder `<{}>`", p.name),
+            )
+            .label(p.name.span, "not the tenant placeholder")
+            .label(tenant.placeholder.span, "tenant placeholder declared here")
+            .help(format!("did you mean `{}`?", tenant.placeholder)),
         );
         true
     }
@@ -385,17 +472,33 @@ impl Resolver<'_> {
             .collect();
         for entity_name in returns {
             let entity = &spec.entities[entity_name];
-            let Some(bindings) = match_entity(p, entity) else { continue };
-            for b in bindings.iter().filter(|b| b.kind == PlaceholderKind::Attribute) {
-                let Some(attr) = entity.attributes.get(&b.placeholder) else { continue };
+            let Some(bindings) = match_entity(p, entity) else {
+                continue;
+            };
+            for b in bindings
+                .iter()
+                .filter(|b| b.kind == PlaceholderKind::Attribute)
+            {
+                let Some(attr) = entity.attributes.get(&b.placeholder) else {
+                    continue;
+                };
                 match &b.fill {
                     Fill::Param(name, _) => {
-                        let Some(ph) = pattern_placeholders.iter().find(|ph| ph.name.value == *name) else { continue };
+                        let Some(ph) = pattern_placeholders
+                            .iter()
+                            .find(|ph| ph.name.value == *name)
+                        else {
+                            continue;
+                        };
                         self.bind_param(&mut params, ph, entity_name, attr);
                     }
                     Fill::Literal(value) => {
                         self.check_literal(value, attr, entity_name, p.span);
-                        fixed.push(ir::FixedValue { entity: entity_name.clone(), attribute: b.placeholder.clone(), value: value.clone() });
+                        fixed.push(ir::FixedValue {
+                            entity: entity_name.clone(),
+                            attribute: b.placeholder.clone(),
+                            value: value.clone(),
+                        });
                     }
                     Fill::Partial(_) => {}
                 }
@@ -425,7 +528,11 @@ impl Resolver<'_> {
             None => {
                 params.insert(
                     ph.name.value.clone(),
-                    ir::Param { name: ph.name.clone(), r#type: attr.r#type.clone(), binds: vec![bind] },
+                    ir::Param {
+                        name: ph.name.clone(),
+                        r#type: attr.r#type.clone(),
+                        binds: vec![bind],
+                    },
                 );
             }
         }
@@ -440,18 +547,29 @@ impl Resolver<'_> {
         };
         if !ok {
             self.error(
-                Diagnostic::new(Code::InvalidLiteral, format!("`{value}` is not a valid {} for `{entity}.{}`", attr.r#type.name(), attr.name))
-                    .label(span, "this key condition")
-                    .label(attr.name.span, "attribute declared here")
-                    .help(match &attr.r#type {
-                        AttributeType::Enum { values } => format!("use one of: {}", values.join(", ")),
-                        other => format!("write a {} value", other.name()),
-                    }),
+                Diagnostic::new(
+                    Code::InvalidLiteral,
+                    format!(
+                        "`{value}` is not a valid {} for `{entity}.{}`",
+                        attr.r#type.name(),
+                        attr.name
+                    ),
+                )
+                .label(span, "this key condition")
+                .label(attr.name.span, "attribute declared here")
+                .help(match &attr.r#type {
+                    AttributeType::Enum { values } => format!("use one of: {}", values.join(", ")),
+                    other => format!("write a {} value", other.name()),
+                }),
             );
         }
     }
 
-    fn resolve_transaction(&mut self, decl: &Spanned<syntax::TransactionDecl>, spec: &ir::Spec) -> Option<ir::Transaction> {
+    fn resolve_transaction(
+        &mut self,
+        decl: &Spanned<syntax::TransactionDecl>,
+        spec: &ir::Spec,
+    ) -> Option<ir::Transaction> {
         use ir::TransactionOp as Op;
         let lists = [
             (Op::Put, &decl.put),
@@ -476,11 +594,17 @@ impl Resolver<'_> {
             );
             return None;
         }
-        let max_items = decl.max_items.clone().unwrap_or_else(|| Spanned::new(100, decl.span));
+        let max_items = decl
+            .max_items
+            .unwrap_or_else(|| Spanned::new(100, decl.span));
         Some(ir::Transaction { items, max_items })
     }
 
-    fn resolve_batch(&mut self, decl: &Spanned<syntax::BatchDecl>, spec: &ir::Spec) -> Option<ir::Batch> {
+    fn resolve_batch(
+        &mut self,
+        decl: &Spanned<syntax::BatchDecl>,
+        spec: &ir::Spec,
+    ) -> Option<ir::Batch> {
         let mut names = |list: &Option<Spanned<OneOrMany>>| -> Vec<String> {
             list.iter()
                 .flat_map(|l| l.value.0.iter())
@@ -488,7 +612,11 @@ impl Resolver<'_> {
                 .map(|n| n.value.clone())
                 .collect()
         };
-        let batch = ir::Batch { get: names(&decl.get), put: names(&decl.put), delete: names(&decl.delete) };
+        let batch = ir::Batch {
+            get: names(&decl.get),
+            put: names(&decl.put),
+            delete: names(&decl.delete),
+        };
         if decl.get.is_none() && decl.put.is_none() && decl.delete.is_none() {
             self.error(
                 Diagnostic::new(Code::AmbiguousOperation, "a batch names no entities")

@@ -48,7 +48,11 @@ fn tokens(template: &KeyTemplate) -> Vec<Tok<'_>> {
 }
 
 /// Matches `pattern` against `entity`; `prefix` allows the pattern to end early.
-pub fn match_template(pattern: &KeyTemplate, entity: &KeyTemplate, prefix: bool) -> Option<Vec<Binding>> {
+pub fn match_template(
+    pattern: &KeyTemplate,
+    entity: &KeyTemplate,
+    prefix: bool,
+) -> Option<Vec<Binding>> {
     let q = tokens(pattern);
     let e = tokens(entity);
     let mut acc = Vec::new();
@@ -85,7 +89,13 @@ fn step(q: &[Tok<'_>], e: &[Tok<'_>], prefix: bool, acc: &mut Vec<Binding>) -> b
 
 /// An entity placeholder filled by a run of the pattern's literal characters.
 /// The tenant and shard are never literals in a pattern.
-fn fill_with_literal(h: &Placeholder, q: &[Tok<'_>], e: &[Tok<'_>], prefix: bool, acc: &mut Vec<Binding>) -> bool {
+fn fill_with_literal(
+    h: &Placeholder,
+    q: &[Tok<'_>],
+    e: &[Tok<'_>],
+    prefix: bool,
+    acc: &mut Vec<Binding>,
+) -> bool {
     if h.kind != PlaceholderKind::Attribute {
         return false;
     }
@@ -104,7 +114,11 @@ fn fill_with_literal(h: &Placeholder, q: &[Tok<'_>], e: &[Tok<'_>], prefix: bool
         acc.push(Binding {
             placeholder: h.name.value.clone(),
             kind: h.kind,
-            fill: if partial { Fill::Partial(value) } else { Fill::Literal(value) },
+            fill: if partial {
+                Fill::Partial(value)
+            } else {
+                Fill::Literal(value)
+            },
         });
         if step(rest, &e[1..], prefix, acc) {
             return true;
@@ -120,40 +134,60 @@ mod tests {
     use crate::source::Spanned;
 
     fn t(s: &str, kinds: &[(&str, PlaceholderKind)]) -> KeyTemplate {
-        let spans = crate::template::TemplateSpans::new(&crate::source::SourceMap::new(), &Spanned::dummy(s.to_owned()));
+        let spans = crate::template::TemplateSpans::new(
+            &crate::source::SourceMap::new(),
+            &Spanned::dummy(s.to_owned()),
+        );
         let raw = crate::template::parse_template(s, spans).unwrap();
         let segments = raw
             .into_iter()
             .map(|r| match r {
                 crate::template::RawSegment::Literal(l) => Segment::Literal(l),
                 crate::template::RawSegment::Placeholder(n) => {
-                    let kind = kinds.iter().find(|(k, _)| *k == n.value).map_or(PlaceholderKind::Attribute, |(_, k)| *k);
+                    let kind = kinds
+                        .iter()
+                        .find(|(k, _)| *k == n.value)
+                        .map_or(PlaceholderKind::Attribute, |(_, k)| *k);
                     Segment::Placeholder(Placeholder { name: n, kind })
                 }
             })
             .collect();
-        KeyTemplate { attribute: "pk".into(), source: Spanned::dummy(s.into()), segments }
+        KeyTemplate {
+            attribute: "pk".into(),
+            source: Spanned::dummy(s.into()),
+            segments,
+        }
     }
 
     const T: (&str, PlaceholderKind) = ("tenant", PlaceholderKind::Tenant);
 
     #[test]
     fn literal_fills_an_entity_placeholder() {
-        let b = match_template(&t("TENANT#<tenant>|OPEN", &[T]), &t("TENANT#<tenant>|<status>", &[T]), false).unwrap();
+        let b = match_template(
+            &t("TENANT#<tenant>|OPEN", &[T]),
+            &t("TENANT#<tenant>|<status>", &[T]),
+            false,
+        )
+        .unwrap();
         assert_eq!(b[1].fill, Fill::Literal("OPEN".into()));
     }
 
     #[test]
     fn parameters_may_have_other_names() {
-        let b = match_template(&t("TICKET#<id>", &[]), &t("TICKET#<ticket_id>", &[]), false).unwrap();
+        let b =
+            match_template(&t("TICKET#<id>", &[]), &t("TICKET#<ticket_id>", &[]), false).unwrap();
         assert_eq!(b[0].placeholder, "ticket_id");
-        assert_eq!(b[0].fill, Fill::Param("id".into(), PlaceholderKind::Attribute));
+        assert_eq!(
+            b[0].fill,
+            Fill::Param("id".into(), PlaceholderKind::Attribute)
+        );
     }
 
     #[test]
     fn full_match_needs_the_whole_template() {
         assert!(match_template(&t("COMMENT#", &[]), &t("COMMENT#<at>#<id>", &[]), false).is_none());
-        let b = match_template(&t("COMMENT#2024", &[]), &t("COMMENT#<at>#<id>", &[]), true).unwrap();
+        let b =
+            match_template(&t("COMMENT#2024", &[]), &t("COMMENT#<at>#<id>", &[]), true).unwrap();
         assert_eq!(b[0].fill, Fill::Partial("2024".into()));
     }
 
@@ -164,6 +198,8 @@ mod tests {
 
     #[test]
     fn tenant_is_never_a_literal() {
-        assert!(match_template(&t("TENANT#1|X", &[]), &t("TENANT#<tenant>|X", &[T]), false).is_none());
+        assert!(
+            match_template(&t("TENANT#1|X", &[]), &t("TENANT#<tenant>|X", &[T]), false).is_none()
+        );
     }
 }

@@ -20,7 +20,10 @@ pub use parse::parse_spec;
 /// A whole spec file.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "singletable spec", description = "An Amazon DynamoDB single-table design: the table, its tenant, indexes, entities and access patterns.")]
+#[schemars(
+    title = "singletable spec",
+    description = "An Amazon DynamoDB single-table design: the table, its tenant, indexes, entities and access patterns."
+)]
 pub struct SpecDecl {
     /// The spec format version. Always `1`.
     pub version: Spanned<u32>,
@@ -106,7 +109,11 @@ impl Shorthand for KeyAttributeDecl {
         }
     }
 }
-shorthand_impls!(KeyAttributeDecl, "KeyAttribute", json!({ "type": "string" }));
+shorthand_impls!(
+    KeyAttributeDecl,
+    "KeyAttribute",
+    json!({ "type": "string" })
+);
 
 /// DynamoDB scalar types a key attribute can have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -147,7 +154,8 @@ pub struct BillingFull {
 
 impl Shorthand for BillingDecl {
     type Full = BillingFull;
-    const EXPECTING: &'static str = "`on_demand`, `provisioned` or { mode, read_capacity, write_capacity }";
+    const EXPECTING: &'static str =
+        "`on_demand`, `provisioned` or { mode, read_capacity, write_capacity }";
     fn from_str(s: &str) -> Self {
         let mode = match s {
             "provisioned" => BillingMode::Provisioned,
@@ -652,7 +660,8 @@ pub struct SortConditionFull {
 
 impl Shorthand for SortConditionDecl {
     type Full = SortConditionFull;
-    const EXPECTING: &'static str = "a sort key template or one of { equals, begins_with, between, lt, lte, gt, gte }";
+    const EXPECTING: &'static str =
+        "a sort key template or one of { equals, begins_with, between, lt, lte, gt, gte }";
     fn from_str(s: &str) -> Self {
         SortConditionDecl {
             equals: Some(Spanned::dummy(s.to_owned())),
@@ -671,7 +680,11 @@ impl Shorthand for SortConditionDecl {
         }
     }
 }
-shorthand_impls!(SortConditionDecl, "SortCondition", json!({ "type": "string" }));
+shorthand_impls!(
+    SortConditionDecl,
+    "SortCondition",
+    json!({ "type": "string" })
+);
 
 /// Sort order of query results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

@@ -53,20 +53,24 @@ fn diagnostic_for(message: &str, span: Span) -> Diagnostic {
     if let Some((name, expected)) = unknown_word(message, "unknown field `") {
         let mut d = Diagnostic::new(Code::UnknownField, format!("unknown field `{name}`"))
             .label(span, "not a field here");
-        d = d.help(match did_you_mean(&name, expected.iter().map(String::as_str)) {
-            Some(close) => format!("did you mean `{close}`?"),
-            None if expected.is_empty() => "remove this field".to_owned(),
-            None => format!("expected one of: {}", expected.join(", ")),
-        });
+        d = d.help(
+            match did_you_mean(&name, expected.iter().map(String::as_str)) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None if expected.is_empty() => "remove this field".to_owned(),
+                None => format!("expected one of: {}", expected.join(", ")),
+            },
+        );
         return d;
     }
     if let Some((name, expected)) = unknown_word(message, "unknown variant `") {
         let d = Diagnostic::new(Code::InvalidValue, format!("unknown value `{name}`"))
             .label(span, "not an allowed value");
-        return d.help(match did_you_mean(&name, expected.iter().map(String::as_str)) {
-            Some(close) => format!("did you mean `{close}`?"),
-            None => format!("expected one of: {}", expected.join(", ")),
-        });
+        return d.help(
+            match did_you_mean(&name, expected.iter().map(String::as_str)) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None => format!("expected one of: {}", expected.join(", ")),
+            },
+        );
     }
     if message.starts_with("duplicate mapping key") {
         let name = message
@@ -116,16 +120,21 @@ mod tests {
 
     #[test]
     fn unknown_field_messages_are_split() {
-        let (name, expected) =
-            unknown_word("unknown field `max_lenght`, expected one of type, max_length", "unknown field `")
-                .unwrap();
+        let (name, expected) = unknown_word(
+            "unknown field `max_lenght`, expected one of type, max_length",
+            "unknown field `",
+        )
+        .unwrap();
         assert_eq!(name, "max_lenght");
         assert_eq!(expected, ["type", "max_length"]);
     }
 
     #[test]
     fn library_locations_are_stripped() {
-        assert_eq!(clean_message("line 3 column 26: unknown field `x`"), "unknown field `x`");
+        assert_eq!(
+            clean_message("line 3 column 26: unknown field `x`"),
+            "unknown field `x`"
+        );
         assert_eq!(
             clean_message("expected string scalar at line 1, column 4"),
             "expected string scalar"

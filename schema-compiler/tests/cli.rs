@@ -1,0 +1,174 @@
+//! The `singletable` command line: exit codes, output formats, help.
+#![cfg(feature = "cli")]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_owned()
+}
+
+fn singletable() -> Command {
+    let mut cmd = Command::cargo_bin("singletable").expect("binary is built with the cli feature");
+    cmd.current_dir(root());
+    cmd
+}
+
+fn write_temp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("singletable-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write temp spec");
+    path
+}
+
+fn support_ticket_with(from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(root().join("schemas/support_ticket.yaml")).expect("spec");
+    assert!(text.contains(from), "fixture text `{from}` not found");
+    text.replacen(from, to, 1)
+}
+
+#[test]
+fn clean_spec_exits_zero_and_prints_nothing() {
+    let out = singletable()
+        .args(["check", "schemas/support_ticket.yaml"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+}
+
+#[test]
+fn misspelled_placeholder_reports_location_label_and_suggestion() {
+    let path = write_temp(
+        "typo.yaml",
+        &support_ticket_with(
+            "TENANT#<tenant>|TICKET#<id>\", sk: SUMMARY",
+            "TENANT#<tenent>|TICKET#<id>\", sk: SUMMARY",
+        ),
+    );
+    let out = singletable()
+        .args(["check", "--format", "json"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let first = &json[0];
+    assert_eq!(first["code"], "singletable::unknown_placeholder");
+    assert_eq!(first["help"], "did you mean `tenant`?");
+    let text = std::fs::read_to_string(&path).expect("read back");
+    let line = text
+        .lines()
+        .position(|l| l.contains("<tenent>"))
+        .expect("typo line")
+        + 1;
+    let column = text
+        .lines()
+        .nth(line - 1)
+        .and_then(|l| l.find("<tenent>"))
+        .expect("typo column")
+        + 1;
+    assert_eq!(first["line"], line);
+    assert_eq!(first["column"], column);
+    assert_eq!(first["labels"][0]["length"], "<tenent>".len());
+
+    let out = singletable()
+        .arg("check")
+        .arg(&path)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown placeholder `<tenent>`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("typo.yaml:{line}:{column}")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `tenant`?"), "{stderr}");
+}
+
+#[test]
+fn three_independent_mistakes_are_all_reported() {
+    let text = support_ticket_with(
+        "TENANT#<tenant>|TICKET#<ticket_id>",
+        "TENANT#<tenant>|TICKET#<ticketid>",
+    )
+    .replacen("index: GSI1", "index: GSI9", 1)
+    .replacen("returns: TicketCount", "returns: TicketCounts", 1);
+    let path = write_temp("three.yaml", &text);
+    let out = singletable()
+        .args(["check", "--format", "json"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let codes: Vec<&str> = json
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|d| d["code"].as_str().expect("code"))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "singletable::unknown_placeholder",
+            "singletable::unknown_index",
+            "singletable::unknown_entity"
+        ]
+    );
+}
+
+#[test]
+fn missing_file_exits_two() {
+    let out = singletable()
+        .args(["check", "does/not/exist.yaml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
+
+#[test]
+fn usage_error_exits_two() {
+    let out = singletable().args(["check"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let out = singletable().args(["frobnicate"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn schema_command_prints_the_checked_in_schema() {
+    let out = singletable().arg("schema").output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let checked_in: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schemas/singletable.schema.json"))
+            .expect("schema file"),
+    )
+    .expect("JSON");
+    assert_eq!(printed, checked_in);
+}
+
+#[test]
+fn help_is_stable() {
+    let out = singletable().arg("--help").output().expect("runs");
+    insta::assert_snapshot!("help", String::from_utf8_lossy(&out.stdout));
+    let out = singletable()
+        .args(["check", "--help"])
+        .output()
+        .expect("runs");
+    insta::assert_snapshot!("check_help", String::from_utf8_lossy(&out.stdout));
+}
