@@ -11,8 +11,8 @@ use serde::Serialize;
 use crate::source::{Span, Spanned};
 
 pub use crate::syntax::{
-    BillingMode, DatetimeFormat, IndexKind, KeyType, Maintenance, Order, Scope, StreamView,
-    TimePrecision,
+    BillingMode, DatetimeFormat, IndexKind, KeyType, LintLevel, Maintenance, Order, Scope,
+    StreamView, TimePrecision,
 };
 
 /// A resolved spec.
@@ -30,6 +30,8 @@ pub struct Spec {
     pub entities: IndexMap<String, Entity>,
     /// Access patterns by name, in declaration order.
     pub access_patterns: IndexMap<String, AccessPattern>,
+    /// Lint levels set by the spec, by diagnostic name.
+    pub lints: IndexMap<String, LintLevel>,
 }
 
 /// The table.
@@ -186,6 +188,8 @@ pub struct Attribute {
     pub description: Option<String>,
     /// Typical size in bytes, for capacity estimates.
     pub typical_size: Option<u64>,
+    /// In keys, `%` and delimiter characters are percent-encoded.
+    pub escape: bool,
 }
 
 /// Attribute types with their bounds.

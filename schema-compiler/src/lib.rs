@@ -52,12 +52,15 @@
 //!   = help: did you mean `tenant`?
 //! ```
 //!
-//! The pipeline is `source` → [`syntax`] → [`resolve`] → [`ir`]; the spec
+//! The pipeline is `source` → [`syntax`] → [`resolve`] → [`ir`] →
+//! [`check`]; the spec
 //! format is documented in `docs/spec.md` and every diagnostic code in
 //! `docs/diagnostics.md`.
 
 pub mod alphabet;
+pub mod check;
 pub mod diagnostics;
+pub mod encoding;
 pub mod ir;
 pub mod resolve;
 pub mod source;
@@ -189,7 +192,13 @@ impl Compiler {
 
 fn compile_file(sources: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<ir::Spec> {
     let decl = syntax::parse_spec(sources, file, diags)?;
-    Some(resolve::resolve_spec(&decl, sources, diags))
+    let spec = resolve::resolve_spec(&decl, sources, diags);
+    // Checks reason about a complete model; after resolution errors they
+    // would only repeat them.
+    if !diags.has_errors() {
+        check::check_spec(&spec, diags);
+    }
+    Some(spec)
 }
 
 /// The JSON Schema of the spec format (draft-07, which editors' YAML

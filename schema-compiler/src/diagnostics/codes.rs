@@ -104,6 +104,66 @@ codes! {
     InvalidLiteral = "invalid_literal", Error;
     /// A sort-key condition is given for an index without a sort key.
     NoSortKey = "no_sort_key", Error;
+
+    // ---- tenant isolation (check) -------------------------------------------
+    /// A partition key template of a tenant-scoped entity does not begin with the tenant.
+    TenantPrefixMissing = "tenant_prefix_missing", Error;
+    /// An access pattern over tenant-scoped data does not bind the tenant in its partition key.
+    PatternTenantUnbound = "pattern_tenant_unbound", Error;
+    /// The character after the tenant is not a delimiter tenant ids (and IAM tags) cannot contain.
+    TenantPrefixUnsafe = "tenant_prefix_unsafe", Error;
+    /// The tenant id pattern allows empty ids or IAM wildcard characters.
+    TenantIdUnsafe = "tenant_id_unsafe", Error;
+    /// IAM cannot stop a write whose index key names another tenant.
+    GsiWriteIsolation = "gsi_write_isolation", Warning;
+    /// Entities declared global are exempt from tenant checks.
+    GlobalEntities = "global_entities", Note;
+
+    // ---- key soundness (check) ----------------------------------------------
+    /// A placeholder's values can contain a delimiter of its template.
+    DelimiterInjection = "delimiter_injection", Error;
+    /// Two placeholders follow each other with nothing to tell where one ends.
+    AmbiguousTemplate = "ambiguous_template", Error;
+    /// Two entities can produce the same primary key.
+    KeyCollision = "key_collision", Error;
+    /// A query can return items of an entity it does not declare.
+    KeySpaceOverlap = "key_space_overlap", Error;
+    /// A range condition runs over values whose text order is not their value order.
+    SortOrder = "sort_order", Warning;
+
+    // ---- access patterns (check) --------------------------------------------
+    /// No access pattern queries this index.
+    UnusedIndex = "unused_index", Warning;
+    /// No access pattern reads or writes this entity.
+    UnusedEntity = "unused_entity", Warning;
+    /// A `get` of a randomly sharded entity cannot know the shard.
+    ShardedGet = "sharded_get", Error;
+
+    // ---- limits, capacity, cost (check) -------------------------------------
+    /// More than 20 global or 5 local secondary indexes.
+    TooManyIndexes = "too_many_indexes", Error;
+    /// The worst-case key exceeds DynamoDB's key size limit.
+    KeyTooLarge = "key_too_large", Error;
+    /// A key placeholder has no length bound, so the key size cannot be proven.
+    KeySizeUnbounded = "key_size_unbounded", Warning;
+    /// The worst-case item exceeds 400 KB.
+    ItemTooLarge = "item_too_large", Error;
+    /// The typical item is over 1 KB, so each write costs more than one write unit.
+    ItemOverOneKb = "item_over_one_kb", Note;
+    /// The TTL attribute is not a Number of epoch seconds.
+    TtlAttribute = "ttl_attribute", Error;
+    /// The table has a TTL attribute that no entity declares.
+    TtlUnused = "ttl_unused", Warning;
+    /// A transaction may carry more than 100 items.
+    TransactionLimit = "transaction_limit", Error;
+    /// A transaction mixes tenant-scoped and global entities.
+    TransactionScope = "transaction_scope", Warning;
+    /// The shard count cannot carry the declared throughput.
+    ShardCapacity = "shard_capacity", Error;
+    /// A declared rate exceeds what one partition serves, and the key keeps it in one partition.
+    HotPartition = "hot_partition", Error;
+    /// An index partition key has few distinct values under a declared write rate.
+    LowCardinalityIndex = "low_cardinality_index", Warning;
 }
 
 impl fmt::Display for Code {

@@ -14,7 +14,7 @@ const TYPE_NAMES: [&str; 9] = [
 /// Which options each type accepts, for "does not apply" errors.
 fn allowed_options(ty: &str) -> &'static [&'static str] {
     match ty {
-        "string" => &["min_length", "max_length", "pattern"],
+        "string" => &["min_length", "max_length", "pattern", "escape"],
         "integer" => &["min", "max"],
         "decimal" => &["min", "max", "scale"],
         "datetime" => &["format", "precision"],
@@ -38,6 +38,7 @@ impl Resolver<'_> {
             optional: decl.optional.as_ref().is_some_and(|o| o.value),
             description: text(&decl.description),
             typical_size: decl.typical_size.as_ref().map(|s| s.value),
+            escape: decl.escape.as_ref().is_some_and(|e| e.value),
         }
     }
 
@@ -93,7 +94,8 @@ impl Resolver<'_> {
     }
 
     fn check_options_apply(&mut self, ty: &Spanned<String>, decl: &AttributeDecl) {
-        let given: [(&str, Option<Span>); 10] = [
+        let given: [(&str, Option<Span>); 11] = [
+            ("escape", decl.escape.as_ref().map(|v| v.span)),
             ("min_length", decl.min_length.as_ref().map(|v| v.span)),
             ("max_length", decl.max_length.as_ref().map(|v| v.span)),
             ("pattern", decl.pattern.as_ref().map(|v| v.span)),

@@ -76,10 +76,49 @@ impl Resolver<'_> {
             indexes,
             entities: IndexMap::new(),
             access_patterns: IndexMap::new(),
+            lints: self.resolve_lints(&decl.lints),
         };
         spec.entities = self.resolve_entities(&decl.entities, &spec);
         spec.access_patterns = self.resolve_patterns(&decl.access_patterns, &spec);
         spec
+    }
+
+    fn resolve_lints(
+        &mut self,
+        decls: &NamedMap<ir::LintLevel>,
+    ) -> IndexMap<String, ir::LintLevel> {
+        let mut out = IndexMap::new();
+        for (name, level) in decls.iter() {
+            let code = Code::ALL.iter().find(|c| c.name() == name.value);
+            match code {
+                Some(code) if code.default_severity() != crate::diagnostics::Severity::Error => {
+                    out.insert(name.value.clone(), level.value);
+                }
+                Some(_) => self.error(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        format!("`{name}` is an error and cannot be allowed"),
+                    )
+                    .label(name.span, "this lint")
+                    .help("only warnings and notes have levels; fix the error instead"),
+                ),
+                None => {
+                    let names = Code::ALL
+                        .iter()
+                        .filter(|c| c.default_severity() != crate::diagnostics::Severity::Error)
+                        .map(|c| c.name());
+                    let mut d =
+                        Diagnostic::new(Code::InvalidValue, format!("no lint is named `{name}`"))
+                            .label(name.span, "unknown lint");
+                    d = d.help(match did_you_mean(name, names) {
+                        Some(close) => format!("did you mean `{close}`?"),
+                        None => "see docs/diagnostics.md for the lint names".to_owned(),
+                    });
+                    self.error(d);
+                }
+            }
+        }
+        out
     }
 
     fn resolve_table(&mut self, decl: &Spanned<syntax::TableDecl>) -> ir::Table {

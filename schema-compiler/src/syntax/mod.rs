@@ -43,6 +43,22 @@ pub struct SpecDecl {
     /// The access patterns the table serves, by name (snake_case: each becomes a method).
     #[serde(default)]
     pub access_patterns: NamedMap<AccessPatternDecl>,
+    /// Lint levels by diagnostic name (`allow`, `warn`, `deny`) for checks whose
+    /// default is a warning or note, e.g. `lints: { unused_index: allow }`.
+    #[serde(default)]
+    pub lints: NamedMap<LintLevel>,
+}
+
+/// What to do with a lint's findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LintLevel {
+    /// Do not report.
+    Allow,
+    /// Report as a warning.
+    Warn,
+    /// Report as an error.
+    Deny,
 }
 
 /// The table.
@@ -388,6 +404,9 @@ pub struct AttributeDecl {
     pub precision: Option<Spanned<TimePrecision>>,
     /// Typical size in bytes, for capacity estimates.
     pub typical_size: Option<Spanned<u64>>,
+    /// Strings in keys: percent-encode `%` and every delimiter character, so
+    /// any value is safe in a key template and decodes back exactly.
+    pub escape: Option<Spanned<bool>>,
 }
 
 /// The long form of [`AttributeDecl`].
@@ -435,6 +454,10 @@ pub struct AttributeFull {
     /// Typical size in bytes, for capacity estimates.
     #[serde(default)]
     pub typical_size: Option<Spanned<u64>>,
+    /// Strings in keys: percent-encode `%` and every delimiter character, so
+    /// any value is safe in a key template and decodes back exactly.
+    #[serde(default)]
+    pub escape: Option<Spanned<bool>>,
 }
 
 impl Shorthand for AttributeDecl {
@@ -467,6 +490,7 @@ impl Shorthand for AttributeDecl {
             format: f.format,
             precision: f.precision,
             typical_size: f.typical_size,
+            escape: f.escape,
         }
     }
 }

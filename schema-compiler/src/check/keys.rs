@@ -1,0 +1,258 @@
+//! Key soundness: values cannot forge key structure, entities cannot collide,
+//! queries return only what they declare, range conditions sort correctly.
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::encoding::{self, is_delimiter};
+use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, SortOp};
+
+use super::lang::{intersects, Tok};
+use super::{entity_templates, entity_tokens, pattern_tokens, show_chars};
+
+/// Why: a value containing a delimiter forges key structure and breaks parsing keys back.
+pub fn check_delimiter_injection(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for entity in spec.entities.values() {
+        for (_, template) in entity_templates(entity) {
+            let delimiters: Vec<char> = literal_delimiters(template);
+            for p in template.placeholders() {
+                let domain = encoding::entity_placeholder_domain(spec, entity, p);
+                if domain.escaped {
+                    continue;
+                }
+                let bad: Vec<char> = delimiters
+                    .iter()
+                    .copied()
+                    .filter(|c| domain.alphabet.contains(*c))
+                    .collect();
+                if bad.is_empty() {
+                    continue;
+                }
+                diags.push(injection(spec, entity, p, &bad, template));
+            }
+        }
+    }
+}
+
+fn literal_delimiters(template: &ir::KeyTemplate) -> Vec<char> {
+    let mut out: Vec<char> = template
+        .segments
+        .iter()
+        .filter_map(|s| match s {
+            Segment::Literal(l) => Some(l.chars().filter(|c| is_delimiter(*c))),
+            Segment::Placeholder(_) => None,
+        })
+        .flatten()
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn injection(
+    spec: &ir::Spec,
+    entity: &ir::Entity,
+    p: &ir::Placeholder,
+    bad: &[char],
+    template: &ir::KeyTemplate,
+) -> Diagnostic {
+    let d = Diagnostic::new(
+        Code::DelimiterInjection,
+        format!(
+            "values of `<{}>` may contain {}, a delimiter of `{}`",
+            p.name,
+            show_chars(bad),
+            template.source.value
+        ),
+    )
+    .label(p.name.span, "this placeholder");
+    match p.kind {
+        PlaceholderKind::Tenant => {
+            let tenant = spec
+                .tenant
+                .as_ref()
+                .expect("a tenant placeholder implies a tenant section");
+            d.label(tenant.id_pattern.span, "tenant id pattern")
+                .help("exclude the delimiters from the tenant id_pattern (tenant ids cannot be escaped: IAM sees them verbatim)")
+        }
+        _ => {
+            let attr = entity.attributes.get(&p.name.value);
+            let d = match attr {
+                Some(a) => d.label(a.name.span, "attribute declared here"),
+                None => d,
+            };
+            let help = match attr.map(|a| &a.r#type) {
+                Some(ir::AttributeType::String { .. }) => format!(
+                    "give `{}` a `pattern` that excludes {} (e.g. `^[A-Za-z0-9_]+$`), or set `escape: true` to percent-encode them",
+                    p.name,
+                    show_chars(bad)
+                ),
+                _ => format!("use delimiters that `{}` values cannot contain, such as `#` or `|`", p.name),
+            };
+            d.help(help)
+        }
+    }
+}
+
+/// Why: `<a><b>` cannot be split back into `a` and `b` unless `a` has a fixed width.
+pub fn check_ambiguous_templates(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for entity in spec.entities.values() {
+        for (_, template) in entity_templates(entity) {
+            for pair in template.segments.windows(2) {
+                let [Segment::Placeholder(a), Segment::Placeholder(b)] = pair else {
+                    continue;
+                };
+                if encoding::entity_placeholder_domain(spec, entity, a).fixed_width {
+                    continue;
+                }
+                diags.push(
+                    Diagnostic::new(Code::AmbiguousTemplate, format!("`<{}>` is directly followed by `<{}>`: keys cannot be split back into values", a.name, b.name))
+                        .label(a.name.span, "variable-width placeholder")
+                        .label(b.name.span, "next placeholder")
+                        .help(format!("put a delimiter between them, e.g. `<{}>#<{}>`", a.name, b.name)),
+                );
+            }
+        }
+    }
+}
+
+/// Why: two entities with the same primary key overwrite each other's items.
+pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let entities: Vec<&ir::Entity> = spec.entities.values().collect();
+    for (i, a) in entities.iter().enumerate() {
+        for b in &entities[i + 1..] {
+            if !primary_keys_intersect(spec, a, b) {
+                continue;
+            }
+            let span_a = a
+                .primary_key
+                .sk
+                .as_ref()
+                .unwrap_or(&a.primary_key.pk)
+                .source
+                .span;
+            let span_b = b
+                .primary_key
+                .sk
+                .as_ref()
+                .unwrap_or(&b.primary_key.pk)
+                .source
+                .span;
+            diags.push(
+                Diagnostic::new(Code::KeyCollision, format!("entities `{}` and `{}` can produce the same primary key", a.name, b.name))
+                    .label(span_b, format!("`{}`'s key", b.name))
+                    .label(span_a, format!("`{}`'s key", a.name))
+                    .help("give each entity its own literal in the key, e.g. `TICKET#<id>` and `COMMENT#<id>`, or narrow the placeholders' patterns"),
+            );
+        }
+    }
+}
+
+fn primary_keys_intersect(spec: &ir::Spec, a: &ir::Entity, b: &ir::Entity) -> bool {
+    let pk = intersects(
+        &entity_tokens(spec, a, &a.primary_key.pk),
+        &entity_tokens(spec, b, &b.primary_key.pk),
+        false,
+    );
+    match (&a.primary_key.sk, &b.primary_key.sk) {
+        (Some(sa), Some(sb)) => {
+            pk && intersects(
+                &entity_tokens(spec, a, sa),
+                &entity_tokens(spec, b, sb),
+                false,
+            )
+        }
+        _ => pk,
+    }
+}
+
+/// Why: a query that can return an undeclared entity type hands callers items they do not expect.
+pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for pattern in spec.access_patterns.values() {
+        let Operation::Query(q) = &pattern.operation else {
+            continue;
+        };
+        let pk = pattern_tokens(spec, q, &q.pk);
+        let sk = q.sk.as_ref().map(|c| condition_tokens(spec, q, c));
+        for entity in spec
+            .entities
+            .values()
+            .filter(|e| !q.returns.contains(&e.name.value))
+        {
+            let keys = match &q.index {
+                IndexRef::Table => Some(&entity.primary_key),
+                IndexRef::Index(i) => entity.index_keys.get(i),
+            };
+            let Some(keys) = keys else { continue };
+            if !intersects(&pk, &entity_tokens(spec, entity, &keys.pk), false) {
+                continue;
+            }
+            let sk_overlaps = match (&sk, &keys.sk) {
+                (Some((cond, prefix)), Some(entity_sk)) => {
+                    intersects(cond, &entity_tokens(spec, entity, entity_sk), *prefix)
+                }
+                _ => true,
+            };
+            if sk_overlaps {
+                diags.push(
+                    Diagnostic::new(Code::KeySpaceOverlap, format!("access pattern `{}` can return `{}` items, which it does not declare", pattern.name, entity.name))
+                        .label(q.sk.as_ref().map_or(q.pk.source.span, |c| c.span), "this key condition")
+                        .label(keys.sk.as_ref().unwrap_or(&keys.pk).source.span, format!("`{}`'s key", entity.name))
+                        .help(format!("add `{}` to `returns`, or narrow the sort-key condition so it cannot match `{}`'s keys", entity.name, entity.name)),
+                );
+            }
+        }
+    }
+}
+
+/// The language a sort-key condition matches, and whether it is a prefix.
+/// Range conditions are analysed as `begins_with` of their common literal
+/// prefix: what the condition certainly constrains.
+fn condition_tokens(spec: &ir::Spec, q: &ir::Query, cond: &ir::SortCondition) -> (Vec<Tok>, bool) {
+    let operand = |i: usize| pattern_tokens(spec, q, &cond.operands[i]);
+    match cond.op {
+        SortOp::Equals => (operand(0), false),
+        SortOp::BeginsWith => (operand(0), true),
+        SortOp::Between => {
+            let (a, b) = (operand(0), operand(1));
+            let common = a
+                .iter()
+                .zip(&b)
+                .take_while(|(x, y)| matches!((x, y), (Tok::Char(c), Tok::Char(d)) if c == d))
+                .map(|(x, _)| x.clone())
+                .collect();
+            (common, true)
+        }
+        SortOp::Lt | SortOp::Lte | SortOp::Gt | SortOp::Gte => {
+            let prefix = operand(0)
+                .into_iter()
+                .take_while(|t| matches!(t, Tok::Char(_)))
+                .collect();
+            (prefix, true)
+        }
+    }
+}
+
+/// Why: range conditions compare text, so the encoding must sort like the values.
+pub fn check_sort_order(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for pattern in spec.access_patterns.values() {
+        let Operation::Query(q) = &pattern.operation else {
+            continue;
+        };
+        let Some(cond) = &q.sk else { continue };
+        if matches!(cond.op, SortOp::Equals | SortOp::BeginsWith) {
+            continue;
+        }
+        for p in cond.operands.iter().flat_map(|o| o.placeholders()) {
+            let Some(param) = q.params.get(&p.name.value) else {
+                continue;
+            };
+            if encoding::type_domain(&param.r#type, false).ordered {
+                continue;
+            }
+            diags.push(
+                Diagnostic::new(Code::SortOrder, format!("range condition over `<{}>`, a {} whose text order is not its value order", p.name, param.r#type.name()))
+                    .label(p.name.span, "compared as text")
+                    .help("range conditions compare key text: use an integer or datetime (encoded to sort), or an equality/begins_with condition"),
+            );
+        }
+    }
+}

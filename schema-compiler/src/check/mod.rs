@@ -1,0 +1,139 @@
+//! The checker: proves a resolved spec tenant-isolated and sound.
+//!
+//! One `check_*` function per rule, each with a one-line reason. All run on
+//! every spec and all findings are collected. Findings of warning- and
+//! note-level rules can be re-levelled by the spec's `lints` section.
+
+mod keys;
+pub mod lang;
+mod limits;
+mod patterns;
+mod tenant;
+
+use crate::diagnostics::{Diagnostics, Severity};
+use crate::encoding::{self, Domain};
+use crate::ir::{self, LintLevel, PlaceholderKind, Segment};
+use lang::Tok;
+
+/// Runs every rule over a spec that resolved without errors.
+pub fn check_spec(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let mut found = Diagnostics::new();
+    let rules: &[fn(&ir::Spec, &mut Diagnostics)] = &[
+        tenant::check_tenant_id_pattern,
+        tenant::check_tenant_prefix,
+        tenant::check_tenant_delimiter,
+        tenant::check_pattern_binds_tenant,
+        tenant::check_gsi_write_isolation,
+        tenant::check_global_entities,
+        keys::check_delimiter_injection,
+        keys::check_ambiguous_templates,
+        keys::check_key_collisions,
+        keys::check_key_space_overlap,
+        keys::check_sort_order,
+        patterns::check_unused_indexes,
+        patterns::check_unused_entities,
+        patterns::check_sharded_gets,
+        limits::check_index_count,
+        limits::check_key_sizes,
+        limits::check_item_sizes,
+        limits::check_ttl,
+        limits::check_transactions,
+        limits::check_throughput,
+        limits::check_low_cardinality_indexes,
+    ];
+    for rule in rules {
+        rule(spec, &mut found);
+    }
+    apply_lints(spec, found, diags);
+}
+
+/// Drops or re-levels findings as the spec's `lints` section says.
+fn apply_lints(spec: &ir::Spec, found: Diagnostics, diags: &mut Diagnostics) {
+    for mut d in found {
+        match spec.lints.get(d.code.name()) {
+            Some(LintLevel::Allow) if d.severity != Severity::Error => continue,
+            Some(LintLevel::Warn) if d.severity != Severity::Error => {
+                d.severity = Severity::Warning
+            }
+            Some(LintLevel::Deny) => d.severity = Severity::Error,
+            _ => {}
+        }
+        diags.push(d);
+    }
+}
+
+/// The language tokens of an entity's key template.
+pub(crate) fn entity_tokens(
+    spec: &ir::Spec,
+    entity: &ir::Entity,
+    template: &ir::KeyTemplate,
+) -> Vec<Tok> {
+    tokens(template, |p| {
+        encoding::entity_placeholder_domain(spec, entity, p)
+    })
+}
+
+/// The language tokens of an access pattern's template: parameters range over
+/// the domain of the attributes they fill.
+pub(crate) fn pattern_tokens(
+    spec: &ir::Spec,
+    query: &ir::Query,
+    template: &ir::KeyTemplate,
+) -> Vec<Tok> {
+    tokens(template, |p| match p.kind {
+        PlaceholderKind::Tenant => spec.tenant.as_ref().map_or_else(
+            || encoding::type_domain(&ir::AttributeType::Map, false),
+            encoding::tenant_domain,
+        ),
+        PlaceholderKind::Shard => encoding::shard_domain(u32::MAX),
+        PlaceholderKind::Attribute => match query.params.get(&p.name.value) {
+            Some(param) => {
+                let escape = param
+                    .binds
+                    .first()
+                    .and_then(|(e, a)| spec.entities.get(e)?.attributes.get(a))
+                    .is_some_and(|a| a.escape);
+                encoding::type_domain(&param.r#type, escape)
+            }
+            None => encoding::type_domain(&ir::AttributeType::Map, false),
+        },
+    })
+}
+
+fn tokens(template: &ir::KeyTemplate, domain: impl Fn(&ir::Placeholder) -> Domain) -> Vec<Tok> {
+    let mut out = Vec::new();
+    for seg in &template.segments {
+        match seg {
+            Segment::Literal(l) => out.extend(l.chars().map(Tok::Char)),
+            Segment::Placeholder(p) => out.push(Tok::Class(domain(p).alphabet)),
+        }
+    }
+    out
+}
+
+/// Every key template of an entity with where it is used: `None` for the table.
+pub(crate) fn entity_templates(
+    entity: &ir::Entity,
+) -> impl Iterator<Item = (Option<&str>, &ir::KeyTemplate)> {
+    entity.primary_key.templates().map(|t| (None, t)).chain(
+        entity
+            .index_keys
+            .iter()
+            .flat_map(|(i, k)| k.templates().map(move |t| (Some(i.as_str()), t))),
+    )
+}
+
+/// Characters shown to people: `#`, `|`, `' '`.
+pub(crate) fn show_chars(chars: &[char]) -> String {
+    chars
+        .iter()
+        .map(|c| {
+            if c.is_whitespace() || c.is_control() {
+                format!("{:?}", c)
+            } else {
+                format!("`{c}`")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,73 @@
+//! Access patterns against the model: every index and entity earns its keep,
+//! and every pattern can be served.
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::ir::{self, IndexRef, Operation, ShardBy};
+
+/// Why: an index nobody queries still costs a write for every item projected into it.
+pub fn check_unused_indexes(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for index in spec.indexes.values() {
+        let used = spec.access_patterns.values().any(|p| {
+            matches!(&p.operation, Operation::Query(q) if q.index == IndexRef::Index(index.name.value.clone()))
+        });
+        if !used {
+            diags.push(
+                Diagnostic::new(Code::UnusedIndex, format!("no access pattern queries index `{}`", index.name))
+                    .label(index.name.span, "unused index")
+                    .help("add the access pattern it serves, or remove the index (every write into it costs capacity)"),
+            );
+        }
+    }
+}
+
+/// The entities an access pattern reads or writes.
+fn touched(pattern: &ir::AccessPattern) -> Vec<&str> {
+    match &pattern.operation {
+        Operation::Get { entity, .. } => vec![entity.as_str()],
+        Operation::Query(q) => q.returns.iter().map(String::as_str).collect(),
+        Operation::Transaction(t) => t.items.iter().map(|(_, e)| e.as_str()).collect(),
+        Operation::Batch(b) => b
+            .get
+            .iter()
+            .chain(&b.put)
+            .chain(&b.delete)
+            .map(String::as_str)
+            .collect(),
+    }
+}
+
+/// Why: an entity no access pattern names is either dead or served by something unchecked.
+pub fn check_unused_entities(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for entity in spec.entities.values() {
+        let used = spec
+            .access_patterns
+            .values()
+            .any(|p| touched(p).contains(&entity.name.as_str()));
+        if !used {
+            diags.push(
+                Diagnostic::new(Code::UnusedEntity, format!("no access pattern reads or writes entity `{}`", entity.name))
+                    .label(entity.name.span, "unused entity")
+                    .help("add the access patterns that use it (a `get`, a `query` returning it, a transaction or batch)"),
+            );
+        }
+    }
+}
+
+/// Why: a randomly sharded item's shard is unknown at read time, so GetItem cannot find it.
+pub fn check_sharded_gets(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for pattern in spec.access_patterns.values() {
+        let Operation::Get { entity, .. } = &pattern.operation else {
+            continue;
+        };
+        let Some(e) = spec.entities.get(entity) else {
+            continue;
+        };
+        if e.shards.as_ref().is_some_and(|s| s.by == ShardBy::Random) {
+            diags.push(
+                Diagnostic::new(Code::ShardedGet, format!("`get` of `{entity}`, which is sharded at random"))
+                    .label(pattern.name.span, "this access pattern")
+                    .help("query across the shards instead (`query` with `<shard>` in the partition key), or shard by `hash(<attribute>)` so reads can compute the shard"),
+            );
+        }
+    }
+}

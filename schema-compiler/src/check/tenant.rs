@@ -1,0 +1,217 @@
+//! Tenant isolation: every key a tenant can reach starts with its own tenant
+//! id followed by a delimiter no tenant id contains, so one IAM
+//! `dynamodb:LeadingKeys` pattern per key shape isolates tenants.
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::ir::{self, IndexKind, Operation, PlaceholderKind, Scope, Segment};
+
+use super::show_chars;
+
+/// Characters an IAM principal tag value may contain besides letters and digits.
+pub const PRINCIPAL_TAG_PUNCTUATION: &str = " _.:/=+-@";
+
+/// Whether `c` can appear in an IAM principal tag value.
+pub fn is_tag_char(c: char) -> bool {
+    c.is_alphanumeric() || PRINCIPAL_TAG_PUNCTUATION.contains(c)
+}
+
+/// Partition key templates that carry tenant data: the table's, and each
+/// global index's the entity writes into.
+fn tenant_partition_templates(
+    spec: &ir::Spec,
+) -> Vec<(&ir::Entity, Option<&str>, &ir::KeyTemplate)> {
+    let mut out = Vec::new();
+    for entity in spec.entities.values().filter(|e| e.scope == Scope::Tenant) {
+        out.push((entity, None, &entity.primary_key.pk));
+        for (index, key) in &entity.index_keys {
+            if spec
+                .indexes
+                .get(index)
+                .is_some_and(|i| i.kind == IndexKind::Global)
+            {
+                out.push((entity, Some(index.as_str()), &key.pk));
+            }
+        }
+    }
+    out
+}
+
+/// Why: IAM can only bound a tenant's keys if tenant ids cannot contain wildcards and are never empty.
+pub fn check_tenant_id_pattern(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let Some(tenant) = &spec.tenant else { return };
+    let wildcards: Vec<char> = ['*', '?', '$']
+        .into_iter()
+        .filter(|c| tenant.alphabet.contains(*c))
+        .collect();
+    if !wildcards.is_empty() {
+        diags.push(
+            Diagnostic::new(Code::TenantIdUnsafe, format!("tenant ids may contain {}, which IAM policies treat as wildcards or variables", show_chars(&wildcards)))
+                .label(tenant.id_pattern.span, "tenant id pattern")
+                .help("anchor the pattern and list allowed characters explicitly, e.g. `^[A-Za-z0-9_]{1,64}$`"),
+        );
+    }
+    if tenant.min_length == 0 {
+        diags.push(
+            Diagnostic::new(
+                Code::TenantIdUnsafe,
+                "the tenant id pattern accepts an empty id",
+            )
+            .label(tenant.id_pattern.span, "tenant id pattern")
+            .help("require at least one character, e.g. `{1,64}` instead of `*`"),
+        );
+    }
+}
+
+/// Why: LeadingKeys matches key prefixes, so a tenant's keys must start with its tenant segment.
+pub fn check_tenant_prefix(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let Some(tenant) = &spec.tenant else { return };
+    for (entity, index, template) in tenant_partition_templates(spec) {
+        let starts_with_tenant = template
+            .segments
+            .iter()
+            .find_map(|s| match s {
+                Segment::Placeholder(p) => Some(p.kind == PlaceholderKind::Tenant),
+                Segment::Literal(_) => None,
+            })
+            .unwrap_or(false);
+        if starts_with_tenant {
+            continue;
+        }
+        let (message, help) = match index {
+            None => (
+                format!("partition key of tenant-scoped entity `{}` does not begin with the tenant", entity.name),
+                format!("begin the template with the tenant, e.g. `TENANT#<{}>|{}`, or declare the entity `scope: global`", tenant.placeholder, template.source.value),
+            ),
+            Some(index) => (
+                format!("index `{index}` partition key of tenant-scoped entity `{}` does not begin with the tenant", entity.name),
+                format!("IAM `dynamodb:LeadingKeys` cannot isolate queries on `{index}` unless its partition key starts with the tenant: write `TENANT#<{}>|...`", tenant.placeholder),
+            ),
+        };
+        diags.push(
+            Diagnostic::new(Code::TenantPrefixMissing, message)
+                .label(template.source.span, "this partition key template")
+                .label(tenant.placeholder.span, "tenant placeholder declared here")
+                .help(help),
+        );
+    }
+}
+
+/// Why: without a delimiter after the tenant, `TENANT#1*` also matches tenant `10`.
+pub fn check_tenant_delimiter(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let Some(tenant) = &spec.tenant else { return };
+    for (entity, _, template) in tenant_partition_templates(spec) {
+        let Some(i) = template.segments.iter().position(
+            |s| matches!(s, Segment::Placeholder(p) if p.kind == PlaceholderKind::Tenant),
+        ) else {
+            continue;
+        };
+        let Segment::Placeholder(p) = &template.segments[i] else {
+            continue;
+        };
+        let problem = match template.segments.get(i + 1) {
+            None => None,
+            Some(Segment::Placeholder(next)) => Some(format!("`<{}>` directly follows the tenant, so one tenant's keys are a prefix of another's", next.name)),
+            Some(Segment::Literal(l)) => l.chars().next().and_then(|c| {
+                let shard = matches!(template.segments.get(i + 2), Some(Segment::Placeholder(s)) if s.kind == PlaceholderKind::Shard) && l.chars().count() == 1;
+                let what = if shard { "shard suffix" } else { "delimiter" };
+                if tenant.alphabet.contains(c) {
+                    Some(format!("tenant ids may contain `{c}`, the {what} after the tenant: the IAM pattern for tenant `1` (`…1{c}*`) also matches tenant `1{c}2`"))
+                } else if is_tag_char(c) {
+                    Some(format!("`{c}` after the tenant can appear in IAM principal tag values, so a tag `1{c}2` would reach tenant `1`'s keys"))
+                } else {
+                    None
+                }
+            }),
+        };
+        if let Some(message) = problem {
+            diags.push(
+                Diagnostic::new(Code::TenantPrefixUnsafe, format!("entity `{}`: {message}", entity.name))
+                    .label(p.name.span, "the tenant segment ends here")
+                    .label(tenant.id_pattern.span, "tenant ids match this pattern")
+                    .help("follow the tenant with `#` or `|`, characters that neither tenant ids nor IAM tags contain"),
+            );
+        }
+    }
+}
+
+/// Why: a query over tenant data that does not name the tenant cannot be confined to one tenant.
+pub fn check_pattern_binds_tenant(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let Some(tenant) = &spec.tenant else { return };
+    for pattern in spec.access_patterns.values() {
+        let Operation::Query(q) = &pattern.operation else {
+            continue;
+        };
+        let scoped = q.returns.iter().any(|e| {
+            spec.entities
+                .get(e)
+                .is_some_and(|e| e.scope == Scope::Tenant)
+        });
+        let binds =
+            q.pk.placeholders()
+                .any(|p| p.kind == PlaceholderKind::Tenant);
+        if scoped && !binds {
+            diags.push(
+                Diagnostic::new(Code::PatternTenantUnbound, format!("access pattern `{}` reads tenant data without binding the tenant", pattern.name))
+                    .label(q.pk.source.span, "this partition key condition")
+                    .label(tenant.placeholder.span, "tenant placeholder declared here")
+                    .help(format!("include `<{}>` in the partition key condition, as the entities' key templates do", tenant.placeholder)),
+            );
+        }
+    }
+}
+
+/// Why: on writes IAM sees only the table key, so a wrong index key is stopped by code, not IAM.
+pub fn check_gsi_write_isolation(spec: &ir::Spec, diags: &mut Diagnostics) {
+    if spec.tenant.is_none() {
+        return;
+    }
+    for index in spec
+        .indexes
+        .values()
+        .filter(|i| i.kind == IndexKind::Global)
+    {
+        let writers: Vec<&str> = spec
+            .entities
+            .values()
+            .filter(|e| e.scope == Scope::Tenant && e.index_keys.contains_key(&index.name.value))
+            .map(|e| e.name.as_str())
+            .collect();
+        if writers.is_empty() {
+            continue;
+        }
+        diags.push(
+            Diagnostic::new(Code::GsiWriteIsolation, format!("IAM cannot stop a write whose `{}` key names another tenant", index.name))
+                .label(index.name.span, format!("written by {}", writers.join(", ")))
+                .help("dynamodb:LeadingKeys checks only the table's partition key on writes; the generated repositories build every index key from the handle's tenant, and hand-written writers must do the same (acknowledge with `lints: { gsi_write_isolation: allow }`)"),
+        );
+    }
+}
+
+/// Why: global entities are deliberately outside tenant isolation; say which.
+pub fn check_global_entities(spec: &ir::Spec, diags: &mut Diagnostics) {
+    if spec.tenant.is_none() {
+        return;
+    }
+    let globals: Vec<&ir::Entity> = spec
+        .entities
+        .values()
+        .filter(|e| e.scope == Scope::Global)
+        .collect();
+    if let Some(first) = globals.first() {
+        let names: Vec<&str> = globals.iter().map(|e| e.name.as_str()).collect();
+        let mut d = Diagnostic::new(
+            Code::GlobalEntities,
+            format!(
+                "entities shared by all tenants, exempt from tenant checks: {}",
+                names.join(", ")
+            ),
+        )
+        .label(first.name.span, "declared `scope: global`");
+        for e in &globals[1..] {
+            d = d.label(e.name.span, "declared `scope: global`");
+        }
+        diags.push(
+            d.help("tenant roles are never granted these keys; serve them through a separate role"),
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! How placeholder values are written into keys, as far as checks need it:
+//! which characters an encoded value may contain, how long it can be, and
+//! whether string order equals value order.
+//!
+//! The encodings (the runtime key codec follows them):
+//! - strings as written, or percent-encoded when the attribute sets `escape`
+//!   (every character other than ASCII letters, digits and `_` becomes `%XX`
+//!   per UTF-8 byte);
+//! - integers as zero-padded decimal digits, offset by `-min` when `min < 0`,
+//!   to the width of the largest value, so string order is numeric order;
+//! - RFC 3339 datetimes in UTC with a fixed number of fractional digits
+//!   (`2024-05-01T12:00:00.000Z`); epoch datetimes as zero-padded integers
+//!   (12 digits for seconds, 15 for milliseconds);
+//! - enums and booleans as their words; shards as decimal numbers.
+
+use crate::ir::{self, AttributeType, CharSet, DatetimeFormat, PlaceholderKind, TimePrecision};
+
+/// What an encoded placeholder value can look like.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Domain {
+    /// Characters the encoded value may contain.
+    pub alphabet: CharSet,
+    /// Least encoded length in bytes (at least 1: key placeholders are never empty).
+    pub min_len: usize,
+    /// Greatest encoded length in bytes, when bounded.
+    pub max_len: Option<usize>,
+    /// The encoding percent-escapes delimiters.
+    pub escaped: bool,
+    /// String order of encoded values equals the order of the values.
+    pub ordered: bool,
+    /// Every encoded value has the same length.
+    pub fixed_width: bool,
+}
+
+/// Whether `c` may serve as a delimiter: anything but ASCII letters, digits and `_`.
+pub fn is_delimiter(c: char) -> bool {
+    !(c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn chars(s: &str) -> CharSet {
+    let mut ranges: Vec<(char, char)> = s.chars().map(|c| (c, c)).collect();
+    ranges.sort_unstable();
+    ranges.dedup();
+    CharSet { ranges }
+}
+
+fn digits() -> CharSet {
+    CharSet {
+        ranges: vec![('0', '9')],
+    }
+}
+
+/// Decimal digits needed for `n`.
+pub fn width(n: u128) -> usize {
+    n.checked_ilog10().map_or(1, |l| l as usize + 1)
+}
+
+/// The encoded width of an integer with these bounds.
+pub fn integer_width(min: i64, max: i64) -> usize {
+    if min < 0 {
+        width((i128::from(max) - i128::from(min)) as u128)
+    } else {
+        width(max as u128)
+    }
+}
+
+fn fixed(alphabet: CharSet, len: usize, ordered: bool) -> Domain {
+    Domain {
+        alphabet,
+        min_len: len,
+        max_len: Some(len),
+        escaped: false,
+        ordered,
+        fixed_width: true,
+    }
+}
+
+/// The domain of a value of `ty` in a key; `escape` is the attribute's flag.
+pub fn type_domain(ty: &AttributeType, escape: bool) -> Domain {
+    match ty {
+        AttributeType::String {
+            min_length,
+            max_length,
+            pattern,
+            alphabet,
+        } => {
+            let pattern_max = pattern
+                .as_deref()
+                .and_then(|p| crate::alphabet::analyze(p).ok())
+                .and_then(|i| i.max_length);
+            let max = match (max_length.map(|m| m as usize), pattern_max) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let (alphabet, max) = if escape {
+                let mut set = chars("%_");
+                set.ranges.extend([('0', '9'), ('A', 'Z'), ('a', 'z')]);
+                set.ranges.sort_unstable();
+                (set, max.map(|m| m * 3))
+            } else {
+                (alphabet.clone(), max)
+            };
+            Domain {
+                alphabet,
+                min_len: min_length.unwrap_or(1).max(1) as usize,
+                max_len: max,
+                escaped: escape,
+                ordered: !escape,
+                fixed_width: false,
+            }
+        }
+        AttributeType::Integer { min, max } => fixed(digits(), integer_width(*min, *max), true),
+        AttributeType::Datetime { format, precision } => match format {
+            DatetimeFormat::Rfc3339 => {
+                let fraction = match precision {
+                    TimePrecision::Seconds => 0,
+                    TimePrecision::Millis => 4,
+                    TimePrecision::Micros => 7,
+                    TimePrecision::Nanos => 10,
+                };
+                fixed(chars("0123456789-:.TZ"), 20 + fraction, true)
+            }
+            DatetimeFormat::EpochSeconds => fixed(digits(), 12, true),
+            DatetimeFormat::EpochMillis => fixed(digits(), 15, true),
+        },
+        AttributeType::Enum { values } => Domain {
+            alphabet: chars(&values.concat()),
+            min_len: values.iter().map(String::len).min().unwrap_or(1).max(1),
+            max_len: values.iter().map(String::len).max(),
+            escaped: false,
+            ordered: false,
+            fixed_width: values.windows(2).all(|w| w[0].len() == w[1].len()),
+        },
+        AttributeType::Boolean => Domain {
+            alphabet: chars("truefals"),
+            min_len: 4,
+            max_len: Some(5),
+            escaped: false,
+            ordered: false,
+            fixed_width: false,
+        },
+        _ => Domain {
+            alphabet: CharSet::any(),
+            min_len: 1,
+            max_len: None,
+            escaped: false,
+            ordered: false,
+            fixed_width: false,
+        },
+    }
+}
+
+/// The domain of the tenant placeholder.
+pub fn tenant_domain(tenant: &ir::Tenant) -> Domain {
+    Domain {
+        alphabet: tenant.alphabet.clone(),
+        min_len: tenant.min_length.max(1),
+        max_len: tenant.max_length,
+        escaped: false,
+        ordered: true,
+        fixed_width: false,
+    }
+}
+
+/// The domain of the shard placeholder for `count` shards.
+pub fn shard_domain(count: u32) -> Domain {
+    Domain {
+        alphabet: digits(),
+        min_len: 1,
+        max_len: Some(width(u128::from(count.saturating_sub(1)))),
+        escaped: false,
+        ordered: false,
+        fixed_width: count <= 10,
+    }
+}
+
+/// The domain of a placeholder of an entity's key template.
+pub fn entity_placeholder_domain(
+    spec: &ir::Spec,
+    entity: &ir::Entity,
+    p: &ir::Placeholder,
+) -> Domain {
+    match p.kind {
+        PlaceholderKind::Tenant => spec
+            .tenant
+            .as_ref()
+            .map_or_else(|| type_domain(&AttributeType::Map, false), tenant_domain),
+        PlaceholderKind::Shard => shard_domain(entity.shards.as_ref().map_or(1, |s| s.count.value)),
+        PlaceholderKind::Attribute => match entity.attributes.get(&p.name.value) {
+            Some(a) => type_domain(&a.r#type, a.escape),
+            None => type_domain(&AttributeType::Map, false),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_width_covers_the_range() {
+        assert_eq!(integer_width(0, 999), 3);
+        assert_eq!(integer_width(-5, 5), 2);
+        assert_eq!(integer_width(i64::MIN, i64::MAX), 20);
+        assert_eq!(integer_width(0, 0), 1);
+    }
+
+    #[test]
+    fn rfc3339_millis_is_24_characters() {
+        let d = type_domain(
+            &AttributeType::Datetime {
+                format: DatetimeFormat::Rfc3339,
+                precision: TimePrecision::Millis,
+            },
+            false,
+        );
+        assert_eq!(d.max_len, Some("2024-05-01T12:00:00.000Z".len()));
+        assert!(!d.alphabet.contains('#'));
+    }
+
+    #[test]
+    fn escaped_strings_contain_no_delimiters_but_percent() {
+        let ty = AttributeType::String {
+            min_length: None,
+            max_length: Some(10),
+            pattern: None,
+            alphabet: CharSet::any(),
+        };
+        let d = type_domain(&ty, true);
+        assert!(!d.alphabet.contains('#') && !d.alphabet.contains('|') && d.alphabet.contains('%'));
+        assert_eq!(d.max_len, Some(30));
+    }
+}
