@@ -61,6 +61,7 @@ pub mod alphabet;
 pub mod check;
 pub mod diagnostics;
 pub mod encoding;
+pub mod explain;
 pub mod ir;
 pub mod resolve;
 pub mod source;

@@ -38,6 +38,10 @@ enum Command {
         /// Print a summary line even when there is nothing to report.
         #[arg(short, long)]
         verbose: bool,
+        /// Also print, for each access pattern, the request it compiles to and
+        /// its estimated capacity, and how each key placeholder is protected.
+        #[arg(long)]
+        explain: bool,
     },
     /// Print the JSON Schema of the spec format.
     Schema,
@@ -59,7 +63,8 @@ fn main() -> ExitCode {
             format,
             deny_warnings,
             verbose,
-        } => check(&specs, format, deny_warnings, verbose),
+            explain,
+        } => check(&specs, format, deny_warnings, verbose, explain),
         Command::Schema => {
             let schema = schema_compiler::json_schema();
             let text = serde_json::to_string_pretty(&schema).expect("schema serializes");
@@ -69,7 +74,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn check(specs: &[PathBuf], format: Format, deny_warnings: bool, verbose: bool) -> ExitCode {
+fn check(
+    specs: &[PathBuf],
+    format: Format,
+    deny_warnings: bool,
+    verbose: bool,
+    explain: bool,
+) -> ExitCode {
     let mut compiler = Compiler::new();
     for spec in specs {
         compiler.file(spec);
@@ -100,6 +111,14 @@ fn check(specs: &[PathBuf], format: Format, deny_warnings: bool, verbose: bool) 
                     specs.len()
                 );
             }
+        }
+    }
+    if explain && format == Format::Text {
+        for compiled in &compilation.specs {
+            print!(
+                "{}",
+                schema_compiler::explain::render_explain(&compiled.spec)
+            );
         }
     }
     let io_failure = compilation.diagnostics.iter().any(|d| d.code == Code::Io);

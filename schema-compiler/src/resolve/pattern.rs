@@ -422,14 +422,23 @@ impl Resolver<'_> {
         let mut d = Diagnostic::new(Code::PatternMismatch, format!("entity `{name}` cannot be returned: its keys on {index_name} do not match this key condition"))
             .label(p.span, "this key condition")
             .label(name.span, "returned entity");
-        match keys {
-            Some(keys) => {
-                d = d.label(keys.pk.source.span, format!("`{name}`'s partition key template"));
-                d = d.help(format!("the partition key must fill `{}`; the sort-key condition must fit `{}`", keys.pk.source.value, keys.sk.as_ref().map_or("", |s| s.source.value.as_str())));
-            }
-            None => d = d.help(format!("entity `{name}` is not written into {index_name}: add the index under the entity's `indexes`")),
+        if let Some(keys) = keys {
+            d = d.label(
+                keys.pk.source.span,
+                format!("`{name}`'s partition key template"),
+            );
         }
-        self.error(d);
+        let help = match (serving_index(p, entity, spec), keys) {
+            (Some(IndexRef::Table), _) => "the table's own key serves this condition: remove `index`".to_owned(),
+            (Some(IndexRef::Index(i)), _) => format!("index `{i}` serves this condition: write `index: {i}`"),
+            (None, Some(keys)) => format!(
+                "the partition key must fill `{}`; the sort-key condition must fit `{}`",
+                keys.pk.source.value,
+                keys.sk.as_ref().map_or("", |s| s.source.value.as_str())
+            ),
+            (None, None) => format!("entity `{name}` is not written into {index_name}: add the index under the entity's `indexes`, or query an index it is in"),
+        };
+        self.error(d.help(help));
     }
 
     /// `<tenent>` where the tenant belongs: say so, with the right name.
@@ -630,11 +639,20 @@ impl Resolver<'_> {
 }
 
 /// A query's key condition on its index.
+#[derive(Clone, Copy)]
 struct KeyedPattern<'a> {
     index: &'a IndexRef,
     pk: &'a ir::KeyTemplate,
     sk: Option<&'a ir::SortCondition>,
     span: Span,
+}
+
+/// Another index (or the table) whose keys for `entity` satisfy the same condition.
+fn serving_index(p: &KeyedPattern<'_>, entity: &ir::Entity, spec: &ir::Spec) -> Option<IndexRef> {
+    std::iter::once(IndexRef::Table)
+        .chain(spec.indexes.keys().map(|i| IndexRef::Index(i.clone())))
+        .filter(|i| i != p.index)
+        .find(|i| match_entity(&KeyedPattern { index: i, ..*p }, entity).is_some())
 }
 
 /// The bindings if `entity`'s keys on the index satisfy the condition.
