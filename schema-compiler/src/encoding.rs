@@ -55,6 +55,17 @@ pub fn width(n: u128) -> usize {
     n.checked_ilog10().map_or(1, |l| l as usize + 1)
 }
 
+/// The key encoding of an integer with these bounds: zero-padded, offset by
+/// `-min` when `min` is negative, so text order is numeric order.
+pub fn encode_integer(min: i64, max: i64, value: i64) -> String {
+    let width = integer_width(min, max);
+    if min < 0 {
+        format!("{:0width$}", i128::from(value) - i128::from(min))
+    } else {
+        format!("{value:0width$}")
+    }
+}
+
 /// The encoded width of an integer with these bounds.
 pub fn integer_width(min: i64, max: i64) -> usize {
     if min < 0 {

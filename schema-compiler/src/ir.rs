@@ -257,7 +257,22 @@ pub enum AttributeType {
     },
 }
 
+/// `"an integer"`, `"a string"`: a type name with its article.
+pub fn with_article(name: &str) -> String {
+    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {name}")
+}
+
 impl AttributeType {
+    /// The type's name with its article: `an integer`, `a string`.
+    pub fn article_name(&self) -> String {
+        with_article(self.name())
+    }
+
     /// The type's name as written in specs.
     pub fn name(&self) -> &'static str {
         match self {
@@ -345,7 +360,7 @@ impl KeyTemplate {
 
 /// A piece of a key template.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Segment {
     /// Fixed text.
     Literal(String),

@@ -35,7 +35,7 @@ fn support_ticket_with(from: &str, to: &str) -> String {
 #[test]
 fn clean_spec_exits_zero_and_prints_nothing() {
     let out = singletable()
-        .args(["check", "schemas/support_ticket.yaml"])
+        .args(["check", "schemas/shopping_cart.yaml"])
         .output()
         .expect("runs");
     assert_eq!(
@@ -45,6 +45,54 @@ fn clean_spec_exits_zero_and_prints_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.stdout.is_empty() && out.stderr.is_empty());
+}
+
+#[test]
+fn warnings_do_not_fail_unless_denied() {
+    // The support-ticket design has one warning (IAM cannot police GSI writes).
+    let out = singletable()
+        .args(["check", "schemas/support_ticket.yaml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("gsi_write_isolation") && stderr.contains("0 error(s), 1 warning(s)"),
+        "{stderr}"
+    );
+    let out = singletable()
+        .args(["check", "--deny-warnings", "schemas/support_ticket.yaml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn explain_prints_each_access_pattern_request() {
+    let out = singletable()
+        .args(["check", "--explain", "schemas/support_ticket.yaml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for pattern in [
+        "ticket_with_comments",
+        "ticket_summary",
+        "open_tickets",
+        "open_tickets_for_resolver",
+        "close_tickets",
+        "ticket_counts_by_status",
+    ] {
+        assert!(
+            stdout.contains(&format!("\n{pattern}\n")),
+            "{pattern} missing:\n{stdout}"
+        );
+    }
+    assert!(stdout.contains("Query on SupportTicket index GSI1"));
+    assert!(stdout.contains("KeyConditionExpression: #pk = :pk AND #sk = :sk"));
+    assert!(stdout.contains(":pk=\"TENANT#<tenant>|OPEN\""));
+    assert!(stdout.contains("TransactWriteItems"));
+    assert!(stdout.contains("<id>                     alphabet"));
 }
 
 #[test]

@@ -245,14 +245,50 @@ pub fn check_sort_order(spec: &ir::Spec, diags: &mut Diagnostics) {
             let Some(param) = q.params.get(&p.name.value) else {
                 continue;
             };
-            if encoding::type_domain(&param.r#type, false).ordered {
+            let escape = param.binds.iter().any(|(e, a)| {
+                spec.entities
+                    .get(e)
+                    .and_then(|e| e.attributes.get(a))
+                    .is_some_and(|a| a.escape)
+            });
+            if encoding::type_domain(&param.r#type, escape).ordered {
                 continue;
             }
             diags.push(
-                Diagnostic::new(Code::SortOrder, format!("range condition over `<{}>`, a {} whose text order is not its value order", p.name, param.r#type.name()))
+                Diagnostic::new(Code::SortOrder, format!("range condition over `<{}>`, {} whose text order is not its value order", p.name, param.r#type.article_name()))
                     .label(p.name.span, "compared as text")
                     .help("range conditions compare key text: use an integer or datetime (encoded to sort), or an equality/begins_with condition"),
             );
         }
+    }
+}
+
+/// Why: `begins_with(sk, "PROJECT#p1")` also returns project `p10`'s items.
+pub fn check_prefix_delimited(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for pattern in spec.access_patterns.values() {
+        let Operation::Query(q) = &pattern.operation else {
+            continue;
+        };
+        let Some(cond) = q.sk.as_ref().filter(|c| c.op == SortOp::BeginsWith) else {
+            continue;
+        };
+        let Some(Segment::Placeholder(last)) = cond.operands[0].segments.last() else {
+            continue;
+        };
+        let fixed = match last.kind {
+            PlaceholderKind::Attribute => q
+                .params
+                .get(&last.name.value)
+                .is_some_and(|p| encoding::type_domain(&p.r#type, false).fixed_width),
+            PlaceholderKind::Shard | PlaceholderKind::Tenant => false,
+        };
+        if fixed {
+            continue;
+        }
+        diags.push(
+            Diagnostic::new(Code::PrefixNotDelimited, format!("`begins_with` prefix of `{}` ends in `<{}>`: a value's prefix matches longer values too", pattern.name, last.name))
+                .label(last.name.span, "the prefix ends here")
+                .help(format!("end the prefix with the delimiter that follows `<{}>` in the entity's key (e.g. `...<{}>#`), so `p1` does not also match `p10`", last.name, last.name)),
+        );
     }
 }

@@ -71,3 +71,101 @@ pub fn check_sharded_gets(spec: &ir::Spec, diags: &mut Diagnostics) {
         }
     }
 }
+
+/// Why: a query on an index returns only projected attributes; a required
+/// attribute that is neither projected nor part of a key cannot be decoded.
+pub fn check_index_projections(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for pattern in spec.access_patterns.values() {
+        let Operation::Query(q) = &pattern.operation else {
+            continue;
+        };
+        let IndexRef::Index(index_name) = &q.index else {
+            continue;
+        };
+        let Some(index) = spec.indexes.get(index_name) else {
+            continue;
+        };
+        let projected: Vec<&str> = match &index.projection {
+            ir::Projection::All => continue,
+            ir::Projection::KeysOnly => Vec::new(),
+            ir::Projection::Include(names) => names.iter().map(String::as_str).collect(),
+        };
+        for entity in q.returns.iter().filter_map(|e| spec.entities.get(e)) {
+            // Keys of the table and of this index are always projected, and
+            // the placeholders in them decode back to attributes.
+            let mut in_keys: Vec<&str> = entity
+                .primary_key
+                .templates()
+                .flat_map(|t| t.placeholders())
+                .map(|p| p.name.as_str())
+                .collect();
+            if let Some(k) = entity.index_keys.get(index_name) {
+                in_keys.extend(
+                    k.templates()
+                        .flat_map(|t| t.placeholders())
+                        .map(|p| p.name.as_str()),
+                );
+            }
+            let missing: Vec<&str> = entity
+                .attributes
+                .values()
+                .filter(|a| {
+                    !a.optional
+                        && !projected.contains(&a.name.as_str())
+                        && !in_keys.contains(&a.name.as_str())
+                })
+                .map(|a| a.name.as_str())
+                .collect();
+            if missing.is_empty() {
+                continue;
+            }
+            diags.push(
+                Diagnostic::new(
+                    Code::IndexProjection,
+                    format!(
+                        "index `{index_name}` does not project {} of `{}`, which `{}` returns",
+                        missing.join(", "),
+                        entity.name,
+                        pattern.name
+                    ),
+                )
+                .label(index.name.span, "this index's projection")
+                .label(pattern.name.span, "this access pattern")
+                .help(format!(
+                    "add {} to the index projection, or make them optional",
+                    missing.join(", ")
+                )),
+            );
+        }
+    }
+}
+
+/// Why: an INCLUDE projection naming an attribute no entity in the index has is a typo.
+pub fn check_projection_names(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for index in spec.indexes.values() {
+        let ir::Projection::Include(names) = &index.projection else {
+            continue;
+        };
+        let writers: Vec<&ir::Entity> = spec
+            .entities
+            .values()
+            .filter(|e| e.index_keys.contains_key(&index.name.value))
+            .collect();
+        for name in names {
+            if writers.iter().any(|e| e.attributes.contains_key(name)) {
+                continue;
+            }
+            diags.push(
+                Diagnostic::new(
+                    Code::UnknownAttribute,
+                    format!(
+                        "index `{}` projects `{name}`, which no entity in the index has",
+                        index.name
+                    ),
+                )
+                .label(index.name.span, "this index")
+                .help("list attributes of the entities written into the index"),
+            );
+        }
+    }
+}

@@ -92,7 +92,7 @@ codes! {
     KeyAttributeConflict = "key_attribute_conflict", Error;
     /// Shards are declared without a `<shard>` placeholder, or the reverse.
     ShardPlaceholder = "shard_placeholder", Error;
-    /// A sparse index key is written for a local index, which cannot be sparse by design.
+    /// An entity's index keys do not fit the index: a partition key template for a local index, or a local index on a table without a sort key.
     InvalidIndexKey = "invalid_index_key", Error;
 
     // ---- access patterns ----------------------------------------------------
@@ -130,6 +130,10 @@ codes! {
     KeySpaceOverlap = "key_space_overlap", Error;
     /// A range condition runs over values whose text order is not their value order.
     SortOrder = "sort_order", Warning;
+    /// A `begins_with` prefix ends in a value, so `p1` also matches `p10`.
+    PrefixNotDelimited = "prefix_not_delimited", Warning;
+    /// An index does not carry every attribute of an entity its queries return.
+    IndexProjection = "index_projection", Warning;
 
     // ---- access patterns (check) --------------------------------------------
     /// No access pattern queries this index.

@@ -428,7 +428,7 @@ impl Resolver<'_> {
     ) {
         if !attr.r#type.is_key_compatible() {
             self.error(
-                Diagnostic::new(Code::PlaceholderType, format!("`{name}` is a {}, which cannot be part of a key", attr.r#type.name()))
+                Diagnostic::new(Code::PlaceholderType, format!("`{name}` is {}, which cannot be part of a key", attr.r#type.article_name()))
                     .label(name.span, "this placeholder")
                     .label(attr.name.span, "attribute declared here")
                     .help("key placeholders must be string, integer, datetime, enum or boolean attributes"),
@@ -493,17 +493,44 @@ impl Resolver<'_> {
         key: &ir::KeyAttribute,
         entity: &ir::Entity,
     ) {
-        let ok = match key.r#type {
-            ir::KeyType::String => true,
-            ir::KeyType::Number => matches!(template.segments.as_slice(),
+        let natural = match template.segments.as_slice() {
+            [Segment::Placeholder(p)]
+                if p.kind == PlaceholderKind::Attribute && p.name.value == key.name.value =>
+            {
+                entity.attributes.get(&p.name.value)
+            }
+            _ => None,
+        };
+        let ok = match (key.r#type, natural.map(|a| &a.r#type)) {
+            // The item's own attribute is the key: its DynamoDB type must be the key's.
+            (ir::KeyType::String, Some(t)) => matches!(
+                t,
+                AttributeType::String { .. }
+                    | AttributeType::Enum { .. }
+                    | AttributeType::Datetime {
+                        format: ir::DatetimeFormat::Rfc3339,
+                        ..
+                    }
+            ),
+            (ir::KeyType::Number, Some(t)) => matches!(
+                t,
+                AttributeType::Integer { .. }
+                    | AttributeType::Datetime {
+                        format: ir::DatetimeFormat::EpochSeconds | ir::DatetimeFormat::EpochMillis,
+                        ..
+                    }
+            ),
+            (ir::KeyType::Binary, Some(t)) => matches!(t, AttributeType::Binary { .. }),
+            (ir::KeyType::String, None) => true,
+            (ir::KeyType::Number, None) => matches!(template.segments.as_slice(),
                 [Segment::Placeholder(p)] if p.kind == PlaceholderKind::Shard || entity.attributes.get(&p.name.value).is_some_and(|a| matches!(a.r#type, AttributeType::Integer { .. }))),
-            ir::KeyType::Binary => template.segments.is_empty(),
+            (ir::KeyType::Binary, None) => template.segments.is_empty(),
         };
         if !ok {
             self.error(
-                Diagnostic::new(Code::PlaceholderType, format!("key attribute `{}` is a {:?}, but this template does not produce one", key.name, key.r#type))
+                Diagnostic::new(Code::PlaceholderType, format!("key attribute `{}` is of type {:?}, but this template does not produce one", key.name, key.r#type))
                     .label(template.source.span, "this template")
-                    .help("a number key's template is exactly one integer placeholder, e.g. `<year>`; binary keys cannot be templated"),
+                    .help("a string key takes a template (or, as a natural key, a string, enum or RFC 3339 datetime attribute); a number key exactly one integer or epoch datetime placeholder, e.g. `<year>`; a binary key only a binary attribute of the same name"),
             );
         }
     }

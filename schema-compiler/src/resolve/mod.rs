@@ -337,6 +337,37 @@ impl Resolver<'_> {
             );
         }
         let projection = self.resolve_projection(decl.projection.as_ref());
+        let capacity = [&decl.read_capacity, &decl.write_capacity];
+        if let Some(c) = capacity.iter().copied().flatten().next() {
+            let reason = if kind == ir::IndexKind::Local {
+                Some("a local index shares the table's capacity")
+            } else if table.billing.mode != ir::BillingMode::Provisioned {
+                Some("the table bills on demand")
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        format!("index `{name}` sets capacity, but {reason}"),
+                    )
+                    .label(c.span, "capacity")
+                    .help("remove read_capacity and write_capacity from the index"),
+                );
+            }
+        } else if kind == ir::IndexKind::Global
+            && table.billing.mode == ir::BillingMode::Provisioned
+        {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("global index `{name}` of a provisioned table has no capacity"),
+                )
+                .label(name.span, "this index")
+                .help("add `read_capacity` and `write_capacity` to the index"),
+            );
+        }
         Some(ir::Index {
             name: name.clone(),
             kind,

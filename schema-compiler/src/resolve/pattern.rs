@@ -123,6 +123,18 @@ impl Resolver<'_> {
     }
 
     fn check_query_only_options(&mut self, decl: &syntax::AccessPatternDecl) {
+        if let (None, None, Some(c)) = (&decl.query, &decl.get, &decl.consistent_read) {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    "`consistent_read` only applies to a get or a query",
+                )
+                .label(c.span, "`consistent_read` given here")
+                .help(
+                    "remove it: transactions and batch writes have no read consistency to choose",
+                ),
+            );
+        }
         if decl.query.is_some() {
             return;
         }
@@ -502,14 +514,16 @@ impl Resolver<'_> {
                         self.bind_param(&mut params, ph, entity_name, attr);
                     }
                     Fill::Literal(value) => {
-                        self.check_literal(value, attr, entity_name, p.span);
+                        self.check_literal(value, attr, entity_name, p.span, false);
                         fixed.push(ir::FixedValue {
                             entity: entity_name.clone(),
                             attribute: b.placeholder.clone(),
                             value: value.clone(),
                         });
                     }
-                    Fill::Partial(_) => {}
+                    Fill::Partial(value) => {
+                        self.check_literal(value, attr, entity_name, p.span, true)
+                    }
                 }
             }
         }
@@ -527,7 +541,7 @@ impl Resolver<'_> {
         match params.get_mut(&ph.name.value) {
             Some(existing) if existing.r#type.name() != attr.r#type.name() => {
                 self.error(
-                    Diagnostic::new(Code::PatternMismatch, format!("parameter `{}` would be a {} and a {}", ph.name, existing.r#type.name(), attr.r#type.name()))
+                    Diagnostic::new(Code::PatternMismatch, format!("parameter `{}` would be {} and {}", ph.name, existing.r#type.article_name(), attr.r#type.article_name()))
                         .label(ph.name.span, "this parameter")
                         .label(attr.name.span, format!("`{entity}.{}`", attr.name))
                         .help("a parameter fills attributes of one type: use two parameters or align the attribute types"),
@@ -547,31 +561,33 @@ impl Resolver<'_> {
         }
     }
 
-    fn check_literal(&mut self, value: &str, attr: &ir::Attribute, entity: &str, span: Span) {
-        let ok = match &attr.r#type {
-            AttributeType::Enum { values } => values.iter().any(|v| v == value),
-            AttributeType::Integer { .. } => value.parse::<i64>().is_ok(),
-            AttributeType::Boolean => value == "true" || value == "false",
-            _ => true,
+    /// A literal in a key condition stands for an encoded value: it must be
+    /// one the key codec can produce, or no item will ever match.
+    fn check_literal(
+        &mut self,
+        value: &str,
+        attr: &ir::Attribute,
+        entity: &str,
+        span: Span,
+        partial: bool,
+    ) {
+        let Some(help) = literal_problem(value, &attr.r#type, attr.escape, partial) else {
+            return;
         };
-        if !ok {
-            self.error(
-                Diagnostic::new(
-                    Code::InvalidLiteral,
-                    format!(
-                        "`{value}` is not a valid {} for `{entity}.{}`",
-                        attr.r#type.name(),
-                        attr.name
-                    ),
-                )
-                .label(span, "this key condition")
-                .label(attr.name.span, "attribute declared here")
-                .help(match &attr.r#type {
-                    AttributeType::Enum { values } => format!("use one of: {}", values.join(", ")),
-                    other => format!("write a {} value", other.name()),
-                }),
-            );
-        }
+        let what = if partial { "begin" } else { "be" };
+        self.error(
+            Diagnostic::new(
+                Code::InvalidLiteral,
+                format!(
+                    "`{value}` cannot {what} a key value of `{entity}.{}`, {}",
+                    attr.name,
+                    attr.r#type.article_name()
+                ),
+            )
+            .label(span, "this key condition")
+            .label(attr.name.span, "attribute declared here")
+            .help(help),
+        );
     }
 
     fn resolve_transaction(
@@ -593,6 +609,15 @@ impl Resolver<'_> {
                 if self.entity(name, spec).is_some() {
                     items.push((op, name.value.clone()));
                 }
+            }
+        }
+        for (_, list) in &lists {
+            if let Some(list) = list.as_ref().filter(|l| l.value.0.is_empty()) {
+                self.error(
+                    Diagnostic::new(Code::AmbiguousOperation, "an empty list of entities")
+                        .label(list.span, "empty list")
+                        .help("name at least one entity, or remove the key"),
+                );
             }
         }
         if items.is_empty() && lists.iter().all(|(_, l)| l.is_none()) {
@@ -670,4 +695,62 @@ fn match_entity(p: &KeyedPattern<'_>, entity: &ir::Entity) -> Option<Vec<Binding
         }
     }
     Some(bindings)
+}
+
+/// Why an encoded key value (or a prefix of one, when `partial`) cannot be `value`.
+fn literal_problem(value: &str, ty: &AttributeType, escape: bool, partial: bool) -> Option<String> {
+    let domain = crate::encoding::type_domain(ty, escape);
+    let fits = |text: &str| {
+        if partial {
+            text.starts_with(value)
+        } else {
+            text == value
+        }
+    };
+    match ty {
+        AttributeType::Enum { values } => {
+            (!values.iter().any(|v| fits(v))).then(|| format!("use one of: {}", values.join(", ")))
+        }
+        AttributeType::Boolean => (!["true", "false"].iter().any(|v| fits(v)))
+            .then(|| "write `true` or `false`".to_owned()),
+        AttributeType::Integer { min, max } => {
+            let width = domain.max_len.unwrap_or(20);
+            let digits = value.chars().all(|c| c.is_ascii_digit());
+            let example = crate::encoding::encode_integer(*min, *max, (*min).max(0).min(*max));
+            if !digits || value.len() > width || (!partial && value.len() != width) {
+                return Some(format!(
+                    "integers are written zero-padded to {width} digits in keys, e.g. `{example}`"
+                ));
+            }
+            if partial {
+                return None;
+            }
+            let decoded =
+                value
+                    .parse::<i128>()
+                    .ok()
+                    .map(|n| if *min < 0 { n + i128::from(*min) } else { n });
+            match decoded {
+                Some(n) if n >= i128::from(*min) && n <= i128::from(*max) => None,
+                _ => Some(format!(
+                    "the value is outside the attribute's bounds {min}..={max}"
+                )),
+            }
+        }
+        _ => {
+            let bad = value.chars().find(|c| !domain.alphabet.contains(*c));
+            let too_long = domain.max_len.is_some_and(|m| value.len() > m);
+            let too_short = !partial && domain.fixed_width && Some(value.len()) != domain.max_len;
+            match (bad, too_long || too_short) {
+                (Some(c), _) => Some(format!(
+                    "`{c}` never appears in this attribute's encoded values"
+                )),
+                (None, true) => Some(format!(
+                    "encoded values are {} bytes long",
+                    domain.max_len.unwrap_or(0)
+                )),
+                (None, false) => None,
+            }
+        }
+    }
 }

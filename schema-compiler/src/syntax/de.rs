@@ -38,6 +38,18 @@ impl<'de, T: Shorthand> Visitor<'de> for ShorthandVisitor<T> {
     fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
         Ok(T::from_str(s))
     }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<T, E> {
+        self.visit_str(if v { "true" } else { "false" })
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        self.visit_str(&v.to_string())
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        self.visit_str(&v.to_string())
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        self.visit_str(&v.to_string())
+    }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
         T::Full::deserialize(de::value::MapAccessDeserializer::new(map)).map(T::from_full)
     }
@@ -189,6 +201,18 @@ impl<'de> Deserialize<'de> for OneOrManyInner {
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
                 Ok(OneOrManyInner::One(s.to_owned()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                self.visit_str(if v { "true" } else { "false" })
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut out = Vec::new();

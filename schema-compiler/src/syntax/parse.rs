@@ -4,7 +4,8 @@
 //! serde types (no intermediate tree), reports the location of every error and
 //! gives byte spans for every value through its `Spanned` wrapper, which our
 //! own [`Spanned`](crate::source::Spanned) wraps. It also rejects duplicate
-//! keys and bounds alias expansion ("billion laughs") by default.
+//! keys and bounds alias expansion ("billion laughs") by default. Booleans
+//! follow YAML 1.2 (`true`/`false` only), so `no` and `on` stay words.
 
 use crate::diagnostics::{did_you_mean, Code, Diagnostic, Diagnostics};
 use crate::source::{span_of_location, with_current_file, FileId, SourceMap, Span};
@@ -15,7 +16,11 @@ use super::SpecDecl;
 /// diagnostic and `None` is returned.
 pub fn parse_spec(sources: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<SpecDecl> {
     let text = &sources.get(file)?.text;
-    let result = with_current_file(file, || serde_saphyr::from_str::<SpecDecl>(text));
+    // YAML 1.2 booleans: `no`, `on`, `y` are words (enum values, names), not booleans.
+    let options = serde_saphyr::options! { strict_booleans: true };
+    let result = with_current_file(file, || {
+        serde_saphyr::from_str_with_options::<SpecDecl>(text, options)
+    });
     match result {
         Ok(spec) => Some(spec),
         Err(error) => {
