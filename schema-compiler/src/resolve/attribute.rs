@@ -119,17 +119,17 @@ impl Resolver<'_> {
                 self.error(
                     Diagnostic::new(
                         Code::InvalidAttribute,
-                        format!("`{option}` does not apply to {}", ir::with_article(&ty)),
+                        format!("`{option}` does not apply to {}", ir::with_article(ty)),
                     )
                     .label(span, format!("`{option}` given here"))
                     .label(ty.span, format!("the type is {ty}"))
                     .help(if allowed.is_empty() {
                         format!(
                             "{} takes no options: remove `{option}`",
-                            ir::with_article(&ty)
+                            ir::with_article(ty)
                         )
                     } else {
-                        format!("{} takes: {}", ir::with_article(&ty), allowed.join(", "))
+                        format!("{} takes: {}", ir::with_article(ty), allowed.join(", "))
                     }),
                 );
             }
