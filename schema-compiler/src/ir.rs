@@ -141,6 +141,7 @@ pub struct Index {
 
 /// Which attributes an index carries.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Projection {
     /// Every attribute.
     All,
