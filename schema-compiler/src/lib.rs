@@ -15,7 +15,9 @@
 //! tenant: { placeholder: tenant, id_pattern: "^[A-Za-z0-9_]{1,64}$", principal_tag: TenantId }
 //! entities:
 //!   Ticket:
-//!     attributes: { id: string, title: string }
+//!     attributes:
+//!       id: { type: string, pattern: "^[A-Za-z0-9_-]{1,36}$" }
+//!       title: string
 //!     key: { pk: "TENANT#<tenant>|TICKET#<id>", sk: "SUMMARY" }
 //! access_patterns:
 //!   ticket_summary:
@@ -37,7 +39,7 @@
 //! let report = Compiler::new().source("s.yaml", spec).compile().report();
 //! assert_eq!(
 //!     format!("{report:?}"),
-//!     "s.yaml:7:18: error[singletable::unknown_placeholder]: unknown placeholder `<tenent>`\n"
+//!     "s.yaml:7:19: error[singletable::unknown_placeholder]: unknown placeholder `<tenent>`\n"
 //! );
 //! ```
 //!
@@ -45,10 +47,10 @@
 //! placeholder and the fix:
 //!
 //! ```text
-//! s.yaml:7:18: error[singletable::unknown_placeholder]: unknown placeholder `<tenent>`
+//! s.yaml:7:19: error[singletable::unknown_placeholder]: unknown placeholder `<tenent>`
 //!   |
 //! 7 |     key: { pk: "T#<tenent>|<id>" }
-//!   |                  ^^^^^^^^ not an attribute of this entity
+//!   |                   ^^^^^^^^ not an attribute of this entity
 //!   = help: did you mean `tenant`?
 //! ```
 //!
