@@ -253,6 +253,20 @@ impl SourceFile {
         (line + 1, column + 1)
     }
 
+    /// The byte offset of a 1-based line and column (in characters), clamped to the file.
+    pub fn offset_of(&self, line: usize, column: usize) -> usize {
+        let Some(&start) = self.line_starts.get(line.saturating_sub(1)) else {
+            return self.text.len();
+        };
+        let rest = &self.text[start..];
+        let line_len = rest.find('\n').unwrap_or(rest.len());
+        start
+            + rest[..line_len]
+                .char_indices()
+                .nth(column.saturating_sub(1))
+                .map_or(line_len, |(i, _)| i)
+    }
+
     /// The source text a span covers, if it lies inside this file.
     pub fn slice(&self, span: Span) -> Option<&str> {
         self.text.get(span.start as usize..span.end as usize)

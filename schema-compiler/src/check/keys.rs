@@ -18,10 +18,14 @@ pub fn check_delimiter_injection(spec: &ir::Spec, diags: &mut Diagnostics) {
                 if domain.escaped {
                     continue;
                 }
+                // The character right after the tenant is `tenant_prefix_unsafe`'s to report.
+                let after_tenant = (p.kind == PlaceholderKind::Tenant)
+                    .then(|| char_after(template, p))
+                    .flatten();
                 let bad: Vec<char> = delimiters
                     .iter()
                     .copied()
-                    .filter(|c| domain.alphabet.contains(*c))
+                    .filter(|c| domain.alphabet.contains(*c) && Some(*c) != after_tenant)
                     .collect();
                 if bad.is_empty() {
                     continue;
@@ -29,6 +33,18 @@ pub fn check_delimiter_injection(spec: &ir::Spec, diags: &mut Diagnostics) {
                 diags.push(injection(spec, entity, p, &bad, template));
             }
         }
+    }
+}
+
+/// The first character of the literal right after placeholder `p`.
+fn char_after(template: &ir::KeyTemplate, p: &ir::Placeholder) -> Option<char> {
+    let i = template
+        .segments
+        .iter()
+        .position(|s| matches!(s, Segment::Placeholder(q) if std::ptr::eq(q, p)))?;
+    match template.segments.get(i + 1)? {
+        Segment::Literal(l) => l.chars().next(),
+        Segment::Placeholder(_) => None,
     }
 }
 

@@ -110,28 +110,17 @@ pub fn check_key_sizes(spec: &ir::Spec, diags: &mut Diagnostics) {
     }
 }
 
-/// Worst-case and typical bytes of a value of this type.
-fn value_size(a: &ir::Attribute) -> (Option<usize>, usize) {
-    let typical = a.typical_size.map(|s| s as usize);
-    let (max, guess) = match &a.r#type {
-        AttributeType::String { .. } => {
-            let max = encoding::type_domain(&a.r#type, false).max_len;
-            (max, max.unwrap_or(64).min(64))
-        }
-        AttributeType::Integer { .. } | AttributeType::Decimal { .. } => (Some(21), 8),
-        AttributeType::Boolean => (Some(1), 1),
-        AttributeType::Datetime { .. } => (Some(30), 24),
-        AttributeType::Enum { values } => {
-            let max = values.iter().map(String::len).max().unwrap_or(0);
-            (Some(max), max)
-        }
-        AttributeType::Binary { max_length, .. } => (
-            max_length.map(|m| m as usize),
-            max_length.map_or(64, |m| (m as usize).min(64)),
-        ),
-        AttributeType::List { .. } | AttributeType::Map => (None, 64),
-    };
-    (max, typical.unwrap_or(guess))
+/// Worst-case bytes of a value, when bounded.
+fn max_value_size(a: &ir::Attribute) -> Option<usize> {
+    match &a.r#type {
+        AttributeType::String { .. } => encoding::type_domain(&a.r#type, false).max_len,
+        AttributeType::Integer { .. } | AttributeType::Decimal { .. } => Some(21),
+        AttributeType::Boolean => Some(1),
+        AttributeType::Datetime { .. } => Some(30),
+        AttributeType::Enum { values } => values.iter().map(String::len).max(),
+        AttributeType::Binary { max_length, .. } => max_length.map(|m| m as usize),
+        AttributeType::List { .. } | AttributeType::Map => None,
+    }
 }
 
 /// Why: items over 400 KB are rejected; each started KB of an item is another write unit.
@@ -144,20 +133,18 @@ pub fn check_item_sizes(spec: &ir::Spec, diags: &mut Diagnostics) {
             .sum::<usize>()
             + spec.table.entity_type_attribute.len()
             + entity.name.len();
-        let mut worst = Some(keys);
-        let mut typical = keys;
-        for a in entity.attributes.values() {
-            let (max, guess) = value_size(a);
-            worst = worst.zip(max).map(|(w, m)| w + a.name.len() + m);
-            typical += a.name.len() + guess;
-        }
+        let worst = entity
+            .attributes
+            .values()
+            .try_fold(keys, |w, a| Some(w + a.name.len() + max_value_size(a)?));
         if let Some(worst) = worst.filter(|w| *w > MAX_ITEM) {
             diags.push(
                 Diagnostic::new(Code::ItemTooLarge, format!("a `{}` item can be {worst} bytes; DynamoDB allows {MAX_ITEM}", entity.name))
                     .label(entity.name.span, "this entity")
                     .help("lower the attributes' max_length, or split the entity (vertical partitioning) and keep large objects in S3"),
             );
-        } else if typical > 1024 {
+        } else if crate::explain::typical_item_size(spec, entity) > 1024 {
+            let typical = crate::explain::typical_item_size(spec, entity);
             diags.push(
                 Diagnostic::new(Code::ItemOverOneKb, format!("a typical `{}` item is about {typical} bytes: each write costs {} write units", entity.name, typical.div_ceil(1024)))
                     .label(entity.name.span, "this entity")
@@ -258,6 +245,14 @@ fn single_partition(t: &ir::KeyTemplate) -> bool {
     t.placeholders().all(|p| p.kind == PlaceholderKind::Tenant)
 }
 
+fn per_tenant(spec: &ir::Spec) -> &'static str {
+    if spec.tenant.is_some() {
+        " per tenant"
+    } else {
+        ""
+    }
+}
+
 /// Why: one partition serves 1,000 WCU and 3,000 RCU; more needs more partitions.
 pub fn check_throughput(spec: &ir::Spec, diags: &mut Diagnostics) {
     for entity in spec.entities.values() {
@@ -288,9 +283,9 @@ pub fn check_throughput(spec: &ir::Spec, diags: &mut Diagnostics) {
         .find_map(|(rate, limit, what)| rate.filter(|r| r.value > limit).map(|r| (r, limit, what)));
         if let Some((rate, limit, what)) = over {
             diags.push(
-                Diagnostic::new(Code::HotPartition, format!("{} {what}/s of `{}` go to one partition per tenant, which serves {limit}", rate.value, entity.name))
+                Diagnostic::new(Code::HotPartition, format!("{} {what}/s of `{}` go to one partition{}, which serves {limit}", rate.value, entity.name, per_tenant(spec)))
                     .label(rate.span, "declared rate")
-                    .label(entity.primary_key.pk.source.span, "every item of a tenant has this partition key")
+                    .label(entity.primary_key.pk.source.span, if spec.tenant.is_some() { "every item of a tenant has this partition key" } else { "every item has this partition key" })
                     .help(format!("shard the entity: `shards: {{ count: {}, by: random }}` with `<shard>` in the partition key", rate.value.div_ceil(limit))),
             );
         }
@@ -324,7 +319,7 @@ fn check_pattern_rates(spec: &ir::Spec, diags: &mut Diagnostics) {
         if units > limit as f64 {
             diags.push(
                 Diagnostic::new(Code::HotPartition, format!("`{}` reads about {units:.0} units/s from one partition, which serves {limit}", pattern.name))
-                    .label(q.pk.source.span, "one partition per tenant")
+                    .label(q.pk.source.span, format!("one partition{}", per_tenant(spec)))
                     .help("shard the data, cache the result, or keep an aggregate item"),
             );
         }
@@ -363,7 +358,7 @@ pub fn check_low_cardinality_indexes(spec: &ir::Spec, diags: &mut Diagnostics) {
             };
             if writes.value / cardinality.max(1) > PARTITION_WCU {
                 diags.push(
-                    Diagnostic::new(Code::LowCardinalityIndex, format!("index `{index}` partition key of `{}` has {cardinality} value(s) per tenant for {} writes/s", entity.name, writes.value))
+                    Diagnostic::new(Code::LowCardinalityIndex, format!("index `{index}` partition key of `{}` has {cardinality} value(s){} for {} writes/s", entity.name, per_tenant(spec), writes.value))
                         .label(key.pk.source.span, "low-cardinality partition key")
                         .label(writes.span, "declared rate")
                         .help("add a high-cardinality attribute or a shard suffix to the index partition key, or an index write throttles the table"),

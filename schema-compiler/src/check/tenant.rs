@@ -57,7 +57,7 @@ pub fn check_tenant_id_pattern(spec: &ir::Spec, diags: &mut Diagnostics) {
                 "the tenant id pattern accepts an empty id",
             )
             .label(tenant.id_pattern.span, "tenant id pattern")
-            .help("require at least one character, e.g. `{1,64}` instead of `*`"),
+            .help("require at least one character, e.g. `{1,64}`"),
         );
     }
 }
@@ -80,7 +80,7 @@ pub fn check_tenant_prefix(spec: &ir::Spec, diags: &mut Diagnostics) {
         let (message, help) = match index {
             None => (
                 format!("partition key of tenant-scoped entity `{}` does not begin with the tenant", entity.name),
-                format!("begin the template with the tenant, e.g. `TENANT#<{}>|{}`, or declare the entity `scope: global`", tenant.placeholder, template.source.value),
+                format!("begin the template with the tenant and a delimiter, e.g. `TENANT#<{}>|...`, or declare the entity `scope: global`", tenant.placeholder),
             ),
             Some(index) => (
                 format!("index `{index}` partition key of tenant-scoped entity `{}` does not begin with the tenant", entity.name),

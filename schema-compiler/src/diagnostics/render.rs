@@ -106,15 +106,27 @@ fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic) {
             let _ = writeln!(out, "{}[{}]: {}", d.severity, d.code, d.message);
         }
     }
+    // One gutter width for the whole diagnostic, so the bars line up.
+    let gutter = d
+        .labels
+        .iter()
+        .filter_map(|l| {
+            sources
+                .get(l.span.file)
+                .map(|f| f.line_col(l.span.start as usize).0)
+        })
+        .map(|line| line.to_string().len())
+        .max()
+        .unwrap_or(1);
     for label in &d.labels {
-        render_label(out, sources, label.span, &label.message);
+        render_label(out, sources, label.span, &label.message, gutter);
     }
     if let Some(help) = &d.help {
         let _ = writeln!(out, "  = help: {help}");
     }
 }
 
-fn render_label(out: &mut String, sources: &SourceMap, span: Span, message: &str) {
+fn render_label(out: &mut String, sources: &SourceMap, span: Span, message: &str, gutter: usize) {
     let Some(file) = sources.get(span.file) else {
         return;
     };
@@ -125,9 +137,8 @@ fn render_label(out: &mut String, sources: &SourceMap, span: Span, message: &str
     let width = file
         .slice(span)
         .map_or(1, |s| s.lines().next().unwrap_or("").chars().count().max(1));
-    let gutter = line.to_string().len();
     let _ = writeln!(out, "{:gutter$} |", "");
-    let _ = writeln!(out, "{line} | {text}");
+    let _ = writeln!(out, "{line:>gutter$} | {text}");
     let _ = writeln!(
         out,
         "{:gutter$} | {}{} {message}",

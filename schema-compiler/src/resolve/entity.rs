@@ -131,7 +131,9 @@ impl Resolver<'_> {
             ir::ShardBy::Random
         } else if let Some(inner) = by.strip_prefix("hash(").and_then(|r| r.strip_suffix(')')) {
             let attr = inner.trim().trim_start_matches('<').trim_end_matches('>');
-            if !attributes.contains_key(attr) {
+            if attributes.contains_key(attr) {
+                ir::ShardBy::Hash(attr.to_owned())
+            } else {
                 let mut d = Diagnostic::new(
                     Code::UnknownAttribute,
                     format!("shard hash attribute `{attr}` is not an attribute of this entity"),
@@ -145,16 +147,17 @@ impl Resolver<'_> {
                     },
                 );
                 self.error(d);
-                return None;
+                // Reported; resolve the rest as if sharded at random, so the
+                // `<shard>` placeholder does not cause errors of its own.
+                ir::ShardBy::Random
             }
-            ir::ShardBy::Hash(attr.to_owned())
         } else {
             self.error(
                 Diagnostic::new(Code::InvalidValue, format!("unknown shard strategy `{by}`"))
                     .label(decl.by.span, "shard strategy")
                     .help("write `random` or `hash(<attribute>)`"),
             );
-            return None;
+            ir::ShardBy::Random
         };
         Some(ir::Sharding {
             count: decl.count,
@@ -598,7 +601,11 @@ impl Resolver<'_> {
                 Diagnostic::new(Code::ShardPlaceholder, format!("entity `{}` is sharded, so its partition key needs `<{SHARD_PLACEHOLDER}>` once", entity.name))
                     .label(entity.primary_key.pk.source.span, "this partition key template")
                     .label(shards.span, "shards declared here")
-                    .help(format!("append a shard suffix behind a delimiter, e.g. `...|S#<{SHARD_PLACEHOLDER}>`")),
+                    .help(if count == 0 {
+                        format!("append a shard suffix behind a delimiter, e.g. `...|S#<{SHARD_PLACEHOLDER}>`")
+                    } else {
+                        format!("keep exactly one `<{SHARD_PLACEHOLDER}>` in the partition key")
+                    }),
             );
         }
     }

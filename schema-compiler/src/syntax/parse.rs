@@ -24,18 +24,29 @@ pub fn parse_spec(sources: &SourceMap, file: FileId, diags: &mut Diagnostics) ->
     match result {
         Ok(spec) => Some(spec),
         Err(error) => {
-            let span = with_current_file(file, || {
-                error
-                    .location()
-                    .map(|l| span_of_location(&l))
-                    .filter(|s| !s.is_dummy())
-                    .unwrap_or(Span::new(file, 0, 0))
-            });
+            let span = error_span(sources, file, &error);
             let message = clean_message(&error.without_snippet().to_string());
             diags.push(diagnostic_for(&message, span));
             None
         }
     }
+}
+
+/// Where a YAML error is: the byte span when the parser knows it, else its
+/// line and column (some syntax errors carry only those).
+fn error_span(sources: &SourceMap, file: FileId, error: &serde_saphyr::Error) -> Span {
+    let Some(location) = error.location() else {
+        return Span::new(file, 0, 0);
+    };
+    let span = with_current_file(file, || span_of_location(&location));
+    if span.start > 0 || location.line() <= 1 && location.column() <= 1 {
+        return span;
+    }
+    let Some(source) = sources.get(file) else {
+        return span;
+    };
+    let offset = source.offset_of(location.line() as usize, location.column() as usize);
+    Span::new(file, offset, 1.min(source.text.len() - offset))
 }
 
 /// Strips the location the YAML library writes into its messages; ours are
@@ -87,7 +98,18 @@ fn diagnostic_for(message: &str, span: Span) -> Diagnostic {
             .label(span, "second definition")
             .help("each name may appear once in a mapping: rename or merge the two entries");
     }
-    if message.starts_with("invalid type") || message.starts_with("invalid value") {
+    let wrong_scalar = [
+        "invalid type",
+        "invalid value",
+        "invalid u",
+        "invalid i",
+        "invalid f",
+        "invalid boolean",
+        "expected mapping",
+        "expected sequence",
+        "expected string",
+    ];
+    if wrong_scalar.iter().any(|p| message.starts_with(p)) {
         return Diagnostic::new(Code::InvalidValue, message.to_owned())
             .label(span, "this value")
             .help("see docs/spec.md for the shape this field takes");
