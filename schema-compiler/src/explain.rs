@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::encoding::{self, is_delimiter};
+use crate::encoding;
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, SortOp, TransactionOp};
 
 /// The request an access pattern compiles to.
@@ -278,17 +278,7 @@ pub fn placeholder_safety(spec: &ir::Spec) -> Vec<PlaceholderSafety> {
     let mut out = Vec::new();
     for entity in spec.entities.values() {
         for template in crate::check::entity_templates(entity).map(|(_, t)| t) {
-            let mut delimiters: Vec<char> = template
-                .segments
-                .iter()
-                .filter_map(|s| match s {
-                    Segment::Literal(l) => Some(l.chars().filter(|c| is_delimiter(*c))),
-                    Segment::Placeholder(_) => None,
-                })
-                .flatten()
-                .collect();
-            delimiters.sort_unstable();
-            delimiters.dedup();
+            let delimiters = crate::check::keys::literal_delimiters(template);
             for p in template.placeholders() {
                 let domain = encoding::entity_placeholder_domain(spec, entity, p);
                 let protection = if domain.escaped {

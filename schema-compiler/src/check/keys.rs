@@ -48,7 +48,8 @@ fn char_after(template: &ir::KeyTemplate, p: &ir::Placeholder) -> Option<char> {
     }
 }
 
-fn literal_delimiters(template: &ir::KeyTemplate) -> Vec<char> {
+/// The delimiter characters in a template's literals, sorted and distinct.
+pub(crate) fn literal_delimiters(template: &ir::KeyTemplate) -> Vec<char> {
     let mut out: Vec<char> = template
         .segments
         .iter()
@@ -138,20 +139,7 @@ pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
             if !primary_keys_intersect(spec, a, b) {
                 continue;
             }
-            let span_a = a
-                .primary_key
-                .sk
-                .as_ref()
-                .unwrap_or(&a.primary_key.pk)
-                .source
-                .span;
-            let span_b = b
-                .primary_key
-                .sk
-                .as_ref()
-                .unwrap_or(&b.primary_key.pk)
-                .source
-                .span;
+            let (span_a, span_b) = (key_span(&a.primary_key), key_span(&b.primary_key));
             diags.push(
                 Diagnostic::new(Code::KeyCollision, format!("entities `{}` and `{}` can produce the same primary key", a.name, b.name))
                     .label(span_b, format!("`{}`'s key", b.name))
@@ -160,6 +148,12 @@ pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
             );
         }
     }
+}
+
+/// Where to point for an entity's key: the sort key, which tells entities
+/// apart, or the partition key when there is none.
+fn key_span(key: &ir::EntityKey) -> crate::source::Span {
+    key.sk.as_ref().unwrap_or(&key.pk).source.span
 }
 
 fn primary_keys_intersect(spec: &ir::Spec, a: &ir::Entity, b: &ir::Entity) -> bool {

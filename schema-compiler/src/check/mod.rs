@@ -4,7 +4,7 @@
 //! every spec and all findings are collected. Findings of warning- and
 //! note-level rules can be re-levelled by the spec's `lints` section.
 
-mod keys;
+pub(crate) mod keys;
 pub mod lang;
 mod limits;
 mod patterns;
