@@ -114,10 +114,12 @@ pub fn check_tenant_delimiter(spec: &ir::Spec, diags: &mut Diagnostics) {
             Some(Segment::Literal(l)) => l.chars().next().and_then(|c| {
                 let shard = matches!(template.segments.get(i + 2), Some(Segment::Placeholder(s)) if s.kind == PlaceholderKind::Shard) && l.chars().count() == 1;
                 let what = if shard { "shard suffix" } else { "delimiter" };
-                if tenant.alphabet.contains(c) {
+                if c.is_alphanumeric() {
+                    Some(format!("no delimiter follows the tenant (`{l}` starts with the letter or digit `{c}`): the IAM prefix for tenant `1` (`…1*`) also matches tenant `12`"))
+                } else if tenant.alphabet.contains(c) {
                     Some(format!("tenant ids may contain `{c}`, the {what} after the tenant: the IAM pattern for tenant `1` (`…1{c}*`) also matches tenant `1{c}2`"))
                 } else if is_tag_char(c) {
-                    Some(format!("`{c}` after the tenant can appear in IAM principal tag values, so a tag `1{c}2` would reach tenant `1`'s keys"))
+                    Some(format!("`{c}` after the tenant can appear in IAM principal tag values: a principal tagged `1{c}2` would match keys under tenant `1`'s prefix"))
                 } else {
                     None
                 }
