@@ -1,16 +1,12 @@
 //! The `singletable` command line: exit codes, output formats, help.
 #![cfg(feature = "cli")]
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::PathBuf;
 
 use assert_cmd::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_owned()
-}
+use support::workspace_root as root;
 
 fn singletable() -> Command {
     let mut cmd = Command::cargo_bin("singletable").expect("binary is built with the cli feature");

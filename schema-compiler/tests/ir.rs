@@ -1,19 +1,9 @@
 //! Snapshots of the resolved IR of every spec in `schemas/`, and determinism.
 
-use std::path::Path;
+mod support;
 
 use schema_compiler::Compiler;
-
-fn spec_paths() -> Vec<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let mut out: Vec<_> = std::fs::read_dir(dir)
-        .expect("schemas/ exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    out.sort();
-    out
-}
+use support::{spec_paths, workspace_root};
 
 #[test]
 fn ir_of_every_spec() {
@@ -47,7 +37,7 @@ fn resolution_is_deterministic() {
 #[test]
 fn support_ticket_resolves_what_the_reference_describes() {
     let compilation = Compiler::new()
-        .file(Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/support_ticket.yaml"))
+        .file(workspace_root().join("schemas/support_ticket.yaml"))
         .compile();
     let spec = &compilation.specs[0].spec;
     let ticket = &spec.entities["Ticket"];

@@ -1,14 +1,9 @@
 //! The JSON Schema of the spec format is checked in as
 //! `schemas/singletable.schema.json` for editors; it must match the types.
 
-use std::path::{Path, PathBuf};
+mod support;
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("crate sits in the workspace")
-        .to_owned()
-}
+use support::{spec_paths, workspace_root};
 
 fn schema_text() -> String {
     let schema = schema_compiler::json_schema();
@@ -44,17 +39,14 @@ fn yaml_as_json(text: &str) -> serde_json::Value {
 fn every_spec_in_schemas_validates() {
     let validator = validator();
     let mut checked = 0;
-    for entry in std::fs::read_dir(workspace_root().join("schemas")).expect("schemas/ exists") {
-        let path = entry.expect("dir entry").path();
-        if path.extension().is_some_and(|e| e == "yaml") {
-            let instance = yaml_as_json(&std::fs::read_to_string(&path).expect("read spec"));
-            let errors: Vec<String> = validator
-                .iter_errors(&instance)
-                .map(|e| format!("{}: {e}", e.instance_path()))
-                .collect();
-            assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
-            checked += 1;
-        }
+    for path in spec_paths() {
+        let instance = yaml_as_json(&std::fs::read_to_string(&path).expect("read spec"));
+        let errors: Vec<String> = validator
+            .iter_errors(&instance)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+        checked += 1;
     }
     assert!(checked >= 1, "no specs found");
 }

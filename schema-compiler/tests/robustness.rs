@@ -1,22 +1,16 @@
 //! The compiler returns a result or diagnostics for any input and never
 //! panics: random bytes, and specs from `schemas/` mutated at random.
 
-use std::path::Path;
+mod support;
 
 use proptest::prelude::*;
 use schema_compiler::Compiler;
 
 fn specs() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let mut out: Vec<String> = std::fs::read_dir(dir)
-        .expect("schemas/ exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+    support::spec_paths()
+        .iter()
         .map(|p| std::fs::read_to_string(p).expect("read spec"))
-        .collect();
-    out.sort();
-    assert!(!out.is_empty());
-    out
+        .collect()
 }
 
 /// Compiles and checks the invariants every outcome must hold.

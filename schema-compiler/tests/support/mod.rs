@@ -15,6 +15,19 @@ pub fn workspace_root() -> PathBuf {
         .to_owned()
 }
 
+/// The reference specs, `schemas/*.yaml`, sorted; never empty.
+pub fn spec_paths() -> Vec<PathBuf> {
+    let dir = workspace_root().join("schemas");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    out.sort();
+    assert!(!out.is_empty(), "no specs in {}", dir.display());
+    out
+}
+
 /// A workspace file's text.
 pub fn read(relative: &str) -> String {
     let path = workspace_root().join(relative);
