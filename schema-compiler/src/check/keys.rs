@@ -255,13 +255,7 @@ pub fn check_sort_order(spec: &ir::Spec, diags: &mut Diagnostics) {
             let Some(param) = q.params.get(&p.name.value) else {
                 continue;
             };
-            let escape = param.binds.iter().any(|(e, a)| {
-                spec.entities
-                    .get(e)
-                    .and_then(|e| e.attributes.get(a))
-                    .is_some_and(|a| a.escape)
-            });
-            if encoding::type_domain(&param.r#type, escape).ordered {
+            if super::param_domain(spec, param).ordered {
                 continue;
             }
             diags.push(
