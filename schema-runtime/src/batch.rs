@@ -1,0 +1,270 @@
+//! Batches, transactions and conditional writes: chunking, retries with
+//! backoff, and errors that say what failed.
+
+use std::time::Duration;
+
+use futures_util::future::join_all;
+
+use crate::error::{CancellationReason, Error};
+use crate::sdk::error::{ProvideErrorMetadata, SdkError};
+use crate::sdk::operation::transact_write_items::TransactWriteItemsError;
+use crate::sdk::types::{KeysAndAttributes, TransactWriteItem, WriteRequest};
+use crate::sdk::Client;
+use crate::Item;
+
+/// BatchWriteItem's limit.
+pub const MAX_BATCH_WRITE: usize = 25;
+/// BatchGetItem's limit.
+pub const MAX_BATCH_GET: usize = 100;
+/// TransactWriteItems' limit.
+pub const MAX_TRANSACTION: usize = 100;
+
+/// How unprocessed batch items are retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Calls per chunk, the first included.
+    pub max_attempts: u32,
+    /// Delay before the first retry; doubled on each retry.
+    pub base_delay: Duration,
+    /// Upper bound of the delay.
+    pub max_delay: Duration,
+    /// Chunks in flight at once.
+    pub concurrency: usize,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 10,
+            base_delay: Duration::from_millis(25),
+            max_delay: Duration::from_secs(5),
+            concurrency: 4,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The delay before retry `attempt` (1-based): exponential, with jitter
+    /// between half and all of it, so concurrent writers spread out.
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let factor = 1u32
+            .checked_shl(attempt.saturating_sub(1))
+            .unwrap_or(u32::MAX);
+        let full = self.base_delay.saturating_mul(factor).min(self.max_delay);
+        full.mul_f64(0.5 + fastrand::f64() / 2.0)
+    }
+}
+
+/// Writes every request with BatchWriteItem in chunks of 25, retrying
+/// `UnprocessedItems`; what is still unprocessed after the last attempt is
+/// returned in [`Error::Unprocessed`], never dropped.
+pub async fn batch_write(
+    client: &Client,
+    table: &str,
+    writes: Vec<WriteRequest>,
+    policy: RetryPolicy,
+) -> Result<(), Error> {
+    let chunks: Vec<Vec<WriteRequest>> = writes
+        .chunks(MAX_BATCH_WRITE)
+        .map(<[WriteRequest]>::to_vec)
+        .collect();
+    let mut unprocessed = Vec::new();
+    for group in chunks.chunks(policy.concurrency.max(1)) {
+        let results = join_all(
+            group
+                .iter()
+                .map(|chunk| write_chunk(client, table, chunk.clone(), policy)),
+        )
+        .await;
+        for result in results {
+            unprocessed.extend(result?);
+        }
+    }
+    if unprocessed.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Unprocessed {
+            writes: unprocessed,
+            keys: Vec::new(),
+        })
+    }
+}
+
+async fn write_chunk(
+    client: &Client,
+    table: &str,
+    mut pending: Vec<WriteRequest>,
+    policy: RetryPolicy,
+) -> Result<Vec<WriteRequest>, Error> {
+    for attempt in 1..=policy.max_attempts.max(1) {
+        if attempt > 1 {
+            tokio::time::sleep(policy.delay(attempt - 1)).await;
+        }
+        let output = client
+            .batch_write_item()
+            .request_items(table, pending)
+            .send()
+            .await?;
+        pending = output
+            .unprocessed_items
+            .and_then(|mut m| m.remove(table))
+            .unwrap_or_default();
+        if pending.is_empty() {
+            break;
+        }
+    }
+    Ok(pending)
+}
+
+/// Reads every key with BatchGetItem in chunks of 100, retrying
+/// `UnprocessedKeys`; keys still unread after the last attempt are returned
+/// in [`Error::Unprocessed`]. Items come back in no particular order.
+pub async fn batch_get(
+    client: &Client,
+    table: &str,
+    keys: Vec<Item>,
+    consistent_read: bool,
+    policy: RetryPolicy,
+) -> Result<Vec<Item>, Error> {
+    let chunks: Vec<Vec<Item>> = keys.chunks(MAX_BATCH_GET).map(<[Item]>::to_vec).collect();
+    let mut items = Vec::new();
+    let mut unread = Vec::new();
+    for group in chunks.chunks(policy.concurrency.max(1)) {
+        let results = join_all(
+            group
+                .iter()
+                .map(|chunk| get_chunk(client, table, chunk.clone(), consistent_read, policy)),
+        )
+        .await;
+        for result in results {
+            let (found, left) = result?;
+            items.extend(found);
+            unread.extend(left);
+        }
+    }
+    if unread.is_empty() {
+        Ok(items)
+    } else {
+        Err(Error::Unprocessed {
+            writes: Vec::new(),
+            keys: unread,
+        })
+    }
+}
+
+async fn get_chunk(
+    client: &Client,
+    table: &str,
+    mut pending: Vec<Item>,
+    consistent_read: bool,
+    policy: RetryPolicy,
+) -> Result<(Vec<Item>, Vec<Item>), Error> {
+    let mut found = Vec::new();
+    for attempt in 1..=policy.max_attempts.max(1) {
+        if attempt > 1 {
+            tokio::time::sleep(policy.delay(attempt - 1)).await;
+        }
+        let request = KeysAndAttributes::builder()
+            .set_keys(Some(pending))
+            .consistent_read(consistent_read)
+            .build()
+            .map_err(|e| Error::Service(Box::new(crate::sdk::Error::from(e))))?;
+        let output = client
+            .batch_get_item()
+            .request_items(table, request)
+            .send()
+            .await?;
+        found.extend(
+            output
+                .responses
+                .and_then(|mut m| m.remove(table))
+                .unwrap_or_default(),
+        );
+        pending = output
+            .unprocessed_keys
+            .and_then(|mut m| m.remove(table))
+            .map(|k| k.keys)
+            .unwrap_or_default();
+        if pending.is_empty() {
+            break;
+        }
+    }
+    Ok((found, pending))
+}
+
+/// Runs TransactWriteItems; a cancellation becomes
+/// [`Error::TransactionCanceled`] with the reason of each failed item.
+pub async fn transact_write(
+    client: &Client,
+    items: Vec<TransactWriteItem>,
+    client_request_token: Option<String>,
+) -> Result<(), Error> {
+    let result = client
+        .transact_write_items()
+        .set_transact_items(Some(items))
+        .set_client_request_token(client_request_token)
+        .send()
+        .await;
+    match result {
+        Ok(_) => Ok(()),
+        Err(SdkError::ServiceError(e)) => match e.err() {
+            TransactWriteItemsError::TransactionCanceledException(canceled) => {
+                let reasons = canceled
+                    .cancellation_reasons()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.code().is_some_and(|c| c != "None"))
+                    .map(|(index, r)| CancellationReason {
+                        index,
+                        code: r.code().unwrap_or_default().to_owned(),
+                        message: r.message().map(str::to_owned),
+                    })
+                    .collect();
+                Err(Error::TransactionCanceled(reasons))
+            }
+            _ => Err(Error::from(SdkError::ServiceError(e))),
+        },
+        Err(e) => Err(Error::from(e)),
+    }
+}
+
+/// Maps a failed conditional write: `ConditionalCheckFailedException`
+/// becomes [`Error::ConditionFailed`], anything else [`Error::Service`].
+pub fn write_error<E, R>(
+    error: SdkError<E, R>,
+    entity: &'static str,
+    operation: &'static str,
+) -> Error
+where
+    E: ProvideErrorMetadata,
+    crate::sdk::Error: From<SdkError<E, R>>,
+{
+    let condition_failed = error
+        .as_service_error()
+        .and_then(ProvideErrorMetadata::code)
+        == Some("ConditionalCheckFailedException");
+    if condition_failed {
+        Error::ConditionFailed { entity, operation }
+    } else {
+        Error::from(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delays_grow_and_stay_bounded() {
+        let policy = RetryPolicy::default();
+        for attempt in 1..40 {
+            let d = policy.delay(attempt);
+            assert!(d <= policy.max_delay, "{attempt}: {d:?}");
+            let full = policy
+                .base_delay
+                .saturating_mul(1u32.checked_shl(attempt - 1).unwrap_or(u32::MAX))
+                .min(policy.max_delay);
+            assert!(d >= full / 2, "{attempt}: {d:?} < {full:?}/2");
+        }
+    }
+}

@@ -1,0 +1,548 @@
+//! The key codec and attribute conversions.
+//!
+//! Key placeholders are encoded so that the checker's proofs hold at run
+//! time: strings are checked against their attribute's alphabet and length
+//! (or percent-encoded when the spec says `escape`), integers are zero-padded
+//! to a fixed width (offset by `-min` when `min < 0`) so text order is
+//! numeric order, and datetimes have a fixed width too.
+
+use crate::error::{DecodeProblem, ValueError};
+use crate::sdk::primitives::{Blob, DateTime, DateTimeFormat};
+use crate::sdk::types::AttributeValue;
+use crate::Item;
+
+/// What a string placeholder may hold, as the spec declares it.
+#[derive(Debug, Clone, Copy)]
+pub struct StrDomain {
+    /// Least length in bytes (before escaping).
+    pub min_len: usize,
+    /// Greatest length in bytes (before escaping).
+    pub max_len: Option<usize>,
+    /// Allowed characters as inclusive ranges; ignored when `escape` is set.
+    pub alphabet: &'static [(char, char)],
+    /// Percent-encode everything but ASCII letters, digits and `_`.
+    pub escape: bool,
+}
+
+fn value_error(context: &'static str, name: &'static str, problem: String) -> ValueError {
+    ValueError {
+        context,
+        name,
+        problem,
+    }
+}
+
+/// Appends a string placeholder to `key`.
+pub fn push_str(
+    key: &mut String,
+    value: &str,
+    domain: &StrDomain,
+    context: &'static str,
+    name: &'static str,
+) -> Result<(), ValueError> {
+    check_length(value, domain.min_len.max(1), domain.max_len, context, name)?;
+    if domain.escape {
+        push_escaped(key, value);
+        return Ok(());
+    }
+    if let Some(c) = value
+        .chars()
+        .find(|&c| !domain.alphabet.iter().any(|&(lo, hi)| lo <= c && c <= hi))
+    {
+        return Err(value_error(
+            context,
+            name,
+            format!("{c:?} is not allowed in this key placeholder"),
+        ));
+    }
+    key.push_str(value);
+    Ok(())
+}
+
+/// Checks the byte length of a string value.
+pub fn check_length(
+    value: &str,
+    min: usize,
+    max: Option<usize>,
+    context: &'static str,
+    name: &'static str,
+) -> Result<(), ValueError> {
+    if value.len() < min {
+        return Err(value_error(
+            context,
+            name,
+            format!("{} bytes, fewer than the {min} required", value.len()),
+        ));
+    }
+    match max {
+        Some(max) if value.len() > max => Err(value_error(
+            context,
+            name,
+            format!("{} bytes, more than the {max} allowed", value.len()),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Percent-encodes every byte that is not an ASCII letter, digit or `_`.
+pub fn push_escaped(key: &mut String, value: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' {
+            key.push(char::from(b));
+        } else {
+            key.push('%');
+            key.push(char::from(HEX[usize::from(b >> 4)]));
+            key.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
+}
+
+/// Reverses [`push_escaped`]; `None` when `text` is not a valid encoding.
+pub fn unescape(text: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        if b == b'%' {
+            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = &tail[2..];
+        } else {
+            bytes.push(b);
+            rest = tail;
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// Decimal digits of `n`.
+const fn width(n: u128) -> usize {
+    let mut digits = 1;
+    let mut n = n / 10;
+    while n > 0 {
+        digits += 1;
+        n /= 10;
+    }
+    digits
+}
+
+/// Appends an integer placeholder: zero-padded to the width of the range,
+/// offset by `-min` when `min` is negative.
+pub fn push_integer(
+    key: &mut String,
+    value: i64,
+    min: i64,
+    max: i64,
+    context: &'static str,
+    name: &'static str,
+) -> Result<(), ValueError> {
+    if value < min || value > max {
+        return Err(value_error(
+            context,
+            name,
+            format!("{value} is outside {min}..={max}"),
+        ));
+    }
+    let offset = if min < 0 { i128::from(min) } else { 0 };
+    let shifted = (i128::from(value) - offset) as u128;
+    let span = (i128::from(max) - offset) as u128;
+    for _ in width(shifted)..width(span) {
+        key.push('0');
+    }
+    key.push_str(&shifted.to_string());
+    Ok(())
+}
+
+/// How a datetime is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeFormat {
+    /// RFC 3339 in UTC with this many fractional digits (0, 3, 6 or 9).
+    Rfc3339(u8),
+    /// Seconds since the Unix epoch (12 digits in keys).
+    EpochSeconds,
+    /// Milliseconds since the Unix epoch (15 digits in keys).
+    EpochMillis,
+}
+
+/// Appends a datetime placeholder in its fixed-width key form.
+pub fn push_datetime(
+    key: &mut String,
+    value: DateTime,
+    format: TimeFormat,
+    context: &'static str,
+    name: &'static str,
+) -> Result<(), ValueError> {
+    match format {
+        TimeFormat::Rfc3339(digits) => {
+            let text = rfc3339(value, digits)
+                .ok_or_else(|| value_error(context, name, "year outside 0000..=9999".into()))?;
+            key.push_str(&text);
+            Ok(())
+        }
+        TimeFormat::EpochSeconds => {
+            push_integer(key, value.secs(), 0, 999_999_999_999, context, name)
+        }
+        TimeFormat::EpochMillis => {
+            let millis = value
+                .to_millis()
+                .map_err(|e| value_error(context, name, e.to_string()))?;
+            push_integer(key, millis, 0, 999_999_999_999_999, context, name)
+        }
+    }
+}
+
+/// RFC 3339 in UTC with exactly `digits` fractional digits; `None` outside
+/// years 0000 to 9999.
+pub fn rfc3339(value: DateTime, digits: u8) -> Option<String> {
+    let secs = value.secs();
+    let days = secs.div_euclid(86_400);
+    let second_of_day = secs.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    if !(0..=9999).contains(&year) {
+        return None;
+    }
+    let mut text = format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+        second_of_day / 3600,
+        second_of_day / 60 % 60,
+        second_of_day % 60
+    );
+    if digits > 0 {
+        let nanos = format!("{:09}", value.subsec_nanos());
+        text.push('.');
+        text.push_str(&nanos[..usize::from(digits.min(9))]);
+    }
+    text.push('Z');
+    Some(text)
+}
+
+/// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A datetime as a stored attribute.
+pub fn datetime_to_av(
+    value: DateTime,
+    format: TimeFormat,
+    context: &'static str,
+    name: &'static str,
+) -> Result<AttributeValue, ValueError> {
+    match format {
+        TimeFormat::Rfc3339(digits) => rfc3339(value, digits)
+            .map(AttributeValue::S)
+            .ok_or_else(|| value_error(context, name, "year outside 0000..=9999".into())),
+        TimeFormat::EpochSeconds => Ok(AttributeValue::N(value.secs().to_string())),
+        TimeFormat::EpochMillis => value
+            .to_millis()
+            .map(|m| AttributeValue::N(m.to_string()))
+            .map_err(|e| value_error(context, name, e.to_string())),
+    }
+}
+
+/// A stored datetime attribute; RFC 3339 accepts any fractional precision.
+pub fn datetime_from_av(
+    av: &AttributeValue,
+    format: TimeFormat,
+) -> Result<DateTime, DecodeProblem> {
+    match format {
+        TimeFormat::Rfc3339(_) => {
+            let text = expect_s(av)?;
+            DateTime::from_str(text, DateTimeFormat::DateTime)
+                .map_err(|e| DecodeProblem::Invalid(e.to_string()))
+        }
+        TimeFormat::EpochSeconds => Ok(DateTime::from_secs(i64::from_av(av)?)),
+        TimeFormat::EpochMillis => Ok(DateTime::from_millis(i64::from_av(av)?)),
+    }
+}
+
+fn expect_s(av: &AttributeValue) -> Result<&str, DecodeProblem> {
+    match av {
+        AttributeValue::S(s) => Ok(s),
+        other => Err(wrong_type("S", other)),
+    }
+}
+
+/// The DynamoDB type name of a value (`S`, `N`, `BOOL`, …).
+pub fn type_name(av: &AttributeValue) -> &'static str {
+    match av {
+        AttributeValue::S(_) => "S",
+        AttributeValue::N(_) => "N",
+        AttributeValue::B(_) => "B",
+        AttributeValue::Bool(_) => "BOOL",
+        AttributeValue::Null(_) => "NULL",
+        AttributeValue::L(_) => "L",
+        AttributeValue::M(_) => "M",
+        AttributeValue::Ss(_) => "SS",
+        AttributeValue::Ns(_) => "NS",
+        AttributeValue::Bs(_) => "BS",
+        _ => "unknown",
+    }
+}
+
+fn wrong_type(expected: &'static str, found: &AttributeValue) -> DecodeProblem {
+    DecodeProblem::WrongType {
+        expected,
+        found: type_name(found),
+    }
+}
+
+/// A Rust type stored as one DynamoDB attribute value.
+pub trait Attr: Sized {
+    /// The value to store.
+    fn to_av(&self) -> AttributeValue;
+    /// The value read back.
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem>;
+}
+
+impl Attr for String {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::S(self.clone())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        expect_s(av).map(str::to_owned)
+    }
+}
+
+impl Attr for i64 {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::N(self.to_string())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        match av {
+            AttributeValue::N(n) => n
+                .parse()
+                .map_err(|_| DecodeProblem::Invalid(format!("{n:?} is not a 64-bit integer"))),
+            other => Err(wrong_type("N", other)),
+        }
+    }
+}
+
+impl Attr for bool {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::Bool(*self)
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        match av {
+            AttributeValue::Bool(b) => Ok(*b),
+            other => Err(wrong_type("BOOL", other)),
+        }
+    }
+}
+
+impl Attr for Blob {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::B(self.clone())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        match av {
+            AttributeValue::B(b) => Ok(b.clone()),
+            other => Err(wrong_type("B", other)),
+        }
+    }
+}
+
+impl Attr for DateTime {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::N(self.secs().to_string())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        datetime_from_av(av, TimeFormat::EpochSeconds)
+    }
+}
+
+impl Attr for AttributeValue {
+    fn to_av(&self) -> AttributeValue {
+        self.clone()
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        Ok(av.clone())
+    }
+}
+
+impl Attr for Item {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::M(self.clone())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        match av {
+            AttributeValue::M(m) => Ok(m.clone()),
+            other => Err(wrong_type("M", other)),
+        }
+    }
+}
+
+impl<T: Attr> Attr for Vec<T> {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::L(self.iter().map(Attr::to_av).collect())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        match av {
+            AttributeValue::L(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    T::from_av(v).map_err(|p| DecodeProblem::Invalid(format!("element {i}: {p:?}")))
+                })
+                .collect(),
+            other => Err(wrong_type("L", other)),
+        }
+    }
+}
+
+/// An exact decimal number, kept as DynamoDB's text form.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Decimal(String);
+
+impl Decimal {
+    /// The number's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::str::FromStr for Decimal {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let body = s.strip_prefix(['-', '+']).unwrap_or(s);
+        let (mantissa, exponent) = match body.split_once(['e', 'E']) {
+            Some((m, e)) => (m, Some(e.strip_prefix(['-', '+']).unwrap_or(e))),
+            None => (body, None),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+        let valid = !(int.is_empty() && frac.is_empty())
+            && digits(int)
+            && digits(frac)
+            && exponent.is_none_or(|e| !e.is_empty() && digits(e));
+        if valid {
+            Ok(Decimal(s.to_owned()))
+        } else {
+            Err(format!("{s:?} is not a decimal number"))
+        }
+    }
+}
+
+impl std::fmt::Display for Decimal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<i64> for Decimal {
+    fn from(n: i64) -> Self {
+        Decimal(n.to_string())
+    }
+}
+
+impl Attr for Decimal {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::N(self.0.clone())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        match av {
+            AttributeValue::N(n) => n.parse().map_err(DecodeProblem::Invalid),
+            other => Err(wrong_type("N", other)),
+        }
+    }
+}
+
+/// Whether the item's TTL attribute (epoch seconds) lies in the past.
+/// DynamoDB deletes expired items lazily, up to days later, so reads skip them.
+pub fn is_expired(item: &Item, ttl_attribute: &str, now: DateTime) -> bool {
+    match item.get(ttl_attribute) {
+        Some(AttributeValue::N(n)) => n.parse::<f64>().is_ok_and(|t| t < now.secs() as f64),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_padded_and_offset() {
+        let mut k = String::new();
+        push_integer(&mut k, 7, 0, 999, "E", "n").unwrap();
+        assert_eq!(k, "007");
+        k.clear();
+        push_integer(&mut k, -5, -10, 10, "E", "n").unwrap();
+        assert_eq!(k, "05");
+        assert!(push_integer(&mut k, 11, -10, 10, "E", "n").is_err());
+        k.clear();
+        push_integer(&mut k, i64::MAX, i64::MIN, i64::MAX, "E", "n").unwrap();
+        assert_eq!(k, u64::MAX.to_string());
+    }
+
+    #[test]
+    fn rfc3339_has_a_fixed_width() {
+        let t = DateTime::from_secs_and_nanos(1_714_564_800, 5_000_000);
+        assert_eq!(rfc3339(t, 3).unwrap(), "2024-05-01T12:00:00.005Z");
+        assert_eq!(rfc3339(t, 0).unwrap(), "2024-05-01T12:00:00Z");
+        assert_eq!(
+            rfc3339(DateTime::from_secs(-1), 0).unwrap(),
+            "1969-12-31T23:59:59Z"
+        );
+        assert_eq!(rfc3339(DateTime::from_secs(-62_167_219_201), 0), None);
+        let av = datetime_to_av(t, TimeFormat::Rfc3339(3), "E", "t").unwrap();
+        assert_eq!(datetime_from_av(&av, TimeFormat::Rfc3339(3)).unwrap(), t);
+    }
+
+    #[test]
+    fn escaping_round_trips() {
+        let mut k = String::new();
+        push_escaped(&mut k, "a|b#c%d é");
+        assert_eq!(k, "a%7Cb%23c%25d%20%C3%A9");
+        assert_eq!(unescape(&k).unwrap(), "a|b#c%d é");
+        assert_eq!(unescape("%G0"), None);
+        assert_eq!(unescape("%4"), None);
+    }
+
+    #[test]
+    fn strings_outside_the_alphabet_are_refused() {
+        let domain = StrDomain {
+            min_len: 1,
+            max_len: Some(4),
+            alphabet: &[('a', 'z')],
+            escape: false,
+        };
+        let mut k = String::new();
+        assert!(push_str(&mut k, "ab|c", &domain, "E", "id").is_err());
+        assert!(push_str(&mut k, "", &domain, "E", "id").is_err());
+        assert!(push_str(&mut k, "abcde", &domain, "E", "id").is_err());
+        push_str(&mut k, "abc", &domain, "E", "id").unwrap();
+        assert_eq!(k, "abc");
+    }
+
+    #[test]
+    fn decimals_are_validated() {
+        for ok in ["0", "-1.5", "1e10", ".5", "5.", "+2E-3"] {
+            assert!(ok.parse::<Decimal>().is_ok(), "{ok}");
+        }
+        for bad in ["", ".", "1.2.3", "e5", "1e", "abc", "--1"] {
+            assert!(bad.parse::<Decimal>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn decode_errors_name_the_type() {
+        let e = i64::from_av(&AttributeValue::S("x".into())).unwrap_err();
+        assert_eq!(
+            e,
+            DecodeProblem::WrongType {
+                expected: "N",
+                found: "S"
+            }
+        );
+        assert!(i64::from_av(&AttributeValue::N("1.5".into())).is_err());
+    }
+}

@@ -1,0 +1,102 @@
+//! The `Entity` trait and the item-reading helpers generated code calls.
+
+use crate::codec::Attr;
+use crate::error::{DecodeError, DecodeProblem, ValueError};
+use crate::sdk::types::AttributeValue;
+use crate::Item;
+
+/// An entity of a spec: how its items are keyed, written and read.
+///
+/// Implemented by generated code and by `#[derive(Entity)]`.
+pub trait Entity: Sized {
+    /// The value of the table's entity-type attribute for this entity.
+    const ENTITY_TYPE: &'static str;
+
+    /// What keys are built from besides the entity's own attributes: the
+    /// spec's `TenantId` for tenant-scoped entities, `()` otherwise.
+    type Scope;
+
+    /// The primary key attributes of this entity's item.
+    fn primary_key(&self, scope: &Self::Scope) -> Result<Item, ValueError>;
+
+    /// The whole item: attributes, entity type, primary key and the keys of
+    /// every index whose placeholders are all present.
+    fn to_item(&self, scope: &Self::Scope) -> Result<Item, ValueError>;
+
+    /// Reads an item back; errors name the attribute at fault.
+    fn from_item(item: &Item) -> Result<Self, DecodeError>;
+}
+
+/// Reads a required attribute.
+pub fn required<T: Attr>(item: &Item, entity: &'static str, name: &str) -> Result<T, DecodeError> {
+    match item.get(name) {
+        None | Some(AttributeValue::Null(_)) => {
+            Err(DecodeError::new(entity, name, DecodeProblem::Missing))
+        }
+        Some(av) => T::from_av(av).map_err(|p| DecodeError::new(entity, name, p)),
+    }
+}
+
+/// Reads an optional attribute; absent and `NULL` both read as `None`.
+pub fn optional<T: Attr>(
+    item: &Item,
+    entity: &'static str,
+    name: &str,
+) -> Result<Option<T>, DecodeError> {
+    match item.get(name) {
+        None | Some(AttributeValue::Null(_)) => Ok(None),
+        Some(av) => T::from_av(av)
+            .map(Some)
+            .map_err(|p| DecodeError::new(entity, name, p)),
+    }
+}
+
+/// Reads an attribute with a custom decoder (datetimes with a format).
+pub fn required_with<T>(
+    item: &Item,
+    entity: &'static str,
+    name: &str,
+    decode: impl FnOnce(&AttributeValue) -> Result<T, DecodeProblem>,
+) -> Result<T, DecodeError> {
+    match item.get(name) {
+        None | Some(AttributeValue::Null(_)) => {
+            Err(DecodeError::new(entity, name, DecodeProblem::Missing))
+        }
+        Some(av) => decode(av).map_err(|p| DecodeError::new(entity, name, p)),
+    }
+}
+
+/// Reads an optional attribute with a custom decoder.
+pub fn optional_with<T>(
+    item: &Item,
+    entity: &'static str,
+    name: &str,
+    decode: impl FnOnce(&AttributeValue) -> Result<T, DecodeProblem>,
+) -> Result<Option<T>, DecodeError> {
+    match item.get(name) {
+        None | Some(AttributeValue::Null(_)) => Ok(None),
+        Some(av) => decode(av)
+            .map(Some)
+            .map_err(|p| DecodeError::new(entity, name, p)),
+    }
+}
+
+/// The entity type stored in `attribute`, for collection decoding.
+pub fn entity_type<'a>(
+    item: &'a Item,
+    attribute: &str,
+    context: &'static str,
+) -> Result<&'a str, DecodeError> {
+    match item.get(attribute) {
+        Some(AttributeValue::S(s)) => Ok(s),
+        Some(other) => Err(DecodeError::new(
+            context,
+            attribute,
+            DecodeProblem::WrongType {
+                expected: "S",
+                found: crate::codec::type_name(other),
+            },
+        )),
+        None => Err(DecodeError::new(context, attribute, DecodeProblem::Missing)),
+    }
+}

@@ -1,0 +1,258 @@
+//! Errors of generated repositories.
+
+use std::fmt;
+
+use crate::tenant::InvalidTenantId;
+use crate::Item;
+
+/// Why an item read from the table could not be turned into an entity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    /// The entity being decoded (or the access pattern, for an item whose
+    /// entity type is unknown).
+    pub entity: &'static str,
+    /// The attribute at fault.
+    pub attribute: String,
+    /// What is wrong with it.
+    pub problem: DecodeProblem,
+}
+
+/// What is wrong with an attribute of a stored item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeProblem {
+    /// A required attribute is absent.
+    Missing,
+    /// The attribute has another DynamoDB type.
+    WrongType {
+        /// The expected DynamoDB type (`S`, `N`, `BOOL`, …).
+        expected: &'static str,
+        /// The stored DynamoDB type.
+        found: &'static str,
+    },
+    /// The attribute has the right type but an invalid value.
+    Invalid(String),
+    /// The entity-type attribute names an entity this pattern does not return.
+    UnknownEntityType(String),
+}
+
+impl DecodeError {
+    /// A decode error for `attribute` of `entity`.
+    pub fn new(entity: &'static str, attribute: impl Into<String>, problem: DecodeProblem) -> Self {
+        DecodeError {
+            entity,
+            attribute: attribute.into(),
+            problem,
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let DecodeError {
+            entity,
+            attribute,
+            problem,
+        } = self;
+        write!(f, "cannot decode {entity}: attribute `{attribute}` ")?;
+        match problem {
+            DecodeProblem::Missing => f.write_str("is missing"),
+            DecodeProblem::WrongType { expected, found } => {
+                write!(f, "is of type {found}, expected {expected}")
+            }
+            DecodeProblem::Invalid(why) => write!(f, "is invalid: {why}"),
+            DecodeProblem::UnknownEntityType(name) => {
+                write!(f, "names entity type {name:?}, which is not expected here")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// A value that cannot be written into a key or an attribute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueError {
+    /// The entity or access pattern.
+    pub context: &'static str,
+    /// The attribute or parameter.
+    pub name: &'static str,
+    /// Why.
+    pub problem: String,
+}
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid `{}` for {}: {}",
+            self.name, self.context, self.problem
+        )
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+/// Why one item of a canceled transaction failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CancellationReason {
+    /// Position of the item in the transaction.
+    pub index: usize,
+    /// DynamoDB's reason code (`ConditionalCheckFailed`, `TransactionConflict`, …).
+    pub code: String,
+    /// DynamoDB's message, if any.
+    pub message: Option<String>,
+}
+
+/// The error of every generated repository method.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A value cannot be written (bad key value, out-of-range number, …); no
+    /// request was sent.
+    Value(ValueError),
+    /// An item read back from the table cannot be decoded.
+    Decode(DecodeError),
+    /// A tenant id was refused.
+    Tenant(InvalidTenantId),
+    /// A conditional write failed: `create` of an item that exists, or
+    /// `update` of an item that does not.
+    ConditionFailed {
+        /// The entity.
+        entity: &'static str,
+        /// The operation (`create`, `update`, …).
+        operation: &'static str,
+    },
+    /// A transaction was canceled; one reason per item that failed.
+    TransactionCanceled(Vec<CancellationReason>),
+    /// A transaction has more items than the access pattern allows; no
+    /// request was sent.
+    TooManyItems {
+        /// The access pattern.
+        pattern: &'static str,
+        /// Items requested.
+        items: usize,
+        /// The most allowed.
+        max: usize,
+    },
+    /// A partial update changes part of an index key whose other parts are
+    /// neither in the update nor in the primary key; no request was sent.
+    IncompleteUpdate {
+        /// The entity.
+        entity: &'static str,
+        /// The index key attribute that cannot be recomputed.
+        key_attribute: &'static str,
+        /// Attributes to add to the update.
+        missing: Vec<&'static str>,
+    },
+    /// Batch items DynamoDB left unprocessed after every retry, returned so
+    /// nothing is dropped.
+    Unprocessed {
+        /// Write requests not written.
+        writes: Vec<crate::sdk::types::WriteRequest>,
+        /// Keys not read.
+        keys: Vec<Item>,
+    },
+    /// Any other error of the DynamoDB service or the SDK.
+    Service(Box<crate::sdk::Error>),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Value(e) => e.fmt(f),
+            Error::Decode(e) => e.fmt(f),
+            Error::Tenant(e) => e.fmt(f),
+            Error::ConditionFailed { entity, operation } => {
+                let why = match *operation {
+                    "create" => "the item already exists",
+                    "update" => "the item does not exist",
+                    _ => "its condition does not hold",
+                };
+                write!(f, "{operation} of {entity} failed: {why}")
+            }
+            Error::TransactionCanceled(reasons) => {
+                f.write_str("transaction canceled")?;
+                for r in reasons {
+                    write!(f, "; item {}: {}", r.index, r.code)?;
+                }
+                Ok(())
+            }
+            Error::TooManyItems {
+                pattern,
+                items,
+                max,
+            } => write!(f, "{pattern}: {items} items, more than the {max} allowed"),
+            Error::IncompleteUpdate {
+                entity,
+                key_attribute,
+                missing,
+            } => write!(
+                f,
+                "update of {entity} changes index key `{key_attribute}`, which also needs {}",
+                missing.join(", ")
+            ),
+            Error::Unprocessed { writes, keys } => write!(
+                f,
+                "{} writes and {} reads left unprocessed after retries",
+                writes.len(),
+                keys.len()
+            ),
+            Error::Service(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Value(e) => Some(e),
+            Error::Decode(e) => Some(e),
+            Error::Tenant(e) => Some(e),
+            Error::Service(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<DecodeError> for Error {
+    fn from(e: DecodeError) -> Self {
+        Error::Decode(e)
+    }
+}
+
+impl From<ValueError> for Error {
+    fn from(e: ValueError) -> Self {
+        Error::Value(e)
+    }
+}
+
+impl From<InvalidTenantId> for Error {
+    fn from(e: InvalidTenantId) -> Self {
+        Error::Tenant(e)
+    }
+}
+
+impl<E, R> From<crate::sdk::error::SdkError<E, R>> for Error
+where
+    crate::sdk::Error: From<crate::sdk::error::SdkError<E, R>>,
+{
+    fn from(e: crate::sdk::error::SdkError<E, R>) -> Self {
+        Error::Service(Box::new(crate::sdk::Error::from(e)))
+    }
+}
+
+impl Error {
+    /// Whether this is a failed conditional write.
+    pub fn is_condition_failed(&self) -> bool {
+        matches!(self, Error::ConditionFailed { .. })
+    }
+
+    /// The service error code (`ConditionalCheckFailedException`, …), if any.
+    pub fn service_code(&self) -> Option<&str> {
+        use crate::sdk::error::ProvideErrorMetadata;
+        match self {
+            Error::Service(e) => e.code(),
+            _ => None,
+        }
+    }
+}
