@@ -222,22 +222,12 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
     plan.entities = q.returns.clone();
     plan.names.insert("#pk".into(), q.pk.attribute.clone());
     plan.values.insert(":pk".into(), q.pk.source.value.clone());
-    let mut condition = "#pk = :pk".to_owned();
     if let Some(sk) = &q.sk {
         let attribute = sk
             .operands
             .first()
             .map_or_else(String::new, |o| o.attribute.clone());
         plan.names.insert("#sk".into(), attribute);
-        let expr = match sk.op {
-            SortOp::Equals => "#sk = :sk".to_owned(),
-            SortOp::BeginsWith => "begins_with(#sk, :sk)".to_owned(),
-            SortOp::Between => "#sk BETWEEN :sk0 AND :sk1".to_owned(),
-            SortOp::Lt => "#sk < :sk".to_owned(),
-            SortOp::Lte => "#sk <= :sk".to_owned(),
-            SortOp::Gt => "#sk > :sk".to_owned(),
-            SortOp::Gte => "#sk >= :sk".to_owned(),
-        };
         if sk.op == SortOp::Between {
             for (i, o) in sk.operands.iter().enumerate() {
                 plan.values
@@ -246,8 +236,8 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
         } else if let Some(o) = sk.operands.first() {
             plan.values.insert(":sk".into(), o.source.value.clone());
         }
-        condition = format!("{condition} AND {expr}");
     }
+    let condition = key_condition(q);
     plan.key_condition = Some(condition);
     let largest = q
         .returns
@@ -256,6 +246,24 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
         .max()
         .unwrap_or(0);
     plan.read_units = read_units(largest * items, q.consistent_read);
+}
+
+/// The key condition expression of a query: `#pk = :pk AND begins_with(#sk, :sk)`.
+pub fn key_condition(q: &ir::Query) -> String {
+    let mut condition = "#pk = :pk".to_owned();
+    if let Some(sk) = &q.sk {
+        let expr = match sk.op {
+            SortOp::Equals => "#sk = :sk",
+            SortOp::BeginsWith => "begins_with(#sk, :sk)",
+            SortOp::Between => "#sk BETWEEN :sk0 AND :sk1",
+            SortOp::Lt => "#sk < :sk",
+            SortOp::Lte => "#sk <= :sk",
+            SortOp::Gt => "#sk > :sk",
+            SortOp::Gte => "#sk >= :sk",
+        };
+        condition = format!("{condition} AND {expr}");
+    }
+    condition
 }
 
 /// How one key placeholder is kept from forging key structure.

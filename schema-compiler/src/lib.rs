@@ -62,6 +62,7 @@
 pub mod alphabet;
 pub mod check;
 pub mod diagnostics;
+pub mod emit;
 pub mod encoding;
 pub mod explain;
 pub mod ir;
@@ -80,6 +81,7 @@ use source::{FileId, SourceMap};
 #[derive(Debug, Clone, Default)]
 pub struct Compiler {
     inputs: Vec<Input>,
+    out_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -191,6 +193,114 @@ impl Compiler {
             diagnostics,
         }
     }
+}
+
+impl Compiler {
+    /// Where [`Compiler::compile_to_out_dir`] writes; `$OUT_DIR` by default.
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.out_dir = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    /// The build-script entry point: compiles `files` (and any input added
+    /// before) and writes one Rust module per spec, `<file stem>.rs`, into
+    /// the output directory — only when its content changed, so an
+    /// unchanged spec does not rebuild the crate. Prints
+    /// `cargo:rerun-if-changed` for every file read (a failing spec too, so
+    /// fixing it reruns the build) and each warning as `cargo:warning`.
+    ///
+    /// The error's `Debug` prints one `path:line:col: severity[code]: message`
+    /// line per problem, so `.unwrap()` in `build.rs` reads well:
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// fn main() {
+    ///     schema_compiler::Compiler::new()
+    ///         .compile_to_out_dir(["schemas/support_ticket.yaml"])
+    ///         .unwrap();
+    /// }
+    /// ```
+    ///
+    /// and in the crate, `schema_runtime::include_generated!(pub support_ticket);`.
+    pub fn compile_to_out_dir<I, P>(&mut self, files: I) -> Result<Vec<PathBuf>, Report>
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        for file in files {
+            self.file(file);
+        }
+        for input in &self.inputs {
+            if let Input::File(path) = input {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
+        }
+        let compilation = self.compile();
+        for line in compilation.report().to_string().lines() {
+            if !compilation.has_errors() && !line.trim().is_empty() {
+                println!("cargo:warning={line}");
+            }
+        }
+        let report = compilation.report();
+        let specs = compilation.into_result()?;
+        let out_dir = match self
+            .out_dir
+            .clone()
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
+        {
+            Some(dir) => dir,
+            None => {
+                return Err(io_report(
+                    report,
+                    "OUT_DIR is not set: call out_dir() outside build scripts".into(),
+                ))
+            }
+        };
+        let mut written = Vec::new();
+        for compiled in &specs {
+            let name = report
+                .sources
+                .get(compiled.file)
+                .map_or("spec.yaml", |f| f.name.as_str());
+            let file_name = Path::new(name)
+                .file_name()
+                .map_or_else(|| name.to_owned(), |n| n.to_string_lossy().into_owned());
+            let module = emit::rust::names::snake(
+                Path::new(&file_name)
+                    .file_stem()
+                    .map_or(file_name.as_str(), |s| s.to_str().unwrap_or("spec")),
+            );
+            let path = out_dir.join(format!("{module}.rs"));
+            let contents = emit::rust::render_rust(&compiled.spec, &file_name);
+            if let Err(e) = write_if_changed(&path, &contents) {
+                return Err(io_report(
+                    report,
+                    format!("cannot write {}: {e}", path.display()),
+                ));
+            }
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+fn io_report(mut report: Report, message: String) -> Report {
+    report.diagnostics.push(
+        Diagnostic::new(Code::Io, message).help("check the output directory and its permissions"),
+    );
+    report
+}
+
+/// Writes `contents` unless the file already holds exactly that.
+pub fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<bool> {
+    if std::fs::read(path).is_ok_and(|old| old == contents.as_bytes()) {
+        return Ok(false);
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, contents)?;
+    Ok(true)
 }
 
 fn compile_file(sources: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<ir::Spec> {

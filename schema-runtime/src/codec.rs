@@ -465,6 +465,36 @@ pub fn is_expired(item: &Item, ttl_attribute: &str, now: DateTime) -> bool {
     }
 }
 
+/// The write shard of a hash-sharded item: FNV-1a of the attribute's key
+/// text, modulo the shard count. Stable across releases: changing it would
+/// move every stored item.
+pub fn hash_shard(text: &str, count: u32) -> u32 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    (hash % u64::from(count.max(1))) as u32
+}
+
+/// A random write shard in `0..count`.
+pub fn random_shard(count: u32) -> u32 {
+    fastrand::u32(0..count.max(1))
+}
+
+/// Checks a shard number against the shard count.
+pub fn check_shard(shard: u32, count: u32, context: &'static str) -> Result<(), ValueError> {
+    if shard < count {
+        Ok(())
+    } else {
+        Err(value_error(
+            context,
+            "shard",
+            format!("{shard} is not below the shard count {count}"),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

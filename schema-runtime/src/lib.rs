@@ -32,7 +32,10 @@ mod batch;
 pub mod codec;
 mod entity;
 mod error;
+pub mod ops;
 mod query;
+pub mod reader;
+pub mod schema;
 mod tenant;
 
 pub use batch::{

@@ -38,7 +38,7 @@ pub type Decoder<T> = fn(&Item) -> Result<Option<T>, DecodeError>;
 /// A query, run lazily as a stream of pages or items.
 pub struct Query<T> {
     client: Client,
-    request: QueryRequest,
+    request: Result<QueryRequest, Error>,
     decode: Decoder<T>,
     limit: Option<usize>,
     page_size: Option<i32>,
@@ -58,8 +58,10 @@ pub struct Page<T> {
 }
 
 impl<T: Send + 'static> Query<T> {
-    /// A query of `request`, decoding items with `decode`.
-    pub fn new(client: Client, request: QueryRequest, decode: Decoder<T>) -> Self {
+    /// A query of `request`, decoding items with `decode`. When `request`
+    /// is an error (a parameter that cannot be encoded), the stream yields
+    /// that error and ends; no request is sent.
+    pub fn new(client: Client, request: Result<QueryRequest, Error>, decode: Decoder<T>) -> Self {
         Query {
             client,
             request,
@@ -84,7 +86,9 @@ impl<T: Send + 'static> Query<T> {
 
     /// Reverse the sort-key order.
     pub fn reverse(mut self) -> Self {
-        self.request.forward = !self.request.forward;
+        if let Ok(request) = &mut self.request {
+            request.forward = !request.forward;
+        }
         self
     }
 
@@ -104,6 +108,10 @@ impl<T: Send + 'static> Query<T> {
             page_size,
             start,
         } = self;
+        let request = match request {
+            Ok(request) => request,
+            Err(e) => return stream::once(futures_util::future::ready(Err(e))).boxed(),
+        };
         let shared = Arc::new(Shared {
             client,
             request,
@@ -116,7 +124,7 @@ impl<T: Send + 'static> Query<T> {
             })
             .collect();
         let merged = stream::select_all(partitions);
-        truncate(merged, limit)
+        truncate(merged, limit).boxed()
     }
 
     /// The results item by item; undecodable items are `Err` and the stream goes on.

@@ -1,1 +1,21 @@
-//! Workspace-level tests: every spec in `schemas/` through the compiler.
+//! Workspace-level end-to-end tests: the repositories generated from every
+//! spec in `schemas/` (by this crate's build script), and the servers they
+//! run against.
+
+pub mod server;
+
+/// The generated repositories, one module per spec.
+pub mod generated {
+    schema_runtime::include_generated!(pub contest_votes);
+    schema_runtime::include_generated!(pub inverted_role_index);
+    schema_runtime::include_generated!(pub iot_device_reports);
+    schema_runtime::include_generated!(pub monthly_activity);
+    schema_runtime::include_generated!(pub photo_site);
+    schema_runtime::include_generated!(pub pooled_product_catalog);
+    schema_runtime::include_generated!(pub project_task_comment);
+    schema_runtime::include_generated!(pub saas_tenant_users_orders);
+    schema_runtime::include_generated!(pub shopping_cart);
+    schema_runtime::include_generated!(pub short_lived_messages);
+    schema_runtime::include_generated!(pub support_ticket);
+    schema_runtime::include_generated!(pub vertical_partitioning);
+}

@@ -1,0 +1,12 @@
+//! Emitters: pure functions from the IR to files in memory.
+
+pub mod rust;
+
+/// A generated file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedFile {
+    /// File name, relative to the output directory.
+    pub name: String,
+    /// Contents.
+    pub contents: String,
+}

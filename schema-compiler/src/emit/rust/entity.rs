@@ -1,0 +1,573 @@
+//! Per entity: the struct, its key type, the `Entity` impl and the partial update.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::keys::Input;
+use super::names::{pascal_ident, snake_ident};
+use super::{doc, key_type, update_type, Emitter};
+use crate::ir::{self, PlaceholderKind, ShardBy};
+
+/// How a placeholder's value is reached from a receiver (`self`, `key`).
+#[derive(Clone, Copy)]
+pub(super) struct Receiver<'r> {
+    /// `self` or `key`.
+    pub name: &'r str,
+}
+
+impl Emitter<'_> {
+    /// Attribute placeholders of the primary key, in order, without repeats.
+    pub(super) fn key_attributes<'e>(&self, entity: &'e ir::Entity) -> Vec<&'e ir::Attribute> {
+        let mut out: Vec<&ir::Attribute> = Vec::new();
+        for p in entity
+            .primary_key
+            .templates()
+            .flat_map(|t| t.placeholders())
+        {
+            if p.kind != PlaceholderKind::Attribute {
+                continue;
+            }
+            if let Some(a) = entity.attributes.get(p.name.as_str()) {
+                if !out.iter().any(|o| o.name == a.name) {
+                    out.push(a);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the entity's items carry a random shard number.
+    pub(super) fn random_shard(entity: &ir::Entity) -> Option<u32> {
+        match &entity.shards {
+            Some(ir::Sharding {
+                count,
+                by: ShardBy::Random,
+            }) => Some(count.value),
+            _ => None,
+        }
+    }
+
+    /// The value of a required attribute through `receiver` (`&str` for strings).
+    fn field_value(receiver: Receiver<'_>, attribute: &ir::Attribute) -> TokenStream {
+        let r = format_ident!("{}", receiver.name);
+        let f = snake_ident(attribute.name.as_str());
+        if Self::is_copy(&attribute.r#type) {
+            quote!(#r.#f)
+        } else {
+            quote!(#r.#f.as_str())
+        }
+    }
+
+    /// Statements binding `__shard` for `entity` from `receiver`'s fields.
+    fn bind_shard(&self, entity: &ir::Entity, receiver: Receiver<'_>) -> TokenStream {
+        let name = entity.name.as_str();
+        match &entity.shards {
+            None => TokenStream::new(),
+            Some(ir::Sharding { count, by }) => {
+                let count = count.value;
+                match by {
+                    ShardBy::Random => {
+                        let r = format_ident!("{}", receiver.name);
+                        quote! {
+                            ::schema_runtime::codec::check_shard(#r.shard, #count, #name)?;
+                            let __shard: u32 = #r.shard;
+                        }
+                    }
+                    ShardBy::Hash(attribute) => {
+                        let Some(a) = entity.attributes.get(attribute.as_str()) else {
+                            return TokenStream::new();
+                        };
+                        let push = self.push_value(
+                            Input::Value {
+                                expr: Self::field_value(receiver, a),
+                                entity: name,
+                                attribute: a,
+                            },
+                            name,
+                        );
+                        quote! {
+                            let __shard: u32 = {
+                                let mut __key = ::std::string::String::new();
+                                #push
+                                ::schema_runtime::codec::hash_shard(&__key, #count)
+                            };
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The input of a placeholder of `entity`'s templates, for a receiver
+    /// holding the key fields (entity or key struct).
+    fn entity_input<'t>(
+        entity: &'t ir::Entity,
+        receiver: Receiver<'_>,
+        p: &'t ir::Placeholder,
+    ) -> Input<'t> {
+        match p.kind {
+            PlaceholderKind::Tenant => Input::Tenant(quote!(__tenant)),
+            PlaceholderKind::Shard => Input::Shard(quote!(__shard)),
+            PlaceholderKind::Attribute => {
+                let attribute = &entity.attributes[p.name.as_str()];
+                Input::Value {
+                    expr: Self::field_value(receiver, attribute),
+                    entity: entity.name.as_str(),
+                    attribute,
+                }
+            }
+        }
+    }
+
+    /// Body of `primary_key`: `Ok(item)` with the table's key attributes.
+    fn primary_key_body(&self, entity: &ir::Entity, receiver: Receiver<'_>) -> TokenStream {
+        let name = entity.name.as_str();
+        let shard = self.bind_shard(entity, receiver);
+        let inserts = entity.primary_key.templates().map(|t| {
+            let attribute = t.attribute.as_str();
+            let key_type = self.key_type(None, attribute);
+            let value = self.key_value(t, key_type, name, &|p| {
+                Self::entity_input(entity, receiver, p)
+            });
+            quote!(item.insert(#attribute.to_owned(), #value);)
+        });
+        quote! {
+            let __tenant = scope;
+            #shard
+            let mut item = ::schema_runtime::Item::with_capacity(2);
+            #(#inserts)*
+            ::core::result::Result::Ok(item)
+        }
+    }
+
+    pub(super) fn emit_entity(&self, entity: &ir::Entity) -> TokenStream {
+        let ir::Entity {
+            name,
+            description,
+            scope: _,
+            attributes,
+            primary_key,
+            index_keys: _,
+            shards,
+            throughput: _,
+            version_attribute: _,
+            aggregate: _,
+        } = entity;
+        let ty = pascal_ident(name.as_str());
+        let key_ty = key_type(name.as_str());
+        let scope_ty = self.scope_type(entity);
+        let entity_doc = doc(description.as_deref());
+        let templates = primary_key
+            .templates()
+            .map(|t| format!("`{}` = `{}`", t.attribute, t.source.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let key_doc = format!(" Primary key: {templates}.");
+        let random = Self::random_shard(entity);
+        let shard_field = random.map(|count| {
+            let d = format!(" The write shard, below {count}; pick one with `::schema_runtime::codec::random_shard({count})`.");
+            quote!(#[doc = #d] pub shard: u32,)
+        });
+        let fields = attributes.values().map(|a| {
+            let f = snake_ident(a.name.as_str());
+            let t = self.value_type(name.as_str(), a);
+            let d = doc(a.description.as_deref());
+            if a.optional {
+                quote!(#d pub #f: ::core::option::Option<#t>,)
+            } else {
+                quote!(#d pub #f: #t,)
+            }
+        });
+        let key_attributes = self.key_attributes(entity);
+        let key_fields = key_attributes.iter().map(|a| {
+            let f = snake_ident(a.name.as_str());
+            let t = self.value_type(name.as_str(), a);
+            quote!(pub #f: #t,)
+        });
+        let key_shard_field = random.map(|_| {
+            quote!(/// The write shard.
+            pub shard: u32,)
+        });
+        let key_copies = key_attributes.iter().map(|a| {
+            let f = snake_ident(a.name.as_str());
+            quote!(#f: ::core::clone::Clone::clone(&entity.#f),)
+        });
+        let shard_copy = random.map(|_| quote!(shard: entity.shard,));
+        let entity_param = if key_attributes.is_empty() && random.is_none() {
+            format_ident!("_entity")
+        } else {
+            format_ident!("entity")
+        };
+        let key_struct_doc = format!(" The primary key of a [`{}`].", name.as_str());
+        let pk_self = self.primary_key_body(entity, Receiver { name: "self" });
+        let to_item = self.to_item_body(entity);
+        let from_item = self.from_item_body(entity);
+        let update = self.emit_update(entity);
+        let entity_name = name.as_str();
+        let _ = shards;
+        quote! {
+            #entity_doc
+            #[doc = #key_doc]
+            #[derive(Debug, Clone, PartialEq)]
+            pub struct #ty {
+                #shard_field
+                #(#fields)*
+            }
+
+            #[doc = #key_struct_doc]
+            #[derive(Debug, Clone, PartialEq)]
+            pub struct #key_ty {
+                #key_shard_field
+                #(#key_fields)*
+            }
+
+            impl #ty {
+                /// This item's primary key.
+                pub fn key(&self) -> #key_ty {
+                    #key_ty::from(self)
+                }
+            }
+
+            impl ::core::convert::From<&#ty> for #key_ty {
+                fn from(#entity_param: &#ty) -> Self {
+                    #key_ty { #shard_copy #(#key_copies)* }
+                }
+            }
+
+            impl #key_ty {
+                /// The key attributes of the item.
+                pub fn to_key_item(&self, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+                    #pk_self
+                }
+            }
+
+            impl ::schema_runtime::Entity for #ty {
+                const ENTITY_TYPE: &'static str = #entity_name;
+                type Scope = #scope_ty;
+
+                fn primary_key(&self, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+                    #pk_self
+                }
+
+                fn to_item(&self, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+                    #to_item
+                }
+
+                fn from_item(item: &::schema_runtime::Item) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+                    #from_item
+                }
+            }
+
+            #update
+        }
+    }
+
+    fn to_item_body(&self, entity: &ir::Entity) -> TokenStream {
+        let name = entity.name.as_str();
+        let eta = self.spec.table.entity_type_attribute.as_str();
+        let attributes = entity.attributes.values().map(|a| {
+            let attribute = a.name.as_str();
+            let f = snake_ident(attribute);
+            if a.optional {
+                let value = self.to_av(name, a, quote!(value));
+                quote! {
+                    if let ::core::option::Option::Some(value) = &self.#f {
+                        item.insert(#attribute.to_owned(), #value);
+                    }
+                }
+            } else {
+                let value = self.to_av(name, a, quote!(&self.#f));
+                quote!(item.insert(#attribute.to_owned(), #value);)
+            }
+        });
+        let index_keys = entity.index_keys.iter().flat_map(|(index, key)| {
+            key.templates()
+                .filter(|t| !t.is_natural())
+                .map(move |t| self.index_key_insert(entity, index, t))
+        });
+        let shard = self.bind_shard(entity, Receiver { name: "self" });
+        quote! {
+            let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
+            let __tenant = scope;
+            #shard
+            item.insert(#eta.to_owned(), ::schema_runtime::sdk::types::AttributeValue::S(#name.to_owned()));
+            #(#attributes)*
+            #(#index_keys)*
+            ::core::result::Result::Ok(item)
+        }
+    }
+
+    /// Inserts an index key attribute when every placeholder in it is present.
+    fn index_key_insert(
+        &self,
+        entity: &ir::Entity,
+        index: &str,
+        t: &ir::KeyTemplate,
+    ) -> TokenStream {
+        let name = entity.name.as_str();
+        let attribute = t.attribute.as_str();
+        let key_type = self.key_type(Some(index), attribute);
+        let optional: Vec<&ir::Attribute> = t
+            .placeholders()
+            .filter(|p| p.kind == PlaceholderKind::Attribute)
+            .filter_map(|p| entity.attributes.get(p.name.as_str()))
+            .filter(|a| a.optional)
+            .collect();
+        let value = self.key_value(t, key_type, name, &|p| match entity
+            .attributes
+            .get(p.name.as_str())
+        {
+            Some(a) if a.optional && p.kind == PlaceholderKind::Attribute => Input::Value {
+                expr: {
+                    let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+                    quote!(#v)
+                },
+                entity: name,
+                attribute: a,
+            },
+            _ => Self::entity_input(entity, Receiver { name: "self" }, p),
+        });
+        let mut body = quote!(item.insert(#attribute.to_owned(), #value););
+        for a in optional.iter().rev() {
+            let f = snake_ident(a.name.as_str());
+            let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+            let access = if Self::is_copy(&a.r#type) {
+                quote!(self.#f)
+            } else {
+                quote!(self.#f.as_deref())
+            };
+            body = quote!(if let ::core::option::Option::Some(#v) = #access { #body });
+        }
+        body
+    }
+
+    fn from_item_body(&self, entity: &ir::Entity) -> TokenStream {
+        let name = entity.name.as_str();
+        let ty = pascal_ident(name);
+        let key_attributes = self.key_attributes(entity);
+        let fields = entity.attributes.values().map(|a| {
+            let f = snake_ident(a.name.as_str());
+            let in_key = key_attributes.iter().any(|k| k.name == a.name);
+            let template = entity
+                .primary_key
+                .templates()
+                .find(|t| !t.is_natural() && t.placeholders().any(|p| p.name == a.name));
+            match template {
+                Some(t) if in_key && !a.optional => {
+                    let mut optional = a.clone();
+                    optional.optional = true;
+                    let read = self.from_item_expr(name, &optional);
+                    let fallback = self.read_from_key(entity, t, a);
+                    quote!(#f: match #read {
+                        ::core::option::Option::Some(value) => value,
+                        ::core::option::Option::None => #fallback,
+                    },)
+                }
+                _ => {
+                    let read = self.from_item_expr(name, a);
+                    quote!(#f: #read,)
+                }
+            }
+        });
+        let shard = Self::random_shard(entity).map(|_| {
+            let t = entity
+                .primary_key
+                .templates()
+                .find(|t| t.placeholders().any(|p| p.kind == PlaceholderKind::Shard))
+                .unwrap_or(&entity.primary_key.pk);
+            let read = self.read_shard(entity, t);
+            quote!(shard: #read,)
+        });
+        quote! {
+            ::core::result::Result::Ok(#ty {
+                #shard
+                #(#fields)*
+            })
+        }
+    }
+
+    fn emit_update(&self, entity: &ir::Entity) -> TokenStream {
+        let name = entity.name.as_str();
+        let ty = update_type(name);
+        let key_ty = key_type(name);
+        let scope_ty = self.scope_type(entity);
+        let key_attributes = self.key_attributes(entity);
+        let changeable: Vec<&ir::Attribute> = entity
+            .attributes
+            .values()
+            .filter(|a| !key_attributes.iter().any(|k| k.name == a.name))
+            .collect();
+        let fields = changeable.iter().map(|a| {
+            let f = snake_ident(a.name.as_str());
+            let t = self.value_type(name, a);
+            if a.optional {
+                quote!(#f: ::core::option::Option<::core::option::Option<#t>>,)
+            } else {
+                quote!(#f: ::core::option::Option<#t>,)
+            }
+        });
+        let setters = changeable.iter().map(|a| {
+            let f = snake_ident(a.name.as_str());
+            let t = self.value_type(name, a);
+            let d = format!(" Sets `{}`.", a.name.as_str());
+            if a.optional {
+                let d = format!(
+                    " Sets `{}`; `None` removes it (and the index keys built from it).",
+                    a.name.as_str()
+                );
+                quote! {
+                    #[doc = #d]
+                    pub fn #f(mut self, value: ::core::option::Option<#t>) -> Self {
+                        self.#f = ::core::option::Option::Some(value);
+                        self
+                    }
+                }
+            } else {
+                quote! {
+                    #[doc = #d]
+                    pub fn #f(mut self, value: impl ::core::convert::Into<#t>) -> Self {
+                        self.#f = ::core::option::Option::Some(value.into());
+                        self
+                    }
+                }
+            }
+        });
+        let sets = changeable.iter().map(|a| {
+            let attribute = a.name.as_str();
+            let f = snake_ident(attribute);
+            let value = self.to_av(name, a, quote!(value));
+            if a.optional {
+                quote! {
+                    match &self.#f {
+                        ::core::option::Option::Some(::core::option::Option::Some(value)) => update.set.push((#attribute, #value)),
+                        ::core::option::Option::Some(::core::option::Option::None) => update.remove.push(#attribute),
+                        ::core::option::Option::None => {}
+                    }
+                }
+            } else {
+                quote! {
+                    if let ::core::option::Option::Some(value) = &self.#f {
+                        update.set.push((#attribute, #value));
+                    }
+                }
+            }
+        });
+        let index_updates = self.index_key_updates(entity, &changeable);
+        let shard = self.bind_shard(entity, Receiver { name: "key" });
+        let doc = format!(
+            " A partial update of a [`{name}`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index)."
+        );
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, Default, PartialEq)]
+            pub struct #ty {
+                #(#fields)*
+            }
+
+            impl #ty {
+                #(#setters)*
+
+                /// The attributes to set and remove, index keys included.
+                pub fn to_update(&self, key: &#key_ty, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
+                    let __tenant = scope;
+                    #shard
+                    let mut update = ::schema_runtime::ops::Update::default();
+                    #(#sets)*
+                    #(#index_updates)*
+                    let _ = key;
+                    ::core::result::Result::Ok(update)
+                }
+            }
+        }
+    }
+
+    fn index_key_updates(
+        &self,
+        entity: &ir::Entity,
+        changeable: &[&ir::Attribute],
+    ) -> Vec<TokenStream> {
+        let name = entity.name.as_str();
+        let mut out = Vec::new();
+        let mut label = 0;
+        for (index, key) in &entity.index_keys {
+            for t in key.templates().filter(|t| !t.is_natural()) {
+                let attribute = t.attribute.as_str();
+                let mentioned: Vec<&ir::Attribute> = changeable
+                    .iter()
+                    .copied()
+                    .filter(|a| {
+                        t.placeholders()
+                            .any(|p| p.kind == PlaceholderKind::Attribute && p.name == a.name)
+                    })
+                    .collect();
+                if mentioned.is_empty() {
+                    continue;
+                }
+                let all: Vec<&str> = mentioned.iter().map(|a| a.name.as_str()).collect();
+                let touched = mentioned.iter().map(|a| {
+                    let f = snake_ident(a.name.as_str());
+                    quote!(self.#f.is_some())
+                });
+                let label_name =
+                    syn::Lifetime::new(&format!("'key{label}"), proc_macro2::Span::call_site());
+                label += 1;
+                let has_optional = mentioned.iter().any(|a| a.optional);
+                let binds = mentioned.iter().map(|a| {
+                    let f = snake_ident(a.name.as_str());
+                    let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+                    let missing = quote!(return ::core::result::Result::Err(::schema_runtime::Error::IncompleteUpdate {
+                        entity: #name,
+                        key_attribute: #attribute,
+                        missing: ::std::vec![#(#all),*],
+                    }));
+                    let copy = Self::is_copy(&a.r#type);
+                    match (a.optional, copy) {
+                        (false, true) => quote!(let #v = match self.#f { ::core::option::Option::Some(v) => v, ::core::option::Option::None => #missing };),
+                        (false, false) => quote!(let #v = match &self.#f { ::core::option::Option::Some(v) => v.as_str(), ::core::option::Option::None => #missing };),
+                        (true, copy) => {
+                            let get = if copy { quote!(*v) } else { quote!(v.as_str()) };
+                            quote!(let #v = match &self.#f {
+                                ::core::option::Option::Some(::core::option::Option::Some(v)) => #get,
+                                ::core::option::Option::Some(::core::option::Option::None) => {
+                                    update.remove.push(#attribute);
+                                    break #label_name;
+                                }
+                                ::core::option::Option::None => #missing,
+                            };)
+                        }
+                    }
+                });
+                let key_type = self.key_type(Some(index), attribute);
+                let value = self.key_value(t, key_type, name, &|p| match mentioned
+                    .iter()
+                    .find(|a| p.kind == PlaceholderKind::Attribute && a.name == p.name)
+                {
+                    Some(a) => Input::Value {
+                        expr: {
+                            let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+                            quote!(#v)
+                        },
+                        entity: name,
+                        attribute: a,
+                    },
+                    None => Self::entity_input(entity, Receiver { name: "key" }, p),
+                });
+                let body = quote! {
+                    #(#binds)*
+                    update.set.push((#attribute, #value));
+                };
+                let body = if has_optional {
+                    quote!(#label_name: { #body })
+                } else {
+                    body
+                };
+                out.push(quote! {
+                    if #(#touched)||* {
+                        #body
+                    }
+                });
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,712 @@
+//! One method per access pattern, and the types and helpers behind them.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::keys::Input;
+use super::names::{pascal, pascal_ident, snake, snake_ident};
+use super::repo::Handle;
+use super::{doc, key_type, update_type, Emitter};
+use crate::ir::{self, IndexRef, Operation, PlaceholderKind, ShardBy, SortOp, TransactionOp};
+
+impl Emitter<'_> {
+    fn pattern_handle(&self, pattern: &ir::AccessPattern) -> Handle {
+        let tenant = |e: &String| {
+            self.spec
+                .entities
+                .get(e)
+                .is_some_and(|e| self.is_tenant_scoped(e))
+        };
+        let scoped = match &pattern.operation {
+            Operation::Get { entity, .. } => tenant(entity),
+            Operation::Query(q) => {
+                q.pk.placeholders()
+                    .any(|p| p.kind == PlaceholderKind::Tenant)
+                    || q.returns.iter().any(tenant)
+            }
+            Operation::Transaction(t) => t.items.iter().any(|(_, e)| tenant(e)),
+            Operation::Batch(b) => b.get.iter().chain(&b.put).chain(&b.delete).any(tenant),
+        };
+        if scoped && self.has_tenant() {
+            Handle::Tenant
+        } else {
+            Handle::Table
+        }
+    }
+
+    /// The methods of every access pattern on `handle`.
+    pub(super) fn pattern_methods(&self, handle: Handle) -> Vec<TokenStream> {
+        self.spec
+            .access_patterns
+            .values()
+            .filter(|p| self.pattern_handle(p) == handle)
+            .map(|p| self.pattern_method(p, handle))
+            .collect()
+    }
+
+    /// Module-level items behind the pattern methods.
+    pub(super) fn emit_pattern_support(&self) -> TokenStream {
+        self.spec
+            .access_patterns
+            .values()
+            .map(|p| {
+                let handle = self.pattern_handle(p);
+                match &p.operation {
+                    Operation::Query(q) => self.query_support(p, q, handle),
+                    Operation::Transaction(t) => self.transaction_builder(p, t, handle),
+                    Operation::Batch(b) => self.batch_builder(p, b, handle),
+                    Operation::Get { .. } => TokenStream::new(),
+                }
+            })
+            .collect()
+    }
+
+    fn pattern_doc(pattern: &ir::AccessPattern, detail: String) -> TokenStream {
+        let mut text = pattern.description.clone().unwrap_or_default();
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&detail);
+        doc(Some(&text))
+    }
+
+    fn pattern_method(&self, pattern: &ir::AccessPattern, handle: Handle) -> TokenStream {
+        let name = snake_ident(pattern.name.as_str());
+        let repo = handle.repo();
+        match &pattern.operation {
+            Operation::Get {
+                entity,
+                consistent_read,
+            } => {
+                let e = &self.spec.entities[entity];
+                let ty = pascal_ident(entity);
+                let key_ty = key_type(entity);
+                let scope = self.scope_expr(e, handle);
+                let doc = Self::pattern_doc(pattern, format!("GetItem of one [`{entity}`]."));
+                quote! {
+                    #doc
+                    pub async fn #name(&self, key: &#key_ty) -> ::core::result::Result<::core::option::Option<#ty>, ::schema_runtime::Error> {
+                        let repo = #repo;
+                        ::schema_runtime::ops::get::<#ty>(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, #consistent_read).await
+                    }
+                }
+            }
+            Operation::Query(q) => {
+                let params = self.param_list(q);
+                let args = q.params.keys().map(|p| snake_ident(p));
+                let item = self.query_item_type(pattern, q);
+                let request = format_ident!("request_{}", snake(pattern.name.as_str()));
+                let decode = format_ident!("decode_{}", snake(pattern.name.as_str()));
+                let tenant = (handle == Handle::Tenant).then(|| quote!(&self.tenant,));
+                let index = match &q.index {
+                    IndexRef::Table => "the table".to_owned(),
+                    IndexRef::Index(i) => format!("index `{i}`"),
+                };
+                let condition = crate::explain::key_condition(q);
+                let doc = Self::pattern_doc(
+                    pattern,
+                    format!("Query of {index}: `{condition}` with `:pk` = `{}`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.", q.pk.source.as_str()),
+                );
+                quote! {
+                    #doc
+                    pub fn #name(&self, #(#params),*) -> ::schema_runtime::Query<#item> {
+                        let repo = #repo;
+                        let request = #request(repo.table_name(), #tenant #(#args),*);
+                        ::schema_runtime::Query::new(::core::clone::Clone::clone(&repo.client), request, #decode)
+                    }
+                }
+            }
+            Operation::Transaction(_) | Operation::Batch(_) => {
+                let builder = builder_type(pattern);
+                let what = if matches!(pattern.operation, Operation::Transaction(_)) {
+                    "TransactWriteItems: add items, then `send()`; all or nothing."
+                } else {
+                    "Batch: add items, then `send()`; chunked, with unprocessed items retried."
+                };
+                let doc = Self::pattern_doc(pattern, what.to_owned());
+                let tenant = (handle == Handle::Tenant).then(|| quote!(tenant: &self.tenant,));
+                quote! {
+                    #doc
+                    pub fn #name(&self) -> #builder<'_> {
+                        #builder {
+                            repo: #repo,
+                            #tenant
+                            items: ::std::vec::Vec::new(),
+                            keys: ::std::vec::Vec::new(),
+                            error: ::core::option::Option::None,
+                            token: ::core::option::Option::None,
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `resolver: &str, since: DateTime` parameters of a query.
+    fn param_list(&self, q: &ir::Query) -> Vec<TokenStream> {
+        q.params
+            .values()
+            .map(|p| {
+                let name = snake_ident(p.name.as_str());
+                let ty = match self.param_attribute(p) {
+                    Some((entity, a)) if Self::is_copy(&a.r#type) => self.value_type(entity, a),
+                    Some(_) => quote!(&str),
+                    None => quote!(&str),
+                };
+                quote!(#name: #ty)
+            })
+            .collect()
+    }
+
+    fn param_attribute<'s>(&'s self, p: &ir::Param) -> Option<(&'s str, &'s ir::Attribute)> {
+        p.binds.iter().find_map(|(entity, attribute)| {
+            let e = self.spec.entities.get(entity)?;
+            Some((e.name.as_str(), e.attributes.get(attribute)?))
+        })
+    }
+
+    fn query_item_type(&self, pattern: &ir::AccessPattern, q: &ir::Query) -> TokenStream {
+        match q.returns.as_slice() {
+            [one] => {
+                let ty = pascal_ident(one);
+                quote!(#ty)
+            }
+            _ => {
+                let ty = item_enum(pattern);
+                quote!(#ty)
+            }
+        }
+    }
+
+    fn query_support(
+        &self,
+        pattern: &ir::AccessPattern,
+        q: &ir::Query,
+        handle: Handle,
+    ) -> TokenStream {
+        let item = self.query_item_type(pattern, q);
+        let item_enum = self.item_enum_def(pattern, &q.returns);
+        let decode = self.decoder(pattern, &q.returns, &q.matching, &item);
+        let request = self.request_fn(pattern, q, handle);
+        quote! {
+            #item_enum
+            #decode
+            #request
+        }
+    }
+
+    fn item_enum_def(&self, pattern: &ir::AccessPattern, returns: &[String]) -> TokenStream {
+        if returns.len() < 2 {
+            return TokenStream::new();
+        }
+        let ty = item_enum(pattern);
+        let variants = returns.iter().map(|e| pascal_ident(e));
+        let doc = format!(" An item returned by `{}`.", pattern.name.as_str());
+        let variant_docs = returns.iter().map(|e| format!(" A [`{e}`]."));
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, PartialEq)]
+            pub enum #ty {
+                #( #[doc = #variant_docs] #variants(#variants), )*
+            }
+        }
+    }
+
+    fn decoder(
+        &self,
+        pattern: &ir::AccessPattern,
+        returns: &[String],
+        matching: &[String],
+        item: &TokenStream,
+    ) -> TokenStream {
+        let name = format_ident!("decode_{}", snake(pattern.name.as_str()));
+        let pattern_name = pattern.name.as_str();
+        let eta = self.spec.table.entity_type_attribute.as_str();
+        let collection = returns.len() > 1;
+        let arms = returns.iter().map(|e| {
+            let ty = pascal_ident(e);
+            if collection {
+                let en = item_enum(pattern);
+                quote!(#e => <#ty as ::schema_runtime::Entity>::from_item(item).map(|v| ::core::option::Option::Some(#en::#ty(v))),)
+            } else {
+                quote!(#e => <#ty as ::schema_runtime::Entity>::from_item(item).map(::core::option::Option::Some),)
+            }
+        });
+        let skipped: Vec<&String> = matching.iter().filter(|m| !returns.contains(m)).collect();
+        let skip = (!skipped.is_empty()).then(
+            || quote!(#(#skipped)|* => ::core::result::Result::Ok(::core::option::Option::None),),
+        );
+        quote! {
+            fn #name(item: &::schema_runtime::Item) -> ::core::result::Result<::core::option::Option<#item>, ::schema_runtime::DecodeError> {
+                match ::schema_runtime::entity_type(item, #eta, #pattern_name)? {
+                    #(#arms)*
+                    #skip
+                    other => ::core::result::Result::Err(::schema_runtime::DecodeError::new(
+                        #pattern_name,
+                        #eta,
+                        ::schema_runtime::DecodeProblem::UnknownEntityType(other.to_owned()),
+                    )),
+                }
+            }
+        }
+    }
+
+    /// How the query's `<shard>` is filled: one shard computed from a
+    /// parameter, every shard, or none.
+    fn shard_plan(&self, q: &ir::Query) -> Option<(u32, Option<TokenStream>)> {
+        if !q
+            .pk
+            .placeholders()
+            .any(|p| p.kind == PlaceholderKind::Shard)
+        {
+            return None;
+        }
+        let entity = q.returns.first().and_then(|e| self.spec.entities.get(e))?;
+        let sharding = entity.shards.as_ref()?;
+        let count = sharding.count.value;
+        if let ShardBy::Hash(attribute) = &sharding.by {
+            let param = q.params.values().find(|p| {
+                p.binds
+                    .iter()
+                    .any(|(e, a)| e == entity.name.as_str() && a == attribute)
+            });
+            if let (Some(param), Some(a)) = (param, entity.attributes.get(attribute.as_str())) {
+                let ident = snake_ident(param.name.as_str());
+                let push = self.push_value(
+                    Input::Value {
+                        expr: quote!(#ident),
+                        entity: entity.name.as_str(),
+                        attribute: a,
+                    },
+                    entity.name.as_str(),
+                );
+                return Some((
+                    count,
+                    Some(quote!({
+                        let mut __key = ::std::string::String::new();
+                        #push
+                        ::schema_runtime::codec::hash_shard(&__key, #count)
+                    })),
+                ));
+            }
+        }
+        Some((count, None))
+    }
+
+    fn request_fn(
+        &self,
+        pattern: &ir::AccessPattern,
+        q: &ir::Query,
+        handle: Handle,
+    ) -> TokenStream {
+        let name = format_ident!("request_{}", snake(pattern.name.as_str()));
+        let pattern_name = pattern.name.as_str();
+        let params = self.param_list(q);
+        let tenant = (handle == Handle::Tenant).then(|| quote!(__tenant: &TenantId,));
+        let input = |p: &ir::Placeholder| -> Input<'_> {
+            match p.kind {
+                PlaceholderKind::Tenant => Input::Tenant(quote!(__tenant)),
+                PlaceholderKind::Shard => Input::Shard(quote!(__shard)),
+                PlaceholderKind::Attribute => {
+                    let ident = snake_ident(p.name.as_str());
+                    match q
+                        .params
+                        .get(p.name.as_str())
+                        .and_then(|param| self.param_attribute(param))
+                    {
+                        Some((entity, attribute)) => Input::Value {
+                            expr: quote!(#ident),
+                            entity,
+                            attribute,
+                        },
+                        None => Input::Shard(quote!(::core::compile_error!("unbound placeholder"))),
+                    }
+                }
+            }
+        };
+        let index = match &q.index {
+            IndexRef::Table => None,
+            IndexRef::Index(i) => Some(i.as_str()),
+        };
+        let pk_type = self.key_type(index, q.pk.attribute.as_str());
+        let pk = self.key_value(&q.pk, pk_type, pattern_name, &input);
+        let mut values = vec![quote!(values.insert(":pk".to_owned(), #pk);)];
+        let mut names = vec![{
+            let a = q.pk.attribute.as_str();
+            quote!(("#pk", #a))
+        }];
+        if let Some(sk) = &q.sk {
+            if let Some(first) = sk.operands.first() {
+                let a = first.attribute.as_str();
+                names.push(quote!(("#sk", #a)));
+            }
+            for (i, operand) in sk.operands.iter().enumerate() {
+                let placeholder = if sk.op == SortOp::Between {
+                    format!(":sk{i}")
+                } else {
+                    ":sk".to_owned()
+                };
+                let sk_type = self.key_type(index, operand.attribute.as_str());
+                let value = self.key_value(operand, sk_type, pattern_name, &input);
+                values.push(quote!(values.insert(#placeholder.to_owned(), #value);));
+            }
+        }
+        let condition = crate::explain::key_condition(q);
+        let index_tokens = match index {
+            Some(i) => quote!(::core::option::Option::Some(#i)),
+            None => quote!(::core::option::Option::None),
+        };
+        let consistent = q.consistent_read;
+        let forward = q.order == ir::Order::Ascending;
+        let ttl = match &self.spec.table.ttl {
+            Some(t) => {
+                let t = t.as_str();
+                quote!(::core::option::Option::Some(#t))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let one = quote! {
+            let mut values = ::schema_runtime::Item::with_capacity(3);
+            #(#values)*
+            partitions.push(values);
+        };
+        let fill = match self.shard_plan(q) {
+            None => one,
+            Some((_, Some(hash))) => quote!({ let __shard: u32 = #hash; #one }),
+            Some((count, None)) => quote!(for __shard in 0..#count { #one }),
+        };
+        quote! {
+            fn #name(table: &str, #tenant #(#params),*) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
+                let mut partitions = ::std::vec::Vec::new();
+                #fill
+                ::core::result::Result::Ok(::schema_runtime::QueryRequest {
+                    table: table.to_owned(),
+                    index: #index_tokens,
+                    key_condition: #condition,
+                    names: &[#(#names),*],
+                    partitions,
+                    consistent_read: #consistent,
+                    forward: #forward,
+                    ttl_attribute: #ttl,
+                })
+            }
+        }
+    }
+
+    fn builder_struct(
+        &self,
+        pattern: &ir::AccessPattern,
+        handle: Handle,
+        what: &str,
+    ) -> TokenStream {
+        let builder = builder_type(pattern);
+        let item = if what == "batch" {
+            quote!(::schema_runtime::sdk::types::WriteRequest)
+        } else {
+            quote!(::schema_runtime::sdk::types::TransactWriteItem)
+        };
+        let tenant = (handle == Handle::Tenant).then(|| quote!(tenant: &'a TenantId,));
+        let doc = format!(" The {what} of `{}`.", pattern.name.as_str());
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug)]
+            pub struct #builder<'a> {
+                repo: &'a Repository,
+                #tenant
+                items: ::std::vec::Vec<#item>,
+                keys: ::std::vec::Vec<::schema_runtime::Item>,
+                error: ::core::option::Option<::schema_runtime::Error>,
+                token: ::core::option::Option<::std::string::String>,
+            }
+        }
+    }
+
+    /// Scope expression inside a builder: `self.tenant` or `&()`.
+    fn builder_scope(&self, entity: &ir::Entity, handle: Handle) -> TokenStream {
+        if self.is_tenant_scoped(entity) && handle == Handle::Tenant {
+            quote!(self.tenant)
+        } else {
+            quote!(&())
+        }
+    }
+
+    fn transaction_builder(
+        &self,
+        pattern: &ir::AccessPattern,
+        t: &ir::Transaction,
+        handle: Handle,
+    ) -> TokenStream {
+        let builder = builder_type(pattern);
+        let def = self.builder_struct(pattern, handle, "transaction");
+        let pattern_name = pattern.name.as_str();
+        let max = (t.max_items.value as usize).min(100);
+        let methods = t.items.iter().map(|(op, entity)| {
+            let e = &self.spec.entities[entity];
+            let ty = pascal_ident(entity);
+            let key_ty = key_type(entity);
+            let update_ty = update_type(entity);
+            let scope = self.builder_scope(e, handle);
+            let s = snake(entity);
+            match op {
+                TransactionOp::Put | TransactionOp::Create => {
+                    let create = *op == TransactionOp::Create;
+                    let m = format_ident!("{}_{s}", if create { "create" } else { "put" });
+                    let d = format!(" {} a [`{entity}`].", if create { "Creates (fails the transaction if it exists)" } else { "Puts" });
+                    quote! {
+                        #[doc = #d]
+                        pub fn #m(&mut self, item: &#ty) -> &mut Self {
+                            let info = self.repo.table_info();
+                            let item = ::schema_runtime::Entity::to_item(item, #scope)
+                                .map_err(::schema_runtime::Error::from)
+                                .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, #create));
+                            self.push(item)
+                        }
+                    }
+                }
+                TransactionOp::Update => {
+                    let m = format_ident!("update_{s}");
+                    let d = format!(" Updates an existing [`{entity}`].");
+                    quote! {
+                        #[doc = #d]
+                        pub fn #m(&mut self, key: &#key_ty, update: #update_ty) -> &mut Self {
+                            let info = self.repo.table_info();
+                            let item = update.to_update(key, #scope).and_then(|changes| {
+                                let key = key.to_key_item(#scope)?;
+                                ::schema_runtime::ops::transact_update(&info, key, changes, #entity)
+                            });
+                            self.push(item)
+                        }
+                    }
+                }
+                TransactionOp::Delete => {
+                    let m = format_ident!("delete_{s}");
+                    let d = format!(" Deletes a [`{entity}`].");
+                    quote! {
+                        #[doc = #d]
+                        pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
+                            let info = self.repo.table_info();
+                            let item = key.to_key_item(#scope)
+                                .map_err(::schema_runtime::Error::from)
+                                .and_then(|key| ::schema_runtime::ops::transact_delete(&info, key));
+                            self.push(item)
+                        }
+                    }
+                }
+                TransactionOp::ConditionCheck => {
+                    let m = format_ident!("check_{s}");
+                    let d = format!(" Requires a [`{entity}`] to exist.");
+                    quote! {
+                        #[doc = #d]
+                        pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
+                            let info = self.repo.table_info();
+                            let item = key.to_key_item(#scope)
+                                .map_err(::schema_runtime::Error::from)
+                                .and_then(|key| ::schema_runtime::ops::transact_check(&info, key));
+                            self.push(item)
+                        }
+                    }
+                }
+            }
+        });
+        quote! {
+            #def
+
+            impl #builder<'_> {
+                #(#methods)*
+
+                fn push(&mut self, item: ::core::result::Result<::schema_runtime::sdk::types::TransactWriteItem, ::schema_runtime::Error>) -> &mut Self {
+                    match item {
+                        ::core::result::Result::Ok(item) => self.items.push(item),
+                        ::core::result::Result::Err(e) => {
+                            if self.error.is_none() {
+                                self.error = ::core::option::Option::Some(e);
+                            }
+                        }
+                    }
+                    self
+                }
+
+                /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
+                pub fn client_request_token(&mut self, token: impl ::core::convert::Into<::std::string::String>) -> &mut Self {
+                    self.token = ::core::option::Option::Some(token.into());
+                    self
+                }
+
+                /// Items added so far.
+                pub fn len(&self) -> usize {
+                    self.items.len()
+                }
+
+                /// Whether no item was added.
+                pub fn is_empty(&self) -> bool {
+                    self.items.is_empty()
+                }
+
+                /// Runs the transaction: every item is written, or none.
+                pub async fn send(self) -> ::core::result::Result<(), ::schema_runtime::Error> {
+                    if let ::core::option::Option::Some(e) = self.error {
+                        return ::core::result::Result::Err(e);
+                    }
+                    if self.items.len() > #max {
+                        return ::core::result::Result::Err(::schema_runtime::Error::TooManyItems {
+                            pattern: #pattern_name,
+                            items: self.items.len(),
+                            max: #max,
+                        });
+                    }
+                    let _ = &self.keys;
+                    ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
+                }
+            }
+        }
+    }
+
+    fn batch_builder(
+        &self,
+        pattern: &ir::AccessPattern,
+        b: &ir::Batch,
+        handle: Handle,
+    ) -> TokenStream {
+        let builder = builder_type(pattern);
+        let def = self.builder_struct(pattern, handle, "batch");
+        let mut methods = Vec::new();
+        for entity in &b.put {
+            let e = &self.spec.entities[entity];
+            let ty = pascal_ident(entity);
+            let scope = self.builder_scope(e, handle);
+            let m = format_ident!("put_{}", snake(entity));
+            let d = format!(" Adds a put of a [`{entity}`].");
+            methods.push(quote! {
+                #[doc = #d]
+                pub fn #m(&mut self, item: &#ty) -> &mut Self {
+                    let request = ::schema_runtime::Entity::to_item(item, #scope)
+                        .map_err(::schema_runtime::Error::from)
+                        .and_then(::schema_runtime::ops::put_request);
+                    self.push_write(request)
+                }
+            });
+        }
+        for entity in &b.delete {
+            let e = &self.spec.entities[entity];
+            let key_ty = key_type(entity);
+            let scope = self.builder_scope(e, handle);
+            let m = format_ident!("delete_{}", snake(entity));
+            let d = format!(" Adds a delete of a [`{entity}`].");
+            methods.push(quote! {
+                #[doc = #d]
+                pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
+                    let request = key.to_key_item(#scope)
+                        .map_err(::schema_runtime::Error::from)
+                        .and_then(::schema_runtime::ops::delete_request);
+                    self.push_write(request)
+                }
+            });
+        }
+        for entity in &b.get {
+            let e = &self.spec.entities[entity];
+            let key_ty = key_type(entity);
+            let scope = self.builder_scope(e, handle);
+            let m = format_ident!("get_{}", snake(entity));
+            let d = format!(" Adds a read of a [`{entity}`].");
+            methods.push(quote! {
+                #[doc = #d]
+                pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
+                    match key.to_key_item(#scope) {
+                        ::core::result::Result::Ok(key) => self.keys.push(key),
+                        ::core::result::Result::Err(e) => {
+                            if self.error.is_none() {
+                                self.error = ::core::option::Option::Some(e.into());
+                            }
+                        }
+                    }
+                    self
+                }
+            });
+        }
+        let item: TokenStream = match b.get.as_slice() {
+            [] => quote!(()),
+            [one] => {
+                let ty = pascal_ident(one);
+                quote!(#ty)
+            }
+            _ => {
+                let ty = item_enum(pattern);
+                quote!(#ty)
+            }
+        };
+        let (item_enum_def, decoder, send) = if b.get.is_empty() {
+            (
+                TokenStream::new(),
+                TokenStream::new(),
+                quote! {
+                    /// Writes every item, retrying unprocessed ones; what is still unwritten after the retries comes back in `Error::Unprocessed`.
+                    pub async fn send(self) -> ::core::result::Result<(), ::schema_runtime::Error> {
+                        if let ::core::option::Option::Some(e) = self.error {
+                            return ::core::result::Result::Err(e);
+                        }
+                        let _ = (&self.keys, &self.token);
+                        ::schema_runtime::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await
+                    }
+                },
+            )
+        } else {
+            let decode = format_ident!("decode_{}", snake(pattern.name.as_str()));
+            (
+                self.item_enum_def(pattern, &b.get),
+                self.decoder(pattern, &b.get, &b.get, &item),
+                quote! {
+                    /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones.
+                    pub async fn send(self) -> ::core::result::Result<::std::vec::Vec<#item>, ::schema_runtime::Error> {
+                        if let ::core::option::Option::Some(e) = self.error {
+                            return ::core::result::Result::Err(e);
+                        }
+                        let _ = &self.token;
+                        if !self.items.is_empty() {
+                            ::schema_runtime::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await?;
+                        }
+                        let items = ::schema_runtime::batch_get(&self.repo.client, self.repo.table_name(), self.keys, false, self.repo.retry).await?;
+                        ::schema_runtime::ops::decode_batch(items, &self.repo.table_info(), #decode)
+                    }
+                },
+            )
+        };
+        let writes = !(b.put.is_empty() && b.delete.is_empty());
+        let push_write = writes.then(|| quote! {
+                fn push_write(&mut self, request: ::core::result::Result<::schema_runtime::sdk::types::WriteRequest, ::schema_runtime::Error>) -> &mut Self {
+                    match request {
+                        ::core::result::Result::Ok(request) => self.items.push(request),
+                        ::core::result::Result::Err(e) => {
+                            if self.error.is_none() {
+                                self.error = ::core::option::Option::Some(e);
+                            }
+                        }
+                    }
+                    self
+                }
+        });
+        quote! {
+            #item_enum_def
+            #decoder
+            #def
+
+            impl #builder<'_> {
+                #(#methods)*
+                #push_write
+                #send
+            }
+        }
+    }
+}
+
+fn builder_type(pattern: &ir::AccessPattern) -> Ident {
+    let suffix = if matches!(pattern.operation, Operation::Transaction(_)) {
+        "Transaction"
+    } else {
+        "Batch"
+    };
+    format_ident!("{}{suffix}", pascal(pattern.name.as_str()))
+}
+
+fn item_enum(pattern: &ir::AccessPattern) -> Ident {
+    format_ident!("{}Item", pascal(pattern.name.as_str()))
+}

@@ -1,0 +1,311 @@
+//! The table handle, the tenant-scoped handle and per-entity operations.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::names::{pascal_ident, snake};
+use super::{key_type, update_type, Emitter};
+use crate::ir::{self, BillingMode, IndexKind, KeyType, Projection, StreamView};
+
+/// Which handle a method lives on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Handle {
+    /// `Repository`: global entities and patterns without a tenant.
+    Table,
+    /// `TenantRepository`: tenant-scoped entities and patterns.
+    Tenant,
+}
+
+impl Handle {
+    /// The `&Repository` expression inside a method of this handle.
+    pub(super) fn repo(self) -> TokenStream {
+        match self {
+            Handle::Table => quote!(self),
+            Handle::Tenant => quote!(self.repo),
+        }
+    }
+}
+
+fn key_type_code(t: KeyType) -> &'static str {
+    match t {
+        KeyType::String => "S",
+        KeyType::Number => "N",
+        KeyType::Binary => "B",
+    }
+}
+
+fn key_def(k: &ir::KeyAttribute) -> TokenStream {
+    let name = k.name.as_str();
+    let t = key_type_code(k.r#type);
+    quote!((#name, #t))
+}
+
+fn option_tokens(t: Option<TokenStream>) -> TokenStream {
+    match t {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn capacity(read: Option<u64>, write: Option<u64>) -> TokenStream {
+    option_tokens(match (read, write) {
+        (Some(r), Some(w)) => {
+            let (r, w) = (r as i64, w as i64);
+            Some(quote!((#r, #w)))
+        }
+        _ => None,
+    })
+}
+
+impl Emitter<'_> {
+    /// The scope expression for `entity` on `handle`.
+    pub(super) fn scope_expr(&self, entity: &ir::Entity, handle: Handle) -> TokenStream {
+        if self.is_tenant_scoped(entity) && handle == Handle::Tenant {
+            quote!(&self.tenant)
+        } else {
+            quote!(&())
+        }
+    }
+
+    fn emit_table_def(&self) -> TokenStream {
+        let table = &self.spec.table;
+        let pk = key_def(&table.partition_key);
+        let sk = option_tokens(table.sort_key.as_ref().map(key_def));
+        let indexes = self.spec.indexes.values().map(|i| {
+            let name = i.name.as_str();
+            let global = i.kind == IndexKind::Global;
+            let ipk = key_def(&i.partition_key);
+            let isk = option_tokens(i.sort_key.as_ref().map(key_def));
+            let projection = match &i.projection {
+                Projection::All => quote!(::schema_runtime::schema::ProjectionDef::All),
+                Projection::KeysOnly => {
+                    quote!(::schema_runtime::schema::ProjectionDef::Include(&[]))
+                }
+                Projection::Include(names) => {
+                    quote!(::schema_runtime::schema::ProjectionDef::Include(&[#(#names),*]))
+                }
+            };
+            let cap = capacity(i.read_capacity, i.write_capacity);
+            quote!(::schema_runtime::schema::IndexDef {
+                name: #name, global: #global, partition_key: #ipk, sort_key: #isk,
+                projection: #projection, capacity: #cap,
+            })
+        });
+        let cap = match table.billing.mode {
+            BillingMode::Provisioned => {
+                capacity(table.billing.read_capacity, table.billing.write_capacity)
+            }
+            _ => quote!(::core::option::Option::None),
+        };
+        let stream = option_tokens(table.stream.map(|s| {
+            let view = match s {
+                StreamView::NewImage => "NEW_IMAGE",
+                StreamView::OldImage => "OLD_IMAGE",
+                StreamView::NewAndOldImages => "NEW_AND_OLD_IMAGES",
+                StreamView::KeysOnly => "KEYS_ONLY",
+            };
+            quote!(#view)
+        }));
+        let ttl = option_tokens(table.ttl.as_ref().map(|t| {
+            let t = t.as_str();
+            quote!(#t)
+        }));
+        let eta = table.entity_type_attribute.as_str();
+        quote! {
+            /// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+            pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
+                partition_key: #pk,
+                sort_key: #sk,
+                indexes: &[#(#indexes),*],
+                capacity: #cap,
+                stream: #stream,
+                ttl_attribute: #ttl,
+                entity_type_attribute: #eta,
+            };
+        }
+    }
+
+    pub(super) fn emit_repositories(&self) -> TokenStream {
+        let table_def = self.emit_table_def();
+        let pk = self.spec.table.partition_key.name.as_str();
+        let eta = self.spec.table.entity_type_attribute.as_str();
+        let ttl = option_tokens(self.spec.table.ttl.as_ref().map(|t| {
+            let t = t.as_str();
+            quote!(#t)
+        }));
+        let table_ops = self.entity_ops(Handle::Table);
+        let table_patterns = self.pattern_methods(Handle::Table);
+        let tenant = self.has_tenant().then(|| {
+            let ops = self.entity_ops(Handle::Tenant);
+            let patterns = self.pattern_methods(Handle::Tenant);
+            quote! {
+                impl Repository {
+                    /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
+                    pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
+                        TenantRepository { repo: self, tenant: ::core::clone::Clone::clone(tenant) }
+                    }
+                }
+
+                /// The table, scoped to one tenant. There is no way to reach
+                /// another tenant's items through it: the tenant is part of
+                /// every key it builds and is never taken from an item.
+                #[derive(Debug, Clone)]
+                pub struct TenantRepository<'a> {
+                    repo: &'a Repository,
+                    tenant: TenantId,
+                }
+
+                impl TenantRepository<'_> {
+                    /// The tenant.
+                    pub fn tenant(&self) -> &TenantId {
+                        &self.tenant
+                    }
+
+                    #(#ops)*
+                    #(#patterns)*
+                }
+            }
+        });
+        quote! {
+            #table_def
+
+            /// The table: a client and the table name.
+            #[derive(Debug, Clone)]
+            pub struct Repository {
+                client: ::schema_runtime::sdk::Client,
+                table_name: ::std::string::String,
+                retry: ::schema_runtime::RetryPolicy,
+            }
+
+            impl Repository {
+                /// A repository on the table named in the spec.
+                pub fn new(client: ::schema_runtime::sdk::Client) -> Self {
+                    Repository {
+                        client,
+                        table_name: TABLE_NAME.to_owned(),
+                        retry: ::core::default::Default::default(),
+                    }
+                }
+
+                /// Use another table name (one table per stage or per test).
+                pub fn with_table_name(mut self, table_name: impl ::core::convert::Into<::std::string::String>) -> Self {
+                    self.table_name = table_name.into();
+                    self
+                }
+
+                /// How unprocessed batch items are retried.
+                pub fn with_retry_policy(mut self, retry: ::schema_runtime::RetryPolicy) -> Self {
+                    self.retry = retry;
+                    self
+                }
+
+                /// The SDK client.
+                pub fn client(&self) -> &::schema_runtime::sdk::Client {
+                    &self.client
+                }
+
+                /// The table name.
+                pub fn table_name(&self) -> &str {
+                    &self.table_name
+                }
+
+                fn table_info(&self) -> ::schema_runtime::ops::TableInfo<'_> {
+                    ::schema_runtime::ops::TableInfo {
+                        name: &self.table_name,
+                        partition_key: #pk,
+                        entity_type_attribute: #eta,
+                        ttl_attribute: #ttl,
+                    }
+                }
+
+                /// Creates the table as the spec declares it and waits until it is active.
+                pub async fn create_table(&self) -> ::core::result::Result<(), ::schema_runtime::Error> {
+                    TABLE.create(&self.client, &self.table_name).await
+                }
+
+                #(#table_ops)*
+                #(#table_patterns)*
+            }
+
+            #tenant
+        }
+    }
+
+    fn entity_ops(&self, handle: Handle) -> Vec<TokenStream> {
+        self.spec
+            .entities
+            .values()
+            .filter(|e| (self.is_tenant_scoped(e)) == (handle == Handle::Tenant))
+            .map(|e| self.entity_op_methods(e, handle))
+            .collect()
+    }
+
+    fn entity_op_methods(&self, entity: &ir::Entity, handle: Handle) -> TokenStream {
+        let name = entity.name.as_str();
+        let ty = pascal_ident(name);
+        let key_ty = key_type(name);
+        let update_ty = update_type(name);
+        let snake_name = snake(name);
+        // An access pattern may already be called `delete_task`; the
+        // pattern keeps its name and the entity operation gains `_item`.
+        let op = |verb: &str| {
+            let method = format!("{verb}_{snake_name}");
+            if self.spec.access_patterns.keys().any(|p| snake(p) == method) {
+                format_ident!("{method}_item")
+            } else {
+                format_ident!("{method}")
+            }
+        };
+        let get = op("get");
+        let put = op("put");
+        let create = op("create");
+        let update = op("update");
+        let delete = op("delete");
+        let repo = handle.repo();
+        let scope = self.scope_expr(entity, handle);
+        let result = quote!(::core::result::Result);
+        let error = quote!(::schema_runtime::Error);
+        let get_doc = format!(
+            " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
+        );
+        let put_doc = format!(" Writes a [`{name}`], replacing any item with the same key.");
+        let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
+        let update_doc = format!(" Applies a partial update to an existing [`{name}`]; fails with `Error::ConditionFailed` when there is none.");
+        let delete_doc =
+            format!(" Deletes the [`{name}`] at `key`; returns whether there was one.");
+        quote! {
+            #[doc = #get_doc]
+            pub async fn #get(&self, key: &#key_ty) -> #result<::core::option::Option<#ty>, #error> {
+                let repo = #repo;
+                ::schema_runtime::ops::get::<#ty>(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, false).await
+            }
+
+            #[doc = #put_doc]
+            pub async fn #put(&self, item: &#ty) -> #result<(), #error> {
+                let repo = #repo;
+                let item = ::schema_runtime::Entity::to_item(item, #scope)?;
+                ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, false, #name).await
+            }
+
+            #[doc = #create_doc]
+            pub async fn #create(&self, item: &#ty) -> #result<(), #error> {
+                let repo = #repo;
+                let item = ::schema_runtime::Entity::to_item(item, #scope)?;
+                ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, true, #name).await
+            }
+
+            #[doc = #update_doc]
+            pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<(), #error> {
+                let repo = #repo;
+                let changes = update.to_update(key, #scope)?;
+                ::schema_runtime::ops::update(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, changes, #name).await
+            }
+
+            #[doc = #delete_doc]
+            pub async fn #delete(&self, key: &#key_ty) -> #result<bool, #error> {
+                let repo = #repo;
+                ::schema_runtime::ops::delete(&repo.client, &repo.table_info(), key.to_key_item(#scope)?).await
+            }
+        }
+    }
+}

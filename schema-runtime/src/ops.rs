@@ -1,0 +1,286 @@
+//! Single-item operations shared by every generated entity.
+
+use crate::entity::Entity;
+use crate::error::{DecodeError, DecodeProblem, Error};
+use crate::sdk::types::{
+    AttributeValue, ConditionCheck, Delete, DeleteRequest, Put, PutRequest, TransactWriteItem,
+    Update as SdkUpdate, WriteRequest,
+};
+use crate::sdk::Client;
+use crate::Item;
+
+/// Where items live: the table and its fixed attribute names.
+#[derive(Debug, Clone, Copy)]
+pub struct TableInfo<'a> {
+    /// Table name.
+    pub name: &'a str,
+    /// Partition key attribute.
+    pub partition_key: &'static str,
+    /// The attribute holding the entity type.
+    pub entity_type_attribute: &'static str,
+    /// TTL attribute, if the table has one.
+    pub ttl_attribute: Option<&'static str>,
+}
+
+/// A partial update: attributes to set and attributes to remove.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Update {
+    /// Attributes set.
+    pub set: Vec<(&'static str, AttributeValue)>,
+    /// Attributes removed.
+    pub remove: Vec<&'static str>,
+}
+
+/// Decodes an item read by key, checking its entity type and TTL.
+pub fn decode_one<E: Entity>(item: Item, table: &TableInfo<'_>) -> Result<Option<E>, Error> {
+    if let Some(ttl) = table.ttl_attribute {
+        let now = crate::DateTime::from(std::time::SystemTime::now());
+        if crate::codec::is_expired(&item, ttl, now) {
+            return Ok(None);
+        }
+    }
+    let found = crate::entity::entity_type(&item, table.entity_type_attribute, E::ENTITY_TYPE)?;
+    if found != E::ENTITY_TYPE {
+        return Err(Error::Decode(DecodeError::new(
+            E::ENTITY_TYPE,
+            table.entity_type_attribute,
+            DecodeProblem::UnknownEntityType(found.to_owned()),
+        )));
+    }
+    Ok(Some(E::from_item(&item)?))
+}
+
+/// GetItem, skipping expired items.
+pub async fn get<E: Entity>(
+    client: &Client,
+    table: &TableInfo<'_>,
+    key: Item,
+    consistent_read: bool,
+) -> Result<Option<E>, Error> {
+    let output = client
+        .get_item()
+        .table_name(table.name)
+        .set_key(Some(key))
+        .consistent_read(consistent_read)
+        .send()
+        .await?;
+    match output.item {
+        Some(item) => decode_one(item, table),
+        None => Ok(None),
+    }
+}
+
+fn names(pairs: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
+    pairs
+        .iter()
+        .map(|&(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// PutItem; with `create`, fails with [`Error::ConditionFailed`] when the item exists.
+pub async fn put(
+    client: &Client,
+    table: &TableInfo<'_>,
+    item: Item,
+    create: bool,
+    entity: &'static str,
+) -> Result<(), Error> {
+    let mut request = client
+        .put_item()
+        .table_name(table.name)
+        .set_item(Some(item));
+    if create {
+        request = request
+            .condition_expression("attribute_not_exists(#pk)")
+            .set_expression_attribute_names(Some(names(&[("#pk", table.partition_key)])));
+    }
+    let operation = if create { "create" } else { "put" };
+    request
+        .send()
+        .await
+        .map(drop)
+        .map_err(|e| crate::write_error(e, entity, operation))
+}
+
+/// DeleteItem; returns whether an item was deleted.
+pub async fn delete(client: &Client, table: &TableInfo<'_>, key: Item) -> Result<bool, Error> {
+    let output = client
+        .delete_item()
+        .table_name(table.name)
+        .set_key(Some(key))
+        .return_values(crate::sdk::types::ReturnValue::AllOld)
+        .send()
+        .await?;
+    Ok(output.attributes.is_some_and(|a| !a.is_empty()))
+}
+
+struct UpdateExpression {
+    expression: String,
+    names: std::collections::HashMap<String, String>,
+    values: Item,
+}
+
+fn update_expression(
+    update: Update,
+    table: &TableInfo<'_>,
+    entity: &'static str,
+) -> UpdateExpression {
+    let mut names = names(&[
+        ("#pk", table.partition_key),
+        ("#et", table.entity_type_attribute),
+    ]);
+    let mut values = Item::new();
+    values.insert(":et".to_owned(), AttributeValue::S(entity.to_owned()));
+    let mut sets = vec!["#et = :et".to_owned()];
+    for (i, (name, value)) in update.set.into_iter().enumerate() {
+        names.insert(format!("#s{i}"), name.to_owned());
+        values.insert(format!(":s{i}"), value);
+        sets.push(format!("#s{i} = :s{i}"));
+    }
+    let mut expression = format!("SET {}", sets.join(", "));
+    if !update.remove.is_empty() {
+        let removes: Vec<String> = update
+            .remove
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                names.insert(format!("#r{i}"), (*name).to_owned());
+                format!("#r{i}")
+            })
+            .collect();
+        expression.push_str(" REMOVE ");
+        expression.push_str(&removes.join(", "));
+    }
+    UpdateExpression {
+        expression,
+        names,
+        values,
+    }
+}
+
+/// UpdateItem of an existing item; fails with [`Error::ConditionFailed`] when
+/// there is none.
+pub async fn update(
+    client: &Client,
+    table: &TableInfo<'_>,
+    key: Item,
+    update: Update,
+    entity: &'static str,
+) -> Result<(), Error> {
+    let UpdateExpression {
+        expression,
+        names,
+        values,
+    } = update_expression(update, table, entity);
+    client
+        .update_item()
+        .table_name(table.name)
+        .set_key(Some(key))
+        .update_expression(expression)
+        .condition_expression("attribute_exists(#pk)")
+        .set_expression_attribute_names(Some(names))
+        .set_expression_attribute_values(Some(values))
+        .send()
+        .await
+        .map(drop)
+        .map_err(|e| crate::write_error(e, entity, "update"))
+}
+
+fn built<T>(result: Result<T, crate::sdk::error::BuildError>) -> Result<T, Error> {
+    result.map_err(|e| Error::Service(Box::new(crate::sdk::Error::from(e))))
+}
+
+/// A transaction item that puts (or, with `create`, creates) `item`.
+pub fn transact_put(
+    table: &TableInfo<'_>,
+    item: Item,
+    create: bool,
+) -> Result<TransactWriteItem, Error> {
+    let mut put = Put::builder().table_name(table.name).set_item(Some(item));
+    if create {
+        put = put
+            .condition_expression("attribute_not_exists(#pk)")
+            .set_expression_attribute_names(Some(names(&[("#pk", table.partition_key)])));
+    }
+    Ok(TransactWriteItem::builder()
+        .put(built(put.build())?)
+        .build())
+}
+
+/// A transaction item that updates an existing item.
+pub fn transact_update(
+    table: &TableInfo<'_>,
+    key: Item,
+    update: Update,
+    entity: &'static str,
+) -> Result<TransactWriteItem, Error> {
+    let UpdateExpression {
+        expression,
+        names,
+        values,
+    } = update_expression(update, table, entity);
+    let update = SdkUpdate::builder()
+        .table_name(table.name)
+        .set_key(Some(key))
+        .update_expression(expression)
+        .condition_expression("attribute_exists(#pk)")
+        .set_expression_attribute_names(Some(names))
+        .set_expression_attribute_values(Some(values));
+    Ok(TransactWriteItem::builder()
+        .update(built(update.build())?)
+        .build())
+}
+
+/// A transaction item that deletes an item.
+pub fn transact_delete(table: &TableInfo<'_>, key: Item) -> Result<TransactWriteItem, Error> {
+    let delete = Delete::builder().table_name(table.name).set_key(Some(key));
+    Ok(TransactWriteItem::builder()
+        .delete(built(delete.build())?)
+        .build())
+}
+
+/// A transaction item that requires an item to exist.
+pub fn transact_check(table: &TableInfo<'_>, key: Item) -> Result<TransactWriteItem, Error> {
+    let check = ConditionCheck::builder()
+        .table_name(table.name)
+        .set_key(Some(key))
+        .condition_expression("attribute_exists(#pk)")
+        .set_expression_attribute_names(Some(names(&[("#pk", table.partition_key)])));
+    Ok(TransactWriteItem::builder()
+        .condition_check(built(check.build())?)
+        .build())
+}
+
+/// A batch write request putting `item`.
+pub fn put_request(item: Item) -> Result<WriteRequest, Error> {
+    let put = built(PutRequest::builder().set_item(Some(item)).build())?;
+    Ok(WriteRequest::builder().put_request(put).build())
+}
+
+/// A batch write request deleting the item at `key`.
+pub fn delete_request(key: Item) -> Result<WriteRequest, Error> {
+    let delete = built(DeleteRequest::builder().set_key(Some(key)).build())?;
+    Ok(WriteRequest::builder().delete_request(delete).build())
+}
+
+/// Decodes items read by a batch, skipping expired ones.
+pub fn decode_batch<T>(
+    items: Vec<Item>,
+    table: &TableInfo<'_>,
+    decode: crate::Decoder<T>,
+) -> Result<Vec<T>, Error> {
+    let now = crate::DateTime::from(std::time::SystemTime::now());
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        if table
+            .ttl_attribute
+            .is_some_and(|ttl| crate::codec::is_expired(&item, ttl, now))
+        {
+            continue;
+        }
+        if let Some(value) = decode(&item)? {
+            out.push(value);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,137 @@
+//! Reading placeholder values back out of stored keys.
+//!
+//! Index projections may leave an attribute out of an item when its value is
+//! part of a key; the key's placeholders decode back to the attribute. A key
+//! template is walked left to right: literals must match, and a placeholder
+//! ends at its fixed width, at the next literal (which the checker proved no
+//! value of the placeholder contains), or at the end of the key.
+
+use crate::error::{DecodeError, DecodeProblem};
+use crate::sdk::types::AttributeValue;
+use crate::Item;
+
+/// Where a placeholder's text ends.
+#[derive(Debug, Clone, Copy)]
+pub enum Stop {
+    /// It runs to the end of the key.
+    End,
+    /// It ends where this literal starts.
+    Literal(&'static str),
+    /// It has this many bytes.
+    Width(usize),
+}
+
+/// A cursor over one stored key.
+pub struct KeyReader<'a> {
+    rest: &'a str,
+    entity: &'static str,
+    attribute: &'static str,
+    key: &'static str,
+}
+
+impl<'a> KeyReader<'a> {
+    /// Reads key attribute `key` of `item` to decode `attribute` of `entity`.
+    pub fn new(
+        item: &'a Item,
+        entity: &'static str,
+        key: &'static str,
+        attribute: &'static str,
+    ) -> Result<Self, DecodeError> {
+        match item.get(key) {
+            Some(AttributeValue::S(s)) => Ok(KeyReader {
+                rest: s,
+                entity,
+                attribute,
+                key,
+            }),
+            Some(other) => Err(DecodeError::new(
+                entity,
+                key,
+                DecodeProblem::WrongType {
+                    expected: "S",
+                    found: crate::codec::type_name(other),
+                },
+            )),
+            None => Err(DecodeError::new(entity, attribute, DecodeProblem::Missing)),
+        }
+    }
+
+    fn error(&self, why: String) -> DecodeError {
+        DecodeError::new(
+            self.entity,
+            self.attribute,
+            DecodeProblem::Invalid(format!("cannot be read from key `{}`: {why}", self.key)),
+        )
+    }
+
+    /// Consumes a literal.
+    pub fn literal(&mut self, literal: &str) -> Result<(), DecodeError> {
+        match self.rest.strip_prefix(literal) {
+            Some(rest) => {
+                self.rest = rest;
+                Ok(())
+            }
+            None => Err(self.error(format!("expected {literal:?} at {:?}", self.rest))),
+        }
+    }
+
+    /// Consumes a placeholder's text.
+    pub fn take(&mut self, stop: Stop) -> Result<&'a str, DecodeError> {
+        let end = match stop {
+            Stop::End => Some(self.rest.len()),
+            Stop::Literal(l) => self.rest.find(l),
+            Stop::Width(n) => Some(n).filter(|&n| self.rest.is_char_boundary(n)),
+        };
+        match end {
+            Some(end) if end > 0 => {
+                let (value, rest) = self.rest.split_at(end);
+                self.rest = rest;
+                Ok(value)
+            }
+            _ => Err(self.error(format!("no value at {:?}", self.rest))),
+        }
+    }
+
+    /// Decodes placeholder text with `parse`, naming the attribute on failure.
+    pub fn parse<T>(
+        &self,
+        text: &str,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<T, DecodeError> {
+        parse(text).ok_or_else(|| self.error(format!("{text:?} is not a valid value")))
+    }
+}
+
+/// Decodes an integer's key text (zero-padded, offset by `-min` when `min < 0`).
+pub fn decode_integer(text: &str, min: i64) -> Option<i64> {
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let shifted: i128 = text.parse().ok()?;
+    let offset = if min < 0 { i128::from(min) } else { 0 };
+    i64::try_from(shifted + offset).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_placeholders_between_literals() {
+        let mut item = Item::new();
+        item.insert(
+            "pk".into(),
+            AttributeValue::S("TENANT#acme|TICKET#T-1".into()),
+        );
+        let mut r = KeyReader::new(&item, "Ticket", "pk", "id").unwrap();
+        r.literal("TENANT#").unwrap();
+        assert_eq!(r.take(Stop::Literal("|TICKET#")).unwrap(), "acme");
+        r.literal("|TICKET#").unwrap();
+        assert_eq!(r.take(Stop::End).unwrap(), "T-1");
+        let mut r = KeyReader::new(&item, "Ticket", "pk", "id").unwrap();
+        let e = r.literal("USER#").unwrap_err();
+        assert_eq!(e.attribute, "id");
+        assert_eq!(decode_integer("05", -10), Some(-5));
+        assert_eq!(decode_integer("-5", 0), None);
+    }
+}

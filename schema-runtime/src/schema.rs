@@ -1,0 +1,211 @@
+//! Table definitions, so a repository can create its own table (tests,
+//! local development, demos).
+
+use crate::error::Error;
+use crate::sdk::types::{
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+    LocalSecondaryIndex, Projection, ProjectionType, ProvisionedThroughput, ScalarAttributeType,
+    StreamSpecification, StreamViewType, TimeToLiveSpecification,
+};
+use crate::sdk::Client;
+
+/// A key attribute: name and DynamoDB scalar type (`S`, `N` or `B`).
+pub type KeyDef = (&'static str, &'static str);
+
+/// Which attributes an index carries besides the keys.
+#[derive(Debug, Clone, Copy)]
+pub enum ProjectionDef {
+    /// Every attribute.
+    All,
+    /// These attributes (the entity-type and TTL attributes are always added,
+    /// so items read through the index can be decoded and expiry-filtered).
+    Include(&'static [&'static str]),
+}
+
+/// A secondary index.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexDef {
+    /// Name.
+    pub name: &'static str,
+    /// Global (own partition key) or local.
+    pub global: bool,
+    /// Partition key.
+    pub partition_key: KeyDef,
+    /// Sort key.
+    pub sort_key: Option<KeyDef>,
+    /// Projection.
+    pub projection: ProjectionDef,
+    /// Provisioned (read, write) capacity of a global index.
+    pub capacity: Option<(i64, i64)>,
+}
+
+/// A table as the spec declares it.
+#[derive(Debug, Clone, Copy)]
+pub struct TableDef {
+    /// Partition key.
+    pub partition_key: KeyDef,
+    /// Sort key.
+    pub sort_key: Option<KeyDef>,
+    /// Secondary indexes.
+    pub indexes: &'static [IndexDef],
+    /// Provisioned (read, write) capacity; on-demand when `None`.
+    pub capacity: Option<(i64, i64)>,
+    /// Stream view type (`NEW_AND_OLD_IMAGES`, …).
+    pub stream: Option<&'static str>,
+    /// TTL attribute.
+    pub ttl_attribute: Option<&'static str>,
+    /// Entity-type attribute.
+    pub entity_type_attribute: &'static str,
+}
+
+fn key_schema(pk: KeyDef, sk: Option<KeyDef>) -> Result<Vec<KeySchemaElement>, Error> {
+    let mut out = vec![built(
+        KeySchemaElement::builder()
+            .attribute_name(pk.0)
+            .key_type(KeyType::Hash)
+            .build(),
+    )?];
+    if let Some(sk) = sk {
+        out.push(built(
+            KeySchemaElement::builder()
+                .attribute_name(sk.0)
+                .key_type(KeyType::Range)
+                .build(),
+        )?);
+    }
+    Ok(out)
+}
+
+fn built<T>(result: Result<T, crate::sdk::error::BuildError>) -> Result<T, Error> {
+    result.map_err(|e| Error::Service(Box::new(crate::sdk::Error::from(e))))
+}
+
+fn throughput((read, write): (i64, i64)) -> Result<ProvisionedThroughput, Error> {
+    built(
+        ProvisionedThroughput::builder()
+            .read_capacity_units(read)
+            .write_capacity_units(write)
+            .build(),
+    )
+}
+
+impl TableDef {
+    fn attribute_definitions(&self) -> Result<Vec<AttributeDefinition>, Error> {
+        let mut keys: Vec<KeyDef> = Vec::new();
+        let all = std::iter::once(self.partition_key)
+            .chain(self.sort_key)
+            .chain(
+                self.indexes
+                    .iter()
+                    .flat_map(|i| std::iter::once(i.partition_key).chain(i.sort_key)),
+            );
+        for key in all {
+            if !keys.iter().any(|k| k.0 == key.0) {
+                keys.push(key);
+            }
+        }
+        keys.into_iter()
+            .map(|(name, ty)| {
+                built(
+                    AttributeDefinition::builder()
+                        .attribute_name(name)
+                        .attribute_type(ScalarAttributeType::from(ty))
+                        .build(),
+                )
+            })
+            .collect()
+    }
+
+    fn projection(&self, def: ProjectionDef) -> Projection {
+        match def {
+            ProjectionDef::All => Projection::builder()
+                .projection_type(ProjectionType::All)
+                .build(),
+            ProjectionDef::Include(names) => {
+                let mut attributes: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+                attributes.push(self.entity_type_attribute.to_owned());
+                attributes.extend(self.ttl_attribute.map(str::to_owned));
+                attributes.sort();
+                attributes.dedup();
+                Projection::builder()
+                    .projection_type(ProjectionType::Include)
+                    .set_non_key_attributes(Some(attributes))
+                    .build()
+            }
+        }
+    }
+
+    /// Creates the table named `table`, waits until it exists and enables TTL.
+    pub async fn create(&self, client: &Client, table: &str) -> Result<(), Error> {
+        let mut request = client
+            .create_table()
+            .table_name(table)
+            .set_attribute_definitions(Some(self.attribute_definitions()?))
+            .set_key_schema(Some(key_schema(self.partition_key, self.sort_key)?));
+        request = match self.capacity {
+            Some(c) => request
+                .billing_mode(BillingMode::Provisioned)
+                .provisioned_throughput(throughput(c)?),
+            None => request.billing_mode(BillingMode::PayPerRequest),
+        };
+        for index in self.indexes {
+            let projection = self.projection(index.projection);
+            if index.global {
+                let mut gsi = GlobalSecondaryIndex::builder()
+                    .index_name(index.name)
+                    .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)?))
+                    .projection(projection);
+                if let Some(c) = index.capacity.or(self.capacity) {
+                    gsi = gsi.provisioned_throughput(throughput(c)?);
+                }
+                request = request.global_secondary_indexes(built(gsi.build())?);
+            } else {
+                let lsi = LocalSecondaryIndex::builder()
+                    .index_name(index.name)
+                    .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)?))
+                    .projection(projection);
+                request = request.local_secondary_indexes(built(lsi.build())?);
+            }
+        }
+        if let Some(view) = self.stream {
+            request = request.stream_specification(built(
+                StreamSpecification::builder()
+                    .stream_enabled(true)
+                    .stream_view_type(StreamViewType::from(view))
+                    .build(),
+            )?);
+        }
+        request.send().await?;
+        self.wait_active(client, table).await?;
+        if let Some(ttl) = self.ttl_attribute {
+            client
+                .update_time_to_live()
+                .table_name(table)
+                .time_to_live_specification(built(
+                    TimeToLiveSpecification::builder()
+                        .enabled(true)
+                        .attribute_name(ttl)
+                        .build(),
+                )?)
+                .send()
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn wait_active(&self, client: &Client, table: &str) -> Result<(), Error> {
+        use crate::sdk::types::TableStatus;
+        for attempt in 0..600u32 {
+            let output = client.describe_table().table_name(table).send().await?;
+            let status = output.table.and_then(|t| t.table_status);
+            if status == Some(TableStatus::Active) {
+                return Ok(());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(
+                50 + u64::from(attempt.min(19)) * 50,
+            ))
+            .await;
+        }
+        Ok(())
+    }
+}
