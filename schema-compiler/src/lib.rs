@@ -241,23 +241,39 @@ impl Compiler {
                 println!("cargo:warning={line}");
             }
         }
-        let report = compilation.report();
-        let specs = compilation.into_result()?;
-        let out_dir = match self
-            .out_dir
-            .clone()
-            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
-        {
+        let files = generate_rust(compilation)?;
+        let out_dir = match self.out_dir.clone().or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from)) {
             Some(dir) => dir,
             None => {
-                return Err(io_report(
-                    report,
-                    "OUT_DIR is not set: call out_dir() outside build scripts".into(),
-                ))
+                let report = Report { sources: SourceMap::new(), diagnostics: Diagnostics::new() };
+                return Err(io_report(report, "OUT_DIR is not set: call out_dir() outside build scripts".into()));
             }
         };
         let mut written = Vec::new();
-        for compiled in &specs {
+        for file in files {
+            let path = out_dir.join(&file.name);
+            if let Err(e) = write_if_changed(&path, &file.contents) {
+                let report = Report { sources: SourceMap::new(), diagnostics: Diagnostics::new() };
+                return Err(io_report(report, format!("cannot write {}: {e}", path.display())));
+            }
+            written.push(path);
+        }
+        Ok(written)
+    }
+
+    /// Compiles every input and renders one Rust module per spec,
+    /// `<file stem>.rs`, in memory (what [`Compiler::compile_to_out_dir`] writes).
+    pub fn generate_rust(&self) -> Result<Vec<emit::GeneratedFile>, Report> {
+        generate_rust(self.compile())
+    }
+}
+
+fn generate_rust(compilation: Compilation) -> Result<Vec<emit::GeneratedFile>, Report> {
+    let report = compilation.report();
+    let specs = compilation.into_result()?;
+    Ok(specs
+        .iter()
+        .map(|compiled| {
             let name = report
                 .sources
                 .get(compiled.file)
@@ -265,23 +281,16 @@ impl Compiler {
             let file_name = Path::new(name)
                 .file_name()
                 .map_or_else(|| name.to_owned(), |n| n.to_string_lossy().into_owned());
-            let module = emit::rust::names::snake(
-                Path::new(&file_name)
-                    .file_stem()
-                    .map_or(file_name.as_str(), |s| s.to_str().unwrap_or("spec")),
-            );
-            let path = out_dir.join(format!("{module}.rs"));
-            let contents = emit::rust::render_rust(&compiled.spec, &file_name);
-            if let Err(e) = write_if_changed(&path, &contents) {
-                return Err(io_report(
-                    report,
-                    format!("cannot write {}: {e}", path.display()),
-                ));
+            let stem = Path::new(&file_name)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("spec");
+            emit::GeneratedFile {
+                name: format!("{}.rs", emit::rust::names::snake(stem)),
+                contents: emit::rust::render_rust(&compiled.spec, &file_name),
             }
-            written.push(path);
-        }
-        Ok(written)
-    }
+        })
+        .collect())
 }
 
 fn io_report(mut report: Report, message: String) -> Report {

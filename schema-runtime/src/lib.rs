@@ -71,6 +71,7 @@ macro_rules! include_generated {
         $(#[$attr])*
         #[allow(
             missing_docs,
+            dead_code,
             unused_imports,
             clippy::all,
             clippy::disallowed_types,
@@ -85,6 +86,7 @@ macro_rules! include_generated {
         $(#[$attr])*
         #[allow(
             missing_docs,
+            dead_code,
             unused_imports,
             clippy::all,
             clippy::disallowed_types,

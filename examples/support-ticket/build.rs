@@ -1,0 +1,5 @@
+fn main() {
+    schema_compiler::Compiler::new()
+        .compile_to_out_dir(["../../schemas/support_ticket.yaml"])
+        .unwrap();
+}
