@@ -1,3 +1,5 @@
+//! Generates the support-ticket repository from its spec.
+
 fn main() {
     schema_compiler::Compiler::new()
         .compile_to_out_dir(["../../schemas/support_ticket.yaml"])

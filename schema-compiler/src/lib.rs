@@ -213,12 +213,10 @@ impl Compiler {
     /// line per problem, so `.unwrap()` in `build.rs` reads well:
     ///
     /// ```no_run
-    /// // build.rs
-    /// fn main() {
-    ///     schema_compiler::Compiler::new()
-    ///         .compile_to_out_dir(["schemas/support_ticket.yaml"])
-    ///         .unwrap();
-    /// }
+    /// // in build.rs's `main`:
+    /// schema_compiler::Compiler::new()
+    ///     .compile_to_out_dir(["schemas/support_ticket.yaml"])
+    ///     .unwrap();
     /// ```
     ///
     /// and in the crate, `schema_runtime::include_generated!(pub support_ticket);`.
@@ -242,19 +240,35 @@ impl Compiler {
             }
         }
         let files = generate_rust(compilation)?;
-        let out_dir = match self.out_dir.clone().or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from)) {
+        let out_dir = match self
+            .out_dir
+            .clone()
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
+        {
             Some(dir) => dir,
             None => {
-                let report = Report { sources: SourceMap::new(), diagnostics: Diagnostics::new() };
-                return Err(io_report(report, "OUT_DIR is not set: call out_dir() outside build scripts".into()));
+                let report = Report {
+                    sources: SourceMap::new(),
+                    diagnostics: Diagnostics::new(),
+                };
+                return Err(io_report(
+                    report,
+                    "OUT_DIR is not set: call out_dir() outside build scripts".into(),
+                ));
             }
         };
         let mut written = Vec::new();
         for file in files {
             let path = out_dir.join(&file.name);
             if let Err(e) = write_if_changed(&path, &file.contents) {
-                let report = Report { sources: SourceMap::new(), diagnostics: Diagnostics::new() };
-                return Err(io_report(report, format!("cannot write {}: {e}", path.display())));
+                let report = Report {
+                    sources: SourceMap::new(),
+                    diagnostics: Diagnostics::new(),
+                };
+                return Err(io_report(
+                    report,
+                    format!("cannot write {}: {e}", path.display()),
+                ));
             }
             written.push(path);
         }

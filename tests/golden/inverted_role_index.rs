@@ -985,7 +985,7 @@ pub struct TenantRepository<'a> {
     repo: &'a Repository,
     tenant: TenantId,
 }
-impl TenantRepository<'_> {
+impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
@@ -1270,10 +1270,10 @@ Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ROLE#<role>`. R
     /** As a tenant admin, I want to give a user a role, only if both exist and the user does not have it yet.
 
 TransactWriteItems: add items, then `send()`; all or nothing.*/
-    pub fn grant_role(&self) -> GrantRoleTransaction<'_> {
+    pub fn grant_role(&self) -> GrantRoleTransaction<'a> {
         GrantRoleTransaction {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -1283,10 +1283,10 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
     /** As a tenant admin, I want to take several roles away from users at once.
 
 Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
-    pub fn revoke_roles(&self) -> RevokeRolesBatch<'_> {
+    pub fn revoke_roles(&self) -> RevokeRolesBatch<'a> {
         RevokeRolesBatch {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -1646,7 +1646,7 @@ fn request_role_with_members(
 #[derive(Debug)]
 pub struct GrantRoleTransaction<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -1656,7 +1656,7 @@ impl GrantRoleTransaction<'_> {
     /// Creates (fails the transaction if it exists) a [`RoleAssignment`].
     pub fn create_role_assignment(&mut self, item: &RoleAssignment) -> &mut Self {
         let info = self.repo.table_info();
-        let item = ::schema_runtime::Entity::to_item(item, self.tenant)
+        let item = ::schema_runtime::Entity::to_item(item, &self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, true));
         self.push(item)
@@ -1665,7 +1665,7 @@ impl GrantRoleTransaction<'_> {
     pub fn check_user(&mut self, key: &UserKey) -> &mut Self {
         let info = self.repo.table_info();
         let item = key
-            .to_key_item(self.tenant)
+            .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|key| ::schema_runtime::ops::transact_check(&info, key));
         self.push(item)
@@ -1674,7 +1674,7 @@ impl GrantRoleTransaction<'_> {
     pub fn check_role(&mut self, key: &RoleKey) -> &mut Self {
         let info = self.repo.table_info();
         let item = key
-            .to_key_item(self.tenant)
+            .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|key| ::schema_runtime::ops::transact_check(&info, key));
         self.push(item)
@@ -1732,7 +1732,7 @@ impl GrantRoleTransaction<'_> {
 #[derive(Debug)]
 pub struct RevokeRolesBatch<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -1742,7 +1742,7 @@ impl RevokeRolesBatch<'_> {
     /// Adds a delete of a [`RoleAssignment`].
     pub fn delete_role_assignment(&mut self, key: &RoleAssignmentKey) -> &mut Self {
         let request = key
-            .to_key_item(self.tenant)
+            .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(::schema_runtime::ops::delete_request);
         self.push_write(request)

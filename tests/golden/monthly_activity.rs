@@ -856,7 +856,7 @@ pub struct TenantRepository<'a> {
     repo: &'a Repository,
     tenant: TenantId,
 }
-impl TenantRepository<'_> {
+impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant

@@ -917,7 +917,7 @@ pub struct TenantRepository<'a> {
     repo: &'a Repository,
     tenant: TenantId,
 }
-impl TenantRepository<'_> {
+impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
@@ -1152,10 +1152,10 @@ Query of the table: `#pk = :pk` with `:pk` = `USER#<user>|PHOTOS`. Returns a laz
     /** As an operator, I want to delete the items of a closing account in batches.
 
 Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
-    pub fn delete_account_items(&self) -> DeleteAccountItemsBatch<'_> {
+    pub fn delete_account_items(&self) -> DeleteAccountItemsBatch<'a> {
         DeleteAccountItemsBatch {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -1445,7 +1445,7 @@ fn request_account_contents(
 #[derive(Debug)]
 pub struct DeleteAccountItemsBatch<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -1455,7 +1455,7 @@ impl DeleteAccountItemsBatch<'_> {
     /// Adds a delete of a [`UserProfile`].
     pub fn delete_user_profile(&mut self, key: &UserProfileKey) -> &mut Self {
         let request = key
-            .to_key_item(self.tenant)
+            .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(::schema_runtime::ops::delete_request);
         self.push_write(request)
@@ -1463,7 +1463,7 @@ impl DeleteAccountItemsBatch<'_> {
     /// Adds a delete of a [`Photo`].
     pub fn delete_photo(&mut self, key: &PhotoKey) -> &mut Self {
         let request = key
-            .to_key_item(self.tenant)
+            .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(::schema_runtime::ops::delete_request);
         self.push_write(request)

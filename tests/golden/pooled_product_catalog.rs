@@ -598,7 +598,7 @@ pub struct TenantRepository<'a> {
     repo: &'a Repository,
     tenant: TenantId,
 }
-impl TenantRepository<'_> {
+impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
@@ -729,10 +729,10 @@ Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|CATEGORY#<categ
     /** As a tenant, I want to load many products at once.
 
 Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
-    pub fn import_products(&self) -> ImportProductsBatch<'_> {
+    pub fn import_products(&self) -> ImportProductsBatch<'a> {
         ImportProductsBatch {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -742,10 +742,10 @@ Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
     /** As a tenant, I want to remove many products at once.
 
 Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
-    pub fn delete_products(&self) -> DeleteProductsBatch<'_> {
+    pub fn delete_products(&self) -> DeleteProductsBatch<'a> {
         DeleteProductsBatch {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -883,7 +883,7 @@ fn request_products_in_category(
 #[derive(Debug)]
 pub struct ImportProductsBatch<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -892,7 +892,7 @@ pub struct ImportProductsBatch<'a> {
 impl ImportProductsBatch<'_> {
     /// Adds a put of a [`Product`].
     pub fn put_product(&mut self, item: &Product) -> &mut Self {
-        let request = ::schema_runtime::Entity::to_item(item, self.tenant)
+        let request = ::schema_runtime::Entity::to_item(item, &self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(::schema_runtime::ops::put_request);
         self.push_write(request)
@@ -933,7 +933,7 @@ impl ImportProductsBatch<'_> {
 #[derive(Debug)]
 pub struct DeleteProductsBatch<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -943,7 +943,7 @@ impl DeleteProductsBatch<'_> {
     /// Adds a delete of a [`Product`].
     pub fn delete_product(&mut self, key: &ProductKey) -> &mut Self {
         let request = key
-            .to_key_item(self.tenant)
+            .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(::schema_runtime::ops::delete_request);
         self.push_write(request)

@@ -1348,7 +1348,7 @@ pub struct TenantRepository<'a> {
     repo: &'a Repository,
     tenant: TenantId,
 }
-impl TenantRepository<'_> {
+impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
@@ -1679,10 +1679,10 @@ Query of index `GSI2`: `#pk = :pk AND #sk < :sk` with `:pk` = `TENANT#<tenant>|A
     /** As a user, I want to delete a task together with its comments.
 
 TransactWriteItems: add items, then `send()`; all or nothing.*/
-    pub fn delete_task(&self) -> DeleteTaskTransaction<'_> {
+    pub fn delete_task(&self) -> DeleteTaskTransaction<'a> {
         DeleteTaskTransaction {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -2058,7 +2058,7 @@ fn request_my_tasks_due(
 #[derive(Debug)]
 pub struct DeleteTaskTransaction<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -2069,7 +2069,7 @@ impl DeleteTaskTransaction<'_> {
     pub fn delete_task(&mut self, key: &TaskKey) -> &mut Self {
         let info = self.repo.table_info();
         let item = key
-            .to_key_item(self.tenant)
+            .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|key| ::schema_runtime::ops::transact_delete(&info, key));
         self.push(item)
@@ -2078,7 +2078,7 @@ impl DeleteTaskTransaction<'_> {
     pub fn delete_comment(&mut self, key: &CommentKey) -> &mut Self {
         let info = self.repo.table_info();
         let item = key
-            .to_key_item(self.tenant)
+            .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|key| ::schema_runtime::ops::transact_delete(&info, key));
         self.push(item)

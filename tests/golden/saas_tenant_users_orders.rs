@@ -1438,7 +1438,7 @@ pub struct TenantRepository<'a> {
     repo: &'a Repository,
     tenant: TenantId,
 }
-impl TenantRepository<'_> {
+impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
@@ -1819,10 +1819,10 @@ Query of index `GSI1`: `#pk = :pk AND #sk >= :sk` with `:pk` = `TENANT#<tenant>|
     /** As a user, I want my order recorded and the stock it takes reserved atomically.
 
 TransactWriteItems: add items, then `send()`; all or nothing.*/
-    pub fn place_order(&self) -> PlaceOrderTransaction<'_> {
+    pub fn place_order(&self) -> PlaceOrderTransaction<'a> {
         PlaceOrderTransaction {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -1832,10 +1832,10 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
     /** As a clerk, I want the stock of several products at once.
 
 Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
-    pub fn inventory_items(&self) -> InventoryItemsBatch<'_> {
+    pub fn inventory_items(&self) -> InventoryItemsBatch<'a> {
         InventoryItemsBatch {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -2293,7 +2293,7 @@ fn request_orders_by_status(
 #[derive(Debug)]
 pub struct PlaceOrderTransaction<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -2303,7 +2303,7 @@ impl PlaceOrderTransaction<'_> {
     /// Creates (fails the transaction if it exists) a [`Order`].
     pub fn create_order(&mut self, item: &Order) -> &mut Self {
         let info = self.repo.table_info();
-        let item = ::schema_runtime::Entity::to_item(item, self.tenant)
+        let item = ::schema_runtime::Entity::to_item(item, &self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, true));
         self.push(item)
@@ -2316,9 +2316,9 @@ impl PlaceOrderTransaction<'_> {
     ) -> &mut Self {
         let info = self.repo.table_info();
         let item = update
-            .to_update(key, self.tenant)
+            .to_update(key, &self.tenant)
             .and_then(|changes| {
-                let key = key.to_key_item(self.tenant)?;
+                let key = key.to_key_item(&self.tenant)?;
                 ::schema_runtime::ops::transact_update(
                     &info,
                     key,
@@ -2403,7 +2403,7 @@ fn decode_inventory_items(
 #[derive(Debug)]
 pub struct InventoryItemsBatch<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -2412,7 +2412,7 @@ pub struct InventoryItemsBatch<'a> {
 impl InventoryItemsBatch<'_> {
     /// Adds a read of a [`InventoryItem`].
     pub fn get_inventory_item(&mut self, key: &InventoryItemKey) -> &mut Self {
-        match key.to_key_item(self.tenant) {
+        match key.to_key_item(&self.tenant) {
             ::core::result::Result::Ok(key) => self.keys.push(key),
             ::core::result::Result::Err(e) => {
                 if self.error.is_none() {

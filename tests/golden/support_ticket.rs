@@ -960,7 +960,7 @@ pub struct TenantRepository<'a> {
     repo: &'a Repository,
     tenant: TenantId,
 }
-impl TenantRepository<'_> {
+impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
@@ -1254,10 +1254,10 @@ Query of index `GSI1`: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|O
     /** As a user, I want to change the status of multiple tickets atomically.
 
 TransactWriteItems: add items, then `send()`; all or nothing.*/
-    pub fn close_tickets(&self) -> CloseTicketsTransaction<'_> {
+    pub fn close_tickets(&self) -> CloseTicketsTransaction<'a> {
         CloseTicketsTransaction {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -1534,7 +1534,7 @@ fn request_open_tickets_for_resolver(
 #[derive(Debug)]
 pub struct CloseTicketsTransaction<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -1545,9 +1545,9 @@ impl CloseTicketsTransaction<'_> {
     pub fn update_ticket(&mut self, key: &TicketKey, update: TicketUpdate) -> &mut Self {
         let info = self.repo.table_info();
         let item = update
-            .to_update(key, self.tenant)
+            .to_update(key, &self.tenant)
             .and_then(|changes| {
-                let key = key.to_key_item(self.tenant)?;
+                let key = key.to_key_item(&self.tenant)?;
                 ::schema_runtime::ops::transact_update(&info, key, changes, "Ticket")
             });
         self.push(item)

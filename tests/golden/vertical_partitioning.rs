@@ -1562,7 +1562,7 @@ pub struct TenantRepository<'a> {
     repo: &'a Repository,
     tenant: TenantId,
 }
-impl TenantRepository<'_> {
+impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
@@ -1990,10 +1990,10 @@ Query of index `GSI1`: `#pk = :pk` with `:pk` = `ORG#<org>|DOCS`. Returns a lazy
     /** As an editor, I want to save edited chunks and bump the document version atomically, failing if someone else saved first.
 
 TransactWriteItems: add items, then `send()`; all or nothing.*/
-    pub fn edit_body(&self) -> EditBodyTransaction<'_> {
+    pub fn edit_body(&self) -> EditBodyTransaction<'a> {
         EditBodyTransaction {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -2003,10 +2003,10 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
     /** As a member, I want the metadata of several documents at once.
 
 Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
-    pub fn document_metas(&self) -> DocumentMetasBatch<'_> {
+    pub fn document_metas(&self) -> DocumentMetasBatch<'a> {
         DocumentMetasBatch {
             repo: self.repo,
-            tenant: &self.tenant,
+            tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::std::vec::Vec::new(),
             keys: ::std::vec::Vec::new(),
             error: ::core::option::Option::None,
@@ -2459,7 +2459,7 @@ fn request_recent_documents(
 #[derive(Debug)]
 pub struct EditBodyTransaction<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -2469,7 +2469,7 @@ impl EditBodyTransaction<'_> {
     /// Puts a [`DocumentBodyChunk`].
     pub fn put_document_body_chunk(&mut self, item: &DocumentBodyChunk) -> &mut Self {
         let info = self.repo.table_info();
-        let item = ::schema_runtime::Entity::to_item(item, self.tenant)
+        let item = ::schema_runtime::Entity::to_item(item, &self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, false));
         self.push(item)
@@ -2482,9 +2482,9 @@ impl EditBodyTransaction<'_> {
     ) -> &mut Self {
         let info = self.repo.table_info();
         let item = update
-            .to_update(key, self.tenant)
+            .to_update(key, &self.tenant)
             .and_then(|changes| {
-                let key = key.to_key_item(self.tenant)?;
+                let key = key.to_key_item(&self.tenant)?;
                 ::schema_runtime::ops::transact_update(
                     &info,
                     key,
@@ -2569,7 +2569,7 @@ fn decode_document_metas(
 #[derive(Debug)]
 pub struct DocumentMetasBatch<'a> {
     repo: &'a Repository,
-    tenant: &'a TenantId,
+    tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
@@ -2578,7 +2578,7 @@ pub struct DocumentMetasBatch<'a> {
 impl DocumentMetasBatch<'_> {
     /// Adds a read of a [`DocumentMeta`].
     pub fn get_document_meta(&mut self, key: &DocumentMetaKey) -> &mut Self {
-        match key.to_key_item(self.tenant) {
+        match key.to_key_item(&self.tenant) {
             ::core::result::Result::Ok(key) => self.keys.push(key),
             ::core::result::Result::Err(e) => {
                 if self.error.is_none() {

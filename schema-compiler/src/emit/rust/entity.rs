@@ -201,7 +201,7 @@ impl Emitter<'_> {
         let key_struct_doc = format!(" The primary key of a [`{}`].", name.as_str());
         let pk_self = self.primary_key_body(entity, Receiver { name: "self" });
         let to_item = self.to_item_body(entity);
-        let from_item = self.from_item_body(entity);
+        let from_item = self.decode_body(entity);
         let update = self.emit_update(entity);
         let entity_name = name.as_str();
         let _ = shards;
@@ -341,7 +341,7 @@ impl Emitter<'_> {
         body
     }
 
-    fn from_item_body(&self, entity: &ir::Entity) -> TokenStream {
+    fn decode_body(&self, entity: &ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
         let ty = pascal_ident(name);
         let key_attributes = self.key_attributes(entity);
@@ -356,7 +356,7 @@ impl Emitter<'_> {
                 Some(t) if in_key && !a.optional => {
                     let mut optional = a.clone();
                     optional.optional = true;
-                    let read = self.from_item_expr(name, &optional);
+                    let read = self.read_attribute_expr(name, &optional);
                     let fallback = self.read_from_key(entity, t, a);
                     quote!(#f: match #read {
                         ::core::option::Option::Some(value) => value,
@@ -364,7 +364,7 @@ impl Emitter<'_> {
                     },)
                 }
                 _ => {
-                    let read = self.from_item_expr(name, a);
+                    let read = self.read_attribute_expr(name, a);
                     quote!(#f: #read,)
                 }
             }

@@ -124,10 +124,16 @@ impl Emitter<'_> {
                     "Batch: add items, then `send()`; chunked, with unprocessed items retried."
                 };
                 let doc = Self::pattern_doc(pattern, what.to_owned());
-                let tenant = (handle == Handle::Tenant).then(|| quote!(tenant: &self.tenant,));
+                let tenant = (handle == Handle::Tenant)
+                    .then(|| quote!(tenant: ::core::clone::Clone::clone(&self.tenant),));
+                let lifetime = if handle == Handle::Tenant {
+                    quote!('a)
+                } else {
+                    quote!('_)
+                };
                 quote! {
                     #doc
-                    pub fn #name(&self) -> #builder<'_> {
+                    pub fn #name(&self) -> #builder<#lifetime> {
                         #builder {
                             repo: #repo,
                             #tenant
@@ -405,7 +411,7 @@ impl Emitter<'_> {
         } else {
             quote!(::schema_runtime::sdk::types::TransactWriteItem)
         };
-        let tenant = (handle == Handle::Tenant).then(|| quote!(tenant: &'a TenantId,));
+        let tenant = (handle == Handle::Tenant).then(|| quote!(tenant: TenantId,));
         let doc = format!(" The {what} of `{}`.", pattern.name.as_str());
         quote! {
             #[doc = #doc]
@@ -424,7 +430,7 @@ impl Emitter<'_> {
     /// Scope expression inside a builder: `self.tenant` or `&()`.
     fn builder_scope(&self, entity: &ir::Entity, handle: Handle) -> TokenStream {
         if self.is_tenant_scoped(entity) && handle == Handle::Tenant {
-            quote!(self.tenant)
+            quote!(&self.tenant)
         } else {
             quote!(&())
         }

@@ -155,7 +155,7 @@ impl Emitter<'_> {
                     tenant: TenantId,
                 }
 
-                impl TenantRepository<'_> {
+                impl<'a> TenantRepository<'a> {
                     /// The tenant.
                     pub fn tenant(&self) -> &TenantId {
                         &self.tenant

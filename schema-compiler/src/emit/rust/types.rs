@@ -135,7 +135,11 @@ impl Emitter<'_> {
     }
 
     /// An expression reading the attribute from `item`, `?`-propagating a `DecodeError`.
-    pub(super) fn from_item_expr(&self, entity: &str, attribute: &ir::Attribute) -> TokenStream {
+    pub(super) fn read_attribute_expr(
+        &self,
+        entity: &str,
+        attribute: &ir::Attribute,
+    ) -> TokenStream {
         let name = attribute.name.as_str();
         match &attribute.r#type {
             AttributeType::Datetime { format, precision } => {
