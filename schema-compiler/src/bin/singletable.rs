@@ -43,8 +43,31 @@ enum Command {
         #[arg(long)]
         explain: bool,
     },
+    /// Check specs, then write what they generate.
+    ///
+    /// `rust` writes one module per spec, `<file stem>.rs` (what a build
+    /// script's `compile_to_out_dir` writes), into --out-dir, or prints it.
+    /// Exit status as for `check`; nothing is written when a spec has errors.
+    Generate {
+        /// What to generate.
+        #[arg(value_enum)]
+        output: Output,
+        /// Spec files.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// Directory to write into (created if missing); standard output when absent.
+        #[arg(short, long)]
+        out_dir: Option<PathBuf>,
+    },
     /// Print the JSON Schema of the spec format.
     Schema,
+}
+
+/// What `generate` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Output {
+    /// Typed Rust repositories on aws-sdk-dynamodb.
+    Rust,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -65,6 +88,11 @@ fn main() -> ExitCode {
             verbose,
             explain,
         } => check(&specs, format, deny_warnings, verbose, explain),
+        Command::Generate {
+            output: Output::Rust,
+            specs,
+            out_dir,
+        } => generate(&specs, out_dir.as_deref()),
         Command::Schema => {
             let schema = schema_compiler::json_schema();
             let text = serde_json::to_string_pretty(&schema).expect("schema serializes");
@@ -131,4 +159,38 @@ fn check(
     } else {
         ExitCode::SUCCESS
     }
+}
+
+fn generate(specs: &[PathBuf], out_dir: Option<&std::path::Path>) -> ExitCode {
+    let status = check(specs, Format::Text, false, false, false);
+    if status != ExitCode::SUCCESS {
+        return status;
+    }
+    let mut compiler = Compiler::new();
+    for spec in specs {
+        compiler.file(spec);
+    }
+    let files = match compiler.generate_rust() {
+        Ok(files) => files,
+        Err(report) => {
+            eprint!("{report:?}");
+            return ExitCode::from(1);
+        }
+    };
+    for file in files {
+        match out_dir {
+            Some(dir) => {
+                let path = dir.join(&file.name);
+                match schema_compiler::write_if_changed(&path, &file.contents) {
+                    Ok(_) => eprintln!("wrote {}", path.display()),
+                    Err(e) => {
+                        eprintln!("error: cannot write {}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            None => print!("{}", file.contents),
+        }
+    }
+    ExitCode::SUCCESS
 }
