@@ -234,42 +234,24 @@ impl Compiler {
             }
         }
         let compilation = self.compile();
-        for line in compilation.report().to_string().lines() {
-            if !compilation.has_errors() && !line.trim().is_empty() {
+        if !compilation.has_errors() {
+            for line in compilation.report().to_string().lines() {
                 println!("cargo:warning={line}");
             }
         }
         let files = generate_rust(compilation)?;
-        let out_dir = match self
+        let out_dir = self
             .out_dir
             .clone()
             .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
-        {
-            Some(dir) => dir,
-            None => {
-                let report = Report {
-                    sources: SourceMap::new(),
-                    diagnostics: Diagnostics::new(),
-                };
-                return Err(io_report(
-                    report,
-                    "OUT_DIR is not set: call out_dir() outside build scripts".into(),
-                ));
-            }
-        };
+            .ok_or_else(|| {
+                io_error("OUT_DIR is not set: call out_dir() outside build scripts".into())
+            })?;
         let mut written = Vec::new();
         for file in files {
             let path = out_dir.join(&file.name);
-            if let Err(e) = write_if_changed(&path, &file.contents) {
-                let report = Report {
-                    sources: SourceMap::new(),
-                    diagnostics: Diagnostics::new(),
-                };
-                return Err(io_report(
-                    report,
-                    format!("cannot write {}: {e}", path.display()),
-                ));
-            }
+            write_if_changed(&path, &file.contents)
+                .map_err(|e| io_error(format!("cannot write {}: {e}", path.display())))?;
             written.push(path);
         }
         Ok(written)
@@ -307,11 +289,16 @@ fn generate_rust(compilation: Compilation) -> Result<Vec<emit::GeneratedFile>, R
         .collect())
 }
 
-fn io_report(mut report: Report, message: String) -> Report {
-    report.diagnostics.push(
+/// A report of one output error (no spec file to point into).
+fn io_error(message: String) -> Report {
+    let mut diagnostics = Diagnostics::new();
+    diagnostics.push(
         Diagnostic::new(Code::Io, message).help("check the output directory and its permissions"),
     );
-    report
+    Report {
+        sources: SourceMap::new(),
+        diagnostics,
+    }
 }
 
 /// Writes `contents` unless the file already holds exactly that.

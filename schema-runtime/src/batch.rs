@@ -167,8 +167,7 @@ async fn get_chunk(
         let request = KeysAndAttributes::builder()
             .set_keys(Some(pending))
             .consistent_read(consistent_read)
-            .build()
-            .map_err(|e| Error::Service(Box::new(crate::sdk::Error::from(e))))?;
+            .build()?;
         let output = client
             .batch_get_item()
             .request_items(table, request)

@@ -241,6 +241,14 @@ where
     }
 }
 
+/// A request the SDK refused to build (a required field missing): the same
+/// kind of failure as one the service reports.
+impl From<crate::sdk::error::BuildError> for Error {
+    fn from(e: crate::sdk::error::BuildError) -> Self {
+        Error::Service(Box::new(crate::sdk::Error::from(e)))
+    }
+}
+
 impl Error {
     /// Whether this is a failed conditional write.
     pub fn is_condition_failed(&self) -> bool {

@@ -70,7 +70,8 @@ pub async fn get<E: Entity>(
     }
 }
 
-fn names(pairs: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
+/// Expression attribute names as the SDK takes them.
+pub(crate) fn names(pairs: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
     pairs
         .iter()
         .map(|&(k, v)| (k.to_owned(), v.to_owned()))
@@ -186,10 +187,6 @@ pub async fn update(
         .map_err(|e| crate::write_error(e, entity, "update"))
 }
 
-fn built<T>(result: Result<T, crate::sdk::error::BuildError>) -> Result<T, Error> {
-    result.map_err(|e| Error::Service(Box::new(crate::sdk::Error::from(e))))
-}
-
 /// A transaction item that puts (or, with `create`, creates) `item`.
 pub fn transact_put(
     table: &TableInfo<'_>,
@@ -202,9 +199,7 @@ pub fn transact_put(
             .condition_expression("attribute_not_exists(#pk)")
             .set_expression_attribute_names(Some(names(&[("#pk", table.partition_key)])));
     }
-    Ok(TransactWriteItem::builder()
-        .put(built(put.build())?)
-        .build())
+    Ok(TransactWriteItem::builder().put(put.build()?).build())
 }
 
 /// A transaction item that updates an existing item.
@@ -226,17 +221,13 @@ pub fn transact_update(
         .condition_expression("attribute_exists(#pk)")
         .set_expression_attribute_names(Some(names))
         .set_expression_attribute_values(Some(values));
-    Ok(TransactWriteItem::builder()
-        .update(built(update.build())?)
-        .build())
+    Ok(TransactWriteItem::builder().update(update.build()?).build())
 }
 
 /// A transaction item that deletes an item.
 pub fn transact_delete(table: &TableInfo<'_>, key: Item) -> Result<TransactWriteItem, Error> {
     let delete = Delete::builder().table_name(table.name).set_key(Some(key));
-    Ok(TransactWriteItem::builder()
-        .delete(built(delete.build())?)
-        .build())
+    Ok(TransactWriteItem::builder().delete(delete.build()?).build())
 }
 
 /// A transaction item that requires an item to exist.
@@ -247,19 +238,19 @@ pub fn transact_check(table: &TableInfo<'_>, key: Item) -> Result<TransactWriteI
         .condition_expression("attribute_exists(#pk)")
         .set_expression_attribute_names(Some(names(&[("#pk", table.partition_key)])));
     Ok(TransactWriteItem::builder()
-        .condition_check(built(check.build())?)
+        .condition_check(check.build()?)
         .build())
 }
 
 /// A batch write request putting `item`.
 pub fn put_request(item: Item) -> Result<WriteRequest, Error> {
-    let put = built(PutRequest::builder().set_item(Some(item)).build())?;
+    let put = PutRequest::builder().set_item(Some(item)).build()?;
     Ok(WriteRequest::builder().put_request(put).build())
 }
 
 /// A batch write request deleting the item at `key`.
 pub fn delete_request(key: Item) -> Result<WriteRequest, Error> {
-    let delete = built(DeleteRequest::builder().set_key(Some(key)).build())?;
+    let delete = DeleteRequest::builder().set_key(Some(key)).build()?;
     Ok(WriteRequest::builder().delete_request(delete).build())
 }
 

@@ -114,6 +114,7 @@ impl<T: Send + 'static> Query<T> {
         };
         let shared = Arc::new(Shared {
             client,
+            names: crate::ops::names(request.names),
             request,
             decode,
             page_size,
@@ -157,6 +158,8 @@ impl<T: Send + 'static> Query<T> {
 struct Shared<T> {
     client: Client,
     request: QueryRequest,
+    /// `request.names` as the SDK takes them, built once for every page.
+    names: std::collections::HashMap<String, String>,
     decode: Decoder<T>,
     page_size: Option<i32>,
 }
@@ -226,13 +229,7 @@ async fn fetch<T>(
         .table_name(&request.table)
         .set_index_name(request.index.map(str::to_owned))
         .key_condition_expression(request.key_condition)
-        .set_expression_attribute_names(Some(
-            request
-                .names
-                .iter()
-                .map(|&(k, v)| (k.to_owned(), v.to_owned()))
-                .collect(),
-        ))
+        .set_expression_attribute_names(Some(shared.names.clone()))
         .set_expression_attribute_values(Some(request.partitions[partition].clone()))
         .consistent_read(request.consistent_read)
         .scan_index_forward(request.forward)

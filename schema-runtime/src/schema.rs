@@ -59,34 +59,27 @@ pub struct TableDef {
 }
 
 fn key_schema(pk: KeyDef, sk: Option<KeyDef>) -> Result<Vec<KeySchemaElement>, Error> {
-    let mut out = vec![built(
-        KeySchemaElement::builder()
-            .attribute_name(pk.0)
-            .key_type(KeyType::Hash)
-            .build(),
-    )?];
+    let mut out = vec![KeySchemaElement::builder()
+        .attribute_name(pk.0)
+        .key_type(KeyType::Hash)
+        .build()?];
     if let Some(sk) = sk {
-        out.push(built(
+        out.push(
             KeySchemaElement::builder()
                 .attribute_name(sk.0)
                 .key_type(KeyType::Range)
-                .build(),
-        )?);
+                .build()?,
+        );
     }
     Ok(out)
 }
 
-fn built<T>(result: Result<T, crate::sdk::error::BuildError>) -> Result<T, Error> {
-    result.map_err(|e| Error::Service(Box::new(crate::sdk::Error::from(e))))
-}
-
 fn throughput((read, write): (i64, i64)) -> Result<ProvisionedThroughput, Error> {
-    built(
-        ProvisionedThroughput::builder()
-            .read_capacity_units(read)
-            .write_capacity_units(write)
-            .build(),
-    )
+    ProvisionedThroughput::builder()
+        .read_capacity_units(read)
+        .write_capacity_units(write)
+        .build()
+        .map_err(Error::from)
 }
 
 impl TableDef {
@@ -106,12 +99,11 @@ impl TableDef {
         }
         keys.into_iter()
             .map(|(name, ty)| {
-                built(
-                    AttributeDefinition::builder()
-                        .attribute_name(name)
-                        .attribute_type(ScalarAttributeType::from(ty))
-                        .build(),
-                )
+                AttributeDefinition::builder()
+                    .attribute_name(name)
+                    .attribute_type(ScalarAttributeType::from(ty))
+                    .build()
+                    .map_err(Error::from)
             })
             .collect()
     }
@@ -158,22 +150,22 @@ impl TableDef {
                 if let Some(c) = index.capacity.or(self.capacity) {
                     gsi = gsi.provisioned_throughput(throughput(c)?);
                 }
-                request = request.global_secondary_indexes(built(gsi.build())?);
+                request = request.global_secondary_indexes(gsi.build()?);
             } else {
                 let lsi = LocalSecondaryIndex::builder()
                     .index_name(index.name)
                     .set_key_schema(Some(key_schema(index.partition_key, index.sort_key)?))
                     .projection(projection);
-                request = request.local_secondary_indexes(built(lsi.build())?);
+                request = request.local_secondary_indexes(lsi.build()?);
             }
         }
         if let Some(view) = self.stream {
-            request = request.stream_specification(built(
+            request = request.stream_specification(
                 StreamSpecification::builder()
                     .stream_enabled(true)
                     .stream_view_type(StreamViewType::from(view))
-                    .build(),
-            )?);
+                    .build()?,
+            );
         }
         request.send().await?;
         self.wait_active(client, table).await?;
@@ -181,12 +173,12 @@ impl TableDef {
             client
                 .update_time_to_live()
                 .table_name(table)
-                .time_to_live_specification(built(
+                .time_to_live_specification(
                     TimeToLiveSpecification::builder()
                         .enabled(true)
                         .attribute_name(ttl)
-                        .build(),
-                )?)
+                        .build()?,
+                )
                 .send()
                 .await?;
         }

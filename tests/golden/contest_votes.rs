@@ -36,39 +36,7 @@ impl ContestantKey {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
-                __key.push_str("CONTEST#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contest_id.as_str(),
-                    &CONTESTANT_CONTEST_ID,
-                    "Contestant",
-                    "contest_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(27usize);
-                __key.push_str("CONTESTANT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contestant_id.as_str(),
-                    &CONTESTANT_CONTESTANT_ID,
-                    "Contestant",
-                    "contestant_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        contestant_key_item(scope, self.contest_id.as_str(), self.contestant_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for Contestant {
@@ -78,46 +46,18 @@ impl ::schema_runtime::Entity for Contestant {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
-                __key.push_str("CONTEST#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contest_id.as_str(),
-                    &CONTESTANT_CONTEST_ID,
-                    "Contestant",
-                    "contest_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(27usize);
-                __key.push_str("CONTESTANT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contestant_id.as_str(),
-                    &CONTESTANT_CONTESTANT_ID,
-                    "Contestant",
-                    "contestant_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        contestant_key_item(scope, self.contest_id.as_str(), self.contestant_id.as_str())
     }
     fn to_item(
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = contestant_key_item(
+            scope,
+            self.contest_id.as_str(),
+            self.contestant_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Contestant".to_owned()),
@@ -205,6 +145,45 @@ impl ::schema_runtime::Entity for Contestant {
         })
     }
 }
+/// The primary key attributes of a [`Contestant`].
+fn contestant_key_item(
+    __tenant: &(),
+    contest_id: &str,
+    contestant_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(24usize);
+            __key.push_str("CONTEST#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                contest_id,
+                &CONTESTANT_CONTEST_ID,
+                "Contestant",
+                "contest_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(27usize);
+            __key.push_str("CONTESTANT#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                contestant_id,
+                &CONTESTANT_CONTESTANT_ID,
+                "Contestant",
+                "contestant_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`Contestant`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ContestantUpdate {
@@ -287,44 +266,14 @@ impl VoteShardKey {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
         ::schema_runtime::codec::check_shard(self.shard, 20u32, "VoteShard")?;
         let __shard: u32 = self.shard;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(71usize);
-                __key.push_str("CONTEST#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contest_id.as_str(),
-                    &VOTE_SHARD_CONTEST_ID,
-                    "VoteShard",
-                    "contest_id",
-                )?;
-                __key.push_str("|CONTESTANT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contestant_id.as_str(),
-                    &VOTE_SHARD_CONTESTANT_ID,
-                    "VoteShard",
-                    "contestant_id",
-                )?;
-                __key.push_str("|S#");
-                __key.push_str(&__shard.to_string());
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(5usize);
-                __key.push_str("VOTES");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        vote_shard_key_item(
+            scope,
+            __shard,
+            self.contest_id.as_str(),
+            self.contestant_id.as_str(),
+        )
     }
 }
 impl ::schema_runtime::Entity for VoteShard {
@@ -334,53 +283,28 @@ impl ::schema_runtime::Entity for VoteShard {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
         ::schema_runtime::codec::check_shard(self.shard, 20u32, "VoteShard")?;
         let __shard: u32 = self.shard;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(71usize);
-                __key.push_str("CONTEST#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contest_id.as_str(),
-                    &VOTE_SHARD_CONTEST_ID,
-                    "VoteShard",
-                    "contest_id",
-                )?;
-                __key.push_str("|CONTESTANT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contestant_id.as_str(),
-                    &VOTE_SHARD_CONTESTANT_ID,
-                    "VoteShard",
-                    "contestant_id",
-                )?;
-                __key.push_str("|S#");
-                __key.push_str(&__shard.to_string());
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(5usize);
-                __key.push_str("VOTES");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        vote_shard_key_item(
+            scope,
+            __shard,
+            self.contest_id.as_str(),
+            self.contestant_id.as_str(),
+        )
     }
     fn to_item(
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
         ::schema_runtime::codec::check_shard(self.shard, 20u32, "VoteShard")?;
         let __shard: u32 = self.shard;
+        let mut item = vote_shard_key_item(
+            scope,
+            __shard,
+            self.contest_id.as_str(),
+            self.contestant_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("VoteShard".to_owned()),
@@ -478,6 +402,49 @@ impl ::schema_runtime::Entity for VoteShard {
         })
     }
 }
+/// The primary key attributes of a [`VoteShard`].
+fn vote_shard_key_item(
+    __tenant: &(),
+    __shard: u32,
+    contest_id: &str,
+    contestant_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(71usize);
+            __key.push_str("CONTEST#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                contest_id,
+                &VOTE_SHARD_CONTEST_ID,
+                "VoteShard",
+                "contest_id",
+            )?;
+            __key.push_str("|CONTESTANT#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                contestant_id,
+                &VOTE_SHARD_CONTESTANT_ID,
+                "VoteShard",
+                "contestant_id",
+            )?;
+            __key.push_str("|S#");
+            __key.push_str(&__shard.to_string());
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(5usize);
+            __key.push_str("VOTES");
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`VoteShard`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VoteShardUpdate {
@@ -541,39 +508,7 @@ impl VoteTotalKey {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
-                __key.push_str("CONTEST#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contest_id.as_str(),
-                    &VOTE_TOTAL_CONTEST_ID,
-                    "VoteTotal",
-                    "contest_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
-                __key.push_str("TOTAL#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contestant_id.as_str(),
-                    &VOTE_TOTAL_CONTESTANT_ID,
-                    "VoteTotal",
-                    "contestant_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        vote_total_key_item(scope, self.contest_id.as_str(), self.contestant_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for VoteTotal {
@@ -583,46 +518,18 @@ impl ::schema_runtime::Entity for VoteTotal {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
-                __key.push_str("CONTEST#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contest_id.as_str(),
-                    &VOTE_TOTAL_CONTEST_ID,
-                    "VoteTotal",
-                    "contest_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
-                __key.push_str("TOTAL#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.contestant_id.as_str(),
-                    &VOTE_TOTAL_CONTESTANT_ID,
-                    "VoteTotal",
-                    "contestant_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        vote_total_key_item(scope, self.contest_id.as_str(), self.contestant_id.as_str())
     }
     fn to_item(
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = vote_total_key_item(
+            scope,
+            self.contest_id.as_str(),
+            self.contestant_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("VoteTotal".to_owned()),
@@ -714,6 +621,45 @@ impl ::schema_runtime::Entity for VoteTotal {
         })
     }
 }
+/// The primary key attributes of a [`VoteTotal`].
+fn vote_total_key_item(
+    __tenant: &(),
+    contest_id: &str,
+    contestant_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(24usize);
+            __key.push_str("CONTEST#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                contest_id,
+                &VOTE_TOTAL_CONTEST_ID,
+                "VoteTotal",
+                "contest_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(22usize);
+            __key.push_str("TOTAL#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                contestant_id,
+                &VOTE_TOTAL_CONTESTANT_ID,
+                "VoteTotal",
+                "contestant_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`VoteTotal`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VoteTotalUpdate {
@@ -772,7 +718,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::None,
     entity_type_attribute: "entity_type",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. Votes for contestants, counted in 20 write shards per contestant and totalled periodically.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,
@@ -1113,10 +1059,8 @@ Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
     pub fn publish_totals(&self) -> PublishTotalsBatch<'_> {
         PublishTotalsBatch {
             repo: self,
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
 }
@@ -1333,9 +1277,7 @@ fn request_leaderboard(
 pub struct PublishTotalsBatch<'a> {
     repo: &'a Repository,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
-    token: ::core::option::Option<::std::string::String>,
 }
 impl PublishTotalsBatch<'_> {
     /// Adds a put of a [`VoteTotal`].
@@ -1367,7 +1309,6 @@ impl PublishTotalsBatch<'_> {
         if let ::core::option::Option::Some(e) = self.error {
             return ::core::result::Result::Err(e);
         }
-        let _ = (&self.keys, &self.token);
         ::schema_runtime::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),

@@ -44,43 +44,7 @@ impl UserKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &USER_USER_ID,
-                    "User",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &USER_USER_ID,
-                    "User",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        user_key_item(scope, self.user_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for User {
@@ -90,50 +54,14 @@ impl ::schema_runtime::Entity for User {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &USER_USER_ID,
-                    "User",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &USER_USER_ID,
-                    "User",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        user_key_item(scope, self.user_id.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = user_key_item(scope, self.user_id.as_str())?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("User".to_owned()),
@@ -241,6 +169,48 @@ impl ::schema_runtime::Entity for User {
         })
     }
 }
+/// The primary key attributes of a [`User`].
+fn user_key_item(
+    __tenant: &TenantId,
+    user_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(45usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|USER#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                user_id,
+                &USER_USER_ID,
+                "User",
+                "user_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(45usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|USER#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                user_id,
+                &USER_USER_ID,
+                "User",
+                "user_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`User`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UserUpdate {
@@ -342,43 +312,7 @@ impl RoleKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ROLE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.role.as_str(),
-                    &ROLE_ROLE,
-                    "Role",
-                    "role",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ROLE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.role.as_str(),
-                    &ROLE_ROLE,
-                    "Role",
-                    "role",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        role_key_item(scope, self.role.as_str())
     }
 }
 impl ::schema_runtime::Entity for Role {
@@ -388,50 +322,14 @@ impl ::schema_runtime::Entity for Role {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ROLE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.role.as_str(),
-                    &ROLE_ROLE,
-                    "Role",
-                    "role",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ROLE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.role.as_str(),
-                    &ROLE_ROLE,
-                    "Role",
-                    "role",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        role_key_item(scope, self.role.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = role_key_item(scope, self.role.as_str())?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Role".to_owned()),
@@ -532,6 +430,48 @@ impl ::schema_runtime::Entity for Role {
         })
     }
 }
+/// The primary key attributes of a [`Role`].
+fn role_key_item(
+    __tenant: &TenantId,
+    role: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(45usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|ROLE#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                role,
+                &ROLE_ROLE,
+                "Role",
+                "role",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(45usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|ROLE#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                role,
+                &ROLE_ROLE,
+                "Role",
+                "role",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`Role`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RoleUpdate {
@@ -628,43 +568,7 @@ impl RoleAssignmentKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &ROLE_ASSIGNMENT_USER_ID,
-                    "RoleAssignment",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ROLE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.role.as_str(),
-                    &ROLE_ASSIGNMENT_ROLE,
-                    "RoleAssignment",
-                    "role",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        role_assignment_key_item(scope, self.user_id.as_str(), self.role.as_str())
     }
 }
 impl ::schema_runtime::Entity for RoleAssignment {
@@ -674,50 +578,18 @@ impl ::schema_runtime::Entity for RoleAssignment {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &ROLE_ASSIGNMENT_USER_ID,
-                    "RoleAssignment",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ROLE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.role.as_str(),
-                    &ROLE_ASSIGNMENT_ROLE,
-                    "RoleAssignment",
-                    "role",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        role_assignment_key_item(scope, self.user_id.as_str(), self.role.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = role_assignment_key_item(
+            scope,
+            self.user_id.as_str(),
+            self.role.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("RoleAssignment".to_owned()),
@@ -846,6 +718,49 @@ impl ::schema_runtime::Entity for RoleAssignment {
         })
     }
 }
+/// The primary key attributes of a [`RoleAssignment`].
+fn role_assignment_key_item(
+    __tenant: &TenantId,
+    user_id: &str,
+    role: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(45usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|USER#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                user_id,
+                &ROLE_ASSIGNMENT_USER_ID,
+                "RoleAssignment",
+                "user_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(45usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|ROLE#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                role,
+                &ROLE_ASSIGNMENT_ROLE,
+                "RoleAssignment",
+                "role",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`RoleAssignment`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RoleAssignmentUpdate {
@@ -916,7 +831,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::None,
     entity_type_attribute: "entity_type",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. Users, roles and role assignments of a tenant, with an inverted (key-swapped) index.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,
@@ -1274,10 +1189,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
         GrantRoleTransaction {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            token: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
     /** As a tenant admin, I want to take several roles away from users at once.
@@ -1287,10 +1201,8 @@ Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
         RevokeRolesBatch {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
 }
@@ -1648,9 +1560,8 @@ pub struct GrantRoleTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
-    error: ::core::option::Option<::schema_runtime::Error>,
     token: ::core::option::Option<::std::string::String>,
+    error: ::core::option::Option<::schema_runtime::Error>,
 }
 impl GrantRoleTransaction<'_> {
     /// Creates (fails the transaction if it exists) a [`RoleAssignment`].
@@ -1724,7 +1635,6 @@ impl GrantRoleTransaction<'_> {
                 max: 3usize,
             });
         }
-        let _ = &self.keys;
         ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
     }
 }
@@ -1734,9 +1644,7 @@ pub struct RevokeRolesBatch<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
-    token: ::core::option::Option<::std::string::String>,
 }
 impl RevokeRolesBatch<'_> {
     /// Adds a delete of a [`RoleAssignment`].
@@ -1769,7 +1677,6 @@ impl RevokeRolesBatch<'_> {
         if let ::core::option::Option::Some(e) = self.error {
             return ::core::result::Result::Err(e);
         }
-        let _ = (&self.keys, &self.token);
         ::schema_runtime::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),

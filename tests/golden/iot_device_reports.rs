@@ -88,32 +88,7 @@ impl DeviceKey {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
-                __key.push_str("DEVICE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.device_id.as_str(),
-                    &DEVICE_DEVICE_ID,
-                    "Device",
-                    "device_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(8usize);
-                __key.push_str("METADATA");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        device_key_item(scope, self.device_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for Device {
@@ -123,39 +98,14 @@ impl ::schema_runtime::Entity for Device {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
-                __key.push_str("DEVICE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.device_id.as_str(),
-                    &DEVICE_DEVICE_ID,
-                    "Device",
-                    "device_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(8usize);
-                __key.push_str("METADATA");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        device_key_item(scope, self.device_id.as_str())
     }
     fn to_item(
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = device_key_item(scope, self.device_id.as_str())?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Device".to_owned()),
@@ -247,6 +197,37 @@ impl ::schema_runtime::Entity for Device {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`Device`].
+fn device_key_item(
+    __tenant: &(),
+    device_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(23usize);
+            __key.push_str("DEVICE#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                device_id,
+                &DEVICE_DEVICE_ID,
+                "Device",
+                "device_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(8usize);
+            __key.push_str("METADATA");
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`Device`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -379,39 +360,7 @@ impl DeviceReportKey {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
-                __key.push_str("DEVICE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.device_id.as_str(),
-                    &DEVICE_REPORT_DEVICE_ID,
-                    "DeviceReport",
-                    "device_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
-                __key.push_str("REPORT#");
-                ::schema_runtime::codec::push_datetime(
-                    &mut __key,
-                    self.reported_at,
-                    ::schema_runtime::TimeFormat::Rfc3339(3u8),
-                    "DeviceReport",
-                    "reported_at",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        device_report_key_item(scope, self.device_id.as_str(), self.reported_at)
     }
 }
 impl ::schema_runtime::Entity for DeviceReport {
@@ -421,46 +370,18 @@ impl ::schema_runtime::Entity for DeviceReport {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
-                __key.push_str("DEVICE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.device_id.as_str(),
-                    &DEVICE_REPORT_DEVICE_ID,
-                    "DeviceReport",
-                    "device_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
-                __key.push_str("REPORT#");
-                ::schema_runtime::codec::push_datetime(
-                    &mut __key,
-                    self.reported_at,
-                    ::schema_runtime::TimeFormat::Rfc3339(3u8),
-                    "DeviceReport",
-                    "reported_at",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        device_report_key_item(scope, self.device_id.as_str(), self.reported_at)
     }
     fn to_item(
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = device_report_key_item(
+            scope,
+            self.device_id.as_str(),
+            self.reported_at,
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("DeviceReport".to_owned()),
@@ -612,6 +533,45 @@ impl ::schema_runtime::Entity for DeviceReport {
         })
     }
 }
+/// The primary key attributes of a [`DeviceReport`].
+fn device_report_key_item(
+    __tenant: &(),
+    device_id: &str,
+    reported_at: ::schema_runtime::DateTime,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(23usize);
+            __key.push_str("DEVICE#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                device_id,
+                &DEVICE_REPORT_DEVICE_ID,
+                "DeviceReport",
+                "device_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(23usize);
+            __key.push_str("REPORT#");
+            ::schema_runtime::codec::push_datetime(
+                &mut __key,
+                reported_at,
+                ::schema_runtime::TimeFormat::Rfc3339(3u8),
+                "DeviceReport",
+                "reported_at",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`DeviceReport`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DeviceReportUpdate {
@@ -758,7 +718,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::None,
     entity_type_attribute: "entity_type",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. Device status reports with a sparse index of the reports escalated to technicians.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,

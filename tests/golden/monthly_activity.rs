@@ -130,48 +130,12 @@ impl ActivityEventKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(49usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACTIVITY#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.month.as_str(),
-                    &ACTIVITY_EVENT_MONTH,
-                    "ActivityEvent",
-                    "month",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(33usize);
-                ::schema_runtime::codec::push_datetime(
-                    &mut __key,
-                    self.occurred_at,
-                    ::schema_runtime::TimeFormat::Rfc3339(0u8),
-                    "ActivityEvent",
-                    "occurred_at",
-                )?;
-                __key.push_str("#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.event_id.as_str(),
-                    &ACTIVITY_EVENT_EVENT_ID,
-                    "ActivityEvent",
-                    "event_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        activity_event_key_item(
+            scope,
+            self.month.as_str(),
+            self.occurred_at,
+            self.event_id.as_str(),
+        )
     }
 }
 impl ::schema_runtime::Entity for ActivityEvent {
@@ -181,55 +145,24 @@ impl ::schema_runtime::Entity for ActivityEvent {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(49usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACTIVITY#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.month.as_str(),
-                    &ACTIVITY_EVENT_MONTH,
-                    "ActivityEvent",
-                    "month",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(33usize);
-                ::schema_runtime::codec::push_datetime(
-                    &mut __key,
-                    self.occurred_at,
-                    ::schema_runtime::TimeFormat::Rfc3339(0u8),
-                    "ActivityEvent",
-                    "occurred_at",
-                )?;
-                __key.push_str("#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.event_id.as_str(),
-                    &ACTIVITY_EVENT_EVENT_ID,
-                    "ActivityEvent",
-                    "event_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        activity_event_key_item(
+            scope,
+            self.month.as_str(),
+            self.occurred_at,
+            self.event_id.as_str(),
+        )
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = activity_event_key_item(
+            scope,
+            self.month.as_str(),
+            self.occurred_at,
+            self.event_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("ActivityEvent".to_owned()),
@@ -448,6 +381,55 @@ impl ::schema_runtime::Entity for ActivityEvent {
         })
     }
 }
+/// The primary key attributes of a [`ActivityEvent`].
+fn activity_event_key_item(
+    __tenant: &TenantId,
+    month: &str,
+    occurred_at: ::schema_runtime::DateTime,
+    event_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(49usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|ACTIVITY#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                month,
+                &ACTIVITY_EVENT_MONTH,
+                "ActivityEvent",
+                "month",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(33usize);
+            ::schema_runtime::codec::push_datetime(
+                &mut __key,
+                occurred_at,
+                ::schema_runtime::TimeFormat::Rfc3339(0u8),
+                "ActivityEvent",
+                "occurred_at",
+            )?;
+            __key.push_str("#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                event_id,
+                &ACTIVITY_EVENT_EVENT_ID,
+                "ActivityEvent",
+                "event_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`ActivityEvent`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ActivityEventUpdate {
@@ -622,34 +604,7 @@ impl MonthlyActivityCountKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(38usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACTIVITY_COUNT");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
-                __key.push_str("MONTH#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.month.as_str(),
-                    &MONTHLY_ACTIVITY_COUNT_MONTH,
-                    "MonthlyActivityCount",
-                    "month",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        monthly_activity_count_key_item(scope, self.month.as_str())
     }
 }
 impl ::schema_runtime::Entity for MonthlyActivityCount {
@@ -659,41 +614,14 @@ impl ::schema_runtime::Entity for MonthlyActivityCount {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(38usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACTIVITY_COUNT");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
-                __key.push_str("MONTH#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.month.as_str(),
-                    &MONTHLY_ACTIVITY_COUNT_MONTH,
-                    "MonthlyActivityCount",
-                    "month",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        monthly_activity_count_key_item(scope, self.month.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = monthly_activity_count_key_item(scope, self.month.as_str())?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S(
@@ -742,6 +670,39 @@ impl ::schema_runtime::Entity for MonthlyActivityCount {
         })
     }
 }
+/// The primary key attributes of a [`MonthlyActivityCount`].
+fn monthly_activity_count_key_item(
+    __tenant: &TenantId,
+    month: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(38usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|ACTIVITY_COUNT");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(22usize);
+            __key.push_str("MONTH#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                month,
+                &MONTHLY_ACTIVITY_COUNT_MONTH,
+                "MonthlyActivityCount",
+                "month",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`MonthlyActivityCount`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MonthlyActivityCountUpdate {
@@ -787,7 +748,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::Some("expires_at"),
     entity_type_attribute: "entity_type",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. A tenant's activity log partitioned by month, with range queries on the event time.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,

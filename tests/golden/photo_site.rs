@@ -109,27 +109,7 @@ impl UserProfileKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
-                __key.push_str("USER#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|PHOTOS");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(7usize);
-                __key.push_str("PROFILE");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        user_profile_key_item(scope)
     }
 }
 impl ::schema_runtime::Entity for UserProfile {
@@ -139,34 +119,14 @@ impl ::schema_runtime::Entity for UserProfile {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
-                __key.push_str("USER#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|PHOTOS");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(7usize);
-                __key.push_str("PROFILE");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        user_profile_key_item(scope)
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = user_profile_key_item(scope)?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("UserProfile".to_owned()),
@@ -249,6 +209,31 @@ impl ::schema_runtime::Entity for UserProfile {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`UserProfile`].
+fn user_profile_key_item(
+    __tenant: &TenantId,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(28usize);
+            __key.push_str("USER#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|PHOTOS");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(7usize);
+            __key.push_str("PROFILE");
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`UserProfile`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -415,34 +400,7 @@ impl PhotoKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
-                __key.push_str("USER#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|PHOTOS");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
-                __key.push_str("PHOTO#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.photo_id.as_str(),
-                    &PHOTO_PHOTO_ID,
-                    "Photo",
-                    "photo_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        photo_key_item(scope, self.photo_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for Photo {
@@ -452,41 +410,14 @@ impl ::schema_runtime::Entity for Photo {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
-                __key.push_str("USER#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|PHOTOS");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
-                __key.push_str("PHOTO#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.photo_id.as_str(),
-                    &PHOTO_PHOTO_ID,
-                    "Photo",
-                    "photo_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        photo_key_item(scope, self.photo_id.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = photo_key_item(scope, self.photo_id.as_str())?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Photo".to_owned()),
@@ -635,6 +566,39 @@ impl ::schema_runtime::Entity for Photo {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`Photo`].
+fn photo_key_item(
+    __tenant: &TenantId,
+    photo_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(28usize);
+            __key.push_str("USER#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|PHOTOS");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(22usize);
+            __key.push_str("PHOTO#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                photo_id,
+                &PHOTO_PHOTO_ID,
+                "Photo",
+                "photo_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`Photo`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -848,7 +812,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::None,
     entity_type_attribute: "entity_type",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. A photo hosting site where each user can only see their own profile and photos.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,
@@ -1156,10 +1120,8 @@ Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
         DeleteAccountItemsBatch {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
 }
@@ -1447,9 +1409,7 @@ pub struct DeleteAccountItemsBatch<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
-    token: ::core::option::Option<::std::string::String>,
 }
 impl DeleteAccountItemsBatch<'_> {
     /// Adds a delete of a [`UserProfile`].
@@ -1490,7 +1450,6 @@ impl DeleteAccountItemsBatch<'_> {
         if let ::core::option::Option::Some(e) = self.error {
             return ::core::result::Result::Err(e);
         }
-        let _ = (&self.keys, &self.token);
         ::schema_runtime::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),

@@ -117,7 +117,6 @@ impl ProductKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
         let __shard: u32 = {
             let mut __key = ::std::string::String::new();
             ::schema_runtime::codec::push_str(
@@ -129,34 +128,7 @@ impl ProductKey {
             )?;
             ::schema_runtime::codec::hash_shard(&__key, 10u32)
         };
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "ShardID".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(42usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|S#");
-                __key.push_str(&__shard.to_string());
-                __key
-            }),
-        );
-        item.insert(
-            "ProductID".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
-                __key.push_str("PRODUCT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.product_id.as_str(),
-                    &PRODUCT_PRODUCT_ID,
-                    "Product",
-                    "product_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        product_key_item(scope, __shard, self.product_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for Product {
@@ -166,7 +138,6 @@ impl ::schema_runtime::Entity for Product {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
         let __shard: u32 = {
             let mut __key = ::std::string::String::new();
             ::schema_runtime::codec::push_str(
@@ -178,40 +149,12 @@ impl ::schema_runtime::Entity for Product {
             )?;
             ::schema_runtime::codec::hash_shard(&__key, 10u32)
         };
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "ShardID".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(42usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|S#");
-                __key.push_str(&__shard.to_string());
-                __key
-            }),
-        );
-        item.insert(
-            "ProductID".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
-                __key.push_str("PRODUCT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.product_id.as_str(),
-                    &PRODUCT_PRODUCT_ID,
-                    "Product",
-                    "product_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        product_key_item(scope, __shard, self.product_id.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
         let __shard: u32 = {
             let mut __key = ::std::string::String::new();
@@ -224,6 +167,7 @@ impl ::schema_runtime::Entity for Product {
             )?;
             ::schema_runtime::codec::hash_shard(&__key, 10u32)
         };
+        let mut item = product_key_item(scope, __shard, self.product_id.as_str())?;
         item.insert(
             "EntityType".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Product".to_owned()),
@@ -355,6 +299,41 @@ impl ::schema_runtime::Entity for Product {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`Product`].
+fn product_key_item(
+    __tenant: &TenantId,
+    __shard: u32,
+    product_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "ShardID".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(42usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|S#");
+            __key.push_str(&__shard.to_string());
+            __key
+        }),
+    );
+    item.insert(
+        "ProductID".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(24usize);
+            __key.push_str("PRODUCT#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                product_id,
+                &PRODUCT_PRODUCT_ID,
+                "Product",
+                "product_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`Product`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -529,7 +508,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::None,
     entity_type_attribute: "EntityType",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. A pooled multi-tenant product catalog whose partition keys carry a shard suffix.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,
@@ -733,10 +712,8 @@ Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
         ImportProductsBatch {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
     /** As a tenant, I want to remove many products at once.
@@ -746,10 +723,8 @@ Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
         DeleteProductsBatch {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
 }
@@ -885,9 +860,7 @@ pub struct ImportProductsBatch<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
-    token: ::core::option::Option<::std::string::String>,
 }
 impl ImportProductsBatch<'_> {
     /// Adds a put of a [`Product`].
@@ -919,7 +892,6 @@ impl ImportProductsBatch<'_> {
         if let ::core::option::Option::Some(e) = self.error {
             return ::core::result::Result::Err(e);
         }
-        let _ = (&self.keys, &self.token);
         ::schema_runtime::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),
@@ -935,9 +907,7 @@ pub struct DeleteProductsBatch<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
-    token: ::core::option::Option<::std::string::String>,
 }
 impl DeleteProductsBatch<'_> {
     /// Adds a delete of a [`Product`].
@@ -970,7 +940,6 @@ impl DeleteProductsBatch<'_> {
         if let ::core::option::Option::Some(e) = self.error {
             return ::core::result::Result::Err(e);
         }
-        let _ = (&self.keys, &self.token);
         ::schema_runtime::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),

@@ -101,34 +101,7 @@ impl ProjectKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(32usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|PROJECTS");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
-                __key.push_str("PROJECT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.project_id.as_str(),
-                    &PROJECT_PROJECT_ID,
-                    "Project",
-                    "project_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        project_key_item(scope, self.project_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for Project {
@@ -138,41 +111,14 @@ impl ::schema_runtime::Entity for Project {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(32usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|PROJECTS");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
-                __key.push_str("PROJECT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.project_id.as_str(),
-                    &PROJECT_PROJECT_ID,
-                    "Project",
-                    "project_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        project_key_item(scope, self.project_id.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = project_key_item(scope, self.project_id.as_str())?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Project".to_owned()),
@@ -287,6 +233,39 @@ impl ::schema_runtime::Entity for Project {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`Project`].
+fn project_key_item(
+    __tenant: &TenantId,
+    project_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(32usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|PROJECTS");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(24usize);
+            __key.push_str("PROJECT#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                project_id,
+                &PROJECT_PROJECT_ID,
+                "Project",
+                "project_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`Project`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -439,42 +418,7 @@ impl TaskKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(32usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|PROJECTS");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(46usize);
-                __key.push_str("PROJECT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.project_id.as_str(),
-                    &TASK_PROJECT_ID,
-                    "Task",
-                    "project_id",
-                )?;
-                __key.push_str("#TASK#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.task_id.as_str(),
-                    &TASK_TASK_ID,
-                    "Task",
-                    "task_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        task_key_item(scope, self.project_id.as_str(), self.task_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for Task {
@@ -484,49 +428,18 @@ impl ::schema_runtime::Entity for Task {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(32usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|PROJECTS");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(46usize);
-                __key.push_str("PROJECT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.project_id.as_str(),
-                    &TASK_PROJECT_ID,
-                    "Task",
-                    "project_id",
-                )?;
-                __key.push_str("#TASK#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.task_id.as_str(),
-                    &TASK_TASK_ID,
-                    "Task",
-                    "task_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        task_key_item(scope, self.project_id.as_str(), self.task_id.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = task_key_item(
+            scope,
+            self.project_id.as_str(),
+            self.task_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Task".to_owned()),
@@ -690,6 +603,48 @@ impl ::schema_runtime::Entity for Task {
             version: ::schema_runtime::required::<i64>(item, "Task", "version")?,
         })
     }
+}
+/// The primary key attributes of a [`Task`].
+fn task_key_item(
+    __tenant: &TenantId,
+    project_id: &str,
+    task_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(32usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|PROJECTS");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(46usize);
+            __key.push_str("PROJECT#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                project_id,
+                &TASK_PROJECT_ID,
+                "Task",
+                "project_id",
+            )?;
+            __key.push_str("#TASK#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                task_id,
+                &TASK_TASK_ID,
+                "Task",
+                "task_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`Task`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -924,50 +879,12 @@ impl CommentKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(32usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|PROJECTS");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(71usize);
-                __key.push_str("PROJECT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.project_id.as_str(),
-                    &COMMENT_PROJECT_ID,
-                    "Comment",
-                    "project_id",
-                )?;
-                __key.push_str("#TASK#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.task_id.as_str(),
-                    &COMMENT_TASK_ID,
-                    "Comment",
-                    "task_id",
-                )?;
-                __key.push_str("#COMMENT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.comment_id.as_str(),
-                    &COMMENT_COMMENT_ID,
-                    "Comment",
-                    "comment_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        comment_key_item(
+            scope,
+            self.project_id.as_str(),
+            self.task_id.as_str(),
+            self.comment_id.as_str(),
+        )
     }
 }
 impl ::schema_runtime::Entity for Comment {
@@ -977,57 +894,24 @@ impl ::schema_runtime::Entity for Comment {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(32usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|PROJECTS");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(71usize);
-                __key.push_str("PROJECT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.project_id.as_str(),
-                    &COMMENT_PROJECT_ID,
-                    "Comment",
-                    "project_id",
-                )?;
-                __key.push_str("#TASK#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.task_id.as_str(),
-                    &COMMENT_TASK_ID,
-                    "Comment",
-                    "task_id",
-                )?;
-                __key.push_str("#COMMENT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.comment_id.as_str(),
-                    &COMMENT_COMMENT_ID,
-                    "Comment",
-                    "comment_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        comment_key_item(
+            scope,
+            self.project_id.as_str(),
+            self.task_id.as_str(),
+            self.comment_id.as_str(),
+        )
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = comment_key_item(
+            scope,
+            self.project_id.as_str(),
+            self.task_id.as_str(),
+            self.comment_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Comment".to_owned()),
@@ -1175,6 +1059,57 @@ impl ::schema_runtime::Entity for Comment {
         })
     }
 }
+/// The primary key attributes of a [`Comment`].
+fn comment_key_item(
+    __tenant: &TenantId,
+    project_id: &str,
+    task_id: &str,
+    comment_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(32usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|PROJECTS");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(71usize);
+            __key.push_str("PROJECT#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                project_id,
+                &COMMENT_PROJECT_ID,
+                "Comment",
+                "project_id",
+            )?;
+            __key.push_str("#TASK#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                task_id,
+                &COMMENT_TASK_ID,
+                "Comment",
+                "task_id",
+            )?;
+            __key.push_str("#COMMENT#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                comment_id,
+                &COMMENT_COMMENT_ID,
+                "Comment",
+                "comment_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`Comment`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CommentUpdate {
@@ -1279,7 +1214,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::None,
     entity_type_attribute: "entity_type",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. Projects, tasks and comments of a tenant, as a hierarchy of sort keys.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,
@@ -1683,10 +1618,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
         DeleteTaskTransaction {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            token: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
 }
@@ -2060,9 +1994,8 @@ pub struct DeleteTaskTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
-    error: ::core::option::Option<::schema_runtime::Error>,
     token: ::core::option::Option<::std::string::String>,
+    error: ::core::option::Option<::schema_runtime::Error>,
 }
 impl DeleteTaskTransaction<'_> {
     /// Deletes a [`Task`].
@@ -2128,7 +2061,6 @@ impl DeleteTaskTransaction<'_> {
                 max: 100usize,
             });
         }
-        let _ = &self.keys;
         ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
     }
 }

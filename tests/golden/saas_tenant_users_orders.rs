@@ -264,27 +264,7 @@ impl TenantKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACCOUNT");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(7usize);
-                __key.push_str("PROFILE");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        tenant_key_item(scope)
     }
 }
 impl ::schema_runtime::Entity for Tenant {
@@ -294,34 +274,14 @@ impl ::schema_runtime::Entity for Tenant {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACCOUNT");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(7usize);
-                __key.push_str("PROFILE");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        tenant_key_item(scope)
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = tenant_key_item(scope)?;
         item.insert(
             "entity".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Tenant".to_owned()),
@@ -370,6 +330,31 @@ impl ::schema_runtime::Entity for Tenant {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`Tenant`].
+fn tenant_key_item(
+    __tenant: &TenantId,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(31usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|ACCOUNT");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(7usize);
+            __key.push_str("PROFILE");
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`Tenant`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -479,34 +464,7 @@ impl UserKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACCOUNT");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
-                __key.push_str("USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &USER_USER_ID,
-                    "User",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        user_key_item(scope, self.user_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for User {
@@ -516,41 +474,14 @@ impl ::schema_runtime::Entity for User {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACCOUNT");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
-                __key.push_str("USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &USER_USER_ID,
-                    "User",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        user_key_item(scope, self.user_id.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = user_key_item(scope, self.user_id.as_str())?;
         item.insert(
             "entity".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("User".to_owned()),
@@ -659,6 +590,39 @@ impl ::schema_runtime::Entity for User {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`User`].
+fn user_key_item(
+    __tenant: &TenantId,
+    user_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(31usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|ACCOUNT");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(21usize);
+            __key.push_str("USER#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                user_id,
+                &USER_USER_ID,
+                "User",
+                "user_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`User`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -809,34 +773,7 @@ impl OrderKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACCOUNT");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
-                __key.push_str("ORDER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.order_id.as_str(),
-                    &ORDER_ORDER_ID,
-                    "Order",
-                    "order_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        order_key_item(scope, self.order_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for Order {
@@ -846,41 +783,14 @@ impl ::schema_runtime::Entity for Order {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACCOUNT");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
-                __key.push_str("ORDER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.order_id.as_str(),
-                    &ORDER_ORDER_ID,
-                    "Order",
-                    "order_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        order_key_item(scope, self.order_id.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = order_key_item(scope, self.order_id.as_str())?;
         item.insert(
             "entity".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Order".to_owned()),
@@ -993,6 +903,39 @@ impl ::schema_runtime::Entity for Order {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`Order`].
+fn order_key_item(
+    __tenant: &TenantId,
+    order_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(31usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|ACCOUNT");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(22usize);
+            __key.push_str("ORDER#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                order_id,
+                &ORDER_ORDER_ID,
+                "Order",
+                "order_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`Order`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1182,34 +1125,7 @@ impl InventoryItemKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACCOUNT");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(26usize);
-                __key.push_str("INVENTORY#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.sku.as_str(),
-                    &INVENTORY_ITEM_SKU,
-                    "InventoryItem",
-                    "sku",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        inventory_item_key_item(scope, self.sku.as_str())
     }
 }
 impl ::schema_runtime::Entity for InventoryItem {
@@ -1219,41 +1135,14 @@ impl ::schema_runtime::Entity for InventoryItem {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|ACCOUNT");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(26usize);
-                __key.push_str("INVENTORY#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.sku.as_str(),
-                    &INVENTORY_ITEM_SKU,
-                    "InventoryItem",
-                    "sku",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        inventory_item_key_item(scope, self.sku.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = inventory_item_key_item(scope, self.sku.as_str())?;
         item.insert(
             "entity".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("InventoryItem".to_owned()),
@@ -1305,6 +1194,39 @@ impl ::schema_runtime::Entity for InventoryItem {
             version: ::schema_runtime::required::<i64>(item, "InventoryItem", "version")?,
         })
     }
+}
+/// The primary key attributes of a [`InventoryItem`].
+fn inventory_item_key_item(
+    __tenant: &TenantId,
+    sku: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(31usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|ACCOUNT");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(26usize);
+            __key.push_str("INVENTORY#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                sku,
+                &INVENTORY_ITEM_SKU,
+                "InventoryItem",
+                "sku",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`InventoryItem`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1369,7 +1291,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::None,
     entity_type_attribute: "entity",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. A SaaS tenant's profile, users, orders and inventory, with an overloaded GSI.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,
@@ -1823,10 +1745,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
         PlaceOrderTransaction {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            token: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
     /** As a clerk, I want the stock of several products at once.
@@ -1836,10 +1757,8 @@ Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
         InventoryItemsBatch {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            keys: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
 }
@@ -2295,9 +2214,8 @@ pub struct PlaceOrderTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
-    error: ::core::option::Option<::schema_runtime::Error>,
     token: ::core::option::Option<::std::string::String>,
+    error: ::core::option::Option<::schema_runtime::Error>,
 }
 impl PlaceOrderTransaction<'_> {
     /// Creates (fails the transaction if it exists) a [`Order`].
@@ -2373,7 +2291,6 @@ impl PlaceOrderTransaction<'_> {
                 max: 100usize,
             });
         }
-        let _ = &self.keys;
         ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
     }
 }
@@ -2404,10 +2321,8 @@ fn decode_inventory_items(
 pub struct InventoryItemsBatch<'a> {
     repo: &'a Repository,
     tenant: TenantId,
-    items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
-    token: ::core::option::Option<::std::string::String>,
 }
 impl InventoryItemsBatch<'_> {
     /// Adds a read of a [`InventoryItem`].
@@ -2431,16 +2346,6 @@ impl InventoryItemsBatch<'_> {
     > {
         if let ::core::option::Option::Some(e) = self.error {
             return ::core::result::Result::Err(e);
-        }
-        let _ = &self.token;
-        if !self.items.is_empty() {
-            ::schema_runtime::batch_write(
-                    &self.repo.client,
-                    self.repo.table_name(),
-                    self.items,
-                    self.repo.retry,
-                )
-                .await?;
         }
         let items = ::schema_runtime::batch_get(
                 &self.repo.client,

@@ -92,41 +92,12 @@ impl CartItemKey {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
-                __key.push_str("USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &CART_ITEM_USER_ID,
-                    "CartItem",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(38usize);
-                __key.push_str("CART#");
-                __key.push_str(self.status.as_str());
-                __key.push_str("#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.product_id.as_str(),
-                    &CART_ITEM_PRODUCT_ID,
-                    "CartItem",
-                    "product_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        cart_item_key_item(
+            scope,
+            self.user_id.as_str(),
+            self.status,
+            self.product_id.as_str(),
+        )
     }
 }
 impl ::schema_runtime::Entity for CartItem {
@@ -136,48 +107,24 @@ impl ::schema_runtime::Entity for CartItem {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
-                __key.push_str("USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &CART_ITEM_USER_ID,
-                    "CartItem",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(38usize);
-                __key.push_str("CART#");
-                __key.push_str(self.status.as_str());
-                __key.push_str("#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.product_id.as_str(),
-                    &CART_ITEM_PRODUCT_ID,
-                    "CartItem",
-                    "product_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        cart_item_key_item(
+            scope,
+            self.user_id.as_str(),
+            self.status,
+            self.product_id.as_str(),
+        )
     }
     fn to_item(
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = cart_item_key_item(
+            scope,
+            self.user_id.as_str(),
+            self.status,
+            self.product_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("CartItem".to_owned()),
@@ -314,6 +261,48 @@ impl ::schema_runtime::Entity for CartItem {
         })
     }
 }
+/// The primary key attributes of a [`CartItem`].
+fn cart_item_key_item(
+    __tenant: &(),
+    user_id: &str,
+    status: Status,
+    product_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(21usize);
+            __key.push_str("USER#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                user_id,
+                &CART_ITEM_USER_ID,
+                "CartItem",
+                "user_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(38usize);
+            __key.push_str("CART#");
+            __key.push_str(status.as_str());
+            __key.push_str("#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                product_id,
+                &CART_ITEM_PRODUCT_ID,
+                "CartItem",
+                "product_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`CartItem`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CartItemUpdate {
@@ -436,39 +425,7 @@ impl WishlistItemKey {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
-                __key.push_str("USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &WISHLIST_ITEM_USER_ID,
-                    "WishlistItem",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(25usize);
-                __key.push_str("WISHLIST#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.product_id.as_str(),
-                    &WISHLIST_ITEM_PRODUCT_ID,
-                    "WishlistItem",
-                    "product_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        wishlist_item_key_item(scope, self.user_id.as_str(), self.product_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for WishlistItem {
@@ -478,46 +435,18 @@ impl ::schema_runtime::Entity for WishlistItem {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
-                __key.push_str("USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &WISHLIST_ITEM_USER_ID,
-                    "WishlistItem",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(25usize);
-                __key.push_str("WISHLIST#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.product_id.as_str(),
-                    &WISHLIST_ITEM_PRODUCT_ID,
-                    "WishlistItem",
-                    "product_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        wishlist_item_key_item(scope, self.user_id.as_str(), self.product_id.as_str())
     }
     fn to_item(
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = wishlist_item_key_item(
+            scope,
+            self.user_id.as_str(),
+            self.product_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("WishlistItem".to_owned()),
@@ -637,6 +566,45 @@ impl ::schema_runtime::Entity for WishlistItem {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`WishlistItem`].
+fn wishlist_item_key_item(
+    __tenant: &(),
+    user_id: &str,
+    product_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(21usize);
+            __key.push_str("USER#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                user_id,
+                &WISHLIST_ITEM_USER_ID,
+                "WishlistItem",
+                "user_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(25usize);
+            __key.push_str("WISHLIST#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                product_id,
+                &WISHLIST_ITEM_PRODUCT_ID,
+                "WishlistItem",
+                "product_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`WishlistItem`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -766,33 +734,7 @@ impl CartCountKey {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
-                __key.push_str("USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &CART_COUNT_USER_ID,
-                    "CartCount",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(26usize);
-                __key.push_str("CARTCOUNT#");
-                __key.push_str(self.status.as_str());
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        cart_count_key_item(scope, self.user_id.as_str(), self.status)
     }
 }
 impl ::schema_runtime::Entity for CartCount {
@@ -802,40 +744,14 @@ impl ::schema_runtime::Entity for CartCount {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
-                __key.push_str("USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.user_id.as_str(),
-                    &CART_COUNT_USER_ID,
-                    "CartCount",
-                    "user_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(26usize);
-                __key.push_str("CARTCOUNT#");
-                __key.push_str(self.status.as_str());
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        cart_count_key_item(scope, self.user_id.as_str(), self.status)
     }
     fn to_item(
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = cart_count_key_item(scope, self.user_id.as_str(), self.status)?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("CartCount".to_owned()),
@@ -901,6 +817,39 @@ impl ::schema_runtime::Entity for CartCount {
         })
     }
 }
+/// The primary key attributes of a [`CartCount`].
+fn cart_count_key_item(
+    __tenant: &(),
+    user_id: &str,
+    status: Status,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(21usize);
+            __key.push_str("USER#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                user_id,
+                &CART_COUNT_USER_ID,
+                "CartCount",
+                "user_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(26usize);
+            __key.push_str("CARTCOUNT#");
+            __key.push_str(status.as_str());
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`CartCount`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CartCountUpdate {
@@ -937,7 +886,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::None,
     entity_type_attribute: "entity_type",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. Shopping carts that survive sessions, with items saved for later and a wish list.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,
@@ -1298,10 +1247,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
     pub fn add_to_cart(&self) -> AddToCartTransaction<'_> {
         AddToCartTransaction {
             repo: self,
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            token: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
     /** As a shopper, I want to move an item between my active cart and my saved-for-later list.
@@ -1310,10 +1258,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
     pub fn move_item(&self) -> MoveItemTransaction<'_> {
         MoveItemTransaction {
             repo: self,
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            token: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
     /** As a shopper, I want the items I bought removed from my active cart.
@@ -1322,10 +1269,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
     pub fn checkout(&self) -> CheckoutTransaction<'_> {
         CheckoutTransaction {
             repo: self,
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            token: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
 }
@@ -1659,9 +1605,8 @@ fn request_cart_counts(
 pub struct AddToCartTransaction<'a> {
     repo: &'a Repository,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
-    error: ::core::option::Option<::schema_runtime::Error>,
     token: ::core::option::Option<::std::string::String>,
+    error: ::core::option::Option<::schema_runtime::Error>,
 }
 impl AddToCartTransaction<'_> {
     /// Puts a [`CartItem`].
@@ -1732,7 +1677,6 @@ impl AddToCartTransaction<'_> {
                 max: 2usize,
             });
         }
-        let _ = &self.keys;
         ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
     }
 }
@@ -1741,9 +1685,8 @@ impl AddToCartTransaction<'_> {
 pub struct MoveItemTransaction<'a> {
     repo: &'a Repository,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
-    error: ::core::option::Option<::schema_runtime::Error>,
     token: ::core::option::Option<::std::string::String>,
+    error: ::core::option::Option<::schema_runtime::Error>,
 }
 impl MoveItemTransaction<'_> {
     /// Puts a [`CartItem`].
@@ -1823,7 +1766,6 @@ impl MoveItemTransaction<'_> {
                 max: 4usize,
             });
         }
-        let _ = &self.keys;
         ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
     }
 }
@@ -1832,9 +1774,8 @@ impl MoveItemTransaction<'_> {
 pub struct CheckoutTransaction<'a> {
     repo: &'a Repository,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
-    error: ::core::option::Option<::schema_runtime::Error>,
     token: ::core::option::Option<::std::string::String>,
+    error: ::core::option::Option<::schema_runtime::Error>,
 }
 impl CheckoutTransaction<'_> {
     /// Updates an existing [`CartCount`].
@@ -1906,7 +1847,6 @@ impl CheckoutTransaction<'_> {
                 max: 100usize,
             });
         }
-        let _ = &self.keys;
         ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
     }
 }

@@ -44,48 +44,12 @@ impl MessageKey {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(27usize);
-                __key.push_str("USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.recipient_id.as_str(),
-                    &MESSAGE_RECIPIENT_ID,
-                    "Message",
-                    "recipient_id",
-                )?;
-                __key.push_str("|INBOX");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(37usize);
-                __key.push_str("MSG#");
-                ::schema_runtime::codec::push_datetime(
-                    &mut __key,
-                    self.sent_at,
-                    ::schema_runtime::TimeFormat::Rfc3339(3u8),
-                    "Message",
-                    "sent_at",
-                )?;
-                __key.push_str("#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.message_id.as_str(),
-                    &MESSAGE_MESSAGE_ID,
-                    "Message",
-                    "message_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        message_key_item(
+            scope,
+            self.recipient_id.as_str(),
+            self.sent_at,
+            self.message_id.as_str(),
+        )
     }
 }
 impl ::schema_runtime::Entity for Message {
@@ -95,55 +59,24 @@ impl ::schema_runtime::Entity for Message {
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(27usize);
-                __key.push_str("USER#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.recipient_id.as_str(),
-                    &MESSAGE_RECIPIENT_ID,
-                    "Message",
-                    "recipient_id",
-                )?;
-                __key.push_str("|INBOX");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(37usize);
-                __key.push_str("MSG#");
-                ::schema_runtime::codec::push_datetime(
-                    &mut __key,
-                    self.sent_at,
-                    ::schema_runtime::TimeFormat::Rfc3339(3u8),
-                    "Message",
-                    "sent_at",
-                )?;
-                __key.push_str("#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.message_id.as_str(),
-                    &MESSAGE_MESSAGE_ID,
-                    "Message",
-                    "message_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        message_key_item(
+            scope,
+            self.recipient_id.as_str(),
+            self.sent_at,
+            self.message_id.as_str(),
+        )
     }
     fn to_item(
         &self,
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = message_key_item(
+            scope,
+            self.recipient_id.as_str(),
+            self.sent_at,
+            self.message_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Message".to_owned()),
@@ -347,6 +280,55 @@ impl ::schema_runtime::Entity for Message {
         })
     }
 }
+/// The primary key attributes of a [`Message`].
+fn message_key_item(
+    __tenant: &(),
+    recipient_id: &str,
+    sent_at: ::schema_runtime::DateTime,
+    message_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(27usize);
+            __key.push_str("USER#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                recipient_id,
+                &MESSAGE_RECIPIENT_ID,
+                "Message",
+                "recipient_id",
+            )?;
+            __key.push_str("|INBOX");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(37usize);
+            __key.push_str("MSG#");
+            ::schema_runtime::codec::push_datetime(
+                &mut __key,
+                sent_at,
+                ::schema_runtime::TimeFormat::Rfc3339(3u8),
+                "Message",
+                "sent_at",
+            )?;
+            __key.push_str("#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                message_id,
+                &MESSAGE_MESSAGE_ID,
+                "Message",
+                "message_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`Message`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MessageUpdate {
@@ -482,7 +464,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::Some("expires_at"),
     entity_type_attribute: "entity_type",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. Messages between users that expire seven days after they are sent, archived on expiry.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,
@@ -671,10 +653,8 @@ Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
     pub fn delete_messages(&self) -> DeleteMessagesBatch<'_> {
         DeleteMessagesBatch {
             repo: self,
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
 }
@@ -889,9 +869,7 @@ fn request_sent_messages(
 pub struct DeleteMessagesBatch<'a> {
     repo: &'a Repository,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
-    token: ::core::option::Option<::std::string::String>,
 }
 impl DeleteMessagesBatch<'_> {
     /// Adds a delete of a [`Message`].
@@ -924,7 +902,6 @@ impl DeleteMessagesBatch<'_> {
         if let ::core::option::Option::Some(e) = self.error {
             return ::core::result::Result::Err(e);
         }
-        let _ = (&self.keys, &self.token);
         ::schema_runtime::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),

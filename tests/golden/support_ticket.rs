@@ -100,34 +100,7 @@ impl TicketKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(47usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|TICKET#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.id.as_str(),
-                    &TICKET_ID,
-                    "Ticket",
-                    "id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(7usize);
-                __key.push_str("SUMMARY");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        ticket_key_item(scope, self.id.as_str())
     }
 }
 impl ::schema_runtime::Entity for Ticket {
@@ -137,41 +110,14 @@ impl ::schema_runtime::Entity for Ticket {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(47usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|TICKET#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.id.as_str(),
-                    &TICKET_ID,
-                    "Ticket",
-                    "id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(7usize);
-                __key.push_str("SUMMARY");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        ticket_key_item(scope, self.id.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = ticket_key_item(scope, self.id.as_str())?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Ticket".to_owned()),
@@ -266,6 +212,39 @@ impl ::schema_runtime::Entity for Ticket {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`Ticket`].
+fn ticket_key_item(
+    __tenant: &TenantId,
+    id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(47usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|TICKET#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                id,
+                &TICKET_ID,
+                "Ticket",
+                "id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(7usize);
+            __key.push_str("SUMMARY");
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`Ticket`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -422,49 +401,12 @@ impl CommentKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(47usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|TICKET#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.ticket_id.as_str(),
-                    &COMMENT_TICKET_ID,
-                    "Comment",
-                    "ticket_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
-                __key.push_str("COMMENT#");
-                ::schema_runtime::codec::push_datetime(
-                    &mut __key,
-                    self.created_at,
-                    ::schema_runtime::TimeFormat::Rfc3339(3u8),
-                    "Comment",
-                    "created_at",
-                )?;
-                __key.push_str("#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.id.as_str(),
-                    &COMMENT_ID,
-                    "Comment",
-                    "id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        comment_key_item(
+            scope,
+            self.ticket_id.as_str(),
+            self.created_at,
+            self.id.as_str(),
+        )
     }
 }
 impl ::schema_runtime::Entity for Comment {
@@ -474,56 +416,24 @@ impl ::schema_runtime::Entity for Comment {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(47usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|TICKET#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.ticket_id.as_str(),
-                    &COMMENT_TICKET_ID,
-                    "Comment",
-                    "ticket_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
-                __key.push_str("COMMENT#");
-                ::schema_runtime::codec::push_datetime(
-                    &mut __key,
-                    self.created_at,
-                    ::schema_runtime::TimeFormat::Rfc3339(3u8),
-                    "Comment",
-                    "created_at",
-                )?;
-                __key.push_str("#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.id.as_str(),
-                    &COMMENT_ID,
-                    "Comment",
-                    "id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        comment_key_item(
+            scope,
+            self.ticket_id.as_str(),
+            self.created_at,
+            self.id.as_str(),
+        )
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = comment_key_item(
+            scope,
+            self.ticket_id.as_str(),
+            self.created_at,
+            self.id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("Comment".to_owned()),
@@ -664,6 +574,56 @@ impl ::schema_runtime::Entity for Comment {
         })
     }
 }
+/// The primary key attributes of a [`Comment`].
+fn comment_key_item(
+    __tenant: &TenantId,
+    ticket_id: &str,
+    created_at: ::schema_runtime::DateTime,
+    id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(47usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|TICKET#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                ticket_id,
+                &COMMENT_TICKET_ID,
+                "Comment",
+                "ticket_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(41usize);
+            __key.push_str("COMMENT#");
+            ::schema_runtime::codec::push_datetime(
+                &mut __key,
+                created_at,
+                ::schema_runtime::TimeFormat::Rfc3339(3u8),
+                "Comment",
+                "created_at",
+            )?;
+            __key.push_str("#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                id,
+                &COMMENT_ID,
+                "Comment",
+                "id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`Comment`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CommentUpdate {
@@ -750,28 +710,7 @@ impl TicketCountKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(33usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|AGGREGATE");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
-                __key.push_str("STATUS#");
-                __key.push_str(self.status.as_str());
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        ticket_count_key_item(scope, self.status)
     }
 }
 impl ::schema_runtime::Entity for TicketCount {
@@ -781,35 +720,14 @@ impl ::schema_runtime::Entity for TicketCount {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(33usize);
-                __key.push_str("TENANT#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|AGGREGATE");
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
-                __key.push_str("STATUS#");
-                __key.push_str(self.status.as_str());
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        ticket_count_key_item(scope, self.status)
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = ticket_count_key_item(scope, self.status)?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("TicketCount".to_owned()),
@@ -843,6 +761,33 @@ impl ::schema_runtime::Entity for TicketCount {
             count: ::schema_runtime::required::<i64>(item, "TicketCount", "count")?,
         })
     }
+}
+/// The primary key attributes of a [`TicketCount`].
+fn ticket_count_key_item(
+    __tenant: &TenantId,
+    status: Status,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(33usize);
+            __key.push_str("TENANT#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|AGGREGATE");
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(23usize);
+            __key.push_str("STATUS#");
+            __key.push_str(status.as_str());
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`TicketCount`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -891,7 +836,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::None,
     entity_type_attribute: "entity_type",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. Multi-tenant support tickets with comments, a status index and per-tenant counts.
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,
@@ -1258,10 +1203,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
         CloseTicketsTransaction {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            token: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
     /** As a tenant admin, I want to view an aggregate of the tickets by status in my tenant.
@@ -1536,9 +1480,8 @@ pub struct CloseTicketsTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
-    error: ::core::option::Option<::schema_runtime::Error>,
     token: ::core::option::Option<::std::string::String>,
+    error: ::core::option::Option<::schema_runtime::Error>,
 }
 impl CloseTicketsTransaction<'_> {
     /// Updates an existing [`Ticket`].
@@ -1597,7 +1540,6 @@ impl CloseTicketsTransaction<'_> {
                 max: 100usize,
             });
         }
-        let _ = &self.keys;
         ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
     }
 }

@@ -165,34 +165,7 @@ impl DocumentMetaKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
-                __key.push_str("ORG#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|DOC#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.document_id.as_str(),
-                    &DOCUMENT_META_DOCUMENT_ID,
-                    "DocumentMeta",
-                    "document_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(4usize);
-                __key.push_str("META");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        document_meta_key_item(scope, self.document_id.as_str())
     }
 }
 impl ::schema_runtime::Entity for DocumentMeta {
@@ -202,41 +175,14 @@ impl ::schema_runtime::Entity for DocumentMeta {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
-                __key.push_str("ORG#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|DOC#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.document_id.as_str(),
-                    &DOCUMENT_META_DOCUMENT_ID,
-                    "DocumentMeta",
-                    "document_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(4usize);
-                __key.push_str("META");
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        document_meta_key_item(scope, self.document_id.as_str())
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = document_meta_key_item(scope, self.document_id.as_str())?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("DocumentMeta".to_owned()),
@@ -384,6 +330,39 @@ impl ::schema_runtime::Entity for DocumentMeta {
             version: ::schema_runtime::required::<i64>(item, "DocumentMeta", "version")?,
         })
     }
+}
+/// The primary key attributes of a [`DocumentMeta`].
+fn document_meta_key_item(
+    __tenant: &TenantId,
+    document_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(41usize);
+            __key.push_str("ORG#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|DOC#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                document_id,
+                &DOCUMENT_META_DOCUMENT_ID,
+                "DocumentMeta",
+                "document_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(4usize);
+            __key.push_str("META");
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`DocumentMeta`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -582,42 +561,7 @@ impl DocumentBodyChunkKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
-                __key.push_str("ORG#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|DOC#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.document_id.as_str(),
-                    &DOCUMENT_BODY_CHUNK_DOCUMENT_ID,
-                    "DocumentBodyChunk",
-                    "document_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
-                __key.push_str("BODY#");
-                ::schema_runtime::codec::push_integer(
-                    &mut __key,
-                    self.chunk,
-                    0i64,
-                    999i64,
-                    "DocumentBodyChunk",
-                    "chunk",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        document_body_chunk_key_item(scope, self.document_id.as_str(), self.chunk)
     }
 }
 impl ::schema_runtime::Entity for DocumentBodyChunk {
@@ -627,49 +571,18 @@ impl ::schema_runtime::Entity for DocumentBodyChunk {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
-                __key.push_str("ORG#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|DOC#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.document_id.as_str(),
-                    &DOCUMENT_BODY_CHUNK_DOCUMENT_ID,
-                    "DocumentBodyChunk",
-                    "document_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
-                __key.push_str("BODY#");
-                ::schema_runtime::codec::push_integer(
-                    &mut __key,
-                    self.chunk,
-                    0i64,
-                    999i64,
-                    "DocumentBodyChunk",
-                    "chunk",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        document_body_chunk_key_item(scope, self.document_id.as_str(), self.chunk)
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = document_body_chunk_key_item(
+            scope,
+            self.document_id.as_str(),
+            self.chunk,
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S(
@@ -756,6 +669,48 @@ impl ::schema_runtime::Entity for DocumentBodyChunk {
         })
     }
 }
+/// The primary key attributes of a [`DocumentBodyChunk`].
+fn document_body_chunk_key_item(
+    __tenant: &TenantId,
+    document_id: &str,
+    chunk: i64,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(41usize);
+            __key.push_str("ORG#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|DOC#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                document_id,
+                &DOCUMENT_BODY_CHUNK_DOCUMENT_ID,
+                "DocumentBodyChunk",
+                "document_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(21usize);
+            __key.push_str("BODY#");
+            ::schema_runtime::codec::push_integer(
+                &mut __key,
+                chunk,
+                0i64,
+                999i64,
+                "DocumentBodyChunk",
+                "chunk",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`DocumentBodyChunk`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocumentBodyChunkUpdate {
@@ -837,41 +792,11 @@ impl DocumentAttachmentKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
-                __key.push_str("ORG#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|DOC#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.document_id.as_str(),
-                    &DOCUMENT_ATTACHMENT_DOCUMENT_ID,
-                    "DocumentAttachment",
-                    "document_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(27usize);
-                __key.push_str("ATTACHMENT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.attachment_id.as_str(),
-                    &DOCUMENT_ATTACHMENT_ATTACHMENT_ID,
-                    "DocumentAttachment",
-                    "attachment_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        document_attachment_key_item(
+            scope,
+            self.document_id.as_str(),
+            self.attachment_id.as_str(),
+        )
     }
 }
 impl ::schema_runtime::Entity for DocumentAttachment {
@@ -881,48 +806,22 @@ impl ::schema_runtime::Entity for DocumentAttachment {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
-                __key.push_str("ORG#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|DOC#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.document_id.as_str(),
-                    &DOCUMENT_ATTACHMENT_DOCUMENT_ID,
-                    "DocumentAttachment",
-                    "document_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(27usize);
-                __key.push_str("ATTACHMENT#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.attachment_id.as_str(),
-                    &DOCUMENT_ATTACHMENT_ATTACHMENT_ID,
-                    "DocumentAttachment",
-                    "attachment_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        document_attachment_key_item(
+            scope,
+            self.document_id.as_str(),
+            self.attachment_id.as_str(),
+        )
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = document_attachment_key_item(
+            scope,
+            self.document_id.as_str(),
+            self.attachment_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S(
@@ -1070,6 +969,47 @@ impl ::schema_runtime::Entity for DocumentAttachment {
             )?,
         })
     }
+}
+/// The primary key attributes of a [`DocumentAttachment`].
+fn document_attachment_key_item(
+    __tenant: &TenantId,
+    document_id: &str,
+    attachment_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(41usize);
+            __key.push_str("ORG#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|DOC#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                document_id,
+                &DOCUMENT_ATTACHMENT_DOCUMENT_ID,
+                "DocumentAttachment",
+                "document_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(27usize);
+            __key.push_str("ATTACHMENT#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                attachment_id,
+                &DOCUMENT_ATTACHMENT_ATTACHMENT_ID,
+                "DocumentAttachment",
+                "attachment_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
 }
 /// A partial update of a [`DocumentAttachment`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1232,41 +1172,11 @@ impl DocumentShareKey {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
-                __key.push_str("ORG#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|DOC#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.document_id.as_str(),
-                    &DOCUMENT_SHARE_DOCUMENT_ID,
-                    "DocumentShare",
-                    "document_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
-                __key.push_str("SHARE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.principal_id.as_str(),
-                    &DOCUMENT_SHARE_PRINCIPAL_ID,
-                    "DocumentShare",
-                    "principal_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        document_share_key_item(
+            scope,
+            self.document_id.as_str(),
+            self.principal_id.as_str(),
+        )
     }
 }
 impl ::schema_runtime::Entity for DocumentShare {
@@ -1276,48 +1186,22 @@ impl ::schema_runtime::Entity for DocumentShare {
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let __tenant = scope;
-        let mut item = ::schema_runtime::Item::with_capacity(2);
-        item.insert(
-            "pk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
-                __key.push_str("ORG#");
-                __key.push_str(__tenant.as_str());
-                __key.push_str("|DOC#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.document_id.as_str(),
-                    &DOCUMENT_SHARE_DOCUMENT_ID,
-                    "DocumentShare",
-                    "document_id",
-                )?;
-                __key
-            }),
-        );
-        item.insert(
-            "sk".to_owned(),
-            ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
-                __key.push_str("SHARE#");
-                ::schema_runtime::codec::push_str(
-                    &mut __key,
-                    self.principal_id.as_str(),
-                    &DOCUMENT_SHARE_PRINCIPAL_ID,
-                    "DocumentShare",
-                    "principal_id",
-                )?;
-                __key
-            }),
-        );
-        ::core::result::Result::Ok(item)
+        document_share_key_item(
+            scope,
+            self.document_id.as_str(),
+            self.principal_id.as_str(),
+        )
     }
     fn to_item(
         &self,
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-        let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
         let __tenant = scope;
+        let mut item = document_share_key_item(
+            scope,
+            self.document_id.as_str(),
+            self.principal_id.as_str(),
+        )?;
         item.insert(
             "entity_type".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S("DocumentShare".to_owned()),
@@ -1416,6 +1300,47 @@ impl ::schema_runtime::Entity for DocumentShare {
         })
     }
 }
+/// The primary key attributes of a [`DocumentShare`].
+fn document_share_key_item(
+    __tenant: &TenantId,
+    document_id: &str,
+    principal_id: &str,
+) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+    let mut item = ::schema_runtime::Item::with_capacity(2);
+    item.insert(
+        "pk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(41usize);
+            __key.push_str("ORG#");
+            __key.push_str(__tenant.as_str());
+            __key.push_str("|DOC#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                document_id,
+                &DOCUMENT_SHARE_DOCUMENT_ID,
+                "DocumentShare",
+                "document_id",
+            )?;
+            __key
+        }),
+    );
+    item.insert(
+        "sk".to_owned(),
+        ::schema_runtime::sdk::types::AttributeValue::S({
+            let mut __key = ::std::string::String::with_capacity(22usize);
+            __key.push_str("SHARE#");
+            ::schema_runtime::codec::push_str(
+                &mut __key,
+                principal_id,
+                &DOCUMENT_SHARE_PRINCIPAL_ID,
+                "DocumentShare",
+                "principal_id",
+            )?;
+            __key
+        }),
+    );
+    ::core::result::Result::Ok(item)
+}
 /// A partial update of a [`DocumentShare`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocumentShareUpdate {
@@ -1493,7 +1418,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     ttl_attribute: ::core::option::Option::None,
     entity_type_attribute: "entity_type",
 };
-/// The table: a client and the table name.
+/// The table: a client and the table name. Large documents split into small items (metadata, body chunks, attachments, shares).
 #[derive(Debug, Clone)]
 pub struct Repository {
     client: ::schema_runtime::sdk::Client,
@@ -1994,10 +1919,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
         EditBodyTransaction {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            items: ::core::default::Default::default(),
+            token: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
     /** As a member, I want the metadata of several documents at once.
@@ -2007,10 +1931,8 @@ Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
         DocumentMetasBatch {
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
-            items: ::std::vec::Vec::new(),
-            keys: ::std::vec::Vec::new(),
-            error: ::core::option::Option::None,
-            token: ::core::option::Option::None,
+            keys: ::core::default::Default::default(),
+            error: ::core::default::Default::default(),
         }
     }
 }
@@ -2461,9 +2383,8 @@ pub struct EditBodyTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
-    keys: ::std::vec::Vec<::schema_runtime::Item>,
-    error: ::core::option::Option<::schema_runtime::Error>,
     token: ::core::option::Option<::std::string::String>,
+    error: ::core::option::Option<::schema_runtime::Error>,
 }
 impl EditBodyTransaction<'_> {
     /// Puts a [`DocumentBodyChunk`].
@@ -2539,7 +2460,6 @@ impl EditBodyTransaction<'_> {
                 max: 26usize,
             });
         }
-        let _ = &self.keys;
         ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
     }
 }
@@ -2570,10 +2490,8 @@ fn decode_document_metas(
 pub struct DocumentMetasBatch<'a> {
     repo: &'a Repository,
     tenant: TenantId,
-    items: ::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>,
     keys: ::std::vec::Vec<::schema_runtime::Item>,
     error: ::core::option::Option<::schema_runtime::Error>,
-    token: ::core::option::Option<::std::string::String>,
 }
 impl DocumentMetasBatch<'_> {
     /// Adds a read of a [`DocumentMeta`].
@@ -2594,16 +2512,6 @@ impl DocumentMetasBatch<'_> {
     ) -> ::core::result::Result<::std::vec::Vec<DocumentMeta>, ::schema_runtime::Error> {
         if let ::core::option::Option::Some(e) = self.error {
             return ::core::result::Result::Err(e);
-        }
-        let _ = &self.token;
-        if !self.items.is_empty() {
-            ::schema_runtime::batch_write(
-                    &self.repo.client,
-                    self.repo.table_name(),
-                    self.items,
-                    self.repo.retry,
-                )
-                .await?;
         }
         let items = ::schema_runtime::batch_get(
                 &self.repo.client,

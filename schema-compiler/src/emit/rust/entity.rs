@@ -119,24 +119,84 @@ impl Emitter<'_> {
         }
     }
 
-    /// Body of `primary_key`: `Ok(item)` with the table's key attributes.
-    fn primary_key_body(&self, entity: &ir::Entity, receiver: Receiver<'_>) -> TokenStream {
+    /// The name of the module-private function building an entity's primary key.
+    fn key_fn(entity: &ir::Entity) -> proc_macro2::Ident {
+        format_ident!("{}_key_item", super::names::snake(entity.name.as_str()))
+    }
+
+    /// `name: type` parameters of the primary-key function (after the scope
+    /// and, for sharded entities, the shard).
+    fn key_params(&self, entity: &ir::Entity) -> Vec<TokenStream> {
+        self.key_attributes(entity)
+            .into_iter()
+            .map(|a| {
+                let f = snake_ident(a.name.as_str());
+                if Self::is_copy(&a.r#type) {
+                    let t = self.value_type(entity.name.as_str(), a);
+                    quote!(#f: #t)
+                } else {
+                    quote!(#f: &str)
+                }
+            })
+            .collect()
+    }
+
+    /// A call of the primary-key function with `receiver`'s fields and the
+    /// `scope` and `__shard` already bound.
+    fn key_call(&self, entity: &ir::Entity, receiver: Receiver<'_>) -> TokenStream {
+        let key_fn = Self::key_fn(entity);
+        let shard = entity.shards.is_some().then(|| quote!(__shard,));
+        let args = self
+            .key_attributes(entity)
+            .into_iter()
+            .map(|a| Self::field_value(receiver, a));
+        quote!(#key_fn(scope, #shard #(#args),*))
+    }
+
+    /// The module-private function building the table's key attributes; the
+    /// entity, its key type and `to_item` all call it.
+    fn emit_key_fn(&self, entity: &ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
-        let shard = self.bind_shard(entity, receiver);
+        let key_fn = Self::key_fn(entity);
+        let scope_ty = self.scope_type(entity);
+        let shard = entity.shards.is_some().then(|| quote!(__shard: u32,));
+        let params = self.key_params(entity);
         let inserts = entity.primary_key.templates().map(|t| {
             let attribute = t.attribute.as_str();
             let key_type = self.key_type(None, attribute);
-            let value = self.key_value(t, key_type, name, &|p| {
-                Self::entity_input(entity, receiver, p)
+            let value = self.key_value(t, key_type, name, &|p| match p.kind {
+                PlaceholderKind::Tenant => Input::Tenant(quote!(__tenant)),
+                PlaceholderKind::Shard => Input::Shard(quote!(__shard)),
+                PlaceholderKind::Attribute => {
+                    let attribute = &entity.attributes[p.name.as_str()];
+                    let f = snake_ident(p.name.as_str());
+                    Input::Value {
+                        expr: quote!(#f),
+                        entity: name,
+                        attribute,
+                    }
+                }
             });
             quote!(item.insert(#attribute.to_owned(), #value);)
         });
+        let doc = format!(" The primary key attributes of a [`{name}`].");
         quote! {
-            let __tenant = scope;
+            #[doc = #doc]
+            fn #key_fn(__tenant: &#scope_ty, #shard #(#params),*) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+                let mut item = ::schema_runtime::Item::with_capacity(2);
+                #(#inserts)*
+                ::core::result::Result::Ok(item)
+            }
+        }
+    }
+
+    /// Body of `primary_key`/`to_key_item`: binds the shard, calls the key function.
+    fn primary_key_body(&self, entity: &ir::Entity, receiver: Receiver<'_>) -> TokenStream {
+        let shard = self.bind_shard(entity, receiver);
+        let call = self.key_call(entity, receiver);
+        quote! {
             #shard
-            let mut item = ::schema_runtime::Item::with_capacity(2);
-            #(#inserts)*
-            ::core::result::Result::Ok(item)
+            #call
         }
     }
 
@@ -148,7 +208,8 @@ impl Emitter<'_> {
             attributes,
             primary_key,
             index_keys: _,
-            shards,
+            // Read through `random_shard` and `bind_shard`.
+            shards: _,
             throughput: _,
             version_attribute: _,
             aggregate: _,
@@ -200,11 +261,11 @@ impl Emitter<'_> {
         };
         let key_struct_doc = format!(" The primary key of a [`{}`].", name.as_str());
         let pk_self = self.primary_key_body(entity, Receiver { name: "self" });
+        let key_fn = self.emit_key_fn(entity);
         let to_item = self.to_item_body(entity);
         let from_item = self.decode_body(entity);
         let update = self.emit_update(entity);
         let entity_name = name.as_str();
-        let _ = shards;
         quote! {
             #entity_doc
             #[doc = #key_doc]
@@ -258,6 +319,8 @@ impl Emitter<'_> {
                 }
             }
 
+            #key_fn
+
             #update
         }
     }
@@ -286,10 +349,11 @@ impl Emitter<'_> {
                 .map(move |t| self.index_key_insert(entity, index, t))
         });
         let shard = self.bind_shard(entity, Receiver { name: "self" });
+        let key = self.key_call(entity, Receiver { name: "self" });
         quote! {
-            let mut item = ::schema_runtime::Entity::primary_key(self, scope)?;
             let __tenant = scope;
             #shard
+            let mut item = #key?;
             item.insert(#eta.to_owned(), ::schema_runtime::sdk::types::AttributeValue::S(#name.to_owned()));
             #(#attributes)*
             #(#index_keys)*

@@ -209,26 +209,15 @@ impl Emitter<'_> {
 }
 
 fn domain_item(entity: &str, attribute: &ir::Attribute) -> TokenStream {
-    let AttributeType::String {
-        min_length,
-        max_length,
-        pattern,
-        alphabet,
-    } = &attribute.r#type
-    else {
+    if !matches!(attribute.r#type, AttributeType::String { .. }) {
         return TokenStream::new();
-    };
-    let pattern_max = pattern
-        .as_deref()
-        .and_then(|p| crate::alphabet::analyze(p).ok())
-        .and_then(|i| i.max_length);
-    let max = match (max_length.map(|m| m as usize), pattern_max) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
-    let min = min_length.unwrap_or(1).max(1) as usize;
-    let max = super::option_usize(max);
-    let ranges = super::char_ranges(alphabet);
+    }
+    // The unescaped domain: the bounds the value itself must meet (escaping
+    // happens after the check, in the runtime).
+    let domain = encoding::type_domain(&attribute.r#type, false);
+    let min = domain.min_len;
+    let max = super::option_usize(domain.max_len);
+    let ranges = super::char_ranges(&domain.alphabet);
     let escape = attribute.escape;
     let name = domain_const(entity, attribute.name.as_str());
     let doc = format!(

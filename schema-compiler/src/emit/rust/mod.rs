@@ -57,11 +57,6 @@ impl<'a> Emitter<'a> {
     }
 
     fn emit(&self) -> TokenStream {
-        let doc = self
-            .spec
-            .description
-            .as_deref()
-            .map(|d| quote!(#[doc = #d]));
         let table_name = self.spec.table.name.as_str();
         let tenant = self.emit_tenant();
         let enums = self.emit_enums();
@@ -74,7 +69,6 @@ impl<'a> Emitter<'a> {
         let repo = self.emit_repositories();
         let patterns = self.emit_pattern_support();
         let domains = self.emit_domains();
-        let _ = doc;
         quote! {
             /// The table's name as the spec declares it; [`Repository::with_table_name`] overrides it.
             pub const TABLE_NAME: &str = #table_name;

@@ -124,6 +124,9 @@ impl Emitter<'_> {
                     "Batch: add items, then `send()`; chunked, with unprocessed items retried."
                 };
                 let doc = Self::pattern_doc(pattern, what.to_owned());
+                let fields = builder_fields(&pattern.operation)
+                    .into_iter()
+                    .map(|(f, _)| f);
                 let tenant = (handle == Handle::Tenant)
                     .then(|| quote!(tenant: ::core::clone::Clone::clone(&self.tenant),));
                 let lifetime = if handle == Handle::Tenant {
@@ -137,10 +140,7 @@ impl Emitter<'_> {
                         #builder {
                             repo: #repo,
                             #tenant
-                            items: ::std::vec::Vec::new(),
-                            keys: ::std::vec::Vec::new(),
-                            error: ::core::option::Option::None,
-                            token: ::core::option::Option::None,
+                            #(#fields: ::core::default::Default::default(),)*
                         }
                     }
                 }
@@ -156,8 +156,7 @@ impl Emitter<'_> {
                 let name = snake_ident(p.name.as_str());
                 let ty = match self.param_attribute(p) {
                     Some((entity, a)) if Self::is_copy(&a.r#type) => self.value_type(entity, a),
-                    Some(_) => quote!(&str),
-                    None => quote!(&str),
+                    _ => quote!(&str),
                 };
                 quote!(#name: #ty)
             })
@@ -406,11 +405,8 @@ impl Emitter<'_> {
         what: &str,
     ) -> TokenStream {
         let builder = builder_type(pattern);
-        let item = if what == "batch" {
-            quote!(::schema_runtime::sdk::types::WriteRequest)
-        } else {
-            quote!(::schema_runtime::sdk::types::TransactWriteItem)
-        };
+        let (names, types): (Vec<_>, Vec<_>) =
+            builder_fields(&pattern.operation).into_iter().unzip();
         let tenant = (handle == Handle::Tenant).then(|| quote!(tenant: TenantId,));
         let doc = format!(" The {what} of `{}`.", pattern.name.as_str());
         quote! {
@@ -419,20 +415,8 @@ impl Emitter<'_> {
             pub struct #builder<'a> {
                 repo: &'a Repository,
                 #tenant
-                items: ::std::vec::Vec<#item>,
-                keys: ::std::vec::Vec<::schema_runtime::Item>,
-                error: ::core::option::Option<::schema_runtime::Error>,
-                token: ::core::option::Option<::std::string::String>,
+                #(#names: #types,)*
             }
-        }
-    }
-
-    /// Scope expression inside a builder: `self.tenant` or `&()`.
-    fn builder_scope(&self, entity: &ir::Entity, handle: Handle) -> TokenStream {
-        if self.is_tenant_scoped(entity) && handle == Handle::Tenant {
-            quote!(&self.tenant)
-        } else {
-            quote!(&())
         }
     }
 
@@ -451,7 +435,7 @@ impl Emitter<'_> {
             let ty = pascal_ident(entity);
             let key_ty = key_type(entity);
             let update_ty = update_type(entity);
-            let scope = self.builder_scope(e, handle);
+            let scope = self.scope_expr(e, handle);
             let s = snake(entity);
             match op {
                 TransactionOp::Put | TransactionOp::Create => {
@@ -560,7 +544,6 @@ impl Emitter<'_> {
                             max: #max,
                         });
                     }
-                    let _ = &self.keys;
                     ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
                 }
             }
@@ -579,7 +562,7 @@ impl Emitter<'_> {
         for entity in &b.put {
             let e = &self.spec.entities[entity];
             let ty = pascal_ident(entity);
-            let scope = self.builder_scope(e, handle);
+            let scope = self.scope_expr(e, handle);
             let m = format_ident!("put_{}", snake(entity));
             let d = format!(" Adds a put of a [`{entity}`].");
             methods.push(quote! {
@@ -595,7 +578,7 @@ impl Emitter<'_> {
         for entity in &b.delete {
             let e = &self.spec.entities[entity];
             let key_ty = key_type(entity);
-            let scope = self.builder_scope(e, handle);
+            let scope = self.scope_expr(e, handle);
             let m = format_ident!("delete_{}", snake(entity));
             let d = format!(" Adds a delete of a [`{entity}`].");
             methods.push(quote! {
@@ -611,7 +594,7 @@ impl Emitter<'_> {
         for entity in &b.get {
             let e = &self.spec.entities[entity];
             let key_ty = key_type(entity);
-            let scope = self.builder_scope(e, handle);
+            let scope = self.scope_expr(e, handle);
             let m = format_ident!("get_{}", snake(entity));
             let d = format!(" Adds a read of a [`{entity}`].");
             methods.push(quote! {
@@ -650,13 +633,17 @@ impl Emitter<'_> {
                         if let ::core::option::Option::Some(e) = self.error {
                             return ::core::result::Result::Err(e);
                         }
-                        let _ = (&self.keys, &self.token);
                         ::schema_runtime::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await
                     }
                 },
             )
         } else {
             let decode = format_ident!("decode_{}", snake(pattern.name.as_str()));
+            let write_first = (!(b.put.is_empty() && b.delete.is_empty())).then(|| quote! {
+                if !self.items.is_empty() {
+                    ::schema_runtime::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await?;
+                }
+            });
             (
                 self.item_enum_def(pattern, &b.get),
                 self.decoder(pattern, &b.get, &b.get, &item),
@@ -666,18 +653,14 @@ impl Emitter<'_> {
                         if let ::core::option::Option::Some(e) = self.error {
                             return ::core::result::Result::Err(e);
                         }
-                        let _ = &self.token;
-                        if !self.items.is_empty() {
-                            ::schema_runtime::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await?;
-                        }
+                        #write_first
                         let items = ::schema_runtime::batch_get(&self.repo.client, self.repo.table_name(), self.keys, false, self.repo.retry).await?;
                         ::schema_runtime::ops::decode_batch(items, &self.repo.table_info(), #decode)
                     }
                 },
             )
         };
-        let writes = !(b.put.is_empty() && b.delete.is_empty());
-        let push_write = writes.then(|| quote! {
+        let push_write = (!(b.put.is_empty() && b.delete.is_empty())).then(|| quote! {
                 fn push_write(&mut self, request: ::core::result::Result<::schema_runtime::sdk::types::WriteRequest, ::schema_runtime::Error>) -> &mut Self {
                     match request {
                         ::core::result::Result::Ok(request) => self.items.push(request),
@@ -702,6 +685,44 @@ impl Emitter<'_> {
             }
         }
     }
+}
+
+/// The fields of a transaction or batch builder besides the repository and
+/// tenant: what it collects, the first error, and the idempotency token.
+fn builder_fields(operation: &Operation) -> Vec<(Ident, TokenStream)> {
+    let mut fields = Vec::new();
+    match operation {
+        Operation::Transaction(_) => {
+            fields.push((
+                format_ident!("items"),
+                quote!(::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>),
+            ));
+            fields.push((
+                format_ident!("token"),
+                quote!(::core::option::Option<::std::string::String>),
+            ));
+        }
+        Operation::Batch(b) => {
+            if !(b.put.is_empty() && b.delete.is_empty()) {
+                fields.push((
+                    format_ident!("items"),
+                    quote!(::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>),
+                ));
+            }
+            if !b.get.is_empty() {
+                fields.push((
+                    format_ident!("keys"),
+                    quote!(::std::vec::Vec<::schema_runtime::Item>),
+                ));
+            }
+        }
+        Operation::Get { .. } | Operation::Query(_) => {}
+    }
+    fields.push((
+        format_ident!("error"),
+        quote!(::core::option::Option<::schema_runtime::Error>),
+    ));
+    fields
 }
 
 fn builder_type(pattern: &ir::AccessPattern) -> Ident {

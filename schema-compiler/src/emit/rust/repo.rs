@@ -127,6 +127,10 @@ impl Emitter<'_> {
 
     pub(super) fn emit_repositories(&self) -> TokenStream {
         let table_def = self.emit_table_def();
+        let repo_doc = match &self.spec.description {
+            Some(d) => format!(" The table: a client and the table name. {}", d.trim()),
+            None => " The table: a client and the table name.".to_owned(),
+        };
         let pk = self.spec.table.partition_key.name.as_str();
         let eta = self.spec.table.entity_type_attribute.as_str();
         let ttl = option_tokens(self.spec.table.ttl.as_ref().map(|t| {
@@ -169,7 +173,7 @@ impl Emitter<'_> {
         quote! {
             #table_def
 
-            /// The table: a client and the table name.
+            #[doc = #repo_doc]
             #[derive(Debug, Clone)]
             pub struct Repository {
                 client: ::schema_runtime::sdk::Client,
