@@ -399,36 +399,89 @@ impl<T: Attr> Attr for Vec<T> {
     }
 }
 
-/// An exact decimal number, kept as DynamoDB's text form.
+/// An exact decimal number, kept as text in the canonical form DynamoDB
+/// stores (`9.50` and `9.5E0` are both `9.5`), so a value compares equal to
+/// itself after a round trip through the table.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Decimal(String);
 
 impl Decimal {
-    /// The number's text.
+    /// The number's canonical text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
 }
 
+/// DynamoDB numbers: up to 38 significant digits, magnitudes from 1E-130 to
+/// below 1E+126.
+const MAX_DIGITS: usize = 38;
+const MAX_POINT: i64 = 126;
+const MIN_POINT: i64 = -129;
+
 impl std::str::FromStr for Decimal {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let body = s.strip_prefix(['-', '+']).unwrap_or(s);
+        let invalid = || format!("{s:?} is not a decimal number");
+        let (negative, body) = match s.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, s.strip_prefix('+').unwrap_or(s)),
+        };
         let (mantissa, exponent) = match body.split_once(['e', 'E']) {
-            Some((m, e)) => (m, Some(e.strip_prefix(['-', '+']).unwrap_or(e))),
-            None => (body, None),
+            Some((m, e)) => {
+                let digits = e.strip_prefix(['-', '+']).unwrap_or(e);
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(invalid());
+                }
+                // Saturate: anything this large is out of range below.
+                let e: i64 = e.parse().unwrap_or(if e.starts_with('-') {
+                    i64::MIN / 2
+                } else {
+                    i64::MAX / 2
+                });
+                (m, e)
+            }
+            None => (body, 0),
         };
         let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
         let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
-        let valid = !(int.is_empty() && frac.is_empty())
-            && digits(int)
-            && digits(frac)
-            && exponent.is_none_or(|e| !e.is_empty() && digits(e));
-        if valid {
-            Ok(Decimal(s.to_owned()))
-        } else {
-            Err(format!("{s:?} is not a decimal number"))
+        if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
+            return Err(invalid());
         }
+        // The significant digits, and where the point sits among them.
+        let all = format!("{int}{frac}");
+        let leading = all.len() - all.trim_start_matches('0').len();
+        let significant = all.trim_start_matches('0').trim_end_matches('0');
+        if significant.is_empty() {
+            return Ok(Decimal("0".to_owned()));
+        }
+        if significant.len() > MAX_DIGITS {
+            return Err(format!(
+                "{s:?} has more than {MAX_DIGITS} significant digits"
+            ));
+        }
+        let point = (int.len() as i64 - leading as i64).saturating_add(exponent);
+        if !(MIN_POINT..=MAX_POINT).contains(&point) {
+            return Err(format!("{s:?} is outside DynamoDB's number range"));
+        }
+        let mut text = String::with_capacity(significant.len() + 8);
+        if negative {
+            text.push('-');
+        }
+        let len = significant.len() as i64;
+        if point <= 0 {
+            text.push_str("0.");
+            text.extend(std::iter::repeat_n('0', (-point) as usize));
+            text.push_str(significant);
+        } else if point >= len {
+            text.push_str(significant);
+            text.extend(std::iter::repeat_n('0', (point - len) as usize));
+        } else {
+            let (whole, fraction) = significant.split_at(point as usize);
+            text.push_str(whole);
+            text.push('.');
+            text.push_str(fraction);
+        }
+        Ok(Decimal(text))
     }
 }
 
@@ -558,9 +611,48 @@ mod tests {
         for ok in ["0", "-1.5", "1e10", ".5", "5.", "+2E-3"] {
             assert!(ok.parse::<Decimal>().is_ok(), "{ok}");
         }
-        for bad in ["", ".", "1.2.3", "e5", "1e", "abc", "--1"] {
+        for bad in ["", ".", "1.2.3", "e5", "1e", "abc", "--1", "1e-", "1e+x"] {
             assert!(bad.parse::<Decimal>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn decimals_take_dynamodbs_canonical_form() {
+        for (text, canonical) in [
+            ("9.50", "9.5"),
+            ("009.500", "9.5"),
+            ("-0.0", "0"),
+            ("+2E-3", "0.002"),
+            ("1e10", "10000000000"),
+            ("12.5e1", "125"),
+            (".5", "0.5"),
+            ("5.", "5"),
+            ("-0.00120", "-0.0012"),
+            ("100", "100"),
+        ] {
+            assert_eq!(
+                text.parse::<Decimal>().unwrap().as_str(),
+                canonical,
+                "{text}"
+            );
+        }
+        assert_eq!(
+            "9.50".parse::<Decimal>().unwrap(),
+            "9.5".parse::<Decimal>().unwrap()
+        );
+        // DynamoDB's limits: 38 significant digits, 1E-130 up to below 1E+126.
+        assert!("1e125".parse::<Decimal>().is_ok());
+        assert!("1e126".parse::<Decimal>().is_err());
+        assert!("1e-130".parse::<Decimal>().is_ok());
+        assert!("1e-131".parse::<Decimal>().is_err());
+        assert!("1e99999999999999999999999".parse::<Decimal>().is_err());
+        assert!("12345678901234567890123456789012345678"
+            .parse::<Decimal>()
+            .is_ok());
+        assert!("123456789012345678901234567890123456789"
+            .parse::<Decimal>()
+            .is_err());
+        assert!("0e99999999999999999999".parse::<Decimal>().is_ok());
     }
 
     #[test]

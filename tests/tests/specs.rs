@@ -218,4 +218,20 @@ async fn random_shards_are_read_back_and_summed() {
     let board = repo.leaderboard("c1").all().await.unwrap();
     assert_eq!(board.len(), 1);
     assert_eq!(board[0].votes, expected);
+    let total = repo
+        .vote_total(&VoteTotalKey {
+            contest_id: "c1".into(),
+            contestant_id: "alice".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(total.map(|t| t.votes), Some(expected));
+    let none = repo
+        .vote_total(&VoteTotalKey {
+            contest_id: "c2".into(),
+            contestant_id: "alice".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(none, None);
 }
