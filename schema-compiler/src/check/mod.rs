@@ -7,6 +7,7 @@
 pub(crate) mod keys;
 pub mod lang;
 mod limits;
+mod names;
 mod patterns;
 mod tenant;
 
@@ -43,6 +44,7 @@ pub fn check_spec(spec: &ir::Spec, diags: &mut Diagnostics) {
         limits::check_transactions,
         limits::check_throughput,
         limits::check_low_cardinality_indexes,
+        names::check_generated_names,
     ];
     for rule in rules {
         rule(spec, &mut found);

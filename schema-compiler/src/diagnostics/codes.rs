@@ -58,6 +58,8 @@ codes! {
     DuplicateName = "duplicate_name", Error;
     /// An attribute uses a name reserved for keys or the entity-type marker.
     ReservedName = "reserved_name", Error;
+    /// Two spec names become the same name in the generated Rust code.
+    GeneratedNameClash = "generated_name_clash", Error;
     /// A reference names an entity that is not declared.
     UnknownEntity = "unknown_entity", Error;
     /// A reference names an index that is not declared.

@@ -1,6 +1,9 @@
 //! Rust names for spec names.
 
-use proc_macro2::{Ident, Span};
+use proc_macro2::Ident;
+
+use crate::ir;
+use crate::source::Span;
 
 const KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
@@ -66,11 +69,11 @@ pub fn screaming(name: &str) -> String {
 /// An identifier, raw when it is a keyword.
 pub fn ident(name: &str) -> Ident {
     if matches!(name, "self" | "Self" | "super" | "crate" | "_") {
-        Ident::new(&format!("{name}_"), Span::call_site())
+        Ident::new(&format!("{name}_"), proc_macro2::Span::call_site())
     } else if KEYWORDS.contains(&name) {
-        Ident::new_raw(name, Span::call_site())
+        Ident::new_raw(name, proc_macro2::Span::call_site())
     } else {
-        Ident::new(name, Span::call_site())
+        Ident::new(name, proc_macro2::Span::call_site())
     }
 }
 
@@ -82,6 +85,209 @@ pub fn snake_ident(name: &str) -> Ident {
 /// The PascalCase identifier of a spec name.
 pub fn pascal_ident(name: &str) -> Ident {
     ident(&pascal(name))
+}
+
+/// Methods every `Repository` has; no access pattern may take their names.
+pub const REPOSITORY_METHODS: &[&str] = &[
+    "new",
+    "with_table_name",
+    "with_retry_policy",
+    "client",
+    "table_name",
+    "create_table",
+    "for_tenant",
+    "tenant",
+];
+
+/// Types and constants every generated module has.
+pub const MODULE_ITEMS: &[&str] = &[
+    "TABLE_NAME",
+    "TABLE",
+    "Tenancy",
+    "TenantId",
+    "Repository",
+    "TenantRepository",
+];
+
+/// The repository method for entity operation `verb` (`get`, `put`, …) on
+/// `entity`: `get_ticket`, or `get_ticket_item` when an access pattern is
+/// already called `get_ticket`.
+pub fn entity_op(spec: &ir::Spec, verb: &str, entity: &str) -> String {
+    let method = format!("{verb}_{}", snake(entity));
+    if spec.access_patterns.keys().any(|p| snake(p) == method) {
+        format!("{method}_item")
+    } else {
+        method
+    }
+}
+
+/// The verbs of the entity operations every repository offers.
+pub const ENTITY_OPS: &[&str] = &["get", "put", "create", "update", "delete"];
+
+/// `close_tickets` → `CloseTicketsTransaction` / `CloseTicketsBatch`.
+pub fn builder_type(pattern: &ir::AccessPattern) -> Option<String> {
+    let suffix = match pattern.operation {
+        ir::Operation::Transaction(_) => "Transaction",
+        ir::Operation::Batch(_) => "Batch",
+        _ => return None,
+    };
+    Some(format!("{}{suffix}", pascal(pattern.name.as_str())))
+}
+
+/// `ticket_with_comments` → `TicketWithCommentsItem`, for queries returning
+/// more than one entity.
+pub fn item_enum(pattern: &ir::AccessPattern) -> Option<String> {
+    match &pattern.operation {
+        ir::Operation::Query(q) if q.returns.len() > 1 => {
+            Some(format!("{}Item", pascal(pattern.name.as_str())))
+        }
+        _ => None,
+    }
+}
+
+/// One name the emitter generates, with the spec name it comes from.
+#[derive(Debug, Clone)]
+pub struct GeneratedName {
+    /// Where the name lives: `the module`, `struct Ticket`, `enum Status`, …
+    pub scope: String,
+    /// The Rust name.
+    pub name: String,
+    /// What in the spec it is made from, for messages.
+    pub origin: String,
+    /// That thing's span in the spec.
+    pub span: Span,
+    /// The name is the generated code's own (`Repository`, `tenant()`, …).
+    pub builtin: bool,
+}
+
+/// Pairs of generated names that would be the same Rust item: the second
+/// of each pair with the first it clashes with.
+pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
+    let mut all = Vec::new();
+    let mut add = |scope: &str, name: String, origin: String, span: Span| {
+        all.push(GeneratedName {
+            scope: scope.to_owned(),
+            name,
+            origin,
+            span,
+            builtin: false,
+        })
+    };
+    let module = "the module";
+    let methods = "the repository";
+    for entity in spec.entities.values() {
+        let name = entity.name.as_str();
+        let span = entity.name.span;
+        for (suffix, what) in [
+            ("", "struct"),
+            ("Key", "key type"),
+            ("Update", "update type"),
+        ] {
+            let origin = format!("the {what} of entity `{name}`");
+            add(module, format!("{}{suffix}", pascal(name)), origin, span);
+        }
+        let origin = format!("the key function of entity `{name}`");
+        add(module, format!("{}_key_item", snake(name)), origin, span);
+        for verb in ENTITY_OPS {
+            let origin = format!("the `{verb}` method of entity `{name}`");
+            add(methods, entity_op(spec, verb, name), origin, span);
+        }
+        let fields = format!("struct {}", pascal(name));
+        for attribute in entity.attributes.values() {
+            let origin = format!("the field of attribute `{}` of `{name}`", attribute.name);
+            add(&fields, snake(&attribute.name), origin, attribute.name.span);
+        }
+        if let Some(ir::Sharding {
+            by: ir::ShardBy::Random,
+            ..
+        }) = &entity.shards
+        {
+            let origin = format!("the shard field of `{name}`");
+            add(&fields, "shard".to_owned(), origin, span);
+        }
+    }
+    let mut enums: Vec<(String, &Vec<String>)> = Vec::new();
+    for (key, rust) in super::types::enum_names(spec) {
+        let Some(attribute) = spec
+            .entities
+            .get(&key.0)
+            .and_then(|e| e.attributes.get(&key.1))
+        else {
+            continue;
+        };
+        let ir::AttributeType::Enum { values } = &attribute.r#type else {
+            continue;
+        };
+        let of = format!("attribute `{}` of `{}`", key.1, key.0);
+        // Attributes with the same values share one enum.
+        if !enums.iter().any(|(n, v)| *n == rust && *v == values) {
+            enums.push((rust.clone(), values));
+            add(
+                module,
+                rust.clone(),
+                format!("the enum of {of}"),
+                attribute.name.span,
+            );
+        }
+        let variants = format!("enum {rust} of `{}`", key.0);
+        for value in values {
+            let origin = format!("the variant of value `{value}` of {of}");
+            add(&variants, pascal(value), origin, attribute.name.span);
+        }
+    }
+    for pattern in spec.access_patterns.values() {
+        let name = pattern.name.as_str();
+        let span = pattern.name.span;
+        add(
+            methods,
+            snake(name),
+            format!("the method of access pattern `{name}`"),
+            span,
+        );
+        if let Some(ty) = builder_type(pattern) {
+            add(
+                module,
+                ty,
+                format!("the builder of access pattern `{name}`"),
+                span,
+            );
+        }
+        if let Some(ty) = item_enum(pattern) {
+            add(
+                module,
+                ty,
+                format!("the item enum of access pattern `{name}`"),
+                span,
+            );
+        }
+    }
+    let mut found: Vec<(GeneratedName, GeneratedName)> = Vec::new();
+    for (i, later) in all.iter().enumerate() {
+        let reserved = match later.scope.as_str() {
+            "the module" => MODULE_ITEMS.contains(&later.name.as_str()),
+            "the repository" => REPOSITORY_METHODS.contains(&later.name.as_str()),
+            _ => false,
+        };
+        if reserved {
+            let origin = if later.scope == "the module" {
+                "an item every generated module defines"
+            } else {
+                "a method every repository has"
+            };
+            let own = GeneratedName {
+                origin: origin.to_owned(),
+                builtin: true,
+                ..later.clone()
+            };
+            found.push((own, later.clone()));
+        } else if let Some(first) = all[..i]
+            .iter()
+            .find(|n| n.scope == later.scope && n.name == later.name)
+        {
+            found.push((first.clone(), later.clone()));
+        }
+    }
+    found
 }
 
 #[cfg(test)]

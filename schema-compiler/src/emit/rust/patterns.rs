@@ -726,12 +726,9 @@ fn builder_fields(operation: &Operation) -> Vec<(Ident, TokenStream)> {
 }
 
 fn builder_type(pattern: &ir::AccessPattern) -> Ident {
-    let suffix = if matches!(pattern.operation, Operation::Transaction(_)) {
-        "Transaction"
-    } else {
-        "Batch"
-    };
-    format_ident!("{}{suffix}", pascal(pattern.name.as_str()))
+    let name = super::names::builder_type(pattern)
+        .unwrap_or_else(|| format!("{}Builder", pascal(pattern.name.as_str())));
+    format_ident!("{name}")
 }
 
 fn item_enum(pattern: &ir::AccessPattern) -> Ident {

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::names::{pascal_ident, snake};
+use super::names::pascal_ident;
 use super::{key_type, update_type, Emitter};
 use crate::ir::{self, BillingMode, IndexKind, KeyType, Projection, StreamView};
 
@@ -249,17 +249,9 @@ impl Emitter<'_> {
         let ty = pascal_ident(name);
         let key_ty = key_type(name);
         let update_ty = update_type(name);
-        let snake_name = snake(name);
         // An access pattern may already be called `delete_task`; the
         // pattern keeps its name and the entity operation gains `_item`.
-        let op = |verb: &str| {
-            let method = format!("{verb}_{snake_name}");
-            if self.spec.access_patterns.keys().any(|p| snake(p) == method) {
-                format_ident!("{method}_item")
-            } else {
-                format_ident!("{method}")
-            }
-        };
+        let op = |verb: &str| format_ident!("{}", super::names::entity_op(self.spec, verb, name));
         let get = op("get");
         let put = op("put");
         let create = op("create");
