@@ -45,7 +45,7 @@ pub use batch::{
 pub use codec::{Attr, Decimal, TimeFormat};
 pub use entity::{entity_type, optional, optional_with, required, required_with, Entity};
 pub use error::{CancellationReason, DecodeError, DecodeProblem, Error, ValueError};
-pub use query::{Decoder, Page, Query, QueryRequest};
+pub use query::{Cursor, Decoder, Page, Position, Query, QueryRequest, DEFAULT_CONCURRENCY};
 pub use tenant::{InvalidTenantId, TenantId, TenantRules};
 
 /// A point in time (the SDK's `DateTime`; converts to and from

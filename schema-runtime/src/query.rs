@@ -1,5 +1,7 @@
 //! Paginated queries as streams.
 
+use std::cmp::Ordering;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use futures_core::Stream;
@@ -7,6 +9,7 @@ use futures_util::stream::{self, StreamExt, TryStreamExt};
 
 use crate::error::{DecodeError, Error};
 use crate::sdk::primitives::DateTime;
+use crate::sdk::types::AttributeValue;
 use crate::sdk::Client;
 use crate::Item;
 
@@ -30,19 +33,36 @@ pub struct QueryRequest {
     pub forward: bool,
     /// The table's TTL attribute: items whose TTL has passed are skipped.
     pub ttl_attribute: Option<&'static str>,
+    /// The sort-key attribute of the table or index queried: results from
+    /// several partitions are merged in its order.
+    pub sort_key: Option<&'static str>,
+    /// The attributes of an item's position in the table or index (table
+    /// keys, and the index's keys when querying an index): what
+    /// [`Cursor`]s record.
+    pub key_attributes: &'static [&'static str],
 }
 
 /// Decodes one item; `Ok(None)` skips it (an entity the pattern does not return).
 pub type Decoder<T> = fn(&Item) -> Result<Option<T>, DecodeError>;
 
+/// How many partitions a query reads at once unless told otherwise.
+pub const DEFAULT_CONCURRENCY: usize = 8;
+
 /// A query, run lazily as a stream of pages or items.
+///
+/// A query of a sharded entity reads every shard's partition, at most
+/// [`concurrency`](Query::concurrency) at a time, and merges the results in
+/// sort-key order (reversed by [`reverse`](Query::reverse)), so a sharded
+/// query returns what one unsharded partition would. Every page carries a
+/// [`Cursor`] that resumes after the page's last item in every shard.
 pub struct Query<T> {
     client: Client,
     request: Result<QueryRequest, Error>,
     decode: Decoder<T>,
     limit: Option<usize>,
     page_size: Option<i32>,
-    start: Option<Item>,
+    concurrency: usize,
+    start: Option<Cursor>,
 }
 
 /// One page of results.
@@ -52,9 +72,44 @@ pub struct Page<T> {
     pub items: Vec<T>,
     /// Items of this page that could not be decoded.
     pub errors: Vec<DecodeError>,
-    /// Where the next page starts (single-partition queries); pass it to
+    /// Where the rest begins; `None` after the last page. Pass it to
     /// [`Query::starting_after`] to resume.
-    pub last_evaluated_key: Option<Item>,
+    pub next: Option<Cursor>,
+}
+
+/// A position in a query's results: in each partition read, the key of the
+/// last item returned (or that the partition is done).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cursor {
+    positions: Vec<Position>,
+}
+
+/// Where one partition of a query stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Position {
+    /// Nothing read yet.
+    Start,
+    /// Resume after the item with this key.
+    After(Item),
+    /// Every item read.
+    Done,
+}
+
+impl Cursor {
+    /// The position in each partition, in the order the query reads them.
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
+
+    /// A cursor from positions, e.g. ones stored between requests.
+    pub fn from_positions(positions: Vec<Position>) -> Self {
+        Cursor { positions }
+    }
+
+    /// Whether every partition is done.
+    pub fn is_done(&self) -> bool {
+        self.positions.iter().all(|p| *p == Position::Done)
+    }
 }
 
 impl<T: Send + 'static> Query<T> {
@@ -68,6 +123,7 @@ impl<T: Send + 'static> Query<T> {
             decode,
             limit: None,
             page_size: None,
+            concurrency: DEFAULT_CONCURRENCY,
             start: None,
         }
     }
@@ -84,6 +140,12 @@ impl<T: Send + 'static> Query<T> {
         self
     }
 
+    /// Read at most `n` partitions (shards) at once; at least 1.
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
     /// Reverse the sort-key order.
     pub fn reverse(mut self) -> Self {
         if let Ok(request) = &mut self.request {
@@ -92,9 +154,10 @@ impl<T: Send + 'static> Query<T> {
         self
     }
 
-    /// Resume after a page's `last_evaluated_key`.
-    pub fn starting_after(mut self, key: Item) -> Self {
-        self.start = Some(key);
+    /// Resume where a page's [`next`](Page::next) cursor points. A cursor
+    /// from another query (a different number of partitions) is an error.
+    pub fn starting_after(mut self, cursor: Cursor) -> Self {
+        self.start = Some(cursor);
         self
     }
 
@@ -106,11 +169,28 @@ impl<T: Send + 'static> Query<T> {
             decode,
             limit,
             page_size,
+            concurrency,
             start,
         } = self;
         let request = match request {
             Ok(request) => request,
             Err(e) => return stream::once(futures_util::future::ready(Err(e))).boxed(),
+        };
+        let count = request.partitions.len();
+        let positions = match start {
+            None => vec![Position::Start; count],
+            Some(cursor) if cursor.positions.len() == count => cursor.positions,
+            Some(cursor) => {
+                let e = Error::Value(crate::error::ValueError {
+                    context: "query",
+                    name: "cursor".into(),
+                    problem: format!(
+                        "the cursor has {} partitions, the query {count}",
+                        cursor.positions.len()
+                    ),
+                });
+                return stream::once(futures_util::future::ready(Err(e))).boxed();
+            }
         };
         let shared = Arc::new(Shared {
             client,
@@ -118,14 +198,31 @@ impl<T: Send + 'static> Query<T> {
             request,
             decode,
             page_size,
+            concurrency,
         });
-        let partitions: Vec<_> = (0..shared.request.partitions.len())
-            .map(|partition| {
-                partition_pages(shared.clone(), partition, start.clone(), limit).boxed()
+        let partitions = positions
+            .into_iter()
+            .map(|position| Partition {
+                buffer: VecDeque::new(),
+                next: match &position {
+                    Position::After(key) => Some(key.clone()),
+                    _ => None,
+                },
+                fetched: matches!(position, Position::Done),
+                position,
             })
             .collect();
-        let merged = stream::select_all(partitions);
-        truncate(merged, limit).boxed()
+        let state = State {
+            shared,
+            partitions,
+            remaining: limit,
+            failed: false,
+        };
+        stream::unfold(state, |mut state| async move {
+            let page = state.next_page().await?;
+            Some((page, state))
+        })
+        .boxed()
     }
 
     /// The results item by item; undecodable items are `Err` and the stream goes on.
@@ -159,69 +256,184 @@ struct Shared<T> {
     client: Client,
     request: QueryRequest,
     /// `request.names` as the SDK takes them, built once for every page.
-    names: std::collections::HashMap<String, String>,
+    names: HashMap<String, String>,
     decode: Decoder<T>,
     page_size: Option<i32>,
+    concurrency: usize,
 }
 
-struct Cursor {
+/// One partition's read state.
+struct Partition {
+    /// Items read and not yet returned, in the order read.
+    buffer: VecDeque<Item>,
+    /// Where the next request starts.
     next: Option<Item>,
-    remaining: Option<usize>,
-    done: bool,
+    /// The last request returned no `LastEvaluatedKey`: nothing more to read.
+    fetched: bool,
+    /// What a cursor records: after the last item returned.
+    position: Position,
 }
 
-fn partition_pages<T: Send + 'static>(
+impl Partition {
+    /// Needs a request before its next item can be known.
+    fn starved(&self) -> bool {
+        self.buffer.is_empty() && !self.fetched
+    }
+}
+
+struct State<T> {
     shared: Arc<Shared<T>>,
-    partition: usize,
-    start: Option<Item>,
-    limit: Option<usize>,
-) -> impl Stream<Item = Result<Page<T>, Error>> + Send + 'static {
-    let cursor = Cursor {
-        next: start,
-        remaining: limit,
-        done: limit == Some(0),
-    };
-    stream::unfold(cursor, move |cursor| {
-        let shared = shared.clone();
-        async move {
-            if cursor.done {
-                return None;
+    partitions: Vec<Partition>,
+    remaining: Option<usize>,
+    failed: bool,
+}
+
+impl<T: Send + 'static> State<T> {
+    /// The next page: reads every starved partition (a bounded number at a
+    /// time), then returns items while every partition that may hold more
+    /// has one buffered, smallest sort key first.
+    async fn next_page(&mut self) -> Option<Result<Page<T>, Error>> {
+        if self.failed || self.remaining == Some(0) {
+            return None;
+        }
+        if let Err(e) = self.fill().await {
+            self.failed = true;
+            return Some(Err(e));
+        }
+        if self.partitions.iter().all(|p| p.buffer.is_empty()) {
+            return None;
+        }
+        let shared = self.shared.clone();
+        let now = DateTime::from(std::time::SystemTime::now());
+        let mut page = Page {
+            items: Vec::new(),
+            errors: Vec::new(),
+            next: None,
+        };
+        while self.remaining != Some(0) {
+            // Stop when a partition that may hold smaller keys has run dry.
+            if self.partitions.iter().any(Partition::starved) {
+                break;
             }
-            match fetch(&shared, partition, &cursor).await {
-                Ok((page, next)) => {
-                    let remaining = cursor.remaining.map(|r| r.saturating_sub(page.items.len()));
-                    let done = next.is_none() || remaining == Some(0);
-                    Some((
-                        Ok(page),
-                        Cursor {
-                            next,
-                            remaining,
-                            done,
-                        },
-                    ))
+            let Some(index) = self.smallest() else {
+                break;
+            };
+            let partition = &mut self.partitions[index];
+            let Some(item) = partition.buffer.pop_front() else {
+                break;
+            };
+            partition.position = Position::After(key_of(&item, shared.request.key_attributes));
+            if partition.buffer.is_empty() && partition.fetched {
+                partition.position = Position::Done;
+            }
+            if let Some(ttl) = shared.request.ttl_attribute {
+                if crate::codec::is_expired(&item, ttl, now) {
+                    continue;
                 }
-                Err(e) => Some((
-                    Err(e),
-                    Cursor {
-                        done: true,
-                        ..cursor
-                    },
-                )),
+            }
+            match (shared.decode)(&item) {
+                Ok(Some(value)) => {
+                    page.items.push(value);
+                    if let Some(r) = &mut self.remaining {
+                        *r -= 1;
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => page.errors.push(e),
             }
         }
-    })
+        // After the limit too, so the caller can resume where it stopped.
+        let cursor = Cursor {
+            positions: self.partitions.iter().map(|p| p.position.clone()).collect(),
+        };
+        page.next = (!cursor.is_done()).then_some(cursor);
+        Some(Ok(page))
+    }
+
+    /// The partition whose next item comes first in the requested order.
+    fn smallest(&self) -> Option<usize> {
+        let sort_key = self.shared.request.sort_key;
+        let forward = self.shared.request.forward;
+        let mut best: Option<(usize, &Item)> = None;
+        for (index, partition) in self.partitions.iter().enumerate() {
+            let Some(item) = partition.buffer.front() else {
+                continue;
+            };
+            best = match best {
+                None => Some((index, item)),
+                Some((b, current)) => {
+                    let order = match sort_key {
+                        Some(attribute) => compare(item.get(attribute), current.get(attribute)),
+                        None => Ordering::Equal,
+                    };
+                    let order = if forward { order } else { order.reverse() };
+                    if order == Ordering::Less {
+                        Some((index, item))
+                    } else {
+                        Some((b, current))
+                    }
+                }
+            };
+        }
+        best.map(|(index, _)| index)
+    }
+
+    /// Reads the next page of every starved partition, `concurrency` at a time.
+    async fn fill(&mut self) -> Result<(), Error> {
+        let starved: Vec<(usize, Option<Item>)> = self
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.starved())
+            .map(|(i, p)| (i, p.next.clone()))
+            .collect();
+        if starved.is_empty() {
+            return Ok(());
+        }
+        let shared = self.shared.clone();
+        let remaining = self.remaining;
+        let mut results = stream::iter(starved)
+            .map(|(index, start)| {
+                let shared = shared.clone();
+                async move { (index, fetch(&shared, index, start, remaining).await) }
+            })
+            .buffer_unordered(shared.concurrency);
+        let mut first_error = None;
+        while let Some((index, result)) = results.next().await {
+            match result {
+                Ok((items, next)) => {
+                    let partition = &mut self.partitions[index];
+                    partition.fetched = next.is_none();
+                    partition.next = next;
+                    partition.buffer.extend(items);
+                    if partition.buffer.is_empty() && partition.fetched {
+                        partition.position = Position::Done;
+                    }
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
 }
 
+/// One Query request of partition `index`, starting after `start`.
 async fn fetch<T>(
     shared: &Shared<T>,
-    partition: usize,
-    cursor: &Cursor,
-) -> Result<(Page<T>, Option<Item>), Error> {
+    index: usize,
+    start: Option<Item>,
+    remaining: Option<usize>,
+) -> Result<(Vec<Item>, Option<Item>), Error> {
     let request = &shared.request;
-    let page_limit = match (cursor.remaining, shared.page_size) {
+    let page_limit = match (remaining, shared.page_size) {
         (Some(r), Some(p)) => Some(p.min(i32::try_from(r).unwrap_or(i32::MAX))),
+        (Some(r), None) => Some(i32::try_from(r).unwrap_or(i32::MAX)),
         (None, p) => p,
-        (Some(_), None) => None,
     };
     let output = shared
         .client
@@ -230,51 +442,95 @@ async fn fetch<T>(
         .set_index_name(request.index.map(str::to_owned))
         .key_condition_expression(request.key_condition)
         .set_expression_attribute_names(Some(shared.names.clone()))
-        .set_expression_attribute_values(Some(request.partitions[partition].clone()))
+        .set_expression_attribute_values(Some(request.partitions[index].clone()))
         .consistent_read(request.consistent_read)
         .scan_index_forward(request.forward)
         .set_limit(page_limit)
-        .set_exclusive_start_key(cursor.next.clone())
+        .set_exclusive_start_key(start)
         .send()
         .await?;
-    let now = DateTime::from(std::time::SystemTime::now());
-    let mut page = Page {
-        items: Vec::new(),
-        errors: Vec::new(),
-        last_evaluated_key: output.last_evaluated_key.clone(),
-    };
-    for item in output.items.unwrap_or_default() {
-        if let Some(ttl) = request.ttl_attribute {
-            if crate::codec::is_expired(&item, ttl, now) {
-                continue;
-            }
-        }
-        match (shared.decode)(&item) {
-            Ok(Some(value)) => page.items.push(value),
-            Ok(None) => {}
-            Err(e) => page.errors.push(e),
-        }
-    }
-    if let Some(r) = cursor.remaining {
-        page.items.truncate(r);
-    }
-    Ok((page, output.last_evaluated_key))
+    Ok((output.items.unwrap_or_default(), output.last_evaluated_key))
 }
 
-fn truncate<T: Send + 'static>(
-    pages: impl Stream<Item = Result<Page<T>, Error>> + Send + 'static,
-    limit: Option<usize>,
-) -> impl Stream<Item = Result<Page<T>, Error>> + Send + 'static {
-    pages.scan(limit, |remaining, page| {
-        let out = match (remaining.as_mut(), page) {
-            (Some(0), _) => None,
-            (Some(r), Ok(mut page)) => {
-                page.items.truncate(*r);
-                *r -= page.items.len();
-                Some(Ok(page))
-            }
-            (_, page) => Some(page),
+/// The key attributes of `item`: where a query resumes after it.
+fn key_of(item: &Item, attributes: &[&str]) -> Item {
+    attributes
+        .iter()
+        .filter_map(|a| item.get(*a).map(|v| ((*a).to_owned(), v.clone())))
+        .collect()
+}
+
+/// DynamoDB's order of sort-key values: strings and binaries by their
+/// bytes, numbers by value. Missing values sort first.
+fn compare(a: Option<&AttributeValue>, b: Option<&AttributeValue>) -> Ordering {
+    match (a, b) {
+        (Some(AttributeValue::S(a)), Some(AttributeValue::S(b))) => a.as_bytes().cmp(b.as_bytes()),
+        (Some(AttributeValue::B(a)), Some(AttributeValue::B(b))) => a.as_ref().cmp(b.as_ref()),
+        (Some(AttributeValue::N(a)), Some(AttributeValue::N(b))) => compare_numbers(a, b),
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        _ => Ordering::Equal,
+    }
+}
+
+/// Compares two DynamoDB numbers exactly (as canonical decimals).
+fn compare_numbers(a: &str, b: &str) -> Ordering {
+    let (Ok(a), Ok(b)) = (a.parse::<crate::Decimal>(), b.parse::<crate::Decimal>()) else {
+        return a.cmp(b);
+    };
+    let split = |d: &str| -> (bool, String, String) {
+        let (negative, digits) = match d.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, d),
         };
-        futures_util::future::ready(out)
-    })
+        let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        (
+            negative,
+            int.trim_start_matches('0').to_owned(),
+            frac.to_owned(),
+        )
+    };
+    let (an, ai, af) = split(a.as_str());
+    let (bn, bi, bf) = split(b.as_str());
+    let magnitude = ai
+        .len()
+        .cmp(&bi.len())
+        .then_with(|| ai.cmp(&bi))
+        .then_with(|| af.cmp(&bf));
+    match (an, bn) {
+        (false, true) => Ordering::Greater,
+        (true, false) => Ordering::Less,
+        (false, false) => magnitude,
+        (true, true) => magnitude.reverse(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_compare_by_value() {
+        let cases = [
+            ("2", "10", Ordering::Less),
+            ("-2", "-10", Ordering::Greater),
+            ("-1", "0.5", Ordering::Less),
+            ("0.5", "0.25", Ordering::Greater),
+            ("1.50", "1.5", Ordering::Equal),
+            ("100", "99.999", Ordering::Greater),
+            ("0", "-0", Ordering::Equal),
+        ];
+        for (a, b, expected) in cases {
+            assert_eq!(compare_numbers(a, b), expected, "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn strings_compare_by_bytes_and_missing_values_first() {
+        let s = |t: &str| AttributeValue::S(t.to_owned());
+        assert_eq!(compare(Some(&s("B")), Some(&s("a"))), Ordering::Less);
+        assert_eq!(compare(Some(&s("a")), Some(&s("ab"))), Ordering::Less);
+        assert_eq!(compare(None, Some(&s(""))), Ordering::Less);
+    }
 }

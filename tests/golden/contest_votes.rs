@@ -229,6 +229,10 @@ impl ContestantUpdate {
 }
 /// One of the 20 vote counters of a contestant; a vote adds 1 to a random one.
 /// Primary key: `pk` = `CONTEST#<contest_id>|CONTESTANT#<contestant_id>|S#<shard>`, `sk` = `VOTES`.
+///
+/// Sharded: each item is written to a random shard, one of 20; queries read all 20 shards' partitions concurrently and merge them in sort-key order.
+///
+/// Changing the shard count is a data migration: items written under 20 shards keep their shard in the key, so re-write every item with the new count (read with the old, write with the new) before deploying code generated from the new spec.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VoteShard {
     /// The write shard, below 20; pick one with `::schema_runtime::codec::random_shard(20)`.
@@ -1127,6 +1131,8 @@ fn request_contestants(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_vote_shards(
@@ -1205,6 +1211,8 @@ fn request_vote_shards(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_leaderboard(
@@ -1270,6 +1278,8 @@ fn request_leaderboard(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 /// The batch of `publish_totals`.

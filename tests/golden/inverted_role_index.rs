@@ -1274,6 +1274,8 @@ fn request_user_roles(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 /// An item returned by `user_with_roles`.
@@ -1347,6 +1349,8 @@ fn request_user_with_roles(
         consistent_read: true,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_role_members(
@@ -1417,6 +1421,8 @@ fn request_role_members(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("pk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_admins(
@@ -1479,6 +1485,8 @@ fn request_admins(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("pk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 /// An item returned by `role_with_members`.
@@ -1552,6 +1560,8 @@ fn request_role_with_members(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("pk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 /// The transaction of `grant_role`.

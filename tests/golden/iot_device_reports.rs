@@ -1098,6 +1098,8 @@ fn request_device_reports_between(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_latest_device_reports(
@@ -1163,6 +1165,8 @@ fn request_latest_device_reports(
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_escalations_for_technician(
@@ -1222,6 +1226,8 @@ fn request_escalations_for_technician(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("reported_at"),
+        key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
     })
 }
 fn decode_recent_escalations_for_technician(
@@ -1297,6 +1303,8 @@ fn request_recent_escalations_for_technician(
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("reported_at"),
+        key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
     })
 }
 /// What `Device.device_id` may hold in a key.

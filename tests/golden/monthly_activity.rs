@@ -1151,6 +1151,8 @@ fn request_month_activity(
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_activity_between(
@@ -1242,6 +1244,8 @@ fn request_activity_between(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_activity_since(
@@ -1317,6 +1321,8 @@ fn request_activity_since(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_activity_before(
@@ -1392,6 +1398,8 @@ fn request_activity_before(
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_actor_activity(
@@ -1460,6 +1468,8 @@ fn request_actor_activity(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
+        sort_key: ::core::option::Option::Some("gsi1sk"),
+        key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
     })
 }
 fn decode_monthly_counts(
@@ -1545,6 +1555,8 @@ fn request_monthly_counts(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 /// What `ActivityEvent.month` may hold in a key.

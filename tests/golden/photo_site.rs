@@ -1208,6 +1208,8 @@ fn request_photos_between(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("lsi1sk"),
+        key_attributes: &["pk", "sk", "lsi1sk"],
     })
 }
 fn decode_latest_photos(
@@ -1268,6 +1270,8 @@ fn request_latest_photos(
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("lsi1sk"),
+        key_attributes: &["pk", "sk", "lsi1sk"],
     })
 }
 fn decode_photos_since(
@@ -1336,6 +1340,8 @@ fn request_photos_since(
         consistent_read: true,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("lsi1sk"),
+        key_attributes: &["pk", "sk", "lsi1sk"],
     })
 }
 /// An item returned by `account_contents`.
@@ -1401,6 +1407,8 @@ fn request_account_contents(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 /// The batch of `delete_account_items`.

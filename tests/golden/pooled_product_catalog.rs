@@ -82,6 +82,10 @@ impl ::schema_runtime::Attr for Currency {
 }
 /// A product of a tenant's catalog.
 /// Primary key: `ShardID` = `TENANT#<tenant>|S#<shard>`, `ProductID` = `PRODUCT#<product_id>`.
+///
+/// Sharded: each item is written to the shard a stable hash of `product_id` picks, one of 10; queries read all 10 shards' partitions concurrently and merge them in sort-key order.
+///
+/// Changing the shard count is a data migration: items written under 10 shards keep their shard in the key, so re-write every item with the new count (read with the old, write with the new) before deploying code generated from the new spec.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Product {
     pub product_id: ::std::string::String,
@@ -789,6 +793,8 @@ fn request_tenant_products(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("ProductID"),
+        key_attributes: &["ShardID", "ProductID"],
     })
 }
 fn decode_products_in_category(
@@ -852,6 +858,8 @@ fn request_products_in_category(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("gsi1sk"),
+        key_attributes: &["ShardID", "ProductID", "gsi1pk", "gsi1sk"],
     })
 }
 /// The batch of `import_products`.

@@ -1700,6 +1700,8 @@ fn request_project_tree(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_projects(
@@ -1751,6 +1753,8 @@ fn request_projects(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("gsi1sk"),
+        key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
     })
 }
 /// An item returned by `project_tasks`.
@@ -1832,6 +1836,8 @@ fn request_project_tasks(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_task_comments(
@@ -1910,6 +1916,8 @@ fn request_task_comments(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_my_tasks_due(
@@ -1986,6 +1994,8 @@ fn request_my_tasks_due(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("gsi2sk"),
+        key_attributes: &["pk", "sk", "gsi2pk", "gsi2sk"],
     })
 }
 /// The transaction of `delete_task`.

@@ -1820,6 +1820,8 @@ fn request_tenant_profile(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_users(
@@ -1880,6 +1882,8 @@ fn request_users(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_orders(
@@ -1940,6 +1944,8 @@ fn request_orders(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 /// An item returned by `all_tenant_data`.
@@ -2017,6 +2023,8 @@ fn request_all_tenant_data(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_user_by_email(
@@ -2076,6 +2084,8 @@ fn request_user_by_email(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("gsi1sk"),
+        key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
     })
 }
 fn decode_pending_orders(
@@ -2136,6 +2146,8 @@ fn request_pending_orders(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("gsi1sk"),
+        key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
     })
 }
 fn decode_orders_by_status(
@@ -2206,6 +2218,8 @@ fn request_orders_by_status(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("gsi1sk"),
+        key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
     })
 }
 /// The transaction of `place_order`.

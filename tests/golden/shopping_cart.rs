@@ -1338,6 +1338,8 @@ fn request_whole_cart(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_active_cart(
@@ -1403,6 +1405,8 @@ fn request_active_cart(
         consistent_read: true,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_saved_for_later(
@@ -1468,6 +1472,8 @@ fn request_saved_for_later(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_wishlist(
@@ -1533,6 +1539,8 @@ fn request_wishlist(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_cart_counts(
@@ -1598,6 +1606,8 @@ fn request_cart_counts(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 /// The transaction of `add_to_cart`.

@@ -722,6 +722,8 @@ fn request_inbox(
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_inbox_since(
@@ -796,6 +798,8 @@ fn request_inbox_since(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_sent_messages(
@@ -862,6 +866,8 @@ fn request_sent_messages(
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
+        sort_key: ::core::option::Option::Some("gsi1sk"),
+        key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
     })
 }
 /// The batch of `delete_messages`.

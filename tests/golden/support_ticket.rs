@@ -1292,6 +1292,8 @@ fn request_ticket_with_comments(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_ticket_summary(
@@ -1360,6 +1362,8 @@ fn request_ticket_summary(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_open_tickets(
@@ -1411,6 +1415,8 @@ fn request_open_tickets(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("resolver"),
+        key_attributes: &["pk", "sk", "tenant_status", "resolver"],
     })
 }
 fn decode_open_tickets_for_resolver(
@@ -1472,6 +1478,8 @@ fn request_open_tickets_for_resolver(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("resolver"),
+        key_attributes: &["pk", "sk", "tenant_status", "resolver"],
     })
 }
 /// The transaction of `close_tickets`.
@@ -1596,6 +1604,8 @@ fn request_ticket_counts_by_status(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 /// What `Ticket.id` may hold in a key.

@@ -2025,6 +2025,8 @@ fn request_whole_document(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_document_body(
@@ -2093,6 +2095,8 @@ fn request_document_body(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_body_chunks_between(
@@ -2188,6 +2192,8 @@ fn request_body_chunks_between(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_attachments(
@@ -2256,6 +2262,8 @@ fn request_attachments(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_shares(
@@ -2324,6 +2332,8 @@ fn request_shares(
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("sk"),
+        key_attributes: &["pk", "sk"],
     })
 }
 fn decode_recent_documents(
@@ -2375,6 +2385,8 @@ fn request_recent_documents(
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::None,
+        sort_key: ::core::option::Option::Some("gsi1sk"),
+        key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
     })
 }
 /// The transaction of `edit_body`.

@@ -224,6 +224,20 @@ impl Emitter<'_> {
             .collect::<Vec<_>>()
             .join(", ");
         let key_doc = format!(" Primary key: {templates}.");
+        let shard_doc = entity.shards.as_ref().map(|shards| {
+            let how = match &shards.by {
+                ir::ShardBy::Random => "a random shard".to_owned(),
+                ir::ShardBy::Hash(a) => format!("the shard a stable hash of `{a}` picks"),
+            };
+            let count = shards.count.value;
+            let lines = [
+                String::new(),
+                format!(" Sharded: each item is written to {how}, one of {count}; queries read all {count} shards' partitions concurrently and merge them in sort-key order."),
+                String::new(),
+                format!(" Changing the shard count is a data migration: items written under {count} shards keep their shard in the key, so re-write every item with the new count (read with the old, write with the new) before deploying code generated from the new spec."),
+            ];
+            quote!(#(#[doc = #lines])*)
+        });
         let random = Self::random_shard(entity);
         let shard_field = random.map(|count| {
             let d = format!(" The write shard, below {count}; pick one with `::schema_runtime::codec::random_shard({count})`.");
@@ -269,6 +283,7 @@ impl Emitter<'_> {
         quote! {
             #entity_doc
             #[doc = #key_doc]
+            #shard_doc
             #[derive(Debug, Clone, PartialEq)]
             pub struct #ty {
                 #shard_field

@@ -363,6 +363,36 @@ impl Emitter<'_> {
         };
         let consistent = q.consistent_read;
         let forward = q.order == ir::Order::Ascending;
+        let table = &self.spec.table;
+        let (index_pk, index_sk) = match index.and_then(|i| self.spec.indexes.get(i)) {
+            Some(i) => (Some(&i.partition_key), i.sort_key.as_ref()),
+            None => (None, None),
+        };
+        let sort_key = match index {
+            Some(_) => index_sk,
+            None => table.sort_key.as_ref(),
+        };
+        let sort_key = match sort_key {
+            Some(k) => {
+                let k = k.name.as_str();
+                quote!(::core::option::Option::Some(#k))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let mut key_attributes: Vec<&str> = Vec::new();
+        for k in [
+            Some(&table.partition_key),
+            table.sort_key.as_ref(),
+            index_pk,
+            index_sk,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !key_attributes.contains(&k.name.as_str()) {
+                key_attributes.push(k.name.as_str());
+            }
+        }
         let ttl = match &self.spec.table.ttl {
             Some(t) => {
                 let t = t.as_str();
@@ -393,6 +423,8 @@ impl Emitter<'_> {
                     consistent_read: #consistent,
                     forward: #forward,
                     ttl_attribute: #ttl,
+                    sort_key: #sort_key,
+                    key_attributes: &[#(#key_attributes),*],
                 })
             }
         }
