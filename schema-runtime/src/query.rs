@@ -183,7 +183,7 @@ impl<T: Send + 'static> Query<T> {
             Some(cursor) => {
                 let e = Error::Value(crate::error::ValueError {
                     context: "query",
-                    name: "cursor".into(),
+                    name: "cursor",
                     problem: format!(
                         "the cursor has {} partitions, the query {count}",
                         cursor.positions.len()
