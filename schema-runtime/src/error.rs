@@ -122,6 +122,17 @@ pub enum Error {
         /// The operation (`create`, `update`, …).
         operation: &'static str,
     },
+    /// Optimistic locking: a write of a versioned entity expected the
+    /// stored version to be `expected`, and it was not (another writer got
+    /// there first, or the item is gone). Read the item again and retry.
+    VersionConflict {
+        /// The entity.
+        entity: &'static str,
+        /// The operation (`put`, `update`).
+        operation: &'static str,
+        /// The version the write expected to find.
+        expected: i64,
+    },
     /// A transaction was canceled; one reason per item that failed.
     TransactionCanceled(Vec<CancellationReason>),
     /// A transaction has more items than the access pattern allows; no
@@ -170,6 +181,14 @@ impl fmt::Display for Error {
                 };
                 write!(f, "{operation} of {entity} failed: {why}")
             }
+            Error::VersionConflict {
+                entity,
+                operation,
+                expected,
+            } => write!(
+                f,
+                "{operation} of {entity} failed: the stored version is not {expected} (changed or deleted by another writer)"
+            ),
             Error::TransactionCanceled(reasons) => {
                 f.write_str("transaction canceled")?;
                 for r in reasons {
@@ -252,7 +271,10 @@ impl From<crate::sdk::error::BuildError> for Error {
 impl Error {
     /// Whether this is a failed conditional write.
     pub fn is_condition_failed(&self) -> bool {
-        matches!(self, Error::ConditionFailed { .. })
+        matches!(
+            self,
+            Error::ConditionFailed { .. } | Error::VersionConflict { .. }
+        )
     }
 
     /// The service error code (`ConditionalCheckFailedException`, …), if any.

@@ -29,6 +29,14 @@ pub struct Update {
     pub set: Vec<(&'static str, AttributeValue)>,
     /// Attributes removed.
     pub remove: Vec<&'static str>,
+    /// Numbers added to (counters; a missing attribute counts as 0).
+    pub add: Vec<(&'static str, AttributeValue)>,
+    /// Optimistic locking: the version attribute and the version the stored
+    /// item must have for the update to apply.
+    pub expect_version: Option<(&'static str, i64)>,
+    /// Create the item when there is none (counters); otherwise the update
+    /// requires the item to exist.
+    pub upsert: bool,
 }
 
 /// Decodes an item read by key, checking its entity type and TTL.
@@ -78,29 +86,106 @@ pub(crate) fn names(pairs: &[(&str, &str)]) -> std::collections::HashMap<String,
         .collect()
 }
 
-/// PutItem; with `create`, fails with [`Error::ConditionFailed`] when the item exists.
+/// The condition of a put: none; the item must not exist (`create`); or,
+/// for a versioned entity, the stored version must be one below the item's
+/// (or there must be no item).
+struct PutCondition {
+    expression: &'static str,
+    names: std::collections::HashMap<String, String>,
+    values: Option<Item>,
+    /// The stored version a versioned put expects.
+    expected: Option<i64>,
+}
+
+fn put_condition(
+    table: &TableInfo<'_>,
+    item: &Item,
+    create: bool,
+    version: Option<&'static str>,
+    entity: &'static str,
+) -> Result<Option<PutCondition>, Error> {
+    if create {
+        return Ok(Some(PutCondition {
+            expression: "attribute_not_exists(#pk)",
+            names: names(&[("#pk", table.partition_key)]),
+            values: None,
+            expected: None,
+        }));
+    }
+    let Some(attribute) = version else {
+        return Ok(None);
+    };
+    let new = match item.get(attribute) {
+        Some(AttributeValue::N(n)) => n.parse::<i64>().ok(),
+        _ => None,
+    };
+    let Some(new) = new else {
+        return Err(Error::Value(crate::ValueError {
+            context: entity,
+            name: attribute,
+            problem: "the version attribute must be an integer".to_owned(),
+        }));
+    };
+    let expected = new.checked_sub(1).ok_or_else(|| {
+        Error::Value(crate::ValueError {
+            context: entity,
+            name: attribute,
+            problem: "the version cannot go below its minimum".to_owned(),
+        })
+    })?;
+    let mut values = Item::new();
+    values.insert(":prev".to_owned(), AttributeValue::N(expected.to_string()));
+    Ok(Some(PutCondition {
+        expression: "attribute_not_exists(#pk) OR #ver = :prev",
+        names: names(&[("#pk", table.partition_key), ("#ver", attribute)]),
+        values: Some(values),
+        expected: Some(expected),
+    }))
+}
+
+/// PutItem; with `create`, fails with [`Error::ConditionFailed`] when the
+/// item exists. For an entity with a `version` attribute, the item carries
+/// its new version and the put applies only when the stored version is one
+/// below it (or there is no item); otherwise [`Error::VersionConflict`].
 pub async fn put(
     client: &Client,
     table: &TableInfo<'_>,
     item: Item,
     create: bool,
+    version: Option<&'static str>,
     entity: &'static str,
 ) -> Result<(), Error> {
+    let condition = put_condition(table, &item, create, version, entity)?;
     let mut request = client
         .put_item()
         .table_name(table.name)
         .set_item(Some(item));
-    if create {
+    let mut expected = None;
+    if let Some(c) = condition {
+        expected = c.expected;
         request = request
-            .condition_expression("attribute_not_exists(#pk)")
-            .set_expression_attribute_names(Some(names(&[("#pk", table.partition_key)])));
+            .condition_expression(c.expression)
+            .set_expression_attribute_names(Some(c.names))
+            .set_expression_attribute_values(c.values);
     }
     let operation = if create { "create" } else { "put" };
     request
         .send()
         .await
         .map(drop)
-        .map_err(|e| crate::write_error(e, entity, operation))
+        .map_err(|e| versioned(crate::write_error(e, entity, operation), expected))
+}
+
+/// A failed condition of a versioned write is a version conflict.
+fn versioned(error: Error, expected: Option<i64>) -> Error {
+    match (error, expected) {
+        (Error::ConditionFailed { entity, operation }, Some(expected)) => Error::VersionConflict {
+            entity,
+            operation,
+            expected,
+        },
+        (error, _) => error,
+    }
 }
 
 /// DeleteItem; returns whether an item was deleted.
@@ -117,8 +202,10 @@ pub async fn delete(client: &Client, table: &TableInfo<'_>, key: Item) -> Result
 
 struct UpdateExpression {
     expression: String,
+    condition: String,
     names: std::collections::HashMap<String, String>,
     values: Item,
+    expected: Option<i64>,
 }
 
 fn update_expression(
@@ -138,7 +225,30 @@ fn update_expression(
         values.insert(format!(":s{i}"), value);
         sets.push(format!("#s{i} = :s{i}"));
     }
+    let mut conditions = Vec::new();
+    if !update.upsert {
+        conditions.push("attribute_exists(#pk)".to_owned());
+    }
+    if let Some((attribute, expected)) = update.expect_version {
+        names.insert("#ver".to_owned(), attribute.to_owned());
+        values.insert(":prev".to_owned(), AttributeValue::N(expected.to_string()));
+        conditions.push("#ver = :prev".to_owned());
+    }
     let mut expression = format!("SET {}", sets.join(", "));
+    if !update.add.is_empty() {
+        let adds: Vec<String> = update
+            .add
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, value))| {
+                names.insert(format!("#a{i}"), name.to_owned());
+                values.insert(format!(":a{i}"), value);
+                format!("#a{i} :a{i}")
+            })
+            .collect();
+        expression.push_str(" ADD ");
+        expression.push_str(&adds.join(", "));
+    }
     if !update.remove.is_empty() {
         let removes: Vec<String> = update
             .remove
@@ -152,10 +262,16 @@ fn update_expression(
         expression.push_str(" REMOVE ");
         expression.push_str(&removes.join(", "));
     }
+    if conditions.is_empty() {
+        // An upsert has no condition of its own; `#pk` must still be used.
+        names.remove("#pk");
+    }
     UpdateExpression {
         expression,
+        condition: conditions.join(" AND "),
         names,
         values,
+        expected: update.expect_version.map(|(_, v)| v),
     }
 }
 
@@ -170,34 +286,41 @@ pub async fn update(
 ) -> Result<(), Error> {
     let UpdateExpression {
         expression,
+        condition,
         names,
         values,
+        expected,
     } = update_expression(update, table, entity);
     client
         .update_item()
         .table_name(table.name)
         .set_key(Some(key))
         .update_expression(expression)
-        .condition_expression("attribute_exists(#pk)")
+        .set_condition_expression((!condition.is_empty()).then_some(condition))
         .set_expression_attribute_names(Some(names))
         .set_expression_attribute_values(Some(values))
         .send()
         .await
         .map(drop)
-        .map_err(|e| crate::write_error(e, entity, "update"))
+        .map_err(|e| versioned(crate::write_error(e, entity, "update"), expected))
 }
 
-/// A transaction item that puts (or, with `create`, creates) `item`.
+/// A transaction item that puts (or, with `create`, creates) `item`, with
+/// the same conditions as [`put`].
 pub fn transact_put(
     table: &TableInfo<'_>,
     item: Item,
     create: bool,
+    version: Option<&'static str>,
+    entity: &'static str,
 ) -> Result<TransactWriteItem, Error> {
+    let condition = put_condition(table, &item, create, version, entity)?;
     let mut put = Put::builder().table_name(table.name).set_item(Some(item));
-    if create {
+    if let Some(c) = condition {
         put = put
-            .condition_expression("attribute_not_exists(#pk)")
-            .set_expression_attribute_names(Some(names(&[("#pk", table.partition_key)])));
+            .condition_expression(c.expression)
+            .set_expression_attribute_names(Some(c.names))
+            .set_expression_attribute_values(c.values);
     }
     Ok(TransactWriteItem::builder().put(put.build()?).build())
 }
@@ -211,14 +334,16 @@ pub fn transact_update(
 ) -> Result<TransactWriteItem, Error> {
     let UpdateExpression {
         expression,
+        condition,
         names,
         values,
+        expected: _,
     } = update_expression(update, table, entity);
     let update = SdkUpdate::builder()
         .table_name(table.name)
         .set_key(Some(key))
         .update_expression(expression)
-        .condition_expression("attribute_exists(#pk)")
+        .set_condition_expression((!condition.is_empty()).then_some(condition))
         .set_expression_attribute_names(Some(names))
         .set_expression_attribute_values(Some(values));
     Ok(TransactWriteItem::builder().update(update.build()?).build())

@@ -799,6 +799,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "Contestant",
             )
             .await
@@ -815,6 +816,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "Contestant",
             )
             .await
@@ -875,6 +877,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "VoteShard",
             )
             .await
@@ -891,6 +894,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "VoteShard",
             )
             .await
@@ -951,6 +955,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "VoteTotal",
             )
             .await
@@ -967,6 +972,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "VoteTotal",
             )
             .await

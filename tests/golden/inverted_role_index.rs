@@ -923,7 +923,14 @@ impl<'a> TenantRepository<'a> {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self.repo;
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)?;
-        ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, false, "User")
+        ::schema_runtime::ops::put(
+                &repo.client,
+                &repo.table_info(),
+                item,
+                false,
+                ::core::option::Option::None,
+                "User",
+            )
             .await
     }
     /// Writes a new [`User`]; fails with `Error::ConditionFailed` when one with the same key exists.
@@ -933,7 +940,14 @@ impl<'a> TenantRepository<'a> {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self.repo;
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)?;
-        ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, true, "User")
+        ::schema_runtime::ops::put(
+                &repo.client,
+                &repo.table_info(),
+                item,
+                true,
+                ::core::option::Option::None,
+                "User",
+            )
             .await
     }
     /// Applies a partial update to an existing [`User`]; fails with `Error::ConditionFailed` when there is none.
@@ -984,7 +998,14 @@ impl<'a> TenantRepository<'a> {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self.repo;
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)?;
-        ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, false, "Role")
+        ::schema_runtime::ops::put(
+                &repo.client,
+                &repo.table_info(),
+                item,
+                false,
+                ::core::option::Option::None,
+                "Role",
+            )
             .await
     }
     /// Writes a new [`Role`]; fails with `Error::ConditionFailed` when one with the same key exists.
@@ -994,7 +1015,14 @@ impl<'a> TenantRepository<'a> {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self.repo;
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)?;
-        ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, true, "Role")
+        ::schema_runtime::ops::put(
+                &repo.client,
+                &repo.table_info(),
+                item,
+                true,
+                ::core::option::Option::None,
+                "Role",
+            )
             .await
     }
     /// Applies a partial update to an existing [`Role`]; fails with `Error::ConditionFailed` when there is none.
@@ -1053,6 +1081,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "RoleAssignment",
             )
             .await
@@ -1069,6 +1098,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "RoleAssignment",
             )
             .await
@@ -1579,7 +1609,13 @@ impl GrantRoleTransaction<'_> {
         let info = self.repo.table_info();
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)
             .map_err(::schema_runtime::Error::from)
-            .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, true));
+            .and_then(|item| ::schema_runtime::ops::transact_put(
+                &info,
+                item,
+                true,
+                ::core::option::Option::None,
+                "RoleAssignment",
+            ));
         self.push(item)
     }
     /// Requires a [`User`] to exist.

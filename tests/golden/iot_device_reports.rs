@@ -795,6 +795,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "Device",
             )
             .await
@@ -811,6 +812,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "Device",
             )
             .await
@@ -871,6 +873,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "DeviceReport",
             )
             .await
@@ -887,6 +890,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "DeviceReport",
             )
             .await

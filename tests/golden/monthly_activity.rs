@@ -848,6 +848,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "ActivityEvent",
             )
             .await
@@ -864,6 +865,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "ActivityEvent",
             )
             .await
@@ -924,6 +926,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "MonthlyActivityCount",
             )
             .await
@@ -940,6 +943,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "MonthlyActivityCount",
             )
             .await

@@ -912,6 +912,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "UserProfile",
             )
             .await
@@ -928,6 +929,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "UserProfile",
             )
             .await
@@ -985,6 +987,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "Photo",
             )
             .await
@@ -996,7 +999,14 @@ impl<'a> TenantRepository<'a> {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self.repo;
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)?;
-        ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, true, "Photo")
+        ::schema_runtime::ops::put(
+                &repo.client,
+                &repo.table_info(),
+                item,
+                true,
+                ::core::option::Option::None,
+                "Photo",
+            )
             .await
     }
     /// Applies a partial update to an existing [`Photo`]; fails with `Error::ConditionFailed` when there is none.

@@ -685,7 +685,7 @@ impl TaskUpdate {
         self.due_at = ::core::option::Option::Some(value);
         self
     }
-    /// Sets `version`.
+    /// Sets `version`, the item's new version (required): the update applies only when the stored version is one less, else it fails with `Error::VersionConflict` (optimistic locking).
     pub fn version(mut self, value: impl ::core::convert::Into<i64>) -> Self {
         self.version = ::core::option::Option::Some(value.into());
         self
@@ -746,8 +746,34 @@ impl TaskUpdate {
             }
             ::core::option::Option::None => {}
         }
-        if let ::core::option::Option::Some(value) = &self.version {
-            update.set.push(("version", ::schema_runtime::Attr::to_av(value)));
+        match &self.version {
+            ::core::option::Option::Some(value) => {
+                update.set.push(("version", ::schema_runtime::Attr::to_av(value)));
+                let expected = value
+                    .checked_sub(1)
+                    .ok_or(::schema_runtime::ValueError {
+                        context: "Task",
+                        name: "version",
+                        problem: ::std::string::String::from(
+                            "the version cannot go below its minimum",
+                        ),
+                    })?;
+                update.expect_version = ::core::option::Option::Some((
+                    "version",
+                    expected,
+                ));
+            }
+            ::core::option::Option::None => {
+                return ::core::result::Result::Err(
+                    ::schema_runtime::Error::Value(::schema_runtime::ValueError {
+                        context: "Task",
+                        name: "version",
+                        problem: ::std::string::String::from(
+                            "an update of a versioned `Task` carries its new version: set `version` to the version read plus one",
+                        ),
+                    }),
+                );
+            }
         }
         if self.assignee_id.is_some() {
             'key0: {
@@ -1314,6 +1340,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "Project",
             )
             .await
@@ -1330,6 +1357,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "Project",
             )
             .await
@@ -1375,14 +1403,21 @@ impl<'a> TenantRepository<'a> {
         >(&repo.client, &repo.table_info(), key.to_key_item(&self.tenant)?, false)
             .await
     }
-    /// Writes a [`Task`], replacing any item with the same key.
+    /// Writes a [`Task`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
     pub async fn put_task(
         &self,
         item: &Task,
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self.repo;
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)?;
-        ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, false, "Task")
+        ::schema_runtime::ops::put(
+                &repo.client,
+                &repo.table_info(),
+                item,
+                false,
+                ::core::option::Option::Some("version"),
+                "Task",
+            )
             .await
     }
     /// Writes a new [`Task`]; fails with `Error::ConditionFailed` when one with the same key exists.
@@ -1392,7 +1427,14 @@ impl<'a> TenantRepository<'a> {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self.repo;
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)?;
-        ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, true, "Task")
+        ::schema_runtime::ops::put(
+                &repo.client,
+                &repo.table_info(),
+                item,
+                true,
+                ::core::option::Option::Some("version"),
+                "Task",
+            )
             .await
     }
     /// Applies a partial update to an existing [`Task`]; fails with `Error::ConditionFailed` when there is none.
@@ -1451,6 +1493,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "Comment",
             )
             .await
@@ -1467,6 +1510,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "Comment",
             )
             .await

@@ -1246,7 +1246,7 @@ impl InventoryItemUpdate {
         self.reserved = ::core::option::Option::Some(value.into());
         self
     }
-    /// Sets `version`.
+    /// Sets `version`, the item's new version (required): the update applies only when the stored version is one less, else it fails with `Error::VersionConflict` (optimistic locking).
     pub fn version(mut self, value: impl ::core::convert::Into<i64>) -> Self {
         self.version = ::core::option::Option::Some(value.into());
         self
@@ -1265,8 +1265,34 @@ impl InventoryItemUpdate {
         if let ::core::option::Option::Some(value) = &self.reserved {
             update.set.push(("reserved", ::schema_runtime::Attr::to_av(value)));
         }
-        if let ::core::option::Option::Some(value) = &self.version {
-            update.set.push(("version", ::schema_runtime::Attr::to_av(value)));
+        match &self.version {
+            ::core::option::Option::Some(value) => {
+                update.set.push(("version", ::schema_runtime::Attr::to_av(value)));
+                let expected = value
+                    .checked_sub(1)
+                    .ok_or(::schema_runtime::ValueError {
+                        context: "InventoryItem",
+                        name: "version",
+                        problem: ::std::string::String::from(
+                            "the version cannot go below its minimum",
+                        ),
+                    })?;
+                update.expect_version = ::core::option::Option::Some((
+                    "version",
+                    expected,
+                ));
+            }
+            ::core::option::Option::None => {
+                return ::core::result::Result::Err(
+                    ::schema_runtime::Error::Value(::schema_runtime::ValueError {
+                        context: "InventoryItem",
+                        name: "version",
+                        problem: ::std::string::String::from(
+                            "an update of a versioned `InventoryItem` carries its new version: set `version` to the version read plus one",
+                        ),
+                    }),
+                );
+            }
         }
         let _ = key;
         ::core::result::Result::Ok(update)
@@ -1391,6 +1417,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "Tenant",
             )
             .await
@@ -1407,6 +1434,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "Tenant",
             )
             .await
@@ -1459,7 +1487,14 @@ impl<'a> TenantRepository<'a> {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self.repo;
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)?;
-        ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, false, "User")
+        ::schema_runtime::ops::put(
+                &repo.client,
+                &repo.table_info(),
+                item,
+                false,
+                ::core::option::Option::None,
+                "User",
+            )
             .await
     }
     /// Writes a new [`User`]; fails with `Error::ConditionFailed` when one with the same key exists.
@@ -1469,7 +1504,14 @@ impl<'a> TenantRepository<'a> {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self.repo;
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)?;
-        ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, true, "User")
+        ::schema_runtime::ops::put(
+                &repo.client,
+                &repo.table_info(),
+                item,
+                true,
+                ::core::option::Option::None,
+                "User",
+            )
             .await
     }
     /// Applies a partial update to an existing [`User`]; fails with `Error::ConditionFailed` when there is none.
@@ -1525,6 +1567,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "Order",
             )
             .await
@@ -1536,7 +1579,14 @@ impl<'a> TenantRepository<'a> {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self.repo;
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)?;
-        ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, true, "Order")
+        ::schema_runtime::ops::put(
+                &repo.client,
+                &repo.table_info(),
+                item,
+                true,
+                ::core::option::Option::None,
+                "Order",
+            )
             .await
     }
     /// Applies a partial update to an existing [`Order`]; fails with `Error::ConditionFailed` when there is none.
@@ -1583,7 +1633,7 @@ impl<'a> TenantRepository<'a> {
         >(&repo.client, &repo.table_info(), key.to_key_item(&self.tenant)?, false)
             .await
     }
-    /// Writes a [`InventoryItem`], replacing any item with the same key.
+    /// Writes a [`InventoryItem`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
     pub async fn put_inventory_item(
         &self,
         item: &InventoryItem,
@@ -1595,6 +1645,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::Some("version"),
                 "InventoryItem",
             )
             .await
@@ -1611,6 +1662,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::Some("version"),
                 "InventoryItem",
             )
             .await
@@ -2237,7 +2289,13 @@ impl PlaceOrderTransaction<'_> {
         let info = self.repo.table_info();
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)
             .map_err(::schema_runtime::Error::from)
-            .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, true));
+            .and_then(|item| ::schema_runtime::ops::transact_put(
+                &info,
+                item,
+                true,
+                ::core::option::Option::None,
+                "Order",
+            ));
         self.push(item)
     }
     /// Updates an existing [`InventoryItem`].

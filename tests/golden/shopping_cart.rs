@@ -963,6 +963,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "CartItem",
             )
             .await
@@ -979,6 +980,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "CartItem",
             )
             .await
@@ -1039,6 +1041,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "WishlistItem",
             )
             .await
@@ -1055,6 +1058,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "WishlistItem",
             )
             .await
@@ -1115,6 +1119,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "CartCount",
             )
             .await
@@ -1131,6 +1136,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "CartCount",
             )
             .await
@@ -1624,7 +1630,13 @@ impl AddToCartTransaction<'_> {
         let info = self.repo.table_info();
         let item = ::schema_runtime::Entity::to_item(item, &())
             .map_err(::schema_runtime::Error::from)
-            .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, false));
+            .and_then(|item| ::schema_runtime::ops::transact_put(
+                &info,
+                item,
+                false,
+                ::core::option::Option::None,
+                "CartItem",
+            ));
         self.push(item)
     }
     /// Updates an existing [`CartCount`].
@@ -1704,7 +1716,13 @@ impl MoveItemTransaction<'_> {
         let info = self.repo.table_info();
         let item = ::schema_runtime::Entity::to_item(item, &())
             .map_err(::schema_runtime::Error::from)
-            .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, false));
+            .and_then(|item| ::schema_runtime::ops::transact_put(
+                &info,
+                item,
+                false,
+                ::core::option::Option::None,
+                "CartItem",
+            ));
         self.push(item)
     }
     /// Updates an existing [`CartCount`].

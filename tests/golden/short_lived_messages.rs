@@ -541,6 +541,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "Message",
             )
             .await
@@ -557,6 +558,7 @@ impl Repository {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "Message",
             )
             .await

@@ -418,7 +418,7 @@ impl DocumentMetaUpdate {
         self.updated_at = ::core::option::Option::Some(value.into());
         self
     }
-    /// Sets `version`.
+    /// Sets `version`, the item's new version (required): the update applies only when the stored version is one less, else it fails with `Error::VersionConflict` (optimistic locking).
     pub fn version(mut self, value: impl ::core::convert::Into<i64>) -> Self {
         self.version = ::core::option::Option::Some(value.into());
         self
@@ -483,8 +483,34 @@ impl DocumentMetaUpdate {
                     )?,
                 ));
         }
-        if let ::core::option::Option::Some(value) = &self.version {
-            update.set.push(("version", ::schema_runtime::Attr::to_av(value)));
+        match &self.version {
+            ::core::option::Option::Some(value) => {
+                update.set.push(("version", ::schema_runtime::Attr::to_av(value)));
+                let expected = value
+                    .checked_sub(1)
+                    .ok_or(::schema_runtime::ValueError {
+                        context: "DocumentMeta",
+                        name: "version",
+                        problem: ::std::string::String::from(
+                            "the version cannot go below its minimum",
+                        ),
+                    })?;
+                update.expect_version = ::core::option::Option::Some((
+                    "version",
+                    expected,
+                ));
+            }
+            ::core::option::Option::None => {
+                return ::core::result::Result::Err(
+                    ::schema_runtime::Error::Value(::schema_runtime::ValueError {
+                        context: "DocumentMeta",
+                        name: "version",
+                        problem: ::std::string::String::from(
+                            "an update of a versioned `DocumentMeta` carries its new version: set `version` to the version read plus one",
+                        ),
+                    }),
+                );
+            }
         }
         if self.updated_at.is_some() {
             let __v_updated_at = match self.updated_at {
@@ -1506,7 +1532,7 @@ impl<'a> TenantRepository<'a> {
         >(&repo.client, &repo.table_info(), key.to_key_item(&self.tenant)?, false)
             .await
     }
-    /// Writes a [`DocumentMeta`], replacing any item with the same key.
+    /// Writes a [`DocumentMeta`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
     pub async fn put_document_meta(
         &self,
         item: &DocumentMeta,
@@ -1518,6 +1544,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::Some("version"),
                 "DocumentMeta",
             )
             .await
@@ -1534,6 +1561,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::Some("version"),
                 "DocumentMeta",
             )
             .await
@@ -1594,6 +1622,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "DocumentBodyChunk",
             )
             .await
@@ -1610,6 +1639,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "DocumentBodyChunk",
             )
             .await
@@ -1670,6 +1700,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "DocumentAttachment",
             )
             .await
@@ -1686,6 +1717,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "DocumentAttachment",
             )
             .await
@@ -1746,6 +1778,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 false,
+                ::core::option::Option::None,
                 "DocumentShare",
             )
             .await
@@ -1762,6 +1795,7 @@ impl<'a> TenantRepository<'a> {
                 &repo.table_info(),
                 item,
                 true,
+                ::core::option::Option::None,
                 "DocumentShare",
             )
             .await
@@ -2404,7 +2438,13 @@ impl EditBodyTransaction<'_> {
         let info = self.repo.table_info();
         let item = ::schema_runtime::Entity::to_item(item, &self.tenant)
             .map_err(::schema_runtime::Error::from)
-            .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, false));
+            .and_then(|item| ::schema_runtime::ops::transact_put(
+                &info,
+                item,
+                false,
+                ::core::option::Option::None,
+                "DocumentBodyChunk",
+            ));
         self.push(item)
     }
     /// Updates an existing [`DocumentMeta`].

@@ -831,7 +831,10 @@ mod saas_tenant_users_orders_patterns {
                 &InventoryItemKey {
                     sku: "SKU-1".into(),
                 },
-                InventoryItemUpdate::default().on_hand(9).reserved(1),
+                InventoryItemUpdate::default()
+                    .on_hand(9)
+                    .reserved(1)
+                    .version(1),
             );
         place.send().await.unwrap();
         let mut again = t.place_order();
@@ -841,7 +844,7 @@ mod saas_tenant_users_orders_patterns {
                 &InventoryItemKey {
                     sku: "SKU-1".into(),
                 },
-                InventoryItemUpdate::default().on_hand(0),
+                InventoryItemUpdate::default().on_hand(0).version(2),
             );
         assert_canceled(again.send().await);
 
@@ -859,7 +862,7 @@ mod saas_tenant_users_orders_patterns {
                     sku: "SKU-1".into(),
                     on_hand: 9,
                     reserved: 1,
-                    version: 0
+                    version: 1
                 },
                 stock("SKU-2", 5)
             ]
@@ -1134,7 +1137,8 @@ mod vertical_partitioning_patterns {
                 },
                 DocumentMetaUpdate::default()
                     .chunk_count(1)
-                    .updated_at(DateTime::from_secs(1_714_600_000)),
+                    .updated_at(DateTime::from_secs(1_714_600_000))
+                    .version(1),
             );
         edit.send().await.unwrap();
         assert_eq!(
@@ -1163,5 +1167,91 @@ mod vertical_partitioning_patterns {
             .await
             .unwrap()
             .is_empty());
+    }
+}
+
+mod optimistic_locking {
+    use super::*;
+    use saas_tenant_users_orders::*;
+
+    #[tokio::test]
+    async fn versioned_writes_conflict_instead_of_overwriting() {
+        let repo = Repository::new(client().await).with_table_name(server::unique_table("Locks"));
+        repo.create_table().await.unwrap();
+        let tenant = TenantId::new("locks").unwrap();
+        let t = repo.for_tenant(&tenant);
+        let key = InventoryItemKey {
+            sku: "SKU-1".into(),
+        };
+        let item = InventoryItem {
+            sku: "SKU-1".into(),
+            on_hand: 100,
+            reserved: 0,
+            version: 0,
+        };
+        t.put_inventory_item(&item).await.unwrap();
+        // A second writer that read nothing and writes version 0 again loses.
+        let stale = t.put_inventory_item(&item).await;
+        assert!(
+            matches!(stale, Err(Error::VersionConflict { expected: -1, .. })),
+            "{stale:?}"
+        );
+        // Version 1 after version 0: applies.
+        t.put_inventory_item(&InventoryItem {
+            on_hand: 99,
+            version: 1,
+            ..item.clone()
+        })
+        .await
+        .unwrap();
+        let lost = t
+            .update_inventory_item(&key, InventoryItemUpdate::default().on_hand(5).version(1))
+            .await;
+        assert!(
+            matches!(lost, Err(Error::VersionConflict { expected: 0, .. })),
+            "{lost:?}"
+        );
+        assert_eq!(
+            t.get_inventory_item(&key).await.unwrap().unwrap().on_hand,
+            99
+        );
+
+        // Eight writers take 5 units each, one at a time, re-reading on
+        // every conflict: none of the 40 decrements is lost.
+        let writers = (0..8).map(|_| {
+            let repo = repo.clone();
+            let tenant = tenant.clone();
+            let key = key.clone();
+            tokio::spawn(async move {
+                let t = repo.for_tenant(&tenant);
+                let mut conflicts = 0u32;
+                for _ in 0..5 {
+                    loop {
+                        let current = t.get_inventory_item(&key).await.unwrap().unwrap();
+                        let update = InventoryItemUpdate::default()
+                            .on_hand(current.on_hand - 1)
+                            .version(current.version + 1);
+                        match t.update_inventory_item(&key, update).await {
+                            Ok(()) => break,
+                            Err(Error::VersionConflict { .. }) => conflicts += 1,
+                            Err(e) => panic!("{e:?}"),
+                        }
+                    }
+                }
+                conflicts
+            })
+        });
+        let mut conflicts = 0;
+        for writer in writers.collect::<Vec<_>>() {
+            conflicts += writer.await.unwrap();
+        }
+        let last = t.get_inventory_item(&key).await.unwrap().unwrap();
+        assert_eq!(last.on_hand, 99 - 40, "after {conflicts} conflicts");
+        assert_eq!(last.version, 41);
+        // An update that does not say its version is refused before any request.
+        let refused = t
+            .update_inventory_item(&key, InventoryItemUpdate::default().on_hand(1))
+            .await;
+        assert!(matches!(refused, Err(Error::Value(_))), "{refused:?}");
     }
 }

@@ -488,7 +488,11 @@ impl Emitter<'_> {
         let setters = changeable.iter().map(|a| {
             let f = snake_ident(a.name.as_str());
             let t = self.value_type(name, a);
-            let d = format!(" Sets `{}`.", a.name.as_str());
+            let d = if entity.version_attribute.as_deref() == Some(a.name.as_str()) {
+                format!(" Sets `{}`, the item's new version (required): the update applies only when the stored version is one less, else it fails with `Error::VersionConflict` (optimistic locking).", a.name.as_str())
+            } else {
+                format!(" Sets `{}`.", a.name.as_str())
+            };
             if a.optional {
                 let d = format!(
                     " Sets `{}`; `None` removes it (and the index keys built from it).",
@@ -511,11 +515,34 @@ impl Emitter<'_> {
                 }
             }
         });
+        let version = entity.version_attribute.as_deref();
         let sets = changeable.iter().map(|a| {
             let attribute = a.name.as_str();
             let f = snake_ident(attribute);
             let value = self.to_av(name, a, quote!(value));
-            if a.optional {
+            if Some(attribute) == version {
+                let missing = format!("an update of a versioned `{name}` carries its new version: set `{attribute}` to the version read plus one");
+                quote! {
+                    match &self.#f {
+                        ::core::option::Option::Some(value) => {
+                            update.set.push((#attribute, #value));
+                            let expected = value.checked_sub(1).ok_or(::schema_runtime::ValueError {
+                                context: #name,
+                                name: #attribute,
+                                problem: ::std::string::String::from("the version cannot go below its minimum"),
+                            })?;
+                            update.expect_version = ::core::option::Option::Some((#attribute, expected));
+                        }
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(::schema_runtime::Error::Value(::schema_runtime::ValueError {
+                                context: #name,
+                                name: #attribute,
+                                problem: ::std::string::String::from(#missing),
+                            }));
+                        }
+                    }
+                }
+            } else if a.optional {
                 quote! {
                     match &self.#f {
                         ::core::option::Option::Some(::core::option::Option::Some(value)) => update.set.push((#attribute, #value)),

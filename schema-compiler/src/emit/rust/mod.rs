@@ -152,6 +152,14 @@ fn option_usize(value: Option<usize>) -> TokenStream {
     }
 }
 
+/// `Some("text")` / `None` as tokens.
+fn option_str(value: Option<&str>) -> TokenStream {
+    match value {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
 /// A doc attribute for an optional description.
 fn doc(text: Option<&str>) -> TokenStream {
     match text {

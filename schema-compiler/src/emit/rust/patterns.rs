@@ -472,6 +472,7 @@ impl Emitter<'_> {
             match op {
                 TransactionOp::Put | TransactionOp::Create => {
                     let create = *op == TransactionOp::Create;
+                    let version = super::option_str(e.version_attribute.as_deref());
                     let m = format_ident!("{}_{s}", if create { "create" } else { "put" });
                     let d = format!(" {} a [`{entity}`].", if create { "Creates (fails the transaction if it exists)" } else { "Puts" });
                     quote! {
@@ -480,7 +481,7 @@ impl Emitter<'_> {
                             let info = self.repo.table_info();
                             let item = ::schema_runtime::Entity::to_item(item, #scope)
                                 .map_err(::schema_runtime::Error::from)
-                                .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, #create));
+                                .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, #create, #version, #entity));
                             self.push(item)
                         }
                     }

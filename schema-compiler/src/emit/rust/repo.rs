@@ -264,7 +264,11 @@ impl Emitter<'_> {
         let get_doc = format!(
             " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
         );
-        let put_doc = format!(" Writes a [`{name}`], replacing any item with the same key.");
+        let version = super::option_str(entity.version_attribute.as_deref());
+        let put_doc = match &entity.version_attribute {
+            Some(v) => format!(" Writes a [`{name}`] carrying its new `{v}`: applies only when there is no item or the stored `{v}` is one less, else fails with `Error::VersionConflict` (optimistic locking)."),
+            None => format!(" Writes a [`{name}`], replacing any item with the same key."),
+        };
         let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
         let update_doc = format!(" Applies a partial update to an existing [`{name}`]; fails with `Error::ConditionFailed` when there is none.");
         let delete_doc =
@@ -280,14 +284,14 @@ impl Emitter<'_> {
             pub async fn #put(&self, item: &#ty) -> #result<(), #error> {
                 let repo = #repo;
                 let item = ::schema_runtime::Entity::to_item(item, #scope)?;
-                ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, false, #name).await
+                ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, false, #version, #name).await
             }
 
             #[doc = #create_doc]
             pub async fn #create(&self, item: &#ty) -> #result<(), #error> {
                 let repo = #repo;
                 let item = ::schema_runtime::Entity::to_item(item, #scope)?;
-                ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, true, #name).await
+                ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, true, #version, #name).await
             }
 
             #[doc = #update_doc]
