@@ -28,6 +28,7 @@
 
 pub use aws_sdk_dynamodb as sdk;
 
+pub mod aggregate;
 mod batch;
 pub mod codec;
 mod entity;

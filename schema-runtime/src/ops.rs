@@ -37,6 +37,9 @@ pub struct Update {
     /// Create the item when there is none (counters); otherwise the update
     /// requires the item to exist.
     pub upsert: bool,
+    /// Attributes the stored item must hold with these values for the
+    /// update to apply.
+    pub expect: Vec<(&'static str, AttributeValue)>,
 }
 
 /// Decodes an item read by key, checking its entity type and TTL.
@@ -228,6 +231,11 @@ fn update_expression(
     let mut conditions = Vec::new();
     if !update.upsert {
         conditions.push("attribute_exists(#pk)".to_owned());
+    }
+    for (i, (name, value)) in update.expect.into_iter().enumerate() {
+        names.insert(format!("#x{i}"), name.to_owned());
+        values.insert(format!(":x{i}"), value);
+        conditions.push(format!("#x{i} = :x{i}"));
     }
     if let Some((attribute, expected)) = update.expect_version {
         names.insert("#ver".to_owned(), attribute.to_owned());

@@ -799,6 +799,14 @@ impl Repository {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         TABLE.create(&self.client, &self.table_name).await
     }
+    /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none).
+    pub async fn apply_counter_changes(
+        &self,
+        changes: &[::schema_runtime::aggregate::CounterChange],
+    ) -> ::core::result::Result<(), ::schema_runtime::Error> {
+        ::schema_runtime::aggregate::apply(&self.client, &self.table_info(), changes)
+            .await
+    }
 }
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
@@ -1562,6 +1570,68 @@ fn request_monthly_counts(
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
     })
+}
+/// The `event_count` counter of [`MonthlyActivityCount`].
+pub const COUNTER_MONTHLY_ACTIVITY_COUNT: ::schema_runtime::aggregate::Counter = ::schema_runtime::aggregate::Counter {
+    entity: "MonthlyActivityCount",
+    count_attribute: "event_count",
+};
+/// The [`MonthlyActivityCount`] group a [`ActivityEvent`] is counted in.
+fn activity_event_group_for_monthly_activity_count(
+    item: &ActivityEvent,
+    scope: &TenantId,
+) -> ::core::result::Result<
+    ::schema_runtime::aggregate::Group,
+    ::schema_runtime::Error,
+> {
+    let key = MonthlyActivityCountKey {
+        month: ::core::clone::Clone::clone(&item.month),
+    };
+    ::core::result::Result::Ok(::schema_runtime::aggregate::Group {
+        key: key.to_key_item(scope)?,
+        attributes: ::std::vec![("month", ::schema_runtime::Attr::to_av(& item.month)),],
+    })
+}
+fn activity_event_group_for_monthly_activity_count_image(
+    item: &::schema_runtime::Item,
+    value: &ActivityEvent,
+) -> ::core::result::Result<
+    ::schema_runtime::aggregate::Group,
+    ::schema_runtime::Error,
+> {
+    let scope: TenantId = (|| -> ::core::result::Result<
+        TenantId,
+        ::schema_runtime::DecodeError,
+    > {
+        let mut reader = ::schema_runtime::reader::KeyReader::new(
+            item,
+            "ActivityEvent",
+            "pk",
+            "tenant",
+        )?;
+        reader.literal("TENANT#")?;
+        let text = reader.take(::schema_runtime::reader::Stop::Literal("|ACTIVITY#"))?;
+        reader.parse(text, |t: &str| TenantId::new(t).ok())
+    })()?;
+    activity_event_group_for_monthly_activity_count(value, &scope)
+}
+/// The changes to [`MonthlyActivityCount`] counters that DynamoDB Streams records of `ActivityEvent` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted.
+///
+/// A stream consumer (a Lambda on the table's stream) turns each record's `OldImage`/`NewImage` into a [`::schema_runtime::aggregate::ChangeRecord`], calls this, and applies the result with `Repository::apply_counter_changes`.
+pub fn monthly_activity_count_changes(
+    records: &[::schema_runtime::aggregate::ChangeRecord],
+) -> (
+    ::std::vec::Vec<::schema_runtime::aggregate::CounterChange>,
+    ::std::vec::Vec<::schema_runtime::Error>,
+) {
+    ::schema_runtime::aggregate::count_changes::<
+        ActivityEvent,
+    >(
+        records,
+        "entity_type",
+        &COUNTER_MONTHLY_ACTIVITY_COUNT,
+        activity_event_group_for_monthly_activity_count_image,
+    )
 }
 /// What `ActivityEvent.month` may hold in a key.
 const ACTIVITY_EVENT_MONTH: ::schema_runtime::codec::StrDomain = ::schema_runtime::codec::StrDomain {

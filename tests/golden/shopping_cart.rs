@@ -946,46 +946,50 @@ impl Repository {
         ::schema_runtime::Error,
     > {
         let repo = self;
-        ::schema_runtime::ops::get::<
-            CartItem,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&())?, false)
+        ::schema_runtime::ops::get(
+                &repo.client,
+                &repo.table_info(),
+                key.to_key_item(&())?,
+                false,
+            )
             .await
     }
     /// Writes a [`CartItem`], replacing any item with the same key.
+    /// The count in its [`CartCount`] group changes in the same transaction.
     pub async fn put_cart_item(
         &self,
         item: &CartItem,
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self;
-        let item = ::schema_runtime::Entity::to_item(item, &())?;
-        ::schema_runtime::ops::put(
+        ::schema_runtime::aggregate::put(
                 &repo.client,
                 &repo.table_info(),
                 item,
-                false,
-                ::core::option::Option::None,
-                "CartItem",
+                &(),
+                &COUNTER_CART_COUNT,
+                cart_item_group_for_cart_count,
             )
             .await
     }
     /// Writes a new [`CartItem`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// The count in its [`CartCount`] group changes in the same transaction.
     pub async fn create_cart_item(
         &self,
         item: &CartItem,
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self;
-        let item = ::schema_runtime::Entity::to_item(item, &())?;
-        ::schema_runtime::ops::put(
+        ::schema_runtime::aggregate::create(
                 &repo.client,
                 &repo.table_info(),
                 item,
-                true,
-                ::core::option::Option::None,
-                "CartItem",
+                &(),
+                &COUNTER_CART_COUNT,
+                cart_item_group_for_cart_count,
             )
             .await
     }
     /// Applies a partial update to an existing [`CartItem`]; fails with `Error::ConditionFailed` when there is none.
+    /// The count in its [`CartCount`] group changes in the same transaction.
     pub async fn update_cart_item(
         &self,
         key: &CartItemKey,
@@ -993,25 +997,31 @@ impl Repository {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         let repo = self;
         let changes = update.to_update(key, &())?;
-        ::schema_runtime::ops::update(
+        ::schema_runtime::aggregate::update(
                 &repo.client,
                 &repo.table_info(),
                 key.to_key_item(&())?,
                 changes,
-                "CartItem",
+                &(),
+                &COUNTER_CART_COUNT,
+                cart_item_group_for_cart_count,
             )
             .await
     }
     /// Deletes the [`CartItem`] at `key`; returns whether there was one.
+    /// The count in its [`CartCount`] group changes in the same transaction.
     pub async fn delete_cart_item(
         &self,
         key: &CartItemKey,
     ) -> ::core::result::Result<bool, ::schema_runtime::Error> {
         let repo = self;
-        ::schema_runtime::ops::delete(
+        ::schema_runtime::aggregate::delete(
                 &repo.client,
                 &repo.table_info(),
                 key.to_key_item(&())?,
+                &(),
+                &COUNTER_CART_COUNT,
+                cart_item_group_for_cart_count,
             )
             .await
     }
@@ -1877,6 +1887,31 @@ impl CheckoutTransaction<'_> {
         }
         ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
     }
+}
+/// The `item_count` counter of [`CartCount`].
+pub const COUNTER_CART_COUNT: ::schema_runtime::aggregate::Counter = ::schema_runtime::aggregate::Counter {
+    entity: "CartCount",
+    count_attribute: "item_count",
+};
+/// The [`CartCount`] group a [`CartItem`] is counted in.
+fn cart_item_group_for_cart_count(
+    item: &CartItem,
+    scope: &(),
+) -> ::core::result::Result<
+    ::schema_runtime::aggregate::Group,
+    ::schema_runtime::Error,
+> {
+    let key = CartCountKey {
+        user_id: ::core::clone::Clone::clone(&item.user_id),
+        status: ::core::clone::Clone::clone(&item.status),
+    };
+    ::core::result::Result::Ok(::schema_runtime::aggregate::Group {
+        key: key.to_key_item(scope)?,
+        attributes: ::std::vec![
+            ("user_id", ::schema_runtime::Attr::to_av(& item.user_id)), ("status",
+            ::schema_runtime::Attr::to_av(& item.status)),
+        ],
+    })
 }
 /// What `CartItem.user_id` may hold in a key.
 const CART_ITEM_USER_ID: ::schema_runtime::codec::StrDomain = ::schema_runtime::codec::StrDomain {

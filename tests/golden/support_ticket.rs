@@ -887,6 +887,14 @@ impl Repository {
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         TABLE.create(&self.client, &self.table_name).await
     }
+    /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none).
+    pub async fn apply_counter_changes(
+        &self,
+        changes: &[::schema_runtime::aggregate::CounterChange],
+    ) -> ::core::result::Result<(), ::schema_runtime::Error> {
+        ::schema_runtime::aggregate::apply(&self.client, &self.table_info(), changes)
+            .await
+    }
 }
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
@@ -1613,6 +1621,65 @@ fn request_ticket_counts_by_status(
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
     })
+}
+/// The `count` counter of [`TicketCount`].
+pub const COUNTER_TICKET_COUNT: ::schema_runtime::aggregate::Counter = ::schema_runtime::aggregate::Counter {
+    entity: "TicketCount",
+    count_attribute: "count",
+};
+/// The [`TicketCount`] group a [`Ticket`] is counted in.
+fn ticket_group_for_ticket_count(
+    item: &Ticket,
+    scope: &TenantId,
+) -> ::core::result::Result<
+    ::schema_runtime::aggregate::Group,
+    ::schema_runtime::Error,
+> {
+    let key = TicketCountKey {
+        status: ::core::clone::Clone::clone(&item.status),
+    };
+    ::core::result::Result::Ok(::schema_runtime::aggregate::Group {
+        key: key.to_key_item(scope)?,
+        attributes: ::std::vec![
+            ("status", ::schema_runtime::Attr::to_av(& item.status)),
+        ],
+    })
+}
+fn ticket_group_for_ticket_count_image(
+    item: &::schema_runtime::Item,
+    value: &Ticket,
+) -> ::core::result::Result<
+    ::schema_runtime::aggregate::Group,
+    ::schema_runtime::Error,
+> {
+    let scope: TenantId = (|| -> ::core::result::Result<
+        TenantId,
+        ::schema_runtime::DecodeError,
+    > {
+        let mut reader = ::schema_runtime::reader::KeyReader::new(
+            item,
+            "Ticket",
+            "pk",
+            "tenant",
+        )?;
+        reader.literal("TENANT#")?;
+        let text = reader.take(::schema_runtime::reader::Stop::Literal("|TICKET#"))?;
+        reader.parse(text, |t: &str| TenantId::new(t).ok())
+    })()?;
+    ticket_group_for_ticket_count(value, &scope)
+}
+/// The changes to [`TicketCount`] counters that DynamoDB Streams records of `Ticket` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted.
+///
+/// A stream consumer (a Lambda on the table's stream) turns each record's `OldImage`/`NewImage` into a [`::schema_runtime::aggregate::ChangeRecord`], calls this, and applies the result with `Repository::apply_counter_changes`.
+pub fn ticket_count_changes(
+    records: &[::schema_runtime::aggregate::ChangeRecord],
+) -> (
+    ::std::vec::Vec<::schema_runtime::aggregate::CounterChange>,
+    ::std::vec::Vec<::schema_runtime::Error>,
+) {
+    ::schema_runtime::aggregate::count_changes::<
+        Ticket,
+    >(records, "entity_type", &COUNTER_TICKET_COUNT, ticket_group_for_ticket_count_image)
 }
 /// What `Ticket.id` may hold in a key.
 const TICKET_ID: ::schema_runtime::codec::StrDomain = ::schema_runtime::codec::StrDomain {

@@ -131,7 +131,7 @@ impl Emitter<'_> {
         )
     }
 
-    fn read_placeholder(
+    pub(super) fn read_placeholder(
         &self,
         entity: &ir::Entity,
         template: &ir::KeyTemplate,

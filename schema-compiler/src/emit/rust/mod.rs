@@ -5,6 +5,7 @@
 //! every path is absolute, and no inner attribute is emitted, so the file can
 //! be `include!`d (the include macro's module carries the lint allows).
 
+mod aggregate;
 mod entity;
 mod keys;
 pub mod names;
@@ -68,6 +69,7 @@ impl<'a> Emitter<'a> {
             .collect::<Vec<_>>();
         let repo = self.emit_repositories();
         let patterns = self.emit_pattern_support();
+        let aggregates = self.emit_aggregates();
         let domains = self.emit_domains();
         quote! {
             /// The table's name as the spec declares it; [`Repository::with_table_name`] overrides it.
@@ -77,6 +79,7 @@ impl<'a> Emitter<'a> {
             #(#entities)*
             #repo
             #patterns
+            #aggregates
             #domains
         }
     }

@@ -97,6 +97,7 @@ pub const REPOSITORY_METHODS: &[&str] = &[
     "create_table",
     "for_tenant",
     "tenant",
+    "apply_counter_changes",
 ];
 
 /// Types and constants every generated module has.

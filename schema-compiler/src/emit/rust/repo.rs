@@ -137,6 +137,19 @@ impl Emitter<'_> {
             let t = t.as_str();
             quote!(#t)
         }));
+        let streams = self.spec.entities.values().any(|e| {
+            self.counted_by(e)
+                .iter()
+                .any(|c| c.spec.maintained_by == ir::Maintenance::Stream)
+        });
+        let apply_changes = streams.then(|| {
+            quote! {
+                /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none).
+                pub async fn apply_counter_changes(&self, changes: &[::schema_runtime::aggregate::CounterChange]) -> ::core::result::Result<(), ::schema_runtime::Error> {
+                    ::schema_runtime::aggregate::apply(&self.client, &self.table_info(), changes).await
+                }
+            }
+        });
         let table_ops = self.entity_ops(Handle::Table);
         let table_patterns = self.pattern_methods(Handle::Table);
         let tenant = self.has_tenant().then(|| {
@@ -227,6 +240,8 @@ impl Emitter<'_> {
                     TABLE.create(&self.client, &self.table_name).await
                 }
 
+                #apply_changes
+
                 #(#table_ops)*
                 #(#table_patterns)*
             }
@@ -273,6 +288,14 @@ impl Emitter<'_> {
         let update_doc = format!(" Applies a partial update to an existing [`{name}`]; fails with `Error::ConditionFailed` when there is none.");
         let delete_doc =
             format!(" Deletes the [`{name}`] at `key`; returns whether there was one.");
+        if let Some(counted) = self.transaction_counter(entity) {
+            return self.counted_op_methods(
+                entity,
+                handle,
+                &counted,
+                [get, put, create, update, delete],
+            );
+        }
         quote! {
             #[doc = #get_doc]
             pub async fn #get(&self, key: &#key_ty) -> #result<::core::option::Option<#ty>, #error> {
@@ -305,6 +328,74 @@ impl Emitter<'_> {
             pub async fn #delete(&self, key: &#key_ty) -> #result<bool, #error> {
                 let repo = #repo;
                 ::schema_runtime::ops::delete(&repo.client, &repo.table_info(), key.to_key_item(#scope)?).await
+            }
+        }
+    }
+
+    /// The entity operations of an entity counted by a transaction-kept
+    /// aggregate: writes read the item's group and move its count atomically.
+    fn counted_op_methods(
+        &self,
+        entity: &ir::Entity,
+        handle: Handle,
+        counted: &super::aggregate::Counted<'_>,
+        [get, put, create, update, delete]: [proc_macro2::Ident; 5],
+    ) -> TokenStream {
+        let name = entity.name.as_str();
+        let a_name = counted.aggregate.name.as_str();
+        let ty = pascal_ident(name);
+        let key_ty = key_type(name);
+        let update_ty = update_type(name);
+        let repo = handle.repo();
+        let scope = self.scope_expr(entity, handle);
+        let konst = Self::counter_const(counted.aggregate);
+        let group_fn = Self::group_fn(name, counted.aggregate);
+        let result = quote!(::core::result::Result);
+        let error = quote!(::schema_runtime::Error);
+        let counted_doc =
+            format!(" The count in its [`{a_name}`] group changes in the same transaction.");
+        let get_doc = format!(
+            " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
+        );
+        let put_doc = format!(" Writes a [`{name}`], replacing any item with the same key.");
+        let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
+        let update_doc = format!(" Applies a partial update to an existing [`{name}`]; fails with `Error::ConditionFailed` when there is none.");
+        let delete_doc =
+            format!(" Deletes the [`{name}`] at `key`; returns whether there was one.");
+        quote! {
+            #[doc = #get_doc]
+            pub async fn #get(&self, key: &#key_ty) -> #result<::core::option::Option<#ty>, #error> {
+                let repo = #repo;
+                ::schema_runtime::ops::get(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, false).await
+            }
+
+            #[doc = #put_doc]
+            #[doc = #counted_doc]
+            pub async fn #put(&self, item: &#ty) -> #result<(), #error> {
+                let repo = #repo;
+                ::schema_runtime::aggregate::put(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await
+            }
+
+            #[doc = #create_doc]
+            #[doc = #counted_doc]
+            pub async fn #create(&self, item: &#ty) -> #result<(), #error> {
+                let repo = #repo;
+                ::schema_runtime::aggregate::create(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await
+            }
+
+            #[doc = #update_doc]
+            #[doc = #counted_doc]
+            pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<(), #error> {
+                let repo = #repo;
+                let changes = update.to_update(key, #scope)?;
+                ::schema_runtime::aggregate::update(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, changes, #scope, &#konst, #group_fn).await
+            }
+
+            #[doc = #delete_doc]
+            #[doc = #counted_doc]
+            pub async fn #delete(&self, key: &#key_ty) -> #result<bool, #error> {
+                let repo = #repo;
+                ::schema_runtime::aggregate::delete(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, #scope, &#konst, #group_fn).await
             }
         }
     }

@@ -1,0 +1,178 @@
+//! Aggregates: counters of another entity's items, kept in the same
+//! transaction as the writes or by a DynamoDB Streams handler.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::names::{pascal_ident, screaming, snake, snake_ident};
+use super::{key_type, Emitter};
+use crate::ir::{self, Maintenance, PlaceholderKind};
+
+/// An aggregate the generated code can keep: its counter key is built from
+/// grouping attributes of the same Rust type on both entities.
+pub(super) struct Counted<'a> {
+    /// The aggregate entity.
+    pub aggregate: &'a ir::Entity,
+    /// Its description in the spec.
+    pub spec: &'a ir::Aggregate,
+}
+
+impl<'a> Emitter<'a> {
+    /// The aggregates that count `entity`'s items and that the generated code
+    /// can maintain, with how.
+    pub(super) fn counted_by(&self, entity: &ir::Entity) -> Vec<Counted<'a>> {
+        self.spec
+            .entities
+            .values()
+            .filter_map(|a| {
+                let spec = a.aggregate.as_ref()?;
+                (spec.of == entity.name.as_str() && self.can_maintain(a, spec))
+                    .then_some(Counted { aggregate: a, spec })
+            })
+            .collect()
+    }
+
+    /// The one transaction-maintained aggregate of `entity`, if any: its
+    /// writes through the repository update the counter atomically.
+    pub(super) fn transaction_counter(&self, entity: &ir::Entity) -> Option<Counted<'a>> {
+        self.counted_by(entity)
+            .into_iter()
+            .find(|c| c.spec.maintained_by == Maintenance::Transaction)
+    }
+
+    fn can_maintain(&self, aggregate: &ir::Entity, spec: &ir::Aggregate) -> bool {
+        let Some(of) = self.spec.entities.get(&spec.of) else {
+            return false;
+        };
+        if aggregate.shards.is_some()
+            || self.is_tenant_scoped(aggregate) != self.is_tenant_scoped(of)
+        {
+            return false;
+        }
+        let keys_grouped = self
+            .key_attributes(aggregate)
+            .iter()
+            .all(|k| spec.group_by.contains(&k.name.value));
+        let same_types = spec.group_by.iter().all(|g| {
+            match (aggregate.attributes.get(g), of.attributes.get(g)) {
+                (Some(a), Some(o)) => {
+                    !a.optional
+                        && !o.optional
+                        && self.value_type(aggregate.name.as_str(), a).to_string()
+                            == self.value_type(of.name.as_str(), o).to_string()
+                }
+                _ => false,
+            }
+        });
+        keys_grouped && same_types
+    }
+
+    /// `COUNTER_TICKET_COUNT`.
+    pub(super) fn counter_const(aggregate: &ir::Entity) -> proc_macro2::Ident {
+        format_ident!("COUNTER_{}", screaming(aggregate.name.as_str()))
+    }
+
+    /// `ticket_group_for_ticket_count`.
+    pub(super) fn group_fn(of: &str, aggregate: &ir::Entity) -> proc_macro2::Ident {
+        format_ident!("{}_group_for_{}", snake(of), snake(aggregate.name.as_str()))
+    }
+
+    /// Per maintained aggregate: the counter constant, the function that
+    /// finds an item's group, and for stream-maintained ones the function
+    /// that reads the group out of a stream image.
+    pub(super) fn emit_aggregates(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for of in self.spec.entities.values() {
+            for counted in self.counted_by(of) {
+                out.extend(self.emit_counter(of, &counted));
+            }
+        }
+        out
+    }
+
+    fn emit_counter(&self, of: &ir::Entity, counted: &Counted<'_>) -> TokenStream {
+        let aggregate = counted.aggregate;
+        let a_name = aggregate.name.as_str();
+        let of_name = of.name.as_str();
+        let of_ty = pascal_ident(of_name);
+        let scope_ty = self.scope_type(of);
+        let count = counted.spec.count.as_str();
+        let konst = Self::counter_const(aggregate);
+        let group_fn = Self::group_fn(of_name, aggregate);
+        let a_key = key_type(a_name);
+        let key_fields = self.key_attributes(aggregate).into_iter().map(|k| {
+            let f = snake_ident(k.name.as_str());
+            quote!(#f: ::core::clone::Clone::clone(&item.#f),)
+        });
+        let attributes = counted.spec.group_by.iter().map(|g| {
+            let f = snake_ident(g);
+            quote!((#g, ::schema_runtime::Attr::to_av(&item.#f)),)
+        });
+        let counter_doc = format!(" The `{count}` counter of [`{a_name}`].");
+        let group_doc = format!(" The [`{a_name}`] group a [`{of_name}`] is counted in.");
+        let mut out = quote! {
+            #[doc = #counter_doc]
+            pub const #konst: ::schema_runtime::aggregate::Counter = ::schema_runtime::aggregate::Counter {
+                entity: #a_name,
+                count_attribute: #count,
+            };
+
+            #[doc = #group_doc]
+            fn #group_fn(item: &#of_ty, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::aggregate::Group, ::schema_runtime::Error> {
+                let key = #a_key { #(#key_fields)* };
+                ::core::result::Result::Ok(::schema_runtime::aggregate::Group {
+                    key: key.to_key_item(scope)?,
+                    attributes: ::std::vec![#(#attributes)*],
+                })
+            }
+        };
+        if counted.spec.maintained_by == Maintenance::Stream {
+            out.extend(self.emit_stream_handler(of, counted));
+        }
+        out
+    }
+
+    /// `ticket_count_changes(records)`: the counter changes a batch of
+    /// DynamoDB Streams records makes, for a Lambda to apply.
+    fn emit_stream_handler(&self, of: &ir::Entity, counted: &Counted<'_>) -> TokenStream {
+        let aggregate = counted.aggregate;
+        let a_name = aggregate.name.as_str();
+        let of_name = of.name.as_str();
+        let of_ty = pascal_ident(of_name);
+        let konst = Self::counter_const(aggregate);
+        let group_fn = Self::group_fn(of_name, aggregate);
+        let image_fn = format_ident!("{}_image", group_fn);
+        let handler = format_ident!("{}_changes", snake(a_name));
+        let eta = self.spec.table.entity_type_attribute.as_str();
+        let scope = match (&self.spec.tenant, self.is_tenant_scoped(of)) {
+            (Some(tenant), true) => {
+                let template = &of.primary_key.pk;
+                let read = self.read_placeholder(
+                    of,
+                    template,
+                    (PlaceholderKind::Tenant, tenant.placeholder.as_str()),
+                    quote!(|t: &str| TenantId::new(t).ok()),
+                    quote!(TenantId),
+                );
+                quote!(let scope: TenantId = #read;)
+            }
+            _ => quote!(let scope = ();),
+        };
+        let doc = [
+            format!(" The changes to [`{a_name}`] counters that DynamoDB Streams records of `{of_name}` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted."),
+            String::new(),
+            " A stream consumer (a Lambda on the table's stream) turns each record's `OldImage`/`NewImage` into a [`::schema_runtime::aggregate::ChangeRecord`], calls this, and applies the result with `Repository::apply_counter_changes`.".to_owned(),
+        ];
+        quote! {
+            fn #image_fn(item: &::schema_runtime::Item, value: &#of_ty) -> ::core::result::Result<::schema_runtime::aggregate::Group, ::schema_runtime::Error> {
+                #scope
+                #group_fn(value, &scope)
+            }
+
+            #(#[doc = #doc])*
+            pub fn #handler(records: &[::schema_runtime::aggregate::ChangeRecord]) -> (::std::vec::Vec<::schema_runtime::aggregate::CounterChange>, ::std::vec::Vec<::schema_runtime::Error>) {
+                ::schema_runtime::aggregate::count_changes::<#of_ty>(records, #eta, &#konst, #image_fn)
+            }
+        }
+    }
+}

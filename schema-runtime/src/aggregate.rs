@@ -1,0 +1,360 @@
+//! Aggregates: per-group counts of another entity's items.
+//!
+//! A spec keeps them one of two ways. `maintained_by: transaction`: every
+//! write of a counted item through the repository updates its group's
+//! counter in the same transaction (the functions here). `maintained_by:
+//! stream`: a DynamoDB Streams handler turns item changes into
+//! [`CounterChange`]s ([`count_changes`]) and applies them ([`apply`]).
+
+use std::collections::HashMap;
+
+use crate::batch::transact_write;
+use crate::error::Error;
+use crate::ops::{self, TableInfo, Update};
+use crate::sdk::types::{AttributeValue, Delete, Put, TransactWriteItem};
+use crate::sdk::Client;
+use crate::{Entity, Item};
+
+/// An aggregate entity's counter attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counter {
+    /// The aggregate entity.
+    pub entity: &'static str,
+    /// Its integer count attribute.
+    pub count_attribute: &'static str,
+}
+
+/// The group an item is counted in: the counter item's primary key, and the
+/// grouping attributes with the item's values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// The counter item's primary key.
+    pub key: Item,
+    /// The grouping attributes and their values.
+    pub attributes: Vec<(&'static str, AttributeValue)>,
+}
+
+/// The group of a counted item; generated per counted entity.
+pub type GroupOf<E> = fn(&E, &<E as Entity>::Scope) -> Result<Group, Error>;
+
+/// How often a counted write re-reads and retries when another writer
+/// changed the item between its read and its transaction.
+const ATTEMPTS: usize = 10;
+
+/// A transaction item adding `delta` to the counter of `group` (creating
+/// the counter item, with the group's attributes, when there is none).
+pub fn counter_update(
+    table: &TableInfo<'_>,
+    counter: &Counter,
+    group: &Group,
+    delta: i64,
+) -> Result<TransactWriteItem, Error> {
+    let update = Update {
+        set: group.attributes.clone(),
+        add: vec![(
+            counter.count_attribute,
+            AttributeValue::N(delta.to_string()),
+        )],
+        upsert: true,
+        ..Update::default()
+    };
+    ops::transact_update(table, group.key.clone(), update, counter.entity)
+}
+
+/// `attribute_exists(#pk) AND #g0 = :g0 AND …`: the item is still there and
+/// still in `group`.
+fn still_in(
+    table: &TableInfo<'_>,
+    group: &Group,
+) -> (String, HashMap<String, String>, Option<Item>) {
+    let mut names = HashMap::from([("#pk".to_owned(), table.partition_key.to_owned())]);
+    let mut values = Item::new();
+    let mut expression = "attribute_exists(#pk)".to_owned();
+    for (i, (name, value)) in group.attributes.iter().enumerate() {
+        names.insert(format!("#g{i}"), (*name).to_owned());
+        values.insert(format!(":g{i}"), value.clone());
+        expression.push_str(&format!(" AND #g{i} = :g{i}"));
+    }
+    (expression, names, (!values.is_empty()).then_some(values))
+}
+
+/// The stored item at `key`, read consistently.
+async fn read(client: &Client, table: &TableInfo<'_>, key: Item) -> Result<Option<Item>, Error> {
+    let output = client
+        .get_item()
+        .table_name(table.name)
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await?;
+    Ok(output.item.filter(|item| !item.is_empty()))
+}
+
+/// Whether a transaction failed because its first item's condition did not
+/// hold (another writer changed the item since it was read).
+fn lost_race(error: &Error) -> bool {
+    matches!(error, Error::TransactionCanceled(reasons)
+        if reasons.iter().any(|r| r.index == 0 && r.code == "ConditionalCheckFailed"))
+}
+
+/// Creates `item` and counts it, atomically; [`Error::ConditionFailed`]
+/// when it exists.
+pub async fn create<E: Entity>(
+    client: &Client,
+    table: &TableInfo<'_>,
+    item: &E,
+    scope: &E::Scope,
+    counter: &Counter,
+    group_of: GroupOf<E>,
+) -> Result<(), Error> {
+    let put = ops::transact_put(table, item.to_item(scope)?, true, None, E::ENTITY_TYPE)?;
+    let count = counter_update(table, counter, &group_of(item, scope)?, 1)?;
+    match transact_write(client, vec![put, count], None).await {
+        Err(e) if lost_race(&e) => Err(Error::ConditionFailed {
+            entity: E::ENTITY_TYPE,
+            operation: "create",
+        }),
+        other => other,
+    }
+}
+
+/// Writes `item`, replacing any item with its key, and moves the count from
+/// the old item's group to the new one's, atomically.
+pub async fn put<E: Entity>(
+    client: &Client,
+    table: &TableInfo<'_>,
+    item: &E,
+    scope: &E::Scope,
+    counter: &Counter,
+    group_of: GroupOf<E>,
+) -> Result<(), Error> {
+    let new_group = group_of(item, scope)?;
+    for _ in 0..ATTEMPTS {
+        let new_item = item.to_item(scope)?;
+        let old = read(client, table, item.primary_key(scope)?).await?;
+        let mut items = Vec::new();
+        match old {
+            None => {
+                items.push(ops::transact_put(
+                    table,
+                    new_item,
+                    true,
+                    None,
+                    E::ENTITY_TYPE,
+                )?);
+                items.push(counter_update(table, counter, &new_group, 1)?);
+            }
+            Some(old) => {
+                let old_group = group_of(&E::from_item(&old)?, scope)?;
+                let (condition, names, values) = still_in(table, &old_group);
+                let put = Put::builder()
+                    .table_name(table.name)
+                    .set_item(Some(new_item))
+                    .condition_expression(condition)
+                    .set_expression_attribute_names(Some(names))
+                    .set_expression_attribute_values(values)
+                    .build()?;
+                items.push(TransactWriteItem::builder().put(put).build());
+                if old_group.key != new_group.key {
+                    items.push(counter_update(table, counter, &old_group, -1)?);
+                    items.push(counter_update(table, counter, &new_group, 1)?);
+                }
+            }
+        }
+        match transact_write(client, items, None).await {
+            Err(e) if lost_race(&e) => continue,
+            other => return other,
+        }
+    }
+    Err(Error::ConditionFailed {
+        entity: E::ENTITY_TYPE,
+        operation: "put",
+    })
+}
+
+/// Deletes the item at `key` and uncounts it, atomically; `false` when there
+/// was none.
+pub async fn delete<E: Entity>(
+    client: &Client,
+    table: &TableInfo<'_>,
+    key: Item,
+    scope: &E::Scope,
+    counter: &Counter,
+    group_of: GroupOf<E>,
+) -> Result<bool, Error> {
+    for _ in 0..ATTEMPTS {
+        let Some(old) = read(client, table, key.clone()).await? else {
+            return Ok(false);
+        };
+        let old_group = group_of(&E::from_item(&old)?, scope)?;
+        let (condition, names, values) = still_in(table, &old_group);
+        let delete = Delete::builder()
+            .table_name(table.name)
+            .set_key(Some(key.clone()))
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(values)
+            .build()?;
+        let items = vec![
+            TransactWriteItem::builder().delete(delete).build(),
+            counter_update(table, counter, &old_group, -1)?,
+        ];
+        match transact_write(client, items, None).await {
+            Err(e) if lost_race(&e) => continue,
+            Err(e) => return Err(e),
+            Ok(()) => return Ok(true),
+        }
+    }
+    Err(Error::ConditionFailed {
+        entity: E::ENTITY_TYPE,
+        operation: "delete",
+    })
+}
+
+/// Applies `update` to the item at `key`; when it changes the item's group,
+/// moves the count in the same transaction. [`Error::ConditionFailed`] when
+/// there is no item.
+pub async fn update<E: Entity>(
+    client: &Client,
+    table: &TableInfo<'_>,
+    key: Item,
+    update: Update,
+    scope: &E::Scope,
+    counter: &Counter,
+    group_of: GroupOf<E>,
+) -> Result<(), Error> {
+    for _ in 0..ATTEMPTS {
+        let Some(old) = read(client, table, key.clone()).await? else {
+            return Err(Error::ConditionFailed {
+                entity: E::ENTITY_TYPE,
+                operation: "update",
+            });
+        };
+        let old_group = group_of(&E::from_item(&old)?, scope)?;
+        let new_group = group_of(&E::from_item(&applied(old, &update))?, scope)?;
+        let mut conditioned = update.clone();
+        conditioned
+            .expect
+            .extend(old_group.attributes.iter().cloned());
+        let mut items = vec![ops::transact_update(
+            table,
+            key.clone(),
+            conditioned,
+            E::ENTITY_TYPE,
+        )?];
+        if old_group.key != new_group.key {
+            items.push(counter_update(table, counter, &old_group, -1)?);
+            items.push(counter_update(table, counter, &new_group, 1)?);
+        }
+        match transact_write(client, items, None).await {
+            Err(e) if lost_race(&e) => continue,
+            other => return other,
+        }
+    }
+    Err(Error::ConditionFailed {
+        entity: E::ENTITY_TYPE,
+        operation: "update",
+    })
+}
+
+/// `item` with `update` applied, as DynamoDB would store it.
+fn applied(mut item: Item, update: &Update) -> Item {
+    for (name, value) in &update.set {
+        item.insert((*name).to_owned(), value.clone());
+    }
+    for name in &update.remove {
+        item.remove(*name);
+    }
+    item
+}
+
+/// One change of an item, as a DynamoDB Streams record carries it: the
+/// image before (absent for an insert) and after (absent for a removal).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChangeRecord {
+    /// `OldImage`.
+    pub old: Option<Item>,
+    /// `NewImage`.
+    pub new: Option<Item>,
+}
+
+/// What to add to one counter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CounterChange {
+    /// The counter.
+    pub counter: Counter,
+    /// Its group (the counter item's key and attributes).
+    pub group: Group,
+    /// The amount to add (negative to subtract).
+    pub delta: i64,
+}
+
+/// The counter changes of `records` for items of entity `E`: +1 for the
+/// new image's group, −1 for the old image's, netted per counter. Images of
+/// other entities are skipped; an image of `E` that does not decode is an
+/// error naming the attribute, and the other records are still counted.
+/// `group_of` takes the image (it reads the tenant from the item's key).
+pub fn count_changes<E: Entity>(
+    records: &[ChangeRecord],
+    entity_type_attribute: &str,
+    counter: &Counter,
+    group_of: fn(&Item, &E) -> Result<Group, Error>,
+) -> (Vec<CounterChange>, Vec<Error>) {
+    let mut changes: Vec<CounterChange> = Vec::new();
+    let mut errors = Vec::new();
+    let mut add =
+        |group: Group, delta: i64| match changes.iter_mut().find(|c| c.group.key == group.key) {
+            Some(change) => change.delta += delta,
+            None => changes.push(CounterChange {
+                counter: *counter,
+                group,
+                delta,
+            }),
+        };
+    let is_counted = |item: &Item| matches!(item.get(entity_type_attribute), Some(AttributeValue::S(t)) if t == E::ENTITY_TYPE);
+    for record in records {
+        for (image, delta) in [(&record.old, -1), (&record.new, 1)] {
+            let Some(item) = image.as_ref().filter(|i| is_counted(i)) else {
+                continue;
+            };
+            let group = E::from_item(item)
+                .map_err(Error::from)
+                .and_then(|value| group_of(item, &value));
+            match group {
+                Ok(group) => add(group, delta),
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    changes.retain(|c| c.delta != 0);
+    (changes, errors)
+}
+
+/// Applies counter changes, one UpdateItem each (ADD, creating the counter
+/// item when there is none).
+pub async fn apply(
+    client: &Client,
+    table: &TableInfo<'_>,
+    changes: &[CounterChange],
+) -> Result<(), Error> {
+    for change in changes {
+        let update = Update {
+            set: change.group.attributes.clone(),
+            add: vec![(
+                change.counter.count_attribute,
+                AttributeValue::N(change.delta.to_string()),
+            )],
+            upsert: true,
+            ..Update::default()
+        };
+        ops::update(
+            client,
+            table,
+            change.group.key.clone(),
+            update,
+            change.counter.entity,
+        )
+        .await?;
+    }
+    Ok(())
+}
