@@ -215,6 +215,7 @@ pub async fn transact_write(
                     .filter(|(_, r)| r.code().is_some_and(|c| c != "None"))
                     .map(|(index, r)| CancellationReason {
                         index,
+                        item: "",
                         code: r.code().unwrap_or_default().to_owned(),
                         message: r.message().map(str::to_owned),
                     })

@@ -97,6 +97,9 @@ impl std::error::Error for ValueError {}
 pub struct CancellationReason {
     /// Position of the item in the transaction.
     pub index: usize,
+    /// Which item that is: the builder method that added it
+    /// (`update_ticket`, `check_user`, …); empty when not known.
+    pub item: &'static str,
     /// DynamoDB's reason code (`ConditionalCheckFailed`, `TransactionConflict`, …).
     pub code: String,
     /// DynamoDB's message, if any.
@@ -192,7 +195,11 @@ impl fmt::Display for Error {
             Error::TransactionCanceled(reasons) => {
                 f.write_str("transaction canceled")?;
                 for r in reasons {
-                    write!(f, "; item {}: {}", r.index, r.code)?;
+                    write!(f, "; item {}", r.index)?;
+                    if !r.item.is_empty() {
+                        write!(f, " ({})", r.item)?;
+                    }
+                    write!(f, ": {}", r.code)?;
                 }
                 Ok(())
             }
@@ -269,6 +276,19 @@ impl From<crate::sdk::error::BuildError> for Error {
 }
 
 impl Error {
+    /// Names the items of a canceled transaction: `labels[i]` is what added
+    /// item `i`.
+    pub fn with_item_labels(mut self, labels: &[&'static str]) -> Self {
+        if let Error::TransactionCanceled(reasons) = &mut self {
+            for reason in reasons {
+                if let Some(label) = labels.get(reason.index) {
+                    reason.item = label;
+                }
+            }
+        }
+        self
+    }
+
     /// Whether this is a failed conditional write.
     pub fn is_condition_failed(&self) -> bool {
         matches!(

@@ -1220,6 +1220,7 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::core::default::Default::default(),
+            labels: ::core::default::Default::default(),
             token: ::core::default::Default::default(),
             error: ::core::default::Default::default(),
         }
@@ -1600,6 +1601,7 @@ pub struct GrantRoleTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
+    labels: ::std::vec::Vec<&'static str>,
     token: ::core::option::Option<::std::string::String>,
     error: ::core::option::Option<::schema_runtime::Error>,
 }
@@ -1616,7 +1618,7 @@ impl GrantRoleTransaction<'_> {
                 ::core::option::Option::None,
                 "RoleAssignment",
             ));
-        self.push(item)
+        self.push("create_role_assignment", item)
     }
     /// Requires a [`User`] to exist.
     pub fn check_user(&mut self, key: &UserKey) -> &mut Self {
@@ -1625,7 +1627,7 @@ impl GrantRoleTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|key| ::schema_runtime::ops::transact_check(&info, key));
-        self.push(item)
+        self.push("check_user", item)
     }
     /// Requires a [`Role`] to exist.
     pub fn check_role(&mut self, key: &RoleKey) -> &mut Self {
@@ -1634,17 +1636,21 @@ impl GrantRoleTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|key| ::schema_runtime::ops::transact_check(&info, key));
-        self.push(item)
+        self.push("check_role", item)
     }
     fn push(
         &mut self,
+        label: &'static str,
         item: ::core::result::Result<
             ::schema_runtime::sdk::types::TransactWriteItem,
             ::schema_runtime::Error,
         >,
     ) -> &mut Self {
         match item {
-            ::core::result::Result::Ok(item) => self.items.push(item),
+            ::core::result::Result::Ok(item) => {
+                self.items.push(item);
+                self.labels.push(label);
+            }
             ::core::result::Result::Err(e) => {
                 if self.error.is_none() {
                     self.error = ::core::option::Option::Some(e);
@@ -1681,7 +1687,9 @@ impl GrantRoleTransaction<'_> {
                 max: 3usize,
             });
         }
-        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
+        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token)
+            .await
+            .map_err(|e| e.with_item_labels(&self.labels))
     }
 }
 /// The batch of `revoke_roles`.

@@ -1663,6 +1663,7 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::core::default::Default::default(),
+            labels: ::core::default::Default::default(),
             token: ::core::default::Default::default(),
             error: ::core::default::Default::default(),
         }
@@ -2048,6 +2049,7 @@ pub struct DeleteTaskTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
+    labels: ::std::vec::Vec<&'static str>,
     token: ::core::option::Option<::std::string::String>,
     error: ::core::option::Option<::schema_runtime::Error>,
 }
@@ -2059,7 +2061,7 @@ impl DeleteTaskTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|key| ::schema_runtime::ops::transact_delete(&info, key));
-        self.push(item)
+        self.push("delete_task", item)
     }
     /// Deletes a [`Comment`].
     pub fn delete_comment(&mut self, key: &CommentKey) -> &mut Self {
@@ -2068,17 +2070,21 @@ impl DeleteTaskTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(::schema_runtime::Error::from)
             .and_then(|key| ::schema_runtime::ops::transact_delete(&info, key));
-        self.push(item)
+        self.push("delete_comment", item)
     }
     fn push(
         &mut self,
+        label: &'static str,
         item: ::core::result::Result<
             ::schema_runtime::sdk::types::TransactWriteItem,
             ::schema_runtime::Error,
         >,
     ) -> &mut Self {
         match item {
-            ::core::result::Result::Ok(item) => self.items.push(item),
+            ::core::result::Result::Ok(item) => {
+                self.items.push(item);
+                self.labels.push(label);
+            }
             ::core::result::Result::Err(e) => {
                 if self.error.is_none() {
                     self.error = ::core::option::Option::Some(e);
@@ -2115,7 +2121,9 @@ impl DeleteTaskTransaction<'_> {
                 max: 100usize,
             });
         }
-        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
+        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token)
+            .await
+            .map_err(|e| e.with_item_labels(&self.labels))
     }
 }
 /// What `Project.project_id` may hold in a key.

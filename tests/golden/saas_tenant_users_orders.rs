@@ -1798,6 +1798,7 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::core::default::Default::default(),
+            labels: ::core::default::Default::default(),
             token: ::core::default::Default::default(),
             error: ::core::default::Default::default(),
         }
@@ -2280,6 +2281,7 @@ pub struct PlaceOrderTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
+    labels: ::std::vec::Vec<&'static str>,
     token: ::core::option::Option<::std::string::String>,
     error: ::core::option::Option<::schema_runtime::Error>,
 }
@@ -2296,7 +2298,7 @@ impl PlaceOrderTransaction<'_> {
                 ::core::option::Option::None,
                 "Order",
             ));
-        self.push(item)
+        self.push("create_order", item)
     }
     /// Updates an existing [`InventoryItem`].
     pub fn update_inventory_item(
@@ -2316,17 +2318,21 @@ impl PlaceOrderTransaction<'_> {
                     "InventoryItem",
                 )
             });
-        self.push(item)
+        self.push("update_inventory_item", item)
     }
     fn push(
         &mut self,
+        label: &'static str,
         item: ::core::result::Result<
             ::schema_runtime::sdk::types::TransactWriteItem,
             ::schema_runtime::Error,
         >,
     ) -> &mut Self {
         match item {
-            ::core::result::Result::Ok(item) => self.items.push(item),
+            ::core::result::Result::Ok(item) => {
+                self.items.push(item);
+                self.labels.push(label);
+            }
             ::core::result::Result::Err(e) => {
                 if self.error.is_none() {
                     self.error = ::core::option::Option::Some(e);
@@ -2363,7 +2369,9 @@ impl PlaceOrderTransaction<'_> {
                 max: 100usize,
             });
         }
-        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
+        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token)
+            .await
+            .map_err(|e| e.with_item_labels(&self.labels))
     }
 }
 fn decode_inventory_items(

@@ -1264,6 +1264,7 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
         AddToCartTransaction {
             repo: self,
             items: ::core::default::Default::default(),
+            labels: ::core::default::Default::default(),
             token: ::core::default::Default::default(),
             error: ::core::default::Default::default(),
         }
@@ -1275,6 +1276,7 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
         MoveItemTransaction {
             repo: self,
             items: ::core::default::Default::default(),
+            labels: ::core::default::Default::default(),
             token: ::core::default::Default::default(),
             error: ::core::default::Default::default(),
         }
@@ -1286,6 +1288,7 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
         CheckoutTransaction {
             repo: self,
             items: ::core::default::Default::default(),
+            labels: ::core::default::Default::default(),
             token: ::core::default::Default::default(),
             error: ::core::default::Default::default(),
         }
@@ -1631,6 +1634,7 @@ fn request_cart_counts(
 pub struct AddToCartTransaction<'a> {
     repo: &'a Repository,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
+    labels: ::std::vec::Vec<&'static str>,
     token: ::core::option::Option<::std::string::String>,
     error: ::core::option::Option<::schema_runtime::Error>,
 }
@@ -1647,7 +1651,7 @@ impl AddToCartTransaction<'_> {
                 ::core::option::Option::None,
                 "CartItem",
             ));
-        self.push(item)
+        self.push("put_cart_item", item)
     }
     /// Updates an existing [`CartCount`].
     pub fn update_cart_count(
@@ -1662,17 +1666,21 @@ impl AddToCartTransaction<'_> {
                 let key = key.to_key_item(&())?;
                 ::schema_runtime::ops::transact_update(&info, key, changes, "CartCount")
             });
-        self.push(item)
+        self.push("update_cart_count", item)
     }
     fn push(
         &mut self,
+        label: &'static str,
         item: ::core::result::Result<
             ::schema_runtime::sdk::types::TransactWriteItem,
             ::schema_runtime::Error,
         >,
     ) -> &mut Self {
         match item {
-            ::core::result::Result::Ok(item) => self.items.push(item),
+            ::core::result::Result::Ok(item) => {
+                self.items.push(item);
+                self.labels.push(label);
+            }
             ::core::result::Result::Err(e) => {
                 if self.error.is_none() {
                     self.error = ::core::option::Option::Some(e);
@@ -1709,7 +1717,9 @@ impl AddToCartTransaction<'_> {
                 max: 2usize,
             });
         }
-        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
+        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token)
+            .await
+            .map_err(|e| e.with_item_labels(&self.labels))
     }
 }
 /// The transaction of `move_item`.
@@ -1717,6 +1727,7 @@ impl AddToCartTransaction<'_> {
 pub struct MoveItemTransaction<'a> {
     repo: &'a Repository,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
+    labels: ::std::vec::Vec<&'static str>,
     token: ::core::option::Option<::std::string::String>,
     error: ::core::option::Option<::schema_runtime::Error>,
 }
@@ -1733,7 +1744,7 @@ impl MoveItemTransaction<'_> {
                 ::core::option::Option::None,
                 "CartItem",
             ));
-        self.push(item)
+        self.push("put_cart_item", item)
     }
     /// Updates an existing [`CartCount`].
     pub fn update_cart_count(
@@ -1748,7 +1759,7 @@ impl MoveItemTransaction<'_> {
                 let key = key.to_key_item(&())?;
                 ::schema_runtime::ops::transact_update(&info, key, changes, "CartCount")
             });
-        self.push(item)
+        self.push("update_cart_count", item)
     }
     /// Deletes a [`CartItem`].
     pub fn delete_cart_item(&mut self, key: &CartItemKey) -> &mut Self {
@@ -1757,17 +1768,21 @@ impl MoveItemTransaction<'_> {
             .to_key_item(&())
             .map_err(::schema_runtime::Error::from)
             .and_then(|key| ::schema_runtime::ops::transact_delete(&info, key));
-        self.push(item)
+        self.push("delete_cart_item", item)
     }
     fn push(
         &mut self,
+        label: &'static str,
         item: ::core::result::Result<
             ::schema_runtime::sdk::types::TransactWriteItem,
             ::schema_runtime::Error,
         >,
     ) -> &mut Self {
         match item {
-            ::core::result::Result::Ok(item) => self.items.push(item),
+            ::core::result::Result::Ok(item) => {
+                self.items.push(item);
+                self.labels.push(label);
+            }
             ::core::result::Result::Err(e) => {
                 if self.error.is_none() {
                     self.error = ::core::option::Option::Some(e);
@@ -1804,7 +1819,9 @@ impl MoveItemTransaction<'_> {
                 max: 4usize,
             });
         }
-        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
+        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token)
+            .await
+            .map_err(|e| e.with_item_labels(&self.labels))
     }
 }
 /// The transaction of `checkout`.
@@ -1812,6 +1829,7 @@ impl MoveItemTransaction<'_> {
 pub struct CheckoutTransaction<'a> {
     repo: &'a Repository,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
+    labels: ::std::vec::Vec<&'static str>,
     token: ::core::option::Option<::std::string::String>,
     error: ::core::option::Option<::schema_runtime::Error>,
 }
@@ -1829,7 +1847,7 @@ impl CheckoutTransaction<'_> {
                 let key = key.to_key_item(&())?;
                 ::schema_runtime::ops::transact_update(&info, key, changes, "CartCount")
             });
-        self.push(item)
+        self.push("update_cart_count", item)
     }
     /// Deletes a [`CartItem`].
     pub fn delete_cart_item(&mut self, key: &CartItemKey) -> &mut Self {
@@ -1838,17 +1856,21 @@ impl CheckoutTransaction<'_> {
             .to_key_item(&())
             .map_err(::schema_runtime::Error::from)
             .and_then(|key| ::schema_runtime::ops::transact_delete(&info, key));
-        self.push(item)
+        self.push("delete_cart_item", item)
     }
     fn push(
         &mut self,
+        label: &'static str,
         item: ::core::result::Result<
             ::schema_runtime::sdk::types::TransactWriteItem,
             ::schema_runtime::Error,
         >,
     ) -> &mut Self {
         match item {
-            ::core::result::Result::Ok(item) => self.items.push(item),
+            ::core::result::Result::Ok(item) => {
+                self.items.push(item);
+                self.labels.push(label);
+            }
             ::core::result::Result::Err(e) => {
                 if self.error.is_none() {
                     self.error = ::core::option::Option::Some(e);
@@ -1885,7 +1907,9 @@ impl CheckoutTransaction<'_> {
                 max: 100usize,
             });
         }
-        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
+        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token)
+            .await
+            .map_err(|e| e.with_item_labels(&self.labels))
     }
 }
 /// The `item_count` counter of [`CartCount`].

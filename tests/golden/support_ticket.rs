@@ -1218,6 +1218,7 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::core::default::Default::default(),
+            labels: ::core::default::Default::default(),
             token: ::core::default::Default::default(),
             error: ::core::default::Default::default(),
         }
@@ -1502,6 +1503,7 @@ pub struct CloseTicketsTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
+    labels: ::std::vec::Vec<&'static str>,
     token: ::core::option::Option<::std::string::String>,
     error: ::core::option::Option<::schema_runtime::Error>,
 }
@@ -1515,17 +1517,21 @@ impl CloseTicketsTransaction<'_> {
                 let key = key.to_key_item(&self.tenant)?;
                 ::schema_runtime::ops::transact_update(&info, key, changes, "Ticket")
             });
-        self.push(item)
+        self.push("update_ticket", item)
     }
     fn push(
         &mut self,
+        label: &'static str,
         item: ::core::result::Result<
             ::schema_runtime::sdk::types::TransactWriteItem,
             ::schema_runtime::Error,
         >,
     ) -> &mut Self {
         match item {
-            ::core::result::Result::Ok(item) => self.items.push(item),
+            ::core::result::Result::Ok(item) => {
+                self.items.push(item);
+                self.labels.push(label);
+            }
             ::core::result::Result::Err(e) => {
                 if self.error.is_none() {
                     self.error = ::core::option::Option::Some(e);
@@ -1562,7 +1568,9 @@ impl CloseTicketsTransaction<'_> {
                 max: 100usize,
             });
         }
-        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
+        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token)
+            .await
+            .map_err(|e| e.with_item_labels(&self.labels))
     }
 }
 fn decode_ticket_counts_by_status(

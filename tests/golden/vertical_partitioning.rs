@@ -1954,6 +1954,7 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             repo: self.repo,
             tenant: ::core::clone::Clone::clone(&self.tenant),
             items: ::core::default::Default::default(),
+            labels: ::core::default::Default::default(),
             token: ::core::default::Default::default(),
             error: ::core::default::Default::default(),
         }
@@ -2429,6 +2430,7 @@ pub struct EditBodyTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     items: ::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>,
+    labels: ::std::vec::Vec<&'static str>,
     token: ::core::option::Option<::std::string::String>,
     error: ::core::option::Option<::schema_runtime::Error>,
 }
@@ -2445,7 +2447,7 @@ impl EditBodyTransaction<'_> {
                 ::core::option::Option::None,
                 "DocumentBodyChunk",
             ));
-        self.push(item)
+        self.push("put_document_body_chunk", item)
     }
     /// Updates an existing [`DocumentMeta`].
     pub fn update_document_meta(
@@ -2465,17 +2467,21 @@ impl EditBodyTransaction<'_> {
                     "DocumentMeta",
                 )
             });
-        self.push(item)
+        self.push("update_document_meta", item)
     }
     fn push(
         &mut self,
+        label: &'static str,
         item: ::core::result::Result<
             ::schema_runtime::sdk::types::TransactWriteItem,
             ::schema_runtime::Error,
         >,
     ) -> &mut Self {
         match item {
-            ::core::result::Result::Ok(item) => self.items.push(item),
+            ::core::result::Result::Ok(item) => {
+                self.items.push(item);
+                self.labels.push(label);
+            }
             ::core::result::Result::Err(e) => {
                 if self.error.is_none() {
                     self.error = ::core::option::Option::Some(e);
@@ -2512,7 +2518,9 @@ impl EditBodyTransaction<'_> {
                 max: 26usize,
             });
         }
-        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
+        ::schema_runtime::transact_write(&self.repo.client, self.items, self.token)
+            .await
+            .map_err(|e| e.with_item_labels(&self.labels))
     }
 }
 fn decode_document_metas(

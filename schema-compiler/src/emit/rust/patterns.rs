@@ -474,6 +474,7 @@ impl Emitter<'_> {
                     let create = *op == TransactionOp::Create;
                     let version = super::option_str(e.version_attribute.as_deref());
                     let m = format_ident!("{}_{s}", if create { "create" } else { "put" });
+                    let label = m.to_string();
                     let d = format!(" {} a [`{entity}`].", if create { "Creates (fails the transaction if it exists)" } else { "Puts" });
                     quote! {
                         #[doc = #d]
@@ -482,12 +483,13 @@ impl Emitter<'_> {
                             let item = ::schema_runtime::Entity::to_item(item, #scope)
                                 .map_err(::schema_runtime::Error::from)
                                 .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, #create, #version, #entity));
-                            self.push(item)
+                            self.push(#label, item)
                         }
                     }
                 }
                 TransactionOp::Update => {
                     let m = format_ident!("update_{s}");
+                    let label = m.to_string();
                     let d = format!(" Updates an existing [`{entity}`].");
                     quote! {
                         #[doc = #d]
@@ -497,12 +499,13 @@ impl Emitter<'_> {
                                 let key = key.to_key_item(#scope)?;
                                 ::schema_runtime::ops::transact_update(&info, key, changes, #entity)
                             });
-                            self.push(item)
+                            self.push(#label, item)
                         }
                     }
                 }
                 TransactionOp::Delete => {
                     let m = format_ident!("delete_{s}");
+                    let label = m.to_string();
                     let d = format!(" Deletes a [`{entity}`].");
                     quote! {
                         #[doc = #d]
@@ -511,12 +514,13 @@ impl Emitter<'_> {
                             let item = key.to_key_item(#scope)
                                 .map_err(::schema_runtime::Error::from)
                                 .and_then(|key| ::schema_runtime::ops::transact_delete(&info, key));
-                            self.push(item)
+                            self.push(#label, item)
                         }
                     }
                 }
                 TransactionOp::ConditionCheck => {
                     let m = format_ident!("check_{s}");
+                    let label = m.to_string();
                     let d = format!(" Requires a [`{entity}`] to exist.");
                     quote! {
                         #[doc = #d]
@@ -525,7 +529,7 @@ impl Emitter<'_> {
                             let item = key.to_key_item(#scope)
                                 .map_err(::schema_runtime::Error::from)
                                 .and_then(|key| ::schema_runtime::ops::transact_check(&info, key));
-                            self.push(item)
+                            self.push(#label, item)
                         }
                     }
                 }
@@ -537,9 +541,12 @@ impl Emitter<'_> {
             impl #builder<'_> {
                 #(#methods)*
 
-                fn push(&mut self, item: ::core::result::Result<::schema_runtime::sdk::types::TransactWriteItem, ::schema_runtime::Error>) -> &mut Self {
+                fn push(&mut self, label: &'static str, item: ::core::result::Result<::schema_runtime::sdk::types::TransactWriteItem, ::schema_runtime::Error>) -> &mut Self {
                     match item {
-                        ::core::result::Result::Ok(item) => self.items.push(item),
+                        ::core::result::Result::Ok(item) => {
+                            self.items.push(item);
+                            self.labels.push(label);
+                        }
                         ::core::result::Result::Err(e) => {
                             if self.error.is_none() {
                                 self.error = ::core::option::Option::Some(e);
@@ -577,7 +584,9 @@ impl Emitter<'_> {
                             max: #max,
                         });
                     }
-                    ::schema_runtime::transact_write(&self.repo.client, self.items, self.token).await
+                    ::schema_runtime::transact_write(&self.repo.client, self.items, self.token)
+                        .await
+                        .map_err(|e| e.with_item_labels(&self.labels))
                 }
             }
         }
@@ -729,6 +738,10 @@ fn builder_fields(operation: &Operation) -> Vec<(Ident, TokenStream)> {
             fields.push((
                 format_ident!("items"),
                 quote!(::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>),
+            ));
+            fields.push((
+                format_ident!("labels"),
+                quote!(::std::vec::Vec<&'static str>),
             ));
             fields.push((
                 format_ident!("token"),
