@@ -55,9 +55,11 @@ impl RetryPolicy {
     }
 }
 
-/// Writes every request with BatchWriteItem in chunks of 25, retrying
-/// `UnprocessedItems`; what is still unprocessed after the last attempt is
-/// returned in [`Error::Unprocessed`], never dropped.
+/// Writes every request with BatchWriteItem in chunks of 25 (up to
+/// `policy.concurrency` chunks at once), retrying `UnprocessedItems` and
+/// transient errors (throttling, 5xx, dropped connections) with backoff.
+/// Whatever is not written after the last attempt, or when a chunk fails
+/// for good, is returned in [`Error::Unprocessed`], never dropped.
 pub async fn batch_write(
     client: &Client,
     table: &str,
@@ -69,6 +71,7 @@ pub async fn batch_write(
         .map(<[WriteRequest]>::to_vec)
         .collect();
     let mut unprocessed = Vec::new();
+    let mut cause = None;
     for group in chunks.chunks(policy.concurrency.max(1)) {
         let results = join_all(
             group
@@ -76,8 +79,11 @@ pub async fn batch_write(
                 .map(|chunk| write_chunk(client, table, chunk.clone(), policy)),
         )
         .await;
-        for result in results {
-            unprocessed.extend(result?);
+        for (left, error) in results {
+            unprocessed.extend(left);
+            if cause.is_none() {
+                cause = error;
+            }
         }
     }
     if unprocessed.is_empty() {
@@ -86,39 +92,71 @@ pub async fn batch_write(
         Err(Error::Unprocessed {
             writes: unprocessed,
             keys: Vec::new(),
+            cause: cause.map(Box::new),
         })
     }
 }
 
+/// Whether a failed call may succeed when repeated: throttling, a server
+/// error, a timeout or a connection that failed.
+fn is_transient<E: ProvideErrorMetadata, R>(error: &SdkError<E, R>) -> bool {
+    match error {
+        SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => {
+            true
+        }
+        SdkError::ServiceError(e) => matches!(
+            e.err().code(),
+            Some(
+                "ProvisionedThroughputExceededException"
+                    | "ThrottlingException"
+                    | "RequestLimitExceeded"
+                    | "InternalServerError"
+                    | "ServiceUnavailable"
+            )
+        ),
+        _ => false,
+    }
+}
+
+/// One chunk: the requests left unwritten, and the error that stopped it.
 async fn write_chunk(
     client: &Client,
     table: &str,
     mut pending: Vec<WriteRequest>,
     policy: RetryPolicy,
-) -> Result<Vec<WriteRequest>, Error> {
+) -> (Vec<WriteRequest>, Option<Error>) {
+    let mut last_error = None;
     for attempt in 1..=policy.max_attempts.max(1) {
         if attempt > 1 {
             tokio::time::sleep(policy.delay(attempt - 1)).await;
         }
-        let output = client
+        match client
             .batch_write_item()
-            .request_items(table, pending)
+            .request_items(table, pending.clone())
             .send()
-            .await?;
-        pending = output
-            .unprocessed_items
-            .and_then(|mut m| m.remove(table))
-            .unwrap_or_default();
-        if pending.is_empty() {
-            break;
+            .await
+        {
+            Ok(output) => {
+                last_error = None;
+                pending = output
+                    .unprocessed_items
+                    .and_then(|mut m| m.remove(table))
+                    .unwrap_or_default();
+                if pending.is_empty() {
+                    break;
+                }
+            }
+            Err(e) if is_transient(&e) => last_error = Some(Error::from(e)),
+            Err(e) => return (pending, Some(Error::from(e))),
         }
     }
-    Ok(pending)
+    (pending, last_error)
 }
 
-/// Reads every key with BatchGetItem in chunks of 100, retrying
-/// `UnprocessedKeys`; keys still unread after the last attempt are returned
-/// in [`Error::Unprocessed`]. Items come back in no particular order.
+/// Reads every key with BatchGetItem in chunks of 100 (up to
+/// `policy.concurrency` at once), retrying `UnprocessedKeys` and transient
+/// errors; keys still unread after the last attempt are returned in
+/// [`Error::Unprocessed`]. Items come back in no particular order.
 pub async fn batch_get(
     client: &Client,
     table: &str,
@@ -129,6 +167,7 @@ pub async fn batch_get(
     let chunks: Vec<Vec<Item>> = keys.chunks(MAX_BATCH_GET).map(<[Item]>::to_vec).collect();
     let mut items = Vec::new();
     let mut unread = Vec::new();
+    let mut cause = None;
     for group in chunks.chunks(policy.concurrency.max(1)) {
         let results = join_all(
             group
@@ -136,10 +175,12 @@ pub async fn batch_get(
                 .map(|chunk| get_chunk(client, table, chunk.clone(), consistent_read, policy)),
         )
         .await;
-        for result in results {
-            let (found, left) = result?;
+        for (found, left, error) in results {
             items.extend(found);
             unread.extend(left);
+            if cause.is_none() {
+                cause = error;
+            }
         }
     }
     if unread.is_empty() {
@@ -148,47 +189,62 @@ pub async fn batch_get(
         Err(Error::Unprocessed {
             writes: Vec::new(),
             keys: unread,
+            cause: cause.map(Box::new),
         })
     }
 }
 
+/// One chunk: the items found, the keys left unread, and the error that
+/// stopped it.
 async fn get_chunk(
     client: &Client,
     table: &str,
     mut pending: Vec<Item>,
     consistent_read: bool,
     policy: RetryPolicy,
-) -> Result<(Vec<Item>, Vec<Item>), Error> {
+) -> (Vec<Item>, Vec<Item>, Option<Error>) {
     let mut found = Vec::new();
+    let mut last_error = None;
     for attempt in 1..=policy.max_attempts.max(1) {
         if attempt > 1 {
             tokio::time::sleep(policy.delay(attempt - 1)).await;
         }
-        let request = KeysAndAttributes::builder()
-            .set_keys(Some(pending))
+        let request = match KeysAndAttributes::builder()
+            .set_keys(Some(pending.clone()))
             .consistent_read(consistent_read)
-            .build()?;
-        let output = client
+            .build()
+        {
+            Ok(request) => request,
+            Err(e) => return (found, pending, Some(Error::from(e))),
+        };
+        match client
             .batch_get_item()
             .request_items(table, request)
             .send()
-            .await?;
-        found.extend(
-            output
-                .responses
-                .and_then(|mut m| m.remove(table))
-                .unwrap_or_default(),
-        );
-        pending = output
-            .unprocessed_keys
-            .and_then(|mut m| m.remove(table))
-            .map(|k| k.keys)
-            .unwrap_or_default();
-        if pending.is_empty() {
-            break;
+            .await
+        {
+            Ok(output) => {
+                last_error = None;
+                found.extend(
+                    output
+                        .responses
+                        .and_then(|mut m| m.remove(table))
+                        .unwrap_or_default(),
+                );
+                pending = output
+                    .unprocessed_keys
+                    .and_then(|mut m| m.remove(table))
+                    .map(|k| k.keys)
+                    .unwrap_or_default();
+                if pending.is_empty() {
+                    break;
+                }
+            }
+            Err(e) if is_transient(&e) => last_error = Some(Error::from(e)),
+            Err(e) => return (found, pending, Some(Error::from(e))),
         }
     }
-    Ok((found, pending))
+    (found, pending, last_error)
 }
 
 /// Runs TransactWriteItems; a cancellation becomes

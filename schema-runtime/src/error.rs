@@ -165,6 +165,9 @@ pub enum Error {
         writes: Vec<crate::sdk::types::WriteRequest>,
         /// Keys not read.
         keys: Vec<Item>,
+        /// The error that stopped the retries, when one did (otherwise the
+        /// attempts ran out with items still unprocessed).
+        cause: Option<Box<Error>>,
     },
     /// Any other error of the DynamoDB service or the SDK.
     Service(Box<crate::sdk::Error>),
@@ -217,12 +220,22 @@ impl fmt::Display for Error {
                 "update of {entity} changes index key `{key_attribute}`, which also needs {}",
                 missing.join(", ")
             ),
-            Error::Unprocessed { writes, keys } => write!(
-                f,
-                "{} writes and {} reads left unprocessed after retries",
-                writes.len(),
-                keys.len()
-            ),
+            Error::Unprocessed {
+                writes,
+                keys,
+                cause,
+            } => {
+                write!(
+                    f,
+                    "{} writes and {} reads left unprocessed after retries",
+                    writes.len(),
+                    keys.len()
+                )?;
+                match cause {
+                    Some(cause) => write!(f, ": {cause}"),
+                    None => Ok(()),
+                }
+            }
             Error::Service(e) => e.fmt(f),
         }
     }
