@@ -6,6 +6,7 @@
 //! be `include!`d (the include macro's module carries the lint allows).
 
 mod entity;
+mod iam;
 mod keys;
 pub mod names;
 mod patterns;
@@ -69,6 +70,7 @@ impl<'a> Emitter<'a> {
         let repo = self.emit_repositories();
         let patterns = self.emit_pattern_support();
         let domains = self.emit_domains();
+        let iam = self.emit_iam();
         quote! {
             /// The table's name as the spec declares it; [`Repository::with_table_name`] overrides it.
             pub const TABLE_NAME: &str = #table_name;
@@ -78,6 +80,7 @@ impl<'a> Emitter<'a> {
             #repo
             #patterns
             #domains
+            #iam
         }
     }
 
