@@ -71,8 +71,7 @@ impl AwsTarget {
         if region != "*" && !word(region) {
             return Err(PolicyError::Region(region.to_owned()));
         }
-        if account != "*" && !(account.len() == 12 && account.chars().all(|c| c.is_ascii_digit()))
-        {
+        if account != "*" && !(account.len() == 12 && account.chars().all(|c| c.is_ascii_digit())) {
             return Err(PolicyError::Account(account.to_owned()));
         }
         Ok(AwsTarget {

@@ -37,7 +37,10 @@ pub fn check_policy_sizes(spec: &ir::Spec, diags: &mut Diagnostics) {
     for kind in iam::policy_kinds(spec) {
         let (what, span) = match kind {
             PolicyKind::Runtime => ("the runtime policy".to_owned(), spec.table.name.span),
-            PolicyKind::Role(role) => (format!("the policy of role `{}`", role.name), role.name.span),
+            PolicyKind::Role(role) => (
+                format!("the policy of role `{}`", role.name),
+                role.name.span,
+            ),
         };
         let abac = iam::policy(spec, kind, &target, &TenantValue::PrincipalTag);
         let size = iam::managed_policy_size(&abac);

@@ -29,8 +29,8 @@ pub mod model;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{self, Segment};
 
-pub(crate) use grants::{pattern_grants, starts_with_tenant};
 use grants::Grants;
+pub(crate) use grants::{pattern_grants, starts_with_tenant};
 use model::{
     escape_literal, Action, Arn, Condition, Effect, FullTableScan, IamBool, KeyPattern,
     LeadingKeys, PolicyDocument, PolicyVersion, Sid, Statement,
@@ -75,13 +75,16 @@ impl AwsTarget {
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         };
         if !word(partition) {
-            return Err(format!("`{partition}` is not an AWS partition such as `aws`"));
+            return Err(format!(
+                "`{partition}` is not an AWS partition such as `aws`"
+            ));
         }
         if region != "*" && !word(region) {
-            return Err(format!("`{region}` is not an AWS region such as `eu-west-1`"));
+            return Err(format!(
+                "`{region}` is not an AWS region such as `eu-west-1`"
+            ));
         }
-        if account != "*" && !(account.len() == 12 && account.chars().all(|c| c.is_ascii_digit()))
-        {
+        if account != "*" && !(account.len() == 12 && account.chars().all(|c| c.is_ascii_digit())) {
             return Err(format!("`{account}` is not a 12-digit AWS account id"));
         }
         Ok(AwsTarget {
@@ -236,7 +239,11 @@ fn allow_statement(
                 }
             };
             let mut patterns: Vec<KeyPattern> = Vec::new();
-            for pattern in grants.keys.iter().filter_map(|k| key_pattern(k, &tenant_text)) {
+            for pattern in grants
+                .keys
+                .iter()
+                .filter_map(|k| key_pattern(k, &tenant_text))
+            {
                 if !patterns.contains(&pattern) {
                     patterns.push(pattern);
                 }
@@ -444,7 +451,9 @@ fn validate_tenant(spec: &ir::Spec, id: &str) -> Result<String, Diagnostic> {
     };
     let length = id.chars().count();
     if length < tenant.min_length.max(1) || tenant.max_length.is_some_and(|max| length > max) {
-        return Err(invalid(format!("{length} characters, outside the spec's bounds")));
+        return Err(invalid(format!(
+            "{length} characters, outside the spec's bounds"
+        )));
     }
     if let Some(c) = id
         .chars()
