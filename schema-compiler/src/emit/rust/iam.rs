@@ -21,9 +21,9 @@ impl Emitter<'_> {
             })
             .collect::<Vec<_>>();
         let doc = if self.has_tenant() {
-            "The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it."
+            " The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it."
         } else {
-            "The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`)."
+            " The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`)."
         };
         quote! {
             #[doc = #doc]
