@@ -392,3 +392,40 @@ fn sizes_count_what_iam_and_sts_count() {
     assert_eq!(iam::session_policy_size(&policy), compact.chars().count());
     assert!(iam::managed_policy_size(&policy) < iam::MANAGED_POLICY_LIMIT);
 }
+
+#[test]
+fn compile_to_out_dir_writes_the_policies_when_asked() {
+    let dir = std::env::temp_dir().join(format!("singletable-iam-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let written = Compiler::new()
+        .out_dir(&dir)
+        .iam(IamOptions::default())
+        .compile_to_out_dir([support::workspace_root().join("schemas/support_ticket.yaml")])
+        .expect("compiles");
+    let names: Vec<String> = written
+        .iter()
+        .filter_map(|p| p.file_name()?.to_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "support_ticket.iam.json",
+            "support_ticket.role.tenant_admin.iam.json",
+            "support_ticket.role.agent.iam.json",
+            "support_ticket.rs",
+        ]
+    );
+    let policy = std::fs::read_to_string(dir.join("support_ticket.iam.json")).expect("written");
+    assert_eq!(policy, runtime_policy_with_placeholders());
+}
+
+/// The runtime policy with the default ARN placeholders, as the CLI writes it.
+fn runtime_policy_with_placeholders() -> String {
+    let spec = support_ticket();
+    iam::to_pretty_json(&iam::policy(
+        &spec,
+        PolicyKind::Runtime,
+        &AwsTarget::default(),
+        &TenantValue::PrincipalTag,
+    ))
+}

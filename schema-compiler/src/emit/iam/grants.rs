@@ -57,9 +57,15 @@ impl<'s> Grants<'s> {
 
     /// The access patterns of one role.
     pub fn role(spec: &'s ir::Spec, role: &ir::Role) -> Grants<'s> {
+        // The description is for people; the policy follows from the patterns.
+        let ir::Role {
+            name: _,
+            description: _,
+            access_patterns,
+        } = role;
         let mut grants = Grants::default();
         let tenant = spec.tenant.is_some();
-        for name in &role.access_patterns {
+        for name in access_patterns {
             if let Some(pattern) = spec.access_patterns.get(&name.value) {
                 grants.grant_pattern(spec, pattern, tenant);
             }
