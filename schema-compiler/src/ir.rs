@@ -30,6 +30,8 @@ pub struct Spec {
     pub entities: IndexMap<String, Entity>,
     /// Access patterns by name, in declaration order.
     pub access_patterns: IndexMap<String, AccessPattern>,
+    /// Roles by name, in declaration order.
+    pub roles: IndexMap<String, Role>,
     /// Lint levels set by the spec, by diagnostic name.
     pub lints: IndexMap<String, LintLevel>,
 }
@@ -586,6 +588,17 @@ pub struct Batch {
     pub put: Vec<String>,
     /// Entities deleted.
     pub delete: Vec<String>,
+}
+
+/// A role: the access patterns one kind of principal may run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Role {
+    /// Name (snake_case).
+    pub name: Spanned<String>,
+    /// Who holds the role.
+    pub description: Option<String>,
+    /// The access patterns it may run, in the order written, each once.
+    pub access_patterns: Vec<Spanned<String>>,
 }
 
 /// Expected rate of an access pattern.

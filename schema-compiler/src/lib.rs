@@ -82,6 +82,7 @@ use source::{FileId, SourceMap};
 pub struct Compiler {
     inputs: Vec<Input>,
     out_dir: Option<PathBuf>,
+    iam: Option<emit::iam::IamOptions>,
 }
 
 #[derive(Debug, Clone)]
@@ -239,7 +240,11 @@ impl Compiler {
                 println!("cargo:warning={line}");
             }
         }
-        let files = generate_rust(compilation)?;
+        let mut files = match &self.iam {
+            Some(options) => generate_iam(compilation.clone(), options)?,
+            None => Vec::new(),
+        };
+        files.extend(generate_rust(compilation)?);
         let out_dir = self
             .out_dir
             .clone()
@@ -262,31 +267,113 @@ impl Compiler {
     pub fn generate_rust(&self) -> Result<Vec<emit::GeneratedFile>, Report> {
         generate_rust(self.compile())
     }
+
+    /// Also write each spec's IAM policies (see [`Compiler::generate_iam`])
+    /// from [`Compiler::compile_to_out_dir`].
+    pub fn iam(&mut self, options: emit::iam::IamOptions) -> &mut Self {
+        self.iam = Some(options);
+        self
+    }
+
+    /// Compiles every input and renders its IAM policies in memory:
+    /// `<stem>.iam.json` (what the generated repository does, tenant-isolated
+    /// with `dynamodb:LeadingKeys` on the spec's principal tag),
+    /// `<stem>.role.<role>.iam.json` per role, and with
+    /// [`emit::iam::IamOptions::tenant`], the session policies
+    /// `<stem>[.role.<role>].session.iam.json` for that tenant.
+    ///
+    /// ```
+    /// # use schema_compiler::{Compiler, emit::iam::{AwsTarget, IamOptions}};
+    /// let options = IamOptions {
+    ///     target: AwsTarget::new("aws", "eu-west-1", "123456789012").unwrap(),
+    ///     tenant: None,
+    /// };
+    /// let files = Compiler::new()
+    ///     .file(concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/support_ticket.yaml"))
+    ///     .generate_iam(&options)
+    ///     .unwrap();
+    /// assert!(files[0].contents.contains(r#""TENANT#${aws:PrincipalTag/TenantId}|*""#));
+    /// ```
+    pub fn generate_iam(
+        &self,
+        options: &emit::iam::IamOptions,
+    ) -> Result<Vec<emit::GeneratedFile>, Report> {
+        generate_iam(self.compile(), options)
+    }
+}
+
+/// Runs `render` over every compiled spec with its file stem (`support_ticket`).
+fn generate(
+    compilation: Compilation,
+    mut render: impl FnMut(&ir::Spec, &str, &str) -> Result<Vec<emit::GeneratedFile>, Diagnostic>,
+) -> Result<Vec<emit::GeneratedFile>, Report> {
+    let report = compilation.report();
+    let specs = compilation.into_result()?;
+    let mut files = Vec::new();
+    for compiled in &specs {
+        let name = report
+            .sources
+            .get(compiled.file)
+            .map_or("spec.yaml", |f| f.name.as_str());
+        let file_name = Path::new(name)
+            .file_name()
+            .map_or_else(|| name.to_owned(), |n| n.to_string_lossy().into_owned());
+        let stem = Path::new(&file_name)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("spec");
+        let stem = emit::rust::names::snake(stem);
+        match render(&compiled.spec, &stem, &file_name) {
+            Ok(more) => files.extend(more),
+            Err(diagnostic) => {
+                let mut diagnostics = Diagnostics::new();
+                diagnostics.push(diagnostic);
+                return Err(Report {
+                    sources: report.sources.clone(),
+                    diagnostics,
+                });
+            }
+        }
+    }
+    Ok(files)
 }
 
 fn generate_rust(compilation: Compilation) -> Result<Vec<emit::GeneratedFile>, Report> {
-    let report = compilation.report();
-    let specs = compilation.into_result()?;
-    Ok(specs
-        .iter()
-        .map(|compiled| {
-            let name = report
-                .sources
-                .get(compiled.file)
-                .map_or("spec.yaml", |f| f.name.as_str());
-            let file_name = Path::new(name)
-                .file_name()
-                .map_or_else(|| name.to_owned(), |n| n.to_string_lossy().into_owned());
-            let stem = Path::new(&file_name)
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("spec");
-            emit::GeneratedFile {
-                name: format!("{}.rs", emit::rust::names::snake(stem)),
-                contents: emit::rust::render_rust(&compiled.spec, &file_name),
-            }
-        })
-        .collect())
+    generate(compilation, |spec, stem, file_name| {
+        Ok(vec![emit::GeneratedFile {
+            name: format!("{stem}.rs"),
+            contents: emit::rust::render_rust(spec, file_name),
+        }])
+    })
+}
+
+fn generate_iam(
+    compilation: Compilation,
+    options: &emit::iam::IamOptions,
+) -> Result<Vec<emit::GeneratedFile>, Report> {
+    let sources = compilation.sources.clone();
+    let mut any_tenant = false;
+    let files = generate(compilation, |spec, stem, _| {
+        any_tenant |= spec.tenant.is_some();
+        emit::iam::render_iam(spec, stem, options)
+    })?;
+    match &options.tenant {
+        Some(id) if !any_tenant => {
+            let mut diagnostics = Diagnostics::new();
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("session policies for tenant `{id}` asked for, but no spec declares a tenant"),
+                )
+                .help("leave out the tenant id, or add a `tenant` section to the spec"),
+            );
+            Err(Report {
+                sources,
+                diagnostics,
+            })
+        }
+        _ => Ok(files),
+    }
 }
 
 /// A report of one output error (no spec file to point into).

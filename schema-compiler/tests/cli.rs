@@ -216,3 +216,105 @@ fn help_is_stable() {
         .expect("runs");
     insta::assert_snapshot!("check_help", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn generate_iam_writes_policies_and_session_policies() {
+    let dir = std::env::temp_dir().join(format!("singletable-cli-iam-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = singletable()
+        .args([
+            "generate",
+            "iam",
+            "schemas/support_ticket.yaml",
+            "schemas/shopping_cart.yaml",
+        ])
+        .args([
+            "--region",
+            "eu-west-1",
+            "--account",
+            "123456789012",
+            "--tenant",
+            "acme",
+            "-o",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("written")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "shopping_cart.iam.json",
+            "support_ticket.iam.json",
+            "support_ticket.role.agent.iam.json",
+            "support_ticket.role.agent.session.iam.json",
+            "support_ticket.role.tenant_admin.iam.json",
+            "support_ticket.role.tenant_admin.session.iam.json",
+            "support_ticket.session.iam.json",
+        ]
+    );
+    let session =
+        std::fs::read_to_string(dir.join("support_ticket.session.iam.json")).expect("read");
+    assert!(session.contains(r#"["TENANT#acme|*"]"#), "{session}");
+    assert!(session.contains("arn:aws:dynamodb:eu-west-1:123456789012:table/SupportTicket"));
+
+    // Without --out-dir: one JSON object of file name to policy.
+    let out = singletable()
+        .args(["generate", "iam", "schemas/photo_site.yaml"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        printed["photo_site.iam.json"]["Statement"][0]["Condition"]["ForAllValues:StringLike"]
+            ["dynamodb:LeadingKeys"][0],
+        "USER#${aws:PrincipalTag/UserId}|*"
+    );
+}
+
+#[test]
+fn generate_iam_refuses_bad_tenants_and_arn_parts() {
+    let out = singletable()
+        .args([
+            "generate",
+            "iam",
+            "schemas/support_ticket.yaml",
+            "--tenant",
+            "a|b",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tenant id `a|b`"));
+    let out = singletable()
+        .args([
+            "generate",
+            "iam",
+            "schemas/support_ticket.yaml",
+            "--region",
+            "EU",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not an AWS region"));
+}
+
+#[test]
+fn generate_help_is_stable() {
+    let out = singletable()
+        .args(["generate", "iam", "--help"])
+        .output()
+        .expect("runs");
+    insta::assert_snapshot!("generate_iam_help", String::from_utf8_lossy(&out.stdout));
+}

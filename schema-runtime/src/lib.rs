@@ -33,6 +33,7 @@ mod batch;
 pub mod codec;
 mod entity;
 mod error;
+pub mod iam;
 pub mod ops;
 mod query;
 pub mod reader;

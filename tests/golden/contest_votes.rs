@@ -1376,3 +1376,51 @@ const VOTE_TOTAL_CONTESTANT_ID: ::schema_runtime::codec::StrDomain = ::schema_ru
     alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
     escape: false,
 };
+/// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).
+pub const IAM_POLICY: ::schema_runtime::iam::PolicyTemplate = ::schema_runtime::iam::PolicyTemplate {
+    role: ::core::option::Option::None,
+    principal_tag: ::core::option::Option::None,
+    pieces: &[
+        ::schema_runtime::iam::Piece::Text(
+            "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Sid\":\"AccessPatterns\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:GetItem\",\"dynamodb:Query\",\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\",\"dynamodb:BatchWriteItem\"],\"Resource\":[\"arn:",
+        ),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(
+            ":table/ContestVotes\"]},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
+        ),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(":table/ContestVotes\",\"arn:"),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(
+            ":table/ContestVotes/index/*\"]},{\"Sid\":\"DenyFullTablePartiQLSelect\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:PartiQLSelect\"],\"Resource\":[\"arn:",
+        ),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(":table/ContestVotes\",\"arn:"),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(
+            ":table/ContestVotes/index/*\"],\"Condition\":{\"Bool\":{\"dynamodb:FullTableScan\":\"true\"}}}]}",
+        ),
+    ],
+};
+/// The IAM policy of each role the spec declares, by role name: only the actions of the role's access patterns.
+pub const IAM_ROLE_POLICIES: &[(&str, ::schema_runtime::iam::PolicyTemplate)] = &[];

@@ -1332,3 +1332,57 @@ const DEVICE_REPORT_ESCALATED_TO: ::schema_runtime::codec::StrDomain = ::schema_
     alphabet: &[('-', '.'), ('0', '9'), ('_', '_'), ('a', 'z')],
     escape: false,
 };
+/// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).
+pub const IAM_POLICY: ::schema_runtime::iam::PolicyTemplate = ::schema_runtime::iam::PolicyTemplate {
+    role: ::core::option::Option::None,
+    principal_tag: ::core::option::Option::None,
+    pieces: &[
+        ::schema_runtime::iam::Piece::Text(
+            "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Sid\":\"AccessPatterns\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:GetItem\",\"dynamodb:Query\",\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\"],\"Resource\":[\"arn:",
+        ),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(":table/DeviceReports\",\"arn:"),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(
+            ":table/DeviceReports/index/GSI1\"]},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
+        ),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(":table/DeviceReports\",\"arn:"),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(
+            ":table/DeviceReports/index/*\"]},{\"Sid\":\"DenyFullTablePartiQLSelect\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:PartiQLSelect\"],\"Resource\":[\"arn:",
+        ),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(":table/DeviceReports\",\"arn:"),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(
+            ":table/DeviceReports/index/*\"],\"Condition\":{\"Bool\":{\"dynamodb:FullTableScan\":\"true\"}}}]}",
+        ),
+    ],
+};
+/// The IAM policy of each role the spec declares, by role name: only the actions of the role's access patterns.
+pub const IAM_ROLE_POLICIES: &[(&str, ::schema_runtime::iam::PolicyTemplate)] = &[];

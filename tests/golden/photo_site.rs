@@ -1484,3 +1484,61 @@ const PHOTO_PHOTO_ID: ::schema_runtime::codec::StrDomain = ::schema_runtime::cod
     alphabet: &[('0', '9'), ('A', 'H'), ('J', 'K'), ('M', 'N'), ('P', 'T'), ('V', 'Z')],
     escape: false,
 };
+/// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
+pub const IAM_POLICY: ::schema_runtime::iam::PolicyTemplate = ::schema_runtime::iam::PolicyTemplate {
+    role: ::core::option::Option::None,
+    principal_tag: ::core::option::Option::Some("UserId"),
+    pieces: &[
+        ::schema_runtime::iam::Piece::Text(
+            "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Sid\":\"TenantKeys\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:GetItem\",\"dynamodb:Query\",\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\",\"dynamodb:BatchWriteItem\"],\"Resource\":[\"arn:",
+        ),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(":table/PhotoSite\",\"arn:"),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(
+            ":table/PhotoSite/index/LSI1\"],\"Condition\":{\"ForAllValues:StringLike\":{\"dynamodb:LeadingKeys\":[\"USER#",
+        ),
+        ::schema_runtime::iam::Piece::Tenant,
+        ::schema_runtime::iam::Piece::Text(
+            "|*\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
+        ),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(":table/PhotoSite\",\"arn:"),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(
+            ":table/PhotoSite/index/*\"]},{\"Sid\":\"DenyFullTablePartiQLSelect\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:PartiQLSelect\"],\"Resource\":[\"arn:",
+        ),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(":table/PhotoSite\",\"arn:"),
+        ::schema_runtime::iam::Piece::Partition,
+        ::schema_runtime::iam::Piece::Text(":dynamodb:"),
+        ::schema_runtime::iam::Piece::Region,
+        ::schema_runtime::iam::Piece::Text(":"),
+        ::schema_runtime::iam::Piece::Account,
+        ::schema_runtime::iam::Piece::Text(
+            ":table/PhotoSite/index/*\"],\"Condition\":{\"Bool\":{\"dynamodb:FullTableScan\":\"true\"}}}]}",
+        ),
+    ],
+};
+/// The IAM policy of each role the spec declares, by role name: only the actions of the role's access patterns.
+pub const IAM_ROLE_POLICIES: &[(&str, ::schema_runtime::iam::PolicyTemplate)] = &[];

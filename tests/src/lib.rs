@@ -2,6 +2,7 @@
 //! spec in `schemas/` (by this crate's build script), and the servers they
 //! run against.
 
+pub mod capture;
 pub mod faults;
 pub mod server;
 

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use schema_compiler::diagnostics::{Code, Severity};
+use schema_compiler::diagnostics::{Code, Report, Severity};
+use schema_compiler::emit::iam::{AwsTarget, IamOptions};
+use schema_compiler::emit::GeneratedFile;
 use schema_compiler::Compiler;
 
 /// Checks Amazon DynamoDB single-table designs and generates code from them.
@@ -45,13 +47,22 @@ enum Command {
     },
     /// Check specs, then write what they generate.
     ///
-    /// `rust` writes one module per spec, `<file stem>.rs` (what a build
-    /// script's `compile_to_out_dir` writes), into --out-dir, or prints it.
     /// Exit status as for `check`; nothing is written when a spec has errors.
     Generate {
         /// What to generate.
-        #[arg(value_enum)]
+        #[command(subcommand)]
         output: Output,
+    },
+    /// Print the JSON Schema of the spec format.
+    Schema,
+}
+
+/// What `generate` writes.
+#[derive(Debug, Subcommand)]
+enum Output {
+    /// Typed Rust repositories on aws-sdk-dynamodb: one module per spec,
+    /// `<file stem>.rs` (what a build script's `compile_to_out_dir` writes).
+    Rust {
         /// Spec files.
         #[arg(required = true)]
         specs: Vec<PathBuf>,
@@ -59,15 +70,34 @@ enum Command {
         #[arg(short, long)]
         out_dir: Option<PathBuf>,
     },
-    /// Print the JSON Schema of the spec format.
-    Schema,
-}
-
-/// What `generate` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Output {
-    /// Typed Rust repositories on aws-sdk-dynamodb.
-    Rust,
+    /// IAM policies: tenant isolation with dynamodb:LeadingKeys, least privilege.
+    ///
+    /// Per spec: `<stem>.iam.json`, what the generated repository does, for a
+    /// role whose principal carries the tenant in a principal tag (ABAC);
+    /// `<stem>.role.<role>.iam.json` for each role the spec declares; and with
+    /// --tenant, the compact session policies `<stem>[.role.<role>].session.iam.json`
+    /// with that tenant id, for STS AssumeRole. Without --out-dir, prints a JSON
+    /// object of file name to policy.
+    Iam {
+        /// Spec files.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// Directory to write into (created if missing); standard output when absent.
+        #[arg(short, long)]
+        out_dir: Option<PathBuf>,
+        /// Also write session policies for this tenant id.
+        #[arg(long)]
+        tenant: Option<String>,
+        /// The table's region in ARNs (`*` for any); `REGION` when absent.
+        #[arg(long)]
+        region: Option<String>,
+        /// The table's 12-digit account id in ARNs; `ACCOUNT_ID` when absent.
+        #[arg(long)]
+        account: Option<String>,
+        /// The AWS partition in ARNs.
+        #[arg(long, default_value = "aws")]
+        partition: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -89,10 +119,41 @@ fn main() -> ExitCode {
             explain,
         } => check(&specs, format, deny_warnings, verbose, explain),
         Command::Generate {
-            output: Output::Rust,
-            specs,
-            out_dir,
-        } => generate(&specs, out_dir.as_deref()),
+            output: Output::Rust { specs, out_dir },
+        } => generate(&specs, out_dir.as_deref(), |c| c.generate_rust()),
+        Command::Generate {
+            output:
+                Output::Iam {
+                    specs,
+                    out_dir,
+                    tenant,
+                    region,
+                    account,
+                    partition,
+                },
+        } => {
+            let target = match (region, account) {
+                (None, None) if partition == "aws" => Ok(AwsTarget::default()),
+                (region, account) => AwsTarget::new(
+                    &partition,
+                    region.as_deref().unwrap_or("REGION"),
+                    account.as_deref().unwrap_or("ACCOUNT_ID"),
+                ),
+            };
+            let target = match target {
+                Ok(target) => target,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(2);
+                }
+            };
+            let options = IamOptions { target, tenant };
+            let out_dir = out_dir.as_deref();
+            if out_dir.is_none() {
+                return print_iam(&specs, &options);
+            }
+            generate(&specs, out_dir, |c| c.generate_iam(&options))
+        }
         Command::Schema => {
             let schema = schema_compiler::json_schema();
             let text = serde_json::to_string_pretty(&schema).expect("schema serializes");
@@ -161,21 +222,14 @@ fn check(
     }
 }
 
-fn generate(specs: &[PathBuf], out_dir: Option<&std::path::Path>) -> ExitCode {
-    let status = check(specs, Format::Text, false, false, false);
-    if status != ExitCode::SUCCESS {
-        return status;
-    }
-    let mut compiler = Compiler::new();
-    for spec in specs {
-        compiler.file(spec);
-    }
-    let files = match compiler.generate_rust() {
+fn generate(
+    specs: &[PathBuf],
+    out_dir: Option<&std::path::Path>,
+    render: impl FnOnce(&Compiler) -> Result<Vec<GeneratedFile>, Report>,
+) -> ExitCode {
+    let files = match checked_files(specs, render) {
         Ok(files) => files,
-        Err(report) => {
-            eprint!("{report:?}");
-            return ExitCode::from(1);
-        }
+        Err(status) => return status,
     };
     for file in files {
         match out_dir {
@@ -192,5 +246,41 @@ fn generate(specs: &[PathBuf], out_dir: Option<&std::path::Path>) -> ExitCode {
             None => print!("{}", file.contents),
         }
     }
+    ExitCode::SUCCESS
+}
+
+/// Checks the specs (printing diagnostics), then renders their files.
+fn checked_files(
+    specs: &[PathBuf],
+    render: impl FnOnce(&Compiler) -> Result<Vec<GeneratedFile>, Report>,
+) -> Result<Vec<GeneratedFile>, ExitCode> {
+    let status = check(specs, Format::Text, false, false, false);
+    if status != ExitCode::SUCCESS {
+        return Err(status);
+    }
+    let mut compiler = Compiler::new();
+    for spec in specs {
+        compiler.file(spec);
+    }
+    render(&compiler).map_err(|report| {
+        eprint!("{report:?}");
+        ExitCode::from(1)
+    })
+}
+
+/// Prints the policies as one JSON object: file name to policy.
+fn print_iam(specs: &[PathBuf], options: &IamOptions) -> ExitCode {
+    let files = match checked_files(specs, |c| c.generate_iam(options)) {
+        Ok(files) => files,
+        Err(status) => return status,
+    };
+    let mut all = serde_json::Map::new();
+    for file in files {
+        let policy: serde_json::Value =
+            serde_json::from_str(&file.contents).expect("generated policies are JSON");
+        all.insert(file.name, policy);
+    }
+    let text = serde_json::to_string_pretty(&all).expect("policies serialize");
+    println!("{text}");
     ExitCode::SUCCESS
 }

@@ -4,6 +4,7 @@
 //! every spec and all findings are collected. Findings of warning- and
 //! note-level rules can be re-levelled by the spec's `lints` section.
 
+mod iam;
 pub(crate) mod keys;
 pub mod lang;
 mod limits;
@@ -26,6 +27,7 @@ pub fn check_spec(spec: &ir::Spec, diags: &mut Diagnostics) {
         tenant::check_pattern_binds_tenant,
         tenant::check_gsi_write_isolation,
         tenant::check_global_entities,
+        iam::check_role_scope,
         keys::check_delimiter_injection,
         keys::check_ambiguous_templates,
         keys::check_key_collisions,
@@ -45,6 +47,7 @@ pub fn check_spec(spec: &ir::Spec, diags: &mut Diagnostics) {
         limits::check_throughput,
         limits::check_low_cardinality_indexes,
         names::check_generated_names,
+        iam::check_policy_sizes,
     ];
     for rule in rules {
         rule(spec, &mut found);

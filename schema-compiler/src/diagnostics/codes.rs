@@ -66,6 +66,8 @@ codes! {
     UnknownIndex = "unknown_index", Error;
     /// A reference names an attribute the entity does not have.
     UnknownAttribute = "unknown_attribute", Error;
+    /// A role names an access pattern that is not declared.
+    UnknownAccessPattern = "unknown_access_pattern", Error;
 
     // ---- attributes ---------------------------------------------------------
     /// An attribute type name is not one of the spec's types.
@@ -120,6 +122,8 @@ codes! {
     GsiWriteIsolation = "gsi_write_isolation", Warning;
     /// Entities declared global are exempt from tenant checks.
     GlobalEntities = "global_entities", Note;
+    /// A role of a multi-tenant spec lists an access pattern over keys that do not start with the tenant.
+    RoleNotTenantScoped = "role_not_tenant_scoped", Error;
 
     // ---- key soundness (check) ----------------------------------------------
     /// A placeholder's values can contain a delimiter of its template.
@@ -170,6 +174,12 @@ codes! {
     HotPartition = "hot_partition", Error;
     /// An index partition key has few distinct values under a declared write rate.
     LowCardinalityIndex = "low_cardinality_index", Warning;
+
+    // ---- IAM policies (check) -----------------------------------------------
+    /// A generated IAM policy exceeds the 6,144-character managed-policy limit (whitespace excluded).
+    PolicyTooLarge = "policy_too_large", Error;
+    /// A session policy for the longest tenant id exceeds the 2,048-character STS limit.
+    SessionPolicyTooLarge = "session_policy_too_large", Warning;
 }
 
 impl fmt::Display for Code {

@@ -1,5 +1,6 @@
 //! Emitters: pure functions from the IR to files in memory.
 
+pub mod iam;
 pub mod rust;
 
 /// A generated file.

@@ -6,6 +6,7 @@
 mod attribute;
 mod entity;
 mod pattern;
+mod role;
 mod unify;
 
 use indexmap::IndexMap;
@@ -76,10 +77,12 @@ impl Resolver<'_> {
             indexes,
             entities: IndexMap::new(),
             access_patterns: IndexMap::new(),
+            roles: IndexMap::new(),
             lints: self.resolve_lints(&decl.lints),
         };
         spec.entities = self.resolve_entities(&decl.entities, &spec);
         spec.access_patterns = self.resolve_patterns(&decl.access_patterns, &spec);
+        spec.roles = self.resolve_roles(&decl.roles, &decl.access_patterns);
         spec
     }
 
@@ -254,6 +257,20 @@ impl Resolver<'_> {
             .principal_tag
             .clone()
             .unwrap_or_else(|| Spanned::new(DEFAULT_PRINCIPAL_TAG.to_owned(), decl.span));
+        let tag_ok = (1..=128).contains(&principal_tag.len())
+            && principal_tag
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.:/=+-@".contains(c));
+        if !tag_ok {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidName,
+                    format!("`{principal_tag}` is not a valid IAM principal tag key"),
+                )
+                .label(principal_tag.span, "principal tag")
+                .help("use 1 to 128 letters, digits or `_.:/=+-@`, e.g. `TenantId`"),
+            );
+        }
         ir::Tenant {
             placeholder,
             id_pattern,

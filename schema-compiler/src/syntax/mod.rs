@@ -43,6 +43,11 @@ pub struct SpecDecl {
     /// The access patterns the table serves, by name (snake_case: each becomes a method).
     #[serde(default)]
     pub access_patterns: NamedMap<AccessPatternDecl>,
+    /// Roles by name (snake_case): each gets its own IAM policy granting only
+    /// the actions of its access patterns, e.g.
+    /// `roles: { tenant_admin: { access_patterns: [ticket_counts_by_status] } }`.
+    #[serde(default)]
+    pub roles: NamedMap<RoleDecl>,
     /// Lint levels by diagnostic name (`allow`, `warn`, `deny`) for checks whose
     /// default is a warning or note, e.g. `lints: { unused_index: allow }`.
     #[serde(default)]
@@ -757,6 +762,18 @@ pub struct BatchDecl {
     /// Entities deleted with BatchWriteItem deletes.
     #[serde(default)]
     pub delete: Option<Spanned<OneOrMany>>,
+}
+
+/// A role: one kind of principal and the access patterns it may run.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoleDecl {
+    /// Who holds the role, e.g. "A tenant's administrator: reads aggregates, never writes tickets."
+    #[serde(default)]
+    pub description: Option<Spanned<String>>,
+    /// The access patterns the role may run, by name. Its IAM policy grants
+    /// their actions and indexes only (no entity reads or writes besides them).
+    pub access_patterns: Spanned<OneOrMany>,
 }
 
 /// Expected rate of an access pattern.

@@ -7,6 +7,7 @@
 
 mod aggregate;
 mod entity;
+mod iam;
 mod keys;
 pub mod names;
 mod patterns;
@@ -71,6 +72,7 @@ impl<'a> Emitter<'a> {
         let patterns = self.emit_pattern_support();
         let aggregates = self.emit_aggregates();
         let domains = self.emit_domains();
+        let iam = self.emit_iam();
         quote! {
             /// The table's name as the spec declares it; [`Repository::with_table_name`] overrides it.
             pub const TABLE_NAME: &str = #table_name;
@@ -81,6 +83,7 @@ impl<'a> Emitter<'a> {
             #patterns
             #aggregates
             #domains
+            #iam
         }
     }
 

@@ -1,0 +1,76 @@
+//! IAM policies: roles stay within the tenant, and every generated policy
+//! fits IAM's and STS's size limits.
+
+use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use crate::emit::iam::{self, AwsTarget, PolicyKind, TenantValue};
+use crate::ir;
+
+/// Why: a tenant role is never granted keys a LeadingKeys pattern cannot confine to its tenant.
+pub fn check_role_scope(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let Some(tenant) = &spec.tenant else { return };
+    for role in spec.roles.values() {
+        for name in &role.access_patterns {
+            let Some(pattern) = spec.access_patterns.get(&name.value) else {
+                continue;
+            };
+            let outside = iam::pattern_grants(spec, pattern)
+                .into_iter()
+                .find(|(_, _, template)| !iam::starts_with_tenant(template));
+            if let Some((_, _, template)) = outside {
+                diags.push(
+                    Diagnostic::new(
+                        Code::RoleNotTenantScoped,
+                        format!("role `{}` lists `{name}`, whose keys do not start with the tenant", role.name),
+                    )
+                    .label(name.span, "listed here")
+                    .label(template.source.span, "this partition key has no tenant prefix")
+                    .help(format!("tenant roles are only granted keys that start with `<{}>`; serve this access pattern through a role of a spec without a tenant, or remove it from the role", tenant.placeholder)),
+                );
+            }
+        }
+    }
+}
+
+/// Why: IAM refuses a managed policy over 6,144 characters, and STS a session policy over 2,048.
+pub fn check_policy_sizes(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let target = AwsTarget::longest();
+    for kind in iam::policy_kinds(spec) {
+        let (what, span) = match kind {
+            PolicyKind::Runtime => ("the runtime policy".to_owned(), spec.table.name.span),
+            PolicyKind::Role(role) => (
+                format!("the policy of role `{}`", role.name),
+                role.name.span,
+            ),
+        };
+        let abac = iam::policy(spec, kind, &target, &TenantValue::PrincipalTag);
+        let size = iam::managed_policy_size(&abac);
+        if size > iam::MANAGED_POLICY_LIMIT {
+            diags.push(
+                Diagnostic::new(
+                    Code::PolicyTooLarge,
+                    format!("{what} has {size} characters, over IAM's limit of {} for a managed policy", iam::MANAGED_POLICY_LIMIT),
+                )
+                .label(span, "policy generated for this")
+                .help("give the keys fewer distinct prefixes before the tenant, or split the access patterns over roles"),
+            );
+        }
+        let Some(tenant) = &spec.tenant else { continue };
+        let longest = tenant
+            .max_length
+            .unwrap_or(iam::MAX_TAG_VALUE_LENGTH)
+            .min(iam::MAX_TAG_VALUE_LENGTH);
+        let session = iam::policy(spec, kind, &target, &TenantValue::Id("x".repeat(longest)));
+        let size = iam::session_policy_size(&session);
+        if size > iam::SESSION_POLICY_LIMIT {
+            diags.push(
+                Diagnostic::new(
+                    Code::SessionPolicyTooLarge,
+                    format!("as a session policy, {what} has {size} characters for a {longest}-character tenant id, over STS's limit of {}", iam::SESSION_POLICY_LIMIT),
+                )
+                .label(span, "policy generated for this")
+                .label(tenant.id_pattern.span, "tenant ids this long")
+                .help("bound tenant ids more tightly, use fewer key prefixes, or use the principal-tag policy (ABAC) instead of STS session policies"),
+            );
+        }
+    }
+}

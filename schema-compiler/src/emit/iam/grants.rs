@@ -1,0 +1,164 @@
+//! What a policy grants: the actions of its access patterns (and, for the
+//! tenant runtime, of the generated entity operations), the indexes they
+//! query, and the partition-key templates they reach.
+
+use std::collections::BTreeSet;
+
+use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, TransactionOp};
+
+use super::model::Action;
+
+/// The actions, indexes and partition-key templates of one policy.
+#[derive(Debug, Default)]
+pub(crate) struct Grants<'s> {
+    /// Actions, in [`Action`] order.
+    pub actions: BTreeSet<Action>,
+    /// Indexes queried, in the spec's index order.
+    pub indexes: Vec<&'s str>,
+    /// Partition-key templates reached, first use first, each once.
+    pub keys: Vec<&'s ir::KeyTemplate>,
+}
+
+/// Whether a template's first placeholder is the tenant, so that a
+/// `dynamodb:LeadingKeys` pattern can confine it to one tenant.
+pub(crate) fn starts_with_tenant(template: &ir::KeyTemplate) -> bool {
+    template
+        .segments
+        .iter()
+        .find_map(|s| match s {
+            Segment::Placeholder(p) => Some(p.kind == PlaceholderKind::Tenant),
+            Segment::Literal(_) => None,
+        })
+        .unwrap_or(false)
+}
+
+impl<'s> Grants<'s> {
+    /// Everything the generated tenant (or table) repository can do: every
+    /// access pattern, and get/put/create/update/delete of every entity.
+    pub fn runtime(spec: &'s ir::Spec) -> Grants<'s> {
+        let mut grants = Grants::default();
+        let tenant = spec.tenant.is_some();
+        for entity in spec.entities.values() {
+            for action in [
+                Action::GetItem,
+                Action::PutItem,
+                Action::UpdateItem,
+                Action::DeleteItem,
+            ] {
+                grants.grant(action, None, &entity.primary_key.pk, tenant);
+            }
+        }
+        for pattern in spec.access_patterns.values() {
+            grants.grant_pattern(spec, pattern, tenant);
+        }
+        grants.order_indexes(spec);
+        grants
+    }
+
+    /// The access patterns of one role.
+    pub fn role(spec: &'s ir::Spec, role: &ir::Role) -> Grants<'s> {
+        // The description is for people; the policy follows from the patterns.
+        let ir::Role {
+            name: _,
+            description: _,
+            access_patterns,
+        } = role;
+        let mut grants = Grants::default();
+        let tenant = spec.tenant.is_some();
+        for name in access_patterns {
+            if let Some(pattern) = spec.access_patterns.get(&name.value) {
+                grants.grant_pattern(spec, pattern, tenant);
+            }
+        }
+        grants.order_indexes(spec);
+        grants
+    }
+
+    /// Whether the policy grants nothing.
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty()
+    }
+
+    fn grant_pattern(&mut self, spec: &'s ir::Spec, pattern: &'s ir::AccessPattern, tenant: bool) {
+        for (action, index, template) in pattern_grants(spec, pattern) {
+            self.grant(action, index, template, tenant);
+        }
+    }
+
+    /// Grants `action` on the table (or `index`) for keys of `template`.
+    /// In a multi-tenant spec, keys that do not start with the tenant are
+    /// never granted: no tenant pattern could confine them.
+    fn grant(
+        &mut self,
+        action: Action,
+        index: Option<&'s str>,
+        template: &'s ir::KeyTemplate,
+        tenant: bool,
+    ) {
+        if tenant && !starts_with_tenant(template) {
+            return;
+        }
+        self.actions.insert(action);
+        if let Some(index) = index {
+            if !self.indexes.contains(&index) {
+                self.indexes.push(index);
+            }
+        }
+        if !self.keys.iter().any(|k| k.segments == template.segments) {
+            self.keys.push(template);
+        }
+    }
+
+    fn order_indexes(&mut self, spec: &ir::Spec) {
+        self.indexes
+            .sort_by_key(|name| spec.indexes.get_index_of(*name).unwrap_or(usize::MAX));
+    }
+}
+
+/// What one access pattern needs: `(action, index queried, partition-key template)`.
+pub(crate) fn pattern_grants<'s>(
+    spec: &'s ir::Spec,
+    pattern: &'s ir::AccessPattern,
+) -> Vec<(Action, Option<&'s str>, &'s ir::KeyTemplate)> {
+    let entity_pk = |name: &str| spec.entities.get(name).map(|e| &e.primary_key.pk);
+    let mut out = Vec::new();
+    match &pattern.operation {
+        Operation::Get { entity, .. } => {
+            out.extend(entity_pk(entity).map(|pk| (Action::GetItem, None, pk)));
+        }
+        Operation::Query(q) => {
+            let index = match &q.index {
+                IndexRef::Table => None,
+                IndexRef::Index(name) => Some(name.as_str()),
+            };
+            out.push((Action::Query, index, &q.pk));
+        }
+        Operation::Transaction(t) => {
+            for (op, entity) in &t.items {
+                let action = match op {
+                    TransactionOp::Put | TransactionOp::Create => Action::PutItem,
+                    TransactionOp::Update => Action::UpdateItem,
+                    TransactionOp::Delete => Action::DeleteItem,
+                    TransactionOp::ConditionCheck => Action::ConditionCheckItem,
+                };
+                out.extend(entity_pk(entity).map(|pk| (action, None, pk)));
+            }
+        }
+        Operation::Batch(b) => {
+            let ops = [
+                (Action::BatchGetItem, &b.get),
+                (Action::BatchWriteItem, &b.put),
+                (Action::BatchWriteItem, &b.delete),
+            ];
+            for (action, entities) in ops {
+                out.extend(
+                    entities
+                        .iter()
+                        .filter_map(|e| entity_pk(e))
+                        .map(|pk| (action, None, pk)),
+                );
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,465 @@
+//! IAM policies generated from a spec: tenant isolation with
+//! `dynamodb:LeadingKeys`, least privilege from the access patterns.
+//!
+//! For every spec, the **runtime policy** grants what the generated
+//! repository does: get/put/update/delete of every entity and every access
+//! pattern. Each declared role gets a policy with only its access patterns'
+//! actions. In a multi-tenant spec every policy has one Allow statement
+//! conditioned on
+//!
+//! ```json
+//! "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["TENANT#${aws:PrincipalTag/TenantId}|*"] },
+//! "Null": { "dynamodb:LeadingKeys": "false" }
+//! ```
+//!
+//! (the `Null` guard: `ForAllValues` alone holds for a request without
+//! keys), with one pattern per partition-key shape: the literal prefix, the
+//! tenant, the delimiter that follows it and `*` — or the exact value where
+//! the key is the bare tenant segment. Resources are the table ARN and the
+//! ARNs of exactly the indexes queried. Two Deny statements refuse Scan and
+//! full-table PartiQL selects on the table and every index.
+//!
+//! The **session-policy** variant has the tenant id in place of the
+//! principal-tag variable, for the STS AssumeRole approach; the generated
+//! Rust module embeds it as a `schema_runtime::iam::PolicyTemplate`.
+
+mod grants;
+pub mod model;
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::{self, Segment};
+
+use grants::Grants;
+pub(crate) use grants::{pattern_grants, starts_with_tenant};
+use model::{
+    escape_literal, Action, Arn, Condition, Effect, FullTableScan, IamBool, KeyPattern,
+    LeadingKeys, PolicyDocument, PolicyVersion, Sid, Statement,
+};
+
+use super::GeneratedFile;
+
+/// The managed-policy size limit, in characters without whitespace.
+pub const MANAGED_POLICY_LIMIT: usize = 6_144;
+/// The STS session-policy size limit, in characters.
+pub const SESSION_POLICY_LIMIT: usize = 2_048;
+/// The longest IAM principal tag value.
+pub const MAX_TAG_VALUE_LENGTH: usize = 256;
+
+/// The partition, region and account of the table's ARNs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwsTarget {
+    partition: String,
+    region: String,
+    account: String,
+}
+
+impl Default for AwsTarget {
+    /// `aws`, and the placeholders `REGION` and `ACCOUNT_ID` to replace.
+    fn default() -> Self {
+        AwsTarget {
+            partition: "aws".to_owned(),
+            region: "REGION".to_owned(),
+            account: "ACCOUNT_ID".to_owned(),
+        }
+    }
+}
+
+impl AwsTarget {
+    /// A target from its parts: a partition such as `aws`, a region such
+    /// as `eu-west-1` (or `*`), and a 12-digit account id (or `*`).
+    pub fn new(partition: &str, region: &str, account: &str) -> Result<AwsTarget, String> {
+        let word = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 32
+                && s.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        };
+        if !word(partition) {
+            return Err(format!(
+                "`{partition}` is not an AWS partition such as `aws`"
+            ));
+        }
+        if region != "*" && !word(region) {
+            return Err(format!(
+                "`{region}` is not an AWS region such as `eu-west-1`"
+            ));
+        }
+        if account != "*" && !(account.len() == 12 && account.chars().all(|c| c.is_ascii_digit())) {
+            return Err(format!("`{account}` is not a 12-digit AWS account id"));
+        }
+        Ok(AwsTarget {
+            partition: partition.to_owned(),
+            region: region.to_owned(),
+            account: account.to_owned(),
+        })
+    }
+
+    /// The longest parts a real table has, for worst-case size checks.
+    pub(crate) fn longest() -> AwsTarget {
+        AwsTarget {
+            partition: "aws-us-gov".to_owned(),
+            region: "ap-southeast-2".to_owned(),
+            account: "123456789012".to_owned(),
+        }
+    }
+
+    /// Markers that [`policy_pieces`] splits the policy at. They cannot occur
+    /// elsewhere: names have no `$`, and key literals escape it as `${$}`.
+    fn markers() -> AwsTarget {
+        AwsTarget {
+            partition: PARTITION_MARKER.to_owned(),
+            region: REGION_MARKER.to_owned(),
+            account: ACCOUNT_MARKER.to_owned(),
+        }
+    }
+
+    fn arn(&self, resource: &str) -> Arn {
+        Arn(format!(
+            "arn:{}:dynamodb:{}:{}:{resource}",
+            self.partition, self.region, self.account
+        ))
+    }
+
+    /// The table's ARN.
+    pub fn table_arn(&self, table: &str) -> Arn {
+        self.arn(&format!("table/{table}"))
+    }
+
+    /// An index's ARN.
+    pub fn index_arn(&self, table: &str, index: &str) -> Arn {
+        self.arn(&format!("table/{table}/index/{index}"))
+    }
+
+    /// The ARN of every index of the table (for Deny statements only).
+    pub fn all_indexes_arn(&self, table: &str) -> Arn {
+        self.arn(&format!("table/{table}/index/*"))
+    }
+}
+
+const PARTITION_MARKER: &str = "${singletable:partition}";
+const REGION_MARKER: &str = "${singletable:region}";
+const ACCOUNT_MARKER: &str = "${singletable:account}";
+
+/// How the tenant appears in `dynamodb:LeadingKeys` patterns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TenantValue {
+    /// The principal-tag variable, `${aws:PrincipalTag/<tag>}` (ABAC).
+    PrincipalTag,
+    /// One tenant's id (a session policy).
+    Id(String),
+}
+
+/// Which policy of a spec.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PolicyKind<'s> {
+    /// What the generated repository does: every access pattern and entity operation.
+    Runtime,
+    /// One role's access patterns.
+    Role(&'s ir::Role),
+}
+
+impl PolicyKind<'_> {
+    /// The role's name, if any.
+    pub fn role(&self) -> Option<&str> {
+        match self {
+            PolicyKind::Runtime => None,
+            PolicyKind::Role(role) => Some(role.name.as_str()),
+        }
+    }
+}
+
+/// The runtime policy and one per role.
+pub fn policy_kinds(spec: &ir::Spec) -> Vec<PolicyKind<'_>> {
+    std::iter::once(PolicyKind::Runtime)
+        .chain(spec.roles.values().map(PolicyKind::Role))
+        .collect()
+}
+
+/// Builds one policy of a spec.
+pub fn policy(
+    spec: &ir::Spec,
+    kind: PolicyKind<'_>,
+    target: &AwsTarget,
+    tenant: &TenantValue,
+) -> PolicyDocument {
+    let grants = match kind {
+        PolicyKind::Runtime => Grants::runtime(spec),
+        PolicyKind::Role(role) => Grants::role(spec, role),
+    };
+    let table = spec.table.name.as_str();
+    let mut statement = Vec::new();
+    if !grants.is_empty() {
+        statement.push(allow_statement(spec, &grants, target, tenant));
+    }
+    let everything = vec![target.table_arn(table), target.all_indexes_arn(table)];
+    statement.push(Statement {
+        sid: Sid::new("DenyScan"),
+        effect: Effect::Deny,
+        action: vec![Action::Scan],
+        resource: everything.clone(),
+        condition: Condition::default(),
+    });
+    statement.push(Statement {
+        sid: Sid::new("DenyFullTablePartiQLSelect"),
+        effect: Effect::Deny,
+        action: vec![Action::PartiQLSelect],
+        resource: everything,
+        condition: Condition {
+            bool: Some(FullTableScan {
+                full_table_scan: IamBool::True,
+            }),
+            ..Condition::default()
+        },
+    });
+    PolicyDocument {
+        version: PolicyVersion::V2012_10_17,
+        statement,
+    }
+}
+
+fn allow_statement(
+    spec: &ir::Spec,
+    grants: &Grants<'_>,
+    target: &AwsTarget,
+    tenant: &TenantValue,
+) -> Statement {
+    let table = spec.table.name.as_str();
+    let resource = std::iter::once(target.table_arn(table))
+        .chain(grants.indexes.iter().map(|i| target.index_arn(table, i)))
+        .collect();
+    let condition = match &spec.tenant {
+        None => Condition::default(),
+        Some(t) => {
+            let tenant_text = match tenant {
+                TenantValue::PrincipalTag => format!("${{aws:PrincipalTag/{}}}", t.principal_tag),
+                TenantValue::Id(id) => {
+                    let mut out = String::new();
+                    escape_literal(id, &mut out);
+                    out
+                }
+            };
+            let mut patterns: Vec<KeyPattern> = Vec::new();
+            for pattern in grants
+                .keys
+                .iter()
+                .filter_map(|k| key_pattern(k, &tenant_text))
+            {
+                if !patterns.contains(&pattern) {
+                    patterns.push(pattern);
+                }
+            }
+            Condition {
+                for_all_values_string_like: Some(LeadingKeys {
+                    leading_keys: patterns,
+                }),
+                null: Some(LeadingKeys {
+                    leading_keys: IamBool::False,
+                }),
+                bool: None,
+            }
+        }
+    };
+    Statement {
+        sid: Sid::new(if spec.tenant.is_some() {
+            "TenantKeys"
+        } else {
+            "AccessPatterns"
+        }),
+        effect: Effect::Allow,
+        action: grants.actions.iter().copied().collect(),
+        resource,
+        condition,
+    }
+}
+
+/// The `dynamodb:LeadingKeys` pattern of a partition-key template that
+/// starts with the tenant: the escaped literal prefix, the tenant, then the
+/// delimiter after it and `*` — or nothing, when the tenant ends the key.
+fn key_pattern(template: &ir::KeyTemplate, tenant: &str) -> Option<KeyPattern> {
+    let mut out = String::new();
+    let mut segments = template.segments.iter();
+    loop {
+        match segments.next()? {
+            Segment::Literal(l) => escape_literal(l, &mut out),
+            Segment::Placeholder(p) if p.kind == ir::PlaceholderKind::Tenant => break,
+            Segment::Placeholder(_) => return None,
+        }
+    }
+    out.push_str(tenant);
+    match segments.next() {
+        None => {}
+        Some(Segment::Literal(l)) => {
+            if let Some(delimiter) = l.chars().next() {
+                escape_literal(&delimiter.to_string(), &mut out);
+            }
+            out.push('*');
+        }
+        // The checker rejects a placeholder right after the tenant
+        // (`tenant_prefix_unsafe`); a pattern for it is still sound.
+        Some(Segment::Placeholder(_)) => out.push('*'),
+    }
+    Some(KeyPattern(out))
+}
+
+/// The policy as indented JSON with a final newline, as written to files.
+pub fn to_pretty_json(policy: &PolicyDocument) -> String {
+    let mut out = serde_json::to_string_pretty(policy).expect("a policy serializes to JSON");
+    out.push('\n');
+    out
+}
+
+/// The policy as compact JSON, as sent to STS.
+pub fn to_minified_json(policy: &PolicyDocument) -> String {
+    serde_json::to_string(policy).expect("a policy serializes to JSON")
+}
+
+/// The size IAM counts against the managed-policy limit: characters other than whitespace.
+pub fn managed_policy_size(policy: &PolicyDocument) -> usize {
+    to_minified_json(policy)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .count()
+}
+
+/// The size STS counts against the session-policy limit: characters of the compact JSON.
+pub fn session_policy_size(policy: &PolicyDocument) -> usize {
+    to_minified_json(policy).chars().count()
+}
+
+/// A piece of a policy template: text, or a value filled in at run time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PolicyPiece {
+    /// JSON text.
+    Text(String),
+    /// The tenant id (or the principal-tag variable).
+    Tenant,
+    /// The AWS partition.
+    Partition,
+    /// The region.
+    Region,
+    /// The account id.
+    Account,
+}
+
+/// A policy in compact JSON, split where the tenant, partition, region and
+/// account go, for `schema_runtime::iam::PolicyTemplate`.
+pub fn policy_pieces(spec: &ir::Spec, kind: PolicyKind<'_>) -> Vec<PolicyPiece> {
+    let json = to_minified_json(&policy(
+        spec,
+        kind,
+        &AwsTarget::markers(),
+        &TenantValue::PrincipalTag,
+    ));
+    let tag_variable = spec
+        .tenant
+        .as_ref()
+        .map(|t| format!("${{aws:PrincipalTag/{}}}", t.principal_tag));
+    let mut markers: Vec<(&str, PolicyPiece)> = vec![
+        (PARTITION_MARKER, PolicyPiece::Partition),
+        (REGION_MARKER, PolicyPiece::Region),
+        (ACCOUNT_MARKER, PolicyPiece::Account),
+    ];
+    if let Some(tag) = &tag_variable {
+        markers.push((tag, PolicyPiece::Tenant));
+    }
+    let mut pieces = Vec::new();
+    let mut rest = json.as_str();
+    while let Some((at, marker, piece)) = markers
+        .iter()
+        .filter_map(|(m, p)| rest.find(m).map(|at| (at, *m, p)))
+        .min_by_key(|(at, _, _)| *at)
+    {
+        if at > 0 {
+            pieces.push(PolicyPiece::Text(rest[..at].to_owned()));
+        }
+        pieces.push(piece.clone());
+        rest = &rest[at + marker.len()..];
+    }
+    if !rest.is_empty() {
+        pieces.push(PolicyPiece::Text(rest.to_owned()));
+    }
+    pieces
+}
+
+/// Options of [`render_iam`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IamOptions {
+    /// The ARN parts.
+    pub target: AwsTarget,
+    /// Also write session policies with this tenant id.
+    pub tenant: Option<String>,
+}
+
+/// The policy files of one spec: `<stem>.iam.json` (the runtime policy),
+/// `<stem>.role.<role>.iam.json` per role, and with a tenant id,
+/// `<stem>.session.iam.json` and `<stem>.role.<role>.session.iam.json`
+/// (compact JSON, as sent to STS) when the spec declares a tenant. A tenant
+/// id the spec does not accept, or a session policy over STS's limit, is an
+/// error.
+pub fn render_iam(
+    spec: &ir::Spec,
+    stem: &str,
+    options: &IamOptions,
+) -> Result<Vec<GeneratedFile>, Diagnostic> {
+    let session = match (&options.tenant, &spec.tenant) {
+        (Some(id), Some(_)) => Some(validate_tenant(spec, id)?),
+        // A spec without a tenant has no session policies.
+        _ => None,
+    };
+    let mut files = Vec::new();
+    for kind in policy_kinds(spec) {
+        let name = match kind.role() {
+            None => stem.to_owned(),
+            Some(role) => format!("{stem}.role.{role}"),
+        };
+        let abac = policy(spec, kind, &options.target, &TenantValue::PrincipalTag);
+        files.push(GeneratedFile {
+            name: format!("{name}.iam.json"),
+            contents: to_pretty_json(&abac),
+        });
+        if let Some(id) = &session {
+            let document = policy(spec, kind, &options.target, &TenantValue::Id(id.clone()));
+            let size = session_policy_size(&document);
+            if size > SESSION_POLICY_LIMIT {
+                return Err(Diagnostic::new(
+                    Code::SessionPolicyTooLarge,
+                    format!("the session policy `{name}` for tenant `{id}` has {size} characters, over STS's limit of {SESSION_POLICY_LIMIT}"),
+                )
+                .severity(crate::diagnostics::Severity::Error)
+                .help("use the principal-tag policy, or split the role"));
+            }
+            let mut contents = to_minified_json(&document);
+            contents.push('\n');
+            files.push(GeneratedFile {
+                name: format!("{name}.session.iam.json"),
+                contents,
+            });
+        }
+    }
+    Ok(files)
+}
+
+/// Checks a tenant id against the spec's tenant rules, as the generated
+/// `TenantId::new` does.
+fn validate_tenant(spec: &ir::Spec, id: &str) -> Result<String, Diagnostic> {
+    let invalid = |why: String| {
+        Diagnostic::new(Code::InvalidValue, format!("tenant id `{id}`: {why}"))
+            .help("give a tenant id that matches the spec's `tenant.id_pattern`")
+    };
+    let Some(tenant) = &spec.tenant else {
+        return Ok(id.to_owned());
+    };
+    let length = id.chars().count();
+    if length < tenant.min_length.max(1) || tenant.max_length.is_some_and(|max| length > max) {
+        return Err(invalid(format!(
+            "{length} characters, outside the spec's bounds"
+        )));
+    }
+    if let Some(c) = id
+        .chars()
+        .find(|&c| !tenant.alphabet.contains(c) || matches!(c, '*' | '?' | '$') || c.is_control())
+    {
+        return Err(invalid(format!("{c:?} is not allowed in tenant ids")));
+    }
+    Ok(id.to_owned())
+}

@@ -1,0 +1,205 @@
+//! A client that records what a repository asks DynamoDB, as IAM sees it,
+//! instead of sending it: the action, the table or index, and the partition
+//! keys (`dynamodb:LeadingKeys`). The IAM tests build their request matrix
+//! from these, so the policies are checked against the keys the generated
+//! repositories really produce.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use schema_runtime::sdk;
+use schema_runtime::Item;
+use sdk::config::interceptors::BeforeSerializationInterceptorContextRef;
+use sdk::config::{ConfigBag, Intercept};
+use sdk::error::BoxError;
+use sdk::operation::batch_get_item::BatchGetItemInput;
+use sdk::operation::batch_write_item::BatchWriteItemInput;
+use sdk::operation::delete_item::DeleteItemInput;
+use sdk::operation::get_item::GetItemInput;
+use sdk::operation::put_item::PutItemInput;
+use sdk::operation::query::QueryInput;
+use sdk::operation::transact_write_items::TransactWriteItemsInput;
+use sdk::operation::update_item::UpdateItemInput;
+use sdk::types::AttributeValue;
+
+/// One request as IAM authorizes it. A transaction is authorized item by
+/// item, so each of its items is a request of its own.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Request {
+    /// What the repository was doing: an access pattern's name, or `entity`.
+    pub label: String,
+    /// The IAM action, e.g. `dynamodb:Query`.
+    pub action: &'static str,
+    /// The index queried, if any.
+    pub index: Option<String>,
+    /// The partition keys of the request.
+    pub keys: Vec<String>,
+}
+
+/// Records requests; see [`Recorder::client`].
+#[derive(Debug, Default)]
+pub struct Recorder {
+    label: Mutex<String>,
+    requests: Mutex<Vec<Request>>,
+}
+
+impl Recorder {
+    /// A new recorder.
+    pub fn new() -> Arc<Recorder> {
+        Arc::new(Recorder::default())
+    }
+
+    /// A client whose every request is recorded and then fails before it is
+    /// sent. `partition_key` is the table's partition-key attribute.
+    pub fn client(self: &Arc<Self>, partition_key: &'static str) -> sdk::Client {
+        let config = sdk::Config::builder()
+            .behavior_version(sdk::config::BehaviorVersion::latest())
+            .region(sdk::config::Region::new("us-east-1"))
+            .endpoint_url("http://127.0.0.1:9")
+            .credentials_provider(sdk::config::Credentials::new(
+                "local", "local", None, None, "static",
+            ))
+            .retry_config(sdk::config::retry::RetryConfig::disabled())
+            .interceptor(Capture {
+                recorder: Arc::clone(self),
+                partition_key,
+            })
+            .build();
+        sdk::Client::from_conf(config)
+    }
+
+    /// Labels the requests recorded from now on.
+    pub fn label(&self, label: &str) {
+        *self.label.lock().unwrap_or_else(PoisonError::into_inner) = label.to_owned();
+    }
+
+    /// The requests recorded so far.
+    pub fn requests(&self) -> Vec<Request> {
+        self.requests
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn record(&self, action: &'static str, index: Option<String>, keys: Vec<String>) {
+        let label = self
+            .label
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        self.requests
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Request {
+                label,
+                action,
+                index,
+                keys,
+            });
+    }
+}
+
+#[derive(Debug)]
+struct Capture {
+    recorder: Arc<Recorder>,
+    partition_key: &'static str,
+}
+
+impl Capture {
+    fn key(&self, item: Option<&Item>) -> Vec<String> {
+        item.and_then(|item| item.get(self.partition_key))
+            .map(text)
+            .into_iter()
+            .collect()
+    }
+}
+
+fn text(value: &AttributeValue) -> String {
+    match value {
+        AttributeValue::S(s) | AttributeValue::N(s) => s.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+impl Intercept for Capture {
+    fn name(&self) -> &'static str {
+        "singletable-tests capture"
+    }
+
+    fn read_before_execution(
+        &self,
+        context: &BeforeSerializationInterceptorContextRef<'_>,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let input = context.input();
+        let rec = &self.recorder;
+        if let Some(i) = input.downcast_ref::<GetItemInput>() {
+            rec.record("dynamodb:GetItem", None, self.key(i.key.as_ref()));
+        } else if let Some(i) = input.downcast_ref::<PutItemInput>() {
+            rec.record("dynamodb:PutItem", None, self.key(i.item.as_ref()));
+        } else if let Some(i) = input.downcast_ref::<UpdateItemInput>() {
+            rec.record("dynamodb:UpdateItem", None, self.key(i.key.as_ref()));
+        } else if let Some(i) = input.downcast_ref::<DeleteItemInput>() {
+            rec.record("dynamodb:DeleteItem", None, self.key(i.key.as_ref()));
+        } else if let Some(i) = input.downcast_ref::<QueryInput>() {
+            // Generated queries write the partition-key equality as `#pk = :pk`.
+            let condition = i.key_condition_expression.as_deref().unwrap_or_default();
+            if !condition.starts_with("#pk = :pk") {
+                return Err(format!("unexpected key condition `{condition}`").into());
+            }
+            let key = i
+                .expression_attribute_values
+                .as_ref()
+                .and_then(|v| v.get(":pk"))
+                .map(text);
+            rec.record(
+                "dynamodb:Query",
+                i.index_name.clone(),
+                key.into_iter().collect(),
+            );
+        } else if let Some(i) = input.downcast_ref::<BatchGetItemInput>() {
+            let keys = i
+                .request_items
+                .iter()
+                .flat_map(|m| m.values())
+                .flat_map(|k| k.keys.iter())
+                .flat_map(|k| self.key(Some(k)))
+                .collect();
+            rec.record("dynamodb:BatchGetItem", None, keys);
+        } else if let Some(i) = input.downcast_ref::<BatchWriteItemInput>() {
+            let keys = i
+                .request_items
+                .iter()
+                .flat_map(|m| m.values())
+                .flatten()
+                .flat_map(|w| {
+                    let put = w.put_request.as_ref().map(|p| &p.item);
+                    let delete = w.delete_request.as_ref().map(|d| &d.key);
+                    self.key(put.or(delete))
+                })
+                .collect();
+            rec.record("dynamodb:BatchWriteItem", None, keys);
+        } else if let Some(i) = input.downcast_ref::<TransactWriteItemsInput>() {
+            for item in i.transact_items.iter().flatten() {
+                if let Some(put) = &item.put {
+                    rec.record("dynamodb:PutItem", None, self.key(Some(&put.item)));
+                }
+                if let Some(update) = &item.update {
+                    rec.record("dynamodb:UpdateItem", None, self.key(Some(&update.key)));
+                }
+                if let Some(delete) = &item.delete {
+                    rec.record("dynamodb:DeleteItem", None, self.key(Some(&delete.key)));
+                }
+                if let Some(check) = &item.condition_check {
+                    rec.record(
+                        "dynamodb:ConditionCheckItem",
+                        None,
+                        self.key(Some(&check.key)),
+                    );
+                }
+            }
+        } else {
+            return Err("the IAM capture does not know this operation".into());
+        }
+        Err("recorded for the IAM tests, not sent".into())
+    }
+}
