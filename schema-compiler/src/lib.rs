@@ -65,6 +65,7 @@ pub mod diagnostics;
 pub mod emit;
 pub mod encoding;
 pub mod explain;
+pub mod import;
 pub mod ir;
 pub mod resolve;
 pub mod source;
@@ -262,29 +263,90 @@ impl Compiler {
     pub fn generate_rust(&self) -> Result<Vec<emit::GeneratedFile>, Report> {
         generate_rust(self.compile())
     }
+
+    /// Compiles every input and renders each spec's table definition:
+    /// `<stem>.create-table.json`, `<stem>.update-time-to-live.json` (with a
+    /// TTL) and `<stem>.cloudformation.json`.
+    pub fn generate_table(&self) -> Result<Vec<emit::GeneratedFile>, Report> {
+        generate_each(self.compile(), |spec, file| {
+            emit::table::render_table(spec, file.stem)
+        })
+    }
+
+    /// Compiles every input and renders each spec's NoSQL Workbench model,
+    /// `<stem>.workbench.json`.
+    pub fn generate_workbench(
+        &self,
+        options: &emit::workbench::Options,
+    ) -> Result<Vec<emit::GeneratedFile>, Report> {
+        generate_each(self.compile(), |spec, file| {
+            vec![emit::workbench::render_workbench(spec, file.stem, options)]
+        })
+    }
+
+    /// Compiles every input and renders each spec's design document,
+    /// `<stem>.md`, listing the spec's warnings.
+    pub fn generate_docs(&self) -> Result<Vec<emit::GeneratedFile>, Report> {
+        generate_each(self.compile(), |spec, file| {
+            vec![emit::docs::render_docs(spec, file.stem, &file.diagnostics)]
+        })
+    }
 }
 
 fn generate_rust(compilation: Compilation) -> Result<Vec<emit::GeneratedFile>, Report> {
+    generate_each(compilation, |spec, file| {
+        vec![emit::GeneratedFile {
+            name: format!("{}.rs", emit::rust::names::snake(file.stem)),
+            contents: emit::rust::render_rust(spec, file.name),
+        }]
+    })
+}
+
+/// The spec file an output is rendered for.
+struct SpecFile<'a> {
+    /// The file name (`support_ticket.yaml`).
+    name: &'a str,
+    /// Its stem (`support_ticket`), which output file names start with.
+    stem: &'a str,
+    /// The spec's warnings and notes.
+    diagnostics: Vec<&'a Diagnostic>,
+}
+
+/// Renders every spec that compiled; the report when anything failed.
+fn generate_each(
+    compilation: Compilation,
+    render: impl Fn(&ir::Spec, &SpecFile<'_>) -> Vec<emit::GeneratedFile>,
+) -> Result<Vec<emit::GeneratedFile>, Report> {
     let report = compilation.report();
+    let diagnostics = compilation.diagnostics.clone();
     let specs = compilation.into_result()?;
     Ok(specs
         .iter()
-        .map(|compiled| {
+        .flat_map(|compiled| {
             let name = report
                 .sources
                 .get(compiled.file)
                 .map_or("spec.yaml", |f| f.name.as_str());
-            let file_name = Path::new(name)
+            let name = Path::new(name)
                 .file_name()
-                .map_or_else(|| name.to_owned(), |n| n.to_string_lossy().into_owned());
-            let stem = Path::new(&file_name)
+                .and_then(|n| n.to_str())
+                .unwrap_or(name);
+            let stem = Path::new(name)
                 .file_stem()
                 .and_then(|s| s.to_str())
                 .unwrap_or("spec");
-            emit::GeneratedFile {
-                name: format!("{}.rs", emit::rust::names::snake(stem)),
-                contents: emit::rust::render_rust(&compiled.spec, &file_name),
-            }
+            let diagnostics = diagnostics
+                .iter()
+                .filter(|d| d.primary_span().is_some_and(|s| s.file == compiled.file))
+                .collect();
+            render(
+                &compiled.spec,
+                &SpecFile {
+                    name,
+                    stem,
+                    diagnostics,
+                },
+            )
         })
         .collect())
 }

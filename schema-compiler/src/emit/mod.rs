@@ -1,6 +1,9 @@
 //! Emitters: pure functions from the IR to files in memory.
 
+pub mod docs;
 pub mod rust;
+pub mod table;
+pub mod workbench;
 
 /// A generated file.
 #[derive(Debug, Clone, PartialEq, Eq)]
