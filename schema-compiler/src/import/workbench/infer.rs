@@ -98,6 +98,9 @@ pub struct Entity {
     pub shards: Option<u32>,
     /// The samples.
     pub examples: Vec<Example>,
+    /// Names no new attribute may take: key attributes, the entity-type
+    /// attribute, the tenant and shard placeholders.
+    pub reserved: Vec<String>,
 }
 
 /// Everything inferred about a table.
@@ -324,7 +327,7 @@ impl Entity {
         let texts: Vec<String> = values.iter().map(|(_, t)| t.clone()).collect();
         let width = texts.first().map(String::len);
         self.note_key_use(&name, &texts, width, &[]);
-        if values.len() < self.examples.len() || values.is_empty() {
+        if !values.is_empty() && values.len() < self.examples.len() {
             if let Some(a) = self.attrs.get_mut(&name) {
                 a.optional = true;
             }
@@ -337,9 +340,14 @@ impl Entity {
 
     fn fresh(&self, base: &str) -> String {
         let base = if base.is_empty() { "value" } else { base };
-        let mut name = base.to_owned();
+        let taken = |n: &str| self.attrs.contains_key(n) || self.reserved.iter().any(|r| r == n);
+        if !taken(base) {
+            return base.to_owned();
+        }
+        let base = format!("{base}_value");
+        let mut name = base.clone();
         let mut n = 2;
-        while self.attrs.contains_key(&name) {
+        while taken(&name) {
             name = format!("{base}_{n}");
             n += 1;
         }
@@ -494,7 +502,7 @@ impl Entity {
         let mut free: Vec<String> = alias_names
             .iter()
             .map(|a| snake(a))
-            .filter(|a| !used.contains(a))
+            .filter(|a| !used.contains(a) && !self.reserved.contains(a))
             .collect();
         if free.len() != unnamed.len() {
             free.clear();
@@ -620,13 +628,21 @@ fn facet_entity(table: &ModelTable, facet: &Facet, inferred: &mut Inferred, eta:
         Some(n) => n,
         None => entity_name(&facet.name),
     };
-    let mut e = Entity {
-        name,
-        ..Entity::default()
-    };
     let table_keys: Vec<&str> = std::iter::once(table.pk.name.as_str())
         .chain(table.sk.as_ref().map(|k| k.name.as_str()))
         .collect();
+    let reserved = table_keys
+        .iter()
+        .map(|k| k.to_string())
+        .chain(table.gsis.iter().flat_map(|g| std::iter::once(&g.pk).chain(&g.sk)).map(|k| k.name.clone()))
+        .chain([eta.unwrap_or("entity_type").to_owned(), "shard".to_owned()])
+        .chain(tenant.clone())
+        .collect();
+    let mut e = Entity {
+        name,
+        reserved,
+        ..Entity::default()
+    };
     // Index keys whose values are composite (or whose names cannot be
     // attributes) are computed from templates; the others are the
     // entity's own attributes, indexed as they are.
