@@ -69,9 +69,13 @@ enum Command {
         #[arg(long, default_value = "")]
         author: String,
     },
-    /// Print, for each access pattern (or the one named), the exact DynamoDB
-    /// request and the equivalent AWS CLI command, with placeholders such as
-    /// `<tenant>` where values go.
+    /// Print each access pattern's DynamoDB request and AWS CLI command.
+    ///
+    /// For each access pattern (or the one named): the exact request
+    /// (operation, index, key condition, attribute names and values, with
+    /// placeholders such as `<tenant>` where values go), what the repository
+    /// does around it, its estimated capacity, and the equivalent
+    /// `aws dynamodb` command.
     Explain {
         /// The spec.
         spec: PathBuf,

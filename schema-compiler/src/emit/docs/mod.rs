@@ -60,7 +60,8 @@ struct IndexDoc {
 struct EntityDoc {
     name: String,
     description: Option<String>,
-    templates: Vec<Option<String>>,
+    /// One table cell per key column: the template in a code span, or `–`.
+    cells: Vec<String>,
     notes: Vec<String>,
     attributes: Vec<AttributeDoc>,
 }
@@ -189,18 +190,22 @@ fn type_name(a: &ir::Attribute) -> String {
 }
 
 fn entity_doc(spec: &ir::Spec, e: &ir::Entity, columns: &[(Option<String>, String, bool)]) -> EntityDoc {
-    let templates = columns
+    let cells = columns
         .iter()
         .map(|(index, _, is_pk)| {
             let key = match index {
                 None => Some(&e.primary_key),
                 Some(i) => e.index_keys.get(i),
-            }?;
-            if *is_pk {
-                Some(key.pk.source.value.clone())
-            } else {
-                key.sk.as_ref().map(|t| t.source.value.clone())
-            }
+            };
+            let template = key.and_then(|key| {
+                if *is_pk {
+                    Some(key.pk.source.value.clone())
+                } else {
+                    key.sk.as_ref().map(|t| t.source.value.clone())
+                }
+            });
+            // GitHub tables split cells at `|`, even inside code spans.
+            template.map_or_else(|| "–".to_owned(), |t| format!("`{}`", t.replace('|', "\\|")))
         })
         .collect();
     let mut notes = Vec::new();
@@ -228,7 +233,7 @@ fn entity_doc(spec: &ir::Spec, e: &ir::Entity, columns: &[(Option<String>, Strin
     EntityDoc {
         name: e.name.value.clone(),
         description: e.description.clone(),
-        templates,
+        cells,
         notes,
         attributes: e
             .attributes
