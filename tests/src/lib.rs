@@ -2,7 +2,9 @@
 //! spec in `schemas/` (by this crate's build script), and the servers they
 //! run against.
 
+pub mod dynamo_json;
 pub mod server;
+pub mod tables;
 
 /// The generated repositories, one module per spec.
 pub mod generated {

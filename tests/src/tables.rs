@@ -156,12 +156,7 @@ pub async fn create_from_json(
         .send()
         .await
         .map_err(|e| format!("CreateTable {table}: {e:?}"))?;
-    client
-        .wait_until_table_exists()
-        .table_name(table)
-        .wait(std::time::Duration::from_secs(60))
-        .await
-        .map_err(|e| format!("waiting for {table}: {e:?}"))?;
+    wait_active(client, table).await?;
     if let Some(ttl) = ttl {
         let spec = ttl
             .get("TimeToLiveSpecification")
@@ -181,4 +176,21 @@ pub async fn create_from_json(
             .map_err(|e| format!("UpdateTimeToLive {table}: {e:?}"))?;
     }
     Ok(())
+}
+
+async fn wait_active(client: &sdk::Client, table: &str) -> Result<(), String> {
+    for _ in 0..600 {
+        let described = client
+            .describe_table()
+            .table_name(table)
+            .send()
+            .await
+            .map_err(|e| format!("DescribeTable {table}: {e:?}"))?;
+        let status = described.table.and_then(|t| t.table_status);
+        if status == Some(sdk::types::TableStatus::Active) {
+            return Ok(());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    Err(format!("{table} did not become active"))
 }
