@@ -2,12 +2,12 @@
 //! local development, demos).
 
 use crate::error::Error;
+use crate::sdk::operation::create_table::CreateTableInput;
 use crate::sdk::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
     LocalSecondaryIndex, Projection, ProjectionType, ProvisionedThroughput, ScalarAttributeType,
     StreamSpecification, StreamViewType, TimeToLiveSpecification,
 };
-use crate::sdk::operation::create_table::CreateTableInput;
 use crate::sdk::Client;
 
 /// A key attribute: name and DynamoDB scalar type (`S`, `N` or `B`).

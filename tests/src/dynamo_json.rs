@@ -28,15 +28,27 @@ fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
 
 /// One attribute value.
 pub fn attribute_value(v: &Value) -> Result<AttributeValue, String> {
-    let map = v.as_object().filter(|m| m.len() == 1).ok_or_else(|| format!("{v} is not DynamoDB JSON"))?;
+    let map = v
+        .as_object()
+        .filter(|m| m.len() == 1)
+        .ok_or_else(|| format!("{v} is not DynamoDB JSON"))?;
     let (tag, inner) = map.iter().next().ok_or("empty value")?;
-    let text = || inner.as_str().map(str::to_owned).ok_or_else(|| format!("{v}: not a string"));
+    let text = || {
+        inner
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{v}: not a string"))
+    };
     let texts = || -> Result<Vec<String>, String> {
         inner
             .as_array()
             .ok_or_else(|| format!("{v}: not a list"))?
             .iter()
-            .map(|s| s.as_str().map(str::to_owned).ok_or_else(|| format!("{v}: not a string")))
+            .map(|s| {
+                s.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("{v}: not a string"))
+            })
             .collect()
     };
     Ok(match tag.as_str() {

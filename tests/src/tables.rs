@@ -79,7 +79,11 @@ fn indexes<T>(
     if indexes.is_empty() {
         return Ok(None);
     }
-    indexes.iter().map(build).collect::<Result<_, _>>().map(Some)
+    indexes
+        .iter()
+        .map(build)
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 /// The SDK request of a CreateTable JSON document, for a table named `table`.

@@ -10,7 +10,11 @@ use singletable_tests::{server, tables};
 fn spec(stem: &str) -> schema_compiler::ir::Spec {
     let path = format!("{}/../schemas/{stem}.yaml", env!("CARGO_MANIFEST_DIR"));
     let compilation = schema_compiler::Compiler::new().file(path).compile();
-    assert!(!compilation.has_errors(), "{stem}: {:?}", compilation.report());
+    assert!(
+        !compilation.has_errors(),
+        "{stem}: {:?}",
+        compilation.report()
+    );
     compilation.specs[0].spec.clone()
 }
 
@@ -50,7 +54,13 @@ fn the_create_table_json_is_the_request_create_table_sends() {
     every_spec!(check);
     let specs = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas"))
         .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "yaml"))
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "yaml")
+        })
         .count();
     assert_eq!(checked, specs, "every spec in schemas/ is listed");
 }
@@ -64,7 +74,10 @@ fn a_changed_definition_is_noticed() {
         .unwrap()
         .remove("NonKeyAttributes");
     let from_json = tables::create_table_input(&json, "T").unwrap();
-    assert_ne!(from_json, support_ticket::TABLE.create_table_input("T").unwrap());
+    assert_ne!(
+        from_json,
+        support_ticket::TABLE.create_table_input("T").unwrap()
+    );
 }
 
 #[tokio::test]
@@ -80,32 +93,56 @@ async fn every_table_is_created_from_its_create_table_json() {
             tables::create_from_json(&client, &create, ttl.as_ref(), &name)
                 .await
                 .unwrap_or_else(|e| panic!("{stem}: {e}"));
-            let described = client.describe_table().table_name(&name).send().await.unwrap();
+            let described = client
+                .describe_table()
+                .table_name(&name)
+                .send()
+                .await
+                .unwrap();
             let t = described.table.unwrap();
             let key: Vec<(String, String)> = t
                 .key_schema()
                 .iter()
-                .map(|k| (k.attribute_name().to_owned(), k.key_type().as_str().to_owned()))
+                .map(|k| {
+                    (
+                        k.attribute_name().to_owned(),
+                        k.key_type().as_str().to_owned(),
+                    )
+                })
                 .collect();
             let expected: Vec<(String, String)> = create["KeySchema"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|k| (k["AttributeName"].as_str().unwrap().to_owned(), k["KeyType"].as_str().unwrap().to_owned()))
+                .map(|k| {
+                    (
+                        k["AttributeName"].as_str().unwrap().to_owned(),
+                        k["KeyType"].as_str().unwrap().to_owned(),
+                    )
+                })
                 .collect();
             assert_eq!(key, expected, "{stem}");
             let mut indexes: Vec<String> = t
                 .global_secondary_indexes()
                 .iter()
                 .filter_map(|i| i.index_name().map(str::to_owned))
-                .chain(t.local_secondary_indexes().iter().filter_map(|i| i.index_name().map(str::to_owned)))
+                .chain(
+                    t.local_secondary_indexes()
+                        .iter()
+                        .filter_map(|i| i.index_name().map(str::to_owned)),
+                )
                 .collect();
             indexes.sort();
             let mut declared: Vec<String> = spec.indexes.keys().cloned().collect();
             declared.sort();
             assert_eq!(indexes, declared, "{stem}");
             if let Some(ttl) = &spec.table.ttl {
-                let described = client.describe_time_to_live().table_name(&name).send().await.unwrap();
+                let described = client
+                    .describe_time_to_live()
+                    .table_name(&name)
+                    .send()
+                    .await
+                    .unwrap();
                 let attribute = described
                     .time_to_live_description()
                     .and_then(|d| d.attribute_name())

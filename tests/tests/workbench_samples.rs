@@ -21,7 +21,10 @@ impl Scopes for () {
 
 impl<R: TenantRules> Scopes for TenantId<R> {
     fn scopes(tenants: &[String]) -> Vec<Self> {
-        tenants.iter().filter_map(|t| TenantId::new(t.clone()).ok()).collect()
+        tenants
+            .iter()
+            .filter_map(|t| TenantId::new(t.clone()).ok())
+            .collect()
     }
 }
 
@@ -30,7 +33,10 @@ fn model(stem: &str) -> (serde_json::Value, Vec<String>) {
     let compilation = schema_compiler::Compiler::new().file(path).compile();
     let spec = &compilation.specs[0].spec;
     let model = workbench::model(spec, &workbench::Options::default());
-    (serde_json::to_value(model).unwrap(), workbench::sample_tenants(spec))
+    (
+        serde_json::to_value(model).unwrap(),
+        workbench::sample_tenants(spec),
+    )
 }
 
 /// Checks every item of facet `E`; the number checked.
@@ -48,13 +54,19 @@ where
     assert!(!items.is_empty(), "{}: no samples", E::ENTITY_TYPE);
     for json in items {
         let item = dynamo_json::item(json).unwrap();
-        let entity = E::from_item(&item).unwrap_or_else(|e| panic!("{}: {e:?} in {json}", E::ENTITY_TYPE));
+        let entity =
+            E::from_item(&item).unwrap_or_else(|e| panic!("{}: {e:?} in {json}", E::ENTITY_TYPE));
         let written: Vec<_> = E::Scope::scopes(tenants)
             .iter()
             .filter_map(|s| entity.to_item(s).ok())
             .filter(|w| *w == item)
             .collect();
-        assert_eq!(written.len(), 1, "{}: the repository writes {json} for exactly one tenant", E::ENTITY_TYPE);
+        assert_eq!(
+            written.len(),
+            1,
+            "{}: the repository writes {json} for exactly one tenant",
+            E::ENTITY_TYPE
+        );
     }
     items.len()
 }

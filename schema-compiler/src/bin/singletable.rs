@@ -308,7 +308,12 @@ fn parse_date(text: &str) -> Option<i64> {
     let (y, m, d) = (parts.next()??, parts.next()??, parts.next()??);
     let (h, min) = time.split_once(':')?;
     let (h, min) = (h.parse::<i64>().ok()?, min.parse::<i64>().ok()?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || !(0..24).contains(&h) || !(0..60).contains(&min) || !(0..=9999).contains(&y) {
+    if !(1..=12).contains(&m)
+        || !(1..=31).contains(&d)
+        || !(0..24).contains(&h)
+        || !(0..60).contains(&min)
+        || !(0..=9999).contains(&y)
+    {
         return None;
     }
     // Days from civil (Howard Hinnant's algorithm).
@@ -333,16 +338,31 @@ fn explain(spec: &std::path::Path, pattern: Option<&str>) -> ExitCode {
     };
     if let Some(name) = pattern {
         if !compiled.spec.access_patterns.contains_key(name) {
-            let known: Vec<&str> = compiled.spec.access_patterns.keys().map(String::as_str).collect();
-            eprintln!("error: no access pattern `{name}` (the spec has: {})", known.join(", "));
+            let known: Vec<&str> = compiled
+                .spec
+                .access_patterns
+                .keys()
+                .map(String::as_str)
+                .collect();
+            eprintln!(
+                "error: no access pattern `{name}` (the spec has: {})",
+                known.join(", ")
+            );
             return ExitCode::from(2);
         }
     }
-    print!("{}", schema_compiler::explain::render_requests(&compiled.spec, pattern));
+    print!(
+        "{}",
+        schema_compiler::explain::render_requests(&compiled.spec, pattern)
+    );
     ExitCode::SUCCESS
 }
 
-fn import(model: &std::path::Path, out_dir: Option<&std::path::Path>, table: Option<&str>) -> ExitCode {
+fn import(
+    model: &std::path::Path,
+    out_dir: Option<&std::path::Path>,
+    table: Option<&str>,
+) -> ExitCode {
     let text = match std::fs::read_to_string(model) {
         Ok(text) => text,
         Err(e) => {
@@ -366,7 +386,11 @@ fn import(model: &std::path::Path, out_dir: Option<&std::path::Path>, table: Opt
         eprintln!("{}: {note}", model.display());
     }
     if specs.is_empty() {
-        eprintln!("error: {}: no table{}", model.display(), table.map_or_else(String::new, |t| format!(" named `{t}`")));
+        eprintln!(
+            "error: {}: no table{}",
+            model.display(),
+            table.map_or_else(String::new, |t| format!(" named `{t}`"))
+        );
         return ExitCode::from(1);
     }
     for s in &specs {
@@ -387,7 +411,10 @@ fn import(model: &std::path::Path, out_dir: Option<&std::path::Path>, table: Opt
         Some(dir) => {
             let files = specs
                 .into_iter()
-                .map(|s| schema_compiler::emit::GeneratedFile { name: s.file_name, contents: s.yaml })
+                .map(|s| schema_compiler::emit::GeneratedFile {
+                    name: s.file_name,
+                    contents: s.yaml,
+                })
                 .collect();
             write_files(Ok(files), Some(dir))
         }

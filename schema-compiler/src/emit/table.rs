@@ -202,7 +202,10 @@ pub fn create_table(spec: &ir::Spec) -> CreateTable {
                 .flat_map(|i| std::iter::once(&i.partition_key).chain(&i.sort_key)),
         );
     for key in keys {
-        if !definitions.iter().any(|d| d.attribute_name == key.name.value) {
+        if !definitions
+            .iter()
+            .any(|d| d.attribute_name == key.name.value)
+        {
             definitions.push(AttributeDefinition {
                 attribute_name: key.name.value.clone(),
                 attribute_type: key_type_code(key.r#type),
@@ -360,9 +363,7 @@ pub fn cloudformation(spec: &ir::Spec) -> CloudFormation {
         stream_specification,
     } = create_table(spec);
     let mut outputs = serde_json::Map::new();
-    let output = |value: serde_json::Value, what: &str| {
-        serde_json::json!({ "Description": what, "Value": value })
-    };
+    let output = |value: serde_json::Value, what: &str| serde_json::json!({ "Description": what, "Value": value });
     outputs.insert(
         "TableName".into(),
         output(serde_json::json!({ "Ref": "Table" }), "The table's name"),

@@ -66,7 +66,10 @@ fn item_json(spec: &ir::Spec, entity: &ir::Entity) -> Value {
         for t in key.templates().filter(|t| !t.is_natural()) {
             item.insert(
                 t.attribute.clone(),
-                typed(key_type_of(spec, Some(index), &t.attribute), &t.source.value),
+                typed(
+                    key_type_of(spec, Some(index), &t.attribute),
+                    &t.source.value,
+                ),
             );
         }
     }
@@ -80,7 +83,9 @@ fn table_name(spec: &ir::Spec) -> Value {
 fn transact_item(spec: &ir::Spec, op: TransactionOp, entity: &ir::Entity) -> Value {
     let pk = json!({ "#pk": spec.table.partition_key.name.value });
     match op {
-        TransactionOp::Put => json!({ "Put": { "TableName": table_name(spec), "Item": item_json(spec, entity) } }),
+        TransactionOp::Put => {
+            json!({ "Put": { "TableName": table_name(spec), "Item": item_json(spec, entity) } })
+        }
         TransactionOp::Create => json!({ "Put": {
             "TableName": table_name(spec),
             "Item": item_json(spec, entity),
@@ -100,7 +105,9 @@ fn transact_item(spec: &ir::Spec, op: TransactionOp, entity: &ir::Entity) -> Val
             },
             "ExpressionAttributeValues": { ":et": { "S": entity.name.value }, ":s0": "<value>" },
         } }),
-        TransactionOp::Delete => json!({ "Delete": { "TableName": table_name(spec), "Key": key_json(spec, entity) } }),
+        TransactionOp::Delete => {
+            json!({ "Delete": { "TableName": table_name(spec), "Key": key_json(spec, entity) } })
+        }
         TransactionOp::ConditionCheck => json!({ "ConditionCheck": {
             "TableName": table_name(spec),
             "Key": key_json(spec, entity),
@@ -125,7 +132,10 @@ fn query_parameters(spec: &ir::Spec, q: &ir::Query, out: &mut Map<String, Value>
     names.insert("#pk".into(), q.pk.attribute.clone().into());
     values.insert(
         ":pk".into(),
-        typed(key_type_of(spec, index, &q.pk.attribute), &q.pk.source.value),
+        typed(
+            key_type_of(spec, index, &q.pk.attribute),
+            &q.pk.source.value,
+        ),
     );
     if let Some(sk) = &q.sk {
         for (i, operand) in sk.operands.iter().enumerate() {
@@ -162,7 +172,10 @@ fn query_notes(spec: &ir::Spec, q: &ir::Query) -> Vec<String> {
         .filter_map(|e| spec.entities.get(e))
         .find_map(|e| e.shards.as_ref());
     if let Some(s) = sharded {
-        if q.pk.placeholders().any(|p| p.kind == ir::PlaceholderKind::Shard) {
+        if q.pk
+            .placeholders()
+            .any(|p| p.kind == ir::PlaceholderKind::Shard)
+        {
             match &s.by {
                 ir::ShardBy::Random => notes.push(format!(
                     "one query per shard, <shard> = 0 to {}, results gathered",
@@ -236,7 +249,9 @@ pub fn request(spec: &ir::Spec, name: &str) -> Option<Request> {
                     .filter_map(|e| Some(key_json(spec, spec.entities.get(e)?)))
                     .collect();
                 tables.insert(spec.table.name.value.clone(), json!({ "Keys": keys }));
-                notes.push("chunked into 100 keys per call; unprocessed keys retried with backoff".into());
+                notes.push(
+                    "chunked into 100 keys per call; unprocessed keys retried with backoff".into(),
+                );
                 parameters.insert("RequestItems".into(), Value::Object(tables));
                 "batch-get-item"
             } else {
@@ -249,7 +264,10 @@ pub fn request(spec: &ir::Spec, name: &str) -> Option<Request> {
                     }))
                     .collect();
                 tables.insert(spec.table.name.value.clone(), Value::Array(requests));
-                notes.push("chunked into 25 requests per call; unprocessed items retried with backoff".into());
+                notes.push(
+                    "chunked into 25 requests per call; unprocessed items retried with backoff"
+                        .into(),
+                );
                 parameters.insert("RequestItems".into(), Value::Object(tables));
                 "batch-write-item"
             }

@@ -30,7 +30,10 @@ pub fn string(s: &str) -> String {
 
 /// A mapping key: bare when it is an identifier that YAML reads as a string.
 pub fn key(k: &str) -> String {
-    let identifier = k.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let identifier = k
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     let reserved = matches!(
         k.to_ascii_lowercase().as_str(),

@@ -50,10 +50,7 @@ fn resolve_example(
 ) -> Result<ir::Example, String> {
     let tenant_name = spec.tenant.as_ref().map(|t| t.placeholder.as_str());
     let scoped = tenant_name.is_some() && entity.scope == ir::Scope::Tenant;
-    let random = matches!(
-        entity.shards.as_ref().map(|s| &s.by),
-        Some(ShardBy::Random)
-    );
+    let random = matches!(entity.shards.as_ref().map(|s| &s.by), Some(ShardBy::Random));
     let mut out = ir::Example {
         tenant: None,
         shard: None,
@@ -109,7 +106,9 @@ fn tenant_value(value: &Value, spec: &ir::Spec) -> Result<String, String> {
     if ok {
         Ok(id.to_owned())
     } else {
-        Err(format!("tenant id `{id}` does not meet the tenant's id pattern"))
+        Err(format!(
+            "tenant id `{id}` does not meet the tenant's id pattern"
+        ))
     }
 }
 
@@ -122,7 +121,9 @@ fn attribute_value(attribute: &ir::Attribute, value: &Value) -> Result<ExampleVa
         )
     };
     Ok(match &attribute.r#type {
-        AttributeType::String { .. } => ExampleValue::Text(value.as_str().ok_or_else(wrong)?.to_owned()),
+        AttributeType::String { .. } => {
+            ExampleValue::Text(value.as_str().ok_or_else(wrong)?.to_owned())
+        }
         AttributeType::Enum { values } => {
             let text = value.as_str().ok_or_else(wrong)?;
             if !values.iter().any(|v| v == text) {

@@ -450,9 +450,12 @@ impl Resolver<'_> {
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
         if !ok {
             self.error(
-                Diagnostic::new(Code::InvalidName, format!("`{name}` is not a valid key attribute name"))
-                    .label(name.span, "key attribute name")
-                    .help("use 1 to 255 letters, digits, `_`, `.` or `-`"),
+                Diagnostic::new(
+                    Code::InvalidName,
+                    format!("`{name}` is not a valid key attribute name"),
+                )
+                .label(name.span, "key attribute name")
+                .help("use 1 to 255 letters, digits, `_`, `.` or `-`"),
             );
         }
     }

@@ -8,8 +8,8 @@
 pub mod de;
 mod parse;
 
-use schemars::JsonSchema;
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 

@@ -121,7 +121,11 @@ fn key_doc(k: &ir::KeyAttribute) -> KeyDoc {
 
 fn table_doc(spec: &ir::Spec) -> TableDoc {
     let t = &spec.table;
-    let billing = match (t.billing.mode, t.billing.read_capacity, t.billing.write_capacity) {
+    let billing = match (
+        t.billing.mode,
+        t.billing.read_capacity,
+        t.billing.write_capacity,
+    ) {
         (BillingMode::Provisioned, Some(r), Some(w)) => {
             format!("provisioned, {r} read and {w} write capacity units")
         }
@@ -163,7 +167,11 @@ fn key_columns(spec: &ir::Spec) -> Vec<(Option<String>, String, bool)> {
     }
     for i in spec.indexes.values() {
         if i.kind == IndexKind::Global {
-            out.push((Some(i.name.value.clone()), i.partition_key.name.value.clone(), true));
+            out.push((
+                Some(i.name.value.clone()),
+                i.partition_key.name.value.clone(),
+                true,
+            ));
         }
         if let Some(sk) = &i.sort_key {
             out.push((Some(i.name.value.clone()), sk.name.value.clone(), false));
@@ -189,7 +197,11 @@ fn type_name(a: &ir::Attribute) -> String {
     }
 }
 
-fn entity_doc(spec: &ir::Spec, e: &ir::Entity, columns: &[(Option<String>, String, bool)]) -> EntityDoc {
+fn entity_doc(
+    spec: &ir::Spec,
+    e: &ir::Entity,
+    columns: &[(Option<String>, String, bool)],
+) -> EntityDoc {
     let cells = columns
         .iter()
         .map(|(index, _, is_pk)| {
@@ -205,7 +217,10 @@ fn entity_doc(spec: &ir::Spec, e: &ir::Entity, columns: &[(Option<String>, Strin
                 }
             });
             // GitHub tables split cells at `|`, even inside code spans.
-            template.map_or_else(|| "–".to_owned(), |t| format!("`{}`", t.replace('|', "\\|")))
+            template.map_or_else(
+                || "–".to_owned(),
+                |t| format!("`{}`", t.replace('|', "\\|")),
+            )
         })
         .collect();
     let mut notes = Vec::new();
@@ -222,13 +237,20 @@ fn entity_doc(spec: &ir::Spec, e: &ir::Entity, columns: &[(Option<String>, Strin
             ir::ShardBy::Random => "a random shard".to_owned(),
             ir::ShardBy::Hash(a) => format!("a hash of `{a}`"),
         };
-        notes.push(format!("Write-sharded over {} partitions by {by}.", s.count.value));
+        notes.push(format!(
+            "Write-sharded over {} partitions by {by}.",
+            s.count.value
+        ));
     }
     if let Some(v) = &e.version_attribute {
         notes.push(format!("Optimistic locking on `{v}`."));
     }
     if let Some(a) = &e.aggregate {
-        notes.push(format!("Counts `{}` items by {}.", a.of, a.group_by.join(", ")));
+        notes.push(format!(
+            "Counts `{}` items by {}.",
+            a.of,
+            a.group_by.join(", ")
+        ));
     }
     EntityDoc {
         name: e.name.value.clone(),
@@ -320,11 +342,13 @@ fn actions(spec: &ir::Spec) -> String {
             ir::Operation::Get { .. } => &["GetItem"],
             ir::Operation::Query(_) => &["Query"],
             ir::Operation::Transaction(_) => &["TransactWriteItems"],
-            ir::Operation::Batch(b) => match (b.get.is_empty(), b.put.is_empty() && b.delete.is_empty()) {
-                (false, true) => &["BatchGetItem"],
-                (true, _) => &["BatchWriteItem"],
-                (false, false) => &["BatchGetItem", "BatchWriteItem"],
-            },
+            ir::Operation::Batch(b) => {
+                match (b.get.is_empty(), b.put.is_empty() && b.delete.is_empty()) {
+                    (false, true) => &["BatchGetItem"],
+                    (true, _) => &["BatchWriteItem"],
+                    (false, false) => &["BatchGetItem", "BatchWriteItem"],
+                }
+            }
         };
         for n in names {
             if !out.contains(n) {
@@ -335,7 +359,10 @@ fn actions(spec: &ir::Spec) -> String {
     if out.is_empty() {
         "none".to_owned()
     } else {
-        out.iter().map(|a| format!("`dynamodb:{a}`")).collect::<Vec<_>>().join(", ")
+        out.iter()
+            .map(|a| format!("`dynamodb:{a}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 

@@ -36,10 +36,7 @@ fn option_tokens(t: Option<TokenStream>) -> TokenStream {
 
 fn capacity(t: Option<&table::Throughput>) -> TokenStream {
     option_tokens(t.map(|t| {
-        let (r, w) = (
-            t.read_capacity_units as i64,
-            t.write_capacity_units as i64,
-        );
+        let (r, w) = (t.read_capacity_units as i64, t.write_capacity_units as i64);
         quote!((#r, #w))
     }))
 }
@@ -57,7 +54,10 @@ fn key_def(def: &table::CreateTable, key: Option<&table::KeySchemaElement>) -> T
     }))
 }
 
-fn key_pair(def: &table::CreateTable, schema: &[table::KeySchemaElement]) -> (TokenStream, TokenStream) {
+fn key_pair(
+    def: &table::CreateTable,
+    schema: &[table::KeySchemaElement],
+) -> (TokenStream, TokenStream) {
     let hash = schema.iter().find(|k| k.key_type == "HASH");
     let range = schema.iter().find(|k| k.key_type == "RANGE");
     let pk = match hash {

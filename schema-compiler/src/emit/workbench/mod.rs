@@ -168,7 +168,11 @@ fn facet(spec: &ir::Spec, entity: &ir::Entity, tenants: &[String]) -> Facet {
         facet_name: entity.name.value.clone(),
         key_attribute_alias: KeyAttributeAlias {
             partition_key_alias: entity.primary_key.pk.source.value.clone(),
-            sort_key_alias: entity.primary_key.sk.as_ref().map(|t| t.source.value.clone()),
+            sort_key_alias: entity
+                .primary_key
+                .sk
+                .as_ref()
+                .map(|t| t.source.value.clone()),
         },
         table_data,
         non_key_attributes: non_key,

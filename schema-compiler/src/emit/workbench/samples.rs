@@ -17,10 +17,10 @@ pub const PER_TENANT: usize = 2;
 /// Samples of an entity when the spec has no tenant.
 pub const WITHOUT_TENANT: usize = 3;
 
-/// The value of one attribute in a sample.
-pub use crate::ir::ExampleValue as Value;
 /// One sample of an entity: its values, tenant and shard.
 pub use crate::ir::Example as Sample;
+/// The value of one attribute in a sample.
+pub use crate::ir::ExampleValue as Value;
 
 /// Two tenant ids that match the spec's tenant rules, as distinct as the rules allow.
 pub fn sample_tenants(tenant: &ir::Tenant) -> Vec<String> {
@@ -206,9 +206,12 @@ pub fn sample_value(entity: &ir::Entity, attribute: &ir::Attribute, n: usize) ->
         )),
         AttributeType::Boolean => Value::Bool(n % 2 == 1),
         AttributeType::Datetime { .. } => Value::Time(BASE_SECONDS + 3_600 * n as i64, 0),
-        AttributeType::Enum { values } => {
-            Value::Text(values.get(n % values.len().max(1)).cloned().unwrap_or_default())
-        }
+        AttributeType::Enum { values } => Value::Text(
+            values
+                .get(n % values.len().max(1))
+                .cloned()
+                .unwrap_or_default(),
+        ),
         AttributeType::List {
             items,
             min_length,
@@ -232,12 +235,15 @@ pub fn sample_value(entity: &ir::Entity, attribute: &ir::Attribute, n: usize) ->
         }
         AttributeType::Map => {
             let mut map = IndexMap::new();
-            map.insert("note".to_owned(), AttributeValue::S(format!("sample {}", n + 1)));
+            map.insert(
+                "note".to_owned(),
+                AttributeValue::S(format!("sample {}", n + 1)),
+            );
             Value::Stored(AttributeValue::M(map))
         }
-        AttributeType::Binary { .. } => {
-            Value::Stored(AttributeValue::B(base64(format!("{name}-{}", n + 1).as_bytes())))
-        }
+        AttributeType::Binary { .. } => Value::Stored(AttributeValue::B(base64(
+            format!("{name}-{}", n + 1).as_bytes(),
+        ))),
     }
 }
 
@@ -271,7 +277,10 @@ fn decimal(n: usize, min: Option<&str>, max: Option<&str>, scale: u32) -> String
     if scale == 0 {
         whole.to_string()
     } else {
-        format!("{whole}.{}", "5".to_owned() + &"0".repeat(scale as usize - 1))
+        format!(
+            "{whole}.{}",
+            "5".to_owned() + &"0".repeat(scale as usize - 1)
+        )
     }
 }
 
@@ -280,7 +289,11 @@ pub fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -576,6 +589,9 @@ mod tests {
     #[test]
     fn fnv_matches_the_runtime_reference_value() {
         // FNV-1a of the empty string is the offset basis.
-        assert_eq!(hash_shard("", 1_000_000_007), (0xcbf2_9ce4_8422_2325u64 % 1_000_000_007) as u32);
+        assert_eq!(
+            hash_shard("", 1_000_000_007),
+            (0xcbf2_9ce4_8422_2325u64 % 1_000_000_007) as u32
+        );
     }
 }

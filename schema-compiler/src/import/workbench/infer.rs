@@ -281,7 +281,13 @@ impl Entity {
     }
 
     /// Records the texts an attribute takes in a template.
-    fn note_key_use(&mut self, name: &str, texts: &[String], width: Option<usize>, delimiters: &[char]) {
+    fn note_key_use(
+        &mut self,
+        name: &str,
+        texts: &[String],
+        width: Option<usize>,
+        delimiters: &[char],
+    ) {
         if let Some(a) = self.attrs.get_mut(name) {
             a.key_texts.extend(texts.iter().cloned());
             a.delimiters.extend(delimiters.iter().copied());
@@ -292,18 +298,32 @@ impl Entity {
     }
 
     /// Infers the template of key attribute `key` from the items that have it.
-    fn infer_key(&mut self, key: &Key, alias: Option<&str>, rows: &[usize], ctx: &Ctx<'_>) -> Template {
+    fn infer_key(
+        &mut self,
+        key: &Key,
+        alias: Option<&str>,
+        rows: &[usize],
+        ctx: &Ctx<'_>,
+    ) -> Template {
         let values: Vec<(usize, String)> = rows
             .iter()
             .filter_map(|&i| {
-                let v = self.examples.get(i)?.values.get(&key.name).or_else(|| None)?;
+                let v = self
+                    .examples
+                    .get(i)?
+                    .values
+                    .get(&key.name)
+                    .or_else(|| None)?;
                 Some((i, scalar(v)?.to_owned()))
             })
             .collect();
         if values.is_empty() {
             return self.plain(key, alias, &[], "no sample item shows this key");
         }
-        if let Some(t) = alias.and_then(parse_alias).and_then(|segs| self.from_alias(&segs, &values, ctx)) {
+        if let Some(t) = alias
+            .and_then(parse_alias)
+            .and_then(|segs| self.from_alias(&segs, &values, ctx))
+        {
             return t;
         }
         if ctx.key_type == "N" {
@@ -314,13 +334,31 @@ impl Entity {
     }
 
     /// A key of one placeholder holding the whole value.
-    fn plain(&mut self, key: &Key, alias: Option<&str>, values: &[(usize, String)], why: &str) -> Template {
-        let name = self.fresh(&alias.filter(|a| !a.contains(DELIMITERS)).map_or_else(|| snake(&key.name), snake));
-        let kind = if key.r#type == "N" { Kind::Integer } else { Kind::String };
+    fn plain(
+        &mut self,
+        key: &Key,
+        alias: Option<&str>,
+        values: &[(usize, String)],
+        why: &str,
+    ) -> Template {
+        let name = self.fresh(
+            &alias
+                .filter(|a| !a.contains(DELIMITERS))
+                .map_or_else(|| snake(&key.name), snake),
+        );
+        let kind = if key.r#type == "N" {
+            Kind::Integer
+        } else {
+            Kind::String
+        };
         self.add_attr(&name, kind, true);
         for (i, text) in values {
             if let Some(e) = self.examples.get_mut(*i) {
-                let v = if kind == Kind::Integer { AttributeValue::N(text.clone()) } else { AttributeValue::S(text.clone()) };
+                let v = if kind == Kind::Integer {
+                    AttributeValue::N(text.clone())
+                } else {
+                    AttributeValue::S(text.clone())
+                };
                 e.values.insert(name.clone(), v);
             }
         }
@@ -334,7 +372,9 @@ impl Entity {
         }
         Template {
             segs: vec![Seg::Attr(name)],
-            comment: Some(format!("{why}: a plain placeholder; write the key's real template")),
+            comment: Some(format!(
+                "{why}: a plain placeholder; write the key's real template"
+            )),
         }
     }
 
@@ -355,9 +395,16 @@ impl Entity {
     }
 
     /// A number key: one integer placeholder, padded to the values' width.
-    fn number_key(&mut self, key: &Key, alias: Option<&str>, values: &[(usize, String)]) -> Template {
+    fn number_key(
+        &mut self,
+        key: &Key,
+        alias: Option<&str>,
+        values: &[(usize, String)],
+    ) -> Template {
         let width = values.first().map_or(1, |(_, t)| t.len());
-        let same_width = values.iter().all(|(_, t)| t.len() == width && t.bytes().all(|b| b.is_ascii_digit()));
+        let same_width = values
+            .iter()
+            .all(|(_, t)| t.len() == width && t.bytes().all(|b| b.is_ascii_digit()));
         if !same_width {
             return self.plain(key, alias, values, "number keys of different widths");
         }
@@ -380,7 +427,12 @@ impl Entity {
         }
     }
 
-    fn from_alias(&mut self, segs: &[(bool, String)], values: &[(usize, String)], ctx: &Ctx<'_>) -> Option<Template> {
+    fn from_alias(
+        &mut self,
+        segs: &[(bool, String)],
+        values: &[(usize, String)],
+        ctx: &Ctx<'_>,
+    ) -> Option<Template> {
         let matches: Vec<Vec<String>> = values
             .iter()
             .map(|(_, v)| match_alias(segs, v))
@@ -422,12 +474,20 @@ impl Entity {
                 out.push(Seg::Attr(text.clone()));
             }
         }
-        Some(Template { segs: out, comment: None })
+        Some(Template {
+            segs: out,
+            comment: None,
+        })
     }
 
     /// Binds `name` to `texts` in the items: checks items that have it,
     /// creates it (a string) where it is new.
-    fn bind_attr(&mut self, name: &str, values: &[(usize, String)], texts: &[String]) -> Option<Option<usize>> {
+    fn bind_attr(
+        &mut self,
+        name: &str,
+        values: &[(usize, String)],
+        texts: &[String],
+    ) -> Option<Option<usize>> {
         let existing = self.attrs.contains_key(name);
         let mut width = None;
         for ((i, _), t) in values.iter().zip(texts) {
@@ -435,7 +495,8 @@ impl Entity {
             match e.values.get(name) {
                 Some(v) => width = binds(Some(v), t)?.or(width),
                 None if !existing => {
-                    e.values.insert(name.to_owned(), AttributeValue::S(t.clone()));
+                    e.values
+                        .insert(name.to_owned(), AttributeValue::S(t.clone()));
                 }
                 None => return None,
             }
@@ -446,15 +507,31 @@ impl Entity {
         Some(width)
     }
 
-    fn from_parts(&mut self, key: &Key, alias: Option<&str>, values: &[(usize, String)], ctx: &Ctx<'_>) -> Option<Template> {
+    fn from_parts(
+        &mut self,
+        key: &Key,
+        alias: Option<&str>,
+        values: &[(usize, String)],
+        ctx: &Ctx<'_>,
+    ) -> Option<Template> {
         let splits: Vec<(Vec<String>, Vec<char>)> = values.iter().map(|(_, v)| split(v)).collect();
         let (first_parts, delimiters) = splits.first()?.clone();
-        if splits.iter().any(|(p, d)| p.len() != first_parts.len() || *d != delimiters) {
+        if splits
+            .iter()
+            .any(|(p, d)| p.len() != first_parts.len() || *d != delimiters)
+        {
             return None;
         }
         let alias_names: Vec<String> = alias
             .filter(|a| parse_alias(a).is_none())
-            .map(|a| split(a).0.iter().filter(|p| !p.is_empty()).map(|p| p.to_owned()).collect())
+            .map(|a| {
+                split(a)
+                    .0
+                    .iter()
+                    .filter(|p| !p.is_empty())
+                    .map(|p| p.to_owned())
+                    .collect()
+            })
             .unwrap_or_default();
         let mut segs: Vec<Seg> = Vec::new();
         let mut unnamed: Vec<(usize, Vec<String>)> = Vec::new();
@@ -465,7 +542,9 @@ impl Entity {
             }
             let constant = texts.iter().all(|t| *t == texts[0]);
             let literal_like = !texts[0].chars().any(|c| c.is_ascii_digit()) || values.len() > 1;
-            if texts[0].is_empty() || (constant && literal_like && !self.tenant_part(ctx, values, &texts)) {
+            if texts[0].is_empty()
+                || (constant && literal_like && !self.tenant_part(ctx, values, &texts))
+            {
                 segs.push(Seg::Lit(texts[0].clone()));
                 continue;
             }
@@ -512,10 +591,17 @@ impl Entity {
                 Some(name) => name,
                 None => {
                     let base = free.get(n).cloned().unwrap_or_else(|| {
-                        let previous = (1..=at).rev().find_map(|k| match segs.get(k.checked_sub(2)?) {
-                            Some(Seg::Lit(l)) if !l.is_empty() && is_identifier(&snake(l)) => Some(format!("{}_id", snake(l))),
-                            _ => None,
-                        });
+                        let previous =
+                            (1..=at)
+                                .rev()
+                                .find_map(|k| match segs.get(k.checked_sub(2)?) {
+                                    Some(Seg::Lit(l))
+                                        if !l.is_empty() && is_identifier(&snake(l)) =>
+                                    {
+                                        Some(format!("{}_id", snake(l)))
+                                    }
+                                    _ => None,
+                                });
                         previous.unwrap_or_else(|| format!("{}_part", snake(&key.name)))
                     });
                     self.fresh(&base)
@@ -525,7 +611,10 @@ impl Entity {
             self.note_key_use(&name, &texts, None, &delimiters);
             segs[at] = Seg::Attr(name);
         }
-        Some(Template { segs, comment: None })
+        Some(Template {
+            segs,
+            comment: None,
+        })
     }
 
     fn tenant_part(&self, ctx: &Ctx<'_>, values: &[(usize, String)], texts: &[String]) -> bool {
@@ -537,7 +626,12 @@ impl Entity {
 
     /// An attribute holding `texts` in every item: original ones first,
     /// then (with `synthetic`) ones made for other keys.
-    fn matching_attr(&self, values: &[(usize, String)], texts: &[String], synthetic: bool) -> Option<String> {
+    fn matching_attr(
+        &self,
+        values: &[(usize, String)],
+        texts: &[String],
+        synthetic: bool,
+    ) -> Option<String> {
         self.attrs.iter().find_map(|(name, a)| {
             let fits = a.synthetic == synthetic
                 && matches!(a.kind, Kind::String | Kind::Integer)
@@ -550,7 +644,11 @@ impl Entity {
 }
 
 fn kind_of(values: &[&AttributeValue], declared: Option<&str>) -> Kind {
-    let tag = values.first().map(|v| v.type_name()).or(declared).unwrap_or("S");
+    let tag = values
+        .first()
+        .map(|v| v.type_name())
+        .or(declared)
+        .unwrap_or("S");
     match tag {
         "N" => {
             let integers = values.iter().all(|v| match v {
@@ -610,7 +708,9 @@ fn find_entity_type(table: &ModelTable) -> Option<String> {
                 .collect();
             values.len() == 1
                 && f.items.len() == f.items.iter().filter(|i| i.contains_key(name)).count()
-                && values.iter().all(|v| is_identifier(v) && names.insert(v.to_string()))
+                && values
+                    .iter()
+                    .all(|v| is_identifier(v) && names.insert(v.to_string()))
         });
         if ok && table.facets.iter().all(|f| !f.items.is_empty()) {
             return Some(name.clone());
@@ -619,7 +719,12 @@ fn find_entity_type(table: &ModelTable) -> Option<String> {
     None
 }
 
-fn facet_entity(table: &ModelTable, facet: &Facet, inferred: &mut Inferred, eta: Option<&str>) -> Entity {
+fn facet_entity(
+    table: &ModelTable,
+    facet: &Facet,
+    inferred: &mut Inferred,
+    eta: Option<&str>,
+) -> Entity {
     let tenant = inferred.tenant.as_ref().map(|(t, _)| t.clone());
     let name = match eta.and_then(|a| match facet.items.first()?.get(a)? {
         AttributeValue::S(s) => Some(s.clone()),
@@ -634,7 +739,13 @@ fn facet_entity(table: &ModelTable, facet: &Facet, inferred: &mut Inferred, eta:
     let reserved = table_keys
         .iter()
         .map(|k| k.to_string())
-        .chain(table.gsis.iter().flat_map(|g| std::iter::once(&g.pk).chain(&g.sk)).map(|k| k.name.clone()))
+        .chain(
+            table
+                .gsis
+                .iter()
+                .flat_map(|g| std::iter::once(&g.pk).chain(&g.sk))
+                .map(|k| k.name.clone()),
+        )
         .chain([eta.unwrap_or("entity_type").to_owned(), "shard".to_owned()])
         .chain(tenant.clone())
         .collect();
@@ -675,11 +786,17 @@ fn facet_entity(table: &ModelTable, facet: &Facet, inferred: &mut Inferred, eta:
         }
     }
     for n in &names {
-        if table_keys.contains(&n.as_str()) || computed.contains(&n.as_str()) || Some(n.as_str()) == eta {
+        if table_keys.contains(&n.as_str())
+            || computed.contains(&n.as_str())
+            || Some(n.as_str()) == eta
+        {
             continue;
         }
         if !is_identifier(n) {
-            inferred.notes.push(format!("entity `{}`: attribute `{n}` is not an identifier: left out", e.name));
+            inferred.notes.push(format!(
+                "entity `{}`: attribute `{n}` is not an identifier: left out",
+                e.name
+            ));
             continue;
         }
         let values: Vec<&AttributeValue> = facet
@@ -688,10 +805,22 @@ fn facet_entity(table: &ModelTable, facet: &Facet, inferred: &mut Inferred, eta:
             .filter_map(|i| i.get(n))
             .filter(|v| !matches!(v, AttributeValue::Null(_)))
             .collect();
-        if values.iter().any(|v| matches!(v, AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_))) {
-            inferred.notes.push(format!("entity `{}`: `{n}` is a set: imported as a list", e.name));
+        if values.iter().any(|v| {
+            matches!(
+                v,
+                AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_)
+            )
+        }) {
+            inferred.notes.push(format!(
+                "entity `{}`: `{n}` is a set: imported as a list",
+                e.name
+            ));
         }
-        let declared = table.attributes.iter().find(|(a, _)| a == n).map(|(_, t)| t.as_str());
+        let declared = table
+            .attributes
+            .iter()
+            .find(|(a, _)| a == n)
+            .map(|(_, t)| t.as_str());
         e.add_attr(n, kind_of(&values, declared), false);
         if values.len() < facet.items.len() || facet.items.is_empty() {
             if let Some(a) = e.attrs.get_mut(n) {
@@ -707,7 +836,12 @@ fn facet_entity(table: &ModelTable, facet: &Facet, inferred: &mut Inferred, eta:
             shard: None,
             values: item
                 .iter()
-                .filter(|(k, v)| !matches!(v, AttributeValue::Null(_)) && (table_keys.contains(&k.as_str()) || computed.contains(&k.as_str()) || e.attrs.contains_key(*k)))
+                .filter(|(k, v)| {
+                    !matches!(v, AttributeValue::Null(_))
+                        && (table_keys.contains(&k.as_str())
+                            || computed.contains(&k.as_str())
+                            || e.attrs.contains_key(*k))
+                })
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         })
@@ -717,7 +851,12 @@ fn facet_entity(table: &ModelTable, facet: &Facet, inferred: &mut Inferred, eta:
         tenant: tenant.as_deref(),
         key_type,
     };
-    e.pk = e.infer_key(&table.pk, facet.pk_alias.as_deref(), &all, &ctx(table.pk.r#type));
+    e.pk = e.infer_key(
+        &table.pk,
+        facet.pk_alias.as_deref(),
+        &all,
+        &ctx(table.pk.r#type),
+    );
     e.scoped = e.pk.segs.contains(&Seg::Tenant);
     e.sk = table
         .sk

@@ -75,7 +75,13 @@ pub fn import_workbench(json: &str) -> Result<Imported, String> {
 fn file_stem(name: &str) -> String {
     let stem: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     if stem.is_empty() {
         "table".to_owned()

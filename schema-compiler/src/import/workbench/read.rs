@@ -92,7 +92,9 @@ fn key(v: Option<&Value>, notes: &mut Vec<String>, what: &str) -> Option<Key> {
         Some("N") => "N",
         Some("B") => "B",
         Some(other) => {
-            notes.push(format!("{what} `{name}` has type {other:?}, not S, N or B: read as S"));
+            notes.push(format!(
+                "{what} `{name}` has type {other:?}, not S, N or B: read as S"
+            ));
             "S"
         }
     };
@@ -111,9 +113,8 @@ pub fn normalize_value(v: &Value) -> Option<AttributeValue> {
                 Value::Bool(b) => Some(b.to_string()),
                 _ => None,
             };
-            let texts = |v: &Value| -> Option<Vec<String>> {
-                v.as_array()?.iter().map(as_text).collect()
-            };
+            let texts =
+                |v: &Value| -> Option<Vec<String>> { v.as_array()?.iter().map(as_text).collect() };
             Some(match tag.as_str() {
                 "S" => AttributeValue::S(as_text(inner)?),
                 "N" => AttributeValue::N(as_text(inner)?),
@@ -131,7 +132,13 @@ pub fn normalize_value(v: &Value) -> Option<AttributeValue> {
                         .map(|(k, v)| Some((k.clone(), normalize_value(v)?)))
                         .collect::<Option<_>>()?,
                 ),
-                "L" => AttributeValue::L(inner.as_array()?.iter().map(normalize_value).collect::<Option<_>>()?),
+                "L" => AttributeValue::L(
+                    inner
+                        .as_array()?
+                        .iter()
+                        .map(normalize_value)
+                        .collect::<Option<_>>()?,
+                ),
                 "SS" => AttributeValue::Ss(texts(inner)?),
                 "NS" => AttributeValue::Ns(texts(inner)?),
                 "BS" => AttributeValue::Bs(texts(inner)?),
@@ -187,7 +194,11 @@ fn items(v: Option<&Value>, notes: &mut Vec<String>, whose: &str) -> Vec<Item> {
 
 fn strings(v: Option<&Value>) -> Vec<String> {
     v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -198,7 +209,11 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
         format!("Table{}", index + 1)
     });
     let keys = t.get("KeyAttributes");
-    let Some(pk) = key(keys.and_then(|k| k.get("PartitionKey")), &mut notes, "partition key") else {
+    let Some(pk) = key(
+        keys.and_then(|k| k.get("PartitionKey")),
+        &mut notes,
+        "partition key",
+    ) else {
         return None;
     };
     let sk = key(keys.and_then(|k| k.get("SortKey")), &mut notes, "sort key");
@@ -207,7 +222,12 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
-                .filter_map(|d| Some((text(d, "AttributeName")?, text(d, "AttributeType").unwrap_or_else(|| "S".into()))))
+                .filter_map(|d| {
+                    Some((
+                        text(d, "AttributeName")?,
+                        text(d, "AttributeType").unwrap_or_else(|| "S".into()),
+                    ))
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -221,8 +241,16 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
                     let projection = g.get("Projection");
                     Some(Gsi {
                         name: text(g, "IndexName")?,
-                        pk: key(keys.and_then(|k| k.get("PartitionKey")), &mut notes, "GSI partition key")?,
-                        sk: key(keys.and_then(|k| k.get("SortKey")), &mut notes, "GSI sort key"),
+                        pk: key(
+                            keys.and_then(|k| k.get("PartitionKey")),
+                            &mut notes,
+                            "GSI partition key",
+                        )?,
+                        sk: key(
+                            keys.and_then(|k| k.get("SortKey")),
+                            &mut notes,
+                            "GSI sort key",
+                        ),
                         projection: projection
                             .and_then(|p| text(p, "ProjectionType"))
                             .unwrap_or_else(|| "ALL".into()),
@@ -241,7 +269,10 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
             match (units("ReadCapacityUnits"), units("WriteCapacityUnits")) {
                 (Some(r), Some(w)) => Some((r.max(1), w.max(1))),
                 _ => {
-                    notes.push("provisioned without capacity settings: 5 read and 5 write units assumed".into());
+                    notes.push(
+                        "provisioned without capacity settings: 5 read and 5 write units assumed"
+                            .into(),
+                    );
                     Some((5, 5))
                 }
             }
@@ -262,12 +293,17 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
             a.iter()
                 .enumerate()
                 .map(|(i, f)| {
-                    let facet_name = text(f, "FacetName").unwrap_or_else(|| format!("Facet{}", i + 1));
+                    let facet_name =
+                        text(f, "FacetName").unwrap_or_else(|| format!("Facet{}", i + 1));
                     let alias = f.get("KeyAttributeAlias");
                     Facet {
                         pk_alias: alias.and_then(|a| text(a, "PartitionKeyAlias")),
                         sk_alias: alias.and_then(|a| text(a, "SortKeyAlias")),
-                        items: items(f.get("TableData"), &mut notes, &format!("facet `{facet_name}`")),
+                        items: items(
+                            f.get("TableData"),
+                            &mut notes,
+                            &format!("facet `{facet_name}`"),
+                        ),
                         declared: strings(f.get("NonKeyAttributes")),
                         name: facet_name,
                     }
@@ -283,7 +319,10 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
             pk_alias: None,
             sk_alias: None,
             items: table_items,
-            declared: attributes.iter().map(|(n, _): &(String, String)| n.clone()).collect(),
+            declared: attributes
+                .iter()
+                .map(|(n, _): &(String, String)| n.clone())
+                .collect(),
         });
     } else if !table_items.is_empty() {
         notes.push(format!(
@@ -312,7 +351,10 @@ pub fn read_model(v: &Value) -> Result<Model, String> {
         .ok_or("not a NoSQL Workbench model: no `DataModel` list")?;
     let metadata = v.get("ModelMetadata");
     let mut notes = Vec::new();
-    match metadata.and_then(|m| m.get("Version")).and_then(Value::as_str) {
+    match metadata
+        .and_then(|m| m.get("Version"))
+        .and_then(Value::as_str)
+    {
         Some("3.0") => {}
         Some(other) => notes.push(format!("model version {other}: read as 3.0")),
         None => notes.push("the model has no version (a 2019 preview export): read as 3.0".into()),

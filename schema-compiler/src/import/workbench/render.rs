@@ -37,7 +37,12 @@ fn pattern(a: &Attr) -> String {
     }
     let mut class = String::from("A-Za-z0-9_");
     for c in chars {
-        if c.is_ascii_alphanumeric() || c == '_' || a.delimiters.contains(&c) || c == '#' || c == '|' {
+        if c.is_ascii_alphanumeric()
+            || c == '_'
+            || a.delimiters.contains(&c)
+            || c == '#'
+            || c == '|'
+        {
             continue;
         }
         if regex_syntax::is_meta_character(c) {
@@ -45,7 +50,12 @@ fn pattern(a: &Attr) -> String {
         }
         class.push(c);
     }
-    let longest = a.key_texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+    let longest = a
+        .key_texts
+        .iter()
+        .map(|t| t.chars().count())
+        .max()
+        .unwrap_or(0);
     format!("^[{class}]{{1,{}}}$", (longest * 2).max(64))
 }
 
@@ -81,7 +91,9 @@ fn example_value(a: Option<&Attr>, v: &AttributeValue) -> String {
         (Some(Kind::Integer), AttributeValue::N(n)) => n.clone(),
         (_, AttributeValue::S(s)) | (_, AttributeValue::N(s)) => yaml::string(s),
         (_, AttributeValue::Bool(b)) => b.to_string(),
-        (_, other) => serde_json::to_value(other).map_or_else(|_| "null".to_owned(), |j| yaml::value(&j)),
+        (_, other) => {
+            serde_json::to_value(other).map_or_else(|_| "null".to_owned(), |j| yaml::value(&j))
+        }
     }
 }
 
@@ -106,26 +118,40 @@ fn entity(out: &mut String, e: &Entity, tenant: Option<&str>) {
         out.push_str(&attribute(name, a, max));
     }
     let t = tenant.unwrap_or("tenant");
-    for c in std::iter::once(&e.pk).chain(&e.sk).filter_map(|t| t.comment.as_ref()) {
+    for c in std::iter::once(&e.pk)
+        .chain(&e.sk)
+        .filter_map(|t| t.comment.as_ref())
+    {
         let _ = writeln!(out, "    # {c}");
     }
-    let sk = e
-        .sk
-        .as_ref()
-        .map(|s| format!(", sk: {}", yaml::string(&template(s, t))))
-        .unwrap_or_default();
-    let _ = writeln!(out, "    key: {{ pk: {}{sk} }}", yaml::string(&template(&e.pk, t)));
+    let sk =
+        e.sk.as_ref()
+            .map(|s| format!(", sk: {}", yaml::string(&template(s, t))))
+            .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "    key: {{ pk: {}{sk} }}",
+        yaml::string(&template(&e.pk, t))
+    );
     if !e.indexes.is_empty() {
         out.push_str("    indexes:\n");
         for (index, (pk, sk)) in &e.indexes {
-            for c in std::iter::once(pk).chain(sk).filter_map(|t| t.comment.as_ref()) {
+            for c in std::iter::once(pk)
+                .chain(sk)
+                .filter_map(|t| t.comment.as_ref())
+            {
                 let _ = writeln!(out, "      # {c}");
             }
             let sk = sk
                 .as_ref()
                 .map(|s| format!(", sk: {}", yaml::string(&template(s, t))))
                 .unwrap_or_default();
-            let _ = writeln!(out, "      {}: {{ pk: {}{sk} }}", yaml::key(index), yaml::string(&template(pk, t)));
+            let _ = writeln!(
+                out,
+                "      {}: {{ pk: {}{sk} }}",
+                yaml::key(index),
+                yaml::string(&template(pk, t))
+            );
         }
     }
     if let Some(count) = e.shards {
@@ -145,7 +171,11 @@ fn entity(out: &mut String, e: &Entity, tenant: Option<&str>) {
             fields.push(format!("shard: {s}"));
         }
         for (name, v) in &x.values {
-            fields.push(format!("{}: {}", yaml::key(name), example_value(e.attrs.get(name), v)));
+            fields.push(format!(
+                "{}: {}",
+                yaml::key(name),
+                example_value(e.attrs.get(name), v)
+            ));
         }
         let _ = writeln!(out, "      - {{ {} }}", fields.join(", "));
     }
@@ -156,7 +186,9 @@ fn tenant_pattern(ids: &[String]) -> &'static str {
         ids.iter().all(|id| {
             !id.is_empty()
                 && id.len() <= 64
-                && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || extra.contains(c))
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || extra.contains(c))
         })
     };
     if fits("") {
@@ -167,7 +199,12 @@ fn tenant_pattern(ids: &[String]) -> &'static str {
 }
 
 /// The spec of one table.
-pub fn render_spec(model: &str, description: &str, table: &ModelTable, inferred: &Inferred) -> String {
+pub fn render_spec(
+    model: &str,
+    description: &str,
+    table: &ModelTable,
+    inferred: &Inferred,
+) -> String {
     let mut out = String::from("# yaml-language-server: $schema=./singletable.schema.json\n#\n");
     let _ = writeln!(
         out,
@@ -190,7 +227,10 @@ pub fn render_spec(model: &str, description: &str, table: &ModelTable, inferred:
     }
     match table.capacity {
         Some((r, w)) => {
-            let _ = writeln!(out, "  billing: {{ mode: provisioned, read_capacity: {r}, write_capacity: {w} }}");
+            let _ = writeln!(
+                out,
+                "  billing: {{ mode: provisioned, read_capacity: {r}, write_capacity: {w} }}"
+            );
         }
         None => out.push_str("  billing: on_demand\n"),
     }
@@ -208,7 +248,9 @@ pub fn render_spec(model: &str, description: &str, table: &ModelTable, inferred:
         out.push_str("indexes:\n");
         let table_keys: Vec<&str> = std::iter::once(table.pk.name.as_str())
             .chain(table.sk.as_ref().map(|k| k.name.as_str()))
-            .chain(table.gsis.iter().flat_map(|g| std::iter::once(g.pk.name.as_str()).chain(g.sk.as_ref().map(|k| k.name.as_str()))))
+            .chain(table.gsis.iter().flat_map(|g| {
+                std::iter::once(g.pk.name.as_str()).chain(g.sk.as_ref().map(|k| k.name.as_str()))
+            }))
             .chain(inferred.entity_type_attribute.as_deref())
             .chain(["entity_type"])
             .collect();
@@ -230,13 +272,21 @@ pub fn render_spec(model: &str, description: &str, table: &ModelTable, inferred:
                 }
                 _ => "all".to_owned(),
             };
-            let sk = g.sk.as_ref().map(|k| format!(", sort_key: {}", key_decl(k))).unwrap_or_default();
+            let sk =
+                g.sk.as_ref()
+                    .map(|k| format!(", sort_key: {}", key_decl(k)))
+                    .unwrap_or_default();
             // The model keeps no capacity per index: the table's applies.
             let capacity = table
                 .capacity
                 .map(|(r, w)| format!(", read_capacity: {r}, write_capacity: {w}"))
                 .unwrap_or_default();
-            let _ = writeln!(out, "  {}: {{ partition_key: {}{sk}, projection: {projection}{capacity} }}", yaml::key(&g.name), key_decl(&g.pk));
+            let _ = writeln!(
+                out,
+                "  {}: {{ partition_key: {}{sk}, projection: {projection}{capacity} }}",
+                yaml::key(&g.name),
+                key_decl(&g.pk)
+            );
         }
     }
     out.push_str("entities:\n");
