@@ -312,8 +312,7 @@ impl Entity {
                     .examples
                     .get(i)?
                     .values
-                    .get(&key.name)
-                    .or_else(|| None)?;
+                    .get(&key.name)?;
                 Some((i, scalar(v)?.to_owned()))
             })
             .collect();
@@ -322,14 +321,14 @@ impl Entity {
         }
         if let Some(t) = alias
             .and_then(parse_alias)
-            .and_then(|segs| self.from_alias(&segs, &values, ctx))
+            .and_then(|segs| self.template_from_alias(&segs, &values, ctx))
         {
             return t;
         }
         if ctx.key_type == "N" {
             return self.number_key(key, alias, &values);
         }
-        self.from_parts(key, alias, &values, ctx)
+        self.template_from_parts(key, alias, &values, ctx)
             .unwrap_or_else(|| self.plain(key, alias, &values, "the sample keys share no pattern"))
     }
 
@@ -427,7 +426,7 @@ impl Entity {
         }
     }
 
-    fn from_alias(
+    fn template_from_alias(
         &mut self,
         segs: &[(bool, String)],
         values: &[(usize, String)],
@@ -507,7 +506,7 @@ impl Entity {
         Some(width)
     }
 
-    fn from_parts(
+    fn template_from_parts(
         &mut self,
         key: &Key,
         alias: Option<&str>,

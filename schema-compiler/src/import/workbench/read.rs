@@ -209,13 +209,11 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
         format!("Table{}", index + 1)
     });
     let keys = t.get("KeyAttributes");
-    let Some(pk) = key(
+    let pk = key(
         keys.and_then(|k| k.get("PartitionKey")),
         &mut notes,
         "partition key",
-    ) else {
-        return None;
-    };
+    )?;
     let sk = key(keys.and_then(|k| k.get("SortKey")), &mut notes, "sort key");
     let attributes: Vec<(String, String)> = t
         .get("NonKeyAttributes")
