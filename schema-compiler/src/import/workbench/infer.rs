@@ -308,11 +308,7 @@ impl Entity {
         let values: Vec<(usize, String)> = rows
             .iter()
             .filter_map(|&i| {
-                let v = self
-                    .examples
-                    .get(i)?
-                    .values
-                    .get(&key.name)?;
+                let v = self.examples.get(i)?.values.get(&key.name)?;
                 Some((i, scalar(v)?.to_owned()))
             })
             .collect();
