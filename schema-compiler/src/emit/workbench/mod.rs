@@ -16,12 +16,11 @@ pub mod samples;
 use indexmap::IndexMap;
 
 use self::model::{
-    AttributeDefinition, AttributeValue, DataAccess, Facet, GlobalSecondaryIndex,
-    KeyAttributeAlias, KeyAttributes, Metadata, Model, Projection, ProvisionedCapacitySettings,
-    ProvisionedThroughput, Table,
+    AttributeDefinition, DataAccess, Facet, GlobalSecondaryIndex, KeyAttributeAlias, KeyAttributes,
+    Metadata, Model, Projection, ProvisionedCapacitySettings, ProvisionedThroughput, Table,
 };
 use super::GeneratedFile;
-use crate::ir::{self, AttributeType, BillingMode, DatetimeFormat, IndexKind, KeyType};
+use crate::ir::{self, AttributeType, BillingMode, DatetimeFormat, IndexKind};
 
 /// Settings of an export.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,16 +249,6 @@ pub fn render_workbench(spec: &ir::Spec, stem: &str, options: &Options) -> Gener
         name: format!("{stem}.workbench.json"),
         contents: super::table::to_json(&model(spec, options)),
     }
-}
-
-/// The DynamoDB type of a key attribute value.
-pub fn key_value_type(t: KeyType) -> &'static str {
-    super::table::key_type_code(t)
-}
-
-/// Whether an item value has the declared type (`S` key attributes hold `S`, …).
-pub fn has_type(value: &AttributeValue, declared: &str) -> bool {
-    value.type_name() == declared
 }
 
 #[cfg(test)]
