@@ -170,7 +170,8 @@ fn entity_name(name: &str) -> String {
     }
 }
 
-/// The text of a scalar value.
+/// The kind of an attribute from its values (or its declared type):
+/// numbers are integers only when every value is one, written canonically.
 fn kind_of(values: &[&AttributeValue], declared: Option<&str>) -> Kind {
     let tag = values
         .first()
