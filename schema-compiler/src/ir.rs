@@ -176,6 +176,86 @@ pub struct Entity {
     pub version_attribute: Option<String>,
     /// Counter semantics, if this entity aggregates another.
     pub aggregate: Option<Aggregate>,
+    /// Sample items declared in the spec (the Workbench model shows these
+    /// instead of generated ones); `Some(vec![])` shows none.
+    pub examples: Option<Vec<Example>>,
+}
+
+/// A sample item of an entity, as declared in the spec.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Example {
+    /// The tenant id, for tenant-scoped entities.
+    pub tenant: Option<String>,
+    /// The write shard, for randomly sharded entities (computed for hash sharding).
+    pub shard: Option<u32>,
+    /// Attribute values; absent optional attributes are left out.
+    pub values: IndexMap<String, ExampleValue>,
+}
+
+/// The value of one attribute in an [`Example`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExampleValue {
+    /// Strings, enums and RFC 3339 datetimes (their stored text).
+    Text(String),
+    /// Integers.
+    Integer(i64),
+    /// Decimals, as written.
+    Decimal(String),
+    /// Booleans.
+    Bool(bool),
+    /// Datetimes: seconds since the epoch and nanoseconds.
+    Time(i64, u32),
+    /// Lists, maps and binary values, stored as they are.
+    Stored(AttributeValue),
+}
+
+/// A DynamoDB attribute value in DynamoDB JSON (`{"S": "…"}`, `{"N": "12"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum AttributeValue {
+    /// String.
+    S(String),
+    /// Number, as text.
+    N(String),
+    /// Binary, base64.
+    B(String),
+    /// Boolean.
+    #[serde(rename = "BOOL")]
+    Bool(bool),
+    /// Null.
+    #[serde(rename = "NULL")]
+    Null(bool),
+    /// Map.
+    M(IndexMap<String, AttributeValue>),
+    /// List.
+    L(Vec<AttributeValue>),
+    /// String set.
+    #[serde(rename = "SS")]
+    Ss(Vec<String>),
+    /// Number set.
+    #[serde(rename = "NS")]
+    Ns(Vec<String>),
+    /// Binary set.
+    #[serde(rename = "BS")]
+    Bs(Vec<String>),
+}
+
+impl AttributeValue {
+    /// The type's tag: `S`, `N`, `BOOL`, …
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            AttributeValue::S(_) => "S",
+            AttributeValue::N(_) => "N",
+            AttributeValue::B(_) => "B",
+            AttributeValue::Bool(_) => "BOOL",
+            AttributeValue::Null(_) => "NULL",
+            AttributeValue::M(_) => "M",
+            AttributeValue::L(_) => "L",
+            AttributeValue::Ss(_) => "SS",
+            AttributeValue::Ns(_) => "NS",
+            AttributeValue::Bs(_) => "BS",
+        }
+    }
 }
 
 /// An attribute of an entity.

@@ -65,6 +65,7 @@ pub mod diagnostics;
 pub mod emit;
 pub mod encoding;
 pub mod explain;
+pub mod import;
 pub mod ir;
 pub mod resolve;
 pub mod source;
@@ -300,51 +301,40 @@ impl Compiler {
     ) -> Result<Vec<emit::GeneratedFile>, Report> {
         generate_iam(self.compile(), options)
     }
-}
 
-/// Runs `render` over every compiled spec with its file stem (`support_ticket`).
-fn generate(
-    compilation: Compilation,
-    mut render: impl FnMut(&ir::Spec, &str, &str) -> Result<Vec<emit::GeneratedFile>, Diagnostic>,
-) -> Result<Vec<emit::GeneratedFile>, Report> {
-    let report = compilation.report();
-    let specs = compilation.into_result()?;
-    let mut files = Vec::new();
-    for compiled in &specs {
-        let name = report
-            .sources
-            .get(compiled.file)
-            .map_or("spec.yaml", |f| f.name.as_str());
-        let file_name = Path::new(name)
-            .file_name()
-            .map_or_else(|| name.to_owned(), |n| n.to_string_lossy().into_owned());
-        let stem = Path::new(&file_name)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("spec");
-        let stem = emit::rust::names::snake(stem);
-        match render(&compiled.spec, &stem, &file_name) {
-            Ok(more) => files.extend(more),
-            Err(diagnostic) => {
-                let mut diagnostics = Diagnostics::new();
-                diagnostics.push(diagnostic);
-                return Err(Report {
-                    sources: report.sources.clone(),
-                    diagnostics,
-                });
-            }
-        }
+    /// Compiles every input and renders each spec's table definition:
+    /// `<stem>.create-table.json`, `<stem>.update-time-to-live.json` (with a
+    /// TTL) and `<stem>.cloudformation.json`.
+    pub fn generate_table(&self) -> Result<Vec<emit::GeneratedFile>, Report> {
+        generate_each(self.compile(), |spec, file| {
+            Ok(emit::table::render_table(spec, file.stem))
+        })
     }
-    Ok(files)
-}
 
-fn generate_rust(compilation: Compilation) -> Result<Vec<emit::GeneratedFile>, Report> {
-    generate(compilation, |spec, stem, file_name| {
-        Ok(vec![emit::GeneratedFile {
-            name: format!("{stem}.rs"),
-            contents: emit::rust::render_rust(spec, file_name),
-        }])
-    })
+    /// Compiles every input and renders each spec's NoSQL Workbench model,
+    /// `<stem>.workbench.json`.
+    pub fn generate_workbench(
+        &self,
+        options: &emit::workbench::Options,
+    ) -> Result<Vec<emit::GeneratedFile>, Report> {
+        generate_each(self.compile(), |spec, file| {
+            Ok(vec![emit::workbench::render_workbench(
+                spec, file.stem, options,
+            )])
+        })
+    }
+
+    /// Compiles every input and renders each spec's design document,
+    /// `<stem>.md`, listing the spec's warnings.
+    pub fn generate_docs(&self) -> Result<Vec<emit::GeneratedFile>, Report> {
+        generate_each(self.compile(), |spec, file| {
+            Ok(vec![emit::docs::render_docs(
+                spec,
+                file.stem,
+                &file.diagnostics,
+            )])
+        })
+    }
 }
 
 fn generate_iam(
@@ -353,9 +343,9 @@ fn generate_iam(
 ) -> Result<Vec<emit::GeneratedFile>, Report> {
     let sources = compilation.sources.clone();
     let mut any_tenant = false;
-    let files = generate(compilation, |spec, stem, _| {
+    let files = generate_each(compilation, |spec, file| {
         any_tenant |= spec.tenant.is_some();
-        emit::iam::render_iam(spec, stem, options)
+        emit::iam::render_iam(spec, &emit::rust::names::snake(file.stem), options)
     })?;
     match &options.tenant {
         Some(id) if !any_tenant => {
@@ -374,6 +364,72 @@ fn generate_iam(
         }
         _ => Ok(files),
     }
+}
+
+fn generate_rust(compilation: Compilation) -> Result<Vec<emit::GeneratedFile>, Report> {
+    generate_each(compilation, |spec, file| {
+        Ok(vec![emit::GeneratedFile {
+            name: format!("{}.rs", emit::rust::names::snake(file.stem)),
+            contents: emit::rust::render_rust(spec, file.name),
+        }])
+    })
+}
+
+/// The spec file an output is rendered for.
+struct SpecFile<'a> {
+    /// The file name (`support_ticket.yaml`).
+    name: &'a str,
+    /// Its stem (`support_ticket`), which output file names start with.
+    stem: &'a str,
+    /// The spec's warnings and notes.
+    diagnostics: Vec<&'a Diagnostic>,
+}
+
+/// Renders every spec that compiled; the report when anything failed (a
+/// spec, or a rendering that returns a diagnostic).
+fn generate_each(
+    compilation: Compilation,
+    mut render: impl FnMut(&ir::Spec, &SpecFile<'_>) -> Result<Vec<emit::GeneratedFile>, Diagnostic>,
+) -> Result<Vec<emit::GeneratedFile>, Report> {
+    let report = compilation.report();
+    let diagnostics = compilation.diagnostics.clone();
+    let specs = compilation.into_result()?;
+    let mut files = Vec::new();
+    for compiled in &specs {
+        let name = report
+            .sources
+            .get(compiled.file)
+            .map_or("spec.yaml", |f| f.name.as_str());
+        let name = Path::new(name)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(name);
+        let stem = Path::new(name)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("spec");
+        let diagnostics = diagnostics
+            .iter()
+            .filter(|d| d.primary_span().is_some_and(|s| s.file == compiled.file))
+            .collect();
+        let file = SpecFile {
+            name,
+            stem,
+            diagnostics,
+        };
+        match render(&compiled.spec, &file) {
+            Ok(more) => files.extend(more),
+            Err(diagnostic) => {
+                let mut diagnostics = Diagnostics::new();
+                diagnostics.push(diagnostic);
+                return Err(Report {
+                    sources: report.sources.clone(),
+                    diagnostics,
+                });
+            }
+        }
+    }
+    Ok(files)
 }
 
 /// A report of one output error (no spec file to point into).

@@ -2,6 +2,7 @@
 //! local development, demos).
 
 use crate::error::Error;
+use crate::sdk::operation::create_table::CreateTableInput;
 use crate::sdk::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
     LocalSecondaryIndex, Projection, ProjectionType, ProvisionedThroughput, ScalarAttributeType,
@@ -12,13 +13,16 @@ use crate::sdk::Client;
 /// A key attribute: name and DynamoDB scalar type (`S`, `N` or `B`).
 pub type KeyDef = (&'static str, &'static str);
 
-/// Which attributes an index carries besides the keys.
+/// Which attributes an index carries besides the keys, exactly as the
+/// CreateTable request names them (the compiler has already added the
+/// entity-type and TTL attributes that reading through the index needs).
 #[derive(Debug, Clone, Copy)]
 pub enum ProjectionDef {
     /// Every attribute.
     All,
-    /// These attributes (the entity-type and TTL attributes are always added,
-    /// so items read through the index can be decoded and expiry-filtered).
+    /// Only the keys.
+    KeysOnly,
+    /// These non-key attributes.
     Include(&'static [&'static str]),
 }
 
@@ -54,8 +58,6 @@ pub struct TableDef {
     pub stream: Option<&'static str>,
     /// TTL attribute.
     pub ttl_attribute: Option<&'static str>,
-    /// Entity-type attribute.
-    pub entity_type_attribute: &'static str,
 }
 
 fn key_schema(pk: KeyDef, sk: Option<KeyDef>) -> Result<Vec<KeySchemaElement>, Error> {
@@ -108,29 +110,25 @@ impl TableDef {
             .collect()
     }
 
-    fn projection(&self, def: ProjectionDef) -> Projection {
+    fn projection(def: ProjectionDef) -> Projection {
         match def {
             ProjectionDef::All => Projection::builder()
                 .projection_type(ProjectionType::All)
                 .build(),
-            ProjectionDef::Include(names) => {
-                let mut attributes: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
-                attributes.push(self.entity_type_attribute.to_owned());
-                attributes.extend(self.ttl_attribute.map(str::to_owned));
-                attributes.sort();
-                attributes.dedup();
-                Projection::builder()
-                    .projection_type(ProjectionType::Include)
-                    .set_non_key_attributes(Some(attributes))
-                    .build()
-            }
+            ProjectionDef::KeysOnly => Projection::builder()
+                .projection_type(ProjectionType::KeysOnly)
+                .build(),
+            ProjectionDef::Include(names) => Projection::builder()
+                .projection_type(ProjectionType::Include)
+                .set_non_key_attributes(Some(names.iter().map(|n| (*n).to_owned()).collect()))
+                .build(),
         }
     }
 
-    /// Creates the table named `table`, waits until it exists and enables TTL.
-    pub async fn create(&self, client: &Client, table: &str) -> Result<(), Error> {
-        let mut request = client
-            .create_table()
+    /// The CreateTable request for a table named `table`: what
+    /// [`TableDef::create`] sends.
+    pub fn create_table_input(&self, table: &str) -> Result<CreateTableInput, Error> {
+        let mut request = CreateTableInput::builder()
             .table_name(table)
             .set_attribute_definitions(Some(self.attribute_definitions()?))
             .set_key_schema(Some(key_schema(self.partition_key, self.sort_key)?));
@@ -141,7 +139,7 @@ impl TableDef {
             None => request.billing_mode(BillingMode::PayPerRequest),
         };
         for index in self.indexes {
-            let projection = self.projection(index.projection);
+            let projection = Self::projection(index.projection);
             if index.global {
                 let mut gsi = GlobalSecondaryIndex::builder()
                     .index_name(index.name)
@@ -167,7 +165,34 @@ impl TableDef {
                     .build()?,
             );
         }
-        request.send().await?;
+        Ok(request.build()?)
+    }
+
+    /// Creates the table named `table`, waits until it exists and enables TTL.
+    pub async fn create(&self, client: &Client, table: &str) -> Result<(), Error> {
+        let CreateTableInput {
+            table_name,
+            attribute_definitions,
+            key_schema,
+            local_secondary_indexes,
+            global_secondary_indexes,
+            billing_mode,
+            provisioned_throughput,
+            stream_specification,
+            ..
+        } = self.create_table_input(table)?;
+        client
+            .create_table()
+            .set_table_name(table_name)
+            .set_attribute_definitions(attribute_definitions)
+            .set_key_schema(key_schema)
+            .set_local_secondary_indexes(local_secondary_indexes)
+            .set_global_secondary_indexes(global_secondary_indexes)
+            .set_billing_mode(billing_mode)
+            .set_provisioned_throughput(provisioned_throughput)
+            .set_stream_specification(stream_specification)
+            .send()
+            .await?;
         self.wait_active(client, table).await?;
         if let Some(ttl) = self.ttl_attribute {
             client

@@ -712,7 +712,8 @@ impl VoteTotalUpdate {
         ::core::result::Result::Ok(update)
     }
 }
-/// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+/// The table as the spec declares it (keys, indexes, billing, stream, TTL):
+/// the same definition as the spec's CreateTable JSON.
 pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
     partition_key: ("pk", "S"),
     sort_key: ::core::option::Option::Some(("sk", "S")),
@@ -720,7 +721,6 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     capacity: ::core::option::Option::None,
     stream: ::core::option::Option::None,
     ttl_attribute: ::core::option::Option::None,
-    entity_type_attribute: "entity_type",
 };
 /// The table: a client and the table name. Votes for contestants, counted in 20 write shards per contestant and totalled periodically.
 #[derive(Debug, Clone)]

@@ -793,7 +793,8 @@ impl PhotoUpdate {
         ::core::result::Result::Ok(update)
     }
 }
-/// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+/// The table as the spec declares it (keys, indexes, billing, stream, TTL):
+/// the same definition as the spec's CreateTable JSON.
 pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
     partition_key: ("pk", "S"),
     sort_key: ::core::option::Option::Some(("sk", "S")),
@@ -810,7 +811,6 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     capacity: ::core::option::Option::None,
     stream: ::core::option::Option::None,
     ttl_attribute: ::core::option::Option::None,
-    entity_type_attribute: "entity_type",
 };
 /// The table: a client and the table name. A photo hosting site where each user can only see their own profile and photos.
 #[derive(Debug, Clone)]

@@ -493,7 +493,8 @@ impl ProductUpdate {
         ::core::result::Result::Ok(update)
     }
 }
-/// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+/// The table as the spec declares it (keys, indexes, billing, stream, TTL):
+/// the same definition as the spec's CreateTable JSON.
 pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
     partition_key: ("ShardID", "S"),
     sort_key: ::core::option::Option::Some(("ProductID", "S")),
@@ -510,7 +511,6 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     capacity: ::core::option::Option::None,
     stream: ::core::option::Option::None,
     ttl_attribute: ::core::option::Option::None,
-    entity_type_attribute: "EntityType",
 };
 /// The table: a client and the table name. A pooled multi-tenant product catalog whose partition keys carry a shard suffix.
 #[derive(Debug, Clone)]

@@ -1213,7 +1213,8 @@ impl CommentUpdate {
         ::core::result::Result::Ok(update)
     }
 }
-/// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+/// The table as the spec declares it (keys, indexes, billing, stream, TTL):
+/// the same definition as the spec's CreateTable JSON.
 pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
     partition_key: ("pk", "S"),
     sort_key: ::core::option::Option::Some(("sk", "S")),
@@ -1238,7 +1239,6 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     capacity: ::core::option::Option::None,
     stream: ::core::option::Option::None,
     ttl_attribute: ::core::option::Option::None,
-    entity_type_attribute: "entity_type",
 };
 /// The table: a client and the table name. Projects, tasks and comments of a tenant, as a hierarchy of sort keys.
 #[derive(Debug, Clone)]

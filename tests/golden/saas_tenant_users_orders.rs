@@ -1298,7 +1298,8 @@ impl InventoryItemUpdate {
         ::core::result::Result::Ok(update)
     }
 }
-/// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+/// The table as the spec declares it (keys, indexes, billing, stream, TTL):
+/// the same definition as the spec's CreateTable JSON.
 pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
     partition_key: ("pk", "S"),
     sort_key: ::core::option::Option::Some(("sk", "S")),
@@ -1315,7 +1316,6 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     capacity: ::core::option::Option::None,
     stream: ::core::option::Option::Some("NEW_AND_OLD_IMAGES"),
     ttl_attribute: ::core::option::Option::None,
-    entity_type_attribute: "entity",
 };
 /// The table: a client and the table name. A SaaS tenant's profile, users, orders and inventory, with an overloaded GSI.
 #[derive(Debug, Clone)]

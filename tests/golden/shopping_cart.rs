@@ -876,7 +876,8 @@ impl CartCountUpdate {
         ::core::result::Result::Ok(update)
     }
 }
-/// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+/// The table as the spec declares it (keys, indexes, billing, stream, TTL):
+/// the same definition as the spec's CreateTable JSON.
 pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
     partition_key: ("pk", "S"),
     sort_key: ::core::option::Option::Some(("sk", "S")),
@@ -884,7 +885,6 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     capacity: ::core::option::Option::None,
     stream: ::core::option::Option::None,
     ttl_attribute: ::core::option::Option::None,
-    entity_type_attribute: "entity_type",
 };
 /// The table: a client and the table name. Shopping carts that survive sessions, with items saved for later and a wish list.
 #[derive(Debug, Clone)]

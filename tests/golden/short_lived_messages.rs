@@ -445,7 +445,8 @@ impl MessageUpdate {
         ::core::result::Result::Ok(update)
     }
 }
-/// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+/// The table as the spec declares it (keys, indexes, billing, stream, TTL):
+/// the same definition as the spec's CreateTable JSON.
 pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
     partition_key: ("pk", "S"),
     sort_key: ::core::option::Option::Some(("sk", "S")),
@@ -462,7 +463,6 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     capacity: ::core::option::Option::None,
     stream: ::core::option::Option::Some("OLD_IMAGE"),
     ttl_attribute: ::core::option::Option::Some("expires_at"),
-    entity_type_attribute: "entity_type",
 };
 /// The table: a client and the table name. Messages between users that expire seven days after they are sent, archived on expiry.
 #[derive(Debug, Clone)]

@@ -815,7 +815,8 @@ impl TicketCountUpdate {
         ::core::result::Result::Ok(update)
     }
 }
-/// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+/// The table as the spec declares it (keys, indexes, billing, stream, TTL):
+/// the same definition as the spec's CreateTable JSON.
 pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
     partition_key: ("pk", "S"),
     sort_key: ::core::option::Option::Some(("sk", "S")),
@@ -826,7 +827,7 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
             partition_key: ("tenant_status", "S"),
             sort_key: ::core::option::Option::Some(("resolver", "S")),
             projection: ::schema_runtime::schema::ProjectionDef::Include(
-                &["title", "status", "created_at"],
+                &["created_at", "entity_type", "status", "title"],
             ),
             capacity: ::core::option::Option::None,
         },
@@ -834,7 +835,6 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     capacity: ::core::option::Option::None,
     stream: ::core::option::Option::Some("NEW_AND_OLD_IMAGES"),
     ttl_attribute: ::core::option::Option::None,
-    entity_type_attribute: "entity_type",
 };
 /// The table: a client and the table name. Multi-tenant support tickets with comments, a status index and per-tenant counts.
 #[derive(Debug, Clone)]

@@ -1415,7 +1415,8 @@ impl DocumentShareUpdate {
         ::core::result::Result::Ok(update)
     }
 }
-/// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+/// The table as the spec declares it (keys, indexes, billing, stream, TTL):
+/// the same definition as the spec's CreateTable JSON.
 pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
     partition_key: ("pk", "S"),
     sort_key: ::core::option::Option::Some(("sk", "S")),
@@ -1427,11 +1428,12 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
             sort_key: ::core::option::Option::Some(("gsi1sk", "S")),
             projection: ::schema_runtime::schema::ProjectionDef::Include(
                 &[
-                    "title",
-                    "owner_id",
-                    "status",
                     "chunk_count",
                     "created_at",
+                    "entity_type",
+                    "owner_id",
+                    "status",
+                    "title",
                     "updated_at",
                     "version",
                 ],
@@ -1442,7 +1444,6 @@ pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::
     capacity: ::core::option::Option::None,
     stream: ::core::option::Option::None,
     ttl_attribute: ::core::option::Option::None,
-    entity_type_attribute: "entity_type",
 };
 /// The table: a client and the table name. Large documents split into small items (metadata, body chunks, attachments, shares).
 #[derive(Debug, Clone)]

@@ -3,8 +3,10 @@
 //! run against.
 
 pub mod capture;
+pub mod dynamo_json;
 pub mod faults;
 pub mod server;
+pub mod tables;
 
 /// The generated repositories, one module per spec.
 pub mod generated {

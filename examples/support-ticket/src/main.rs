@@ -4,6 +4,9 @@
 //!
 //! With `DYNAMODB_ENDPOINT` set it talks to that server; otherwise it starts
 //! an embedded dynoxide server on 127.0.0.1, so it runs with nothing installed.
+//! `SUPPORT_TICKET_TABLE` names the table (a fresh `SupportTicket-<pid>`
+//! otherwise), so other tools can read the data afterwards: the test command
+//! runs the AWS CLI commands of `singletable explain` against it.
 
 schema_runtime::include_generated!(support_ticket);
 
@@ -22,8 +25,11 @@ async fn main() -> Result<(), Box<dyn Error>> {
         _ => start_embedded_server().await?,
     };
     println!("DynamoDB endpoint: {endpoint}");
-    let repo = Repository::new(client(&endpoint))
-        .with_table_name(format!("SupportTicket-{}", std::process::id()));
+    let table = match std::env::var("SUPPORT_TICKET_TABLE") {
+        Ok(table) if !table.is_empty() => table,
+        _ => format!("SupportTicket-{}", std::process::id()),
+    };
+    let repo = Repository::new(client(&endpoint)).with_table_name(table);
     repo.create_table().await?;
 
     for tenant in ["acme", "globex"] {

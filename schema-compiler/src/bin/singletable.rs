@@ -47,11 +47,41 @@ enum Command {
     },
     /// Check specs, then write what they generate.
     ///
+    /// Each output is written per spec into --out-dir, or printed.
     /// Exit status as for `check`; nothing is written when a spec has errors.
     Generate {
         /// What to generate.
         #[command(subcommand)]
         output: Output,
+    },
+    /// Print each access pattern's DynamoDB request and AWS CLI command.
+    ///
+    /// For each access pattern (or the one named): the exact request
+    /// (operation, index, key condition, attribute names and values, with
+    /// placeholders such as `<tenant>` where values go), what the repository
+    /// does around it, its estimated capacity, and the equivalent
+    /// `aws dynamodb` command.
+    Explain {
+        /// The spec.
+        spec: PathBuf,
+        /// Only this access pattern.
+        pattern: Option<String>,
+    },
+    /// Turn another tool's model into a starting spec.
+    Import {
+        /// The format to read.
+        #[arg(value_enum)]
+        format: ImportFormat,
+        /// The model file.
+        model: PathBuf,
+        /// Directory to write `<table>.yaml` into, one spec per table;
+        /// standard output when absent (the model must then have one table,
+        /// or name one with --table).
+        #[arg(short, long)]
+        out_dir: Option<PathBuf>,
+        /// Only this table of the model.
+        #[arg(long)]
+        table: Option<String>,
     },
     /// Print the JSON Schema of the spec format.
     Schema,
@@ -98,6 +128,49 @@ enum Output {
         #[arg(long, default_value = "aws")]
         partition: String,
     },
+    /// A NoSQL Workbench model with sample items: `<stem>.workbench.json`.
+    Workbench {
+        /// Spec files.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// Directory to write into (created if missing); standard output when absent.
+        #[arg(short, long)]
+        out_dir: Option<PathBuf>,
+        /// The model's date, `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM` (UTC);
+        /// defaults to $SOURCE_DATE_EPOCH, else now.
+        #[arg(long)]
+        date: Option<String>,
+        /// The model's author.
+        #[arg(long, default_value = "")]
+        author: String,
+    },
+    /// CreateTable and UpdateTimeToLive JSON, and a CloudFormation template:
+    /// `<stem>.create-table.json`, `<stem>.update-time-to-live.json` (with a
+    /// TTL) and `<stem>.cloudformation.json`.
+    Table {
+        /// Spec files.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// Directory to write into (created if missing); standard output when absent.
+        #[arg(short, long)]
+        out_dir: Option<PathBuf>,
+    },
+    /// A markdown design document: `<stem>.md`.
+    Docs {
+        /// Spec files.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// Directory to write into (created if missing); standard output when absent.
+        #[arg(short, long)]
+        out_dir: Option<PathBuf>,
+    },
+}
+
+/// What `import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ImportFormat {
+    /// A NoSQL Workbench model (any version).
+    Workbench,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -154,6 +227,40 @@ fn main() -> ExitCode {
             }
             generate(&specs, out_dir, |c| c.generate_iam(&options))
         }
+        Command::Generate {
+            output:
+                Output::Workbench {
+                    specs,
+                    out_dir,
+                    date,
+                    author,
+                },
+        } => {
+            let date = match workbench_date(date.as_deref()) {
+                Ok(date) => date,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let options = schema_compiler::emit::workbench::Options { date, author };
+            generate(&specs, out_dir.as_deref(), |c| {
+                c.generate_workbench(&options)
+            })
+        }
+        Command::Generate {
+            output: Output::Table { specs, out_dir },
+        } => generate(&specs, out_dir.as_deref(), |c| c.generate_table()),
+        Command::Generate {
+            output: Output::Docs { specs, out_dir },
+        } => generate(&specs, out_dir.as_deref(), |c| c.generate_docs()),
+        Command::Explain { spec, pattern } => explain(&spec, pattern.as_deref()),
+        Command::Import {
+            format: ImportFormat::Workbench,
+            model,
+            out_dir,
+            table,
+        } => import(&model, out_dir.as_deref(), table.as_deref()),
         Command::Schema => {
             let schema = schema_compiler::json_schema();
             let text = serde_json::to_string_pretty(&schema).expect("schema serializes");
@@ -227,10 +334,13 @@ fn generate(
     out_dir: Option<&std::path::Path>,
     render: impl FnOnce(&Compiler) -> Result<Vec<GeneratedFile>, Report>,
 ) -> ExitCode {
-    let files = match checked_files(specs, render) {
-        Ok(files) => files,
-        Err(status) => return status,
-    };
+    match checked_files(specs, render) {
+        Ok(files) => write_files(files, out_dir),
+        Err(status) => status,
+    }
+}
+
+fn write_files(files: Vec<GeneratedFile>, out_dir: Option<&std::path::Path>) -> ExitCode {
     for file in files {
         match out_dir {
             Some(dir) => {
@@ -283,4 +393,140 @@ fn print_iam(specs: &[PathBuf], options: &IamOptions) -> ExitCode {
     let text = serde_json::to_string_pretty(&all).expect("policies serialize");
     println!("{text}");
     ExitCode::SUCCESS
+}
+/// The Workbench model date: `--date`, else `$SOURCE_DATE_EPOCH`, else now.
+fn workbench_date(date: Option<&str>) -> Result<i64, String> {
+    if let Some(date) = date {
+        return parse_date(date)
+            .ok_or_else(|| format!("--date {date:?}: write YYYY-MM-DD or YYYY-MM-DDTHH:MM"));
+    }
+    if let Ok(epoch) = std::env::var("SOURCE_DATE_EPOCH") {
+        return epoch
+            .trim()
+            .parse()
+            .map_err(|_| format!("SOURCE_DATE_EPOCH={epoch:?} is not a number of seconds"));
+    }
+    Ok(std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64))
+}
+
+/// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM` (UTC) as seconds since the epoch.
+fn parse_date(text: &str) -> Option<i64> {
+    let (day, time) = text.split_once('T').unwrap_or((text, "00:00"));
+    let mut parts = day.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (y, m, d) = (parts.next()??, parts.next()??, parts.next()??);
+    let (h, min) = time.split_once(':')?;
+    let (h, min) = (h.parse::<i64>().ok()?, min.parse::<i64>().ok()?);
+    if !(1..=12).contains(&m)
+        || !(1..=31).contains(&d)
+        || !(0..24).contains(&h)
+        || !(0..60).contains(&min)
+        || !(0..=9999).contains(&y)
+    {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3_600 + min * 60)
+}
+
+fn explain(spec: &std::path::Path, pattern: Option<&str>) -> ExitCode {
+    let status = check(&[spec.to_owned()], Format::Text, false, false, false);
+    if status != ExitCode::SUCCESS {
+        return status;
+    }
+    let compilation = Compiler::new().file(spec).compile();
+    let Some(compiled) = compilation.specs.first() else {
+        return ExitCode::from(1);
+    };
+    if let Some(name) = pattern {
+        if !compiled.spec.access_patterns.contains_key(name) {
+            let known: Vec<&str> = compiled
+                .spec
+                .access_patterns
+                .keys()
+                .map(String::as_str)
+                .collect();
+            eprintln!(
+                "error: no access pattern `{name}` (the spec has: {})",
+                known.join(", ")
+            );
+            return ExitCode::from(2);
+        }
+    }
+    print!(
+        "{}",
+        schema_compiler::explain::render_requests(&compiled.spec, pattern)
+    );
+    ExitCode::SUCCESS
+}
+
+fn import(
+    model: &std::path::Path,
+    out_dir: Option<&std::path::Path>,
+    table: Option<&str>,
+) -> ExitCode {
+    let text = match std::fs::read_to_string(model) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", model.display());
+            return ExitCode::from(2);
+        }
+    };
+    let imported = match schema_compiler::import::workbench::import_workbench(&text) {
+        Ok(imported) => imported,
+        Err(e) => {
+            eprintln!("error: {}: {e}", model.display());
+            return ExitCode::from(1);
+        }
+    };
+    let mut specs: Vec<_> = imported
+        .specs
+        .into_iter()
+        .filter(|s| table.is_none_or(|t| s.table == t))
+        .collect();
+    for note in &imported.notes {
+        eprintln!("{}: {note}", model.display());
+    }
+    if specs.is_empty() {
+        eprintln!(
+            "error: {}: no table{}",
+            model.display(),
+            table.map_or_else(String::new, |t| format!(" named `{t}`"))
+        );
+        return ExitCode::from(1);
+    }
+    for s in &specs {
+        for note in &s.notes {
+            eprintln!("{}: table `{}`: {note}", model.display(), s.table);
+        }
+    }
+    match out_dir {
+        None if specs.len() > 1 => {
+            let names: Vec<&str> = specs.iter().map(|s| s.table.as_str()).collect();
+            eprintln!("error: the model has {} tables ({}): choose one with --table, or write them all with -o DIR", specs.len(), names.join(", "));
+            ExitCode::from(2)
+        }
+        None => {
+            print!("{}", specs.remove(0).yaml);
+            ExitCode::SUCCESS
+        }
+        Some(dir) => {
+            let files = specs
+                .into_iter()
+                .map(|s| schema_compiler::emit::GeneratedFile {
+                    name: s.file_name,
+                    contents: s.yaml,
+                })
+                .collect();
+            write_files(files, Some(dir))
+        }
+    }
 }

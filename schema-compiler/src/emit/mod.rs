@@ -1,7 +1,10 @@
 //! Emitters: pure functions from the IR to files in memory.
 
+pub mod docs;
 pub mod iam;
 pub mod rust;
+pub mod table;
+pub mod workbench;
 
 /// A generated file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -86,12 +86,17 @@ impl Resolver<'_> {
                 }),
             version_attribute: None,
             aggregate: None,
+            examples: None,
         };
         entity.primary_key = self.resolve_primary_key(&decl.key, &entity, spec);
         entity.index_keys = self.resolve_index_keys(decl, &entity, spec);
         self.check_reserved_names(&entity, spec);
         self.check_shard_placeholder(&entity, decl);
         entity.version_attribute = self.resolve_version(decl, &entity);
+        entity.examples = decl
+            .examples
+            .as_ref()
+            .map(|examples| self.resolve_examples(examples, &entity, spec));
         entity
     }
 

@@ -5,6 +5,7 @@
 
 mod attribute;
 mod entity;
+mod example;
 mod pattern;
 mod role;
 mod unify;
@@ -167,7 +168,7 @@ impl Resolver<'_> {
         decl: &Spanned<syntax::KeyAttributeDecl>,
     ) -> ir::KeyAttribute {
         let name = or_span(&decl.name, decl.span);
-        self.check_attribute_name(&name);
+        self.check_key_attribute_name(&name);
         ir::KeyAttribute {
             name,
             r#type: decl
@@ -451,6 +452,27 @@ impl Resolver<'_> {
                 Diagnostic::new(Code::InvalidName, format!("`{name}` is not a valid attribute name"))
                     .label(name.span, "attribute name")
                     .help("use letters, digits and `_`, starting with a letter or `_` (at most 255 bytes)"),
+            );
+        }
+    }
+
+    /// Key attribute names only appear in requests as strings (behind
+    /// `#pk`-style expression names) and never become Rust fields, so the
+    /// names real tables use, such as `GSI1-PK`, are allowed: 1 to 255 of
+    /// `[A-Za-z0-9_.-]`.
+    fn check_key_attribute_name(&mut self, name: &Spanned<String>) {
+        let ok = (1..=255).contains(&name.len())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+        if !ok {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidName,
+                    format!("`{name}` is not a valid key attribute name"),
+                )
+                .label(name.span, "key attribute name")
+                .help("use 1 to 255 letters, digits, `_`, `.` or `-`"),
             );
         }
     }

@@ -8,6 +8,7 @@
 pub mod de;
 mod parse;
 
+use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -366,6 +367,12 @@ pub struct EntityDecl {
     /// This entity is a counter of another entity's items, grouped by attributes.
     #[serde(default)]
     pub aggregate: Option<Spanned<AggregateDecl>>,
+    /// Sample items for the NoSQL Workbench model, instead of generated ones:
+    /// attribute values by name (lists, maps and binary values in DynamoDB
+    /// JSON, e.g. `{ M: { note: { S: hi } } }`), plus the tenant placeholder
+    /// (`tenant: acme`) and, for random sharding, `shard`. `[]` shows none.
+    #[serde(default)]
+    pub examples: Option<Spanned<Vec<IndexMap<String, serde_json::Value>>>>,
 }
 
 /// Entity scopes.

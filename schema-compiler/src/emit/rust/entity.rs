@@ -213,6 +213,8 @@ impl Emitter<'_> {
             throughput: _,
             version_attribute: _,
             aggregate: _,
+            // Sample items only feed the Workbench model.
+            examples: _,
         } = entity;
         let ty = pascal_ident(name.as_str());
         let key_ty = key_type(name.as_str());

@@ -5,7 +5,8 @@ use quote::{format_ident, quote};
 
 use super::names::pascal_ident;
 use super::{key_type, update_type, Emitter};
-use crate::ir::{self, BillingMode, IndexKind, KeyType, Projection, StreamView};
+use crate::emit::table;
+use crate::ir;
 
 /// Which handle a method lives on.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -26,20 +27,6 @@ impl Handle {
     }
 }
 
-fn key_type_code(t: KeyType) -> &'static str {
-    match t {
-        KeyType::String => "S",
-        KeyType::Number => "N",
-        KeyType::Binary => "B",
-    }
-}
-
-fn key_def(k: &ir::KeyAttribute) -> TokenStream {
-    let name = k.name.as_str();
-    let t = key_type_code(k.r#type);
-    quote!((#name, #t))
-}
-
 fn option_tokens(t: Option<TokenStream>) -> TokenStream {
     match t {
         Some(t) => quote!(::core::option::Option::Some(#t)),
@@ -47,14 +34,56 @@ fn option_tokens(t: Option<TokenStream>) -> TokenStream {
     }
 }
 
-fn capacity(read: Option<u64>, write: Option<u64>) -> TokenStream {
-    option_tokens(match (read, write) {
-        (Some(r), Some(w)) => {
-            let (r, w) = (r as i64, w as i64);
-            Some(quote!((#r, #w)))
+fn capacity(t: Option<&table::Throughput>) -> TokenStream {
+    option_tokens(t.map(|t| {
+        let (r, w) = (t.read_capacity_units as i64, t.write_capacity_units as i64);
+        quote!((#r, #w))
+    }))
+}
+
+/// `(name, type)` of a key schema element, typed from the attribute definitions.
+fn key_def(def: &table::CreateTable, key: Option<&table::KeySchemaElement>) -> TokenStream {
+    option_tokens(key.map(|k| {
+        let name = k.attribute_name.as_str();
+        let t = def
+            .attribute_definitions
+            .iter()
+            .find(|d| d.attribute_name == k.attribute_name)
+            .map_or("S", |d| d.attribute_type);
+        quote!((#name, #t))
+    }))
+}
+
+fn key_pair(
+    def: &table::CreateTable,
+    schema: &[table::KeySchemaElement],
+) -> (TokenStream, TokenStream) {
+    let hash = schema.iter().find(|k| k.key_type == "HASH");
+    let range = schema.iter().find(|k| k.key_type == "RANGE");
+    let pk = match hash {
+        Some(k) => {
+            let name = k.attribute_name.as_str();
+            let t = def
+                .attribute_definitions
+                .iter()
+                .find(|d| d.attribute_name == k.attribute_name)
+                .map_or("S", |d| d.attribute_type);
+            quote!((#name, #t))
         }
-        _ => None,
-    })
+        None => quote!(("", "S")),
+    };
+    (pk, key_def(def, range))
+}
+
+fn projection_tokens(p: &table::IndexProjection) -> TokenStream {
+    match p.projection_type {
+        "ALL" => quote!(::schema_runtime::schema::ProjectionDef::All),
+        "KEYS_ONLY" => quote!(::schema_runtime::schema::ProjectionDef::KeysOnly),
+        _ => {
+            let names = &p.non_key_attributes;
+            quote!(::schema_runtime::schema::ProjectionDef::Include(&[#(#names),*]))
+        }
+    }
 }
 
 impl Emitter<'_> {
@@ -67,52 +96,38 @@ impl Emitter<'_> {
         }
     }
 
+    /// The `TABLE` constant, rendered from the same CreateTable definition
+    /// as `singletable generate table`, so both create the same table.
     fn emit_table_def(&self) -> TokenStream {
-        let table = &self.spec.table;
-        let pk = key_def(&table.partition_key);
-        let sk = option_tokens(table.sort_key.as_ref().map(key_def));
-        let indexes = self.spec.indexes.values().map(|i| {
-            let name = i.name.as_str();
-            let global = i.kind == IndexKind::Global;
-            let ipk = key_def(&i.partition_key);
-            let isk = option_tokens(i.sort_key.as_ref().map(key_def));
-            let projection = match &i.projection {
-                Projection::All => quote!(::schema_runtime::schema::ProjectionDef::All),
-                Projection::KeysOnly => {
-                    quote!(::schema_runtime::schema::ProjectionDef::Include(&[]))
-                }
-                Projection::Include(names) => {
-                    quote!(::schema_runtime::schema::ProjectionDef::Include(&[#(#names),*]))
-                }
-            };
-            let cap = capacity(i.read_capacity, i.write_capacity);
-            quote!(::schema_runtime::schema::IndexDef {
-                name: #name, global: #global, partition_key: #ipk, sort_key: #isk,
-                projection: #projection, capacity: #cap,
-            })
-        });
-        let cap = match table.billing.mode {
-            BillingMode::Provisioned => {
-                capacity(table.billing.read_capacity, table.billing.write_capacity)
-            }
-            _ => quote!(::core::option::Option::None),
-        };
-        let stream = option_tokens(table.stream.map(|s| {
-            let view = match s {
-                StreamView::NewImage => "NEW_IMAGE",
-                StreamView::OldImage => "OLD_IMAGE",
-                StreamView::NewAndOldImages => "NEW_AND_OLD_IMAGES",
-                StreamView::KeysOnly => "KEYS_ONLY",
-            };
+        let def = table::create_table(self.spec);
+        let (pk, sk) = key_pair(&def, &def.key_schema);
+        let indexes = def
+            .global_secondary_indexes
+            .iter()
+            .map(|i| (true, i))
+            .chain(def.local_secondary_indexes.iter().map(|i| (false, i)))
+            .map(|(global, i)| {
+                let name = i.index_name.as_str();
+                let (ipk, isk) = key_pair(&def, &i.key_schema);
+                let projection = projection_tokens(&i.projection);
+                let cap = capacity(i.provisioned_throughput.as_ref());
+                quote!(::schema_runtime::schema::IndexDef {
+                    name: #name, global: #global, partition_key: #ipk, sort_key: #isk,
+                    projection: #projection, capacity: #cap,
+                })
+            });
+        let cap = capacity(def.provisioned_throughput.as_ref());
+        let stream = option_tokens(def.stream_specification.as_ref().map(|s| {
+            let view = s.stream_view_type;
             quote!(#view)
         }));
-        let ttl = option_tokens(table.ttl.as_ref().map(|t| {
-            let t = t.as_str();
+        let ttl = option_tokens(table::update_time_to_live(self.spec).map(|t| {
+            let t = t.time_to_live_specification.attribute_name;
             quote!(#t)
         }));
-        let eta = table.entity_type_attribute.as_str();
         quote! {
-            /// The table as the spec declares it (keys, indexes, billing, stream, TTL).
+            /// The table as the spec declares it (keys, indexes, billing, stream, TTL):
+            /// the same definition as the spec's CreateTable JSON.
             pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
                 partition_key: #pk,
                 sort_key: #sk,
@@ -120,7 +135,6 @@ impl Emitter<'_> {
                 capacity: #cap,
                 stream: #stream,
                 ttl_attribute: #ttl,
-                entity_type_attribute: #eta,
             };
         }
     }

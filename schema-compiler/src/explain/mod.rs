@@ -369,3 +369,7 @@ pub fn render_explain(spec: &ir::Spec) -> String {
     }
     out
 }
+
+mod request;
+
+pub use request::{cli_args, render_requests, request, shell_command, Request};

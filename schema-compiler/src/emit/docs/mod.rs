@@ -1,0 +1,445 @@
+//! The design document of a spec, in markdown for a design review: the
+//! key schema, the entities with their key templates per index, every
+//! access pattern with its request and estimated capacity, the tenant
+//! isolation the IAM policy enforces, and the checker's warnings.
+//!
+//! Rendered with minijinja from an embedded template, strict about
+//! undefined values so a misspelt field fails the tests instead of
+//! printing nothing.
+
+use minijinja::{Environment, UndefinedBehavior};
+use serde::Serialize;
+
+use super::GeneratedFile;
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::explain;
+use crate::ir::{self, BillingMode, IndexKind, PlaceholderKind, Projection, Segment};
+
+const TEMPLATE: &str = include_str!("design.md.j2");
+
+#[derive(Serialize)]
+struct Context {
+    source: String,
+    description: Option<String>,
+    table: TableDoc,
+    indexes: Vec<IndexDoc>,
+    key_columns: Vec<String>,
+    entities: Vec<EntityDoc>,
+    patterns: Vec<PatternDoc>,
+    tenant: Option<TenantDoc>,
+    warnings: Vec<WarningDoc>,
+}
+
+#[derive(Serialize)]
+struct KeyDoc {
+    name: String,
+    r#type: &'static str,
+}
+
+#[derive(Serialize)]
+struct TableDoc {
+    name: String,
+    partition_key: KeyDoc,
+    sort_key: Option<KeyDoc>,
+    entity_type_attribute: String,
+    ttl: Option<String>,
+    billing: String,
+    stream: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct IndexDoc {
+    name: String,
+    kind: &'static str,
+    partition_key: String,
+    sort_key: Option<String>,
+    projection: String,
+}
+
+#[derive(Serialize)]
+struct EntityDoc {
+    name: String,
+    description: Option<String>,
+    /// One table cell per key column: the template in a code span, or `–`.
+    cells: Vec<String>,
+    notes: Vec<String>,
+    attributes: Vec<AttributeDoc>,
+}
+
+#[derive(Serialize)]
+struct AttributeDoc {
+    name: String,
+    r#type: String,
+    optional: bool,
+}
+
+#[derive(Serialize)]
+struct ValueDoc {
+    name: String,
+    value: String,
+}
+
+#[derive(Serialize)]
+struct PatternDoc {
+    name: String,
+    description: Option<String>,
+    operation: String,
+    table: String,
+    index: Option<String>,
+    key_condition: Option<String>,
+    values: Vec<ValueDoc>,
+    order: Option<&'static str>,
+    consistent: bool,
+    entities: String,
+    read_units: f64,
+    write_units: f64,
+}
+
+#[derive(Serialize)]
+struct TenantDoc {
+    placeholder: String,
+    id_pattern: String,
+    principal_tag: String,
+    leading_keys: Vec<String>,
+    actions: String,
+    global_entities: String,
+}
+
+#[derive(Serialize)]
+struct WarningDoc {
+    severity: String,
+    code: String,
+    message: String,
+}
+
+fn key_doc(k: &ir::KeyAttribute) -> KeyDoc {
+    KeyDoc {
+        name: k.name.value.clone(),
+        r#type: super::table::key_type_code(k.r#type),
+    }
+}
+
+fn table_doc(spec: &ir::Spec) -> TableDoc {
+    let t = &spec.table;
+    let billing = match (
+        t.billing.mode,
+        t.billing.read_capacity,
+        t.billing.write_capacity,
+    ) {
+        (BillingMode::Provisioned, Some(r), Some(w)) => {
+            format!("provisioned, {r} read and {w} write capacity units")
+        }
+        _ => "on demand".to_owned(),
+    };
+    TableDoc {
+        name: t.name.value.clone(),
+        partition_key: key_doc(&t.partition_key),
+        sort_key: t.sort_key.as_ref().map(key_doc),
+        entity_type_attribute: t.entity_type_attribute.value.clone(),
+        ttl: t.ttl.as_ref().map(|t| t.value.clone()),
+        billing,
+        stream: t.stream.map(super::table::stream_view_name),
+    }
+}
+
+fn index_doc(i: &ir::Index) -> IndexDoc {
+    IndexDoc {
+        name: i.name.value.clone(),
+        kind: match i.kind {
+            IndexKind::Global => "global",
+            IndexKind::Local => "local",
+        },
+        partition_key: i.partition_key.name.value.clone(),
+        sort_key: i.sort_key.as_ref().map(|k| k.name.value.clone()),
+        projection: match &i.projection {
+            Projection::All => "all attributes".to_owned(),
+            Projection::KeysOnly => "keys only".to_owned(),
+            Projection::Include(names) => format!("keys and {}", names.join(", ")),
+        },
+    }
+}
+
+/// Column headings: `pk`, `sk`, then each index's key attributes.
+fn key_columns(spec: &ir::Spec) -> Vec<(Option<String>, String, bool)> {
+    let mut out = vec![(None, spec.table.partition_key.name.value.clone(), true)];
+    if let Some(sk) = &spec.table.sort_key {
+        out.push((None, sk.name.value.clone(), false));
+    }
+    for i in spec.indexes.values() {
+        if i.kind == IndexKind::Global {
+            out.push((
+                Some(i.name.value.clone()),
+                i.partition_key.name.value.clone(),
+                true,
+            ));
+        }
+        if let Some(sk) = &i.sort_key {
+            out.push((Some(i.name.value.clone()), sk.name.value.clone(), false));
+        }
+    }
+    out
+}
+
+fn type_name(a: &ir::Attribute) -> String {
+    match &a.r#type {
+        ir::AttributeType::Enum { values } => format!("enum ({})", values.join(", ")),
+        ir::AttributeType::Integer { min, max } if *min != i64::MIN || *max != i64::MAX => {
+            format!("integer {min}..={max}")
+        }
+        ir::AttributeType::String {
+            pattern: Some(p), ..
+        } => format!("string `{p}`"),
+        ir::AttributeType::String {
+            max_length: Some(m),
+            ..
+        } => format!("string, at most {m} bytes"),
+        other => other.name().to_owned(),
+    }
+}
+
+fn entity_doc(
+    spec: &ir::Spec,
+    e: &ir::Entity,
+    columns: &[(Option<String>, String, bool)],
+) -> EntityDoc {
+    let cells = columns
+        .iter()
+        .map(|(index, _, is_pk)| {
+            let key = match index {
+                None => Some(&e.primary_key),
+                Some(i) => e.index_keys.get(i),
+            };
+            let template = key.and_then(|key| {
+                if *is_pk {
+                    Some(key.pk.source.value.clone())
+                } else {
+                    key.sk.as_ref().map(|t| t.source.value.clone())
+                }
+            });
+            // GitHub tables split cells at `|`, even inside code spans.
+            template.map_or_else(
+                || "–".to_owned(),
+                |t| format!("`{}`", t.replace('|', "\\|")),
+            )
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if spec.tenant.is_some() && e.scope == ir::Scope::Global {
+        notes.push("Global: shared by every tenant.".to_owned());
+    }
+    for (index, key) in &e.index_keys {
+        if key.sparse {
+            notes.push(format!("Sparse in `{index}`: only items with every optional attribute of its key are indexed."));
+        }
+    }
+    if let Some(s) = &e.shards {
+        let by = match &s.by {
+            ir::ShardBy::Random => "a random shard".to_owned(),
+            ir::ShardBy::Hash(a) => format!("a hash of `{a}`"),
+        };
+        notes.push(format!(
+            "Write-sharded over {} partitions by {by}.",
+            s.count.value
+        ));
+    }
+    if let Some(v) = &e.version_attribute {
+        notes.push(format!("Optimistic locking on `{v}`."));
+    }
+    if let Some(a) = &e.aggregate {
+        notes.push(format!(
+            "Counts `{}` items by {}.",
+            a.of,
+            a.group_by.join(", ")
+        ));
+    }
+    EntityDoc {
+        name: e.name.value.clone(),
+        description: e.description.clone(),
+        cells,
+        notes,
+        attributes: e
+            .attributes
+            .values()
+            .map(|a| AttributeDoc {
+                name: a.name.value.clone(),
+                r#type: type_name(a),
+                optional: a.optional,
+            })
+            .collect(),
+    }
+}
+
+fn pattern_doc(plan: explain::Plan, order: Option<&'static str>) -> PatternDoc {
+    PatternDoc {
+        values: plan
+            .values
+            .iter()
+            .map(|(name, value)| ValueDoc {
+                name: name.clone(),
+                value: value.clone(),
+            })
+            .collect(),
+        entities: plan.entities.join(", "),
+        name: plan.name,
+        description: plan.description,
+        operation: plan.operation,
+        table: plan.table,
+        index: plan.index,
+        key_condition: plan.key_condition.map(|c| {
+            plan.names
+                .iter()
+                .fold(c, |c, (placeholder, name)| c.replace(placeholder, name))
+        }),
+        order,
+        consistent: plan.consistent_read,
+        read_units: plan.read_units,
+        write_units: plan.write_units,
+    }
+}
+
+/// The `dynamodb:LeadingKeys` patterns of the tenant's partition keys:
+/// each template up to the delimiter after the tenant, then `*`.
+fn leading_keys(spec: &ir::Spec, tenant: &ir::Tenant) -> Vec<String> {
+    let variable = format!("${{aws:PrincipalTag/{}}}", tenant.principal_tag);
+    let mut out: Vec<String> = Vec::new();
+    let tenant_entities = spec
+        .entities
+        .values()
+        .filter(|e| e.scope == ir::Scope::Tenant);
+    for e in tenant_entities {
+        for key in std::iter::once(&e.primary_key).chain(e.index_keys.values()) {
+            let mut prefix = String::new();
+            let mut seen_tenant = false;
+            for segment in &key.pk.segments {
+                match segment {
+                    Segment::Literal(l) if seen_tenant => {
+                        prefix.extend(l.chars().next());
+                        break;
+                    }
+                    Segment::Literal(l) => prefix.push_str(l),
+                    Segment::Placeholder(p) if p.kind == PlaceholderKind::Tenant => {
+                        prefix.push_str(&variable);
+                        seen_tenant = true;
+                    }
+                    Segment::Placeholder(_) => break,
+                }
+            }
+            if seen_tenant {
+                prefix.push('*');
+                if !out.contains(&prefix) {
+                    out.push(prefix);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn actions(spec: &ir::Spec) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for p in spec.access_patterns.values() {
+        let names: &[&str] = match &p.operation {
+            ir::Operation::Get { .. } => &["GetItem"],
+            ir::Operation::Query(_) => &["Query"],
+            ir::Operation::Transaction(_) => &["TransactWriteItems"],
+            ir::Operation::Batch(b) => {
+                match (b.get.is_empty(), b.put.is_empty() && b.delete.is_empty()) {
+                    (false, true) => &["BatchGetItem"],
+                    (true, _) => &["BatchWriteItem"],
+                    (false, false) => &["BatchGetItem", "BatchWriteItem"],
+                }
+            }
+        };
+        for n in names {
+            if !out.contains(n) {
+                out.push(n);
+            }
+        }
+    }
+    if out.is_empty() {
+        "none".to_owned()
+    } else {
+        out.iter()
+            .map(|a| format!("`dynamodb:{a}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn context(spec: &ir::Spec, stem: &str, diagnostics: &[&Diagnostic]) -> Context {
+    let columns = key_columns(spec);
+    let plans = explain::plans(spec);
+    let patterns = spec
+        .access_patterns
+        .values()
+        .zip(plans)
+        .map(|(p, plan)| {
+            let order = match &p.operation {
+                ir::Operation::Query(q) if q.order == ir::Order::Descending => Some("descending"),
+                _ => None,
+            };
+            pattern_doc(plan, order)
+        })
+        .collect();
+    Context {
+        source: format!("{stem}.yaml"),
+        description: spec.description.clone(),
+        table: table_doc(spec),
+        indexes: spec.indexes.values().map(index_doc).collect(),
+        key_columns: columns
+            .iter()
+            .map(|(index, attribute, is_pk)| {
+                let role = if *is_pk { "PK" } else { "SK" };
+                match index {
+                    None => format!("{role} (`{attribute}`)"),
+                    Some(i) => format!("{i} {role} (`{attribute}`)"),
+                }
+            })
+            .collect(),
+        entities: spec
+            .entities
+            .values()
+            .map(|e| entity_doc(spec, e, &columns))
+            .collect(),
+        patterns,
+        tenant: spec.tenant.as_ref().map(|t| TenantDoc {
+            placeholder: t.placeholder.value.clone(),
+            id_pattern: t.id_pattern.value.clone(),
+            principal_tag: t.principal_tag.value.clone(),
+            leading_keys: leading_keys(spec, t),
+            actions: actions(spec),
+            global_entities: spec
+                .entities
+                .values()
+                .filter(|e| e.scope == ir::Scope::Global)
+                .map(|e| e.name.value.clone())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+        warnings: diagnostics
+            .iter()
+            .filter(|d| d.severity != Severity::Error)
+            .map(|d| WarningDoc {
+                severity: d.severity.to_string(),
+                code: d.code.to_string(),
+                message: d.message.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// `<stem>.md`: the design document of a spec; `diagnostics` are the
+/// spec's warnings and notes.
+pub fn render_docs(spec: &ir::Spec, stem: &str, diagnostics: &[&Diagnostic]) -> GeneratedFile {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    let contents = env
+        .render_str(TEMPLATE, context(spec, stem, diagnostics))
+        .expect("invariant: the embedded docs template renders every spec");
+    GeneratedFile {
+        name: format!("{stem}.md"),
+        contents,
+    }
+}

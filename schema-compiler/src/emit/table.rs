@@ -1,0 +1,445 @@
+//! The table definition: CreateTable input for
+//! `aws dynamodb create-table --cli-input-json`, the UpdateTimeToLive input
+//! that enables TTL, and a CloudFormation `AWS::DynamoDB::Table` template.
+//!
+//! [`create_table`] is the one table definition of a spec: the JSON files
+//! are rendered from it, and so is the `TABLE` constant of the generated
+//! Rust (which `Repository::create_table` sends), so the two cannot differ.
+
+use serde::Serialize;
+
+use super::GeneratedFile;
+use crate::ir::{self, BillingMode, IndexKind, KeyType, Projection, StreamView};
+
+/// A CreateTable request (the `--cli-input-json` shape).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CreateTable {
+    /// Table name.
+    pub table_name: String,
+    /// Exactly the key attributes of the table and its indexes.
+    pub attribute_definitions: Vec<AttributeDefinition>,
+    /// The table's primary key.
+    pub key_schema: Vec<KeySchemaElement>,
+    /// Local secondary indexes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub local_secondary_indexes: Vec<SecondaryIndex>,
+    /// Global secondary indexes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub global_secondary_indexes: Vec<SecondaryIndex>,
+    /// `PAY_PER_REQUEST` or `PROVISIONED`.
+    pub billing_mode: &'static str,
+    /// Capacity of a provisioned table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisioned_throughput: Option<Throughput>,
+    /// The stream, when the spec enables one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_specification: Option<StreamSpecification>,
+}
+
+/// A key attribute and its scalar type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct AttributeDefinition {
+    /// Name.
+    pub attribute_name: String,
+    /// `S`, `N` or `B`.
+    pub attribute_type: &'static str,
+}
+
+/// One element of a key schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct KeySchemaElement {
+    /// Name.
+    pub attribute_name: String,
+    /// `HASH` or `RANGE`.
+    pub key_type: &'static str,
+}
+
+/// A global or local secondary index.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SecondaryIndex {
+    /// Name.
+    pub index_name: String,
+    /// Its key.
+    pub key_schema: Vec<KeySchemaElement>,
+    /// The attributes it carries.
+    pub projection: IndexProjection,
+    /// Capacity of a global index of a provisioned table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisioned_throughput: Option<Throughput>,
+}
+
+/// An index projection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct IndexProjection {
+    /// `ALL`, `KEYS_ONLY` or `INCLUDE`.
+    pub projection_type: &'static str,
+    /// For `INCLUDE`: the non-key attributes, sorted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub non_key_attributes: Vec<String>,
+}
+
+/// Provisioned capacity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Throughput {
+    /// Read capacity units.
+    pub read_capacity_units: u64,
+    /// Write capacity units.
+    pub write_capacity_units: u64,
+}
+
+/// A stream specification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct StreamSpecification {
+    /// Always `true` when present.
+    pub stream_enabled: bool,
+    /// `NEW_IMAGE`, `OLD_IMAGE`, `NEW_AND_OLD_IMAGES` or `KEYS_ONLY`.
+    pub stream_view_type: &'static str,
+}
+
+/// An UpdateTimeToLive request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct UpdateTimeToLive {
+    /// Table name.
+    pub table_name: String,
+    /// The TTL attribute.
+    pub time_to_live_specification: TimeToLiveSpecification,
+}
+
+/// TTL settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TimeToLiveSpecification {
+    /// Always `true`.
+    pub enabled: bool,
+    /// The epoch-seconds Number attribute.
+    pub attribute_name: String,
+}
+
+/// `S`, `N` or `B`.
+pub fn key_type_code(t: KeyType) -> &'static str {
+    match t {
+        KeyType::String => "S",
+        KeyType::Number => "N",
+        KeyType::Binary => "B",
+    }
+}
+
+/// The stream view type as DynamoDB spells it.
+pub fn stream_view_name(view: StreamView) -> &'static str {
+    match view {
+        StreamView::NewImage => "NEW_IMAGE",
+        StreamView::OldImage => "OLD_IMAGE",
+        StreamView::NewAndOldImages => "NEW_AND_OLD_IMAGES",
+        StreamView::KeysOnly => "KEYS_ONLY",
+    }
+}
+
+fn key_schema(pk: &ir::KeyAttribute, sk: Option<&ir::KeyAttribute>) -> Vec<KeySchemaElement> {
+    let mut out = vec![KeySchemaElement {
+        attribute_name: pk.name.value.clone(),
+        key_type: "HASH",
+    }];
+    if let Some(sk) = sk {
+        out.push(KeySchemaElement {
+            attribute_name: sk.name.value.clone(),
+            key_type: "RANGE",
+        });
+    }
+    out
+}
+
+/// The projection an index is created with. Items read through an index
+/// are decoded by their entity type and skipped once their TTL has passed,
+/// so a `KEYS_ONLY` or `INCLUDE` projection also carries the entity-type
+/// and TTL attributes (a `KEYS_ONLY` index becomes `INCLUDE` of those).
+pub fn index_projection(spec: &ir::Spec, projection: &Projection) -> IndexProjection {
+    let names: &[String] = match projection {
+        Projection::All => {
+            return IndexProjection {
+                projection_type: "ALL",
+                non_key_attributes: Vec::new(),
+            }
+        }
+        Projection::KeysOnly => &[],
+        Projection::Include(names) => names,
+    };
+    let mut attributes: Vec<String> = names.to_vec();
+    attributes.push(spec.table.entity_type_attribute.value.clone());
+    attributes.extend(spec.table.ttl.as_ref().map(|t| t.value.clone()));
+    attributes.sort();
+    attributes.dedup();
+    IndexProjection {
+        projection_type: "INCLUDE",
+        non_key_attributes: attributes,
+    }
+}
+
+fn throughput(read: Option<u64>, write: Option<u64>) -> Option<Throughput> {
+    Some(Throughput {
+        read_capacity_units: read?,
+        write_capacity_units: write?,
+    })
+}
+
+/// The CreateTable request of a spec: the one table definition every
+/// output (JSON, CloudFormation, the generated `TABLE`) is rendered from.
+pub fn create_table(spec: &ir::Spec) -> CreateTable {
+    let table = &spec.table;
+    let mut definitions: Vec<AttributeDefinition> = Vec::new();
+    let keys = std::iter::once(&table.partition_key)
+        .chain(&table.sort_key)
+        .chain(
+            spec.indexes
+                .values()
+                .flat_map(|i| std::iter::once(&i.partition_key).chain(&i.sort_key)),
+        );
+    for key in keys {
+        if !definitions
+            .iter()
+            .any(|d| d.attribute_name == key.name.value)
+        {
+            definitions.push(AttributeDefinition {
+                attribute_name: key.name.value.clone(),
+                attribute_type: key_type_code(key.r#type),
+            });
+        }
+    }
+    let provisioned = table.billing.mode == BillingMode::Provisioned;
+    let table_throughput = if provisioned {
+        throughput(table.billing.read_capacity, table.billing.write_capacity)
+    } else {
+        None
+    };
+    let mut global = Vec::new();
+    let mut local = Vec::new();
+    for index in spec.indexes.values() {
+        let ir::Index {
+            name,
+            kind,
+            description: _,
+            partition_key,
+            sort_key,
+            projection,
+            read_capacity,
+            write_capacity,
+        } = index;
+        let is_global = *kind == IndexKind::Global;
+        let def = SecondaryIndex {
+            index_name: name.value.clone(),
+            key_schema: key_schema(partition_key, sort_key.as_ref()),
+            projection: index_projection(spec, projection),
+            provisioned_throughput: if is_global && provisioned {
+                throughput(*read_capacity, *write_capacity).or(table_throughput)
+            } else {
+                None
+            },
+        };
+        if is_global {
+            global.push(def);
+        } else {
+            local.push(def);
+        }
+    }
+    CreateTable {
+        table_name: table.name.value.clone(),
+        attribute_definitions: definitions,
+        key_schema: key_schema(&table.partition_key, table.sort_key.as_ref()),
+        local_secondary_indexes: local,
+        global_secondary_indexes: global,
+        billing_mode: if provisioned {
+            "PROVISIONED"
+        } else {
+            "PAY_PER_REQUEST"
+        },
+        provisioned_throughput: table_throughput,
+        stream_specification: table.stream.map(|view| StreamSpecification {
+            stream_enabled: true,
+            stream_view_type: stream_view_name(view),
+        }),
+    }
+}
+
+/// The UpdateTimeToLive request enabling the spec's TTL, if it has one.
+pub fn update_time_to_live(spec: &ir::Spec) -> Option<UpdateTimeToLive> {
+    spec.table.ttl.as_ref().map(|ttl| UpdateTimeToLive {
+        table_name: spec.table.name.value.clone(),
+        time_to_live_specification: TimeToLiveSpecification {
+            enabled: true,
+            attribute_name: ttl.value.clone(),
+        },
+    })
+}
+
+/// A CloudFormation template with one `AWS::DynamoDB::Table`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CloudFormation {
+    /// `2010-09-09`.
+    #[serde(rename = "AWSTemplateFormatVersion")]
+    pub format_version: &'static str,
+    /// What the table is for.
+    #[serde(rename = "Description")]
+    pub description: String,
+    /// The table resource, under `Table`.
+    #[serde(rename = "Resources")]
+    pub resources: Resources,
+    /// The table's name and ARN, and its stream's ARN.
+    #[serde(rename = "Outputs")]
+    pub outputs: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The resources of the template.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Resources {
+    /// The table.
+    pub table: TableResource,
+}
+
+/// An `AWS::DynamoDB::Table` resource.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TableResource {
+    /// `AWS::DynamoDB::Table`.
+    pub r#type: &'static str,
+    /// Its properties.
+    pub properties: TableProperties,
+}
+
+/// The properties of an `AWS::DynamoDB::Table`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TableProperties {
+    /// Table name.
+    pub table_name: String,
+    /// Key attributes.
+    pub attribute_definitions: Vec<AttributeDefinition>,
+    /// Primary key.
+    pub key_schema: Vec<KeySchemaElement>,
+    /// Local secondary indexes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub local_secondary_indexes: Vec<SecondaryIndex>,
+    /// Global secondary indexes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub global_secondary_indexes: Vec<SecondaryIndex>,
+    /// Billing mode.
+    pub billing_mode: &'static str,
+    /// Capacity of a provisioned table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisioned_throughput: Option<Throughput>,
+    /// The stream (CloudFormation takes only the view type).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_specification: Option<CfnStream>,
+    /// TTL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_to_live_specification: Option<TimeToLiveSpecification>,
+}
+
+/// CloudFormation's stream specification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CfnStream {
+    /// The view type.
+    pub stream_view_type: &'static str,
+}
+
+/// The CloudFormation template of the spec's table, from [`create_table`].
+pub fn cloudformation(spec: &ir::Spec) -> CloudFormation {
+    let CreateTable {
+        table_name,
+        attribute_definitions,
+        key_schema,
+        local_secondary_indexes,
+        global_secondary_indexes,
+        billing_mode,
+        provisioned_throughput,
+        stream_specification,
+    } = create_table(spec);
+    let mut outputs = serde_json::Map::new();
+    let output = |value: serde_json::Value, what: &str| serde_json::json!({ "Description": what, "Value": value });
+    outputs.insert(
+        "TableName".into(),
+        output(serde_json::json!({ "Ref": "Table" }), "The table's name"),
+    );
+    outputs.insert(
+        "TableArn".into(),
+        output(
+            serde_json::json!({ "Fn::GetAtt": ["Table", "Arn"] }),
+            "The table's ARN",
+        ),
+    );
+    if stream_specification.is_some() {
+        outputs.insert(
+            "StreamArn".into(),
+            output(
+                serde_json::json!({ "Fn::GetAtt": ["Table", "StreamArn"] }),
+                "The table stream's ARN",
+            ),
+        );
+    }
+    let description = spec
+        .description
+        .clone()
+        .or_else(|| spec.table.description.clone())
+        .unwrap_or_else(|| format!("The {table_name} table"));
+    CloudFormation {
+        format_version: "2010-09-09",
+        description,
+        resources: Resources {
+            table: TableResource {
+                r#type: "AWS::DynamoDB::Table",
+                properties: TableProperties {
+                    table_name,
+                    attribute_definitions,
+                    key_schema,
+                    local_secondary_indexes,
+                    global_secondary_indexes,
+                    billing_mode,
+                    provisioned_throughput,
+                    stream_specification: stream_specification.map(|s| CfnStream {
+                        stream_view_type: s.stream_view_type,
+                    }),
+                    time_to_live_specification: update_time_to_live(spec)
+                        .map(|u| u.time_to_live_specification),
+                },
+            },
+        },
+        outputs,
+    }
+}
+
+/// Pretty JSON with a final newline.
+pub(crate) fn to_json<T: Serialize>(value: &T) -> String {
+    let mut text =
+        serde_json::to_string_pretty(value).expect("invariant: these models serialize to JSON");
+    text.push('\n');
+    text
+}
+
+/// The table files of a spec whose file stem is `stem`:
+/// `<stem>.create-table.json`, `<stem>.update-time-to-live.json` (with a
+/// TTL) and `<stem>.cloudformation.json`.
+pub fn render_table(spec: &ir::Spec, stem: &str) -> Vec<GeneratedFile> {
+    let mut files = vec![GeneratedFile {
+        name: format!("{stem}.create-table.json"),
+        contents: to_json(&create_table(spec)),
+    }];
+    if let Some(ttl) = update_time_to_live(spec) {
+        files.push(GeneratedFile {
+            name: format!("{stem}.update-time-to-live.json"),
+            contents: to_json(&ttl),
+        });
+    }
+    files.push(GeneratedFile {
+        name: format!("{stem}.cloudformation.json"),
+        contents: to_json(&cloudformation(spec)),
+    });
+    files
+}

@@ -1,0 +1,4 @@
+//! Importers: other tools' models turned into starting specs.
+
+pub mod workbench;
+mod yaml;

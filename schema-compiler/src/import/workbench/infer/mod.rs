@@ -1,0 +1,497 @@
+//! Inferring entities, attributes and key templates from facets.
+
+mod keys;
+
+use std::collections::BTreeSet;
+
+use indexmap::IndexMap;
+
+use super::read::{Facet, Key, ModelTable};
+use crate::ir::AttributeValue;
+use keys::{parse_alias, scalar, Ctx};
+
+/// Characters that split key values into parts.
+pub(super) const DELIMITERS: [char; 2] = ['#', '|'];
+
+/// A piece of an inferred template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seg {
+    /// Fixed text.
+    Lit(String),
+    /// The tenant placeholder.
+    Tenant,
+    /// The shard placeholder.
+    Shard,
+    /// An attribute placeholder.
+    Attr(String),
+}
+
+/// An inferred key template.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Template {
+    /// Its pieces.
+    pub segs: Vec<Seg>,
+    /// Why it is only a guess, when it is.
+    pub comment: Option<String>,
+}
+
+/// Attribute kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `string`.
+    String,
+    /// `integer`.
+    Integer,
+    /// `decimal`.
+    Decimal,
+    /// `boolean`.
+    Boolean,
+    /// `map`.
+    Map,
+    /// `list`.
+    List,
+    /// `binary`.
+    Binary,
+}
+
+/// An inferred attribute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attr {
+    /// Its kind.
+    pub kind: Kind,
+    /// Absent from some items.
+    pub optional: bool,
+    /// Texts it takes inside composite keys (for a pattern).
+    pub key_texts: Vec<String>,
+    /// Delimiters of the templates it appears in.
+    pub delimiters: BTreeSet<char>,
+    /// Digits it is padded to inside keys (integers).
+    pub width: Option<usize>,
+    /// Made up to hold a part of a key.
+    pub synthetic: bool,
+}
+
+/// A sample item as an example.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Example {
+    /// Tenant id.
+    pub tenant: Option<String>,
+    /// Shard.
+    pub shard: Option<u32>,
+    /// Attribute values.
+    pub values: IndexMap<String, AttributeValue>,
+}
+
+/// An inferred entity.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Entity {
+    /// Name.
+    pub name: String,
+    /// Under the tenant.
+    pub scoped: bool,
+    /// Attributes.
+    pub attrs: IndexMap<String, Attr>,
+    /// Partition key template.
+    pub pk: Template,
+    /// Sort key template.
+    pub sk: Option<Template>,
+    /// Index key templates.
+    pub indexes: IndexMap<String, (Template, Option<Template>)>,
+    /// Shard count, when the keys carry `<shard>`.
+    pub shards: Option<u32>,
+    /// The samples.
+    pub examples: Vec<Example>,
+    /// Names no new attribute may take: key attributes, the entity-type
+    /// attribute, the tenant and shard placeholders.
+    pub reserved: Vec<String>,
+}
+
+/// Everything inferred about a table.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Inferred {
+    /// The tenant placeholder and the ids seen.
+    pub tenant: Option<(String, Vec<String>)>,
+    /// The attribute every item names its entity in.
+    pub entity_type_attribute: Option<String>,
+    /// Entities.
+    pub entities: Vec<Entity>,
+    /// What could not be inferred.
+    pub notes: Vec<String>,
+}
+
+fn is_identifier(s: &str) -> bool {
+    crate::resolve::is_identifier(s)
+}
+
+/// `SubId` → `sub_id`, `GSI1-PK` → `gsi1_pk`.
+pub(super) fn snake(s: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if c.is_ascii_uppercase() {
+            if prev_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            prev_lower = false;
+        } else if c.is_ascii_alphanumeric() {
+            out.push(c);
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+            prev_lower = false;
+        }
+    }
+    let out = out.trim_matches('_').to_owned();
+    match out.chars().next() {
+        None => "value".to_owned(),
+        Some(c) if c.is_ascii_digit() => format!("v_{out}"),
+        _ => out,
+    }
+}
+
+fn entity_name(name: &str) -> String {
+    if is_identifier(name) {
+        return name.to_owned();
+    }
+    let pascal: String = snake(name)
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect();
+    if pascal.is_empty() {
+        "Entity".to_owned()
+    } else {
+        pascal
+    }
+}
+
+/// The kind of an attribute from its values (or its declared type):
+/// numbers are integers only when every value is one, written canonically.
+fn kind_of(values: &[&AttributeValue], declared: Option<&str>) -> Kind {
+    let tag = values
+        .first()
+        .map(|v| v.type_name())
+        .or(declared)
+        .unwrap_or("S");
+    match tag {
+        "N" => {
+            let integers = values.iter().all(|v| match v {
+                AttributeValue::N(n) => n.parse::<i64>().is_ok_and(|i| i.to_string() == *n),
+                _ => false,
+            });
+            if integers {
+                Kind::Integer
+            } else {
+                Kind::Decimal
+            }
+        }
+        "BOOL" => Kind::Boolean,
+        "M" => Kind::Map,
+        "L" | "SS" | "NS" | "BS" => Kind::List,
+        "B" => Kind::Binary,
+        _ => Kind::String,
+    }
+}
+
+/// The tenant placeholder: the first placeholder of the partition-key
+/// aliases that no item has as an attribute, when every facet agrees.
+fn find_tenant(table: &ModelTable) -> Option<String> {
+    let mut found: Option<String> = None;
+    for facet in &table.facets {
+        let Some(segs) = facet.pk_alias.as_deref().and_then(parse_alias) else {
+            continue;
+        };
+        let Some((_, first)) = segs.iter().find(|(p, _)| *p) else {
+            continue;
+        };
+        if first == "shard" || facet.items.iter().any(|i| i.contains_key(first)) {
+            continue;
+        }
+        match &found {
+            Some(f) if f != first => return None,
+            _ => found = Some(first.clone()),
+        }
+    }
+    found
+}
+
+/// The attribute naming each facet's entity type, when every item has it.
+fn find_entity_type(table: &ModelTable) -> Option<String> {
+    let first = table.facets.first()?.items.first()?;
+    let candidates = first.keys().filter(|k| is_identifier(k));
+    for name in candidates {
+        let mut names = BTreeSet::new();
+        let ok = table.facets.iter().all(|f| {
+            let values: BTreeSet<&str> = f
+                .items
+                .iter()
+                .filter_map(|i| match i.get(name) {
+                    Some(AttributeValue::S(s)) => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect();
+            values.len() == 1
+                && f.items.len() == f.items.iter().filter(|i| i.contains_key(name)).count()
+                && values
+                    .iter()
+                    .all(|v| is_identifier(v) && names.insert(v.to_string()))
+        });
+        if ok && table.facets.iter().all(|f| !f.items.is_empty()) {
+            return Some(name.clone());
+        }
+    }
+    None
+}
+
+fn facet_entity(
+    table: &ModelTable,
+    facet: &Facet,
+    inferred: &mut Inferred,
+    eta: Option<&str>,
+) -> Entity {
+    let tenant = inferred.tenant.as_ref().map(|(t, _)| t.clone());
+    let name = match eta.and_then(|a| match facet.items.first()?.get(a)? {
+        AttributeValue::S(s) => Some(s.clone()),
+        _ => None,
+    }) {
+        Some(n) => n,
+        None => entity_name(&facet.name),
+    };
+    let table_keys: Vec<&str> = std::iter::once(table.pk.name.as_str())
+        .chain(table.sk.as_ref().map(|k| k.name.as_str()))
+        .collect();
+    let reserved = table_keys
+        .iter()
+        .map(|k| k.to_string())
+        .chain(
+            table
+                .gsis
+                .iter()
+                .flat_map(|g| std::iter::once(&g.pk).chain(&g.sk))
+                .map(|k| k.name.clone()),
+        )
+        .chain([eta.unwrap_or("entity_type").to_owned(), "shard".to_owned()])
+        .chain(tenant.clone())
+        .collect();
+    let mut e = Entity {
+        name,
+        reserved,
+        ..Entity::default()
+    };
+    // Index keys whose values are composite (or whose names cannot be
+    // attributes) are computed from templates; the others are the
+    // entity's own attributes, indexed as they are.
+    let computed: Vec<&str> = table
+        .gsis
+        .iter()
+        .flat_map(|g| std::iter::once(&g.pk).chain(&g.sk))
+        .map(|k| k.name.as_str())
+        .filter(|k| !table_keys.contains(k))
+        .filter(|k| {
+            !is_identifier(k)
+                || table.facets.iter().flat_map(|f| &f.items).any(|i| {
+                    i.get(*k)
+                        .and_then(scalar)
+                        .is_some_and(|v| v.contains(DELIMITERS))
+                })
+        })
+        .collect();
+    let mut names: Vec<String> = Vec::new();
+    for item in &facet.items {
+        for k in item.keys() {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    for d in &facet.declared {
+        if !names.contains(d) {
+            names.push(d.clone());
+        }
+    }
+    for n in &names {
+        if table_keys.contains(&n.as_str())
+            || computed.contains(&n.as_str())
+            || Some(n.as_str()) == eta
+        {
+            continue;
+        }
+        if !is_identifier(n) {
+            inferred.notes.push(format!(
+                "entity `{}`: attribute `{n}` is not an identifier: left out",
+                e.name
+            ));
+            continue;
+        }
+        let values: Vec<&AttributeValue> = facet
+            .items
+            .iter()
+            .filter_map(|i| i.get(n))
+            .filter(|v| !matches!(v, AttributeValue::Null(_)))
+            .collect();
+        if values.iter().any(|v| {
+            matches!(
+                v,
+                AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_)
+            )
+        }) {
+            inferred.notes.push(format!(
+                "entity `{}`: `{n}` is a set: imported as a list",
+                e.name
+            ));
+        }
+        let declared = table
+            .attributes
+            .iter()
+            .find(|(a, _)| a == n)
+            .map(|(_, t)| t.as_str());
+        e.add_attr(n, kind_of(&values, declared), false);
+        if values.len() < facet.items.len() || facet.items.is_empty() {
+            if let Some(a) = e.attrs.get_mut(n) {
+                a.optional = true;
+            }
+        }
+    }
+    e.examples = facet
+        .items
+        .iter()
+        .map(|item| Example {
+            tenant: None,
+            shard: None,
+            values: item
+                .iter()
+                .filter(|(k, v)| {
+                    !matches!(v, AttributeValue::Null(_))
+                        && (table_keys.contains(&k.as_str())
+                            || computed.contains(&k.as_str())
+                            || e.attrs.contains_key(*k))
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        })
+        .collect();
+    let all: Vec<usize> = (0..e.examples.len()).collect();
+    let ctx = |key_type| Ctx {
+        tenant: tenant.as_deref(),
+        key_type,
+    };
+    e.pk = e.infer_key(
+        &table.pk,
+        facet.pk_alias.as_deref(),
+        &all,
+        &ctx(table.pk.r#type),
+    );
+    e.scoped = e.pk.segs.contains(&Seg::Tenant);
+    e.sk = table
+        .sk
+        .as_ref()
+        .map(|sk| e.infer_key(sk, facet.sk_alias.as_deref(), &all, &ctx(sk.r#type)));
+    for g in &table.gsis {
+        let keys: Vec<&Key> = std::iter::once(&g.pk).chain(&g.sk).collect();
+        let mut templates = Vec::new();
+        for k in keys {
+            if k.name == table.pk.name {
+                templates.push(e.pk.clone());
+                continue;
+            }
+            if Some(&k.name) == table.sk.as_ref().map(|s| &s.name) {
+                templates.push(e.sk.clone().unwrap_or_default());
+                continue;
+            }
+            let rows: Vec<usize> = all
+                .iter()
+                .copied()
+                .filter(|&i| e.examples[i].values.contains_key(&k.name))
+                .collect();
+            if rows.is_empty() {
+                break;
+            }
+            if e.attrs.contains_key(&k.name) {
+                templates.push(Template {
+                    segs: vec![Seg::Attr(k.name.clone())],
+                    comment: None,
+                });
+            } else {
+                let t = e.infer_key(k, None, &rows, &ctx(k.r#type));
+                templates.push(t);
+            }
+        }
+        if templates.len() == 1 + usize::from(g.sk.is_some()) {
+            let mut it = templates.into_iter();
+            if let Some(pk) = it.next() {
+                e.indexes.insert(g.name.clone(), (pk, it.next()));
+            }
+        }
+    }
+    // Key attributes are computed from the templates, not stored as values.
+    for ex in &mut e.examples {
+        ex.values.retain(|k, _| e.attrs.contains_key(k));
+    }
+    for (name, a) in &mut e.attrs {
+        if e.examples.iter().any(|x| !x.values.contains_key(name)) {
+            a.optional = true;
+        }
+    }
+    let shards = e.examples.iter().filter_map(|x| x.shard).max();
+    if let Some(max) = shards {
+        e.shards = Some((max + 1).max(2));
+        inferred.notes.push(format!(
+            "entity `{}`: the shard count is not in the model: {} assumed (one more than the highest shard seen)",
+            e.name,
+            (max + 1).max(2)
+        ));
+    }
+    e
+}
+
+/// Infers the entities of a table.
+pub fn infer_table(table: &ModelTable) -> Inferred {
+    let mut inferred = Inferred::default();
+    if let Some(t) = find_tenant(table) {
+        inferred.tenant = Some((t, Vec::new()));
+    }
+    let eta = find_entity_type(table);
+    inferred.entity_type_attribute = eta.clone();
+    let mut entities: Vec<Entity> = Vec::new();
+    for facet in &table.facets {
+        let mut e = facet_entity(table, facet, &mut inferred, eta.as_deref());
+        let base = e.name.clone();
+        let mut n = 2;
+        while entities.iter().any(|x| x.name == e.name) {
+            e.name = format!("{base}{n}");
+            n += 1;
+        }
+        entities.push(e);
+    }
+    if let Some((_, ids)) = &mut inferred.tenant {
+        for e in &entities {
+            for x in &e.examples {
+                if let Some(t) = &x.tenant {
+                    if !ids.contains(t) {
+                        ids.push(t.clone());
+                    }
+                }
+            }
+        }
+    }
+    inferred.entities = entities;
+    inferred
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_snake_case() {
+        assert_eq!(snake("SubId"), "sub_id");
+        assert_eq!(snake("GSI1-PK"), "gsi1_pk");
+        assert_eq!(snake("ProcessedDate"), "processed_date");
+        assert_eq!(entity_name("warehouse item"), "WarehouseItem");
+    }
+}

@@ -1,0 +1,94 @@
+//! NoSQL Workbench models to starting specs.
+//!
+//! Reads any version of the format (the 2019 preview without `Version`,
+//! 1.0, 2.0, 3.0) and the non-canonical values real files contain
+//! (`{"N": 1}`, bare list elements). The input is untrusted: nothing here
+//! panics on any JSON, and whatever cannot be inferred is reported as a
+//! note and marked with a comment in the spec.
+//!
+//! Each table becomes one spec. Each facet becomes an entity (a table
+//! without facets becomes one entity); its sample items become the
+//! entity's `examples`, so exporting the spec shows the same items. Key
+//! templates come from the facets' key aliases when those are templates
+//! that reproduce every sample key, else from the sample keys themselves
+//! (constant parts become literals, varying parts placeholders named after
+//! the attribute holding the same value, or after the alias), else a plain
+//! placeholder with a comment.
+
+mod infer;
+mod read;
+mod render;
+
+use indexmap::IndexMap;
+
+pub use read::{normalize_value, read_model, ModelTable};
+
+/// The specs made from one model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    /// One spec per table.
+    pub specs: Vec<ImportedSpec>,
+    /// Notes about the model as a whole.
+    pub notes: Vec<String>,
+}
+
+/// One table's spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedSpec {
+    /// The table name.
+    pub table: String,
+    /// `<table>.yaml`, made safe as a file name.
+    pub file_name: String,
+    /// The spec.
+    pub yaml: String,
+    /// What could not be inferred (also marked in the spec).
+    pub notes: Vec<String>,
+}
+
+/// Reads a Workbench model (JSON text) and makes one spec per table.
+pub fn import_workbench(json: &str) -> Result<Imported, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+    let model = read_model(&value)?;
+    let mut notes = model.notes;
+    if model.tables.is_empty() {
+        notes.push("the model has no tables".into());
+    }
+    let specs = model
+        .tables
+        .iter()
+        .map(|table| {
+            let inferred = infer::infer_table(table);
+            let mut notes = table.notes.clone();
+            notes.extend(inferred.notes.iter().cloned());
+            ImportedSpec {
+                table: table.name.clone(),
+                file_name: format!("{}.yaml", file_stem(&table.name)),
+                yaml: render::render_spec(&model.name, &model.description, table, &inferred),
+                notes,
+            }
+        })
+        .collect();
+    Ok(Imported { specs, notes })
+}
+
+fn file_stem(name: &str) -> String {
+    let stem: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if stem.is_empty() {
+        "table".to_owned()
+    } else {
+        stem
+    }
+}
+
+/// An ordered map of items' attributes.
+pub type Item = IndexMap<String, crate::ir::AttributeValue>;

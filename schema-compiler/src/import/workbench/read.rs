@@ -1,0 +1,379 @@
+//! Reading a model file tolerantly into plain structs.
+
+use serde_json::Value;
+
+use super::Item;
+use crate::ir::AttributeValue;
+
+/// A model's tables and what was odd about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// `ModelName`.
+    pub name: String,
+    /// `ModelMetadata.Description`.
+    pub description: String,
+    /// The tables.
+    pub tables: Vec<ModelTable>,
+    /// Notes.
+    pub notes: Vec<String>,
+}
+
+/// A key attribute: name and `S`, `N` or `B`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key {
+    /// Name.
+    pub name: String,
+    /// `S`, `N` or `B`.
+    pub r#type: &'static str,
+}
+
+/// A GSI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gsi {
+    /// Name.
+    pub name: String,
+    /// Partition key.
+    pub pk: Key,
+    /// Sort key.
+    pub sk: Option<Key>,
+    /// `ALL`, `KEYS_ONLY` or `INCLUDE`.
+    pub projection: String,
+    /// For `INCLUDE`.
+    pub include: Vec<String>,
+}
+
+/// A facet (or the whole table, without facets).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Facet {
+    /// `FacetName`.
+    pub name: String,
+    /// `PartitionKeyAlias`.
+    pub pk_alias: Option<String>,
+    /// `SortKeyAlias`.
+    pub sk_alias: Option<String>,
+    /// Its items, normalized.
+    pub items: Vec<Item>,
+    /// `NonKeyAttributes`.
+    pub declared: Vec<String>,
+}
+
+/// A table of the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelTable {
+    /// `TableName`.
+    pub name: String,
+    /// Partition key.
+    pub pk: Key,
+    /// Sort key.
+    pub sk: Option<Key>,
+    /// `NonKeyAttributes`: name and type tag.
+    pub attributes: Vec<(String, String)>,
+    /// GSIs.
+    pub gsis: Vec<Gsi>,
+    /// Provisioned (read, write) capacity, or on demand.
+    pub capacity: Option<(u64, u64)>,
+    /// Facets (one made from the table's own items when it has none).
+    pub facets: Vec<Facet>,
+    /// Whether the facets were made up from the table's items.
+    pub facetless: bool,
+    /// Notes.
+    pub notes: Vec<String>,
+}
+
+fn text(v: &Value, field: &str) -> Option<String> {
+    v.get(field).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn key(v: Option<&Value>, notes: &mut Vec<String>, what: &str) -> Option<Key> {
+    let v = v?;
+    let name = text(v, "AttributeName")?;
+    let r#type = match v.get("AttributeType").and_then(Value::as_str) {
+        Some("S") | None => "S",
+        Some("N") => "N",
+        Some("B") => "B",
+        Some(other) => {
+            notes.push(format!(
+                "{what} `{name}` has type {other:?}, not S, N or B: read as S"
+            ));
+            "S"
+        }
+    };
+    Some(Key { name, r#type })
+}
+
+/// One DynamoDB JSON value, canonical or not: `{"N": 1}` becomes
+/// `{"N": "1"}`, bare list elements and maps are typed by their JSON kind.
+pub fn normalize_value(v: &Value) -> Option<AttributeValue> {
+    match v {
+        Value::Object(map) if map.len() == 1 => {
+            let (tag, inner) = map.iter().next()?;
+            let as_text = |v: &Value| match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                Value::Bool(b) => Some(b.to_string()),
+                _ => None,
+            };
+            let texts =
+                |v: &Value| -> Option<Vec<String>> { v.as_array()?.iter().map(as_text).collect() };
+            Some(match tag.as_str() {
+                "S" => AttributeValue::S(as_text(inner)?),
+                "N" => AttributeValue::N(as_text(inner)?),
+                "B" => AttributeValue::B(as_text(inner)?),
+                "BOOL" => AttributeValue::Bool(match inner {
+                    Value::Bool(b) => *b,
+                    Value::String(s) => s == "true",
+                    _ => return None,
+                }),
+                "NULL" => AttributeValue::Null(true),
+                "M" => AttributeValue::M(
+                    inner
+                        .as_object()?
+                        .iter()
+                        .map(|(k, v)| Some((k.clone(), normalize_value(v)?)))
+                        .collect::<Option<_>>()?,
+                ),
+                "L" => AttributeValue::L(
+                    inner
+                        .as_array()?
+                        .iter()
+                        .map(normalize_value)
+                        .collect::<Option<_>>()?,
+                ),
+                "SS" => AttributeValue::Ss(texts(inner)?),
+                "NS" => AttributeValue::Ns(texts(inner)?),
+                "BS" => AttributeValue::Bs(texts(inner)?),
+                _ => return bare(v),
+            })
+        }
+        _ => bare(v),
+    }
+}
+
+/// A value without a type tag, typed by its JSON kind.
+fn bare(v: &Value) -> Option<AttributeValue> {
+    Some(match v {
+        Value::String(s) => AttributeValue::S(s.clone()),
+        Value::Number(n) => AttributeValue::N(n.to_string()),
+        Value::Bool(b) => AttributeValue::Bool(*b),
+        Value::Null => AttributeValue::Null(true),
+        Value::Array(items) => AttributeValue::L(items.iter().map(bare).collect::<Option<_>>()?),
+        Value::Object(map) => AttributeValue::M(
+            map.iter()
+                .map(|(k, v)| Some((k.clone(), normalize_value(v)?)))
+                .collect::<Option<_>>()?,
+        ),
+    })
+}
+
+fn items(v: Option<&Value>, notes: &mut Vec<String>, whose: &str) -> Vec<Item> {
+    let Some(list) = v.and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let Some(map) = item.as_object() else {
+            notes.push(format!("{whose}: item {} is not an object: skipped", i + 1));
+            continue;
+        };
+        let mut normalized = Item::new();
+        for (name, value) in map {
+            match normalize_value(value) {
+                Some(v) => {
+                    normalized.insert(name.clone(), v);
+                }
+                None => notes.push(format!(
+                    "{whose}: item {}, attribute `{name}`: not a DynamoDB JSON value: left out",
+                    i + 1
+                )),
+            }
+        }
+        out.push(normalized);
+    }
+    out
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
+    let mut notes = Vec::new();
+    let name = text(t, "TableName").unwrap_or_else(|| {
+        notes.push("a table without `TableName`: named Table".into());
+        format!("Table{}", index + 1)
+    });
+    let keys = t.get("KeyAttributes");
+    let pk = key(
+        keys.and_then(|k| k.get("PartitionKey")),
+        &mut notes,
+        "partition key",
+    )?;
+    let sk = key(keys.and_then(|k| k.get("SortKey")), &mut notes, "sort key");
+    let attributes: Vec<(String, String)> = t
+        .get("NonKeyAttributes")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|d| {
+                    Some((
+                        text(d, "AttributeName")?,
+                        text(d, "AttributeType").unwrap_or_else(|| "S".into()),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let gsis = t
+        .get("GlobalSecondaryIndexes")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|g| {
+                    let keys = g.get("KeyAttributes");
+                    let projection = g.get("Projection");
+                    Some(Gsi {
+                        name: text(g, "IndexName")?,
+                        pk: key(
+                            keys.and_then(|k| k.get("PartitionKey")),
+                            &mut notes,
+                            "GSI partition key",
+                        )?,
+                        sk: key(
+                            keys.and_then(|k| k.get("SortKey")),
+                            &mut notes,
+                            "GSI sort key",
+                        ),
+                        projection: projection
+                            .and_then(|p| text(p, "ProjectionType"))
+                            .unwrap_or_else(|| "ALL".into()),
+                        include: strings(projection.and_then(|p| p.get("NonKeyAttributes"))),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let capacity = match t.get("BillingMode").and_then(Value::as_str) {
+        Some("PROVISIONED") => {
+            let throughput = t
+                .get("ProvisionedCapacitySettings")
+                .and_then(|s| s.get("ProvisionedThroughput"));
+            let units = |f: &str| throughput.and_then(|p| p.get(f)).and_then(Value::as_u64);
+            match (units("ReadCapacityUnits"), units("WriteCapacityUnits")) {
+                (Some(r), Some(w)) => Some((r.max(1), w.max(1))),
+                _ => {
+                    notes.push(
+                        "provisioned without capacity settings: 5 read and 5 write units assumed"
+                            .into(),
+                    );
+                    Some((5, 5))
+                }
+            }
+        }
+        Some("PAY_PER_REQUEST") => None,
+        other => {
+            notes.push(format!(
+                "billing mode {}: on demand assumed",
+                other.map_or_else(|| "not given".to_owned(), |o| format!("{o:?}"))
+            ));
+            None
+        }
+    };
+    let mut facets: Vec<Facet> = t
+        .get("TableFacets")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let facet_name =
+                        text(f, "FacetName").unwrap_or_else(|| format!("Facet{}", i + 1));
+                    let alias = f.get("KeyAttributeAlias");
+                    Facet {
+                        pk_alias: alias.and_then(|a| text(a, "PartitionKeyAlias")),
+                        sk_alias: alias.and_then(|a| text(a, "SortKeyAlias")),
+                        items: items(
+                            f.get("TableData"),
+                            &mut notes,
+                            &format!("facet `{facet_name}`"),
+                        ),
+                        declared: strings(f.get("NonKeyAttributes")),
+                        name: facet_name,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let table_items = items(t.get("TableData"), &mut notes, &format!("table `{name}`"));
+    let facetless = facets.is_empty();
+    if facetless {
+        facets.push(Facet {
+            name: name.clone(),
+            pk_alias: None,
+            sk_alias: None,
+            items: table_items,
+            declared: attributes
+                .iter()
+                .map(|(n, _): &(String, String)| n.clone())
+                .collect(),
+        });
+    } else if !table_items.is_empty() {
+        notes.push(format!(
+            "{} table-level items outside any facet were left out",
+            table_items.len()
+        ));
+    }
+    Some(ModelTable {
+        name,
+        pk,
+        sk,
+        attributes,
+        gsis,
+        capacity,
+        facets,
+        facetless,
+        notes,
+    })
+}
+
+/// Reads the model's tables.
+pub fn read_model(v: &Value) -> Result<Model, String> {
+    let tables = v
+        .get("DataModel")
+        .and_then(Value::as_array)
+        .ok_or("not a NoSQL Workbench model: no `DataModel` list")?;
+    let metadata = v.get("ModelMetadata");
+    let mut notes = Vec::new();
+    match metadata
+        .and_then(|m| m.get("Version"))
+        .and_then(Value::as_str)
+    {
+        Some("3.0") => {}
+        Some(other) => notes.push(format!("model version {other}: read as 3.0")),
+        None => notes.push("the model has no version (a 2019 preview export): read as 3.0".into()),
+    }
+    let mut out = Vec::new();
+    for (i, t) in tables.iter().enumerate() {
+        match read_table(t, i) {
+            Some(t) => out.push(t),
+            None => notes.push(format!("table {} has no partition key: left out", i + 1)),
+        }
+    }
+    Ok(Model {
+        name: v
+            .get("ModelName")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        description: metadata
+            .and_then(|m| text(m, "Description"))
+            .unwrap_or_default(),
+        tables: out,
+        notes,
+    })
+}

@@ -1,0 +1,298 @@
+//! Writing an inferred table as a spec.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::infer::{Attr, Entity, Inferred, Kind, Seg, Template};
+use super::read::{Key, ModelTable};
+use crate::import::yaml;
+use crate::ir::AttributeValue;
+
+fn template(t: &Template, tenant: &str) -> String {
+    t.segs
+        .iter()
+        .map(|s| match s {
+            Seg::Lit(l) => l.replace('<', "<<"),
+            Seg::Tenant => format!("<{tenant}>"),
+            Seg::Shard => "<shard>".to_owned(),
+            Seg::Attr(a) => format!("<{a}>"),
+        })
+        .collect()
+}
+
+fn key_decl(k: &Key) -> String {
+    let ty = match k.r#type {
+        "N" => "number",
+        "B" => "binary",
+        _ => "string",
+    };
+    format!("{{ name: {}, type: {ty} }}", yaml::string(&k.name))
+}
+
+/// A character class of the characters seen, without the delimiters.
+fn pattern(a: &Attr) -> String {
+    let mut chars: BTreeSet<char> = BTreeSet::new();
+    for t in &a.key_texts {
+        chars.extend(t.chars());
+    }
+    let mut class = String::from("A-Za-z0-9_");
+    for c in chars {
+        if c.is_ascii_alphanumeric()
+            || c == '_'
+            || a.delimiters.contains(&c)
+            || c == '#'
+            || c == '|'
+        {
+            continue;
+        }
+        if regex_syntax::is_meta_character(c) {
+            class.push('\\');
+        }
+        class.push(c);
+    }
+    let longest = a
+        .key_texts
+        .iter()
+        .map(|t| t.chars().count())
+        .max()
+        .unwrap_or(0);
+    format!("^[{class}]{{1,{}}}$", (longest * 2).max(64))
+}
+
+fn attribute(name: &str, a: &Attr, examples_max: Option<i64>) -> String {
+    let mut fields = Vec::new();
+    let ty = match a.kind {
+        Kind::String => "string",
+        Kind::Integer => "integer",
+        Kind::Decimal => "decimal",
+        Kind::Boolean => "boolean",
+        Kind::Map => "map",
+        Kind::List => "list",
+        Kind::Binary => "binary",
+    };
+    fields.push(format!("type: {ty}"));
+    if a.kind == Kind::String && !a.key_texts.is_empty() {
+        fields.push(format!("pattern: {}", yaml::string(&pattern(a))));
+    }
+    if let (Kind::Integer, Some(w)) = (a.kind, a.width) {
+        let max = 10i64.checked_pow(w as u32).map_or(i64::MAX, |m| m - 1);
+        if examples_max.is_none_or(|m| m <= max) {
+            fields.push(format!("min: 0, max: {max}"));
+        }
+    }
+    if a.optional {
+        fields.push("optional: true".into());
+    }
+    format!("      {}: {{ {} }}\n", yaml::key(name), fields.join(", "))
+}
+
+fn example_value(a: Option<&Attr>, v: &AttributeValue) -> String {
+    match (a.map(|a| a.kind), v) {
+        (Some(Kind::Integer), AttributeValue::N(n)) => n.clone(),
+        (_, AttributeValue::S(s)) | (_, AttributeValue::N(s)) => yaml::string(s),
+        (_, AttributeValue::Bool(b)) => b.to_string(),
+        (_, other) => {
+            serde_json::to_value(other).map_or_else(|_| "null".to_owned(), |j| yaml::value(&j))
+        }
+    }
+}
+
+fn entity(out: &mut String, e: &Entity, tenant: Option<&str>) {
+    let _ = writeln!(out, "  {}:", yaml::key(&e.name));
+    if tenant.is_some() && !e.scoped {
+        out.push_str("    scope: global\n");
+    }
+    out.push_str("    attributes:\n");
+    if e.attrs.is_empty() {
+        out.push_str("      {}\n");
+    }
+    for (name, a) in &e.attrs {
+        let max = e
+            .examples
+            .iter()
+            .filter_map(|x| match x.values.get(name) {
+                Some(AttributeValue::N(n)) => n.parse::<i64>().ok(),
+                _ => None,
+            })
+            .max();
+        out.push_str(&attribute(name, a, max));
+    }
+    let t = tenant.unwrap_or("tenant");
+    for c in std::iter::once(&e.pk)
+        .chain(&e.sk)
+        .filter_map(|t| t.comment.as_ref())
+    {
+        let _ = writeln!(out, "    # {c}");
+    }
+    let sk =
+        e.sk.as_ref()
+            .map(|s| format!(", sk: {}", yaml::string(&template(s, t))))
+            .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "    key: {{ pk: {}{sk} }}",
+        yaml::string(&template(&e.pk, t))
+    );
+    if !e.indexes.is_empty() {
+        out.push_str("    indexes:\n");
+        for (index, (pk, sk)) in &e.indexes {
+            for c in std::iter::once(pk)
+                .chain(sk)
+                .filter_map(|t| t.comment.as_ref())
+            {
+                let _ = writeln!(out, "      # {c}");
+            }
+            let sk = sk
+                .as_ref()
+                .map(|s| format!(", sk: {}", yaml::string(&template(s, t))))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "      {}: {{ pk: {}{sk} }}",
+                yaml::key(index),
+                yaml::string(&template(pk, t))
+            );
+        }
+    }
+    if let Some(count) = e.shards {
+        let _ = writeln!(out, "    # The shard count is not part of the model: check it.\n    shards: {{ count: {count}, by: random }}");
+    }
+    if e.examples.is_empty() {
+        out.push_str("    examples: []\n");
+        return;
+    }
+    out.push_str("    examples:\n");
+    for x in &e.examples {
+        let mut fields = Vec::new();
+        if let Some(id) = &x.tenant {
+            fields.push(format!("{}: {}", yaml::key(t), yaml::string(id)));
+        }
+        if let Some(s) = x.shard {
+            fields.push(format!("shard: {s}"));
+        }
+        for (name, v) in &x.values {
+            fields.push(format!(
+                "{}: {}",
+                yaml::key(name),
+                example_value(e.attrs.get(name), v)
+            ));
+        }
+        let _ = writeln!(out, "      - {{ {} }}", fields.join(", "));
+    }
+}
+
+fn tenant_pattern(ids: &[String]) -> &'static str {
+    let fits = |extra: &str| {
+        ids.iter().all(|id| {
+            !id.is_empty()
+                && id.len() <= 64
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || extra.contains(c))
+        })
+    };
+    if fits("") {
+        "^[A-Za-z0-9_]{1,64}$"
+    } else {
+        "^[A-Za-z0-9_-]{1,64}$"
+    }
+}
+
+/// The spec of one table.
+pub fn render_spec(
+    model: &str,
+    description: &str,
+    table: &ModelTable,
+    inferred: &Inferred,
+) -> String {
+    let mut out = String::from("# yaml-language-server: $schema=./singletable.schema.json\n#\n");
+    let _ = writeln!(
+        out,
+        "# Imported from the NoSQL Workbench model {} (table {}): a starting point.\n# Add the access patterns, tighten the attribute types (datetimes, enums,\n# bounds) and check the key templates marked below.",
+        yaml::string(model),
+        yaml::string(&table.name)
+    );
+    for note in &table.notes {
+        let _ = writeln!(out, "# Note: {note}");
+    }
+    out.push_str("version: 1\n");
+    if !description.trim().is_empty() {
+        let _ = writeln!(out, "description: {}", yaml::string(description.trim()));
+    }
+    out.push_str("table:\n");
+    let _ = writeln!(out, "  name: {}", yaml::string(&table.name));
+    let _ = writeln!(out, "  partition_key: {}", key_decl(&table.pk));
+    if let Some(sk) = &table.sk {
+        let _ = writeln!(out, "  sort_key: {}", key_decl(sk));
+    }
+    match table.capacity {
+        Some((r, w)) => {
+            let _ = writeln!(
+                out,
+                "  billing: {{ mode: provisioned, read_capacity: {r}, write_capacity: {w} }}"
+            );
+        }
+        None => out.push_str("  billing: on_demand\n"),
+    }
+    if let Some(eta) = &inferred.entity_type_attribute {
+        let _ = writeln!(out, "  entity_type_attribute: {}", yaml::string(eta));
+    }
+    let tenant = inferred.tenant.as_ref().map(|(t, _)| t.as_str());
+    if let Some((placeholder, ids)) = &inferred.tenant {
+        out.push_str("# The tenant: keys of every facet started with this placeholder.\ntenant:\n");
+        let _ = writeln!(out, "  placeholder: {}", yaml::string(placeholder));
+        let _ = writeln!(out, "  id_pattern: {}", yaml::string(tenant_pattern(ids)));
+        out.push_str("  principal_tag: TenantId\n");
+    }
+    if !table.gsis.is_empty() {
+        out.push_str("indexes:\n");
+        let table_keys: Vec<&str> = std::iter::once(table.pk.name.as_str())
+            .chain(table.sk.as_ref().map(|k| k.name.as_str()))
+            .chain(table.gsis.iter().flat_map(|g| {
+                std::iter::once(g.pk.name.as_str()).chain(g.sk.as_ref().map(|k| k.name.as_str()))
+            }))
+            .chain(inferred.entity_type_attribute.as_deref())
+            .chain(["entity_type"])
+            .collect();
+        for g in &table.gsis {
+            let projection = match g.projection.as_str() {
+                "KEYS_ONLY" => "keys_only".to_owned(),
+                "INCLUDE" => {
+                    let names: Vec<String> = g
+                        .include
+                        .iter()
+                        .filter(|n| !table_keys.contains(&n.as_str()))
+                        .map(|n| yaml::string(n))
+                        .collect();
+                    if names.is_empty() {
+                        "keys_only".to_owned()
+                    } else {
+                        format!("[{}]", names.join(", "))
+                    }
+                }
+                _ => "all".to_owned(),
+            };
+            let sk =
+                g.sk.as_ref()
+                    .map(|k| format!(", sort_key: {}", key_decl(k)))
+                    .unwrap_or_default();
+            // The model keeps no capacity per index: the table's applies.
+            let capacity = table
+                .capacity
+                .map(|(r, w)| format!(", read_capacity: {r}, write_capacity: {w}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {}: {{ partition_key: {}{sk}, projection: {projection}{capacity} }}",
+                yaml::key(&g.name),
+                key_decl(&g.pk)
+            );
+        }
+    }
+    out.push_str("entities:\n");
+    for e in &inferred.entities {
+        entity(&mut out, e, tenant);
+    }
+    out.push_str("# access_patterns: the model does not record them; add one per query the application makes.\n");
+    out
+}
