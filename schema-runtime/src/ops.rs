@@ -71,13 +71,27 @@ pub async fn get<E: Entity>(
     let output = client
         .get_item()
         .table_name(table.name)
-        .set_key(Some(key))
+        .set_key(Some(key.clone()))
         .consistent_read(consistent_read)
         .send()
         .await?;
     match output.item {
-        Some(item) => decode_one(item, table),
-        None => Ok(None),
+        Some(item) if !item.is_empty() => {
+            // Defense in depth: the item must have the key asked for (the
+            // tenant is part of it), whatever returned it.
+            if let Some((name, _)) = key.iter().find(|(k, v)| item.get(*k) != Some(*v)) {
+                return Err(Error::Decode(crate::DecodeError::new(
+                    E::ENTITY_TYPE,
+                    name.clone(),
+                    crate::DecodeProblem::Invalid(
+                        "the item read has another key than the one asked for (another tenant's?)"
+                            .to_owned(),
+                    ),
+                )));
+            }
+            decode_one(item, table)
+        }
+        _ => Ok(None),
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures_core::Stream;
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 
-use crate::error::{DecodeError, Error};
+use crate::error::{DecodeError, DecodeProblem, Error};
 use crate::sdk::primitives::DateTime;
 use crate::sdk::types::AttributeValue;
 use crate::sdk::Client;
@@ -192,8 +192,14 @@ impl<T: Send + 'static> Query<T> {
                 return stream::once(futures_util::future::ready(Err(e))).boxed();
             }
         };
+        let pk_attribute = request
+            .names
+            .iter()
+            .find(|(placeholder, _)| *placeholder == "#pk")
+            .map(|(_, attribute)| *attribute);
         let shared = Arc::new(Shared {
             client,
+            pk_attribute,
             names: crate::ops::names(request.names),
             request,
             decode,
@@ -254,6 +260,9 @@ impl<T: Send + 'static> Query<T> {
 
 struct Shared<T> {
     client: Client,
+    /// The partition-key attribute queried (`#pk`): every item returned must
+    /// hold the partition's value in it.
+    pk_attribute: Option<&'static str>,
     request: QueryRequest,
     /// `request.names` as the SDK takes them, built once for every page.
     names: HashMap<String, String>,
@@ -325,6 +334,22 @@ impl<T: Send + 'static> State<T> {
             partition.position = Position::After(key_of(&item, shared.request.key_attributes));
             if partition.buffer.is_empty() && partition.fetched {
                 partition.position = Position::Done;
+            }
+            // Defense in depth: an item outside the partition asked for (another
+            // tenant's) is refused, whatever returned it.
+            if let Some(pk) = shared.pk_attribute {
+                let expected = shared.request.partitions[index].get(":pk");
+                if expected.is_some() && item.get(pk) != expected {
+                    page.errors.push(DecodeError::new(
+                        "query",
+                        pk,
+                        DecodeProblem::Invalid(
+                            "the item is not in the partition queried (another tenant's key?)"
+                                .to_owned(),
+                        ),
+                    ));
+                    continue;
+                }
             }
             if let Some(ttl) = shared.request.ttl_attribute {
                 if crate::codec::is_expired(&item, ttl, now) {

@@ -54,6 +54,22 @@ enum Fault {
 /// Starts a proxy to `upstream` (`http://127.0.0.1:PORT`) that faults
 /// `rate` of the data requests (0.0–1.0), choosing with `seed`.
 pub async fn start(upstream: &str, rate: f64, seed: u64) -> std::io::Result<FaultProxy> {
+    launch(upstream, rate, seed, None).await
+}
+
+/// Starts a proxy that passes every request but rewrites the server's
+/// answers, replacing `from` with `to` in their bodies: a server (or a
+/// bug) that returns another tenant's items.
+pub async fn start_tampering(upstream: &str, from: &str, to: &str) -> std::io::Result<FaultProxy> {
+    launch(upstream, 0.0, 0, Some((from.to_owned(), to.to_owned()))).await
+}
+
+async fn launch(
+    upstream: &str,
+    rate: f64,
+    seed: u64,
+    tamper: Option<(String, String)>,
+) -> std::io::Result<FaultProxy> {
     let upstream = upstream
         .strip_prefix("http://")
         .unwrap_or(upstream)
@@ -69,8 +85,9 @@ pub async fn start(upstream: &str, rate: f64, seed: u64) -> std::io::Result<Faul
             let upstream = upstream.clone();
             let rng = rng.clone();
             let counts = shared.clone();
+            let tamper = tamper.clone();
             tokio::spawn(async move {
-                let _ = serve(socket, &upstream, rate, &rng, &counts).await;
+                let _ = serve(socket, &upstream, rate, &rng, &counts, tamper.as_ref()).await;
             });
         }
     });
@@ -293,6 +310,7 @@ async fn serve(
     rate: f64,
     rng: &Mutex<fastrand::Rng>,
     counts: &Counts,
+    tamper: Option<&(String, String)>,
 ) -> std::io::Result<()> {
     let mut buffer = Vec::new();
     while let Some(request) = read_message(&mut client, &mut buffer).await? {
@@ -353,7 +371,11 @@ async fn serve(
                 response_bytes(&answer)
             }
             Fault::Pass => {
-                let answer = forward(upstream, &request_bytes(&request, &request.body)).await?;
+                let mut answer = forward(upstream, &request_bytes(&request, &request.body)).await?;
+                if let Some((from, to)) = tamper {
+                    let body = String::from_utf8_lossy(&answer.body).replace(from, to);
+                    answer.body = body.into_bytes();
+                }
                 response_bytes(&answer)
             }
             Fault::PartialBatch => {
