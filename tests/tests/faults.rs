@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
 use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::DateTime;
+use schema_runtime::{DateTime, Item};
 use singletable_tests::generated::{pooled_product_catalog, saas_tenant_users_orders};
 use singletable_tests::{faults, server};
 
@@ -128,4 +128,237 @@ async fn batched_reads_find_every_item_under_a_fifty_percent_fault_rate() {
         .all(|i| i.on_hand == i.sku[4..].parse::<i64>().unwrap()));
     assert!(proxy.counts.partial_batches.load(Ordering::Relaxed) > 0);
     assert!(proxy.counts.requests.load(Ordering::Relaxed) > 6);
+}
+
+/// Retries `op` on errors the service may not repeat (throttling, 5xx,
+/// dropped connections surface as `Error::Service`), counting them: every
+/// failure reaches the caller as a typed error, never silence.
+async fn with_retries<T, F, Fut>(failures: &mut u32, mut op: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, schema_runtime::Error>>,
+{
+    loop {
+        match op().await {
+            Ok(value) => return value,
+            Err(schema_runtime::Error::Service(_)) => *failures += 1,
+            Err(other) => panic!("an error a retry cannot fix: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn counters_with_optimistic_locking_stay_exact_under_faults() {
+    use saas_tenant_users_orders::*;
+    let upstream = server::server().await.endpoint.clone();
+    let direct = Repository::new(server::client(&upstream))
+        .with_table_name(server::unique_table("FaultLocks"));
+    direct.create_table().await.unwrap();
+    let tenant = TenantId::new("locks").unwrap();
+    let key = InventoryItemKey {
+        sku: "SKU-1".into(),
+    };
+    direct
+        .for_tenant(&tenant)
+        .put_inventory_item(&InventoryItem {
+            sku: "SKU-1".into(),
+            on_hand: 1_000,
+            reserved: 0,
+            version: 0,
+        })
+        .await
+        .unwrap();
+    let proxy = faults::start(&upstream, 0.2, 99).await.unwrap();
+    let writers = (0..8).map(|w| {
+        let repo =
+            Repository::new(server::client(&proxy.endpoint)).with_table_name(direct.table_name());
+        let tenant = tenant.clone();
+        let key = key.clone();
+        tokio::spawn(async move {
+            let t = repo.for_tenant(&tenant);
+            let (mut failures, mut conflicts) = (0u32, 0u32);
+            for _ in 0..10 {
+                loop {
+                    let current = with_retries(&mut failures, || t.get_inventory_item(&key))
+                        .await
+                        .expect("the item exists");
+                    let update = InventoryItemUpdate::default()
+                        .on_hand(current.on_hand - 1)
+                        .reserved(current.reserved + 1)
+                        .version(current.version + 1);
+                    match t.update_inventory_item(&key, update).await {
+                        Ok(()) => break,
+                        Err(schema_runtime::Error::VersionConflict { .. }) => conflicts += 1,
+                        Err(schema_runtime::Error::Service(_)) => failures += 1,
+                        Err(other) => panic!("writer {w}: {other:?}"),
+                    }
+                }
+            }
+            (failures, conflicts)
+        })
+    });
+    let mut failures = 0;
+    for writer in writers.collect::<Vec<_>>() {
+        failures += writer.await.unwrap().0;
+    }
+    // Read back without the proxy: 80 decrements, each applied once.
+    let last = direct
+        .for_tenant(&tenant)
+        .get_inventory_item(&key)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((last.on_hand, last.reserved, last.version), (920, 80, 80));
+    assert!(proxy.counts.throttled.load(Ordering::Relaxed) > 0);
+    let _ = failures;
+}
+
+#[tokio::test]
+async fn conflicting_transactions_apply_exactly_once_under_faults() {
+    use saas_tenant_users_orders::*;
+    let upstream = server::server().await.endpoint.clone();
+    let direct =
+        Repository::new(server::client(&upstream)).with_table_name(server::unique_table("FaultTx"));
+    direct.create_table().await.unwrap();
+    let tenant = TenantId::new("orders").unwrap();
+    let key = InventoryItemKey {
+        sku: "SKU-1".into(),
+    };
+    direct
+        .for_tenant(&tenant)
+        .put_inventory_item(&InventoryItem {
+            sku: "SKU-1".into(),
+            on_hand: 100,
+            reserved: 0,
+            version: 0,
+        })
+        .await
+        .unwrap();
+    let proxy = faults::start(&upstream, 0.2, 5).await.unwrap();
+    // Four buyers place five orders each; every order takes one unit in the
+    // same transaction, so they conflict on the inventory item.
+    let buyers = (0..4).map(|b| {
+        let repo =
+            Repository::new(server::client(&proxy.endpoint)).with_table_name(direct.table_name());
+        let tenant = tenant.clone();
+        let key = key.clone();
+        tokio::spawn(async move {
+            let t = repo.for_tenant(&tenant);
+            let mut failures = 0u32;
+            for n in 0..5 {
+                let order_id = format!("o-{b}-{n}");
+                loop {
+                    let current = with_retries(&mut failures, || t.get_inventory_item(&key))
+                        .await
+                        .expect("the item exists");
+                    let mut place = t.place_order();
+                    place
+                        .create_order(&Order {
+                            order_id: order_id.clone(),
+                            user_id: format!("buyer-{b}"),
+                            status: Status::Pending,
+                            total: "1".parse().unwrap(),
+                            currency: Currency::Eur,
+                            lines: vec![Item::new()],
+                            created_at: DateTime::from_secs(1_714_564_800),
+                        })
+                        .update_inventory_item(
+                            &key,
+                            InventoryItemUpdate::default()
+                                .on_hand(current.on_hand - 1)
+                                .version(current.version + 1),
+                        )
+                        .client_request_token(format!("{order_id}-{}", current.version));
+                    match place.send().await {
+                        Ok(()) => break,
+                        // Another buyer's transaction won, or the service
+                        // failed: re-read and try again.
+                        Err(schema_runtime::Error::TransactionCanceled(_))
+                        | Err(schema_runtime::Error::Service(_)) => failures += 1,
+                        Err(other) => panic!("buyer {b}: {other:?}"),
+                    }
+                }
+            }
+            failures
+        })
+    });
+    for buyer in buyers.collect::<Vec<_>>() {
+        buyer.await.unwrap();
+    }
+    let t = direct.for_tenant(&tenant);
+    let orders = t.orders().all().await.unwrap();
+    let last = t.get_inventory_item(&key).await.unwrap().unwrap();
+    assert_eq!(orders.len(), 20, "every order once");
+    assert_eq!((last.on_hand, last.version), (80, 20));
+}
+
+#[tokio::test]
+async fn scatter_gather_queries_return_everything_once_under_faults() {
+    use pooled_product_catalog::*;
+    let upstream = server::server().await.endpoint.clone();
+    let direct = Repository::new(server::client(&upstream))
+        .with_table_name(server::unique_table("FaultScatter"));
+    direct.create_table().await.unwrap();
+    let tenant = TenantId::new("tenant1").unwrap();
+    let ids: Vec<String> = (0..500).map(|i| format!("sku-{i:04}")).collect();
+    let mut batch = direct.for_tenant(&tenant).import_products();
+    for id in &ids {
+        batch.put_product(&Product {
+            product_id: id.clone(),
+            name: "p".into(),
+            category: "tools".into(),
+            price: "1".parse().unwrap(),
+            currency: Currency::Eur,
+            doc: Default::default(),
+            updated_at: DateTime::from_secs(1_714_564_800),
+        });
+    }
+    batch.send().await.unwrap();
+    let proxy = faults::start(&upstream, 0.2, 3).await.unwrap();
+    let faulty =
+        Repository::new(server::client(&proxy.endpoint)).with_table_name(direct.table_name());
+    let t = faulty.for_tenant(&tenant);
+    let mut failures = 0;
+    // Page by page with the cursor, retrying a failed page from the last
+    // good cursor: every item once, in order.
+    let mut got = Vec::new();
+    let mut cursor: Option<schema_runtime::Cursor> = None;
+    loop {
+        let mut query = t.tenant_products().page_size(40).limit(60);
+        if let Some(c) = cursor.clone() {
+            query = query.starting_after(c);
+        }
+        let mut pages = Box::pin(query.pages());
+        let mut done = true;
+        let mut batch_items = Vec::new();
+        let mut next = None;
+        let mut failed = false;
+        while let Some(page) = futures_util::StreamExt::next(&mut pages).await {
+            match page {
+                Ok(page) => {
+                    batch_items.extend(page.items.into_iter().map(|p| p.product_id));
+                    next = page.next;
+                }
+                Err(schema_runtime::Error::Service(_)) => {
+                    failures += 1;
+                    failed = true;
+                    break;
+                }
+                Err(other) => panic!("{other:?}"),
+            }
+        }
+        if failed {
+            continue;
+        }
+        got.extend(batch_items);
+        if let Some(c) = next {
+            cursor = Some(c);
+            done = false;
+        }
+        if done {
+            break;
+        }
+    }
+    assert_eq!(got, ids, "after {failures} failed calls");
+    assert!(proxy.counts.requests.load(Ordering::Relaxed) > 10);
 }
