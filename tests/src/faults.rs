@@ -33,6 +33,27 @@ pub struct Counts {
     pub partial_batches: AtomicU64,
 }
 
+impl Counts {
+    /// `requests 812, throttled 40, …` for test logs and docs.
+    pub fn summary(&self) -> String {
+        let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        format!(
+            "requests {}, faults {} (throttled {}, 5xx {}, dropped {}, delayed {}, partial batches {})",
+            n(&self.requests),
+            n(&self.throttled)
+                + n(&self.server_errors)
+                + n(&self.dropped)
+                + n(&self.delayed)
+                + n(&self.partial_batches),
+            n(&self.throttled),
+            n(&self.server_errors),
+            n(&self.dropped),
+            n(&self.delayed),
+            n(&self.partial_batches),
+        )
+    }
+}
+
 /// A running proxy.
 pub struct FaultProxy {
     /// `http://127.0.0.1:PORT`.

@@ -85,6 +85,11 @@ async fn ten_thousand_batched_writes_survive_a_twenty_percent_fault_rate() {
 
     // Read back without the proxy: each item once, none missing.
     let mut stored = stored_ids(&direct, "tenant1").await;
+    eprintln!(
+        "scenario bulk load: 10,000 items in batches; {}; verified {}",
+        counts.summary(),
+        stored.len()
+    );
     assert_eq!(stored.len(), 10_000, "nothing lost or duplicated");
     stored.sort();
     assert_eq!(stored, ids);
@@ -120,6 +125,11 @@ async fn batched_reads_find_every_item_under_a_fifty_percent_fault_rate() {
         });
     }
     let items = get.send().await.expect("every key read despite the faults");
+    eprintln!(
+        "scenario batched reads: 600 keys; {}; verified {}",
+        proxy.counts.summary(),
+        items.len()
+    );
     let skus: BTreeSet<String> = items.iter().map(|i| i.sku.clone()).collect();
     assert_eq!(items.len(), 600, "no item twice");
     assert_eq!(skus.len(), 600);
@@ -197,9 +207,11 @@ async fn counters_with_optimistic_locking_stay_exact_under_faults() {
             (failures, conflicts)
         })
     });
-    let mut failures = 0;
+    let (mut failures, mut conflicts) = (0, 0);
     for writer in writers.collect::<Vec<_>>() {
-        failures += writer.await.unwrap().0;
+        let (f, c) = writer.await.unwrap();
+        failures += f;
+        conflicts += c;
     }
     // Read back without the proxy: 80 decrements, each applied once.
     let last = direct
@@ -208,9 +220,14 @@ async fn counters_with_optimistic_locking_stay_exact_under_faults() {
         .await
         .unwrap()
         .unwrap();
+    eprintln!(
+        "scenario optimistic locking: 8 writers x 10 updates; {}; errors reported and retried {failures}, version conflicts {conflicts}; verified on_hand {} version {}",
+        proxy.counts.summary(),
+        last.on_hand,
+        last.version
+    );
     assert_eq!((last.on_hand, last.reserved, last.version), (920, 80, 80));
     assert!(proxy.counts.throttled.load(Ordering::Relaxed) > 0);
-    let _ = failures;
 }
 
 #[tokio::test]
@@ -282,12 +299,19 @@ async fn conflicting_transactions_apply_exactly_once_under_faults() {
             failures
         })
     });
+    let mut failures = 0;
     for buyer in buyers.collect::<Vec<_>>() {
-        buyer.await.unwrap();
+        failures += buyer.await.unwrap();
     }
     let t = direct.for_tenant(&tenant);
     let orders = t.orders().all().await.unwrap();
     let last = t.get_inventory_item(&key).await.unwrap().unwrap();
+    eprintln!(
+        "scenario transactions: 4 buyers x 5 orders; {}; canceled or failed and retried {failures}; verified {} orders, on_hand {}",
+        proxy.counts.summary(),
+        orders.len(),
+        last.on_hand
+    );
     assert_eq!(orders.len(), 20, "every order once");
     assert_eq!((last.on_hand, last.version), (80, 20));
 }
@@ -359,6 +383,11 @@ async fn scatter_gather_queries_return_everything_once_under_faults() {
             break;
         }
     }
+    eprintln!(
+        "scenario scatter-gather: 500 items over 10 shards, pages of 40; {}; failed calls retried {failures}; verified {}",
+        proxy.counts.summary(),
+        got.len()
+    );
     assert_eq!(got, ids, "after {failures} failed calls");
     assert!(proxy.counts.requests.load(Ordering::Relaxed) > 10);
 }
