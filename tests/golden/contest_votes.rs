@@ -188,6 +188,7 @@ fn contestant_key_item(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ContestantUpdate {
     name: ::core::option::Option<::std::string::String>,
+    or_create: bool,
 }
 impl ContestantUpdate {
     /// Sets `name`.
@@ -198,6 +199,13 @@ impl ContestantUpdate {
         self.name = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -206,6 +214,7 @@ impl ContestantUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.name {
             update
                 .set
@@ -453,11 +462,27 @@ fn vote_shard_key_item(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VoteShardUpdate {
     votes: ::core::option::Option<i64>,
+    add_votes: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl VoteShardUpdate {
     /// Sets `votes`.
     pub fn votes(mut self, value: impl ::core::convert::Into<i64>) -> Self {
         self.votes = ::core::option::Option::Some(value.into());
+        self
+    }
+    /// Adds `n` to `votes` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `votes` setter in the same update.
+    pub fn add_votes(mut self, n: i64) -> Self {
+        self.add_votes = ::core::option::Option::Some(
+            self.add_votes.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -470,8 +495,17 @@ impl VoteShardUpdate {
         ::schema_runtime::codec::check_shard(key.shard, 20u32, "VoteShard")?;
         let __shard: u32 = key.shard;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.votes {
             update.set.push(("votes", ::schema_runtime::Attr::to_av(value)));
+        }
+        if let ::core::option::Option::Some(n) = self.add_votes {
+            update
+                .add
+                .push((
+                    "votes",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
         }
         let _ = key;
         ::core::result::Result::Ok(update)
@@ -669,6 +703,8 @@ fn vote_total_key_item(
 pub struct VoteTotalUpdate {
     votes: ::core::option::Option<i64>,
     tallied_at: ::core::option::Option<::schema_runtime::DateTime>,
+    add_votes: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl VoteTotalUpdate {
     /// Sets `votes`.
@@ -684,6 +720,20 @@ impl VoteTotalUpdate {
         self.tallied_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Adds `n` to `votes` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `votes` setter in the same update.
+    pub fn add_votes(mut self, n: i64) -> Self {
+        self.add_votes = ::core::option::Option::Some(
+            self.add_votes.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -692,6 +742,7 @@ impl VoteTotalUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.votes {
             update.set.push(("votes", ::schema_runtime::Attr::to_av(value)));
         }
@@ -706,6 +757,14 @@ impl VoteTotalUpdate {
                         "VoteTotal",
                         "tallied_at",
                     )?,
+                ));
+        }
+        if let ::core::option::Option::Some(n) = self.add_votes {
+            update
+                .add
+                .push((
+                    "votes",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
                 ));
         }
         let _ = key;

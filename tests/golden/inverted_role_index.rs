@@ -216,6 +216,7 @@ fn user_key_item(
 pub struct UserUpdate {
     email: ::core::option::Option<::std::string::String>,
     display_name: ::core::option::Option<::std::string::String>,
+    or_create: bool,
 }
 impl UserUpdate {
     /// Sets `email`.
@@ -234,6 +235,13 @@ impl UserUpdate {
         self.display_name = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -242,6 +250,7 @@ impl UserUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.email {
             update
                 .set
@@ -477,6 +486,7 @@ fn role_key_item(
 pub struct RoleUpdate {
     description: ::core::option::Option<::core::option::Option<::std::string::String>>,
     permissions: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+    or_create: bool,
 }
 impl RoleUpdate {
     /// Sets `description`; `None` removes it (and the index keys built from it).
@@ -495,6 +505,13 @@ impl RoleUpdate {
         self.permissions = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -503,6 +520,7 @@ impl RoleUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         match &self.description {
             ::core::option::Option::Some(::core::option::Option::Some(value)) => {
                 update
@@ -766,6 +784,7 @@ fn role_assignment_key_item(
 pub struct RoleAssignmentUpdate {
     granted_by: ::core::option::Option<::std::string::String>,
     granted_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl RoleAssignmentUpdate {
     /// Sets `granted_by`.
@@ -784,6 +803,13 @@ impl RoleAssignmentUpdate {
         self.granted_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -792,6 +818,7 @@ impl RoleAssignmentUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.granted_by {
             update.set.push(("granted_by", ::schema_runtime::Attr::to_av(value)));
         }

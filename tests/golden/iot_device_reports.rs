@@ -235,6 +235,7 @@ pub struct DeviceUpdate {
     model: ::core::option::Option<::std::string::String>,
     site: ::core::option::Option<::std::string::String>,
     installed_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl DeviceUpdate {
     /// Sets `model`.
@@ -261,6 +262,13 @@ impl DeviceUpdate {
         self.installed_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -269,6 +277,7 @@ impl DeviceUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.model {
             update
                 .set
@@ -583,6 +592,8 @@ pub struct DeviceReportUpdate {
     escalated_at: ::core::option::Option<
         ::core::option::Option<::schema_runtime::DateTime>,
     >,
+    add_battery_percent: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl DeviceReportUpdate {
     /// Sets `status`.
@@ -627,6 +638,20 @@ impl DeviceReportUpdate {
         self.escalated_at = ::core::option::Option::Some(value);
         self
     }
+    /// Adds `n` to `battery_percent` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `battery_percent` setter in the same update.
+    pub fn add_battery_percent(mut self, n: i64) -> Self {
+        self.add_battery_percent = ::core::option::Option::Some(
+            self.add_battery_percent.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -635,6 +660,7 @@ impl DeviceReportUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.status {
             update.set.push(("status", ::schema_runtime::Attr::to_av(value)));
         }
@@ -694,6 +720,14 @@ impl DeviceReportUpdate {
                 update.remove.push("escalated_at")
             }
             ::core::option::Option::None => {}
+        }
+        if let ::core::option::Option::Some(n) = self.add_battery_percent {
+            update
+                .add
+                .push((
+                    "battery_percent",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
         }
         let _ = key;
         ::core::result::Result::Ok(update)

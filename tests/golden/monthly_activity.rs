@@ -438,6 +438,7 @@ pub struct ActivityEventUpdate {
     resource: ::core::option::Option<::std::string::String>,
     details: ::core::option::Option<::core::option::Option<::schema_runtime::Item>>,
     expires_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl ActivityEventUpdate {
     /// Sets `actor_id`.
@@ -477,6 +478,13 @@ impl ActivityEventUpdate {
         self.expires_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -485,6 +493,7 @@ impl ActivityEventUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.actor_id {
             update.set.push(("actor_id", ::schema_runtime::Attr::to_av(value)));
         }
@@ -707,11 +716,27 @@ fn monthly_activity_count_key_item(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MonthlyActivityCountUpdate {
     event_count: ::core::option::Option<i64>,
+    add_event_count: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl MonthlyActivityCountUpdate {
     /// Sets `event_count`.
     pub fn event_count(mut self, value: impl ::core::convert::Into<i64>) -> Self {
         self.event_count = ::core::option::Option::Some(value.into());
+        self
+    }
+    /// Adds `n` to `event_count` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `event_count` setter in the same update.
+    pub fn add_event_count(mut self, n: i64) -> Self {
+        self.add_event_count = ::core::option::Option::Some(
+            self.add_event_count.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -722,8 +747,17 @@ impl MonthlyActivityCountUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.event_count {
             update.set.push(("event_count", ::schema_runtime::Attr::to_av(value)));
+        }
+        if let ::core::option::Option::Some(n) = self.add_event_count {
+            update
+                .add
+                .push((
+                    "event_count",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
         }
         let _ = key;
         ::core::result::Result::Ok(update)

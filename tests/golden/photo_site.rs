@@ -242,6 +242,7 @@ pub struct UserProfileUpdate {
     bio: ::core::option::Option<::core::option::Option<::std::string::String>>,
     avatar_url: ::core::option::Option<::core::option::Option<::std::string::String>>,
     created_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl UserProfileUpdate {
     /// Sets `display_name`.
@@ -273,6 +274,13 @@ impl UserProfileUpdate {
         self.created_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -281,6 +289,7 @@ impl UserProfileUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.display_name {
             update
                 .set
@@ -613,6 +622,10 @@ pub struct PhotoUpdate {
         ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     >,
     uploaded_at: ::core::option::Option<::schema_runtime::DateTime>,
+    add_width: ::core::option::Option<i64>,
+    add_height: ::core::option::Option<i64>,
+    add_size_bytes: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl PhotoUpdate {
     /// Sets `url`.
@@ -670,6 +683,34 @@ impl PhotoUpdate {
         self.uploaded_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Adds `n` to `width` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `width` setter in the same update.
+    pub fn add_width(mut self, n: i64) -> Self {
+        self.add_width = ::core::option::Option::Some(
+            self.add_width.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Adds `n` to `height` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `height` setter in the same update.
+    pub fn add_height(mut self, n: i64) -> Self {
+        self.add_height = ::core::option::Option::Some(
+            self.add_height.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Adds `n` to `size_bytes` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `size_bytes` setter in the same update.
+    pub fn add_size_bytes(mut self, n: i64) -> Self {
+        self.add_size_bytes = ::core::option::Option::Some(
+            self.add_size_bytes.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -678,6 +719,7 @@ impl PhotoUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.url {
             update
                 .set
@@ -750,6 +792,30 @@ impl PhotoUpdate {
                         "Photo",
                         "uploaded_at",
                     )?,
+                ));
+        }
+        if let ::core::option::Option::Some(n) = self.add_width {
+            update
+                .add
+                .push((
+                    "width",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
+        }
+        if let ::core::option::Option::Some(n) = self.add_height {
+            update
+                .add
+                .push((
+                    "height",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
+        }
+        if let ::core::option::Option::Some(n) = self.add_size_bytes {
+            update
+                .add
+                .push((
+                    "size_bytes",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
                 ));
         }
         if self.uploaded_at.is_some() {

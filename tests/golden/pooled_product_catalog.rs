@@ -348,6 +348,7 @@ pub struct ProductUpdate {
     currency: ::core::option::Option<Currency>,
     doc: ::core::option::Option<::schema_runtime::Item>,
     updated_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl ProductUpdate {
     /// Sets `name`.
@@ -395,6 +396,13 @@ impl ProductUpdate {
         self.updated_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -414,6 +422,7 @@ impl ProductUpdate {
             ::schema_runtime::codec::hash_shard(&__key, 10u32)
         };
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.name {
             update
                 .set

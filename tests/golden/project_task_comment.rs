@@ -273,6 +273,7 @@ pub struct ProjectUpdate {
     name: ::core::option::Option<::std::string::String>,
     name_key: ::core::option::Option<::std::string::String>,
     created_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl ProjectUpdate {
     /// Sets `name`.
@@ -299,6 +300,13 @@ impl ProjectUpdate {
         self.created_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -307,6 +315,7 @@ impl ProjectUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.name {
             update
                 .set
@@ -654,6 +663,7 @@ pub struct TaskUpdate {
     assignee_id: ::core::option::Option<::core::option::Option<::std::string::String>>,
     due_at: ::core::option::Option<::core::option::Option<::schema_runtime::DateTime>>,
     version: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl TaskUpdate {
     /// Sets `title`.
@@ -690,6 +700,13 @@ impl TaskUpdate {
         self.version = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -698,6 +715,7 @@ impl TaskUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.title {
             update
                 .set
@@ -1142,6 +1160,7 @@ pub struct CommentUpdate {
     author_id: ::core::option::Option<::std::string::String>,
     body: ::core::option::Option<::std::string::String>,
     created_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl CommentUpdate {
     /// Sets `author_id`.
@@ -1168,6 +1187,13 @@ impl CommentUpdate {
         self.created_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -1176,6 +1202,7 @@ impl CommentUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.author_id {
             update.set.push(("author_id", ::schema_runtime::Attr::to_av(value)));
         }

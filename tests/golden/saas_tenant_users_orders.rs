@@ -362,6 +362,7 @@ pub struct TenantUpdate {
     name: ::core::option::Option<::std::string::String>,
     plan: ::core::option::Option<Plan>,
     created_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl TenantUpdate {
     /// Sets `name`.
@@ -385,6 +386,13 @@ impl TenantUpdate {
         self.created_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -393,6 +401,7 @@ impl TenantUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.name {
             update
                 .set
@@ -632,6 +641,7 @@ pub struct UserUpdate {
     last_login: ::core::option::Option<
         ::core::option::Option<::schema_runtime::DateTime>,
     >,
+    or_create: bool,
 }
 impl UserUpdate {
     /// Sets `email`.
@@ -655,6 +665,13 @@ impl UserUpdate {
         self.last_login = ::core::option::Option::Some(value);
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -663,6 +680,7 @@ impl UserUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.email {
             update
                 .set
@@ -946,6 +964,7 @@ pub struct OrderUpdate {
     currency: ::core::option::Option<Currency>,
     lines: ::core::option::Option<::std::vec::Vec<::schema_runtime::Item>>,
     created_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl OrderUpdate {
     /// Sets `user_id`.
@@ -990,6 +1009,13 @@ impl OrderUpdate {
         self.created_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -998,6 +1024,7 @@ impl OrderUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.user_id {
             update.set.push(("user_id", ::schema_runtime::Attr::to_av(value)));
         }
@@ -1234,6 +1261,9 @@ pub struct InventoryItemUpdate {
     on_hand: ::core::option::Option<i64>,
     reserved: ::core::option::Option<i64>,
     version: ::core::option::Option<i64>,
+    add_on_hand: ::core::option::Option<i64>,
+    add_reserved: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl InventoryItemUpdate {
     /// Sets `on_hand`.
@@ -1251,6 +1281,27 @@ impl InventoryItemUpdate {
         self.version = ::core::option::Option::Some(value.into());
         self
     }
+    /// Adds `n` to `on_hand` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `on_hand` setter in the same update.
+    pub fn add_on_hand(mut self, n: i64) -> Self {
+        self.add_on_hand = ::core::option::Option::Some(
+            self.add_on_hand.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Adds `n` to `reserved` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `reserved` setter in the same update.
+    pub fn add_reserved(mut self, n: i64) -> Self {
+        self.add_reserved = ::core::option::Option::Some(
+            self.add_reserved.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -1259,6 +1310,7 @@ impl InventoryItemUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.on_hand {
             update.set.push(("on_hand", ::schema_runtime::Attr::to_av(value)));
         }
@@ -1293,6 +1345,22 @@ impl InventoryItemUpdate {
                     }),
                 );
             }
+        }
+        if let ::core::option::Option::Some(n) = self.add_on_hand {
+            update
+                .add
+                .push((
+                    "on_hand",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
+        }
+        if let ::core::option::Option::Some(n) = self.add_reserved {
+            update
+                .add
+                .push((
+                    "reserved",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
         }
         let _ = key;
         ::core::result::Result::Ok(update)

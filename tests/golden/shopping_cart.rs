@@ -310,6 +310,8 @@ pub struct CartItemUpdate {
     quantity: ::core::option::Option<i64>,
     unit_price: ::core::option::Option<::schema_runtime::Decimal>,
     added_at: ::core::option::Option<::schema_runtime::DateTime>,
+    add_quantity: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl CartItemUpdate {
     /// Sets `product_name`.
@@ -341,6 +343,20 @@ impl CartItemUpdate {
         self.added_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Adds `n` to `quantity` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `quantity` setter in the same update.
+    pub fn add_quantity(mut self, n: i64) -> Self {
+        self.add_quantity = ::core::option::Option::Some(
+            self.add_quantity.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -349,6 +365,7 @@ impl CartItemUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.product_name {
             update
                 .set
@@ -383,6 +400,14 @@ impl CartItemUpdate {
                         "CartItem",
                         "added_at",
                     )?,
+                ));
+        }
+        if let ::core::option::Option::Some(n) = self.add_quantity {
+            update
+                .add
+                .push((
+                    "quantity",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
                 ));
         }
         let _ = key;
@@ -612,6 +637,7 @@ pub struct WishlistItemUpdate {
     product_name: ::core::option::Option<::std::string::String>,
     note: ::core::option::Option<::core::option::Option<::std::string::String>>,
     added_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl WishlistItemUpdate {
     /// Sets `product_name`.
@@ -635,6 +661,13 @@ impl WishlistItemUpdate {
         self.added_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -643,6 +676,7 @@ impl WishlistItemUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.product_name {
             update
                 .set
@@ -854,11 +888,27 @@ fn cart_count_key_item(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CartCountUpdate {
     item_count: ::core::option::Option<i64>,
+    add_item_count: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl CartCountUpdate {
     /// Sets `item_count`.
     pub fn item_count(mut self, value: impl ::core::convert::Into<i64>) -> Self {
         self.item_count = ::core::option::Option::Some(value.into());
+        self
+    }
+    /// Adds `n` to `item_count` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `item_count` setter in the same update.
+    pub fn add_item_count(mut self, n: i64) -> Self {
+        self.add_item_count = ::core::option::Option::Some(
+            self.add_item_count.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -869,8 +919,17 @@ impl CartCountUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.item_count {
             update.set.push(("item_count", ::schema_runtime::Attr::to_av(value)));
+        }
+        if let ::core::option::Option::Some(n) = self.add_item_count {
+            update
+                .add
+                .push((
+                    "item_count",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
         }
         let _ = key;
         ::core::result::Result::Ok(update)

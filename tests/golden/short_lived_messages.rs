@@ -336,6 +336,7 @@ pub struct MessageUpdate {
     body: ::core::option::Option<::std::string::String>,
     is_read: ::core::option::Option<bool>,
     expires_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl MessageUpdate {
     /// Sets `sender_id`.
@@ -367,6 +368,13 @@ impl MessageUpdate {
         self.expires_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -375,6 +383,7 @@ impl MessageUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.sender_id {
             update.set.push(("sender_id", ::schema_runtime::Attr::to_av(value)));
         }

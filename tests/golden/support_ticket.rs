@@ -253,6 +253,7 @@ pub struct TicketUpdate {
     status: ::core::option::Option<Status>,
     resolver: ::core::option::Option<::core::option::Option<::std::string::String>>,
     created_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl TicketUpdate {
     /// Sets `title`.
@@ -284,6 +285,13 @@ impl TicketUpdate {
         self.created_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -292,6 +300,7 @@ impl TicketUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.title {
             update
                 .set
@@ -629,6 +638,7 @@ fn comment_key_item(
 pub struct CommentUpdate {
     author: ::core::option::Option<::std::string::String>,
     body: ::core::option::Option<::std::string::String>,
+    or_create: bool,
 }
 impl CommentUpdate {
     /// Sets `author`.
@@ -647,6 +657,13 @@ impl CommentUpdate {
         self.body = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -655,6 +672,7 @@ impl CommentUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.author {
             update.set.push(("author", ::schema_runtime::Attr::to_av(value)));
         }
@@ -793,11 +811,27 @@ fn ticket_count_key_item(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TicketCountUpdate {
     count: ::core::option::Option<i64>,
+    add_count: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl TicketCountUpdate {
     /// Sets `count`.
     pub fn count(mut self, value: impl ::core::convert::Into<i64>) -> Self {
         self.count = ::core::option::Option::Some(value.into());
+        self
+    }
+    /// Adds `n` to `count` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `count` setter in the same update.
+    pub fn add_count(mut self, n: i64) -> Self {
+        self.add_count = ::core::option::Option::Some(
+            self.add_count.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -808,8 +842,17 @@ impl TicketCountUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.count {
             update.set.push(("count", ::schema_runtime::Attr::to_av(value)));
+        }
+        if let ::core::option::Option::Some(n) = self.add_count {
+            update
+                .add
+                .push((
+                    "count",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
         }
         let _ = key;
         ::core::result::Result::Ok(update)

@@ -374,6 +374,8 @@ pub struct DocumentMetaUpdate {
     created_at: ::core::option::Option<::schema_runtime::DateTime>,
     updated_at: ::core::option::Option<::schema_runtime::DateTime>,
     version: ::core::option::Option<i64>,
+    add_chunk_count: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl DocumentMetaUpdate {
     /// Sets `title`.
@@ -423,6 +425,20 @@ impl DocumentMetaUpdate {
         self.version = ::core::option::Option::Some(value.into());
         self
     }
+    /// Adds `n` to `chunk_count` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `chunk_count` setter in the same update.
+    pub fn add_chunk_count(mut self, n: i64) -> Self {
+        self.add_chunk_count = ::core::option::Option::Some(
+            self.add_chunk_count.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -431,6 +447,7 @@ impl DocumentMetaUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.title {
             update
                 .set
@@ -511,6 +528,14 @@ impl DocumentMetaUpdate {
                     }),
                 );
             }
+        }
+        if let ::core::option::Option::Some(n) = self.add_chunk_count {
+            update
+                .add
+                .push((
+                    "chunk_count",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
         }
         if self.updated_at.is_some() {
             let __v_updated_at = match self.updated_at {
@@ -741,6 +766,7 @@ fn document_body_chunk_key_item(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocumentBodyChunkUpdate {
     text: ::core::option::Option<::std::string::String>,
+    or_create: bool,
 }
 impl DocumentBodyChunkUpdate {
     /// Sets `text`.
@@ -751,6 +777,13 @@ impl DocumentBodyChunkUpdate {
         self.text = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -759,6 +792,7 @@ impl DocumentBodyChunkUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.text {
             update
                 .set
@@ -1045,6 +1079,8 @@ pub struct DocumentAttachmentUpdate {
     size_bytes: ::core::option::Option<i64>,
     object_key: ::core::option::Option<::std::string::String>,
     uploaded_at: ::core::option::Option<::schema_runtime::DateTime>,
+    add_size_bytes: ::core::option::Option<i64>,
+    or_create: bool,
 }
 impl DocumentAttachmentUpdate {
     /// Sets `file_name`.
@@ -1084,6 +1120,20 @@ impl DocumentAttachmentUpdate {
         self.uploaded_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Adds `n` to `size_bytes` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `size_bytes` setter in the same update.
+    pub fn add_size_bytes(mut self, n: i64) -> Self {
+        self.add_size_bytes = ::core::option::Option::Some(
+            self.add_size_bytes.unwrap_or(0).saturating_add(n),
+        );
+        self
+    }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -1092,6 +1142,7 @@ impl DocumentAttachmentUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.file_name {
             update
                 .set
@@ -1157,6 +1208,14 @@ impl DocumentAttachmentUpdate {
                         "DocumentAttachment",
                         "uploaded_at",
                     )?,
+                ));
+        }
+        if let ::core::option::Option::Some(n) = self.add_size_bytes {
+            update
+                .add
+                .push((
+                    "size_bytes",
+                    ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
                 ));
         }
         let _ = key;
@@ -1372,6 +1431,7 @@ fn document_share_key_item(
 pub struct DocumentShareUpdate {
     permission: ::core::option::Option<Permission>,
     granted_at: ::core::option::Option<::schema_runtime::DateTime>,
+    or_create: bool,
 }
 impl DocumentShareUpdate {
     /// Sets `permission`.
@@ -1387,6 +1447,13 @@ impl DocumentShareUpdate {
         self.granted_at = ::core::option::Option::Some(value.into());
         self
     }
+    /// Create the item when there is none, from its key and what this
+    /// update sets (counters start at 0); without it the update fails
+    /// with `Error::ConditionFailed` when there is no item.
+    pub fn or_create(mut self) -> Self {
+        self.or_create = true;
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -1395,6 +1462,7 @@ impl DocumentShareUpdate {
     ) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
+        update.upsert = self.or_create;
         if let ::core::option::Option::Some(value) = &self.permission {
             update.set.push(("permission", ::schema_runtime::Attr::to_av(value)));
         }

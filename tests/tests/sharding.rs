@@ -180,3 +180,75 @@ fn random_shards_are_uniform() {
     let statistic = chi_square(&counts);
     assert!(statistic < 43.82, "chi-square {statistic} for {counts:?}");
 }
+
+/// The write-sharding reference: votes add 1 to one of 20 random shard
+/// counters (so no partition takes more than its share of the writes), a
+/// periodic tally reads the 20 shards in parallel and publishes the totals.
+#[tokio::test]
+async fn sharded_vote_counters_count_every_vote() {
+    use singletable_tests::generated::contest_votes::*;
+    let repo = Repository::new(server::client(&server::server().await.endpoint))
+        .with_table_name(server::unique_table("Votes"));
+    repo.create_table().await.unwrap();
+    let voters = (0..8).map(|v| {
+        let repo = repo.clone();
+        tokio::spawn(async move {
+            for _ in 0..250 {
+                let key = VoteShardKey {
+                    contest_id: "final".into(),
+                    contestant_id: if v % 4 == 0 { "bob" } else { "ann" }.into(),
+                    shard: schema_runtime::codec::random_shard(20),
+                };
+                repo.update_vote_shard(&key, VoteShardUpdate::default().add_votes(1).or_create())
+                    .await
+                    .unwrap();
+            }
+        })
+    });
+    for voter in voters.collect::<Vec<_>>() {
+        voter.await.unwrap();
+    }
+    // The tally: every shard of each contestant, read concurrently.
+    let mut publish = repo.publish_totals();
+    for (contestant, expected) in [("ann", 1_500), ("bob", 500)] {
+        let shards = repo.vote_shards("final", contestant).all().await.unwrap();
+        assert!(
+            shards.len() > 15,
+            "votes spread over the shards: {}",
+            shards.len()
+        );
+        let total: i64 = shards.iter().map(|s| s.votes).sum();
+        assert_eq!(total, expected, "{contestant}");
+        publish.put_vote_total(&VoteTotal {
+            contest_id: "final".into(),
+            contestant_id: contestant.into(),
+            votes: total,
+            tallied_at: DateTime::from_secs(1_714_564_800),
+        });
+    }
+    publish.send().await.unwrap();
+    let board = repo.leaderboard("final").all().await.unwrap();
+    assert_eq!(
+        board
+            .iter()
+            .map(|t| (t.contestant_id.as_str(), t.votes))
+            .collect::<Vec<_>>(),
+        [("ann", 1_500), ("bob", 500)]
+    );
+    // Without `or_create`, an update of a shard nobody voted in yet fails
+    // instead of creating a counter silently.
+    let missing = repo
+        .update_vote_shard(
+            &VoteShardKey {
+                contest_id: "other".into(),
+                contestant_id: "ann".into(),
+                shard: 0,
+            },
+            VoteShardUpdate::default().add_votes(1),
+        )
+        .await;
+    assert!(
+        matches!(missing, Err(schema_runtime::Error::ConditionFailed { .. })),
+        "{missing:?}"
+    );
+}

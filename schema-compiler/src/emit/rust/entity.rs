@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::keys::Input;
-use super::names::{pascal_ident, snake_ident};
+use super::names::{pascal_ident, snake, snake_ident};
 use super::{doc, key_type, update_type, Emitter};
 use crate::ir::{self, PlaceholderKind, ShardBy};
 
@@ -560,6 +560,53 @@ impl Emitter<'_> {
                 }
             }
         });
+        // Counters: integer attributes outside every index key can be added
+        // to (DynamoDB's ADD: atomic, and a missing attribute counts as 0).
+        let in_index_key = |a: &ir::Attribute| {
+            entity.index_keys.values().any(|k| {
+                k.templates()
+                    .flat_map(|t| t.placeholders())
+                    .any(|p| p.name.as_str() == a.name.as_str())
+            })
+        };
+        let counters: Vec<&ir::Attribute> = changeable
+            .iter()
+            .copied()
+            .filter(|a| {
+                matches!(a.r#type, ir::AttributeType::Integer { .. })
+                    && !a.optional
+                    && entity.version_attribute.as_deref() != Some(a.name.as_str())
+                    && !in_index_key(a)
+            })
+            .collect();
+        let add_fields = counters.iter().map(|a| {
+            let f = format_ident!("add_{}", snake(a.name.as_str()));
+            quote!(#f: ::core::option::Option<i64>,)
+        });
+        let add_setters = counters.iter().map(|a| {
+            let f = format_ident!("add_{}", snake(a.name.as_str()));
+            let d = format!(
+                " Adds `n` to `{}` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `{}` setter in the same update.",
+                a.name.as_str(),
+                snake(a.name.as_str())
+            );
+            quote! {
+                #[doc = #d]
+                pub fn #f(mut self, n: i64) -> Self {
+                    self.#f = ::core::option::Option::Some(self.#f.unwrap_or(0).saturating_add(n));
+                    self
+                }
+            }
+        });
+        let adds = counters.iter().map(|a| {
+            let attribute = a.name.as_str();
+            let f = format_ident!("add_{}", snake(attribute));
+            quote! {
+                if let ::core::option::Option::Some(n) = self.#f {
+                    update.add.push((#attribute, ::schema_runtime::sdk::types::AttributeValue::N(n.to_string())));
+                }
+            }
+        });
         let index_updates = self.index_key_updates(entity, &changeable);
         let shard = self.bind_shard(entity, Receiver { name: "key" });
         let doc = format!(
@@ -570,17 +617,30 @@ impl Emitter<'_> {
             #[derive(Debug, Clone, Default, PartialEq)]
             pub struct #ty {
                 #(#fields)*
+                #(#add_fields)*
+                or_create: bool,
             }
 
             impl #ty {
                 #(#setters)*
+                #(#add_setters)*
+
+                /// Create the item when there is none, from its key and what this
+                /// update sets (counters start at 0); without it the update fails
+                /// with `Error::ConditionFailed` when there is no item.
+                pub fn or_create(mut self) -> Self {
+                    self.or_create = true;
+                    self
+                }
 
                 /// The attributes to set and remove, index keys included.
                 pub fn to_update(&self, key: &#key_ty, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
                     let __tenant = scope;
                     #shard
                     let mut update = ::schema_runtime::ops::Update::default();
+                    update.upsert = self.or_create;
                     #(#sets)*
+                    #(#adds)*
                     #(#index_updates)*
                     let _ = key;
                     ::core::result::Result::Ok(update)
