@@ -39,6 +39,7 @@ mod query;
 pub mod reader;
 pub mod schema;
 mod tenant;
+mod transact_get;
 
 pub use batch::{
     batch_get, batch_write, transact_write, write_error, RetryPolicy, MAX_BATCH_GET,
@@ -49,6 +50,7 @@ pub use entity::{entity_type, optional, optional_with, required, required_with, 
 pub use error::{CancellationReason, DecodeError, DecodeProblem, Error, ValueError};
 pub use query::{Cursor, Decoder, Page, Position, Query, QueryRequest, DEFAULT_CONCURRENCY};
 pub use tenant::{InvalidTenantId, TenantId, TenantRules};
+pub use transact_get::{EntityKey, Slot, TransactGet, TransactGetResult, MAX_TRANSACT_GET};
 
 /// A point in time (the SDK's `DateTime`; converts to and from
 /// `std::time::SystemTime`, and to `time`/`chrono` with the SDK's features).

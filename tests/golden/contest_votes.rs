@@ -39,6 +39,15 @@ impl ContestantKey {
         contestant_key_item(scope, self.contest_id.as_str(), self.contestant_id.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for ContestantKey {
+    type Entity = Contestant;
+    fn to_key_item(
+        &self,
+        scope: &(),
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        ContestantKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for Contestant {
     const ENTITY_TYPE: &'static str = "Contestant";
     type Scope = ();
@@ -287,6 +296,15 @@ impl VoteShardKey {
             self.contest_id.as_str(),
             self.contestant_id.as_str(),
         )
+    }
+}
+impl ::schema_runtime::EntityKey for VoteShardKey {
+    type Entity = VoteShard;
+    fn to_key_item(
+        &self,
+        scope: &(),
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        VoteShardKey::to_key_item(self, scope)
     }
 }
 impl ::schema_runtime::Entity for VoteShard {
@@ -547,6 +565,15 @@ impl VoteTotalKey {
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
         vote_total_key_item(scope, self.contest_id.as_str(), self.contestant_id.as_str())
+    }
+}
+impl ::schema_runtime::EntityKey for VoteTotalKey {
+    type Entity = VoteTotal;
+    fn to_key_item(
+        &self,
+        scope: &(),
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        VoteTotalKey::to_key_item(self, scope)
     }
 }
 impl ::schema_runtime::Entity for VoteTotal {
@@ -831,6 +858,12 @@ impl Repository {
         &self,
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         TABLE.create(&self.client, &self.table_name).await
+    }
+    /// Reads items of the table's global entities together, as of one
+    /// moment (TransactGetItems, up to 100 items): add keys with `get`,
+    /// then `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, ()> {
+        ::schema_runtime::TransactGet::new(&self.client, self.table_info(), &())
     }
     /// Reads the [`Contestant`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_contestant(

@@ -47,6 +47,15 @@ impl UserKey {
         user_key_item(scope, self.user_id.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for UserKey {
+    type Entity = User;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        UserKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for User {
     const ENTITY_TYPE: &'static str = "User";
     type Scope = TenantId;
@@ -324,6 +333,15 @@ impl RoleKey {
         role_key_item(scope, self.role.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for RoleKey {
+    type Entity = Role;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        RoleKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for Role {
     const ENTITY_TYPE: &'static str = "Role";
     type Scope = TenantId;
@@ -587,6 +605,15 @@ impl RoleAssignmentKey {
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
         role_assignment_key_item(scope, self.user_id.as_str(), self.role.as_str())
+    }
+}
+impl ::schema_runtime::EntityKey for RoleAssignmentKey {
+    type Entity = RoleAssignment;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        RoleAssignmentKey::to_key_item(self, scope)
     }
 }
 impl ::schema_runtime::Entity for RoleAssignment {
@@ -931,6 +958,16 @@ impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
+    }
+    /// Reads items of this tenant together, as of one moment
+    /// (TransactGetItems, up to 100 items): add keys with `get`, then
+    /// `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, TenantId> {
+        ::schema_runtime::TransactGet::new(
+            &self.repo.client,
+            self.repo.table_info(),
+            &self.tenant,
+        )
     }
     /// Reads the [`User`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_user(

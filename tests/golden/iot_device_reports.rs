@@ -91,6 +91,15 @@ impl DeviceKey {
         device_key_item(scope, self.device_id.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for DeviceKey {
+    type Entity = Device;
+    fn to_key_item(
+        &self,
+        scope: &(),
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        DeviceKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for Device {
     const ENTITY_TYPE: &'static str = "Device";
     type Scope = ();
@@ -370,6 +379,15 @@ impl DeviceReportKey {
         scope: &(),
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
         device_report_key_item(scope, self.device_id.as_str(), self.reported_at)
+    }
+}
+impl ::schema_runtime::EntityKey for DeviceReportKey {
+    type Entity = DeviceReport;
+    fn to_key_item(
+        &self,
+        scope: &(),
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        DeviceReportKey::to_key_item(self, scope)
     }
 }
 impl ::schema_runtime::Entity for DeviceReport {
@@ -802,6 +820,12 @@ impl Repository {
         &self,
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         TABLE.create(&self.client, &self.table_name).await
+    }
+    /// Reads items of the table's global entities together, as of one
+    /// moment (TransactGetItems, up to 100 items): add keys with `get`,
+    /// then `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, ()> {
+        ::schema_runtime::TransactGet::new(&self.client, self.table_info(), &())
     }
     /// Reads the [`Device`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_device(

@@ -138,6 +138,15 @@ impl ActivityEventKey {
         )
     }
 }
+impl ::schema_runtime::EntityKey for ActivityEventKey {
+    type Entity = ActivityEvent;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        ActivityEventKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for ActivityEvent {
     const ENTITY_TYPE: &'static str = "ActivityEvent";
     type Scope = TenantId;
@@ -616,6 +625,15 @@ impl MonthlyActivityCountKey {
         monthly_activity_count_key_item(scope, self.month.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for MonthlyActivityCountKey {
+    type Entity = MonthlyActivityCount;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        MonthlyActivityCountKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for MonthlyActivityCount {
     const ENTITY_TYPE: &'static str = "MonthlyActivityCount";
     type Scope = TenantId;
@@ -863,6 +881,16 @@ impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
+    }
+    /// Reads items of this tenant together, as of one moment
+    /// (TransactGetItems, up to 100 items): add keys with `get`, then
+    /// `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, TenantId> {
+        ::schema_runtime::TransactGet::new(
+            &self.repo.client,
+            self.repo.table_info(),
+            &self.tenant,
+        )
     }
     /// Reads the [`ActivityEvent`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_activity_event(

@@ -112,6 +112,15 @@ impl UserProfileKey {
         user_profile_key_item(scope)
     }
 }
+impl ::schema_runtime::EntityKey for UserProfileKey {
+    type Entity = UserProfile;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        UserProfileKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for UserProfile {
     const ENTITY_TYPE: &'static str = "UserProfile";
     type Scope = TenantId;
@@ -410,6 +419,15 @@ impl PhotoKey {
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
         photo_key_item(scope, self.photo_id.as_str())
+    }
+}
+impl ::schema_runtime::EntityKey for PhotoKey {
+    type Entity = Photo;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        PhotoKey::to_key_item(self, scope)
     }
 }
 impl ::schema_runtime::Entity for Photo {
@@ -951,6 +969,16 @@ impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
+    }
+    /// Reads items of this tenant together, as of one moment
+    /// (TransactGetItems, up to 100 items): add keys with `get`, then
+    /// `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, TenantId> {
+        ::schema_runtime::TransactGet::new(
+            &self.repo.client,
+            self.repo.table_info(),
+            &self.tenant,
+        )
     }
     /// Reads the [`UserProfile`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_user_profile(

@@ -135,6 +135,15 @@ impl ProductKey {
         product_key_item(scope, __shard, self.product_id.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for ProductKey {
+    type Entity = Product;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        ProductKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for Product {
     const ENTITY_TYPE: &'static str = "Product";
     type Scope = TenantId;
@@ -594,6 +603,16 @@ impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
+    }
+    /// Reads items of this tenant together, as of one moment
+    /// (TransactGetItems, up to 100 items): add keys with `get`, then
+    /// `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, TenantId> {
+        ::schema_runtime::TransactGet::new(
+            &self.repo.client,
+            self.repo.table_info(),
+            &self.tenant,
+        )
     }
     /// Reads the [`Product`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_product(

@@ -104,6 +104,15 @@ impl ProjectKey {
         project_key_item(scope, self.project_id.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for ProjectKey {
+    type Entity = Project;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        ProjectKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for Project {
     const ENTITY_TYPE: &'static str = "Project";
     type Scope = TenantId;
@@ -428,6 +437,15 @@ impl TaskKey {
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
         task_key_item(scope, self.project_id.as_str(), self.task_id.as_str())
+    }
+}
+impl ::schema_runtime::EntityKey for TaskKey {
+    type Entity = Task;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        TaskKey::to_key_item(self, scope)
     }
 }
 impl ::schema_runtime::Entity for Task {
@@ -931,6 +949,15 @@ impl CommentKey {
         )
     }
 }
+impl ::schema_runtime::EntityKey for CommentKey {
+    type Entity = Comment;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        CommentKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for Comment {
     const ENTITY_TYPE: &'static str = "Comment";
     type Scope = TenantId;
@@ -1340,6 +1367,16 @@ impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
+    }
+    /// Reads items of this tenant together, as of one moment
+    /// (TransactGetItems, up to 100 items): add keys with `get`, then
+    /// `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, TenantId> {
+        ::schema_runtime::TransactGet::new(
+            &self.repo.client,
+            self.repo.table_info(),
+            &self.tenant,
+        )
     }
     /// Reads the [`Project`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_project(

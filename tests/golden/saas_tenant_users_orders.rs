@@ -267,6 +267,15 @@ impl TenantKey {
         tenant_key_item(scope)
     }
 }
+impl ::schema_runtime::EntityKey for TenantKey {
+    type Entity = Tenant;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        TenantKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for Tenant {
     const ENTITY_TYPE: &'static str = "Tenant";
     type Scope = TenantId;
@@ -474,6 +483,15 @@ impl UserKey {
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
         user_key_item(scope, self.user_id.as_str())
+    }
+}
+impl ::schema_runtime::EntityKey for UserKey {
+    type Entity = User;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        UserKey::to_key_item(self, scope)
     }
 }
 impl ::schema_runtime::Entity for User {
@@ -792,6 +810,15 @@ impl OrderKey {
         scope: &TenantId,
     ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
         order_key_item(scope, self.order_id.as_str())
+    }
+}
+impl ::schema_runtime::EntityKey for OrderKey {
+    type Entity = Order;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        OrderKey::to_key_item(self, scope)
     }
 }
 impl ::schema_runtime::Entity for Order {
@@ -1155,6 +1182,15 @@ impl InventoryItemKey {
         inventory_item_key_item(scope, self.sku.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for InventoryItemKey {
+    type Entity = InventoryItem;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        InventoryItemKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for InventoryItem {
     const ENTITY_TYPE: &'static str = "InventoryItem";
     type Scope = TenantId;
@@ -1458,6 +1494,16 @@ impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
+    }
+    /// Reads items of this tenant together, as of one moment
+    /// (TransactGetItems, up to 100 items): add keys with `get`, then
+    /// `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, TenantId> {
+        ::schema_runtime::TransactGet::new(
+            &self.repo.client,
+            self.repo.table_info(),
+            &self.tenant,
+        )
     }
     /// Reads the [`Tenant`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_tenant(

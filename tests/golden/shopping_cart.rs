@@ -100,6 +100,15 @@ impl CartItemKey {
         )
     }
 }
+impl ::schema_runtime::EntityKey for CartItemKey {
+    type Entity = CartItem;
+    fn to_key_item(
+        &self,
+        scope: &(),
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        CartItemKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for CartItem {
     const ENTITY_TYPE: &'static str = "CartItem";
     type Scope = ();
@@ -453,6 +462,15 @@ impl WishlistItemKey {
         wishlist_item_key_item(scope, self.user_id.as_str(), self.product_id.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for WishlistItemKey {
+    type Entity = WishlistItem;
+    fn to_key_item(
+        &self,
+        scope: &(),
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        WishlistItemKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for WishlistItem {
     const ENTITY_TYPE: &'static str = "WishlistItem";
     type Scope = ();
@@ -771,6 +789,15 @@ impl CartCountKey {
         cart_count_key_item(scope, self.user_id.as_str(), self.status)
     }
 }
+impl ::schema_runtime::EntityKey for CartCountKey {
+    type Entity = CartCount;
+    fn to_key_item(
+        &self,
+        scope: &(),
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        CartCountKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for CartCount {
     const ENTITY_TYPE: &'static str = "CartCount";
     type Scope = ();
@@ -995,6 +1022,12 @@ impl Repository {
         &self,
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         TABLE.create(&self.client, &self.table_name).await
+    }
+    /// Reads items of the table's global entities together, as of one
+    /// moment (TransactGetItems, up to 100 items): add keys with `get`,
+    /// then `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, ()> {
+        ::schema_runtime::TransactGet::new(&self.client, self.table_info(), &())
     }
     /// Reads the [`CartItem`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_cart_item(

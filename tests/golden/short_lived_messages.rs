@@ -52,6 +52,15 @@ impl MessageKey {
         )
     }
 }
+impl ::schema_runtime::EntityKey for MessageKey {
+    type Entity = Message;
+    fn to_key_item(
+        &self,
+        scope: &(),
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        MessageKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for Message {
     const ENTITY_TYPE: &'static str = "Message";
     type Scope = ();
@@ -523,6 +532,12 @@ impl Repository {
         &self,
     ) -> ::core::result::Result<(), ::schema_runtime::Error> {
         TABLE.create(&self.client, &self.table_name).await
+    }
+    /// Reads items of the table's global entities together, as of one
+    /// moment (TransactGetItems, up to 100 items): add keys with `get`,
+    /// then `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, ()> {
+        ::schema_runtime::TransactGet::new(&self.client, self.table_info(), &())
     }
     /// Reads the [`Message`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_message(

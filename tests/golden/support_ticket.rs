@@ -103,6 +103,15 @@ impl TicketKey {
         ticket_key_item(scope, self.id.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for TicketKey {
+    type Entity = Ticket;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        TicketKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for Ticket {
     const ENTITY_TYPE: &'static str = "Ticket";
     type Scope = TenantId;
@@ -418,6 +427,15 @@ impl CommentKey {
         )
     }
 }
+impl ::schema_runtime::EntityKey for CommentKey {
+    type Entity = Comment;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        CommentKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for Comment {
     const ENTITY_TYPE: &'static str = "Comment";
     type Scope = TenantId;
@@ -731,6 +749,15 @@ impl TicketCountKey {
         ticket_count_key_item(scope, self.status)
     }
 }
+impl ::schema_runtime::EntityKey for TicketCountKey {
+    type Entity = TicketCount;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        TicketCountKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for TicketCount {
     const ENTITY_TYPE: &'static str = "TicketCount";
     type Scope = TenantId;
@@ -960,6 +987,16 @@ impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
+    }
+    /// Reads items of this tenant together, as of one moment
+    /// (TransactGetItems, up to 100 items): add keys with `get`, then
+    /// `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, TenantId> {
+        ::schema_runtime::TransactGet::new(
+            &self.repo.client,
+            self.repo.table_info(),
+            &self.tenant,
+        )
     }
     /// Reads the [`Ticket`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_ticket(

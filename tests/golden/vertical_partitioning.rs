@@ -168,6 +168,15 @@ impl DocumentMetaKey {
         document_meta_key_item(scope, self.document_id.as_str())
     }
 }
+impl ::schema_runtime::EntityKey for DocumentMetaKey {
+    type Entity = DocumentMeta;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        DocumentMetaKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for DocumentMeta {
     const ENTITY_TYPE: &'static str = "DocumentMeta";
     type Scope = TenantId;
@@ -615,6 +624,15 @@ impl DocumentBodyChunkKey {
         document_body_chunk_key_item(scope, self.document_id.as_str(), self.chunk)
     }
 }
+impl ::schema_runtime::EntityKey for DocumentBodyChunkKey {
+    type Entity = DocumentBodyChunk;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        DocumentBodyChunkKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for DocumentBodyChunk {
     const ENTITY_TYPE: &'static str = "DocumentBodyChunk";
     type Scope = TenantId;
@@ -857,6 +875,15 @@ impl DocumentAttachmentKey {
             self.document_id.as_str(),
             self.attachment_id.as_str(),
         )
+    }
+}
+impl ::schema_runtime::EntityKey for DocumentAttachmentKey {
+    type Entity = DocumentAttachment;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        DocumentAttachmentKey::to_key_item(self, scope)
     }
 }
 impl ::schema_runtime::Entity for DocumentAttachment {
@@ -1264,6 +1291,15 @@ impl DocumentShareKey {
         )
     }
 }
+impl ::schema_runtime::EntityKey for DocumentShareKey {
+    type Entity = DocumentShare;
+    fn to_key_item(
+        &self,
+        scope: &TenantId,
+    ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+        DocumentShareKey::to_key_item(self, scope)
+    }
+}
 impl ::schema_runtime::Entity for DocumentShare {
     const ENTITY_TYPE: &'static str = "DocumentShare";
     type Scope = TenantId;
@@ -1586,6 +1622,16 @@ impl<'a> TenantRepository<'a> {
     /// The tenant.
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
+    }
+    /// Reads items of this tenant together, as of one moment
+    /// (TransactGetItems, up to 100 items): add keys with `get`, then
+    /// `send` and read each item at its slot.
+    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, TenantId> {
+        ::schema_runtime::TransactGet::new(
+            &self.repo.client,
+            self.repo.table_info(),
+            &self.tenant,
+        )
     }
     /// Reads the [`DocumentMeta`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_document_meta(

@@ -319,6 +319,14 @@ impl Emitter<'_> {
                 }
             }
 
+            impl ::schema_runtime::EntityKey for #key_ty {
+                type Entity = #ty;
+
+                fn to_key_item(&self, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+                    #key_ty::to_key_item(self, scope)
+                }
+            }
+
             impl ::schema_runtime::Entity for #ty {
                 const ENTITY_TYPE: &'static str = #entity_name;
                 type Scope = #scope_ty;

@@ -98,6 +98,7 @@ pub const REPOSITORY_METHODS: &[&str] = &[
     "for_tenant",
     "tenant",
     "apply_counter_changes",
+    "transact_get",
 ];
 
 /// Types and constants every generated module has.

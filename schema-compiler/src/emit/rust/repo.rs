@@ -164,6 +164,21 @@ impl Emitter<'_> {
                 }
             }
         });
+        let global = self
+            .spec
+            .entities
+            .values()
+            .any(|e| !self.is_tenant_scoped(e));
+        let table_get = global.then(|| {
+            quote! {
+                /// Reads items of the table's global entities together, as of one
+                /// moment (TransactGetItems, up to 100 items): add keys with `get`,
+                /// then `send` and read each item at its slot.
+                pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, ()> {
+                    ::schema_runtime::TransactGet::new(&self.client, self.table_info(), &())
+                }
+            }
+        });
         let table_ops = self.entity_ops(Handle::Table);
         let table_patterns = self.pattern_methods(Handle::Table);
         let tenant = self.has_tenant().then(|| {
@@ -190,6 +205,13 @@ impl Emitter<'_> {
                     /// The tenant.
                     pub fn tenant(&self) -> &TenantId {
                         &self.tenant
+                    }
+
+                    /// Reads items of this tenant together, as of one moment
+                    /// (TransactGetItems, up to 100 items): add keys with `get`, then
+                    /// `send` and read each item at its slot.
+                    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, TenantId> {
+                        ::schema_runtime::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
                     }
 
                     #(#ops)*
@@ -255,6 +277,7 @@ impl Emitter<'_> {
                 }
 
                 #apply_changes
+                #table_get
 
                 #(#table_ops)*
                 #(#table_patterns)*
