@@ -1679,7 +1679,17 @@ fn activity_event_group_for_monthly_activity_count_image(
 }
 /// The changes to [`MonthlyActivityCount`] counters that DynamoDB Streams records of `ActivityEvent` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted.
 ///
-/// A stream consumer (a Lambda on the table's stream) turns each record's `OldImage`/`NewImage` into a [`::schema_runtime::aggregate::ChangeRecord`], calls this, and applies the result with `Repository::apply_counter_changes`.
+/// A stream consumer (a Lambda on the table's stream) turns each record's `OldImage`/`NewImage` into a [`::schema_runtime::aggregate::ChangeRecord`] (`ChangeRecord::from_lambda_event` with the runtime's `lambda` feature, or `ChangeRecord::try_from` a Streams SDK record with `streams`), calls this, and applies the result with `Repository::apply_counter_changes`:
+///
+/// ```ignore
+/// async fn handler(event: LambdaEvent<aws_lambda_events::event::dynamodb::Event>) -> Result<(), Error> {
+///     let records = ChangeRecord::from_lambda_event(event.payload);
+///     let (changes, errors) = monthly_activity_count_changes(&records);
+///     for e in &errors { eprintln!("{e}"); }
+///     repository.apply_counter_changes(&changes).await?;
+///     Ok(())
+/// }
+/// ```
 pub fn monthly_activity_count_changes(
     records: &[::schema_runtime::aggregate::ChangeRecord],
 ) -> (

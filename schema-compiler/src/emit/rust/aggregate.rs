@@ -161,7 +161,17 @@ impl<'a> Emitter<'a> {
         let doc = [
             format!(" The changes to [`{a_name}`] counters that DynamoDB Streams records of `{of_name}` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted."),
             String::new(),
-            " A stream consumer (a Lambda on the table's stream) turns each record's `OldImage`/`NewImage` into a [`::schema_runtime::aggregate::ChangeRecord`], calls this, and applies the result with `Repository::apply_counter_changes`.".to_owned(),
+            " A stream consumer (a Lambda on the table's stream) turns each record's `OldImage`/`NewImage` into a [`::schema_runtime::aggregate::ChangeRecord`] (`ChangeRecord::from_lambda_event` with the runtime's `lambda` feature, or `ChangeRecord::try_from` a Streams SDK record with `streams`), calls this, and applies the result with `Repository::apply_counter_changes`:".to_owned(),
+            String::new(),
+            " ```ignore".to_owned(),
+            " async fn handler(event: LambdaEvent<aws_lambda_events::event::dynamodb::Event>) -> Result<(), Error> {".to_owned(),
+            "     let records = ChangeRecord::from_lambda_event(event.payload);".to_owned(),
+            format!("     let (changes, errors) = {handler}(&records);"),
+            "     for e in &errors { eprintln!(\"{e}\"); }".to_owned(),
+            "     repository.apply_counter_changes(&changes).await?;".to_owned(),
+            "     Ok(())".to_owned(),
+            " }".to_owned(),
+            " ```".to_owned(),
         ];
         quote! {
             fn #image_fn(item: &::schema_runtime::Item, value: &#of_ty) -> ::core::result::Result<::schema_runtime::aggregate::Group, ::schema_runtime::Error> {
