@@ -472,9 +472,11 @@ impl Emitter<'_> {
             let read = self.read_shard(entity, t);
             quote!(shard: #read,)
         });
-        let defaults = self.binding.iter().flat_map(|b| &b.defaults).map(|f| {
-            quote!(#f: ::core::default::Default::default(),)
-        });
+        let defaults = self
+            .binding
+            .iter()
+            .flat_map(|b| &b.defaults)
+            .map(|f| quote!(#f: ::core::default::Default::default(),));
         quote! {
             ::core::result::Result::Ok(#ty {
                 #shard

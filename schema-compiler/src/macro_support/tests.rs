@@ -1,0 +1,3 @@
+//! The derive's logic as ordinary code.
+
+use super::derive_entity;
