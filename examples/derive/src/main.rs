@@ -191,7 +191,13 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let read: Option<Ticket> =
         ops::get(&client, &table(&tickets), ticket.primary_key(&acme)?, true).await?;
     println!("\nRead back: {read:?}");
-    assert_eq!(read, Some(Ticket { views: 0, ..ticket }));
+    assert_eq!(
+        read,
+        Some(Ticket {
+            views: 0,
+            ..ticket.clone()
+        })
+    );
     let read: Option<Comment> =
         ops::get(&client, &table(&tickets), comment.primary_key(&acme)?, true).await?;
     assert_eq!(read.as_ref(), Some(&comment));

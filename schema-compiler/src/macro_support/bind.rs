@@ -12,7 +12,7 @@ use super::attrs::{field_attrs, FieldAttrs, StructAttrs};
 use super::types::{check_type, expected_type, last_segment, option_inner};
 use super::{compilation_errors, wrap, Errors};
 use crate::diagnostics::did_you_mean;
-use crate::emit::rust::{emit_bound_entity, Binding};
+use crate::emit::rust::{emit_bound_entity, Binding, BOUND_TENANCY, BOUND_TENANT_ID};
 use crate::ir;
 use crate::source::SourceMap;
 
@@ -325,7 +325,8 @@ impl BindContext<'_> {
     /// The `Scope` type, and the check that a named tenancy has the spec's rules.
     fn scope(&self, errors: &mut Errors) -> Option<(TokenStream, TokenStream)> {
         let Some(tenancy) = self.tenancy else {
-            return Some((quote!(TenantId), TokenStream::new()));
+            let id = quote::format_ident!("{BOUND_TENANT_ID}");
+            return Some((quote!(#id), TokenStream::new()));
         };
         let scoped = self.spec.tenant.is_some() && self.entity.scope == ir::Scope::Tenant;
         if !scoped {
@@ -352,9 +353,10 @@ impl BindContext<'_> {
             "`{}` does not have the tenant rules of the spec (alphabet and length of its tenant id_pattern)",
             tenancy.value()
         );
+        let own = quote::format_ident!("{BOUND_TENANCY}");
         let assertion = quote_spanned! {tenancy.span()=>
             const _: () = ::core::assert!(
-                ::schema_runtime::same_tenant_rules::<#path, Tenancy>(),
+                ::schema_runtime::same_tenant_rules::<#path, #own>(),
                 #message
             );
         };

@@ -103,12 +103,6 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
             "`#[derive(Entity)]` does not support generic structs",
         ));
     }
-    if ["Tenancy", "TenantId"].contains(&input.ident.to_string().as_str()) {
-        errors.push(syn::Error::new(
-            input.ident.span(),
-            "`Tenancy` and `TenantId` are the names of the spec's tenant types: rename the struct",
-        ));
-    }
     let attrs = attrs::struct_attrs(&input.attrs, &mut errors);
     let fields: Vec<bind::Field<'_>> = fields
         .into_iter()

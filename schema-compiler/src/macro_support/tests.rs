@@ -51,6 +51,7 @@ fn a_bound_struct_gets_the_impl_the_build_script_path_generates() {
     let derived_impl = derived[start..end].replace(":: std :: string :: String", "String");
     // Field types are spelt as the user spelt them; everything else is the same.
     let generated_impl = generated.replace(":: std :: string :: String", "String");
+    let derived_impl = derived_impl.replace("__SingletableTenantId", "TenantId");
     assert!(
         generated_impl.contains(derived_impl.trim()),
         "{derived_impl}"

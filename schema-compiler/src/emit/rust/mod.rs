@@ -67,9 +67,16 @@ pub(crate) struct Binding {
     pub scope: TokenStream,
 }
 
+/// The tenant rules type of a derived entity's spec, and its tenant id type;
+/// named so that no path the user writes in the same module means them.
+pub(crate) const BOUND_TENANCY: &str = "__SingletableTenancy";
+/// See [`BOUND_TENANCY`].
+pub(crate) const BOUND_TENANT_ID: &str = "__SingletableTenantId";
+
 /// The `impl Entity` of `entity` for a user's struct, with the module-private
 /// items it calls (key function, key-domain constants, the tenant rules as
-/// `Tenancy`/`TenantId`): the derive wraps them in `const _: () = { … };`.
+/// [`BOUND_TENANCY`]/[`BOUND_TENANT_ID`]): the derive wraps them in
+/// `const _: () = { … };`.
 pub(crate) fn emit_bound_entity(
     spec: &ir::Spec,
     entity: &ir::Entity,
@@ -77,7 +84,10 @@ pub(crate) fn emit_bound_entity(
 ) -> TokenStream {
     let mut emitter = Emitter::new(spec);
     emitter.binding = Some(binding);
-    let tenant = emitter.emit_tenant();
+    let tenant = emitter.emit_tenant_named(
+        &format_ident!("{BOUND_TENANCY}"),
+        &format_ident!("{BOUND_TENANT_ID}"),
+    );
     let entity_impl = emitter.emit_entity_impl(entity);
     let key_fn = emitter.emit_key_fn(entity);
     // Last: the constants of the domains the code above used.
@@ -169,6 +179,15 @@ impl<'a> Emitter<'a> {
     }
 
     fn emit_tenant(&self) -> TokenStream {
+        self.emit_tenant_named(&format_ident!("Tenancy"), &format_ident!("TenantId"))
+    }
+
+    /// The tenant rules type `rules` and the tenant id type `alias`.
+    fn emit_tenant_named(
+        &self,
+        rules: &proc_macro2::Ident,
+        alias: &proc_macro2::Ident,
+    ) -> TokenStream {
         let Some(tenant) = &self.spec.tenant else {
             return TokenStream::new();
         };
@@ -190,16 +209,16 @@ impl<'a> Emitter<'a> {
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-            pub enum Tenancy {}
+            pub enum #rules {}
 
-            impl ::schema_runtime::TenantRules for Tenancy {
+            impl ::schema_runtime::TenantRules for #rules {
                 const MIN_LENGTH: usize = #min;
                 const MAX_LENGTH: usize = #max;
                 const ALPHABET: &'static [(char, char)] = &[#(#ranges),*];
             }
 
             /// A tenant id validated against this spec's tenant rules.
-            pub type TenantId = ::schema_runtime::TenantId<Tenancy>;
+            pub type #alias = ::schema_runtime::TenantId<#rules>;
         }
     }
 }
