@@ -118,6 +118,8 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
             ));
             None
         }
+        // After a malformed attribute, the missing mode is no news.
+        (None, None) if !errors.is_empty() => None,
         (None, None) => {
             errors.push(syn::Error::new(
                 input.ident.span(),
