@@ -4,8 +4,10 @@
 //!
 //! The derive binds a user's struct to one entity, in one of two modes:
 //!
-//! - spec-bound, `#[singletable(spec = "schemas/support_ticket.yaml", entity = "Ticket")]`:
-//!   the spec is read relative to the crate (`CARGO_MANIFEST_DIR`), compiled
+//! - spec-bound, `#[singletable(spec = "schemas/support_ticket.yaml", entity = "Ticket")]`
+//!   (`entity` defaults to the struct's name): the spec is read relative to
+//!   the crate (`CARGO_MANIFEST_DIR`, or `SINGLETABLE_MANIFEST_DIR` when set,
+//!   for harnesses such as trybuild that build crates out of tree), compiled
 //!   like a build script compiles it, and the struct checked against the
 //!   entity: every attribute has a field of a compatible type (optional ones
 //!   an `Option`), every field is an attribute or marked `#[singletable(skip)]`;
