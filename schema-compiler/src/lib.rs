@@ -67,6 +67,7 @@ pub mod encoding;
 pub mod explain;
 pub mod import;
 pub mod ir;
+pub mod macro_support;
 pub mod resolve;
 pub mod source;
 pub mod syntax;

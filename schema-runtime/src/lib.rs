@@ -49,8 +49,18 @@ pub use codec::{Attr, Decimal, TimeFormat};
 pub use entity::{entity_type, optional, optional_with, required, required_with, Entity};
 pub use error::{CancellationReason, DecodeError, DecodeProblem, Error, ValueError};
 pub use query::{Cursor, Decoder, Page, Position, Query, QueryRequest, DEFAULT_CONCURRENCY};
-pub use tenant::{InvalidTenantId, TenantId, TenantRules};
+pub use tenant::{same_tenant_rules, InvalidTenantId, TenantId, TenantRules};
 pub use transact_get::{EntityKey, Slot, TransactGet, TransactGetResult, MAX_TRANSACT_GET};
+
+/// `#[derive(Entity)]`: implements [`Entity`] for a struct the user owns,
+/// checked at compile time against an entity of a spec file, or with keys
+/// declared on the struct. See the `schema-derive` crate.
+#[cfg(feature = "derive")]
+pub use schema_derive::Entity;
+
+/// The `Scope` of an entity: `ScopeOf::<Ticket>::new("acme")` builds the
+/// tenant id of a derived struct whose tenant rules have no name.
+pub type ScopeOf<E> = <E as Entity>::Scope;
 
 /// A point in time (the SDK's `DateTime`; converts to and from
 /// `std::time::SystemTime`, and to `time`/`chrono` with the SDK's features).

@@ -95,6 +95,28 @@ impl<R: TenantRules> TenantId<R> {
     }
 }
 
+/// Whether two tenant rules are the same (length bounds and alphabet). The
+/// derive asserts it at compile time when a struct names its tenancy, so a
+/// `TenantId` of the generated module fits a derived struct only when both
+/// come from the same tenant rules.
+pub const fn same_tenant_rules<A: TenantRules, B: TenantRules>() -> bool {
+    if A::MIN_LENGTH != B::MIN_LENGTH || A::MAX_LENGTH != B::MAX_LENGTH {
+        return false;
+    }
+    let (a, b) = (A::ALPHABET, B::ALPHABET);
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i].0 as u32 != b[i].0 as u32 || a[i].1 as u32 != b[i].1 as u32 {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 fn validate<R: TenantRules>(id: &str) -> Result<(), InvalidTenantId> {
     if id.is_empty() {
         return Err(InvalidTenantId::Empty);
@@ -195,6 +217,12 @@ mod tests {
             TenantId::<Rules>::new("abcdefghi").unwrap_err(),
             InvalidTenantId::TooLong { length: 9, max: 8 }
         );
+    }
+
+    #[test]
+    fn same_rules_compare_bounds_and_alphabet() {
+        assert!(same_tenant_rules::<Rules, Rules>());
+        assert!(!same_tenant_rules::<Rules, Wide>());
     }
 
     struct Wide;

@@ -48,9 +48,9 @@ impl Emitter<'_> {
     }
 
     /// The value of a required attribute through `receiver` (`&str` for strings).
-    fn field_value(receiver: Receiver<'_>, attribute: &ir::Attribute) -> TokenStream {
+    fn field_value(&self, receiver: Receiver<'_>, attribute: &ir::Attribute) -> TokenStream {
         let r = format_ident!("{}", receiver.name);
-        let f = snake_ident(attribute.name.as_str());
+        let f = self.field_ident(attribute);
         if Self::is_copy(&attribute.r#type) {
             quote!(#r.#f)
         } else {
@@ -79,7 +79,7 @@ impl Emitter<'_> {
                         };
                         let push = self.push_value(
                             Input::Value {
-                                expr: Self::field_value(receiver, a),
+                                expr: self.field_value(receiver, a),
                                 entity: name,
                                 attribute: a,
                             },
@@ -101,6 +101,7 @@ impl Emitter<'_> {
     /// The input of a placeholder of `entity`'s templates, for a receiver
     /// holding the key fields (entity or key struct).
     fn entity_input<'t>(
+        &self,
         entity: &'t ir::Entity,
         receiver: Receiver<'_>,
         p: &'t ir::Placeholder,
@@ -111,7 +112,7 @@ impl Emitter<'_> {
             PlaceholderKind::Attribute => {
                 let attribute = &entity.attributes[p.name.as_str()];
                 Input::Value {
-                    expr: Self::field_value(receiver, attribute),
+                    expr: self.field_value(receiver, attribute),
                     entity: entity.name.as_str(),
                     attribute,
                 }
@@ -149,13 +150,13 @@ impl Emitter<'_> {
         let args = self
             .key_attributes(entity)
             .into_iter()
-            .map(|a| Self::field_value(receiver, a));
+            .map(|a| self.field_value(receiver, a));
         quote!(#key_fn(scope, #shard #(#args),*))
     }
 
     /// The module-private function building the table's key attributes; the
     /// entity, its key type and `to_item` all call it.
-    fn emit_key_fn(&self, entity: &ir::Entity) -> TokenStream {
+    pub(super) fn emit_key_fn(&self, entity: &ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
         let key_fn = Self::key_fn(entity);
         let scope_ty = self.scope_type(entity);
@@ -277,11 +278,9 @@ impl Emitter<'_> {
         };
         let key_struct_doc = format!(" The primary key of a [`{}`].", name.as_str());
         let pk_self = self.primary_key_body(entity, Receiver { name: "self" });
+        let entity_impl = self.emit_entity_impl(entity);
         let key_fn = self.emit_key_fn(entity);
-        let to_item = self.to_item_body(entity);
-        let from_item = self.decode_body(entity);
         let update = self.emit_update(entity);
-        let entity_name = name.as_str();
         quote! {
             #entity_doc
             #[doc = #key_doc]
@@ -327,6 +326,24 @@ impl Emitter<'_> {
                 }
             }
 
+            #entity_impl
+
+            #key_fn
+
+            #update
+        }
+    }
+
+    /// `impl Entity` for the entity's struct: the generated one, or a user's
+    /// struct the derive binds to the entity.
+    pub(super) fn emit_entity_impl(&self, entity: &ir::Entity) -> TokenStream {
+        let ty = self.entity_ident(entity);
+        let scope_ty = self.scope_type(entity);
+        let entity_name = entity.name.as_str();
+        let pk_self = self.primary_key_body(entity, Receiver { name: "self" });
+        let to_item = self.to_item_body(entity);
+        let from_item = self.decode_body(entity);
+        quote! {
             impl ::schema_runtime::Entity for #ty {
                 const ENTITY_TYPE: &'static str = #entity_name;
                 type Scope = #scope_ty;
@@ -343,10 +360,6 @@ impl Emitter<'_> {
                     #from_item
                 }
             }
-
-            #key_fn
-
-            #update
         }
     }
 
@@ -355,7 +368,7 @@ impl Emitter<'_> {
         let eta = self.spec.table.entity_type_attribute.as_str();
         let attributes = entity.attributes.values().map(|a| {
             let attribute = a.name.as_str();
-            let f = snake_ident(attribute);
+            let f = self.field_ident(a);
             if a.optional {
                 let value = self.to_av(name, a, quote!(value));
                 quote! {
@@ -414,11 +427,11 @@ impl Emitter<'_> {
                 entity: name,
                 attribute: a,
             },
-            _ => Self::entity_input(entity, Receiver { name: "self" }, p),
+            _ => self.entity_input(entity, Receiver { name: "self" }, p),
         });
         let mut body = quote!(item.insert(#attribute.to_owned(), #value););
         for a in optional.iter().rev() {
-            let f = snake_ident(a.name.as_str());
+            let f = self.field_ident(a);
             let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
             let access = if Self::is_copy(&a.r#type) {
                 quote!(self.#f)
@@ -432,10 +445,10 @@ impl Emitter<'_> {
 
     fn decode_body(&self, entity: &ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
-        let ty = pascal_ident(name);
+        let ty = self.entity_ident(entity);
         let key_attributes = self.key_attributes(entity);
         let fields = entity.attributes.values().map(|a| {
-            let f = snake_ident(a.name.as_str());
+            let f = self.field_ident(a);
             let in_key = key_attributes.iter().any(|k| k.name == a.name);
             let template = entity
                 .primary_key
@@ -467,10 +480,16 @@ impl Emitter<'_> {
             let read = self.read_shard(entity, t);
             quote!(shard: #read,)
         });
+        let defaults = self
+            .binding
+            .iter()
+            .flat_map(|b| &b.defaults)
+            .map(|f| quote!(#f: ::core::default::Default::default(),));
         quote! {
             ::core::result::Result::Ok(#ty {
                 #shard
                 #(#fields)*
+                #(#defaults)*
             })
         }
     }
@@ -726,7 +745,7 @@ impl Emitter<'_> {
                         entity: name,
                         attribute: a,
                     },
-                    None => Self::entity_input(entity, Receiver { name: "key" }, p),
+                    None => self.entity_input(entity, Receiver { name: "key" }, p),
                 });
                 let body = quote! {
                     #(#binds)*

@@ -47,6 +47,57 @@ pub(crate) struct Emitter<'a> {
     enums: IndexMap<(String, String), String>,
     /// String attributes whose key-domain constant the emitted code uses.
     used_domains: std::cell::RefCell<Vec<(String, String)>>,
+    /// A user's struct the entity impl is emitted for (the derive), instead
+    /// of the generated struct.
+    binding: Option<Binding>,
+}
+
+/// A user's struct bound to one entity of a spec: what the derive passes to
+/// the emitter so that `impl Entity` reads and builds that struct.
+#[derive(Debug, Clone)]
+pub(crate) struct Binding {
+    /// The struct.
+    pub ty: proc_macro2::Ident,
+    /// Per attribute name: the field and its value type (without `Option`).
+    pub fields: IndexMap<String, (proc_macro2::Ident, TokenStream)>,
+    /// Fields the spec does not know, filled with `Default::default()` when
+    /// an item is read.
+    pub defaults: Vec<proc_macro2::Ident>,
+    /// The `Scope` of a tenant-scoped entity.
+    pub scope: TokenStream,
+}
+
+/// The tenant rules type of a derived entity's spec, and its tenant id type;
+/// named so that no path the user writes in the same module means them.
+pub(crate) const BOUND_TENANCY: &str = "__SingletableTenancy";
+/// See [`BOUND_TENANCY`].
+pub(crate) const BOUND_TENANT_ID: &str = "__SingletableTenantId";
+
+/// The `impl Entity` of `entity` for a user's struct, with the module-private
+/// items it calls (key function, key-domain constants, the tenant rules as
+/// [`BOUND_TENANCY`]/[`BOUND_TENANT_ID`]): the derive wraps them in
+/// `const _: () = { … };`.
+pub(crate) fn emit_bound_entity(
+    spec: &ir::Spec,
+    entity: &ir::Entity,
+    binding: Binding,
+) -> TokenStream {
+    let mut emitter = Emitter::new(spec);
+    emitter.binding = Some(binding);
+    let tenant = emitter.emit_tenant_named(
+        &format_ident!("{BOUND_TENANCY}"),
+        &format_ident!("{BOUND_TENANT_ID}"),
+    );
+    let entity_impl = emitter.emit_entity_impl(entity);
+    let key_fn = emitter.emit_key_fn(entity);
+    // Last: the constants of the domains the code above used.
+    let domains = emitter.emit_domains();
+    quote! {
+        #tenant
+        #entity_impl
+        #key_fn
+        #domains
+    }
 }
 
 impl<'a> Emitter<'a> {
@@ -55,6 +106,7 @@ impl<'a> Emitter<'a> {
             spec,
             enums: types::enum_names(spec),
             used_domains: std::cell::RefCell::default(),
+            binding: None,
         }
     }
 
@@ -99,14 +151,43 @@ impl<'a> Emitter<'a> {
 
     /// The `Scope` type of an entity.
     fn scope_type(&self, entity: &ir::Entity) -> TokenStream {
-        if self.is_tenant_scoped(entity) {
-            quote!(TenantId)
-        } else {
-            quote!(())
+        match &self.binding {
+            _ if !self.is_tenant_scoped(entity) => quote!(()),
+            Some(binding) => binding.scope.clone(),
+            None => quote!(TenantId),
+        }
+    }
+
+    /// The struct of an entity: the generated one, or the bound user struct.
+    fn entity_ident(&self, entity: &ir::Entity) -> proc_macro2::Ident {
+        match &self.binding {
+            Some(binding) => binding.ty.clone(),
+            None => names::pascal_ident(entity.name.as_str()),
+        }
+    }
+
+    /// The field holding `attribute` in the entity's struct.
+    fn field_ident(&self, attribute: &ir::Attribute) -> proc_macro2::Ident {
+        match self
+            .binding
+            .as_ref()
+            .and_then(|b| b.fields.get(attribute.name.as_str()))
+        {
+            Some((field, _)) => field.clone(),
+            None => names::snake_ident(attribute.name.as_str()),
         }
     }
 
     fn emit_tenant(&self) -> TokenStream {
+        self.emit_tenant_named(&format_ident!("Tenancy"), &format_ident!("TenantId"))
+    }
+
+    /// The tenant rules type `rules` and the tenant id type `alias`.
+    fn emit_tenant_named(
+        &self,
+        rules: &proc_macro2::Ident,
+        alias: &proc_macro2::Ident,
+    ) -> TokenStream {
         let Some(tenant) = &self.spec.tenant else {
             return TokenStream::new();
         };
@@ -128,16 +209,16 @@ impl<'a> Emitter<'a> {
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-            pub enum Tenancy {}
+            pub enum #rules {}
 
-            impl ::schema_runtime::TenantRules for Tenancy {
+            impl ::schema_runtime::TenantRules for #rules {
                 const MIN_LENGTH: usize = #min;
                 const MAX_LENGTH: usize = #max;
                 const ALPHABET: &'static [(char, char)] = &[#(#ranges),*];
             }
 
             /// A tenant id validated against this spec's tenant rules.
-            pub type TenantId = ::schema_runtime::TenantId<Tenancy>;
+            pub type #alias = ::schema_runtime::TenantId<#rules>;
         }
     }
 }

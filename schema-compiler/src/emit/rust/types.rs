@@ -63,6 +63,13 @@ pub fn time_format(format: DatetimeFormat, precision: TimePrecision) -> TokenStr
 impl Emitter<'_> {
     /// The Rust type of an attribute's value (without `Option`).
     pub(super) fn value_type(&self, entity: &str, attribute: &ir::Attribute) -> TokenStream {
+        if let Some((_, ty)) = self
+            .binding
+            .as_ref()
+            .and_then(|b| b.fields.get(attribute.name.as_str()))
+        {
+            return ty.clone();
+        }
         self.type_of(entity, attribute.name.as_str(), &attribute.r#type)
     }
 

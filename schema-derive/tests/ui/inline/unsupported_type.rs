@@ -1,0 +1,15 @@
+#![allow(unused_imports, dead_code)]
+use schema_runtime::{DateTime, Entity};
+#[path = "../status.rs"]
+mod status;
+use status::Status;
+
+#[derive(Entity)]
+#[singletable(table = "Notes", pk = "NOTE#<id>")]
+struct Note {
+    #[singletable(pattern = "^[a-z0-9]{1,16}$")]
+    id: String,
+    status: Status,
+    count: u32,
+}
+fn main() {}

@@ -1,0 +1,11 @@
+#![allow(unused_imports, dead_code)]
+use schema_runtime::{DateTime, Entity};
+#[path = "../status.rs"]
+mod status;
+use status::Status;
+
+#[derive(Entity)]
+struct Ticket {
+    id: String,
+}
+fn main() {}

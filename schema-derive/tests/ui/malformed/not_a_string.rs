@@ -1,0 +1,12 @@
+#![allow(unused_imports, dead_code)]
+use schema_runtime::{DateTime, Entity};
+#[path = "../status.rs"]
+mod status;
+use status::Status;
+
+#[derive(Entity)]
+#[singletable(spec = 42)]
+struct Ticket {
+    id: String,
+}
+fn main() {}

@@ -1,0 +1,39 @@
+//! An enum like the generated ones, for the `status` attribute.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Open,
+    Closed,
+}
+
+impl Status {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Open => "OPEN",
+            Status::Closed => "CLOSED",
+        }
+    }
+}
+
+impl core::str::FromStr for Status {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "OPEN" => Ok(Status::Open),
+            "CLOSED" => Ok(Status::Closed),
+            other => Err(format!("{other:?} is not a status")),
+        }
+    }
+}
+
+impl schema_runtime::Attr for Status {
+    fn to_av(&self) -> schema_runtime::sdk::types::AttributeValue {
+        schema_runtime::sdk::types::AttributeValue::S(self.as_str().to_owned())
+    }
+    fn from_av(
+        av: &schema_runtime::sdk::types::AttributeValue,
+    ) -> Result<Self, schema_runtime::DecodeProblem> {
+        let text = <String as schema_runtime::Attr>::from_av(av)?;
+        text.parse().map_err(schema_runtime::DecodeProblem::Invalid)
+    }
+}

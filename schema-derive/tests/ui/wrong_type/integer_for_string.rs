@@ -1,0 +1,16 @@
+#![allow(unused_imports, dead_code)]
+use schema_runtime::{DateTime, Entity};
+#[path = "../status.rs"]
+mod status;
+use status::Status;
+
+#[derive(Entity)]
+#[singletable(spec = "tests/ui/specs/ticket.yaml")]
+struct Ticket {
+    id: String,
+    title: i64,
+    status: Status,
+    resolver: Option<String>,
+    created_at: DateTime,
+}
+fn main() {}
