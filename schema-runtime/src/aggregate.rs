@@ -49,7 +49,14 @@ pub fn counter_update(
     group: &Group,
     delta: i64,
 ) -> Result<TransactWriteItem, Error> {
-    let update = Update {
+    let update = add_to(counter, group, delta);
+    ops::transact_update(table, group.key.clone(), update, counter.entity)
+}
+
+/// The update adding `delta` to `group`'s counter, creating it (with the
+/// group's attributes) when there is none.
+fn add_to(counter: &Counter, group: &Group, delta: i64) -> Update {
+    Update {
         set: group.attributes.clone(),
         add: vec![(
             counter.count_attribute,
@@ -57,8 +64,7 @@ pub fn counter_update(
         )],
         upsert: true,
         ..Update::default()
-    };
-    ops::transact_update(table, group.key.clone(), update, counter.entity)
+    }
 }
 
 /// `attribute_exists(#pk) AND #g0 = :g0 AND …`: the item is still there and
@@ -338,15 +344,7 @@ pub async fn apply(
     changes: &[CounterChange],
 ) -> Result<(), Error> {
     for change in changes {
-        let update = Update {
-            set: change.group.attributes.clone(),
-            add: vec![(
-                change.counter.count_attribute,
-                AttributeValue::N(change.delta.to_string()),
-            )],
-            upsert: true,
-            ..Update::default()
-        };
+        let update = add_to(&change.counter, &change.group, change.delta);
         ops::update(
             client,
             table,

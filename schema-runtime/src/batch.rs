@@ -247,6 +247,24 @@ async fn get_chunk(
     (found, pending, last_error)
 }
 
+/// The reasons of the items that failed in a canceled transaction (DynamoDB
+/// reports `None` for the others).
+pub(crate) fn cancellation_reasons(
+    reasons: &[crate::sdk::types::CancellationReason],
+) -> Vec<CancellationReason> {
+    reasons
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.code().is_some_and(|c| c != "None"))
+        .map(|(index, r)| CancellationReason {
+            index,
+            item: "",
+            code: r.code().unwrap_or_default().to_owned(),
+            message: r.message().map(str::to_owned),
+        })
+        .collect()
+}
+
 /// Runs TransactWriteItems; a cancellation becomes
 /// [`Error::TransactionCanceled`] with the reason of each failed item.
 pub async fn transact_write(
@@ -263,21 +281,9 @@ pub async fn transact_write(
     match result {
         Ok(_) => Ok(()),
         Err(SdkError::ServiceError(e)) => match e.err() {
-            TransactWriteItemsError::TransactionCanceledException(canceled) => {
-                let reasons = canceled
-                    .cancellation_reasons()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, r)| r.code().is_some_and(|c| c != "None"))
-                    .map(|(index, r)| CancellationReason {
-                        index,
-                        item: "",
-                        code: r.code().unwrap_or_default().to_owned(),
-                        message: r.message().map(str::to_owned),
-                    })
-                    .collect();
-                Err(Error::TransactionCanceled(reasons))
-            }
+            TransactWriteItemsError::TransactionCanceledException(canceled) => Err(
+                Error::TransactionCanceled(cancellation_reasons(canceled.cancellation_reasons())),
+            ),
             _ => Err(Error::from(SdkError::ServiceError(e))),
         },
         Err(e) => Err(Error::from(e)),

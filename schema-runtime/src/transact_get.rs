@@ -3,7 +3,7 @@
 use std::marker::PhantomData;
 
 use crate::entity::Entity;
-use crate::error::{CancellationReason, Error, ValueError};
+use crate::error::{Error, ValueError};
 use crate::ops::TableInfo;
 use crate::sdk::error::SdkError;
 use crate::sdk::operation::transact_get_items::TransactGetItemsError;
@@ -129,19 +129,9 @@ impl<'a, S> TransactGet<'a, S> {
             Ok(output) => output,
             Err(SdkError::ServiceError(e)) => {
                 if let TransactGetItemsError::TransactionCanceledException(canceled) = e.err() {
-                    let reasons = canceled
-                        .cancellation_reasons()
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, r)| r.code().is_some_and(|c| c != "None"))
-                        .map(|(index, r)| CancellationReason {
-                            index,
-                            item: "",
-                            code: r.code().unwrap_or_default().to_owned(),
-                            message: r.message().map(str::to_owned),
-                        })
-                        .collect();
-                    return Err(Error::TransactionCanceled(reasons));
+                    return Err(Error::TransactionCanceled(
+                        crate::batch::cancellation_reasons(canceled.cancellation_reasons()),
+                    ));
                 }
                 return Err(Error::from(SdkError::ServiceError(e)));
             }
