@@ -220,8 +220,9 @@ impl Entity {
         // Names that become the same Rust field (`ProcessedDate` and
         // `processed_date`) count as taken too.
         let taken = |n: &str| {
-            self.attrs.keys().any(|a| a == n || snake(a) == snake(n))
-                || self.reserved.iter().any(|r| r == n)
+            self.attrs.keys().any(|a| {
+                a == n || crate::emit::rust::names::snake(a) == crate::emit::rust::names::snake(n)
+            }) || self.reserved.iter().any(|r| r == n)
         };
         if !taken(base) {
             return base.to_owned();
