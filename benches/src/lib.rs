@@ -19,6 +19,8 @@ pub mod results;
 pub mod serde_model;
 pub mod synth;
 
+pub use singletable_tests::generated::support_ticket::{Comment, Ticket};
+
 /// Repositories generated from the benchmark-only specs in `specs/`.
 pub mod generated {
     schema_runtime::include_generated!(pub key_shapes);
