@@ -2,6 +2,8 @@
 //! key encoders against the hand-written baseline (`format!` keys) and
 //! `serde_dynamo`, on the same support-ticket data in the same run.
 
+#![allow(missing_docs, reason = "criterion's macros generate undocumented public functions")]
+
 use std::hint::black_box;
 use std::time::Duration;
 
