@@ -71,7 +71,10 @@ fn main() {
                           "generated_per_key": per_key(comment_generated), "format_per_key": per_key(comment_format) },
         "ticket_to_item": { "generated": ticket_generated, "handwritten": ticket_handwritten, "serde_dynamo": ticket_serde },
     });
-    println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&value).unwrap_or_default()
+    );
     if let Err(e) = results::write("allocations", &value) {
         eprintln!("cannot write the results: {e}");
         std::process::exit(1);

@@ -2,7 +2,10 @@
 //! key encoders against the hand-written baseline (`format!` keys) and
 //! `serde_dynamo`, on the same support-ticket data in the same run.
 
-#![allow(missing_docs, reason = "criterion's macros generate undocumented public functions")]
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented public functions"
+)]
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -138,7 +141,8 @@ fn keys(c: &mut Criterion) {
     group.bench_function("format", |b| {
         b.iter(|| {
             for c in &comments {
-                let key = handwritten::comment_key(tenant.as_str(), &c.ticket_id, &c.created_at, &c.id);
+                let key =
+                    handwritten::comment_key(tenant.as_str(), &c.ticket_id, &c.created_at, &c.id);
                 black_box(key.unwrap());
             }
         })

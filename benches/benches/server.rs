@@ -3,7 +3,10 @@
 //! sending the same requests, and a scatter-gather query over 20 shards
 //! against one single-partition query returning as many items.
 
-#![allow(missing_docs, reason = "criterion's macros generate undocumented public functions")]
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented public functions"
+)]
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -23,9 +26,12 @@ async fn setup() -> Setup {
     let client = server::client(&server::server().await.endpoint);
     let tickets = support_ticket::Repository::new(client.clone())
         .with_table_name(server::unique_table("BenchTickets"));
-    tickets.create_table().await.expect("create the ticket table");
-    let votes = contest_votes::Repository::new(client)
-        .with_table_name(server::unique_table("BenchVotes"));
+    tickets
+        .create_table()
+        .await
+        .expect("create the ticket table");
+    let votes =
+        contest_votes::Repository::new(client).with_table_name(server::unique_table("BenchVotes"));
     votes.create_table().await.expect("create the votes table");
     for shard in 0..20 {
         let vote = contest_votes::VoteShard {
@@ -40,7 +46,10 @@ async fn setup() -> Setup {
             contestant_id: format!("c{shard:02}"),
             name: format!("Contestant {shard}"),
         };
-        votes.put_contestant(&contestant).await.expect("put a contestant");
+        votes
+            .put_contestant(&contestant)
+            .await
+            .expect("put a contestant");
     }
     Setup { tickets, votes }
 }
@@ -62,7 +71,13 @@ fn put_get(c: &mut Criterion, rt: &Runtime, s: &Setup) {
     group.bench_function("handwritten", |b| {
         b.to_async(rt).iter(|| async {
             let item = handwritten::ticket_to_item(tenant.as_str(), &ticket).unwrap();
-            client.put_item().table_name(table).set_item(Some(item)).send().await.unwrap();
+            client
+                .put_item()
+                .table_name(table)
+                .set_item(Some(item))
+                .send()
+                .await
+                .unwrap();
             let out = client
                 .get_item()
                 .table_name(table)
@@ -82,7 +97,11 @@ fn scatter_gather(c: &mut Criterion, rt: &Runtime, s: &Setup) {
     rt.block_on(async {
         let shards = votes.vote_shards("final", "ada").all().await.unwrap();
         let single = votes.contestants("final").all().await.unwrap();
-        assert_eq!((shards.len(), single.len()), (20, 20), "both return 20 items");
+        assert_eq!(
+            (shards.len(), single.len()),
+            (20, 20),
+            "both return 20 items"
+        );
     });
     let mut group = c.benchmark_group("scatter_gather");
     group.bench_function("single_partition", |b| {

@@ -23,7 +23,7 @@ pub fn ticket(n: u32) -> Ticket {
     Ticket {
         id: format!("T-{n:08}"),
         title: format!("Printer on floor {} is out of toner again", n % 40),
-        status: if n % 4 == 0 {
+        status: if n.is_multiple_of(4) {
             Status::Closed
         } else {
             Status::Open

@@ -26,7 +26,9 @@ fn s(value: impl Into<String>) -> AttributeValue {
 }
 
 fn rfc3339(value: &DateTime) -> Result<String, String> {
-    value.fmt(DateTimeFormat::DateTime).map_err(|e| e.to_string())
+    value
+        .fmt(DateTimeFormat::DateTime)
+        .map_err(|e| e.to_string())
 }
 
 fn get_s<'a>(item: &'a Item, name: &str) -> Result<&'a str, String> {
@@ -97,7 +99,10 @@ pub fn ticket_from_item(item: &Item) -> Result<Ticket, String> {
 /// The primary key of a comment.
 pub fn comment_key(tenant: &str, ticket_id: &str, at: &DateTime, id: &str) -> Result<Item, String> {
     Ok(HashMap::from([
-        ("pk".to_owned(), s(format!("TENANT#{tenant}|TICKET#{ticket_id}"))),
+        (
+            "pk".to_owned(),
+            s(format!("TENANT#{tenant}|TICKET#{ticket_id}")),
+        ),
         ("sk".to_owned(), s(format!("COMMENT#{}#{id}", rfc3339(at)?))),
     ]))
 }
@@ -154,5 +159,8 @@ pub fn reading_key(r: &Reading) -> Result<Item, String> {
         r.seq,
         r.offset + 5_000
     );
-    Ok(HashMap::from([("pk".to_owned(), s(pk)), ("sk".to_owned(), s(sk))]))
+    Ok(HashMap::from([
+        ("pk".to_owned(), s(pk)),
+        ("sk".to_owned(), s(sk)),
+    ]))
 }

@@ -15,6 +15,7 @@
 
 pub mod data;
 pub mod handwritten;
+pub mod report;
 pub mod results;
 pub mod serde_model;
 pub mod synth;

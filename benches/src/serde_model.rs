@@ -65,7 +65,9 @@ impl From<StatusRecord> for Status {
 }
 
 fn rfc3339(value: &DateTime) -> Result<String, String> {
-    value.fmt(DateTimeFormat::DateTime).map_err(|e| e.to_string())
+    value
+        .fmt(DateTimeFormat::DateTime)
+        .map_err(|e| e.to_string())
 }
 
 fn parse_time(text: &str) -> Result<DateTime, String> {

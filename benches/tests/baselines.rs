@@ -11,10 +11,19 @@ fn hand_written_and_serde_dynamo_tickets_are_the_generated_items() {
     for n in 0..20 {
         let ticket = data::ticket(n);
         let generated = ticket.to_item(&tenant).unwrap();
-        assert_eq!(handwritten::ticket_to_item(tenant.as_str(), &ticket).unwrap(), generated);
-        assert_eq!(serde_model::ticket_to_item(tenant.as_str(), &ticket).unwrap(), generated);
+        assert_eq!(
+            handwritten::ticket_to_item(tenant.as_str(), &ticket).unwrap(),
+            generated
+        );
+        assert_eq!(
+            serde_model::ticket_to_item(tenant.as_str(), &ticket).unwrap(),
+            generated
+        );
         assert_eq!(handwritten::ticket_from_item(&generated).unwrap(), ticket);
-        assert_eq!(serde_model::ticket_from_item(generated.clone()).unwrap(), ticket);
+        assert_eq!(
+            serde_model::ticket_from_item(generated.clone()).unwrap(),
+            ticket
+        );
         assert_eq!(Entity::from_item(&generated).ok(), Some(ticket));
     }
 }
@@ -25,10 +34,19 @@ fn hand_written_and_serde_dynamo_comments_are_the_generated_items() {
     for n in 0..20 {
         let comment = data::comment(n, n * 3);
         let generated = comment.to_item(&tenant).unwrap();
-        assert_eq!(handwritten::comment_to_item(tenant.as_str(), &comment).unwrap(), generated);
-        assert_eq!(serde_model::comment_to_item(tenant.as_str(), &comment).unwrap(), generated);
+        assert_eq!(
+            handwritten::comment_to_item(tenant.as_str(), &comment).unwrap(),
+            generated
+        );
+        assert_eq!(
+            serde_model::comment_to_item(tenant.as_str(), &comment).unwrap(),
+            generated
+        );
         assert_eq!(handwritten::comment_from_item(&generated).unwrap(), comment);
-        assert_eq!(serde_model::comment_from_item(generated.clone()).unwrap(), comment);
+        assert_eq!(
+            serde_model::comment_from_item(generated.clone()).unwrap(),
+            comment
+        );
     }
 }
 

@@ -10,7 +10,9 @@ use std::time::Instant;
 use schema_runtime::DateTime;
 use serde_json::json;
 use singletable_benches::results;
-use singletable_tests::generated::pooled_product_catalog::{Currency, Product, Repository, TenantId};
+use singletable_tests::generated::pooled_product_catalog::{
+    Currency, Product, Repository, TenantId,
+};
 use singletable_tests::server;
 
 const ITEMS: usize = 10_000;
@@ -47,7 +49,10 @@ async fn batched(client: &schema_runtime::sdk::Client, items: &[Product]) -> Res
     Ok(start.elapsed().as_secs_f64())
 }
 
-async fn sequential(client: &schema_runtime::sdk::Client, items: &[Product]) -> Result<f64, String> {
+async fn sequential(
+    client: &schema_runtime::sdk::Client,
+    items: &[Product],
+) -> Result<f64, String> {
     let repo = table(client).await?;
     let tenant = TenantId::new("bulk").map_err(|e| e.to_string())?;
     let t = repo.for_tenant(&tenant);
@@ -66,7 +71,10 @@ async fn run(rounds: usize) -> Result<serde_json::Value, String> {
     for round in 0..rounds {
         b.push(batched(&client, &items).await?);
         s.push(sequential(&client, &items).await?);
-        eprintln!("round {round}: batched {:.2} s, sequential {:.2} s", b[round], s[round]);
+        eprintln!(
+            "round {round}: batched {:.2} s, sequential {:.2} s",
+            b[round], s[round]
+        );
     }
     let (bm, bs) = results::median_and_spread(&mut b).ok_or("no rounds")?;
     let (sm, ss) = results::median_and_spread(&mut s).ok_or("no rounds")?;
@@ -79,7 +87,10 @@ async fn run(rounds: usize) -> Result<serde_json::Value, String> {
 }
 
 fn main() {
-    let rounds = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(3);
+    let rounds = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(3);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

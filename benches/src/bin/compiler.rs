@@ -34,7 +34,9 @@ fn measure(entities: usize) -> Result<serde_json::Value, String> {
     let yaml = synth::spec_yaml(entities);
     let name = format!("synthetic_{entities}.yaml");
     let check = time_runs(|| {
-        let compilation = schema_compiler::Compiler::new().source(&name, yaml.as_str()).compile();
+        let compilation = schema_compiler::Compiler::new()
+            .source(&name, yaml.as_str())
+            .compile();
         match compilation.has_errors() {
             true => Err(format!("{:?}", compilation.report())),
             false => Ok(()),
@@ -64,7 +66,11 @@ fn main() {
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
-    let sizes = if sizes.is_empty() { vec![10, 100, 1_000] } else { sizes };
+    let sizes = if sizes.is_empty() {
+        vec![10, 100, 1_000]
+    } else {
+        sizes
+    };
     let measured: Result<Vec<_>, String> = sizes.into_iter().map(measure).collect();
     match measured.and_then(|m| results::write("compiler", &json!(m)).map_err(|e| e.to_string())) {
         Ok(path) => println!("{}", path.display()),

@@ -32,7 +32,13 @@ fn timed(cmd: &mut Command) -> Result<f64, String> {
     Ok(elapsed)
 }
 
-fn compare(name: &str, ours: &Path, peer: &Path, bin: &Path, python: &Path) -> Result<serde_json::Value, String> {
+fn compare(
+    name: &str,
+    ours: &Path,
+    peer: &Path,
+    bin: &Path,
+    python: &Path,
+) -> Result<serde_json::Value, String> {
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         a.push(timed(Command::new(bin).arg("check").arg(ours))?);
@@ -60,8 +66,16 @@ fn main() {
         std::process::exit(2);
     };
     let designs = [
-        ("200 entities, 20 GSIs, 1,000 access patterns", dir.join("synthetic_200.yaml"), dir.join("peer_200.schema.json")),
-        ("support ticket", support.clone(), dir.join("peer_support_ticket.schema.json")),
+        (
+            "200 entities, 20 GSIs, 1,000 access patterns",
+            dir.join("synthetic_200.yaml"),
+            dir.join("peer_200.schema.json"),
+        ),
+        (
+            "support ticket",
+            support.clone(),
+            dir.join("peer_support_ticket.schema.json"),
+        ),
     ];
     let measured: Result<Vec<_>, String> = designs
         .iter()

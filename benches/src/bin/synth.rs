@@ -20,8 +20,12 @@ fn main() -> std::io::Result<()> {
     for n in [10, 100, 200, 1_000] {
         std::fs::write(dir.join(format!("synthetic_{n}.yaml")), synth::spec_yaml(n))?;
     }
-    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).map_err(std::io::Error::other);
-    std::fs::write(dir.join("peer_200.schema.json"), pretty(&synth::peer_schema(200))?)?;
+    let pretty =
+        |v: &serde_json::Value| serde_json::to_string_pretty(v).map_err(std::io::Error::other);
+    std::fs::write(
+        dir.join("peer_200.schema.json"),
+        pretty(&synth::peer_schema(200))?,
+    )?;
     std::fs::write(
         dir.join("peer_support_ticket.schema.json"),
         pretty(&synth::support_ticket_peer_schema())?,
