@@ -177,7 +177,11 @@ pub fn push_datetime(
             if write_rfc3339(key, value, digits) {
                 Ok(())
             } else {
-                Err(value_error(context, name, "year outside 0000..=9999".into()))
+                Err(value_error(
+                    context,
+                    name,
+                    "year outside 0000..=9999".into(),
+                ))
             }
         }
         TimeFormat::EpochSeconds => {
