@@ -6,6 +6,8 @@
 //! to a fixed width (offset by `-min` when `min < 0`) so text order is
 //! numeric order, and datetimes have a fixed width too.
 
+use std::fmt::Write as _;
+
 use crate::error::{DecodeProblem, ValueError};
 use crate::sdk::primitives::{Blob, DateTime, DateTimeFormat};
 use crate::sdk::types::AttributeValue;
@@ -146,10 +148,8 @@ pub fn push_integer(
     let offset = if min < 0 { i128::from(min) } else { 0 };
     let shifted = (i128::from(value) - offset) as u128;
     let span = (i128::from(max) - offset) as u128;
-    for _ in width(shifted)..width(span) {
-        key.push('0');
-    }
-    key.push_str(&shifted.to_string());
+    // Written straight into the key: no temporary string per placeholder.
+    let _ = write!(key, "{shifted:0width$}", width = width(span));
     Ok(())
 }
 
@@ -174,10 +174,15 @@ pub fn push_datetime(
 ) -> Result<(), ValueError> {
     match format {
         TimeFormat::Rfc3339(digits) => {
-            let text = rfc3339(value, digits)
-                .ok_or_else(|| value_error(context, name, "year outside 0000..=9999".into()))?;
-            key.push_str(&text);
-            Ok(())
+            if write_rfc3339(key, value, digits) {
+                Ok(())
+            } else {
+                Err(value_error(
+                    context,
+                    name,
+                    "year outside 0000..=9999".into(),
+                ))
+            }
         }
         TimeFormat::EpochSeconds => {
             push_integer(key, value.secs(), 0, 999_999_999_999, context, name)
@@ -194,26 +199,34 @@ pub fn push_datetime(
 /// RFC 3339 in UTC with exactly `digits` fractional digits; `None` outside
 /// years 0000 to 9999.
 pub fn rfc3339(value: DateTime, digits: u8) -> Option<String> {
+    let mut text = String::with_capacity(31);
+    write_rfc3339(&mut text, value, digits).then_some(text)
+}
+
+/// Appends [`rfc3339`]'s text to `out` without a temporary string; `false`
+/// (and nothing appended) outside years 0000 to 9999.
+fn write_rfc3339(out: &mut String, value: DateTime, digits: u8) -> bool {
     let secs = value.secs();
     let days = secs.div_euclid(86_400);
     let second_of_day = secs.rem_euclid(86_400);
     let (year, month, day) = civil_from_days(days);
     if !(0..=9999).contains(&year) {
-        return None;
+        return false;
     }
-    let mut text = format!(
+    let _ = write!(
+        out,
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
         second_of_day / 3600,
         second_of_day / 60 % 60,
         second_of_day % 60
     );
+    let digits = u32::from(digits.min(9));
     if digits > 0 {
-        let nanos = format!("{:09}", value.subsec_nanos());
-        text.push('.');
-        text.push_str(&nanos[..usize::from(digits.min(9))]);
+        let fraction = value.subsec_nanos() / 10u32.pow(9 - digits);
+        let _ = write!(out, ".{fraction:0width$}", width = digits as usize);
     }
-    text.push('Z');
-    Some(text)
+    out.push('Z');
+    true
 }
 
 /// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).

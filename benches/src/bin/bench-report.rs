@@ -1,0 +1,430 @@
+//! Writes BENCHMARKS.md from the results of a `scripts/bench` run.
+//!
+//! ```sh
+//! bench-report <criterion dir> <results dir> <out.md> <commit> <date> <machine>
+//! ```
+//!
+//! A benchmark whose results are missing is reported as not run, never
+//! filled in.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use singletable_benches::report::{cell, duration, timing, Sources, Timing};
+
+/// One benchmark's section: its table and verdict lines.
+struct Section {
+    title: &'static str,
+    body: String,
+}
+
+fn verdict(met: bool, target: &str, missed: &str) -> String {
+    if met {
+        format!("**Target met**: {target}.\n")
+    } else {
+        format!("**Target missed**: {target}. {missed}\n")
+    }
+}
+
+fn row(out: &mut String, name: &str, t: Option<Timing>, ratio: Option<f64>) {
+    let time = t.map_or("not run".to_owned(), cell);
+    let ratio = ratio.map_or("—".to_owned(), |r| format!("{r:.2}"));
+    let _ = writeln!(out, "| {name} | {time} | {ratio} |");
+}
+
+fn ratio(a: Option<Timing>, b: Option<Timing>) -> Option<f64> {
+    Some(a?.median / b?.median)
+}
+
+fn codec(s: &Sources) -> Section {
+    let mut body = String::from(
+        "Generated `to_item`/`from_item` of the support-ticket entities against a hand-written \
+         `HashMap<String, AttributeValue>` conversion and `serde_dynamo` (64 items an \
+         iteration; all three produce identical items, checked by `benches/tests/baselines.rs`). \
+         Ratio: time over the hand-written time.\n\n| benchmark | median ± spread | ratio |\n|---|---|---|\n",
+    );
+    let mut met = true;
+    let mut worst: f64 = 0.0;
+    for group in [
+        "codec_ticket_to_item",
+        "codec_ticket_from_item",
+        "codec_comment_round_trip",
+    ] {
+        let hand = s.criterion(group, "handwritten");
+        let gen = s.criterion(group, "generated");
+        let serde = s.criterion(group, "serde_dynamo");
+        row(
+            &mut body,
+            &format!("{group}: generated"),
+            gen,
+            ratio(gen, hand),
+        );
+        row(
+            &mut body,
+            &format!("{group}: hand-written"),
+            hand,
+            ratio(hand, hand),
+        );
+        row(
+            &mut body,
+            &format!("{group}: serde_dynamo"),
+            serde,
+            ratio(serde, hand),
+        );
+        let r = ratio(gen, hand).unwrap_or(f64::INFINITY);
+        worst = worst.max(r);
+        met &= r <= 1.10 && ratio(gen, serde).is_some_and(|r| r < 1.0);
+    }
+    body.push('\n');
+    body += &verdict(
+        met,
+        "within 10% of hand-written and faster than serde_dynamo",
+        &format!(
+            "The worst ratio is {worst:.2}. The generated code does work the hand-written code \
+             skips: it checks every key placeholder against its pattern's alphabet and length and \
+             every bounded string's length, and falls back to parsing attributes out of the keys. \
+             Skipping checks on values the type already guarantees (enums) and checking each \
+             string in one pass would narrow it."
+        ),
+    );
+    Section {
+        title: "1. Item codec",
+        body,
+    }
+}
+
+fn keys(s: &Sources) -> Section {
+    let mut body = String::from(
+        "Generated key encoders (`…Key::to_key_item`) against `format!` of the same templates \
+         into the same two-attribute item. `keys_typed` is `SENSOR#<sensor>|PATH#<path>` / \
+         `AT#<at>|LOG#<logged_at>|SEQ#<seq>|OFF#<offset>` (`benches/specs/key_shapes.yaml`: a \
+         pattern-checked string, an escaped string, a zero-padded and an offset integer, RFC 3339 \
+         and epoch-millisecond timestamps); `keys_comment` is the support-ticket comment key. \
+         Ratio: time over the `format!` time.\n\n| benchmark | median ± spread | ratio |\n|---|---|---|\n",
+    );
+    let mut met = true;
+    for group in ["keys_typed", "keys_comment"] {
+        let f = s.criterion(group, "format");
+        let g = s.criterion(group, "generated");
+        row(&mut body, &format!("{group}: generated"), g, ratio(g, f));
+        row(&mut body, &format!("{group}: format!"), f, ratio(f, f));
+        met &= ratio(g, f).is_some_and(|r| r <= 1.0);
+    }
+    let allocs = s.results("allocations");
+    let mut one_alloc = allocs.is_some();
+    if let Some(a) = &allocs {
+        let _ = writeln!(
+            body,
+            "\nHeap allocations per key value (the item map and its two attribute names, {} \
+             allocations, are the same in both and left out):\n\n| key | generated | format! |\n|---|---|---|",
+            a["container"]
+        );
+        for group in ["keys_typed", "keys_comment"] {
+            let g = a[group]["generated_per_key"].as_f64().unwrap_or(f64::NAN);
+            let f = a[group]["format_per_key"].as_f64().unwrap_or(f64::NAN);
+            let _ = writeln!(body, "| {group} | {g} | {f} |");
+            one_alloc &= g <= 1.0;
+        }
+    }
+    body.push('\n');
+    body += &verdict(met, "no slower than `format!`", "The generated encoder validates each placeholder (alphabet, length, integer range) where `format!` does not.");
+    body += &verdict(
+        one_alloc,
+        "one allocation per key",
+        "The escaped path outgrows the key buffer, which the generator sizes at 16 bytes per \
+         placeholder, so the buffer grows once. Sizing it from each placeholder's encoding \
+         (exact for integers, timestamps and enums, the bounded length for strings) would close it.",
+    );
+    Section {
+        title: "2. Key building",
+        body,
+    }
+}
+
+fn compiler(s: &Sources) -> Section {
+    let mut body = String::from(
+        "`check` (parse, resolve, every rule) and full Rust generation of synthetic designs \
+         (`benches/src/synth.rs`): each entity has 7 attributes, a tenant-scoped key, one GSI key \
+         and 5 access patterns; GSIs grow as one per ten entities up to DynamoDB's 20. In process, \
+         release build.\n\n| entities | GSIs | access patterns | check | generate |\n|---|---|---|---|---|\n",
+    );
+    let runs = s
+        .results("compiler")
+        .and_then(|v| v.as_array().cloned())
+        .unwrap_or_default();
+    let mut check_at = std::collections::BTreeMap::new();
+    for r in &runs {
+        let check = timing(&r["check"]);
+        let generate = timing(&r["generate"]);
+        let _ = writeln!(
+            body,
+            "| {} | {} | {} | {} | {} |",
+            r["entities"],
+            r["gsis"],
+            r["access_patterns"],
+            check.map_or("not run".into(), cell),
+            generate.map_or("not run".into(), cell)
+        );
+        if let (Some(n), Some(c)) = (r["entities"].as_u64(), check) {
+            check_at.insert(n, c.median);
+        }
+    }
+    let growth = match (check_at.get(&10), check_at.get(&1_000)) {
+        (Some(a), Some(b)) => Some(b / a),
+        _ => None,
+    };
+    let big = check_at.get(&1_000).copied();
+    let why = "The checks that compare keys (`key_collision` over every pair of entities, \
+               `key_space_overlap` over every query and entity) are quadratic, and they derive \
+               each template's tokens again for every pair, re-parsing the attribute patterns with \
+               regex-syntax each time (a profile of the 200-entity check shows regex parsing, \
+               `check::lang::intersects` and allocation on top). Tokenizing each template once and \
+               comparing only entities whose keys start with the same literal (a map from leading \
+               literal to entities) would make both near-linear.";
+    body.push('\n');
+    body += &verdict(
+        growth.is_some_and(|g| g <= 120.0),
+        &format!(
+            "linear growth, 1,000 entities within 120 times 10 entities (measured: {})",
+            growth.map_or("not run".into(), |g| format!("{g:.0} times"))
+        ),
+        why,
+    );
+    body += &verdict(
+        big.is_some_and(|b| b < 0.5),
+        &format!(
+            "a 1,000-entity spec checks well under a second (measured: {})",
+            big.map_or("not run".into(), duration)
+        ),
+        "Same cause as above.",
+    );
+    body += &peer(s);
+    Section {
+        title: "3. Compiler scaling and the peer validator",
+        body,
+    }
+}
+
+fn peer(s: &Sources) -> String {
+    let mut body = String::from(
+        "\nWhole processes on the same design, 5 alternating rounds: `singletable check` against \
+         the peer validator (PyPI `awslabs-dynamodb-mcp-server`, pinned in `scripts/bench`, \
+         `codegen --validate-only`) on its `schema.json` of the same design, written by the same \
+         generator. The peer's format has no tenants, so its copy of the synthetic design has no \
+         tenant placeholder (its range-query rule allows one partition-key parameter). \
+         Ratio: the peer's time over singletable's.\n\n| design | singletable | peer | ratio |\n|---|---|---|---|\n",
+    );
+    let runs = s
+        .results("peer")
+        .and_then(|v| v.as_array().cloned())
+        .unwrap_or_default();
+    let mut large = None;
+    for r in &runs {
+        let speedup = r["speedup"].as_f64();
+        let _ = writeln!(
+            body,
+            "| {} | {} | {} | {} |",
+            r["design"].as_str().unwrap_or("?"),
+            timing(&r["singletable"]).map_or("not run".into(), cell),
+            timing(&r["peer"]).map_or("not run".into(), cell),
+            speedup.map_or("—".into(), |x| format!("{x:.1}"))
+        );
+        if r["design"].as_str().is_some_and(|d| d.starts_with("200")) {
+            large = speedup;
+        }
+    }
+    body.push('\n');
+    body += &verdict(
+        large.is_some_and(|x| x >= 20.0),
+        "at least 20 times faster than the peer on the large design, checking strictly more \
+         rules (singletable also proves tenant isolation, delimiter safety, key collisions, \
+         key-space overlap, sort order and DynamoDB's size limits, none of which the peer checks)",
+        "On the small support-ticket design singletable wins by process start-up alone; on the \
+         large design the quadratic key checks above dominate. Fixing them closes this too.",
+    );
+    body
+}
+
+fn server(s: &Sources) -> Section {
+    let mut body = String::from(
+        "Against the embedded dynoxide server in the same process. `e2e_put_get`: one PutItem \
+         and one GetItem of a ticket through the generated repository, and the same two \
+         requests built by hand with `aws-sdk-dynamodb`, alternating within each iteration, on a \
+         table created without the spec's stream (dynoxide keeps every stream record, and its \
+         requests slow down as they pile up: with the stream, whichever variant ran second \
+         measured about 40% slower). `scatter_gather`: the 20-shard \
+         `vote_shards` query (one item per shard, default concurrency 8, and one shard at a time) \
+         against the single-partition `contestants` query returning 20 items, on the same table.\n\n\
+         | benchmark | median ± spread | ratio |\n|---|---|---|\n",
+    );
+    let gen = s.criterion("e2e_put_get", "generated");
+    let hand = s.criterion("e2e_put_get", "handwritten");
+    row(&mut body, "e2e_put_get: generated", gen, ratio(gen, hand));
+    row(
+        &mut body,
+        "e2e_put_get: hand-written",
+        hand,
+        ratio(hand, hand),
+    );
+    let single = s.criterion("scatter_gather", "single_partition");
+    let shards = s.criterion("scatter_gather", "twenty_shards");
+    let seq = s.criterion("scatter_gather", "twenty_shards_sequential");
+    row(
+        &mut body,
+        "scatter_gather: single partition",
+        single,
+        ratio(single, single),
+    );
+    row(
+        &mut body,
+        "scatter_gather: 20 shards",
+        shards,
+        ratio(shards, single),
+    );
+    row(
+        &mut body,
+        "scatter_gather: 20 shards, one at a time",
+        seq,
+        ratio(seq, single),
+    );
+    let ops = ratio(hand, gen);
+    body.push('\n');
+    body += &verdict(
+        ops.is_some_and(|r| r >= 0.95),
+        &format!(
+            "generated operations per second at least 0.95 of hand-written (measured: {})",
+            ops.map_or("not run".into(), |r| format!("{r:.2}"))
+        ),
+        "The generated calls send the same requests; what differs is the validation the \
+         generated code adds (key alphabets and lengths) and the entity-type check on reads.",
+    );
+    let sg = ratio(shards, single);
+    body += &verdict(
+        sg.is_some_and(|r| r <= 2.5),
+        &format!(
+            "scatter-gather at most 2.5 times the single query (measured: {})",
+            sg.map_or("not run".into(), |r| format!("{r:.1} times"))
+        ),
+        "The 20 queries go out 8 at a time, which takes the fan-out from the sequential ratio \
+         (last row) to the one measured, but dynoxide executes one request at a time (one SQLite \
+         database behind a lock), so only the client's and the connection's share of each \
+         request overlaps, not the server's. DynamoDB serves each partition on its own; running \
+         this benchmark against a server that executes requests in parallel (DynamoDB Local \
+         through `DYNAMODB_ENDPOINT`, or DynamoDB) would measure the fan-out itself, and a \
+         concurrency of 20 would send every shard's query at once.",
+    );
+    Section {
+        title: "4. End to end, 5. Scatter-gather",
+        body,
+    }
+}
+
+fn bulk(s: &Sources) -> Section {
+    let mut body = String::from(
+        "10,000 products (pooled catalog, 10 hash shards) through the generated batch writer \
+         (`import_products`: BatchWriteItem of 25, 8 requests at once) against 10,000 \
+         sequential `put_product` calls, each on a fresh table, alternating.\n\n\
+         | variant | median ± spread | speedup |\n|---|---|---|\n",
+    );
+    let v = s.results("bulk");
+    let speedup = v.as_ref().and_then(|v| v["speedup"].as_f64());
+    if let Some(v) = &v {
+        let _ = writeln!(
+            body,
+            "| batch writer | {} | {} |",
+            timing(&v["batched"]).map_or("not run".into(), cell),
+            speedup.map_or("—".into(), |x| format!("{x:.1}"))
+        );
+        let _ = writeln!(
+            body,
+            "| sequential put | {} | 1.0 |",
+            timing(&v["sequential"]).map_or("not run".into(), cell)
+        );
+        let _ = writeln!(
+            body,
+            "\nServer: {}, rounds: {}.",
+            v["server"].as_str().unwrap_or("?"),
+            v["rounds"]
+        );
+    } else {
+        body += "| not run | | |\n";
+    }
+    body.push('\n');
+    body += &verdict(
+        speedup.is_some_and(|x| x >= 5.0),
+        "the batch writer at least 5 times faster than sequential puts",
+        "dynoxide writes one request at a time, so the batch writer saves round trips and \
+         request overhead but not the server's per-item work.",
+    );
+    Section {
+        title: "6. Bulk load",
+        body,
+    }
+}
+
+fn build(s: &Sources) -> Section {
+    let mut body = String::new();
+    match s.results("build") {
+        Some(v) => {
+            let _ = writeln!(
+                body,
+                "| measurement | value |\n|---|---|\n\
+                 | clean build of `schema-compiler` without `cli` (dev profile, as a build-dependency) | {} |\n\
+                 | crates in that build | {} |\n\
+                 | incremental rebuild of `examples/support-ticket` after a one-line spec edit | {} |\n\
+                 | clap, tokio or miette's `fancy` in the build-dependency | {} |\n",
+                duration(v["clean_build_s"].as_f64().unwrap_or(f64::NAN)),
+                v["crates"],
+                duration(v["incremental_s"].as_f64().unwrap_or(f64::NAN)),
+                v["heavy"].as_str().unwrap_or("?"),
+            );
+            body += &verdict(
+                v["heavy"].as_str() == Some("none"),
+                "a lean build-dependency: no clap, no miette `fancy`, no tokio",
+                "See the crate list above.",
+            );
+        }
+        None => body += "Not run.\n",
+    }
+    Section {
+        title: "7. Build cost for users",
+        body,
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [criterion, results, out, commit, date, machine] = args.as_slice() else {
+        eprintln!(
+            "usage: bench-report <criterion dir> <results dir> <out.md> <commit> <date> <machine>"
+        );
+        std::process::exit(2);
+    };
+    let sources = Sources {
+        criterion: PathBuf::from(criterion),
+        results: PathBuf::from(results),
+    };
+    let mut md = format!(
+        "# Benchmarks\n\nWritten by `scripts/bench` — do not edit by hand.\n\n\
+         - Machine: {machine}\n- Date: {date}\n- Commit: {commit}\n\n\
+         Every comparison runs both sides on the same data in the same run; the machine is \
+         shared, so read the ratios, not the absolute times. Times are medians ± the median \
+         absolute deviation. Micro-benchmarks and the server benchmarks use criterion \
+         (`benches/benches/`); compiler scaling, the peer comparison and the bulk load are \
+         timed by the binaries in `benches/src/bin/`.\n"
+    );
+    for section in [
+        codec(&sources),
+        keys(&sources),
+        compiler(&sources),
+        server(&sources),
+        bulk(&sources),
+        build(&sources),
+    ] {
+        let _ = write!(md, "\n## {}\n\n{}", section.title, section.body);
+    }
+    if let Err(e) = std::fs::write(out, md) {
+        eprintln!("cannot write {out}: {e}");
+        std::process::exit(1);
+    }
+}

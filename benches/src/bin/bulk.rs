@@ -1,0 +1,112 @@
+//! Bulk load: 10,000 products through the generated batch writer
+//! (`import_products`: BatchWriteItem, 25 items a request, several requests
+//! at once) against 10,000 sequential `put_product` calls, on the embedded
+//! dynoxide server (or `DYNAMODB_ENDPOINT`). Each round loads a fresh
+//! table; the two alternate so that drift on a shared machine hits both.
+//! Writes `bulk.json` to the results directory.
+
+use std::time::Instant;
+
+use schema_runtime::DateTime;
+use serde_json::json;
+use singletable_benches::results;
+use singletable_tests::generated::pooled_product_catalog::{
+    Currency, Product, Repository, TenantId,
+};
+use singletable_tests::server;
+
+const ITEMS: usize = 10_000;
+
+fn products() -> Vec<Product> {
+    (0..ITEMS)
+        .map(|i| Product {
+            product_id: format!("sku-{i:05}"),
+            name: format!("product {i}"),
+            category: "tools".into(),
+            price: "9.99".parse().expect("a valid decimal"),
+            currency: Currency::Eur,
+            doc: Default::default(),
+            updated_at: DateTime::from_secs(1_714_564_800),
+        })
+        .collect()
+}
+
+async fn table(client: &schema_runtime::sdk::Client) -> Result<Repository, String> {
+    let repo = Repository::new(client.clone()).with_table_name(server::unique_table("Bulk"));
+    repo.create_table().await.map_err(|e| e.to_string())?;
+    Ok(repo)
+}
+
+async fn batched(client: &schema_runtime::sdk::Client, items: &[Product]) -> Result<f64, String> {
+    let repo = table(client).await?;
+    let tenant = TenantId::new("bulk").map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let mut batch = repo.for_tenant(&tenant).import_products();
+    for p in items {
+        batch.put_product(p);
+    }
+    batch.send().await.map_err(|e| e.to_string())?;
+    Ok(start.elapsed().as_secs_f64())
+}
+
+async fn sequential(
+    client: &schema_runtime::sdk::Client,
+    items: &[Product],
+) -> Result<f64, String> {
+    let repo = table(client).await?;
+    let tenant = TenantId::new("bulk").map_err(|e| e.to_string())?;
+    let t = repo.for_tenant(&tenant);
+    let start = Instant::now();
+    for p in items {
+        t.put_product(p).await.map_err(|e| e.to_string())?;
+    }
+    Ok(start.elapsed().as_secs_f64())
+}
+
+async fn run(rounds: usize) -> Result<serde_json::Value, String> {
+    let server = server::server().await;
+    let client = server::client(&server.endpoint);
+    let items = products();
+    let (mut b, mut s) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        b.push(batched(&client, &items).await?);
+        s.push(sequential(&client, &items).await?);
+        eprintln!(
+            "round {round}: batched {:.2} s, sequential {:.2} s",
+            b[round], s[round]
+        );
+    }
+    let (bm, bs) = results::median_and_spread(&mut b).ok_or("no rounds")?;
+    let (sm, ss) = results::median_and_spread(&mut s).ok_or("no rounds")?;
+    Ok(json!({
+        "server": server.kind, "items": ITEMS, "rounds": rounds,
+        "batched": { "median_s": bm, "spread_s": bs },
+        "sequential": { "median_s": sm, "spread_s": ss },
+        "speedup": sm / bm,
+    }))
+}
+
+fn main() {
+    let rounds = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(3);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime");
+    match runtime.block_on(run(rounds)) {
+        Ok(value) => {
+            println!("{value}");
+            if let Err(e) = results::write("bulk", &value) {
+                eprintln!("cannot write the results: {e}");
+                std::process::exit(1);
+            }
+        }
+        Err(e) => {
+            eprintln!("bulk load failed: {e}");
+            std::process::exit(1);
+        }
+    }
+}
