@@ -134,9 +134,22 @@ pub fn check_ambiguous_templates(spec: &ir::Spec, diags: &mut Diagnostics) {
 /// Why: two entities with the same primary key overwrite each other's items.
 pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
     let entities: Vec<&ir::Entity> = spec.entities.values().collect();
+    // Each template's language once, not once per pair.
+    let keys: Vec<(Vec<Tok>, Option<Vec<Tok>>)> = entities
+        .iter()
+        .map(|e| {
+            (
+                entity_tokens(spec, e, &e.primary_key.pk),
+                e.primary_key
+                    .sk
+                    .as_ref()
+                    .map(|sk| entity_tokens(spec, e, sk)),
+            )
+        })
+        .collect();
     for (i, a) in entities.iter().enumerate() {
-        for b in &entities[i + 1..] {
-            if !primary_keys_intersect(spec, a, b) {
+        for (j, b) in entities.iter().enumerate().skip(i + 1) {
+            if !primary_keys_intersect(&keys[i], &keys[j]) {
                 continue;
             }
             let (span_a, span_b) = (key_span(&a.primary_key), key_span(&b.primary_key));
@@ -156,49 +169,66 @@ fn key_span(key: &ir::EntityKey) -> crate::source::Span {
     key.sk.as_ref().unwrap_or(&key.pk).source.span
 }
 
-fn primary_keys_intersect(spec: &ir::Spec, a: &ir::Entity, b: &ir::Entity) -> bool {
-    let pk = intersects(
-        &entity_tokens(spec, a, &a.primary_key.pk),
-        &entity_tokens(spec, b, &b.primary_key.pk),
-        false,
-    );
-    match (&a.primary_key.sk, &b.primary_key.sk) {
-        (Some(sa), Some(sb)) => {
-            pk && intersects(
-                &entity_tokens(spec, a, sa),
-                &entity_tokens(spec, b, sb),
-                false,
-            )
-        }
+fn primary_keys_intersect(
+    (pk_a, sk_a): &(Vec<Tok>, Option<Vec<Tok>>),
+    (pk_b, sk_b): &(Vec<Tok>, Option<Vec<Tok>>),
+) -> bool {
+    let pk = intersects(pk_a, pk_b, false);
+    match (sk_a, sk_b) {
+        (Some(sa), Some(sb)) => pk && intersects(sa, sb, false),
         _ => pk,
     }
 }
 
 /// Why: a query that can return an undeclared entity type hands callers items they do not expect.
 pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
+    /// An entity's key in one index (or the table), as languages.
+    struct Keyed<'s> {
+        entity: &'s ir::Entity,
+        keys: &'s ir::EntityKey,
+        pk: Vec<Tok>,
+        sk: Option<Vec<Tok>>,
+    }
+    // Each entity key's language once per index, not once per query.
+    let mut by_index: std::collections::HashMap<Option<&str>, Vec<Keyed<'_>>> =
+        std::collections::HashMap::new();
+    for entity in spec.entities.values() {
+        let all = std::iter::once((None, &entity.primary_key))
+            .chain(entity.index_keys.iter().map(|(i, k)| (Some(i.as_str()), k)));
+        for (index, keys) in all {
+            by_index.entry(index).or_default().push(Keyed {
+                entity,
+                keys,
+                pk: entity_tokens(spec, entity, &keys.pk),
+                sk: keys.sk.as_ref().map(|sk| entity_tokens(spec, entity, sk)),
+            });
+        }
+    }
     for pattern in spec.access_patterns.values() {
         let Operation::Query(q) = &pattern.operation else {
             continue;
         };
+        let index = match &q.index {
+            IndexRef::Table => None,
+            IndexRef::Index(i) => Some(i.as_str()),
+        };
+        let Some(candidates) = by_index.get(&index) else {
+            continue;
+        };
         let pk = pattern_tokens(spec, q, &q.pk);
         let sk = q.sk.as_ref().map(|c| condition_tokens(spec, q, c));
-        for entity in spec
-            .entities
-            .values()
-            .filter(|e| !q.returns.contains(&e.name.value))
+        for Keyed {
+            entity,
+            keys,
+            pk: entity_pk,
+            sk: entity_sk,
+        } in candidates
         {
-            let keys = match &q.index {
-                IndexRef::Table => Some(&entity.primary_key),
-                IndexRef::Index(i) => entity.index_keys.get(i),
-            };
-            let Some(keys) = keys else { continue };
-            if !intersects(&pk, &entity_tokens(spec, entity, &keys.pk), false) {
+            if !intersects(&pk, entity_pk, false) || q.returns.contains(&entity.name.value) {
                 continue;
             }
-            let sk_overlaps = match (&sk, &keys.sk) {
-                (Some((cond, prefix)), Some(entity_sk)) => {
-                    intersects(cond, &entity_tokens(spec, entity, entity_sk), *prefix)
-                }
+            let sk_overlaps = match (&sk, entity_sk) {
+                (Some((cond, prefix)), Some(entity_sk)) => intersects(cond, entity_sk, *prefix),
                 _ => true,
             };
             if sk_overlaps {

@@ -116,7 +116,8 @@ pub const MODULE_ITEMS: &[&str] = &[
 /// already called `get_ticket`.
 pub fn entity_op(spec: &ir::Spec, verb: &str, entity: &str) -> String {
     let method = format!("{verb}_{}", snake(entity));
-    if spec.access_patterns.keys().any(|p| snake(p) == method) {
+    // Access pattern names are snake_case already (the resolver insists).
+    if spec.access_patterns.contains_key(&method) {
         format!("{method}_item")
     } else {
         method
@@ -264,6 +265,8 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         }
     }
     let mut found: Vec<(GeneratedName, GeneratedName)> = Vec::new();
+    let mut first_of: std::collections::HashMap<(&str, &str), usize> =
+        std::collections::HashMap::new();
     for (i, later) in all.iter().enumerate() {
         let reserved = match later.scope.as_str() {
             "the module" => MODULE_ITEMS.contains(&later.name.as_str()),
@@ -282,11 +285,15 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
                 ..later.clone()
             };
             found.push((own, later.clone()));
-        } else if let Some(first) = all[..i]
-            .iter()
-            .find(|n| n.scope == later.scope && n.name == later.name)
-        {
-            found.push((first.clone(), later.clone()));
+        } else {
+            match first_of.entry((later.scope.as_str(), later.name.as_str())) {
+                std::collections::hash_map::Entry::Occupied(first) => {
+                    found.push((all[*first.get()].clone(), later.clone()));
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+            }
         }
     }
     found
