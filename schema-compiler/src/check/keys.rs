@@ -190,8 +190,7 @@ pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
         sk: Option<Vec<Tok>>,
     }
     // Each entity key's language once per index, not once per query.
-    let mut by_index: std::collections::HashMap<Option<&str>, Vec<Keyed<'_>>> =
-        std::collections::HashMap::new();
+    let mut by_index: indexmap::IndexMap<Option<&str>, Vec<Keyed<'_>>> = indexmap::IndexMap::new();
     for entity in spec.entities.values() {
         let all = std::iter::once((None, &entity.primary_key))
             .chain(entity.index_keys.iter().map(|(i, k)| (Some(i.as_str()), k)));

@@ -265,8 +265,7 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         }
     }
     let mut found: Vec<(GeneratedName, GeneratedName)> = Vec::new();
-    let mut first_of: std::collections::HashMap<(&str, &str), usize> =
-        std::collections::HashMap::new();
+    let mut first_of: indexmap::IndexMap<(&str, &str), usize> = indexmap::IndexMap::new();
     for (i, later) in all.iter().enumerate() {
         let reserved = match later.scope.as_str() {
             "the module" => MODULE_ITEMS.contains(&later.name.as_str()),
@@ -287,10 +286,10 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             found.push((own, later.clone()));
         } else {
             match first_of.entry((later.scope.as_str(), later.name.as_str())) {
-                std::collections::hash_map::Entry::Occupied(first) => {
+                indexmap::map::Entry::Occupied(first) => {
                     found.push((all[*first.get()].clone(), later.clone()));
                 }
-                std::collections::hash_map::Entry::Vacant(slot) => {
+                indexmap::map::Entry::Vacant(slot) => {
                     slot.insert(i);
                 }
             }
