@@ -174,13 +174,14 @@ fn compiler(s: &Sources) -> Section {
         _ => None,
     };
     let big = check_at.get(&1_000).copied();
-    let why = "The checks that compare keys (`key_collision` over every pair of entities, \
-               `key_space_overlap` over every query and entity) are quadratic, and they derive \
-               each template's tokens again for every pair, re-parsing the attribute patterns with \
-               regex-syntax each time (a profile of the 200-entity check shows regex parsing, \
-               `check::lang::intersects` and allocation on top). Tokenizing each template once and \
-               comparing only entities whose keys start with the same literal (a map from leading \
-               literal to entities) would make both near-linear.";
+    let why = "Each template's language is now built once and most pairs are told apart by a \
+               quick proof (two different literals after the same placeholders), which took the \
+               1,000-entity check from 13.2 s to under a second; but the checks still visit every \
+               pair (`key_collision` over every two entities, `key_space_overlap` over every query \
+               and entity, and the resolver's matching of every query against every entity). \
+               Grouping entities by the literal that follows the tenant placeholder (a map from \
+               that literal to entities) would visit only the pairs that can overlap and make \
+               them near-linear.";
     body.push('\n');
     body += &verdict(
         growth.is_some_and(|g| g <= 120.0),
@@ -196,7 +197,7 @@ fn compiler(s: &Sources) -> Section {
             "a 1,000-entity spec checks well under a second (measured: {})",
             big.map_or("not run".into(), duration)
         ),
-        "Same cause as above.",
+        "The same pairwise visits as above; grouping the candidates closes it.",
     );
     body += &peer(s);
     Section {
@@ -240,7 +241,8 @@ fn peer(s: &Sources) -> String {
          rules (singletable also proves tenant isolation, delimiter safety, key collisions, \
          key-space overlap, sort order and DynamoDB's size limits, none of which the peer checks)",
         "On the small support-ticket design singletable wins by process start-up alone; on the \
-         large design the quadratic key checks above dominate. Fixing them closes this too.",
+         large design the pairwise key checks above dominate. Grouping the candidates closes \
+         this too.",
     );
     body
 }
