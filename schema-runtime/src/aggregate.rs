@@ -67,6 +67,22 @@ fn add_to(counter: &Counter, group: &Group, delta: i64) -> Update {
     }
 }
 
+/// Adds the counter updates that move one item from `old` to `new`: none
+/// when the group is the same.
+fn move_count(
+    table: &TableInfo<'_>,
+    counter: &Counter,
+    old: &Group,
+    new: &Group,
+    items: &mut Vec<TransactWriteItem>,
+) -> Result<(), Error> {
+    if old.key != new.key {
+        items.push(counter_update(table, counter, old, -1)?);
+        items.push(counter_update(table, counter, new, 1)?);
+    }
+    Ok(())
+}
+
 /// `attribute_exists(#pk) AND #g0 = :g0 AND …`: the item is still there and
 /// still in `group`.
 fn still_in(
@@ -161,10 +177,7 @@ pub async fn put<E: Entity>(
                     .set_expression_attribute_values(values)
                     .build()?;
                 items.push(TransactWriteItem::builder().put(put).build());
-                if old_group.key != new_group.key {
-                    items.push(counter_update(table, counter, &old_group, -1)?);
-                    items.push(counter_update(table, counter, &new_group, 1)?);
-                }
+                move_count(table, counter, &old_group, &new_group, &mut items)?;
             }
         }
         match transact_write(client, items, None).await {
@@ -248,10 +261,7 @@ pub async fn update<E: Entity>(
             conditioned,
             E::ENTITY_TYPE,
         )?];
-        if old_group.key != new_group.key {
-            items.push(counter_update(table, counter, &old_group, -1)?);
-            items.push(counter_update(table, counter, &new_group, 1)?);
-        }
+        move_count(table, counter, &old_group, &new_group, &mut items)?;
         match transact_write(client, items, None).await {
             Err(e) if lost_race(&e) => continue,
             other => return other,

@@ -82,19 +82,10 @@ pub type Item = std::collections::HashMap<String, sdk::types::AttributeValue>;
 #[macro_export]
 macro_rules! include_generated {
     ($(#[$attr:meta])* $vis:vis $name:ident) => {
-        $(#[$attr])*
-        #[allow(
-            missing_docs,
-            dead_code,
-            unused_imports,
-            clippy::all,
-            clippy::disallowed_types,
-            clippy::pedantic,
-            rustdoc::all
-        )]
-        $vis mod $name {
-            include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
-        }
+        $crate::include_generated!(
+            $(#[$attr])* $vis $name,
+            concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs")
+        );
     };
     ($(#[$attr:meta])* $vis:vis $name:ident, $file:expr) => {
         $(#[$attr])*

@@ -309,7 +309,13 @@ impl<T: Send + 'static> State<T> {
             self.failed = true;
             return Some(Err(e));
         }
-        if self.partitions.iter().all(|p| p.buffer.is_empty()) {
+        // Done when nothing is buffered and nothing is left to read; a page
+        // that came back empty but with more to read is not the end.
+        if self
+            .partitions
+            .iter()
+            .all(|p| p.buffer.is_empty() && p.fetched)
+        {
             return None;
         }
         let shared = self.shared.clone();
