@@ -22,8 +22,31 @@ pub struct PatternInfo {
     pub max_length: Option<usize>,
 }
 
+/// Patterns analyzed lately. A spec repeats a few patterns across many
+/// attributes, and the checks ask for each attribute's domain many times.
+const CACHE_SIZE: usize = 64;
+
+thread_local! {
+    static CACHE: std::cell::RefCell<indexmap::IndexMap<String, Result<PatternInfo, String>>> =
+        std::cell::RefCell::new(indexmap::IndexMap::new());
+}
+
 /// Analyzes a pattern; the error is the parser's message.
 pub fn analyze(pattern: &str) -> Result<PatternInfo, String> {
+    if let Some(hit) = CACHE.with_borrow(|c| c.get(pattern).cloned()) {
+        return hit;
+    }
+    let info = analyze_uncached(pattern);
+    CACHE.with_borrow_mut(|c| {
+        if c.len() >= CACHE_SIZE {
+            c.clear();
+        }
+        c.insert(pattern.to_owned(), info.clone());
+    });
+    info
+}
+
+fn analyze_uncached(pattern: &str) -> Result<PatternInfo, String> {
     let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(pattern)

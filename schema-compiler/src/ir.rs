@@ -95,7 +95,7 @@ pub struct Tenant {
 }
 
 /// A set of characters, as sorted, non-overlapping inclusive ranges.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Default)]
 pub struct CharSet {
     /// The ranges.
     pub ranges: Vec<(char, char)>,
@@ -442,7 +442,7 @@ impl KeyTemplate {
 }
 
 /// A piece of a key template.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Segment {
     /// Fixed text.
@@ -452,7 +452,7 @@ pub enum Segment {
 }
 
 /// A `<name>` in a template.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Placeholder {
     /// The name between the angle brackets (span: the whole `<name>`).
     pub name: Spanned<String>,
@@ -461,7 +461,7 @@ pub struct Placeholder {
 }
 
 /// What a placeholder stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlaceholderKind {
     /// The tenant id.
@@ -546,7 +546,7 @@ pub enum Operation {
 }
 
 /// Where a query runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IndexRef {
     /// The base table.

@@ -5,7 +5,7 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::encoding::{self, is_delimiter};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, SortOp};
 
-use super::lang::{intersects, Tok};
+use super::lang::{intersects, key_syms, Candidates, Tok};
 use super::{entity_templates, entity_tokens, pattern_tokens, show_chars};
 
 /// Why: a value containing a delimiter forges key structure and breaks parsing keys back.
@@ -147,11 +147,21 @@ pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
             )
         })
         .collect();
+    fn syms((pk, sk): &(Vec<Tok>, Option<Vec<Tok>>)) -> Vec<super::lang::Sym<'_>> {
+        let mut parts = vec![(pk.as_slice(), false)];
+        parts.extend(sk.as_ref().map(|sk| (sk.as_slice(), false)));
+        key_syms(&parts)
+    }
+    let mut trie = Candidates::default();
+    for (i, key) in keys.iter().enumerate() {
+        trie.insert(i, &syms(key));
+    }
     for (i, a) in entities.iter().enumerate() {
-        for (j, b) in entities.iter().enumerate().skip(i + 1) {
-            if !primary_keys_intersect(&keys[i], &keys[j]) {
+        for j in trie.candidates(&syms(&keys[i])) {
+            if j <= i || !primary_keys_intersect(&keys[i], &keys[j]) {
                 continue;
             }
+            let b = entities[j];
             let (span_a, span_b) = (key_span(&a.primary_key), key_span(&b.primary_key));
             diags.push(
                 Diagnostic::new(Code::KeyCollision, format!("entities `{}` and `{}` can produce the same primary key", a.name, b.name))
@@ -203,6 +213,19 @@ pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
             });
         }
     }
+    // ...and filed so that a query visits only the keys it may reach.
+    let tries: indexmap::IndexMap<Option<&str>, Candidates<'_>> = by_index
+        .iter()
+        .map(|(index, keyed)| {
+            let mut trie = Candidates::default();
+            for (i, k) in keyed.iter().enumerate() {
+                let mut parts = vec![(k.pk.as_slice(), false)];
+                parts.extend(k.sk.as_ref().map(|sk| (sk.as_slice(), false)));
+                trie.insert(i, &key_syms(&parts));
+            }
+            (*index, trie)
+        })
+        .collect();
     for pattern in spec.access_patterns.values() {
         let Operation::Query(q) = &pattern.operation else {
             continue;
@@ -211,18 +234,20 @@ pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
             IndexRef::Table => None,
             IndexRef::Index(i) => Some(i.as_str()),
         };
-        let Some(candidates) = by_index.get(&index) else {
+        let (Some(keyed), Some(trie)) = (by_index.get(&index), tries.get(&index)) else {
             continue;
         };
         let pk = pattern_tokens(spec, q, &q.pk);
         let sk = q.sk.as_ref().map(|c| condition_tokens(spec, q, c));
-        for Keyed {
-            entity,
-            keys,
-            pk: entity_pk,
-            sk: entity_sk,
-        } in candidates
-        {
+        let mut parts = vec![(pk.as_slice(), false)];
+        parts.extend(sk.as_ref().map(|(cond, prefix)| (cond.as_slice(), *prefix)));
+        for i in trie.candidates(&key_syms(&parts)) {
+            let Keyed {
+                entity,
+                keys,
+                pk: entity_pk,
+                sk: entity_sk,
+            } = &keyed[i];
             if !intersects(&pk, entity_pk, false) || q.returns.contains(&entity.name.value) {
                 continue;
             }

@@ -129,6 +129,135 @@ pub fn intersects(a: &[Tok], b: &[Tok], a_prefix: bool) -> bool {
     false
 }
 
+/// One position of a key as [`Candidates`] compares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sym<'t> {
+    /// A literal character.
+    Char(char),
+    /// A placeholder whose run of characters ends where the next symbol
+    /// begins: it is followed by a character outside its class, or by the
+    /// end of the attribute.
+    Run(&'t CharSet),
+    /// The end of one key attribute (the partition key before the sort key).
+    End,
+}
+
+/// A key's symbols for [`Candidates`]: its attributes' tokens in order,
+/// each ended by [`Sym::End`]. The symbols stop at the first placeholder
+/// whose end is not fixed by the character after it (the rest could line
+/// up anywhere), and after an attribute matched as a prefix (`true`: a
+/// `begins_with` condition).
+pub fn key_syms<'t>(parts: &[(&'t [Tok], bool)]) -> Vec<Sym<'t>> {
+    let mut out = Vec::new();
+    for &(toks, prefix) in parts {
+        for (i, t) in toks.iter().enumerate() {
+            match (t, toks.get(i + 1)) {
+                (Tok::Char(c), _) => out.push(Sym::Char(*c)),
+                (Tok::Class(s), Some(Tok::Char(x))) if !contains(s, *x) => out.push(Sym::Run(s)),
+                (Tok::Class(s), None) if !prefix => out.push(Sym::Run(s)),
+                (Tok::Class(_), _) => return out,
+            }
+        }
+        if prefix {
+            return out;
+        }
+        out.push(Sym::End);
+    }
+    out
+}
+
+/// Keys, filed by their symbols in a trie, so that the keys another key may
+/// intersect are found without visiting every key. Two keys whose symbols
+/// agree up to two different characters (or a character and an end) cannot
+/// intersect: every run before that point ends at the same place in both
+/// (the same class, followed by the same character outside it), so the two
+/// characters sit at the same place. Every other key is a candidate: those
+/// whose symbols stop first, and those that meet a run where the other has
+/// something else. Deciding a candidate is [`intersects`]'s job.
+#[derive(Debug)]
+pub struct Candidates<'t> {
+    nodes: Vec<Node<'t>>,
+}
+
+#[derive(Debug, Default)]
+struct Node<'t> {
+    children: indexmap::IndexMap<Sym<'t>, usize>,
+    /// Children under a [`Sym::Run`].
+    runs: Vec<usize>,
+    /// Keys whose symbols end here.
+    here: Vec<usize>,
+}
+
+impl Default for Candidates<'_> {
+    fn default() -> Self {
+        Candidates {
+            nodes: vec![Node::default()],
+        }
+    }
+}
+
+impl<'t> Candidates<'t> {
+    /// Files key number `id` under its symbols.
+    pub fn insert(&mut self, id: usize, syms: &[Sym<'t>]) {
+        let mut node = 0;
+        for sym in syms {
+            node = match self.nodes[node].children.get(sym) {
+                Some(&child) => child,
+                None => {
+                    let child = self.nodes.len();
+                    self.nodes.push(Node::default());
+                    let parent = &mut self.nodes[node];
+                    parent.children.insert(*sym, child);
+                    if matches!(sym, Sym::Run(_)) {
+                        parent.runs.push(child);
+                    }
+                    child
+                }
+            };
+        }
+        self.nodes[node].here.push(id);
+    }
+
+    /// The keys that may intersect a key with symbols `syms`, in ascending order.
+    pub fn candidates(&self, syms: &[Sym<'_>]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut walk = vec![(0, syms)];
+        while let Some((node, rest)) = walk.pop() {
+            let n = &self.nodes[node];
+            out.extend_from_slice(&n.here);
+            let Some(first) = rest.first() else {
+                n.children.values().for_each(|&c| self.subtree(c, &mut out));
+                continue;
+            };
+            if let Sym::Run(_) = first {
+                // A run against anything else proves nothing.
+                for (sym, &child) in &n.children {
+                    if sym != first {
+                        self.subtree(child, &mut out);
+                    }
+                }
+            } else {
+                n.runs.iter().for_each(|&c| self.subtree(c, &mut out));
+            }
+            if let Some(&child) = n.children.get(first) {
+                walk.push((child, &rest[1..]));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn subtree(&self, node: usize, out: &mut Vec<usize>) {
+        let mut stack = vec![node];
+        while let Some(node) = stack.pop() {
+            let n = &self.nodes[node];
+            out.extend_from_slice(&n.here);
+            stack.extend(n.children.values());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,5 +337,83 @@ mod tests {
         let mut other = lit("TENANT#10|");
         other.push(alnum());
         assert!(!intersects(&lit("TENANT#1|"), &other, true));
+    }
+
+    fn tok() -> impl proptest::strategy::Strategy<Value = Tok> {
+        use proptest::prelude::*;
+        let class = |ranges: Vec<(char, char)>| Tok::Class(CharSet { ranges });
+        prop_oneof![
+            Just(Tok::Char('A')),
+            Just(Tok::Char('B')),
+            Just(Tok::Char('#')),
+            Just(Tok::Char('|')),
+            Just(Tok::Char('1')),
+            Just(class(vec![('0', '9'), ('A', 'Z')])),
+            Just(class(vec![('0', '9')])),
+            Just(class(vec![('#', '#'), ('A', 'Z')])),
+        ]
+    }
+
+    fn key() -> impl proptest::strategy::Strategy<Value = Vec<Tok>> {
+        proptest::collection::vec(tok(), 0..6)
+    }
+
+    proptest::proptest! {
+        /// The trie never drops a key that intersects: only the search decides.
+        #[test]
+        fn candidates_hold_every_key_that_intersects(
+            items in proptest::collection::vec((key(), proptest::option::of(key())), 1..12),
+            queries in proptest::collection::vec((key(), proptest::option::of((key(), proptest::bool::ANY))), 1..8),
+        ) {
+            let mut trie = Candidates::default();
+            let parts: Vec<Vec<(&[Tok], bool)>> = items
+                .iter()
+                .map(|(pk, sk)| {
+                    std::iter::once((pk.as_slice(), false))
+                        .chain(sk.as_ref().map(|sk| (sk.as_slice(), false)))
+                        .collect()
+                })
+                .collect();
+            for (id, p) in parts.iter().enumerate() {
+                trie.insert(id, &key_syms(p));
+            }
+            for (pk, cond) in &queries {
+                let q: Vec<(&[Tok], bool)> = std::iter::once((pk.as_slice(), false))
+                    .chain(cond.as_ref().map(|(c, prefix)| (c.as_slice(), *prefix)))
+                    .collect();
+                let found = trie.candidates(&key_syms(&q));
+                for (id, (ipk, isk)) in items.iter().enumerate() {
+                    let sk = match (cond, isk) {
+                        (Some((c, prefix)), Some(isk)) => intersects(c, isk, *prefix),
+                        _ => true,
+                    };
+                    if intersects(pk, ipk, false) && sk {
+                        proptest::prop_assert!(found.contains(&id), "lost item {id}: {:?} vs {:?}", q, parts[id]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn candidates_skip_keys_apart_after_a_run() {
+        let key = |entity: &str| {
+            let mut k = lit("TENANT#");
+            k.push(alnum());
+            k.extend(lit(&format!("|{entity}#")));
+            k.push(alnum());
+            k
+        };
+        let keys: Vec<Vec<Tok>> = ["E1", "E2", "E12"].iter().map(|e| key(e)).collect();
+        let mut trie = Candidates::default();
+        for (id, k) in keys.iter().enumerate() {
+            trie.insert(id, &key_syms(&[(k.as_slice(), false)]));
+        }
+        assert_eq!(trie.candidates(&key_syms(&[(&keys[0], false)])), vec![0]);
+        // A begins_with of `TENANT#<tenant>|E1` reaches `E1#…` and `E12#…`.
+        let mut prefix = lit("TENANT#");
+        prefix.push(alnum());
+        prefix.extend(lit("|E1"));
+        assert_eq!(trie.candidates(&key_syms(&[(&prefix, true)])), vec![0, 2]);
     }
 }

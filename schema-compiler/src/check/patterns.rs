@@ -38,12 +38,10 @@ fn touched(pattern: &ir::AccessPattern) -> Vec<&str> {
 
 /// Why: an entity no access pattern names is either dead or served by something unchecked.
 pub fn check_unused_entities(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let used: std::collections::BTreeSet<&str> =
+        spec.access_patterns.values().flat_map(touched).collect();
     for entity in spec.entities.values() {
-        let used = spec
-            .access_patterns
-            .values()
-            .any(|p| touched(p).contains(&entity.name.as_str()));
-        if !used {
+        if !used.contains(entity.name.as_str()) {
             diags.push(
                 Diagnostic::new(Code::UnusedEntity, format!("no access pattern reads or writes entity `{}`", entity.name))
                     .label(entity.name.span, "unused entity")

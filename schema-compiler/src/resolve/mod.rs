@@ -39,6 +39,7 @@ pub fn resolve_spec(
         sources,
         diags,
         broken_entities: std::collections::BTreeSet::new(),
+        leads: IndexMap::new(),
     };
     cx.resolve(decl)
 }
@@ -50,6 +51,9 @@ pub(crate) struct Resolver<'a> {
     /// matched against them, so one typo is reported once, not again at
     /// every access pattern that reads the entity.
     pub(crate) broken_entities: std::collections::BTreeSet<String>,
+    /// The entities' partition keys on each index, grouped for matching
+    /// access patterns (built on first use, once the entities are resolved).
+    pub(crate) leads: IndexMap<ir::IndexRef, unify::Leads>,
 }
 
 impl Resolver<'_> {

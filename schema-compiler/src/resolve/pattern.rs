@@ -368,9 +368,29 @@ impl Resolver<'_> {
         p: &KeyedPattern<'_>,
         spec: &ir::Spec,
     ) -> Vec<(String, Vec<Binding>)> {
-        spec.entities
-            .iter()
-            .filter_map(|(name, entity)| Some((name.clone(), match_entity(p, entity)?)))
+        if self.leads.is_empty() {
+            for (i, entity) in spec.entities.values().enumerate() {
+                let all = std::iter::once((IndexRef::Table, &entity.primary_key)).chain(
+                    entity
+                        .index_keys
+                        .iter()
+                        .map(|(index, keys)| (IndexRef::Index(index.clone()), keys)),
+                );
+                for (index, keys) in all {
+                    self.leads.entry(index).or_default().insert(i, &keys.pk);
+                }
+            }
+        }
+        let Some(leads) = self.leads.get(p.index) else {
+            return Vec::new();
+        };
+        leads
+            .candidates(p.pk)
+            .into_iter()
+            .filter_map(|i| {
+                let (name, entity) = spec.entities.get_index(i)?;
+                Some((name.clone(), match_entity(p, entity)?))
+            })
             .collect()
     }
 

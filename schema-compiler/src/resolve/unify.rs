@@ -128,6 +128,76 @@ fn fill_with_literal(
     false
 }
 
+/// One position of a template as [`Leads`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Sym {
+    Char(char),
+    Tenant,
+    Shard,
+    /// A parameter of a pattern: no entity's lead holds one.
+    Param,
+    /// The end of a template.
+    End,
+}
+
+/// Entity partition-key templates on one index, grouped by their lead: the
+/// positions before the first attribute placeholder. A pattern's partition
+/// key can only match an entity whose lead it starts with (a pattern's
+/// literal text may fill an entity's attribute placeholder, but everything
+/// before the first one must be the same), so [`Leads::candidates`] visits
+/// the few entities that can match instead of every entity. A template
+/// without attribute placeholders is its whole lead, and matches only itself.
+#[derive(Debug, Default)]
+pub struct Leads {
+    groups: indexmap::IndexMap<Vec<Sym>, Vec<usize>>,
+}
+
+impl Leads {
+    /// Adds entity number `entity` with partition-key template `pk`.
+    pub fn insert(&mut self, entity: usize, pk: &KeyTemplate) {
+        let mut lead = Vec::new();
+        for seg in &pk.segments {
+            match seg {
+                Segment::Literal(l) => lead.extend(l.chars().map(Sym::Char)),
+                Segment::Placeholder(p) => match p.kind {
+                    PlaceholderKind::Tenant => lead.push(Sym::Tenant),
+                    PlaceholderKind::Shard => lead.push(Sym::Shard),
+                    PlaceholderKind::Attribute => {
+                        self.groups.entry(lead).or_default().push(entity);
+                        return;
+                    }
+                },
+            }
+        }
+        lead.push(Sym::End);
+        self.groups.entry(lead).or_default().push(entity);
+    }
+
+    /// The entities whose partition key `pk` (a pattern's) may match, in
+    /// insertion order.
+    pub fn candidates(&self, pk: &KeyTemplate) -> Vec<usize> {
+        let mut syms = Vec::new();
+        for seg in &pk.segments {
+            match seg {
+                Segment::Literal(l) => syms.extend(l.chars().map(Sym::Char)),
+                Segment::Placeholder(p) => syms.push(match p.kind {
+                    PlaceholderKind::Tenant => Sym::Tenant,
+                    PlaceholderKind::Shard => Sym::Shard,
+                    PlaceholderKind::Attribute => Sym::Param,
+                }),
+            }
+        }
+        syms.push(Sym::End);
+        let mut out: Vec<usize> = (0..=syms.len())
+            .filter_map(|n| self.groups.get(&syms[..n]))
+            .flatten()
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +271,42 @@ mod tests {
         assert!(
             match_template(&t("TENANT#1|X", &[]), &t("TENANT#<tenant>|X", &[T]), false).is_none()
         );
+    }
+
+    #[test]
+    fn leads_keep_every_entity_a_pattern_can_match() {
+        let entities = [
+            t("TENANT#<tenant>|TICKET#<id>", &[T]),
+            t("TENANT#<tenant>|COMMENT#<id>", &[T]),
+            t("TENANT#<tenant>|<status>", &[T]),
+            t("<owner>", &[]),
+            t("TENANT#<tenant>", &[T]),
+        ];
+        let mut leads = Leads::default();
+        for (i, e) in entities.iter().enumerate() {
+            leads.insert(i, e);
+        }
+        let patterns = [
+            t("TENANT#<tenant>|TICKET#<id>", &[T]),
+            t("TENANT#<tenant>|OPEN", &[T]),
+            t("TENANT#<tenant>", &[T]),
+            t("ORG#<org>", &[]),
+            t("<x>", &[]),
+        ];
+        for p in &patterns {
+            let candidates = leads.candidates(p);
+            for (i, e) in entities.iter().enumerate() {
+                if match_template(p, e, false).is_some() {
+                    assert!(
+                        candidates.contains(&i),
+                        "{} lost {}",
+                        p.source.value,
+                        e.source.value
+                    );
+                }
+            }
+        }
+        assert_eq!(leads.candidates(&patterns[0]), vec![0, 2, 3]);
+        assert_eq!(leads.candidates(&patterns[3]), vec![3]);
     }
 }

@@ -17,6 +17,8 @@ pub(crate) struct Grants<'s> {
     pub indexes: Vec<&'s str>,
     /// Partition-key templates reached, first use first, each once.
     pub keys: Vec<&'s ir::KeyTemplate>,
+    /// The segments of `keys`, to keep each once.
+    seen: std::collections::BTreeSet<&'s [Segment]>,
 }
 
 /// Whether a template's first placeholder is the tenant, so that a
@@ -104,7 +106,7 @@ impl<'s> Grants<'s> {
                 self.indexes.push(index);
             }
         }
-        if !self.keys.iter().any(|k| k.segments == template.segments) {
+        if self.seen.insert(&template.segments) {
             self.keys.push(template);
         }
     }
