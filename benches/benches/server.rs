@@ -1,7 +1,9 @@
 //! End to end against the embedded dynoxide server (or `DYNAMODB_ENDPOINT`):
 //! the generated repository against hand-written `aws-sdk-dynamodb` calls
 //! sending the same requests, and a scatter-gather query over 20 shards
-//! against one single-partition query returning as many items.
+//! against one single-partition query returning as many items, on the
+//! server itself and through a proxy that adds a fixed round trip to every
+//! answer (the network a remote DynamoDB has and a local server does not).
 
 #![allow(
     missing_docs,
@@ -17,13 +19,22 @@ use singletable_tests::generated::{contest_votes, support_ticket};
 use singletable_tests::server;
 use tokio::runtime::Runtime;
 
+/// The time the proxy adds to every answer for `scatter_gather_remote`.
+const ROUND_TRIP: Duration = Duration::from_millis(5);
+
 struct Setup {
     tickets: support_ticket::Repository,
     votes: contest_votes::Repository,
+    /// The same table, through the round-trip proxy.
+    votes_remote: contest_votes::Repository,
 }
 
 async fn setup() -> Setup {
-    let client = server::client(&server::server().await.endpoint);
+    let endpoint = &server::server().await.endpoint;
+    let client = server::client(endpoint);
+    let proxy = singletable_tests::faults::start_with_latency(endpoint, ROUND_TRIP)
+        .await
+        .expect("start the round-trip proxy");
     let tickets = support_ticket::Repository::new(client.clone())
         .with_table_name(server::unique_table("BenchTickets"));
     // Without the spec's stream: dynoxide keeps every stream record, and
@@ -39,6 +50,8 @@ async fn setup() -> Setup {
         .expect("create the ticket table");
     let votes =
         contest_votes::Repository::new(client).with_table_name(server::unique_table("BenchVotes"));
+    let votes_remote = contest_votes::Repository::new(server::client(&proxy.endpoint))
+        .with_table_name(votes.table_name());
     votes.create_table().await.expect("create the votes table");
     for shard in 0..20 {
         let vote = contest_votes::VoteShard {
@@ -58,7 +71,11 @@ async fn setup() -> Setup {
             .await
             .expect("put a contestant");
     }
-    Setup { tickets, votes }
+    Setup {
+        tickets,
+        votes,
+        votes_remote,
+    }
 }
 
 /// One PutItem and one GetItem of a ticket, both ways.
@@ -138,8 +155,9 @@ fn put_get(c: &mut Criterion, rt: &Runtime, s: &Setup) {
     group.finish();
 }
 
-fn scatter_gather(c: &mut Criterion, rt: &Runtime, s: &Setup) {
-    let votes = &s.votes;
+/// The 20-shard query against the single-partition one on `votes`, in
+/// criterion group `group`.
+fn scatter_gather(c: &mut Criterion, rt: &Runtime, votes: &contest_votes::Repository, group: &str) {
     rt.block_on(async {
         let shards = votes.vote_shards("final", "ada").all().await.unwrap();
         let single = votes.contestants("final").all().await.unwrap();
@@ -149,7 +167,7 @@ fn scatter_gather(c: &mut Criterion, rt: &Runtime, s: &Setup) {
             "both return 20 items"
         );
     });
-    let mut group = c.benchmark_group("scatter_gather");
+    let mut group = c.benchmark_group(group);
     group.bench_function("single_partition", |b| {
         b.to_async(rt)
             .iter(|| async { black_box(votes.contestants("final").all().await.unwrap()) })
@@ -175,7 +193,8 @@ fn server_benches(c: &mut Criterion) {
         .expect("a Tokio runtime");
     let s = rt.block_on(setup());
     put_get(c, &rt, &s);
-    scatter_gather(c, &rt, &s);
+    scatter_gather(c, &rt, &s.votes, "scatter_gather");
+    scatter_gather(c, &rt, &s.votes_remote, "scatter_gather_remote");
 }
 
 fn config() -> Criterion {

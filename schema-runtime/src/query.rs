@@ -45,8 +45,12 @@ pub struct QueryRequest {
 /// Decodes one item; `Ok(None)` skips it (an entity the pattern does not return).
 pub type Decoder<T> = fn(&Item) -> Result<Option<T>, DecodeError>;
 
-/// How many partitions a query reads at once unless told otherwise.
-pub const DEFAULT_CONCURRENCY: usize = 8;
+/// How many partitions a query reads at once unless told otherwise: every
+/// shard of a sharded entity up to this many. The ordered merge holds a page
+/// of every partition anyway, so reading fewer at once saves no memory and
+/// only adds round trips; the bound keeps the connections a query opens in
+/// check.
+pub const DEFAULT_CONCURRENCY: usize = 32;
 
 /// A query, run lazily as a stream of pages or items.
 ///
@@ -140,7 +144,8 @@ impl<T: Send + 'static> Query<T> {
         self
     }
 
-    /// Read at most `n` partitions (shards) at once; at least 1.
+    /// Read at most `n` partitions (shards) at once; at least 1. The default
+    /// is [`DEFAULT_CONCURRENCY`].
     pub fn concurrency(mut self, n: usize) -> Self {
         self.concurrency = n.max(1);
         self

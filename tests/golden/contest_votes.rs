@@ -164,7 +164,7 @@ fn contestant_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(24usize);
+            let mut __key = ::std::string::String::with_capacity(44usize);
             __key.push_str("CONTEST#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -179,7 +179,7 @@ fn contestant_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(27usize);
+            let mut __key = ::std::string::String::with_capacity(47usize);
             __key.push_str("CONTESTANT#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -444,7 +444,7 @@ fn vote_shard_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(71usize);
+            let mut __key = ::std::string::String::with_capacity(105usize);
             __key.push_str("CONTEST#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -696,7 +696,7 @@ fn vote_total_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(24usize);
+            let mut __key = ::std::string::String::with_capacity(44usize);
             __key.push_str("CONTEST#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -711,7 +711,7 @@ fn vote_total_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(22usize);
+            let mut __key = ::std::string::String::with_capacity(42usize);
             __key.push_str("TOTAL#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -1198,7 +1198,7 @@ fn request_contestants(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
+                let mut __key = ::std::string::String::with_capacity(44usize);
                 __key.push_str("CONTEST#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -1267,7 +1267,7 @@ fn request_vote_shards(
             .insert(
                 ":pk".to_owned(),
                 ::schema_runtime::sdk::types::AttributeValue::S({
-                    let mut __key = ::std::string::String::with_capacity(71usize);
+                    let mut __key = ::std::string::String::with_capacity(105usize);
                     __key.push_str("CONTEST#");
                     ::schema_runtime::codec::push_str(
                         &mut __key,
@@ -1345,7 +1345,7 @@ fn request_leaderboard(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
+                let mut __key = ::std::string::String::with_capacity(44usize);
                 __key.push_str("CONTEST#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,

@@ -105,7 +105,7 @@ impl ::schema_runtime::Entity for User {
         item.insert(
             "sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
+                let mut __key = ::std::string::String::with_capacity(113usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|USER#");
@@ -122,7 +122,7 @@ impl ::schema_runtime::Entity for User {
         item.insert(
             "pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
+                let mut __key = ::std::string::String::with_capacity(113usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|USER#");
@@ -187,7 +187,7 @@ fn user_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(45usize);
+            let mut __key = ::std::string::String::with_capacity(113usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|USER#");
@@ -204,7 +204,7 @@ fn user_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(45usize);
+            let mut __key = ::std::string::String::with_capacity(113usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|USER#");
@@ -384,7 +384,7 @@ impl ::schema_runtime::Entity for Role {
         item.insert(
             "sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
+                let mut __key = ::std::string::String::with_capacity(109usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ROLE#");
@@ -401,7 +401,7 @@ impl ::schema_runtime::Entity for Role {
         item.insert(
             "pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
+                let mut __key = ::std::string::String::with_capacity(109usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ROLE#");
@@ -466,7 +466,7 @@ fn role_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(45usize);
+            let mut __key = ::std::string::String::with_capacity(109usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|ROLE#");
@@ -483,7 +483,7 @@ fn role_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(45usize);
+            let mut __key = ::std::string::String::with_capacity(109usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|ROLE#");
@@ -657,7 +657,7 @@ impl ::schema_runtime::Entity for RoleAssignment {
         item.insert(
             "sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
+                let mut __key = ::std::string::String::with_capacity(109usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ROLE#");
@@ -674,7 +674,7 @@ impl ::schema_runtime::Entity for RoleAssignment {
         item.insert(
             "pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
+                let mut __key = ::std::string::String::with_capacity(113usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|USER#");
@@ -773,7 +773,7 @@ fn role_assignment_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(45usize);
+            let mut __key = ::std::string::String::with_capacity(113usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|USER#");
@@ -790,7 +790,7 @@ fn role_assignment_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(45usize);
+            let mut __key = ::std::string::String::with_capacity(109usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|ROLE#");
@@ -1334,7 +1334,7 @@ fn request_user_roles(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
+                let mut __key = ::std::string::String::with_capacity(113usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|USER#");
@@ -1352,7 +1352,7 @@ fn request_user_roles(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(29usize);
+                let mut __key = ::std::string::String::with_capacity(77usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ROLE#");
@@ -1420,7 +1420,7 @@ fn request_user_with_roles(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
+                let mut __key = ::std::string::String::with_capacity(113usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|USER#");
@@ -1481,7 +1481,7 @@ fn request_role_members(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
+                let mut __key = ::std::string::String::with_capacity(109usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ROLE#");
@@ -1499,7 +1499,7 @@ fn request_role_members(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(29usize);
+                let mut __key = ::std::string::String::with_capacity(77usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|USER#");
@@ -1552,7 +1552,7 @@ fn request_admins(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(34usize);
+                let mut __key = ::std::string::String::with_capacity(82usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ROLE#admin");
@@ -1563,7 +1563,7 @@ fn request_admins(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(29usize);
+                let mut __key = ::std::string::String::with_capacity(77usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|USER#");
@@ -1631,7 +1631,7 @@ fn request_role_with_members(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(45usize);
+                let mut __key = ::std::string::String::with_capacity(109usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ROLE#");

@@ -216,7 +216,7 @@ fn device_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(23usize);
+            let mut __key = ::std::string::String::with_capacity(39usize);
             __key.push_str("DEVICE#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -570,7 +570,7 @@ fn device_report_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(23usize);
+            let mut __key = ::std::string::String::with_capacity(39usize);
             __key.push_str("DEVICE#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -585,7 +585,7 @@ fn device_report_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(23usize);
+            let mut __key = ::std::string::String::with_capacity(31usize);
             __key.push_str("REPORT#");
             ::schema_runtime::codec::push_datetime(
                 &mut __key,
@@ -1106,7 +1106,7 @@ fn request_device_reports_between(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
+                let mut __key = ::std::string::String::with_capacity(39usize);
                 __key.push_str("DEVICE#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -1122,7 +1122,7 @@ fn request_device_reports_between(
         .insert(
             ":sk0".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
+                let mut __key = ::std::string::String::with_capacity(31usize);
                 __key.push_str("REPORT#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
@@ -1138,7 +1138,7 @@ fn request_device_reports_between(
         .insert(
             ":sk1".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
+                let mut __key = ::std::string::String::with_capacity(31usize);
                 __key.push_str("REPORT#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
@@ -1196,7 +1196,7 @@ fn request_latest_device_reports(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(23usize);
+                let mut __key = ::std::string::String::with_capacity(39usize);
                 __key.push_str("DEVICE#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -1267,7 +1267,7 @@ fn request_escalations_for_technician(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(16usize);
+                let mut __key = ::std::string::String::with_capacity(64usize);
                 ::schema_runtime::codec::push_str(
                     &mut __key,
                     technician,
@@ -1329,7 +1329,7 @@ fn request_recent_escalations_for_technician(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(16usize);
+                let mut __key = ::std::string::String::with_capacity(64usize);
                 ::schema_runtime::codec::push_str(
                     &mut __key,
                     technician,
@@ -1344,7 +1344,7 @@ fn request_recent_escalations_for_technician(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(16usize);
+                let mut __key = ::std::string::String::with_capacity(24usize);
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
                     since,

@@ -223,7 +223,7 @@ impl ::schema_runtime::Entity for ActivityEvent {
         item.insert(
             "gsi1pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(72usize);
+                let mut __key = ::std::string::String::with_capacity(131usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACTOR#");
@@ -248,7 +248,7 @@ impl ::schema_runtime::Entity for ActivityEvent {
         item.insert(
             "gsi1sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(33usize);
+                let mut __key = ::std::string::String::with_capacity(57usize);
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
                     self.occurred_at,
@@ -401,7 +401,7 @@ fn activity_event_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(49usize);
+            let mut __key = ::std::string::String::with_capacity(88usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|ACTIVITY#");
@@ -418,7 +418,7 @@ fn activity_event_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(33usize);
+            let mut __key = ::std::string::String::with_capacity(57usize);
             ::schema_runtime::codec::push_datetime(
                 &mut __key,
                 occurred_at,
@@ -564,7 +564,7 @@ impl ActivityEventUpdate {
                 .push((
                     "gsi1pk",
                     ::schema_runtime::sdk::types::AttributeValue::S({
-                        let mut __key = ::std::string::String::with_capacity(72usize);
+                        let mut __key = ::std::string::String::with_capacity(131usize);
                         __key.push_str("TENANT#");
                         __key.push_str(__tenant.as_str());
                         __key.push_str("|ACTOR#");
@@ -706,7 +706,7 @@ fn monthly_activity_count_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(38usize);
+            let mut __key = ::std::string::String::with_capacity(86usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|ACTIVITY_COUNT");
@@ -716,7 +716,7 @@ fn monthly_activity_count_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(22usize);
+            let mut __key = ::std::string::String::with_capacity(13usize);
             __key.push_str("MONTH#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -1201,7 +1201,7 @@ fn request_month_activity(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(49usize);
+                let mut __key = ::std::string::String::with_capacity(88usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACTIVITY#");
@@ -1264,7 +1264,7 @@ fn request_activity_between(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(49usize);
+                let mut __key = ::std::string::String::with_capacity(88usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACTIVITY#");
@@ -1282,7 +1282,7 @@ fn request_activity_between(
         .insert(
             ":sk0".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(16usize);
+                let mut __key = ::std::string::String::with_capacity(20usize);
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
                     from,
@@ -1297,7 +1297,7 @@ fn request_activity_between(
         .insert(
             ":sk1".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(16usize);
+                let mut __key = ::std::string::String::with_capacity(20usize);
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
                     to,
@@ -1356,7 +1356,7 @@ fn request_activity_since(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(49usize);
+                let mut __key = ::std::string::String::with_capacity(88usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACTIVITY#");
@@ -1374,7 +1374,7 @@ fn request_activity_since(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(16usize);
+                let mut __key = ::std::string::String::with_capacity(20usize);
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
                     since,
@@ -1433,7 +1433,7 @@ fn request_activity_before(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(49usize);
+                let mut __key = ::std::string::String::with_capacity(88usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACTIVITY#");
@@ -1451,7 +1451,7 @@ fn request_activity_before(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(16usize);
+                let mut __key = ::std::string::String::with_capacity(20usize);
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
                     before,
@@ -1510,7 +1510,7 @@ fn request_actor_activity(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(72usize);
+                let mut __key = ::std::string::String::with_capacity(131usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACTOR#");
@@ -1580,7 +1580,7 @@ fn request_monthly_counts(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(38usize);
+                let mut __key = ::std::string::String::with_capacity(86usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACTIVITY_COUNT");
@@ -1591,7 +1591,7 @@ fn request_monthly_counts(
         .insert(
             ":sk0".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
+                let mut __key = ::std::string::String::with_capacity(13usize);
                 __key.push_str("MONTH#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -1607,7 +1607,7 @@ fn request_monthly_counts(
         .insert(
             ":sk1".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
+                let mut __key = ::std::string::String::with_capacity(13usize);
                 __key.push_str("MONTH#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,

@@ -227,7 +227,7 @@ fn user_profile_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(28usize);
+            let mut __key = ::std::string::String::with_capacity(76usize);
             __key.push_str("USER#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|PHOTOS");
@@ -506,7 +506,7 @@ impl ::schema_runtime::Entity for Photo {
         item.insert(
             "pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
+                let mut __key = ::std::string::String::with_capacity(76usize);
                 __key.push_str("USER#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|PHOTOS");
@@ -516,7 +516,7 @@ impl ::schema_runtime::Entity for Photo {
         item.insert(
             "lsi1sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(38usize);
+                let mut __key = ::std::string::String::with_capacity(56usize);
                 __key.push_str("DATE#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
@@ -603,7 +603,7 @@ fn photo_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(28usize);
+            let mut __key = ::std::string::String::with_capacity(76usize);
             __key.push_str("USER#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|PHOTOS");
@@ -613,7 +613,7 @@ fn photo_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(22usize);
+            let mut __key = ::std::string::String::with_capacity(32usize);
             __key.push_str("PHOTO#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -852,7 +852,7 @@ impl PhotoUpdate {
                 .push((
                     "lsi1sk",
                     ::schema_runtime::sdk::types::AttributeValue::S({
-                        let mut __key = ::std::string::String::with_capacity(38usize);
+                        let mut __key = ::std::string::String::with_capacity(56usize);
                         __key.push_str("DATE#");
                         ::schema_runtime::codec::push_datetime(
                             &mut __key,
@@ -1263,7 +1263,7 @@ fn request_photos_between(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
+                let mut __key = ::std::string::String::with_capacity(76usize);
                 __key.push_str("USER#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|PHOTOS");
@@ -1274,7 +1274,7 @@ fn request_photos_between(
         .insert(
             ":sk0".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(29usize);
                 __key.push_str("DATE#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
@@ -1290,7 +1290,7 @@ fn request_photos_between(
         .insert(
             ":sk1".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(29usize);
                 __key.push_str("DATE#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
@@ -1348,7 +1348,7 @@ fn request_latest_photos(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
+                let mut __key = ::std::string::String::with_capacity(76usize);
                 __key.push_str("USER#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|PHOTOS");
@@ -1411,7 +1411,7 @@ fn request_photos_since(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
+                let mut __key = ::std::string::String::with_capacity(76usize);
                 __key.push_str("USER#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|PHOTOS");
@@ -1422,7 +1422,7 @@ fn request_photos_since(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(29usize);
                 __key.push_str("DATE#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
@@ -1494,7 +1494,7 @@ fn request_account_contents(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
+                let mut __key = ::std::string::String::with_capacity(76usize);
                 __key.push_str("USER#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|PHOTOS");

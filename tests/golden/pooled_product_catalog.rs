@@ -224,7 +224,7 @@ impl ::schema_runtime::Entity for Product {
         item.insert(
             "gsi1pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(68usize);
+                let mut __key = ::std::string::String::with_capacity(158usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|CATEGORY#");
@@ -243,7 +243,7 @@ impl ::schema_runtime::Entity for Product {
         item.insert(
             "gsi1sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(24usize);
+                let mut __key = ::std::string::String::with_capacity(72usize);
                 __key.push_str("PRODUCT#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -323,7 +323,7 @@ fn product_key_item(
     item.insert(
         "ShardID".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(42usize);
+            let mut __key = ::std::string::String::with_capacity(84usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|S#");
@@ -334,7 +334,7 @@ fn product_key_item(
     item.insert(
         "ProductID".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(24usize);
+            let mut __key = ::std::string::String::with_capacity(72usize);
             __key.push_str("PRODUCT#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -490,7 +490,7 @@ impl ProductUpdate {
                 .push((
                     "gsi1pk",
                     ::schema_runtime::sdk::types::AttributeValue::S({
-                        let mut __key = ::std::string::String::with_capacity(68usize);
+                        let mut __key = ::std::string::String::with_capacity(158usize);
                         __key.push_str("TENANT#");
                         __key.push_str(__tenant.as_str());
                         __key.push_str("|CATEGORY#");
@@ -795,7 +795,7 @@ fn request_tenant_products(
             .insert(
                 ":pk".to_owned(),
                 ::schema_runtime::sdk::types::AttributeValue::S({
-                    let mut __key = ::std::string::String::with_capacity(42usize);
+                    let mut __key = ::std::string::String::with_capacity(84usize);
                     __key.push_str("TENANT#");
                     __key.push_str(__tenant.as_str());
                     __key.push_str("|S#");
@@ -861,7 +861,7 @@ fn request_products_in_category(
             .insert(
                 ":pk".to_owned(),
                 ::schema_runtime::sdk::types::AttributeValue::S({
-                    let mut __key = ::std::string::String::with_capacity(68usize);
+                    let mut __key = ::std::string::String::with_capacity(158usize);
                     __key.push_str("TENANT#");
                     __key.push_str(__tenant.as_str());
                     __key.push_str("|CATEGORY#");

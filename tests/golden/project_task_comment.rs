@@ -165,7 +165,7 @@ impl ::schema_runtime::Entity for Project {
         item.insert(
             "gsi1pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(36usize);
+                let mut __key = ::std::string::String::with_capacity(84usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|PROJECT_LIST");
@@ -175,7 +175,7 @@ impl ::schema_runtime::Entity for Project {
         item.insert(
             "gsi1sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(33usize);
+                let mut __key = ::std::string::String::with_capacity(101usize);
                 ::schema_runtime::codec::push_str(
                     &mut __key,
                     self.name_key.as_str(),
@@ -252,7 +252,7 @@ fn project_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(32usize);
+            let mut __key = ::std::string::String::with_capacity(80usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|PROJECTS");
@@ -262,7 +262,7 @@ fn project_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(24usize);
+            let mut __key = ::std::string::String::with_capacity(44usize);
             __key.push_str("PROJECT#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -374,7 +374,7 @@ impl ProjectUpdate {
                 .push((
                     "gsi1sk",
                     ::schema_runtime::sdk::types::AttributeValue::S({
-                        let mut __key = ::std::string::String::with_capacity(33usize);
+                        let mut __key = ::std::string::String::with_capacity(101usize);
                         ::schema_runtime::codec::push_str(
                             &mut __key,
                             __v_name_key,
@@ -512,7 +512,7 @@ impl ::schema_runtime::Entity for Task {
             item.insert(
                 "gsi2pk".to_owned(),
                 ::schema_runtime::sdk::types::AttributeValue::S({
-                    let mut __key = ::std::string::String::with_capacity(49usize);
+                    let mut __key = ::std::string::String::with_capacity(117usize);
                     __key.push_str("TENANT#");
                     __key.push_str(__tenant.as_str());
                     __key.push_str("|ASSIGNEE#");
@@ -531,7 +531,7 @@ impl ::schema_runtime::Entity for Task {
             item.insert(
                 "gsi2sk".to_owned(),
                 ::schema_runtime::sdk::types::AttributeValue::S({
-                    let mut __key = ::std::string::String::with_capacity(37usize);
+                    let mut __key = ::std::string::String::with_capacity(61usize);
                     __key.push_str("DUE#");
                     ::schema_runtime::codec::push_datetime(
                         &mut __key,
@@ -641,7 +641,7 @@ fn task_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(32usize);
+            let mut __key = ::std::string::String::with_capacity(80usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|PROJECTS");
@@ -651,7 +651,7 @@ fn task_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(46usize);
+            let mut __key = ::std::string::String::with_capacity(86usize);
             __key.push_str("PROJECT#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -835,7 +835,7 @@ impl TaskUpdate {
                         "gsi2pk",
                         ::schema_runtime::sdk::types::AttributeValue::S({
                             let mut __key = ::std::string::String::with_capacity(
-                                49usize,
+                                117usize,
                             );
                             __key.push_str("TENANT#");
                             __key.push_str(__tenant.as_str());
@@ -874,7 +874,7 @@ impl TaskUpdate {
                         "gsi2sk",
                         ::schema_runtime::sdk::types::AttributeValue::S({
                             let mut __key = ::std::string::String::with_capacity(
-                                37usize,
+                                61usize,
                             );
                             __key.push_str("DUE#");
                             ::schema_runtime::codec::push_datetime(
@@ -1141,7 +1141,7 @@ fn comment_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(32usize);
+            let mut __key = ::std::string::String::with_capacity(80usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|PROJECTS");
@@ -1151,7 +1151,7 @@ fn comment_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(71usize);
+            let mut __key = ::std::string::String::with_capacity(121usize);
             __key.push_str("PROJECT#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -1783,7 +1783,7 @@ fn request_project_tree(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(32usize);
+                let mut __key = ::std::string::String::with_capacity(80usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|PROJECTS");
@@ -1845,7 +1845,7 @@ fn request_projects(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(36usize);
+                let mut __key = ::std::string::String::with_capacity(84usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|PROJECT_LIST");
@@ -1911,7 +1911,7 @@ fn request_project_tasks(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(32usize);
+                let mut __key = ::std::string::String::with_capacity(80usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|PROJECTS");
@@ -1922,7 +1922,7 @@ fn request_project_tasks(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(30usize);
+                let mut __key = ::std::string::String::with_capacity(50usize);
                 __key.push_str("PROJECT#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -1983,7 +1983,7 @@ fn request_task_comments(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(32usize);
+                let mut __key = ::std::string::String::with_capacity(80usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|PROJECTS");
@@ -1994,7 +1994,7 @@ fn request_task_comments(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(55usize);
+                let mut __key = ::std::string::String::with_capacity(95usize);
                 __key.push_str("PROJECT#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -2063,7 +2063,7 @@ fn request_my_tasks_due(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(49usize);
+                let mut __key = ::std::string::String::with_capacity(117usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ASSIGNEE#");
@@ -2081,7 +2081,7 @@ fn request_my_tasks_due(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(20usize);
+                let mut __key = ::std::string::String::with_capacity(24usize);
                 __key.push_str("DUE#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,

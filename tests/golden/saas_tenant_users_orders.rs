@@ -348,7 +348,7 @@ fn tenant_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(31usize);
+            let mut __key = ::std::string::String::with_capacity(79usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|ACCOUNT");
@@ -542,7 +542,7 @@ impl ::schema_runtime::Entity for User {
         item.insert(
             "gsi1pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(46usize);
+                let mut __key = ::std::string::String::with_capacity(142usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|EMAIL#");
@@ -559,7 +559,7 @@ impl ::schema_runtime::Entity for User {
         item.insert(
             "gsi1sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(41usize);
                 __key.push_str("USER#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -627,7 +627,7 @@ fn user_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(31usize);
+            let mut __key = ::std::string::String::with_capacity(79usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|ACCOUNT");
@@ -637,7 +637,7 @@ fn user_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(21usize);
+            let mut __key = ::std::string::String::with_capacity(41usize);
             __key.push_str("USER#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -754,7 +754,7 @@ impl UserUpdate {
                 .push((
                     "gsi1pk",
                     ::schema_runtime::sdk::types::AttributeValue::S({
-                        let mut __key = ::std::string::String::with_capacity(46usize);
+                        let mut __key = ::std::string::String::with_capacity(142usize);
                         __key.push_str("TENANT#");
                         __key.push_str(__tenant.as_str());
                         __key.push_str("|EMAIL#");
@@ -864,7 +864,7 @@ impl ::schema_runtime::Entity for Order {
         item.insert(
             "gsi1pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(47usize);
+                let mut __key = ::std::string::String::with_capacity(88usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|STATUS#");
@@ -875,7 +875,7 @@ impl ::schema_runtime::Entity for Order {
         item.insert(
             "gsi1sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(39usize);
+                let mut __key = ::std::string::String::with_capacity(63usize);
                 __key.push_str("ORDER#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
@@ -958,7 +958,7 @@ fn order_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(31usize);
+            let mut __key = ::std::string::String::with_capacity(79usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|ACCOUNT");
@@ -968,7 +968,7 @@ fn order_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(22usize);
+            let mut __key = ::std::string::String::with_capacity(42usize);
             __key.push_str("ORDER#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -1096,7 +1096,7 @@ impl OrderUpdate {
                 .push((
                     "gsi1pk",
                     ::schema_runtime::sdk::types::AttributeValue::S({
-                        let mut __key = ::std::string::String::with_capacity(47usize);
+                        let mut __key = ::std::string::String::with_capacity(88usize);
                         __key.push_str("TENANT#");
                         __key.push_str(__tenant.as_str());
                         __key.push_str("|STATUS#");
@@ -1121,7 +1121,7 @@ impl OrderUpdate {
                 .push((
                     "gsi1sk",
                     ::schema_runtime::sdk::types::AttributeValue::S({
-                        let mut __key = ::std::string::String::with_capacity(39usize);
+                        let mut __key = ::std::string::String::with_capacity(63usize);
                         __key.push_str("ORDER#");
                         ::schema_runtime::codec::push_datetime(
                             &mut __key,
@@ -1267,7 +1267,7 @@ fn inventory_item_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(31usize);
+            let mut __key = ::std::string::String::with_capacity(79usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|ACCOUNT");
@@ -1277,7 +1277,7 @@ fn inventory_item_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(26usize);
+            let mut __key = ::std::string::String::with_capacity(42usize);
             __key.push_str("INVENTORY#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -1961,7 +1961,7 @@ fn request_tenant_profile(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
+                let mut __key = ::std::string::String::with_capacity(79usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACCOUNT");
@@ -2023,7 +2023,7 @@ fn request_users(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
+                let mut __key = ::std::string::String::with_capacity(79usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACCOUNT");
@@ -2085,7 +2085,7 @@ fn request_orders(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
+                let mut __key = ::std::string::String::with_capacity(79usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACCOUNT");
@@ -2173,7 +2173,7 @@ fn request_all_tenant_data(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(31usize);
+                let mut __key = ::std::string::String::with_capacity(79usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|ACCOUNT");
@@ -2227,7 +2227,7 @@ fn request_user_by_email(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(46usize);
+                let mut __key = ::std::string::String::with_capacity(142usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|EMAIL#");
@@ -2287,7 +2287,7 @@ fn request_pending_orders(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(38usize);
+                let mut __key = ::std::string::String::with_capacity(86usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|STATUS#pending");
@@ -2351,7 +2351,7 @@ fn request_orders_by_status(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(47usize);
+                let mut __key = ::std::string::String::with_capacity(88usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|STATUS#");
@@ -2363,7 +2363,7 @@ fn request_orders_by_status(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(22usize);
+                let mut __key = ::std::string::String::with_capacity(26usize);
                 __key.push_str("ORDER#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,

@@ -281,7 +281,7 @@ fn cart_item_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(21usize);
+            let mut __key = ::std::string::String::with_capacity(41usize);
             __key.push_str("USER#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -296,7 +296,7 @@ fn cart_item_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(38usize);
+            let mut __key = ::std::string::String::with_capacity(48usize);
             __key.push_str("CART#");
             __key.push_str(status.as_str());
             __key.push_str("#");
@@ -620,7 +620,7 @@ fn wishlist_item_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(21usize);
+            let mut __key = ::std::string::String::with_capacity(41usize);
             __key.push_str("USER#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -635,7 +635,7 @@ fn wishlist_item_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(25usize);
+            let mut __key = ::std::string::String::with_capacity(45usize);
             __key.push_str("WISHLIST#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -888,7 +888,7 @@ fn cart_count_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(21usize);
+            let mut __key = ::std::string::String::with_capacity(41usize);
             __key.push_str("USER#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -903,7 +903,7 @@ fn cart_count_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(26usize);
+            let mut __key = ::std::string::String::with_capacity(16usize);
             __key.push_str("CARTCOUNT#");
             __key.push_str(status.as_str());
             __key
@@ -1418,7 +1418,7 @@ fn request_whole_cart(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(41usize);
                 __key.push_str("USER#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -1485,7 +1485,7 @@ fn request_active_cart(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(41usize);
                 __key.push_str("USER#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -1552,7 +1552,7 @@ fn request_saved_for_later(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(41usize);
                 __key.push_str("USER#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -1619,7 +1619,7 @@ fn request_wishlist(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(41usize);
                 __key.push_str("USER#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -1686,7 +1686,7 @@ fn request_cart_counts(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(41usize);
                 __key.push_str("USER#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,

@@ -137,7 +137,7 @@ impl ::schema_runtime::Entity for Message {
         item.insert(
             "gsi1pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(26usize);
+                let mut __key = ::std::string::String::with_capacity(46usize);
                 __key.push_str("USER#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -153,7 +153,7 @@ impl ::schema_runtime::Entity for Message {
         item.insert(
             "gsi1sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(37usize);
+                let mut __key = ::std::string::String::with_capacity(55usize);
                 __key.push_str("MSG#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
@@ -300,7 +300,7 @@ fn message_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(27usize);
+            let mut __key = ::std::string::String::with_capacity(47usize);
             __key.push_str("USER#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -316,7 +316,7 @@ fn message_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(37usize);
+            let mut __key = ::std::string::String::with_capacity(55usize);
             __key.push_str("MSG#");
             ::schema_runtime::codec::push_datetime(
                 &mut __key,
@@ -445,7 +445,7 @@ impl MessageUpdate {
                 .push((
                     "gsi1pk",
                     ::schema_runtime::sdk::types::AttributeValue::S({
-                        let mut __key = ::std::string::String::with_capacity(26usize);
+                        let mut __key = ::std::string::String::with_capacity(46usize);
                         __key.push_str("USER#");
                         ::schema_runtime::codec::push_str(
                             &mut __key,
@@ -716,7 +716,7 @@ fn request_inbox(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(27usize);
+                let mut __key = ::std::string::String::with_capacity(47usize);
                 __key.push_str("USER#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -785,7 +785,7 @@ fn request_inbox_since(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(27usize);
+                let mut __key = ::std::string::String::with_capacity(47usize);
                 __key.push_str("USER#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,
@@ -802,7 +802,7 @@ fn request_inbox_since(
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(20usize);
+                let mut __key = ::std::string::String::with_capacity(28usize);
                 __key.push_str("MSG#");
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
@@ -860,7 +860,7 @@ fn request_sent_messages(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(26usize);
+                let mut __key = ::std::string::String::with_capacity(46usize);
                 __key.push_str("USER#");
                 ::schema_runtime::codec::push_str(
                     &mut __key,

@@ -161,7 +161,7 @@ impl ::schema_runtime::Entity for Ticket {
         item.insert(
             "tenant_status".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(40usize);
+                let mut __key = ::std::string::String::with_capacity(78usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|");
@@ -231,7 +231,7 @@ fn ticket_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(47usize);
+            let mut __key = ::std::string::String::with_capacity(115usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|TICKET#");
@@ -368,7 +368,7 @@ impl TicketUpdate {
                 .push((
                     "tenant_status",
                     ::schema_runtime::sdk::types::AttributeValue::S({
-                        let mut __key = ::std::string::String::with_capacity(40usize);
+                        let mut __key = ::std::string::String::with_capacity(78usize);
                         __key.push_str("TENANT#");
                         __key.push_str(__tenant.as_str());
                         __key.push_str("|");
@@ -612,7 +612,7 @@ fn comment_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(47usize);
+            let mut __key = ::std::string::String::with_capacity(115usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|TICKET#");
@@ -629,7 +629,7 @@ fn comment_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(41usize);
+            let mut __key = ::std::string::String::with_capacity(69usize);
             __key.push_str("COMMENT#");
             ::schema_runtime::codec::push_datetime(
                 &mut __key,
@@ -816,7 +816,7 @@ fn ticket_count_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(33usize);
+            let mut __key = ::std::string::String::with_capacity(81usize);
             __key.push_str("TENANT#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|AGGREGATE");
@@ -826,7 +826,7 @@ fn ticket_count_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(23usize);
+            let mut __key = ::std::string::String::with_capacity(13usize);
             __key.push_str("STATUS#");
             __key.push_str(status.as_str());
             __key
@@ -1363,7 +1363,7 @@ fn request_ticket_with_comments(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(47usize);
+                let mut __key = ::std::string::String::with_capacity(115usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|TICKET#");
@@ -1424,7 +1424,7 @@ fn request_ticket_summary(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(47usize);
+                let mut __key = ::std::string::String::with_capacity(115usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|TICKET#");
@@ -1493,7 +1493,7 @@ fn request_open_tickets(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
+                let mut __key = ::std::string::String::with_capacity(76usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|OPEN");
@@ -1551,7 +1551,7 @@ fn request_open_tickets_for_resolver(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(28usize);
+                let mut __key = ::std::string::String::with_capacity(76usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|OPEN");
@@ -1689,7 +1689,7 @@ fn request_ticket_counts_by_status(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(33usize);
+                let mut __key = ::std::string::String::with_capacity(81usize);
                 __key.push_str("TENANT#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|AGGREGATE");

@@ -244,7 +244,7 @@ impl ::schema_runtime::Entity for DocumentMeta {
         item.insert(
             "gsi1pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(25usize);
+                let mut __key = ::std::string::String::with_capacity(41usize);
                 __key.push_str("ORG#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|DOCS");
@@ -254,7 +254,7 @@ impl ::schema_runtime::Entity for DocumentMeta {
         item.insert(
             "gsi1sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(33usize);
+                let mut __key = ::std::string::String::with_capacity(61usize);
                 ::schema_runtime::codec::push_datetime(
                     &mut __key,
                     self.updated_at,
@@ -349,7 +349,7 @@ fn document_meta_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(41usize);
+            let mut __key = ::std::string::String::with_capacity(77usize);
             __key.push_str("ORG#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|DOC#");
@@ -562,7 +562,7 @@ impl DocumentMetaUpdate {
                 .push((
                     "gsi1sk",
                     ::schema_runtime::sdk::types::AttributeValue::S({
-                        let mut __key = ::std::string::String::with_capacity(33usize);
+                        let mut __key = ::std::string::String::with_capacity(61usize);
                         ::schema_runtime::codec::push_datetime(
                             &mut __key,
                             __v_updated_at,
@@ -748,7 +748,7 @@ fn document_body_chunk_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(41usize);
+            let mut __key = ::std::string::String::with_capacity(77usize);
             __key.push_str("ORG#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|DOC#");
@@ -765,7 +765,7 @@ fn document_body_chunk_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(21usize);
+            let mut __key = ::std::string::String::with_capacity(8usize);
             __key.push_str("BODY#");
             ::schema_runtime::codec::push_integer(
                 &mut __key,
@@ -1067,7 +1067,7 @@ fn document_attachment_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(41usize);
+            let mut __key = ::std::string::String::with_capacity(77usize);
             __key.push_str("ORG#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|DOC#");
@@ -1084,7 +1084,7 @@ fn document_attachment_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(27usize);
+            let mut __key = ::std::string::String::with_capacity(47usize);
             __key.push_str("ATTACHMENT#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -1431,7 +1431,7 @@ fn document_share_key_item(
     item.insert(
         "pk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(41usize);
+            let mut __key = ::std::string::String::with_capacity(77usize);
             __key.push_str("ORG#");
             __key.push_str(__tenant.as_str());
             __key.push_str("|DOC#");
@@ -1448,7 +1448,7 @@ fn document_share_key_item(
     item.insert(
         "sk".to_owned(),
         ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(22usize);
+            let mut __key = ::std::string::String::with_capacity(42usize);
             __key.push_str("SHARE#");
             ::schema_runtime::codec::push_str(
                 &mut __key,
@@ -2151,7 +2151,7 @@ fn request_whole_document(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
+                let mut __key = ::std::string::String::with_capacity(77usize);
                 __key.push_str("ORG#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|DOC#");
@@ -2212,7 +2212,7 @@ fn request_document_body(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
+                let mut __key = ::std::string::String::with_capacity(77usize);
                 __key.push_str("ORG#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|DOC#");
@@ -2284,7 +2284,7 @@ fn request_body_chunks_between(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
+                let mut __key = ::std::string::String::with_capacity(77usize);
                 __key.push_str("ORG#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|DOC#");
@@ -2302,7 +2302,7 @@ fn request_body_chunks_between(
         .insert(
             ":sk0".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(8usize);
                 __key.push_str("BODY#");
                 ::schema_runtime::codec::push_integer(
                     &mut __key,
@@ -2319,7 +2319,7 @@ fn request_body_chunks_between(
         .insert(
             ":sk1".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(21usize);
+                let mut __key = ::std::string::String::with_capacity(8usize);
                 __key.push_str("BODY#");
                 ::schema_runtime::codec::push_integer(
                     &mut __key,
@@ -2379,7 +2379,7 @@ fn request_attachments(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
+                let mut __key = ::std::string::String::with_capacity(77usize);
                 __key.push_str("ORG#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|DOC#");
@@ -2449,7 +2449,7 @@ fn request_shares(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(41usize);
+                let mut __key = ::std::string::String::with_capacity(77usize);
                 __key.push_str("ORG#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|DOC#");
@@ -2518,7 +2518,7 @@ fn request_recent_documents(
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
-                let mut __key = ::std::string::String::with_capacity(25usize);
+                let mut __key = ::std::string::String::with_capacity(41usize);
                 __key.push_str("ORG#");
                 __key.push_str(__tenant.as_str());
                 __key.push_str("|DOCS");

@@ -7,6 +7,9 @@
 //! forwards only part of the batch and reports the rest as
 //! `UnprocessedItems` / `UnprocessedKeys`. Requests it fails never reach the
 //! server, so what the server holds is exactly what it was sent.
+//!
+//! [`start_with_latency`] faults nothing and holds every answer for a fixed
+//! time: a local server with the round trip of a remote one.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -75,14 +78,21 @@ enum Fault {
 /// Starts a proxy to `upstream` (`http://127.0.0.1:PORT`) that faults
 /// `rate` of the data requests (0.0–1.0), choosing with `seed`.
 pub async fn start(upstream: &str, rate: f64, seed: u64) -> std::io::Result<FaultProxy> {
-    launch(upstream, rate, seed, None).await
+    launch(upstream, rate, seed, None, Duration::ZERO).await
+}
+
+/// Starts a proxy that passes every request and answers each after
+/// `latency` more: the network round trip a local server does not have.
+pub async fn start_with_latency(upstream: &str, latency: Duration) -> std::io::Result<FaultProxy> {
+    launch(upstream, 0.0, 0, None, latency).await
 }
 
 /// Starts a proxy that passes every request but rewrites the server's
 /// answers, replacing `from` with `to` in their bodies: a server (or a
 /// bug) that returns another tenant's items.
 pub async fn start_tampering(upstream: &str, from: &str, to: &str) -> std::io::Result<FaultProxy> {
-    launch(upstream, 0.0, 0, Some((from.to_owned(), to.to_owned()))).await
+    let tamper = Some((from.to_owned(), to.to_owned()));
+    launch(upstream, 0.0, 0, tamper, Duration::ZERO).await
 }
 
 async fn launch(
@@ -90,6 +100,7 @@ async fn launch(
     rate: f64,
     seed: u64,
     tamper: Option<(String, String)>,
+    latency: Duration,
 ) -> std::io::Result<FaultProxy> {
     let upstream = upstream
         .strip_prefix("http://")
@@ -108,7 +119,8 @@ async fn launch(
             let counts = shared.clone();
             let tamper = tamper.clone();
             tokio::spawn(async move {
-                let _ = serve(socket, &upstream, rate, &rng, &counts, tamper.as_ref()).await;
+                let tamper = tamper.as_ref();
+                let _ = serve(socket, &upstream, rate, &rng, &counts, tamper, latency).await;
             });
         }
     });
@@ -332,6 +344,7 @@ async fn serve(
     rng: &Mutex<fastrand::Rng>,
     counts: &Counts,
     tamper: Option<&(String, String)>,
+    latency: Duration,
 ) -> std::io::Result<()> {
     let mut buffer = Vec::new();
     while let Some(request) = read_message(&mut client, &mut buffer).await? {
@@ -392,6 +405,9 @@ async fn serve(
                 response_bytes(&answer)
             }
             Fault::Pass => {
+                if !latency.is_zero() {
+                    tokio::time::sleep(latency).await;
+                }
                 let mut answer = forward(upstream, &request_bytes(&request, &request.body)).await?;
                 if let Some((from, to)) = tamper {
                     let body = String::from_utf8_lossy(&answer.body).replace(from, to);

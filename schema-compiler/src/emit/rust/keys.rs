@@ -28,6 +28,9 @@ pub(super) enum Input<'a> {
     },
 }
 
+/// The most bytes a key buffer reserves for one placeholder's value.
+const RESERVED_WIDTH: usize = 64;
+
 /// The constant holding a string attribute's key domain.
 pub(super) fn domain_const(entity: &str, attribute: &str) -> Ident {
     format_ident!("{}_{}", screaming(entity), screaming(attribute))
@@ -42,23 +45,43 @@ impl Emitter<'_> {
         context: &str,
         input: &dyn Fn(&'t ir::Placeholder) -> Input<'t>,
     ) -> TokenStream {
-        let capacity = template
-            .segments
-            .iter()
-            .map(|s| match s {
-                Segment::Literal(l) => l.len(),
-                Segment::Placeholder(_) => 16,
-            })
-            .sum::<usize>();
-        let pushes = template.segments.iter().map(|segment| match segment {
-            Segment::Literal(l) => quote!(__key.push_str(#l);),
-            Segment::Placeholder(p) => self.push_value(input(p), context),
-        });
+        let mut capacity = 0;
+        let mut pushes = Vec::new();
+        for segment in &template.segments {
+            match segment {
+                Segment::Literal(l) => {
+                    capacity += l.len();
+                    pushes.push(quote!(__key.push_str(#l);));
+                }
+                Segment::Placeholder(p) => {
+                    let input = input(p);
+                    capacity += self.reserved_width(&input);
+                    pushes.push(self.push_value(input, context));
+                }
+            }
+        }
         quote!({
             let mut __key = ::std::string::String::with_capacity(#capacity);
             #(#pushes)*
             __key
         })
+    }
+
+    /// The bytes a key buffer reserves for one placeholder: the greatest
+    /// length of its encoding (exact for integers, timestamps, enums and
+    /// shards), at most [`RESERVED_WIDTH`] for long or unbounded strings,
+    /// so a typical key is built in one allocation.
+    fn reserved_width(&self, input: &Input<'_>) -> usize {
+        let domain = match input {
+            Input::Tenant(_) => self.spec.tenant.as_ref().map(encoding::tenant_domain),
+            Input::Shard(_) => Some(encoding::shard_domain(u32::MAX)),
+            Input::Value { attribute, .. } => {
+                Some(encoding::type_domain(&attribute.r#type, attribute.escape))
+            }
+        };
+        domain
+            .and_then(|d| d.max_len)
+            .map_or(RESERVED_WIDTH, |max| max.min(RESERVED_WIDTH))
     }
 
     /// The `AttributeValue` of a key attribute filled by `template`.
