@@ -460,6 +460,8 @@ pub fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<bool> {
 fn compile_file(sources: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<ir::Spec> {
     let decl = syntax::parse_spec(sources, file, diags)?;
     let spec = resolve::resolve_spec(&decl, sources, diags);
+    // The checks allocate into the memory the syntax tree held.
+    drop(decl);
     // Checks reason about a complete model; after resolution errors they
     // would only repeat them.
     if !diags.has_errors() {

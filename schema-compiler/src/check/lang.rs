@@ -176,22 +176,44 @@ pub fn key_syms<'t>(parts: &[(&'t [Tok], bool)]) -> Vec<Sym<'t>> {
 /// something else. Deciding a candidate is [`intersects`]'s job.
 #[derive(Debug)]
 pub struct Candidates<'t> {
-    nodes: Vec<Node<'t>>,
+    nodes: Vec<Node>,
+    /// The trie's edges: (parent, symbol) to child. One table rather than
+    /// one per node keeps a trie of thousands of keys small.
+    edges: indexmap::IndexMap<(usize, Sym<'t>), usize>,
 }
 
-#[derive(Debug, Default)]
-struct Node<'t> {
-    children: indexmap::IndexMap<Sym<'t>, usize>,
-    /// Children under a [`Sym::Run`].
-    runs: Vec<usize>,
+/// No node: the end of a list of children.
+const NONE: usize = usize::MAX;
+
+#[derive(Debug)]
+struct Node {
+    /// The first child, and the next of the parent's children.
+    first_child: usize,
+    next_sibling: usize,
+    /// The first child under a [`Sym::Run`], and the next such of the parent's.
+    first_run: usize,
+    next_run: usize,
     /// Keys whose symbols end here.
     here: Vec<usize>,
+}
+
+impl Node {
+    fn new() -> Node {
+        Node {
+            first_child: NONE,
+            next_sibling: NONE,
+            first_run: NONE,
+            next_run: NONE,
+            here: Vec::new(),
+        }
+    }
 }
 
 impl Default for Candidates<'_> {
     fn default() -> Self {
         Candidates {
-            nodes: vec![Node::default()],
+            nodes: vec![Node::new()],
+            edges: indexmap::IndexMap::new(),
         }
     }
 }
@@ -201,16 +223,19 @@ impl<'t> Candidates<'t> {
     pub fn insert(&mut self, id: usize, syms: &[Sym<'t>]) {
         let mut node = 0;
         for sym in syms {
-            node = match self.nodes[node].children.get(sym) {
+            node = match self.edges.get(&(node, *sym)) {
                 Some(&child) => child,
                 None => {
                     let child = self.nodes.len();
-                    self.nodes.push(Node::default());
+                    let run = matches!(sym, Sym::Run(_));
+                    let mut new = Node::new();
                     let parent = &mut self.nodes[node];
-                    parent.children.insert(*sym, child);
-                    if matches!(sym, Sym::Run(_)) {
-                        parent.runs.push(child);
+                    new.next_sibling = std::mem::replace(&mut parent.first_child, child);
+                    if run {
+                        new.next_run = std::mem::replace(&mut parent.first_run, child);
                     }
+                    self.nodes.push(new);
+                    self.edges.insert((node, *sym), child);
                     child
                 }
             };
@@ -218,28 +243,47 @@ impl<'t> Candidates<'t> {
         self.nodes[node].here.push(id);
     }
 
+    /// The children of `node`, or those under a run when `runs`.
+    fn children(&self, node: usize, runs: bool) -> impl Iterator<Item = usize> + '_ {
+        let first = if runs {
+            self.nodes[node].first_run
+        } else {
+            self.nodes[node].first_child
+        };
+        std::iter::successors(Some(first).filter(|&c| c != NONE), move |&c| {
+            let next = if runs {
+                self.nodes[c].next_run
+            } else {
+                self.nodes[c].next_sibling
+            };
+            Some(next).filter(|&n| n != NONE)
+        })
+    }
+
     /// The keys that may intersect a key with symbols `syms`, in ascending order.
-    pub fn candidates(&self, syms: &[Sym<'_>]) -> Vec<usize> {
+    pub fn candidates(&self, syms: &[Sym<'t>]) -> Vec<usize> {
         let mut out = Vec::new();
         let mut walk = vec![(0, syms)];
         while let Some((node, rest)) = walk.pop() {
-            let n = &self.nodes[node];
-            out.extend_from_slice(&n.here);
+            out.extend_from_slice(&self.nodes[node].here);
             let Some(first) = rest.first() else {
-                n.children.values().for_each(|&c| self.subtree(c, &mut out));
+                self.children(node, false)
+                    .for_each(|c| self.subtree(c, &mut out));
                 continue;
             };
-            if let Sym::Run(_) = first {
+            let follow = self.edges.get(&(node, *first)).copied();
+            match first {
                 // A run against anything else proves nothing.
-                for (sym, &child) in &n.children {
-                    if sym != first {
-                        self.subtree(child, &mut out);
-                    }
-                }
-            } else {
-                n.runs.iter().for_each(|&c| self.subtree(c, &mut out));
+                Sym::Run(_) => self
+                    .children(node, false)
+                    .filter(|&c| Some(c) != follow)
+                    .for_each(|c| self.subtree(c, &mut out)),
+                // A character against a run proves nothing either.
+                Sym::Char(_) | Sym::End => self
+                    .children(node, true)
+                    .for_each(|c| self.subtree(c, &mut out)),
             }
-            if let Some(&child) = n.children.get(first) {
+            if let Some(child) = follow {
                 walk.push((child, &rest[1..]));
             }
         }
@@ -251,9 +295,8 @@ impl<'t> Candidates<'t> {
     fn subtree(&self, node: usize, out: &mut Vec<usize>) {
         let mut stack = vec![node];
         while let Some(node) = stack.pop() {
-            let n = &self.nodes[node];
-            out.extend_from_slice(&n.here);
-            stack.extend(n.children.values());
+            out.extend_from_slice(&self.nodes[node].here);
+            stack.extend(self.children(node, false));
         }
     }
 }

@@ -150,6 +150,8 @@ enum Sym {
 #[derive(Debug, Default)]
 pub struct Leads {
     groups: indexmap::IndexMap<Vec<Sym>, Vec<usize>>,
+    /// The lengths of the leads in `groups`: the prefixes worth looking up.
+    lengths: std::collections::BTreeSet<usize>,
 }
 
 impl Leads {
@@ -163,6 +165,7 @@ impl Leads {
                     PlaceholderKind::Tenant => lead.push(Sym::Tenant),
                     PlaceholderKind::Shard => lead.push(Sym::Shard),
                     PlaceholderKind::Attribute => {
+                        self.lengths.insert(lead.len());
                         self.groups.entry(lead).or_default().push(entity);
                         return;
                     }
@@ -170,6 +173,7 @@ impl Leads {
             }
         }
         lead.push(Sym::End);
+        self.lengths.insert(lead.len());
         self.groups.entry(lead).or_default().push(entity);
     }
 
@@ -188,8 +192,8 @@ impl Leads {
             }
         }
         syms.push(Sym::End);
-        let mut out: Vec<usize> = (0..=syms.len())
-            .filter_map(|n| self.groups.get(&syms[..n]))
+        let mut out: Vec<usize> = (self.lengths.range(..=syms.len()))
+            .filter_map(|&n| self.groups.get(&syms[..n]))
             .flatten()
             .copied()
             .collect();

@@ -267,10 +267,7 @@ impl Emitter<'_> {
         {
             if matches!(attribute.r#type, AttributeType::String { .. }) {
                 let used = (entity.to_string(), attribute.name.to_string());
-                let mut domains = self.used_domains.borrow_mut();
-                if !domains.contains(&used) {
-                    domains.push(used);
-                }
+                self.used_domains.borrow_mut().insert(used);
             }
         }
         push_value(input, context)

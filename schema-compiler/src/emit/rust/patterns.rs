@@ -45,7 +45,7 @@ impl Emitter<'_> {
     }
 
     /// Module-level items behind the pattern methods.
-    pub(super) fn emit_pattern_support(&self) -> TokenStream {
+    pub(super) fn emit_pattern_support(&self) -> Vec<TokenStream> {
         self.spec
             .access_patterns
             .values()
