@@ -257,7 +257,7 @@ fn peer(s: &Sources) -> String {
         "Most of the peer's time is starting Python: its whole process on the small \
          support-ticket design takes 20 times singletable's. On the large design, 20 times \
          faster would mean finishing in a twentieth of the peer's time (about 5 ms), which is \
-         less than parsing the design's 280 KB of YAML with spans takes alone (about half of \
+         less than parsing the design's 280 KB of YAML with spans takes alone (about 40% of \
          singletable's time: serde-saphyr with granit-parser, about 25 MB/s here); the checks \
          and rendering the warnings take the rest. Closing it would take a YAML parser several \
          times faster that still gives every value its span.",
