@@ -5,7 +5,7 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::encoding::{self, is_delimiter};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, SortOp};
 
-use super::lang::{intersects, key_syms, Candidates, Tok};
+use super::lang::{intersects, key_syms, Candidates, Sym, Tok};
 use super::{entity_templates, entity_tokens, pattern_tokens, show_chars};
 
 /// Why: a value containing a delimiter forges key structure and breaks parsing keys back.
@@ -147,17 +147,16 @@ pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
             )
         })
         .collect();
-    fn syms((pk, sk): &(Vec<Tok>, Option<Vec<Tok>>)) -> Vec<super::lang::Sym<'_>> {
-        let mut parts = vec![(pk.as_slice(), false)];
-        parts.extend(sk.as_ref().map(|sk| (sk.as_slice(), false)));
-        key_syms(&parts)
-    }
+    let syms: Vec<Vec<Sym>> = keys
+        .iter()
+        .map(|(pk, sk)| entity_syms(pk, sk.as_deref()))
+        .collect();
     let mut trie = Candidates::default();
-    for (i, key) in keys.iter().enumerate() {
-        trie.insert(i, &syms(key));
+    for (i, s) in syms.iter().enumerate() {
+        trie.insert(i, s);
     }
     for (i, a) in entities.iter().enumerate() {
-        for j in trie.candidates(&syms(&keys[i])) {
+        for j in trie.candidates(&syms[i]) {
             if j <= i || !primary_keys_intersect(&keys[i], &keys[j]) {
                 continue;
             }
@@ -171,6 +170,13 @@ pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
             );
         }
     }
+}
+
+/// The trie symbols of an entity's key: both attributes matched whole.
+fn entity_syms<'t>(pk: &'t [Tok], sk: Option<&'t [Tok]>) -> Vec<Sym<'t>> {
+    let mut parts = vec![(pk, false)];
+    parts.extend(sk.map(|sk| (sk, false)));
+    key_syms(&parts)
 }
 
 /// Where to point for an entity's key: the sort key, which tells entities
@@ -219,9 +225,7 @@ pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
         .map(|(index, keyed)| {
             let mut trie = Candidates::default();
             for (i, k) in keyed.iter().enumerate() {
-                let mut parts = vec![(k.pk.as_slice(), false)];
-                parts.extend(k.sk.as_ref().map(|sk| (sk.as_slice(), false)));
-                trie.insert(i, &key_syms(&parts));
+                trie.insert(i, &entity_syms(&k.pk, k.sk.as_deref()));
             }
             (*index, trie)
         })
