@@ -230,17 +230,7 @@ fn request_bytes(request: &Message, body: &[u8]) -> Vec<u8> {
         out.push_str(first);
         out.push_str("\r\n");
     }
-    for line in lines {
-        let name = line.split(':').next().unwrap_or("").trim();
-        if ["content-length", "connection", "transfer-encoding"]
-            .iter()
-            .any(|h| name.eq_ignore_ascii_case(h))
-        {
-            continue;
-        }
-        out.push_str(line);
-        out.push_str("\r\n");
-    }
+    push_headers(&mut out, lines);
     out.push_str(&format!(
         "content-length: {}\r\nconnection: close\r\n\r\n",
         body.len()
@@ -475,16 +465,10 @@ fn merge_held(merged: &mut Map<String, Value>, table: String, held: Value) {
     }
 }
 
-/// The upstream answer, re-framed with a content length.
-fn response_bytes(answer: &Message) -> Vec<u8> {
-    let status = answer
-        .head
-        .lines()
-        .next()
-        .and_then(|l| l.split_once(' ').map(|(_, s)| s.to_owned()))
-        .unwrap_or_else(|| "502 Bad Gateway".to_owned());
-    let mut out = format!("HTTP/1.1 {status}\r\n");
-    for line in answer.head.lines().skip(1) {
+/// Copies header lines to `out`, without those that frame the message
+/// (content length, connection, transfer encoding): the proxy re-frames it.
+fn push_headers<'a>(out: &mut String, lines: impl Iterator<Item = &'a str>) {
+    for line in lines {
         let name = line.split(':').next().unwrap_or("").trim();
         if ["content-length", "connection", "transfer-encoding"]
             .iter()
@@ -495,6 +479,18 @@ fn response_bytes(answer: &Message) -> Vec<u8> {
         out.push_str(line);
         out.push_str("\r\n");
     }
+}
+
+/// The upstream answer, re-framed with a content length.
+fn response_bytes(answer: &Message) -> Vec<u8> {
+    let status = answer
+        .head
+        .lines()
+        .next()
+        .and_then(|l| l.split_once(' ').map(|(_, s)| s.to_owned()))
+        .unwrap_or_else(|| "502 Bad Gateway".to_owned());
+    let mut out = format!("HTTP/1.1 {status}\r\n");
+    push_headers(&mut out, answer.head.lines().skip(1));
     out.push_str(&format!("content-length: {}\r\n\r\n", answer.body.len()));
     let mut bytes = out.into_bytes();
     bytes.extend_from_slice(&answer.body);
