@@ -15,6 +15,8 @@ pub enum Tok {
     Char(char),
     /// One or more characters of the set.
     Class(CharSet),
+    /// Exactly one character of the set.
+    One(CharSet),
 }
 
 /// State: token index, and whether we are inside a class that has consumed a character.
@@ -43,6 +45,7 @@ fn step(toks: &[Tok], (i, inside): State) -> Option<(Label<'_>, State)> {
     match toks.get(i) {
         Some(Tok::Char(c)) if !inside => Some((Label::Char(*c), (i + 1, false))),
         Some(Tok::Class(set)) => Some((Label::Set(set), (i, true))),
+        Some(Tok::One(set)) if !inside => Some((Label::Set(set), (i + 1, false))),
         _ => None,
     }
 }
@@ -129,6 +132,80 @@ pub fn intersects(a: &[Tok], b: &[Tok], a_prefix: bool) -> bool {
     false
 }
 
+/// A string that matches both `a` and `b` (with `a_prefix`, a string that
+/// `a` matches and whose continuation `b` matches), the shortest there is,
+/// its characters chosen to be readable where a class leaves the choice.
+/// `None` exactly when [`intersects`] is false.
+pub fn witness(a: &[Tok], b: &[Tok], a_prefix: bool) -> Option<String> {
+    let width_b = (b.len() + 1) * 2;
+    let index = |(ia, xa): State, (ib, xb): State| {
+        (ia * 2 + usize::from(xa)) * width_b + ib * 2 + usize::from(xb)
+    };
+    // Breadth first, each pair of states with the pair it was reached from
+    // and the character read on the way.
+    let mut from: Vec<Option<(usize, char)>> = vec![None; (a.len() + 1) * 2 * width_b];
+    let mut seen = vec![false; from.len()];
+    let start = ((0, false), (0, false));
+    seen[index(start.0, start.1)] = true;
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some((sa, sb)) = queue.pop_front() {
+        let slot = index(sa, sb);
+        if accepting(a, sa) && (a_prefix || accepting(b, sb)) {
+            let mut out = Vec::new();
+            let mut at = slot;
+            while let Some((prev, c)) = from[at] {
+                out.push(c);
+                at = prev;
+            }
+            return Some(out.into_iter().rev().collect());
+        }
+        let (Some((la, na)), Some((lb, nb))) = (step(a, sa), step(b, sb)) else {
+            continue;
+        };
+        let Some(c) = common_char(la, lb) else {
+            continue;
+        };
+        let (next_a, count_a) = closure(a, na);
+        let (next_b, count_b) = closure(b, nb);
+        for ca in &next_a[..count_a] {
+            for cb in &next_b[..count_b] {
+                let next = index(*ca, *cb);
+                if !seen[next] {
+                    seen[next] = true;
+                    from[next] = Some((slot, c));
+                    queue.push_back((*ca, *cb));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A character both labels read, readable where there is a choice.
+fn common_char(a: Label<'_>, b: Label<'_>) -> Option<char> {
+    match (a, b) {
+        (Label::Char(x), Label::Char(y)) => (x == y).then_some(x),
+        (Label::Char(c), Label::Set(s)) | (Label::Set(s), Label::Char(c)) => {
+            contains(s, c).then_some(c)
+        }
+        (Label::Set(s), Label::Set(t)) => {
+            let both = |c: char| contains(s, c) && contains(t, c);
+            ('a'..='z')
+                .chain('0'..='9')
+                .chain('A'..='Z')
+                .find(|&c| both(c))
+                .or_else(|| {
+                    s.ranges.iter().find_map(|&(alo, ahi)| {
+                        t.ranges.iter().find_map(|&(blo, bhi)| {
+                            let lo = alo.max(blo);
+                            (lo <= ahi.min(bhi)).then_some(lo)
+                        })
+                    })
+                })
+        }
+    }
+}
+
 /// One position of a key as [`Candidates`] compares it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sym<'t> {
@@ -155,7 +232,7 @@ pub fn key_syms<'t>(parts: &[(&'t [Tok], bool)]) -> Vec<Sym<'t>> {
                 (Tok::Char(c), _) => out.push(Sym::Char(*c)),
                 (Tok::Class(s), Some(Tok::Char(x))) if !contains(s, *x) => out.push(Sym::Run(s)),
                 (Tok::Class(s), None) if !prefix => out.push(Sym::Run(s)),
-                (Tok::Class(_), _) => return out,
+                (Tok::Class(_) | Tok::One(_), _) => return out,
             }
         }
         if prefix {

@@ -5,6 +5,7 @@
 //! note-level rules can be re-levelled by the spec's `lints` section.
 
 mod iam;
+mod isolation;
 pub(crate) mod keys;
 pub mod lang;
 mod limits;
@@ -24,6 +25,7 @@ pub fn check_spec(spec: &ir::Spec, diags: &mut Diagnostics) {
         tenant::check_tenant_id_pattern,
         tenant::check_tenant_prefix,
         tenant::check_tenant_delimiter,
+        isolation::check_policy_isolation,
         tenant::check_pattern_binds_tenant,
         tenant::check_gsi_write_isolation,
         tenant::check_global_entities,

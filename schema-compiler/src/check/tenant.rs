@@ -7,12 +7,17 @@ use crate::ir::{self, IndexKind, Operation, PlaceholderKind, Scope, Segment};
 
 use super::show_chars;
 
-/// Characters an IAM principal tag value may contain besides letters and digits.
-pub const PRINCIPAL_TAG_PUNCTUATION: &str = " _.:/=+-@";
+/// Characters an IAM principal tag value may contain besides letters, digits and spaces.
+pub const PRINCIPAL_TAG_PUNCTUATION: &str = "_.:/=+-@";
 
-/// Whether `c` can appear in an IAM principal tag value.
+/// Whether `c` can appear in an IAM principal tag value: IAM allows
+/// `[\p{L}\p{Z}\p{N}_.:/=+\-@]`. Letters and numbers are within Rust's
+/// alphanumerics, and every Unicode space (`\p{Z}`: U+0020, U+00A0,
+/// U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000) is
+/// white space, so this is a superset: a delimiter outside it is outside
+/// every tag value.
 pub fn is_tag_char(c: char) -> bool {
-    c.is_alphanumeric() || PRINCIPAL_TAG_PUNCTUATION.contains(c)
+    c.is_alphanumeric() || c.is_whitespace() || PRINCIPAL_TAG_PUNCTUATION.contains(c)
 }
 
 /// Partition key templates that carry tenant data: the table's, and each
@@ -99,7 +104,17 @@ pub fn check_tenant_prefix(spec: &ir::Spec, diags: &mut Diagnostics) {
 /// Why: without a delimiter after the tenant, `TENANT#1*` also matches tenant `10`.
 pub fn check_tenant_delimiter(spec: &ir::Spec, diags: &mut Diagnostics) {
     let Some(tenant) = &spec.tenant else { return };
-    for (entity, _, template) in tenant_partition_templates(spec) {
+    let entities = tenant_partition_templates(spec)
+        .into_iter()
+        .map(|(entity, _, template)| (format!("entity `{}`", entity.name), template));
+    let queries = spec
+        .access_patterns
+        .values()
+        .filter_map(|p| match &p.operation {
+            Operation::Query(q) => Some((format!("access pattern `{}`", p.name), &q.pk)),
+            _ => None,
+        });
+    for (owner, template) in entities.chain(queries) {
         let Some(i) = template.segments.iter().position(
             |s| matches!(s, Segment::Placeholder(p) if p.kind == PlaceholderKind::Tenant),
         ) else {
@@ -108,31 +123,37 @@ pub fn check_tenant_delimiter(spec: &ir::Spec, diags: &mut Diagnostics) {
         let Segment::Placeholder(p) = &template.segments[i] else {
             continue;
         };
-        let problem = match template.segments.get(i + 1) {
-            None => None,
-            Some(Segment::Placeholder(next)) => Some(format!("`<{}>` directly follows the tenant, so one tenant's keys are a prefix of another's", next.name)),
-            Some(Segment::Literal(l)) => l.chars().next().and_then(|c| {
-                let shard = matches!(template.segments.get(i + 2), Some(Segment::Placeholder(s)) if s.kind == PlaceholderKind::Shard) && l.chars().count() == 1;
-                let what = if shard { "shard suffix" } else { "delimiter" };
-                if c.is_alphanumeric() {
-                    Some(format!("no delimiter follows the tenant (`{l}` starts with the letter or digit `{c}`): the IAM prefix for tenant `1` (`…1*`) also matches tenant `12`"))
-                } else if tenant.alphabet.contains(c) {
-                    Some(format!("tenant ids may contain `{c}`, the {what} after the tenant: the IAM pattern for tenant `1` (`…1{c}*`) also matches tenant `1{c}2`"))
-                } else if is_tag_char(c) {
-                    Some(format!("`{c}` after the tenant can appear in IAM principal tag values: a principal tagged `1{c}2` would match keys under tenant `1`'s prefix"))
-                } else {
-                    None
-                }
-            }),
-        };
-        if let Some(message) = problem {
+        if let Some(message) = delimiter_problem(tenant, &template.segments[i + 1..]) {
             diags.push(
-                Diagnostic::new(Code::TenantPrefixUnsafe, format!("entity `{}`: {message}", entity.name))
+                Diagnostic::new(Code::TenantPrefixUnsafe, format!("{owner}: {message}"))
                     .label(p.name.span, "the tenant segment ends here")
                     .label(tenant.id_pattern.span, "tenant ids match this pattern")
                     .help("follow the tenant with `#` or `|`, characters that neither tenant ids nor IAM tags contain"),
             );
         }
+    }
+}
+
+/// What is wrong with what follows the tenant in a key template, if anything.
+fn delimiter_problem(tenant: &ir::Tenant, after: &[Segment]) -> Option<String> {
+    match after.first() {
+        None => None,
+        Some(Segment::Placeholder(next)) => Some(format!("`<{}>` directly follows the tenant, so one tenant's keys are a prefix of another's", next.name)),
+        Some(Segment::Literal(l)) => l.chars().next().and_then(|c| {
+            let shard = matches!(after.get(1), Some(Segment::Placeholder(s)) if s.kind == PlaceholderKind::Shard) && l.chars().count() == 1;
+            let what = if shard { "shard suffix" } else { "delimiter" };
+            let shown = super::show_chars(&[c]);
+            let c = if c.is_ascii_graphic() { c.to_string() } else { c.escape_unicode().to_string() };
+            if l.starts_with(char::is_alphanumeric) {
+                Some(format!("no delimiter follows the tenant (`{l}` starts with the letter or digit `{c}`): the IAM prefix for tenant `1` (`…1*`) also matches tenant `12`"))
+            } else if l.starts_with(|c| tenant.alphabet.contains(c)) {
+                Some(format!("tenant ids may contain {shown}, the {what} after the tenant: the IAM pattern for tenant `1` (`…1{c}*`) also matches tenant `1{c}2`"))
+            } else if l.starts_with(is_tag_char) {
+                Some(format!("{shown} after the tenant can appear in IAM principal tag values (letters, digits, Unicode spaces and `_.:/=+-@`): a principal tagged `1{c}2` would match keys under tenant `1`'s prefix"))
+            } else {
+                None
+            }
+        }),
     }
 }
 

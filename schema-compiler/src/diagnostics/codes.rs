@@ -118,6 +118,10 @@ codes! {
     TenantPrefixUnsafe = "tenant_prefix_unsafe", Error;
     /// The tenant id pattern allows empty ids or IAM wildcard characters.
     TenantIdUnsafe = "tenant_id_unsafe", Error;
+    /// The IAM patterns granted to tenant roles, taken together, reach another tenant's keys.
+    TenantPolicyOverlap = "tenant_policy_overlap", Error;
+    /// The IAM patterns granted to tenant roles reach the keys of a global entity.
+    TenantPolicyGlobal = "tenant_policy_global", Error;
     /// IAM cannot stop a write whose index key names another tenant.
     GsiWriteIsolation = "gsi_write_isolation", Warning;
     /// Entities declared global are exempt from tenant checks.
