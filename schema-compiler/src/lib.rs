@@ -68,6 +68,7 @@ pub mod explain;
 pub mod import;
 pub mod ir;
 pub mod macro_support;
+pub mod output;
 pub mod resolve;
 pub mod source;
 pub mod syntax;
@@ -76,6 +77,7 @@ pub mod template;
 use std::path::{Path, PathBuf};
 
 use diagnostics::{Code, Diagnostic, Diagnostics, Report};
+pub use output::write_if_changed;
 use source::{FileId, SourceMap};
 
 /// Reads specs and resolves them. The one entry point for build scripts,
@@ -171,13 +173,7 @@ impl Compiler {
                 Input::File(path) => match sources.load(path) {
                     Ok(file) => file,
                     Err(e) => {
-                        diagnostics.push(
-                            Diagnostic::new(
-                                Code::Io,
-                                format!("cannot read {}: {e}", path.display()),
-                            )
-                            .help("check the path and permissions"),
-                        );
+                        diagnostics.push(read_error(path, &e));
                         continue;
                     }
                 },
@@ -208,7 +204,10 @@ impl Compiler {
     /// The build-script entry point: compiles `files` (and any input added
     /// before) and writes one Rust module per spec, `<file stem>.rs`, into
     /// the output directory — only when its content changed, so an
-    /// unchanged spec does not rebuild the crate. Prints
+    /// unchanged spec does not rebuild the crate, and atomically (see
+    /// [`write_if_changed`]). Specs are read up to
+    /// [`source::MAX_INPUT_BYTES`] (16 MiB); two specs whose modules would
+    /// have the same file name are an error, and nothing is written. Prints
     /// `cargo:rerun-if-changed` for every file read (a failing spec too, so
     /// fixing it reruns the build) and each warning as `cargo:warning`.
     ///
@@ -254,6 +253,9 @@ impl Compiler {
             .ok_or_else(|| {
                 io_error("OUT_DIR is not set: call out_dir() outside build scripts".into())
             })?;
+        if let Some(problem) = output::not_a_directory(&out_dir) {
+            return Err(io_error(format!("the output directory {problem}")));
+        }
         let mut written = Vec::new();
         for file in files {
             let path = out_dir.join(&file.name);
@@ -387,7 +389,8 @@ struct SpecFile<'a> {
 }
 
 /// Renders every spec that compiled; the report when anything failed (a
-/// spec, or a rendering that returns a diagnostic).
+/// spec, a rendering that returns a diagnostic, or two specs whose outputs
+/// would be written to the same file).
 fn generate_each(
     compilation: Compilation,
     mut render: impl FnMut(&ir::Spec, &SpecFile<'_>) -> Result<Vec<emit::GeneratedFile>, Diagnostic>,
@@ -396,15 +399,16 @@ fn generate_each(
     let diagnostics = compilation.diagnostics.clone();
     let specs = compilation.into_result()?;
     let mut files = Vec::new();
+    let mut origins = Vec::new();
     for compiled in &specs {
-        let name = report
+        let path = report
             .sources
             .get(compiled.file)
             .map_or("spec.yaml", |f| f.name.as_str());
-        let name = Path::new(name)
+        let name = Path::new(path)
             .file_name()
             .and_then(|n| n.to_str())
-            .unwrap_or(name);
+            .unwrap_or(path);
         let stem = Path::new(name)
             .file_stem()
             .and_then(|s| s.to_str())
@@ -419,18 +423,43 @@ fn generate_each(
             diagnostics,
         };
         match render(&compiled.spec, &file) {
-            Ok(more) => files.extend(more),
-            Err(diagnostic) => {
-                let mut diagnostics = Diagnostics::new();
-                diagnostics.push(diagnostic);
-                return Err(Report {
-                    sources: report.sources.clone(),
-                    diagnostics,
-                });
+            Ok(more) => {
+                origins.resize(files.len() + more.len(), path);
+                files.extend(more);
             }
+            Err(diagnostic) => return Err(one_diagnostic(&report, diagnostic)),
         }
     }
-    Ok(files)
+    let names = files.iter().map(|f| f.name.as_str());
+    match output::find_clash(names.zip(origins)) {
+        Some(clash) => Err(one_diagnostic(
+            &report,
+            Diagnostic::new(Code::Io, clash.to_string())
+                .help("rename one of the specs, or generate them in separate runs into different directories"),
+        )),
+        None => Ok(files),
+    }
+}
+
+/// A report of one diagnostic about the compilation's files.
+fn one_diagnostic(report: &Report, diagnostic: Diagnostic) -> Report {
+    let mut diagnostics = Diagnostics::new();
+    diagnostics.push(diagnostic);
+    Report {
+        sources: report.sources.clone(),
+        diagnostics,
+    }
+}
+
+/// The diagnostic for a spec file that could not be read.
+fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {
+    let help = match error.kind() {
+        std::io::ErrorKind::FileTooLarge => {
+            "check that the path names a spec; specs larger than this are not read"
+        }
+        _ => "check the path and permissions",
+    };
+    Diagnostic::new(Code::Io, format!("cannot read {}: {error}", path.display())).help(help)
 }
 
 /// A report of one output error (no spec file to point into).
@@ -443,18 +472,6 @@ fn io_error(message: String) -> Report {
         sources: SourceMap::new(),
         diagnostics,
     }
-}
-
-/// Writes `contents` unless the file already holds exactly that.
-pub fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<bool> {
-    if std::fs::read(path).is_ok_and(|old| old == contents.as_bytes()) {
-        return Ok(false);
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    std::fs::write(path, contents)?;
-    Ok(true)
 }
 
 fn compile_file(sources: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<ir::Spec> {

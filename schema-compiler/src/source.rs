@@ -273,6 +273,32 @@ impl SourceFile {
     }
 }
 
+/// The largest input file read, in bytes: 16 MiB. The largest spec in
+/// `schemas/` is under 20 KiB; the bound keeps a wrong path (`/dev/zero`, a
+/// disk image) from being read until memory runs out.
+pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads a UTF-8 input file of at most [`MAX_INPUT_BYTES`]. A longer file
+/// (or an endless one such as `/dev/zero`) is an error of kind
+/// [`std::io::ErrorKind::FileTooLarge`] after reading one byte past the limit.
+pub fn read_input(path: &Path) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind, Read};
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(Error::new(
+            ErrorKind::FileTooLarge,
+            format!(
+                "larger than {} MiB, the limit for an input file",
+                MAX_INPUT_BYTES >> 20
+            ),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| Error::new(ErrorKind::InvalidData, format!("not UTF-8 text: {e}")))
+}
+
 /// Every source file read in one compilation.
 #[derive(Debug, Clone, Default)]
 pub struct SourceMap {
@@ -290,9 +316,9 @@ impl SourceMap {
         self.push(SourceFile::new(name.into(), None, text.into()))
     }
 
-    /// Reads a file from disk and adds it.
+    /// Reads a file from disk (at most [`MAX_INPUT_BYTES`]) and adds it.
     pub fn load(&mut self, path: &Path) -> std::io::Result<FileId> {
-        let text = std::fs::read_to_string(path)?;
+        let text = read_input(path)?;
         let name = path.display().to_string();
         Ok(self.push(SourceFile::new(name, Some(path.to_owned()), text)))
     }

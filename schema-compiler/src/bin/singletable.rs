@@ -1,17 +1,28 @@
 //! The `singletable` command-line tool.
 //!
 //! Exit codes: 0 success; 1 the spec has errors (or warnings with
-//! `--deny-warnings`); 2 usage or I/O error.
+//! `--deny-warnings`); 2 usage or I/O error (an unreadable or over-large
+//! input, an output that cannot be written, standard output included).
+//! Nothing here panics on a failed write: `println!` would, with status 101.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use schema_compiler::diagnostics::{Code, Report, Severity};
 use schema_compiler::emit::iam::{AwsTarget, IamOptions};
 use schema_compiler::emit::GeneratedFile;
+use schema_compiler::import::workbench::ImportedSpec;
 use schema_compiler::Compiler;
+
+/// Writes a line to standard error. A failure there is ignored: there is
+/// nowhere left to report it, and the exit status still tells.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 /// Checks Amazon DynamoDB single-table designs and generates code from them.
 #[derive(Debug, Parser)]
@@ -26,7 +37,9 @@ enum Command {
     /// Check specs and report every problem with its location.
     ///
     /// Exit status: 0 when no errors were found, 1 when errors were found (or
-    /// warnings, with --deny-warnings), 2 on usage or I/O errors.
+    /// warnings, with --deny-warnings), 2 on usage or I/O errors: a spec that
+    /// cannot be read or is over 16 MiB, output that cannot be written
+    /// (standard output included).
     Check {
         /// Spec files to check.
         #[arg(required = true)]
@@ -48,7 +61,8 @@ enum Command {
     /// Check specs, then write what they generate.
     ///
     /// Each output is written per spec into --out-dir, or printed.
-    /// Exit status as for `check`; nothing is written when a spec has errors.
+    /// Exit status as for `check`; nothing is written when a spec has errors
+    /// or when two outputs would have the same file name.
     Generate {
         /// What to generate.
         #[command(subcommand)]
@@ -182,7 +196,10 @@ enum Format {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e),
+    };
     match cli.command {
         Command::Check {
             specs,
@@ -216,7 +233,7 @@ fn main() -> ExitCode {
             let target = match target {
                 Ok(target) => target,
                 Err(message) => {
-                    eprintln!("error: {message}");
+                    tell!("error: {message}");
                     return ExitCode::from(2);
                 }
             };
@@ -239,7 +256,7 @@ fn main() -> ExitCode {
             let date = match workbench_date(date.as_deref()) {
                 Ok(date) => date,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    tell!("error: {e}");
                     return ExitCode::from(2);
                 }
             };
@@ -264,10 +281,42 @@ fn main() -> ExitCode {
         Command::Schema => {
             let schema = schema_compiler::json_schema();
             let text = serde_json::to_string_pretty(&schema).expect("schema serializes");
-            println!("{text}");
-            ExitCode::SUCCESS
+            print_and_exit(&format!("{text}\n"))
         }
     }
+}
+
+/// Prints clap's help, version or usage error. Help and version go to
+/// standard output, so a failure to write them is an I/O error.
+fn clap_exit(error: &clap::Error) -> ExitCode {
+    if let Err(e) = error.print() {
+        if !error.use_stderr() {
+            tell!("error: cannot write to standard output: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2))
+}
+
+/// Prints the command's output: exit status 0, or 2 if it cannot be written.
+fn print_and_exit(text: &str) -> ExitCode {
+    match print_out(text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(status) => status,
+    }
+}
+
+/// Writes `text` to standard output and flushes it. A failure (a full
+/// disk, a closed pipe) is reported on standard error as exit status 2.
+fn print_out(text: &str) -> Result<(), ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| {
+            tell!("error: cannot write to standard output: {e}");
+            ExitCode::from(2)
+        })
 }
 
 fn check(
@@ -282,39 +331,22 @@ fn check(
         compiler.file(spec);
     }
     let compilation = compiler.compile();
-    let report = compilation.report();
     match format {
         Format::Json => {
-            let json =
-                serde_json::to_string_pretty(&report.to_json()).expect("diagnostics serialize");
-            println!("{json}");
-        }
-        Format::Text => {
-            let handler = miette::GraphicalReportHandler::new();
-            let mut stderr = std::io::stderr().lock();
-            for diagnostic in report.miette_diagnostics() {
-                let mut out = String::new();
-                if handler.render_report(&mut out, &diagnostic).is_ok() {
-                    let _ = writeln!(stderr, "{out}");
-                }
-            }
-            let errors = compilation.diagnostics.count(Severity::Error);
-            let warnings = compilation.diagnostics.count(Severity::Warning);
-            if errors + warnings > 0 || verbose {
-                let _ = writeln!(
-                    stderr,
-                    "{} file(s) checked: {errors} error(s), {warnings} warning(s)",
-                    specs.len()
-                );
+            let json = serde_json::to_string_pretty(&compilation.report().to_json())
+                .expect("diagnostics serialize");
+            if let Err(status) = print_out(&format!("{json}\n")) {
+                return status;
             }
         }
+        Format::Text => print_text_report(&compilation, specs.len(), verbose),
     }
     if explain && format == Format::Text {
         for compiled in &compilation.specs {
-            print!(
-                "{}",
-                schema_compiler::explain::render_explain(&compiled.spec)
-            );
+            let text = schema_compiler::explain::render_explain(&compiled.spec);
+            if let Err(status) = print_out(&text) {
+                return status;
+            }
         }
     }
     let io_failure = compilation.diagnostics.iter().any(|d| d.code == Code::Io);
@@ -329,9 +361,29 @@ fn check(
     }
 }
 
+/// Renders the diagnostics, and a summary line, on standard error.
+fn print_text_report(compilation: &schema_compiler::Compilation, files: usize, verbose: bool) {
+    let handler = miette::GraphicalReportHandler::new();
+    let mut stderr = std::io::stderr().lock();
+    for diagnostic in compilation.report().miette_diagnostics() {
+        let mut out = String::new();
+        if handler.render_report(&mut out, &diagnostic).is_ok() {
+            let _ = writeln!(stderr, "{out}");
+        }
+    }
+    let errors = compilation.diagnostics.count(Severity::Error);
+    let warnings = compilation.diagnostics.count(Severity::Warning);
+    if errors + warnings > 0 || verbose {
+        let _ = writeln!(
+            stderr,
+            "{files} file(s) checked: {errors} error(s), {warnings} warning(s)"
+        );
+    }
+}
+
 fn generate(
     specs: &[PathBuf],
-    out_dir: Option<&std::path::Path>,
+    out_dir: Option<&Path>,
     render: impl FnOnce(&Compiler) -> Result<Vec<GeneratedFile>, Report>,
 ) -> ExitCode {
     match checked_files(specs, render) {
@@ -340,20 +392,30 @@ fn generate(
     }
 }
 
-fn write_files(files: Vec<GeneratedFile>, out_dir: Option<&std::path::Path>) -> ExitCode {
-    for file in files {
-        match out_dir {
-            Some(dir) => {
-                let path = dir.join(&file.name);
-                match schema_compiler::write_if_changed(&path, &file.contents) {
-                    Ok(_) => eprintln!("wrote {}", path.display()),
-                    Err(e) => {
-                        eprintln!("error: cannot write {}: {e}", path.display());
-                        return ExitCode::from(2);
-                    }
-                }
+/// Writes the files into `out_dir` (each atomically, only when changed), or
+/// prints them one after another.
+fn write_files(files: Vec<GeneratedFile>, out_dir: Option<&Path>) -> ExitCode {
+    let Some(dir) = out_dir else {
+        for file in &files {
+            if let Err(status) = print_out(&file.contents) {
+                return status;
             }
-            None => print!("{}", file.contents),
+        }
+        return ExitCode::SUCCESS;
+    };
+    if let Some(problem) = schema_compiler::output::not_a_directory(dir) {
+        tell!("error: `-o` must be a directory: {problem}");
+        return ExitCode::from(2);
+    }
+    for file in files {
+        let path = dir.join(&file.name);
+        match schema_compiler::write_if_changed(&path, &file.contents) {
+            Ok(true) => tell!("wrote {}", path.display()),
+            Ok(false) => tell!("unchanged {}", path.display()),
+            Err(e) => {
+                tell!("error: cannot write {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
         }
     }
     ExitCode::SUCCESS
@@ -373,8 +435,11 @@ fn checked_files(
         compiler.file(spec);
     }
     render(&compiler).map_err(|report| {
-        eprint!("{report:?}");
-        ExitCode::from(1)
+        let _ = write!(std::io::stderr(), "{report:?}");
+        // Two specs whose outputs clash, like an unreadable spec, are a
+        // problem of the invocation, not of a design.
+        let io = report.diagnostics.iter().any(|d| d.code == Code::Io);
+        ExitCode::from(if io { 2 } else { 1 })
     })
 }
 
@@ -391,9 +456,9 @@ fn print_iam(specs: &[PathBuf], options: &IamOptions) -> ExitCode {
         all.insert(file.name, policy);
     }
     let text = serde_json::to_string_pretty(&all).expect("policies serialize");
-    println!("{text}");
-    ExitCode::SUCCESS
+    print_and_exit(&format!("{text}\n"))
 }
+
 /// The Workbench model date: `--date`, else `$SOURCE_DATE_EPOCH`, else now.
 fn workbench_date(date: Option<&str>) -> Result<i64, String> {
     if let Some(date) = date {
@@ -437,7 +502,7 @@ fn parse_date(text: &str) -> Option<i64> {
     Some(days * 86_400 + h * 3_600 + min * 60)
 }
 
-fn explain(spec: &std::path::Path, pattern: Option<&str>) -> ExitCode {
+fn explain(spec: &Path, pattern: Option<&str>) -> ExitCode {
     let status = check(&[spec.to_owned()], Format::Text, false, false, false);
     if status != ExitCode::SUCCESS {
         return status;
@@ -454,36 +519,29 @@ fn explain(spec: &std::path::Path, pattern: Option<&str>) -> ExitCode {
                 .keys()
                 .map(String::as_str)
                 .collect();
-            eprintln!(
+            tell!(
                 "error: no access pattern `{name}` (the spec has: {})",
                 known.join(", ")
             );
             return ExitCode::from(2);
         }
     }
-    print!(
-        "{}",
-        schema_compiler::explain::render_requests(&compiled.spec, pattern)
-    );
-    ExitCode::SUCCESS
+    let text = schema_compiler::explain::render_requests(&compiled.spec, pattern);
+    print_and_exit(&text)
 }
 
-fn import(
-    model: &std::path::Path,
-    out_dir: Option<&std::path::Path>,
-    table: Option<&str>,
-) -> ExitCode {
-    let text = match std::fs::read_to_string(model) {
+fn import(model: &Path, out_dir: Option<&Path>, table: Option<&str>) -> ExitCode {
+    let text = match schema_compiler::source::read_input(model) {
         Ok(text) => text,
         Err(e) => {
-            eprintln!("error: cannot read {}: {e}", model.display());
+            tell!("error: cannot read {}: {e}", model.display());
             return ExitCode::from(2);
         }
     };
     let imported = match schema_compiler::import::workbench::import_workbench(&text) {
         Ok(imported) => imported,
         Err(e) => {
-            eprintln!("error: {}: {e}", model.display());
+            tell!("error: {}: {e}", model.display());
             return ExitCode::from(1);
         }
     };
@@ -493,10 +551,10 @@ fn import(
         .filter(|s| table.is_none_or(|t| s.table == t))
         .collect();
     for note in &imported.notes {
-        eprintln!("{}: {note}", model.display());
+        tell!("{}: {note}", model.display());
     }
     if specs.is_empty() {
-        eprintln!(
+        tell!(
             "error: {}: no table{}",
             model.display(),
             table.map_or_else(String::new, |t| format!(" named `{t}`"))
@@ -505,28 +563,40 @@ fn import(
     }
     for s in &specs {
         for note in &s.notes {
-            eprintln!("{}: table `{}`: {note}", model.display(), s.table);
+            tell!("{}: table `{}`: {note}", model.display(), s.table);
         }
     }
     match out_dir {
         None if specs.len() > 1 => {
             let names: Vec<&str> = specs.iter().map(|s| s.table.as_str()).collect();
-            eprintln!("error: the model has {} tables ({}): choose one with --table, or write them all with -o DIR", specs.len(), names.join(", "));
+            tell!("error: the model has {} tables ({}): choose one with --table, or write them all with -o DIR", specs.len(), names.join(", "));
             ExitCode::from(2)
         }
-        None => {
-            print!("{}", specs.remove(0).yaml);
-            ExitCode::SUCCESS
-        }
-        Some(dir) => {
-            let files = specs
-                .into_iter()
-                .map(|s| schema_compiler::emit::GeneratedFile {
-                    name: s.file_name,
-                    contents: s.yaml,
-                })
-                .collect();
-            write_files(files, Some(dir))
-        }
+        None => print_and_exit(&specs.remove(0).yaml),
+        Some(dir) => write_imported(model, specs, dir),
     }
+}
+
+/// Writes one spec per table into `dir`, unless two tables would be
+/// written to the same file.
+fn write_imported(model: &Path, specs: Vec<ImportedSpec>, dir: &Path) -> ExitCode {
+    let tables: Vec<String> = specs
+        .iter()
+        .map(|s| format!("table `{}`", s.table))
+        .collect();
+    let names = specs.iter().map(|s| s.file_name.as_str());
+    if let Some(clash) =
+        schema_compiler::output::find_clash(names.zip(tables.iter().map(String::as_str)))
+    {
+        tell!("error: {}: {clash}: rename one of the tables in the model, or import them one at a time with --table", model.display());
+        return ExitCode::from(2);
+    }
+    let files = specs
+        .into_iter()
+        .map(|s| GeneratedFile {
+            name: s.file_name,
+            contents: s.yaml,
+        })
+        .collect();
+    write_files(files, Some(dir))
 }

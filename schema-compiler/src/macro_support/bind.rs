@@ -90,7 +90,7 @@ pub(super) fn spec_bound(
 ) -> Option<TokenStream> {
     reject_inline_keys(attrs, errors);
     let path = manifest_dir().join(spec.value());
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::source::read_input(&path) {
         Ok(text) => text,
         Err(e) => {
             errors.push(syn::Error::new(
