@@ -433,12 +433,61 @@ impl KeyTemplate {
             .collect()
     }
 
+    /// Where a template that starts with the tenant puts it: the literal
+    /// text before the tenant, and what ends the tenant's segment. `None`
+    /// when a placeholder other than the tenant comes first (or there is no
+    /// tenant). The IAM `dynamodb:LeadingKeys` patterns and the runtime's
+    /// check of the items a tenant's queries return are both built from it.
+    pub fn tenant_prefix(&self) -> Option<TenantPrefix> {
+        let mut literal = String::new();
+        let mut segments = self.segments.iter();
+        loop {
+            match segments.next()? {
+                Segment::Literal(l) => literal.push_str(l),
+                Segment::Placeholder(p) if p.kind == PlaceholderKind::Tenant => break,
+                Segment::Placeholder(_) => return None,
+            }
+        }
+        let end = match segments.next() {
+            None => TenantEnd::Key,
+            Some(Segment::Literal(l)) => match l.chars().next() {
+                Some(delimiter) => TenantEnd::Delimiter(delimiter),
+                None => TenantEnd::Key,
+            },
+            Some(Segment::Placeholder(_)) => TenantEnd::Placeholder,
+        };
+        Some(TenantPrefix { literal, end })
+    }
+
     /// Whether the template is exactly one attribute placeholder named like
     /// the key attribute: the item's own attribute is the key, nothing is computed.
     pub fn is_natural(&self) -> bool {
         matches!(self.segments.as_slice(),
             [Segment::Placeholder(p)] if p.kind == PlaceholderKind::Attribute && *p.name == self.attribute)
     }
+}
+
+/// The start of a key template up to the end of its tenant segment:
+/// `TENANT#<tenant>|…` is the literal `TENANT#`, the tenant, and the
+/// delimiter `|`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TenantPrefix {
+    /// The literal text before the tenant.
+    pub literal: String,
+    /// What follows the tenant.
+    pub end: TenantEnd,
+}
+
+/// What follows the tenant in a key template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TenantEnd {
+    /// Nothing: the tenant ends the key.
+    Key,
+    /// A literal starting with this character (which the checker proves no
+    /// tenant id contains).
+    Delimiter(char),
+    /// Another placeholder (`tenant_prefix_unsafe`): the tenant's end cannot be told.
+    Placeholder,
 }
 
 /// A piece of a key template.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 
-use crate::error::{CancellationReason, Error};
+use crate::error::{CancellationReason, Error, ForeignItem};
 use crate::sdk::error::{ProvideErrorMetadata, SdkError};
 use crate::sdk::operation::transact_write_items::TransactWriteItemsError;
 use crate::sdk::types::{KeysAndAttributes, TransactWriteItem, WriteRequest};
@@ -157,6 +157,10 @@ async fn write_chunk(
 /// `policy.concurrency` at once), retrying `UnprocessedKeys` and transient
 /// errors; keys still unread after the last attempt are returned in
 /// [`Error::Unprocessed`]. Items come back in no particular order.
+///
+/// Every item returned must have one of the keys asked for (the keys a
+/// tenant's handle builds name its tenant): any other item fails the whole
+/// read with [`Error::ForeignItem`], never silently dropped or returned.
 pub async fn batch_get(
     client: &Client,
     table: &str,
@@ -175,7 +179,8 @@ pub async fn batch_get(
                 .map(|chunk| get_chunk(client, table, chunk.clone(), consistent_read, policy)),
         )
         .await;
-        for (found, left, error) in results {
+        for result in results {
+            let (found, left, error) = result.map_err(Error::ForeignItem)?;
             items.extend(found);
             unread.extend(left);
             if cause.is_none() {
@@ -195,14 +200,15 @@ pub async fn batch_get(
 }
 
 /// One chunk: the items found, the keys left unread, and the error that
-/// stopped it.
+/// stopped it; or the first item returned that is none of the chunk's keys.
 async fn get_chunk(
     client: &Client,
     table: &str,
     mut pending: Vec<Item>,
     consistent_read: bool,
     policy: RetryPolicy,
-) -> (Vec<Item>, Vec<Item>, Option<Error>) {
+) -> Result<(Vec<Item>, Vec<Item>, Option<Error>), ForeignItem> {
+    let requested = pending.clone();
     let mut found = Vec::new();
     let mut last_error = None;
     for attempt in 1..=policy.max_attempts.max(1) {
@@ -215,7 +221,7 @@ async fn get_chunk(
             .build()
         {
             Ok(request) => request,
-            Err(e) => return (found, pending, Some(Error::from(e))),
+            Err(e) => return Ok((found, pending, Some(Error::from(e)))),
         };
         match client
             .batch_get_item()
@@ -225,12 +231,14 @@ async fn get_chunk(
         {
             Ok(output) => {
                 last_error = None;
-                found.extend(
-                    output
-                        .responses
-                        .and_then(|mut m| m.remove(table))
-                        .unwrap_or_default(),
-                );
+                let items = output
+                    .responses
+                    .and_then(|mut m| m.remove(table))
+                    .unwrap_or_default();
+                for item in &items {
+                    crate::isolation::check_requested(item, &requested, "batch_get")?;
+                }
+                found.extend(items);
                 pending = output
                     .unprocessed_keys
                     .and_then(|mut m| m.remove(table))
@@ -241,10 +249,10 @@ async fn get_chunk(
                 }
             }
             Err(e) if is_transient(&e) => last_error = Some(Error::from(e)),
-            Err(e) => return (found, pending, Some(Error::from(e))),
+            Err(e) => return Ok((found, pending, Some(Error::from(e)))),
         }
     }
-    (found, pending, last_error)
+    Ok((found, pending, last_error))
 }
 
 /// The reasons of the items that failed in a canceled transaction (DynamoDB

@@ -92,6 +92,134 @@ impl fmt::Display for ValueError {
 
 impl std::error::Error for ValueError {}
 
+/// An item the table returned that the handle did not ask for, refused
+/// before it is decoded. The keys a handle builds already name its tenant
+/// (and IAM confines its requests), so this means an item written with
+/// another tenant's keys by other code, or a server or proxy that answers
+/// with other items: defence in depth.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignItem {
+    /// The operation that read it: `get`, `query`, `batch_get`, `transact_get`.
+    pub operation: &'static str,
+    /// The key attribute at fault. Its value is not reported: it may be
+    /// another tenant's data.
+    pub attribute: String,
+    /// Why it was refused.
+    pub reason: ForeignReason,
+}
+
+/// Why an item was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ForeignReason {
+    /// Its table partition key is not under the querying tenant's prefix:
+    /// another tenant's item, e.g. one whose index key names this tenant.
+    OtherTenant,
+    /// Its partition key is not the partition queried.
+    OtherPartition,
+    /// Its key is none of the keys asked for.
+    NotRequested,
+}
+
+impl fmt::Display for ForeignItem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ForeignItem {
+            operation,
+            attribute,
+            reason,
+        } = self;
+        write!(f, "{operation} refused an item ")?;
+        match reason {
+            ForeignReason::OtherTenant => write!(
+                f,
+                "of another tenant: its `{attribute}` is not under this tenant's prefix"
+            ),
+            ForeignReason::OtherPartition => write!(
+                f,
+                "outside the partition queried: its `{attribute}` differs"
+            ),
+            ForeignReason::NotRequested => write!(
+                f,
+                "that was not asked for: its `{attribute}` differs from every key requested"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ForeignItem {}
+
+/// Why a query refused the cursor it was given
+/// ([`Query::starting_after`](crate::Query::starting_after)); no request was sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CursorError {
+    /// The cursor has another number of partitions than the query: a
+    /// cursor of another query, or of a shard count that changed.
+    Partitions {
+        /// Partitions in the cursor.
+        cursor: usize,
+        /// Partitions the query reads.
+        query: usize,
+    },
+    /// A position has not exactly the key attributes of the table or index
+    /// queried (a cursor of another index): `attribute` is missing or extra.
+    Attributes {
+        /// The partition (shard) of the position.
+        partition: usize,
+        /// The attribute.
+        attribute: String,
+    },
+    /// A position's table partition key is not the querying tenant's.
+    OtherTenant {
+        /// The partition (shard) of the position.
+        partition: usize,
+        /// The table's partition-key attribute.
+        attribute: &'static str,
+    },
+    /// A position is in another partition than the one queried.
+    OtherPartition {
+        /// The partition (shard) of the position.
+        partition: usize,
+        /// The partition-key attribute queried.
+        attribute: &'static str,
+    },
+}
+
+impl fmt::Display for CursorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("cursor refused: ")?;
+        match self {
+            CursorError::Partitions { cursor, query } => write!(
+                f,
+                "it has {cursor} partitions, the query {query} (a cursor of another query?)"
+            ),
+            CursorError::Attributes {
+                partition,
+                attribute,
+            } => write!(
+                f,
+                "position {partition} has not the key attributes of the table or index queried (`{attribute}`)"
+            ),
+            CursorError::OtherTenant {
+                partition,
+                attribute,
+            } => write!(
+                f,
+                "position {partition} is another tenant's (its `{attribute}` is not under this tenant's prefix)"
+            ),
+            CursorError::OtherPartition {
+                partition,
+                attribute,
+            } => write!(
+                f,
+                "position {partition} is outside the partition queried (its `{attribute}` differs)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CursorError {}
+
 /// Why one item of a canceled transaction failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CancellationReason {
@@ -117,6 +245,12 @@ pub enum Error {
     Decode(DecodeError),
     /// A tenant id was refused.
     Tenant(InvalidTenantId),
+    /// An item the table returned was refused: another tenant's, outside
+    /// the partition queried, or not asked for. It is not decoded.
+    ForeignItem(ForeignItem),
+    /// A query's cursor does not fit the query (another tenant's, another
+    /// index's, another partition's, or forged); no request was sent.
+    Cursor(CursorError),
     /// A conditional write failed: `create` of an item that exists, or
     /// `update` of an item that does not.
     ConditionFailed {
@@ -179,6 +313,8 @@ impl fmt::Display for Error {
             Error::Value(e) => e.fmt(f),
             Error::Decode(e) => e.fmt(f),
             Error::Tenant(e) => e.fmt(f),
+            Error::ForeignItem(e) => e.fmt(f),
+            Error::Cursor(e) => e.fmt(f),
             Error::ConditionFailed { entity, operation } => {
                 let why = match *operation {
                     "create" => "the item already exists",
@@ -247,6 +383,8 @@ impl std::error::Error for Error {
             Error::Value(e) => Some(e),
             Error::Decode(e) => Some(e),
             Error::Tenant(e) => Some(e),
+            Error::ForeignItem(e) => Some(e),
+            Error::Cursor(e) => Some(e),
             Error::Service(e) => Some(e),
             _ => None,
         }
@@ -262,6 +400,18 @@ impl From<DecodeError> for Error {
 impl From<ValueError> for Error {
     fn from(e: ValueError) -> Self {
         Error::Value(e)
+    }
+}
+
+impl From<ForeignItem> for Error {
+    fn from(e: ForeignItem) -> Self {
+        Error::ForeignItem(e)
+    }
+}
+
+impl From<CursorError> for Error {
+    fn from(e: CursorError) -> Self {
+        Error::Cursor(e)
     }
 }
 

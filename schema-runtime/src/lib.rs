@@ -4,7 +4,9 @@
 //! ([`TenantId`]), the key codec ([`codec`]), the [`Entity`] trait, errors
 //! that name the attribute at fault ([`Error`], [`DecodeError`]), paginated
 //! queries as streams ([`Query`]), and batches that retry unprocessed items
-//! with backoff ([`batch_write`], [`batch_get`]).
+//! with backoff ([`batch_write`], [`batch_get`]). Every read refuses items
+//! it did not ask for, and a tenant's queries and cursors refuse other
+//! tenants' keys ([`ForeignItem`], [`CursorError`], [`TenantKeys`]).
 //!
 //! The AWS SDK is re-exported as [`sdk`], so a crate using generated code
 //! needs no separate `aws-sdk-dynamodb` dependency:
@@ -31,9 +33,11 @@ pub use aws_sdk_dynamodb as sdk;
 pub mod aggregate;
 mod batch;
 pub mod codec;
+mod cursor;
 mod entity;
 mod error;
 pub mod iam;
+mod isolation;
 pub mod ops;
 mod query;
 pub mod reader;
@@ -46,9 +50,14 @@ pub use batch::{
     MAX_BATCH_WRITE, MAX_TRANSACTION,
 };
 pub use codec::{Attr, Decimal, TimeFormat};
+pub use cursor::{Cursor, Position};
 pub use entity::{entity_type, optional, optional_with, required, required_with, Entity};
-pub use error::{CancellationReason, DecodeError, DecodeProblem, Error, ValueError};
-pub use query::{Cursor, Decoder, Page, Position, Query, QueryRequest, DEFAULT_CONCURRENCY};
+pub use error::{
+    CancellationReason, CursorError, DecodeError, DecodeProblem, Error, ForeignItem, ForeignReason,
+    ValueError,
+};
+pub use isolation::TenantKeys;
+pub use query::{Decoder, Page, Query, QueryRequest, DEFAULT_CONCURRENCY};
 pub use tenant::{same_tenant_rules, InvalidTenantId, TenantId, TenantRules};
 pub use transact_get::{EntityKey, Slot, TransactGet, TransactGetResult, MAX_TRANSACT_GET};
 

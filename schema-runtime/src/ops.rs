@@ -61,7 +61,8 @@ pub fn decode_one<E: Entity>(item: Item, table: &TableInfo<'_>) -> Result<Option
     Ok(Some(E::from_item(&item)?))
 }
 
-/// GetItem, skipping expired items.
+/// GetItem, skipping expired items. An item with another key than the one
+/// asked for is refused ([`Error::ForeignItem`]).
 pub async fn get<E: Entity>(
     client: &Client,
     table: &TableInfo<'_>,
@@ -77,18 +78,9 @@ pub async fn get<E: Entity>(
         .await?;
     match output.item {
         Some(item) if !item.is_empty() => {
-            // Defense in depth: the item must have the key asked for (the
+            // Defence in depth: the item must have the key asked for (the
             // tenant is part of it), whatever returned it.
-            if let Some((name, _)) = key.iter().find(|(k, v)| item.get(*k) != Some(*v)) {
-                return Err(Error::Decode(crate::DecodeError::new(
-                    E::ENTITY_TYPE,
-                    name.clone(),
-                    crate::DecodeProblem::Invalid(
-                        "the item read has another key than the one asked for (another tenant's?)"
-                            .to_owned(),
-                    ),
-                )));
-            }
+            crate::isolation::check_requested(&item, std::slice::from_ref(&key), "get")?;
             decode_one(item, table)
         }
         _ => Ok(None),

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use futures_core::Stream;
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 
-use crate::error::{DecodeError, DecodeProblem, Error};
+use crate::cursor::{Cursor, Position};
+use crate::error::{DecodeError, Error, ForeignItem, ForeignReason};
+use crate::isolation::TenantKeys;
 use crate::sdk::primitives::DateTime;
 use crate::sdk::types::AttributeValue;
 use crate::sdk::Client;
@@ -40,6 +42,11 @@ pub struct QueryRequest {
     /// keys, and the index's keys when querying an index): what
     /// [`Cursor`]s record.
     pub key_attributes: &'static [&'static str],
+    /// For a query of a tenant's handle, the tenant's table partition keys:
+    /// every item returned and every cursor position must have one. An
+    /// index key names a tenant only because the writer said so; the table
+    /// partition key is the one IAM confines writes to.
+    pub tenant: Option<TenantKeys>,
 }
 
 /// Decodes one item; `Ok(None)` skips it (an entity the pattern does not return).
@@ -74,46 +81,13 @@ pub struct Query<T> {
 pub struct Page<T> {
     /// Items decoded from this page.
     pub items: Vec<T>,
-    /// Items of this page that could not be decoded.
-    pub errors: Vec<DecodeError>,
+    /// Items of this page that were not returned: undecodable ones
+    /// ([`Error::Decode`]) and ones refused as another tenant's or outside
+    /// the partition queried ([`Error::ForeignItem`]).
+    pub errors: Vec<Error>,
     /// Where the rest begins; `None` after the last page. Pass it to
     /// [`Query::starting_after`] to resume.
     pub next: Option<Cursor>,
-}
-
-/// A position in a query's results: in each partition read, the key of the
-/// last item returned (or that the partition is done).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Cursor {
-    positions: Vec<Position>,
-}
-
-/// Where one partition of a query stands.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Position {
-    /// Nothing read yet.
-    Start,
-    /// Resume after the item with this key.
-    After(Item),
-    /// Every item read.
-    Done,
-}
-
-impl Cursor {
-    /// The position in each partition, in the order the query reads them.
-    pub fn positions(&self) -> &[Position] {
-        &self.positions
-    }
-
-    /// A cursor from positions, e.g. ones stored between requests.
-    pub fn from_positions(positions: Vec<Position>) -> Self {
-        Cursor { positions }
-    }
-
-    /// Whether every partition is done.
-    pub fn is_done(&self) -> bool {
-        self.positions.iter().all(|p| *p == Position::Done)
-    }
 }
 
 impl<T: Send + 'static> Query<T> {
@@ -159,8 +133,9 @@ impl<T: Send + 'static> Query<T> {
         self
     }
 
-    /// Resume where a page's [`next`](Page::next) cursor points. A cursor
-    /// from another query (a different number of partitions) is an error.
+    /// Resume where a page's [`next`](Page::next) cursor points. The cursor
+    /// is checked before any request: one of another query, index,
+    /// partition or tenant, or a forged one, is an [`Error::Cursor`].
     pub fn starting_after(mut self, cursor: Cursor) -> Self {
         self.start = Some(cursor);
         self
@@ -181,27 +156,20 @@ impl<T: Send + 'static> Query<T> {
             Ok(request) => request,
             Err(e) => return stream::once(futures_util::future::ready(Err(e))).boxed(),
         };
-        let count = request.partitions.len();
-        let positions = match start {
-            None => vec![Position::Start; count],
-            Some(cursor) if cursor.positions.len() == count => cursor.positions,
-            Some(cursor) => {
-                let e = Error::Value(crate::error::ValueError {
-                    context: "query",
-                    name: "cursor",
-                    problem: format!(
-                        "the cursor has {} partitions, the query {count}",
-                        cursor.positions.len()
-                    ),
-                });
-                return stream::once(futures_util::future::ready(Err(e))).boxed();
-            }
-        };
         let pk_attribute = request
             .names
             .iter()
             .find(|(placeholder, _)| *placeholder == "#pk")
             .map(|(_, attribute)| *attribute);
+        let positions = match start {
+            None => vec![Position::Start; request.partitions.len()],
+            Some(cursor) => match cursor.into_positions(&request, pk_attribute) {
+                Ok(positions) => positions,
+                Err(e) => {
+                    return stream::once(futures_util::future::ready(Err(Error::Cursor(e)))).boxed()
+                }
+            },
+        };
         let shared = Arc::new(Shared {
             client,
             pk_attribute,
@@ -236,14 +204,14 @@ impl<T: Send + 'static> Query<T> {
         .boxed()
     }
 
-    /// The results item by item; undecodable items are `Err` and the stream goes on.
+    /// The results item by item; undecodable and refused items are `Err` and the stream goes on.
     pub fn items(self) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
         self.pages().flat_map(|page| {
             let results: Vec<Result<T, Error>> = match page {
                 Ok(Page { items, errors, .. }) => items
                     .into_iter()
                     .map(Ok)
-                    .chain(errors.into_iter().map(|e| Err(Error::Decode(e))))
+                    .chain(errors.into_iter().map(Err))
                     .collect(),
                 Err(e) => vec![Err(e)],
             };
@@ -274,6 +242,27 @@ struct Shared<T> {
     decode: Decoder<T>,
     page_size: Option<i32>,
     concurrency: usize,
+}
+
+impl<T> Shared<T> {
+    /// `Ok` when `item`, read from partition `index`, may be returned: it is
+    /// the querying tenant's, and in the partition queried.
+    fn admit(&self, item: &Item, index: usize) -> Result<(), ForeignItem> {
+        if let Some(tenant) = &self.request.tenant {
+            tenant.check(item, "query")?;
+        }
+        if let Some(pk) = self.pk_attribute {
+            let expected = self.request.partitions[index].get(":pk");
+            if expected.is_some() && item.get(pk) != expected {
+                return Err(ForeignItem {
+                    operation: "query",
+                    attribute: pk.to_owned(),
+                    reason: ForeignReason::OtherPartition,
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One partition's read state.
@@ -342,25 +331,20 @@ impl<T: Send + 'static> State<T> {
             let Some(item) = partition.buffer.pop_front() else {
                 break;
             };
+            // Defence in depth: an item of another tenant, or outside the
+            // partition asked for, is refused whatever returned it. A cursor
+            // never points at it (it would be refused in turn): resuming
+            // reads past it again.
+            if let Err(e) = shared.admit(&item, index) {
+                page.errors.push(Error::ForeignItem(e));
+                if partition.buffer.is_empty() && partition.fetched {
+                    partition.position = Position::Done;
+                }
+                continue;
+            }
             partition.position = Position::After(key_of(&item, shared.request.key_attributes));
             if partition.buffer.is_empty() && partition.fetched {
                 partition.position = Position::Done;
-            }
-            // Defense in depth: an item outside the partition asked for (another
-            // tenant's) is refused, whatever returned it.
-            if let Some(pk) = shared.pk_attribute {
-                let expected = shared.request.partitions[index].get(":pk");
-                if expected.is_some() && item.get(pk) != expected {
-                    page.errors.push(DecodeError::new(
-                        "query",
-                        pk,
-                        DecodeProblem::Invalid(
-                            "the item is not in the partition queried (another tenant's key?)"
-                                .to_owned(),
-                        ),
-                    ));
-                    continue;
-                }
             }
             if let Some(ttl) = shared.request.ttl_attribute {
                 if crate::codec::is_expired(&item, ttl, now) {
@@ -375,13 +359,12 @@ impl<T: Send + 'static> State<T> {
                     }
                 }
                 Ok(None) => {}
-                Err(e) => page.errors.push(e),
+                Err(e) => page.errors.push(Error::Decode(e)),
             }
         }
         // After the limit too, so the caller can resume where it stopped.
-        let cursor = Cursor {
-            positions: self.partitions.iter().map(|p| p.position.clone()).collect(),
-        };
+        let cursor =
+            Cursor::from_positions(self.partitions.iter().map(|p| p.position.clone()).collect());
         page.next = (!cursor.is_done()).then_some(cursor);
         Some(Ok(page))
     }

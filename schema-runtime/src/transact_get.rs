@@ -162,24 +162,15 @@ pub struct TransactGetResult {
 impl TransactGetResult {
     /// The item at `slot`: `None` when there is none (or its TTL has
     /// passed); an error when it does not decode, or is not the item asked
-    /// for.
+    /// for ([`Error::ForeignItem`]).
     pub fn get<E: Entity>(&self, slot: Slot<E>) -> Result<Option<E>, Error> {
         let Some(Some(item)) = self.items.get(slot.index) else {
             return Ok(None);
         };
-        let key = self.keys.get(slot.index);
-        if let Some((name, _)) = key
-            .into_iter()
-            .flatten()
-            .find(|(k, v)| item.get(*k) != Some(*v))
-        {
-            return Err(Error::Decode(crate::DecodeError::new(
-                E::ENTITY_TYPE,
-                name.clone(),
-                crate::DecodeProblem::Invalid(
-                    "the item read has another key than the one asked for".to_owned(),
-                ),
-            )));
+        // Defence in depth: the item must have the key asked for (the
+        // tenant is part of it), whatever returned it.
+        if let Some(key) = self.keys.get(slot.index) {
+            crate::isolation::check_requested(item, std::slice::from_ref(key), "transact_get")?;
         }
         if let Some(ttl) = self.ttl_attribute {
             let now = crate::DateTime::from(std::time::SystemTime::now());

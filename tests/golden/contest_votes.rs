@@ -1231,6 +1231,7 @@ fn request_contestants(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_vote_shards(
@@ -1311,6 +1312,7 @@ fn request_vote_shards(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_leaderboard(
@@ -1378,6 +1380,7 @@ fn request_leaderboard(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 /// The batch of `publish_totals`.

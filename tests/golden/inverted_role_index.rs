@@ -1371,6 +1371,13 @@ fn request_user_roles(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// An item returned by `user_with_roles`.
@@ -1446,6 +1453,13 @@ fn request_user_with_roles(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_role_members(
@@ -1518,6 +1532,13 @@ fn request_role_members(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("pk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_admins(
@@ -1582,6 +1603,13 @@ fn request_admins(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("pk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// An item returned by `role_with_members`.
@@ -1657,6 +1685,13 @@ fn request_role_with_members(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("pk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// The transaction of `grant_role`.

@@ -1162,6 +1162,7 @@ fn request_device_reports_between(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_latest_device_reports(
@@ -1229,6 +1230,7 @@ fn request_latest_device_reports(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_escalations_for_technician(
@@ -1290,6 +1292,7 @@ fn request_escalations_for_technician(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("reported_at"),
         key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_recent_escalations_for_technician(
@@ -1367,6 +1370,7 @@ fn request_recent_escalations_for_technician(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("reported_at"),
         key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
+        tenant: ::core::option::Option::None,
     })
 }
 /// What `Device.device_id` may hold in a key.

@@ -1227,6 +1227,13 @@ fn request_month_activity(
         ttl_attribute: ::core::option::Option::Some("expires_at"),
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_activity_between(
@@ -1320,6 +1327,13 @@ fn request_activity_between(
         ttl_attribute: ::core::option::Option::Some("expires_at"),
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_activity_since(
@@ -1397,6 +1411,13 @@ fn request_activity_since(
         ttl_attribute: ::core::option::Option::Some("expires_at"),
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_activity_before(
@@ -1474,6 +1495,13 @@ fn request_activity_before(
         ttl_attribute: ::core::option::Option::Some("expires_at"),
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_actor_activity(
@@ -1544,6 +1572,13 @@ fn request_actor_activity(
         ttl_attribute: ::core::option::Option::Some("expires_at"),
         sort_key: ::core::option::Option::Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_monthly_counts(
@@ -1631,6 +1666,13 @@ fn request_monthly_counts(
         ttl_attribute: ::core::option::Option::Some("expires_at"),
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// The `event_count` counter of [`MonthlyActivityCount`].

@@ -1314,6 +1314,13 @@ fn request_photos_between(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("USER#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_latest_photos(
@@ -1376,6 +1383,13 @@ fn request_latest_photos(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("USER#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_photos_since(
@@ -1446,6 +1460,13 @@ fn request_photos_since(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("USER#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// An item returned by `account_contents`.
@@ -1513,6 +1534,13 @@ fn request_account_contents(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("USER#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// The batch of `delete_account_items`.

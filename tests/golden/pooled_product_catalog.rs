@@ -825,6 +825,13 @@ fn request_tenant_products(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("ProductID"),
         key_attributes: &["ShardID", "ProductID"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "ShardID",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_products_in_category(
@@ -890,6 +897,13 @@ fn request_products_in_category(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("gsi1sk"),
         key_attributes: &["ShardID", "ProductID", "gsi1pk", "gsi1sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "ShardID",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// The batch of `import_products`.

@@ -1811,6 +1811,13 @@ fn request_project_tree(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_projects(
@@ -1864,6 +1871,13 @@ fn request_projects(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// An item returned by `project_tasks`.
@@ -1947,6 +1961,13 @@ fn request_project_tasks(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_task_comments(
@@ -2027,6 +2048,13 @@ fn request_task_comments(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_my_tasks_due(
@@ -2105,6 +2133,13 @@ fn request_my_tasks_due(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("gsi2sk"),
         key_attributes: &["pk", "sk", "gsi2pk", "gsi2sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// The transaction of `delete_task`.

@@ -1989,6 +1989,13 @@ fn request_tenant_profile(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_users(
@@ -2051,6 +2058,13 @@ fn request_users(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_orders(
@@ -2113,6 +2127,13 @@ fn request_orders(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// An item returned by `all_tenant_data`.
@@ -2192,6 +2213,13 @@ fn request_all_tenant_data(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_user_by_email(
@@ -2253,6 +2281,13 @@ fn request_user_by_email(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_pending_orders(
@@ -2315,6 +2350,13 @@ fn request_pending_orders(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_orders_by_status(
@@ -2387,6 +2429,13 @@ fn request_orders_by_status(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// The transaction of `place_order`.

@@ -1451,6 +1451,7 @@ fn request_whole_cart(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_active_cart(
@@ -1518,6 +1519,7 @@ fn request_active_cart(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_saved_for_later(
@@ -1585,6 +1587,7 @@ fn request_saved_for_later(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_wishlist(
@@ -1652,6 +1655,7 @@ fn request_wishlist(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_cart_counts(
@@ -1719,6 +1723,7 @@ fn request_cart_counts(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 /// The transaction of `add_to_cart`.

@@ -750,6 +750,7 @@ fn request_inbox(
         ttl_attribute: ::core::option::Option::Some("expires_at"),
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_inbox_since(
@@ -826,6 +827,7 @@ fn request_inbox_since(
         ttl_attribute: ::core::option::Option::Some("expires_at"),
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 fn decode_sent_messages(
@@ -894,6 +896,7 @@ fn request_sent_messages(
         ttl_attribute: ::core::option::Option::Some("expires_at"),
         sort_key: ::core::option::Option::Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
+        tenant: ::core::option::Option::None,
     })
 }
 /// The batch of `delete_messages`.

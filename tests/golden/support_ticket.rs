@@ -1389,6 +1389,13 @@ fn request_ticket_with_comments(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_ticket_summary(
@@ -1459,6 +1466,13 @@ fn request_ticket_summary(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_open_tickets(
@@ -1512,6 +1526,13 @@ fn request_open_tickets(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("resolver"),
         key_attributes: &["pk", "sk", "tenant_status", "resolver"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_open_tickets_for_resolver(
@@ -1575,6 +1596,13 @@ fn request_open_tickets_for_resolver(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("resolver"),
         key_attributes: &["pk", "sk", "tenant_status", "resolver"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// The transaction of `close_tickets`.
@@ -1708,6 +1736,13 @@ fn request_ticket_counts_by_status(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("TENANT#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// The `count` counter of [`TicketCount`].

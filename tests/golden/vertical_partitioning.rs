@@ -2177,6 +2177,13 @@ fn request_whole_document(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("ORG#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_document_body(
@@ -2247,6 +2254,13 @@ fn request_document_body(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("ORG#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_body_chunks_between(
@@ -2344,6 +2358,13 @@ fn request_body_chunks_between(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("ORG#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_attachments(
@@ -2414,6 +2435,13 @@ fn request_attachments(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("ORG#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_shares(
@@ -2484,6 +2512,13 @@ fn request_shares(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("sk"),
         key_attributes: &["pk", "sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("ORG#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 fn decode_recent_documents(
@@ -2537,6 +2572,13 @@ fn request_recent_documents(
         ttl_attribute: ::core::option::Option::None,
         sort_key: ::core::option::Option::Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
+        tenant: ::core::option::Option::Some(
+            ::schema_runtime::TenantKeys::new(
+                __tenant,
+                "pk",
+                &[("ORG#", ::core::option::Option::Some('|'))],
+            ),
+        ),
     })
 }
 /// The transaction of `edit_body`.

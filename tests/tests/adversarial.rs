@@ -6,7 +6,7 @@
 use futures_util::StreamExt;
 use proptest::prelude::*;
 use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{DateTime, DecodeProblem, Entity, Error, Item};
+use schema_runtime::{DateTime, Entity, Error, ForeignReason, Item};
 use singletable_tests::generated::{pooled_product_catalog, support_ticket};
 use singletable_tests::{faults, server};
 
@@ -142,7 +142,8 @@ async fn a_handle_refuses_another_tenants_items_whatever_returns_them() {
 
     let got = t.get_ticket(&TicketKey { id: "T1".into() }).await;
     assert!(
-        matches!(&got, Err(Error::Decode(e)) if e.attribute == "pk"),
+        matches!(&got, Err(Error::ForeignItem(e))
+            if e.attribute == "pk" && e.reason == ForeignReason::NotRequested),
         "{got:?}"
     );
     for results in [
@@ -159,7 +160,8 @@ async fn a_handle_refuses_another_tenants_items_whatever_returns_them() {
     ] {
         assert_eq!(results.len(), 1, "{results:?}");
         assert!(
-            matches!(&results[0], Err(Error::Decode(e)) if matches!(e.problem, DecodeProblem::Invalid(_))),
+            matches!(&results[0], Err(Error::ForeignItem(e))
+                if e.attribute == "pk" && e.reason == ForeignReason::OtherTenant),
             "{results:?}"
         );
     }

@@ -27,7 +27,7 @@ mod grants;
 pub mod model;
 
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{self, Segment};
+use crate::ir;
 
 use grants::Grants;
 pub(crate) use grants::{pattern_grants, starts_with_tenant};
@@ -276,27 +276,19 @@ fn allow_statement(
 /// starts with the tenant: the escaped literal prefix, the tenant, then the
 /// delimiter after it and `*` — or nothing, when the tenant ends the key.
 fn key_pattern(template: &ir::KeyTemplate, tenant: &str) -> Option<KeyPattern> {
+    let ir::TenantPrefix { literal, end } = template.tenant_prefix()?;
     let mut out = String::new();
-    let mut segments = template.segments.iter();
-    loop {
-        match segments.next()? {
-            Segment::Literal(l) => escape_literal(l, &mut out),
-            Segment::Placeholder(p) if p.kind == ir::PlaceholderKind::Tenant => break,
-            Segment::Placeholder(_) => return None,
-        }
-    }
+    escape_literal(&literal, &mut out);
     out.push_str(tenant);
-    match segments.next() {
-        None => {}
-        Some(Segment::Literal(l)) => {
-            if let Some(delimiter) = l.chars().next() {
-                escape_literal(&delimiter.to_string(), &mut out);
-            }
+    match end {
+        ir::TenantEnd::Key => {}
+        ir::TenantEnd::Delimiter(delimiter) => {
+            escape_literal(&delimiter.to_string(), &mut out);
             out.push('*');
         }
         // The checker rejects a placeholder right after the tenant
         // (`tenant_prefix_unsafe`); a pattern for it is still sound.
-        Some(Segment::Placeholder(_)) => out.push('*'),
+        ir::TenantEnd::Placeholder => out.push('*'),
     }
     Some(KeyPattern(out))
 }

@@ -405,6 +405,17 @@ impl Emitter<'_> {
             #(#values)*
             partitions.push(values);
         };
+        let tenant_keys = match self.tenant_shapes(q, handle) {
+            Some(shapes) => {
+                let pk = self.spec.table.partition_key.name.as_str();
+                let shapes = shapes.iter().map(|(literal, delimiter)| match delimiter {
+                    Some(d) => quote!((#literal, ::core::option::Option::Some(#d))),
+                    None => quote!((#literal, ::core::option::Option::None)),
+                });
+                quote!(::core::option::Option::Some(::schema_runtime::TenantKeys::new(__tenant, #pk, &[#(#shapes),*])))
+            }
+            None => quote!(::core::option::Option::None),
+        };
         let fill = match self.shard_plan(q) {
             None => one,
             Some((_, Some(hash))) => quote!({ let __shard: u32 = #hash; #one }),
@@ -425,9 +436,44 @@ impl Emitter<'_> {
                     ttl_attribute: #ttl,
                     sort_key: #sort_key,
                     key_attributes: &[#(#key_attributes),*],
+                    tenant: #tenant_keys,
                 })
             }
         }
+    }
+
+    /// For a query of a tenant's handle: the shapes of the table partition
+    /// keys of the entities it can match (the literal before the tenant, and
+    /// the delimiter after it), which every item returned must have. `None`
+    /// on the table's handle, and when a global entity could match (its
+    /// items carry no tenant; `pattern_tenant_unbound` keeps them out of
+    /// tenant partitions).
+    fn tenant_shapes(&self, q: &ir::Query, handle: Handle) -> Option<Vec<(String, Option<char>)>> {
+        if handle != Handle::Tenant {
+            return None;
+        }
+        let mut shapes = Vec::new();
+        for name in q.matching.iter().chain(&q.returns) {
+            let entity = self.spec.entities.get(name)?;
+            if !self.is_tenant_scoped(entity) {
+                return None;
+            }
+            // A placeholder right after the tenant (`tenant_prefix_unsafe`)
+            // gives no shape: such items are refused (fail closed).
+            let Some(ir::TenantPrefix { literal, end }) = entity.primary_key.pk.tenant_prefix()
+            else {
+                continue;
+            };
+            let shape = match end {
+                ir::TenantEnd::Delimiter(d) => (literal, Some(d)),
+                ir::TenantEnd::Key => (literal, None),
+                ir::TenantEnd::Placeholder => continue,
+            };
+            if !shapes.contains(&shape) {
+                shapes.push(shape);
+            }
+        }
+        Some(shapes)
     }
 
     fn builder_struct(
