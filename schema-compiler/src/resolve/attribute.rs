@@ -5,7 +5,7 @@ use crate::ir::{self, AttributeType, CharSet};
 use crate::source::{Span, Spanned};
 use crate::syntax::AttributeDecl;
 
-use super::{or_span, text, Resolver};
+use super::{bounds, or_span, text, Resolver};
 
 const TYPE_NAMES: [&str; 9] = [
     "string", "integer", "decimal", "boolean", "datetime", "enum", "list", "map", "binary",
@@ -31,18 +31,32 @@ impl Resolver<'_> {
         name: &Spanned<String>,
         decl: &Spanned<AttributeDecl>,
     ) -> ir::Attribute {
-        let r#type = self.resolve_type(decl).unwrap_or(AttributeType::Map);
+        let r#type = self.resolve_type(decl, 1, 1).unwrap_or(AttributeType::Map);
         ir::Attribute {
             name: name.clone(),
             r#type,
             optional: decl.optional.as_ref().is_some_and(|o| o.value),
             description: text(&decl.description),
-            typical_size: decl.typical_size.as_ref().map(|s| s.value),
+            typical_size: decl.typical_size.as_ref().map(|s| {
+                self.at_most(
+                    s,
+                    bounds::ITEM_BYTES,
+                    "typical_size",
+                    "an item holds at most 400 KB",
+                )
+            }),
             escape: decl.escape.as_ref().is_some_and(|e| e.value),
         }
     }
 
-    fn resolve_type(&mut self, decl: &Spanned<AttributeDecl>) -> Option<AttributeType> {
+    /// The type of an attribute nested `depth` levels deep (1 at the top),
+    /// in lists that hold at least `least` values of it together.
+    fn resolve_type(
+        &mut self,
+        decl: &Spanned<AttributeDecl>,
+        depth: usize,
+        least: u64,
+    ) -> Option<AttributeType> {
         let ty = or_span(&decl.r#type, decl.span);
         if !TYPE_NAMES.contains(&ty.as_str()) {
             let mut d =
@@ -60,9 +74,16 @@ impl Resolver<'_> {
             "string" => self.string_type(decl),
             "integer" => self.integer_type(decl),
             "decimal" => AttributeType::Decimal {
-                min: decl.min.as_ref().map(|n| n.value.to_string()),
-                max: decl.max.as_ref().map(|n| n.value.to_string()),
-                scale: decl.scale.as_ref().map(|s| s.value),
+                min: self.decimal_bound(&decl.min),
+                max: self.decimal_bound(&decl.max),
+                scale: decl.scale.as_ref().map(|s| {
+                    self.at_most(
+                        s,
+                        bounds::DECIMAL_SCALE,
+                        "scale",
+                        "DynamoDB numbers have at most 38 digits",
+                    )
+                }),
             },
             "boolean" => AttributeType::Boolean,
             "datetime" => AttributeType::Datetime {
@@ -76,21 +97,59 @@ impl Resolver<'_> {
                     .map_or(ir::TimePrecision::Millis, |p| p.value),
             },
             "enum" => self.enum_type(decl, ty.span),
-            "list" => AttributeType::List {
-                items: decl
-                    .items
-                    .as_ref()
-                    .and_then(|i| self.resolve_type(i))
-                    .map(Box::new),
-                min_length: decl.min_length.as_ref().map(|v| v.value),
-                max_length: self.length_bounds(decl),
-            },
+            "list" => {
+                let min_length = self.min_length(decl);
+                let least = least.saturating_mul(min_length.unwrap_or(0).max(1));
+                if least > bounds::ITEM_BYTES {
+                    let span = decl.min_length.as_ref().map_or(decl.span, |m| m.span);
+                    self.error(
+                        Diagnostic::new(
+                            Code::InvalidBounds,
+                            format!("nested lists hold at least {least} values, more than fit in a 400 KB item"),
+                        )
+                        .label(span, "min_length")
+                        .help("lower the min_length of the nested lists"),
+                    );
+                }
+                AttributeType::List {
+                    items: decl
+                        .items
+                        .as_ref()
+                        .and_then(|i| self.list_items(i, depth + 1, least))
+                        .map(Box::new),
+                    min_length,
+                    max_length: self.length_bounds(decl),
+                }
+            }
             "binary" => AttributeType::Binary {
-                min_length: decl.min_length.as_ref().map(|v| v.value),
+                min_length: self.min_length(decl),
                 max_length: self.length_bounds(decl),
             },
             _ => AttributeType::Map,
         })
+    }
+
+    fn list_items(
+        &mut self,
+        items: &Spanned<AttributeDecl>,
+        depth: usize,
+        least: u64,
+    ) -> Option<AttributeType> {
+        if depth > bounds::NESTING {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidBounds,
+                    format!(
+                        "lists nested {depth} levels deep; DynamoDB nests at most {} levels",
+                        bounds::NESTING
+                    ),
+                )
+                .label(items.span, "too deep")
+                .help("flatten the structure, or store the inner levels as a map or binary"),
+            );
+            return None;
+        }
+        self.resolve_type(items, depth, least)
     }
 
     fn check_options_apply(&mut self, ty: &Spanned<String>, decl: &AttributeDecl) {
@@ -156,7 +215,7 @@ impl Resolver<'_> {
             },
         };
         AttributeType::String {
-            min_length: decl.min_length.as_ref().map(|v| v.value),
+            min_length: self.min_length(decl),
             max_length,
             pattern,
             alphabet,
@@ -189,7 +248,40 @@ impl Resolver<'_> {
                 );
             }
         }
-        decl.max_length.as_ref().map(|v| v.value)
+        decl.max_length.as_ref().map(|v| {
+            self.at_most(
+                v,
+                bounds::ITEM_BYTES,
+                "max_length",
+                "an item holds at most 400 KB",
+            )
+        })
+    }
+
+    fn min_length(&mut self, decl: &AttributeDecl) -> Option<u64> {
+        decl.min_length.as_ref().map(|v| {
+            self.at_most(
+                v,
+                bounds::ITEM_BYTES,
+                "min_length",
+                "an item holds at most 400 KB",
+            )
+        })
+    }
+
+    /// A decimal bound, which DynamoDB must be able to store: a magnitude
+    /// below 10^126.
+    fn decimal_bound(&mut self, n: &Option<Spanned<serde_json::Number>>) -> Option<String> {
+        let n = n.as_ref()?;
+        if n.value.as_f64().is_none_or(|v| v.is_nan() || v.abs() >= 1e126) {
+            self.error(
+                Diagnostic::new(Code::InvalidBounds, format!("`{}` is beyond the numbers DynamoDB stores", n.value))
+                    .label(n.span, "decimal bound")
+                    .help("DynamoDB numbers have a magnitude below 10^126: write a smaller bound, or leave it out"),
+            );
+            return None;
+        }
+        Some(n.value.to_string())
     }
 
     fn integer_type(&mut self, decl: &Spanned<AttributeDecl>) -> AttributeType {
@@ -231,8 +323,9 @@ impl Resolver<'_> {
                     .help("add `values: [A, B]`"),
             );
         }
-        for (i, v) in values.iter().enumerate() {
-            if values[..i].iter().any(|p| p.value == v.value) {
+        let mut seen = indexmap::IndexSet::with_capacity(values.len());
+        for v in &values {
+            if !seen.insert(v.value.as_str()) {
                 self.error(
                     Diagnostic::new(
                         Code::DuplicateName,

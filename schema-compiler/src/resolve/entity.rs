@@ -81,8 +81,8 @@ impl Resolver<'_> {
                 .throughput
                 .as_ref()
                 .map_or_else(ir::Throughput::default, |t| ir::Throughput {
-                    writes_per_second: t.writes_per_second,
-                    reads_per_second: t.reads_per_second,
+                    writes_per_second: self.per_second(&t.writes_per_second),
+                    reads_per_second: self.per_second(&t.reads_per_second),
                 }),
             version_attribute: None,
             aggregate: None,
@@ -114,6 +114,18 @@ impl Resolver<'_> {
             (None, Some(_)) => ir::Scope::Tenant,
             (None, None) => ir::Scope::Global,
         }
+    }
+
+    fn per_second(&mut self, value: &Option<Spanned<u64>>) -> Option<Spanned<u64>> {
+        value.as_ref().map(|v| {
+            let bounded = self.at_most(
+                v,
+                super::bounds::UNITS_PER_SECOND,
+                "throughput",
+                "more requests per second than any table serves",
+            );
+            Spanned::new(bounded, v.span)
+        })
     }
 
     fn resolve_shards(
@@ -164,8 +176,14 @@ impl Resolver<'_> {
             );
             ir::ShardBy::Random
         };
+        let count = self.at_most(
+            &decl.count,
+            super::bounds::SHARDS,
+            "shard count",
+            "every query reads every shard",
+        );
         Some(ir::Sharding {
-            count: decl.count,
+            count: Spanned::new(count, decl.count.span),
             by,
         })
     }

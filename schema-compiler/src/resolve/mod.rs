@@ -56,9 +56,51 @@ pub(crate) struct Resolver<'a> {
     pub(crate) leads: IndexMap<ir::IndexRef, unify::Leads>,
 }
 
+/// The greatest value of each kind of number in a spec. Every number is
+/// bounded where it is read, with a diagnostic on its span, so that no later
+/// arithmetic (sizes, capacity, cost) can overflow whatever the spec says.
+pub(crate) mod bounds {
+    /// Lengths and sizes in bytes: DynamoDB's item size limit.
+    pub const ITEM_BYTES: u64 = 400 * 1024;
+    /// Digits after the point of a decimal: DynamoDB numbers have 38 digits.
+    pub const DECIMAL_SCALE: u32 = 38;
+    /// Capacity units and declared throughput per second.
+    pub const UNITS_PER_SECOND: u64 = 1_000_000_000;
+    /// Calls per second of an access pattern.
+    pub const CALLS_PER_SECOND: f64 = 1e9;
+    /// Items per call of an access pattern.
+    pub const ITEMS_PER_CALL: u64 = 1_000_000;
+    /// Write shards of one entity (each a partition a query reads).
+    pub const SHARDS: u32 = 10_000;
+    /// Levels of nested lists: DynamoDB nests documents 32 levels deep.
+    pub const NESTING: usize = 32;
+}
+
 impl Resolver<'_> {
     pub(crate) fn error(&mut self, diagnostic: Diagnostic) {
         self.diags.push(diagnostic);
+    }
+
+    /// `value`, reported and clamped when it is over `max`.
+    pub(crate) fn at_most<T: Copy + PartialOrd + std::fmt::Display>(
+        &mut self,
+        value: &Spanned<T>,
+        max: T,
+        what: &str,
+        why: &str,
+    ) -> T {
+        if value.value > max {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidBounds,
+                    format!("{what} {} is over the greatest allowed, {max}", value.value),
+                )
+                .label(value.span, what.to_owned())
+                .help(format!("{why}: write a value up to {max}")),
+            );
+            return max;
+        }
+        value.value
     }
 
     fn resolve(&mut self, decl: &syntax::SpecDecl) -> ir::Spec {
@@ -216,9 +258,20 @@ impl Resolver<'_> {
         }
         ir::Billing {
             mode,
-            read_capacity: decl.read_capacity.as_ref().map(|c| c.value),
-            write_capacity: decl.write_capacity.as_ref().map(|c| c.value),
+            read_capacity: self.capacity(&decl.read_capacity),
+            write_capacity: self.capacity(&decl.write_capacity),
         }
+    }
+
+    fn capacity(&mut self, units: &Option<Spanned<u64>>) -> Option<u64> {
+        units.as_ref().map(|u| {
+            self.at_most(
+                u,
+                bounds::UNITS_PER_SECOND,
+                "capacity",
+                "capacity units per second beyond any table's quota",
+            )
+        })
     }
 
     fn resolve_tenant(&mut self, decl: &Spanned<syntax::TenantDecl>) -> ir::Tenant {
@@ -397,8 +450,8 @@ impl Resolver<'_> {
             partition_key,
             sort_key,
             projection,
-            read_capacity: decl.read_capacity.as_ref().map(|c| c.value),
-            write_capacity: decl.write_capacity.as_ref().map(|c| c.value),
+            read_capacity: self.capacity(&decl.read_capacity),
+            write_capacity: self.capacity(&decl.write_capacity),
         })
     }
 

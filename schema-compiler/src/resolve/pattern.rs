@@ -45,19 +45,30 @@ impl Resolver<'_> {
         }
         let operation = self.resolve_operation(name, decl, spec)?;
         let rate = decl.rate.as_ref().map(|r| {
-            if !(r.per_second.value > 0.0 && r.per_second.value.is_finite()) {
+            let calls = r.per_second.value;
+            if !(calls > 0.0 && calls <= super::bounds::CALLS_PER_SECOND) {
                 self.error(
                     Diagnostic::new(
                         Code::InvalidBounds,
-                        "a rate must be a positive number of calls per second",
+                        format!(
+                            "a rate must be a positive number of calls per second, at most {:e}",
+                            super::bounds::CALLS_PER_SECOND
+                        ),
                     )
                     .label(r.per_second.span, "rate")
                     .help("write e.g. `rate: { per_second: 50 }`"),
                 );
             }
             ir::Rate {
-                per_second: r.per_second.value,
-                items: r.items.as_ref().map_or(1, |i| i.value),
+                per_second: calls.clamp(0.0, super::bounds::CALLS_PER_SECOND),
+                items: r.items.as_ref().map_or(1, |i| {
+                    self.at_most(
+                        i,
+                        super::bounds::ITEMS_PER_CALL,
+                        "items per call",
+                        "a call reads or writes at most this many items",
+                    )
+                }),
             }
         });
         Some(ir::AccessPattern {

@@ -191,7 +191,7 @@ impl Emitter<'_> {
 }
 
 fn variant_names(values: &[String]) -> Vec<proc_macro2::Ident> {
-    let mut names: Vec<String> = Vec::new();
+    let mut names: indexmap::IndexSet<String> = indexmap::IndexSet::with_capacity(values.len());
     for value in values {
         let mut name = pascal(value);
         let base = name.clone();
@@ -200,7 +200,7 @@ fn variant_names(values: &[String]) -> Vec<proc_macro2::Ident> {
             name = format!("{base}{n}");
             n += 1;
         }
-        names.push(name);
+        names.insert(name);
     }
     names.iter().map(|n| pascal_ident(n)).collect()
 }

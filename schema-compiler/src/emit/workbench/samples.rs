@@ -217,7 +217,14 @@ pub fn sample_value(entity: &ir::Entity, attribute: &ir::Attribute, n: usize) ->
             min_length,
             max_length,
         } => {
-            let count = 2u64
+            // Two elements show a list; a list of lists shows one (or its
+            // least), so nested lists stay linear in their depth.
+            let shown = if matches!(items.as_deref(), Some(AttributeType::List { .. })) {
+                1
+            } else {
+                2
+            };
+            let count = shown
                 .max(min_length.unwrap_or(0))
                 .min(max_length.unwrap_or(u64::MAX)) as usize;
             let element = |i: usize| match items.as_deref() {
