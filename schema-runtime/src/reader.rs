@@ -21,6 +21,46 @@ pub enum Stop {
     Width(usize),
 }
 
+/// One step of walking a key template: a literal to match, or a
+/// placeholder's text to take.
+#[derive(Debug, Clone, Copy)]
+pub enum Step {
+    /// The key continues with this literal.
+    Literal(&'static str),
+    /// A placeholder's text, ending here.
+    Take(Stop),
+}
+
+/// Reads the placeholder whose [`Step::Take`] ends `steps` out of key
+/// attribute `key` of `item`, to decode `attribute` of `entity`: the steps
+/// before it are walked, its text is taken and decoded with `parse`.
+/// Generated code keeps one table of steps per key template and passes the
+/// prefix that ends at each placeholder it reads, so reading every
+/// placeholder of a template costs code linear in the template.
+pub fn read_placeholder<T>(
+    item: &Item,
+    entity: &'static str,
+    key: &'static str,
+    attribute: &'static str,
+    steps: &[Step],
+    parse: impl FnOnce(&str) -> Option<T>,
+) -> Result<T, DecodeError> {
+    let mut reader = KeyReader::new(item, entity, key, attribute)?;
+    let Some((&Step::Take(stop), before)) = steps.split_last() else {
+        return Err(reader.error("the key template has no such placeholder".to_owned()));
+    };
+    for step in before {
+        match *step {
+            Step::Literal(literal) => reader.literal(literal)?,
+            Step::Take(stop) => {
+                reader.take(stop)?;
+            }
+        }
+    }
+    let text = reader.take(stop)?;
+    reader.parse(text, parse)
+}
+
 /// A cursor over one stored key.
 pub struct KeyReader<'a> {
     rest: &'a str,
@@ -132,6 +172,23 @@ mod tests {
         let e = r.literal("USER#").unwrap_err();
         assert_eq!(e.attribute, "id");
         assert_eq!(decode_integer("05", -10), Some(-5));
+        let steps = [
+            Step::Literal("TENANT#"),
+            Step::Take(Stop::Literal("|TICKET#")),
+            Step::Literal("|TICKET#"),
+            Step::Take(Stop::End),
+        ];
+        let read = |n: usize| {
+            read_placeholder(&item, "Ticket", "pk", "id", &steps[..n], |t| {
+                Some(t.to_owned())
+            })
+        };
+        assert_eq!(read(2).unwrap(), "acme");
+        assert_eq!(read(4).unwrap(), "T-1");
+        assert!(
+            read(1).is_err(),
+            "a prefix that does not end at a placeholder"
+        );
         assert_eq!(decode_integer("-5", 0), None);
     }
 }

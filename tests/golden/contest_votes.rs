@@ -97,30 +97,28 @@ impl ::schema_runtime::Entity for Contestant {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("CONTEST#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("CONTESTANT#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Contestant {
             contest_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Contestant", "contest_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Contestant",
-                            "pk",
-                            "contest_id",
-                        )?;
-                        reader.literal("CONTEST#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Contestant",
+                        "pk",
+                        "contest_id",
+                        &PK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             contestant_id: match ::schema_runtime::optional::<
@@ -128,24 +126,14 @@ impl ::schema_runtime::Entity for Contestant {
             >(item, "Contestant", "contestant_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Contestant",
-                            "sk",
-                            "contestant_id",
-                        )?;
-                        reader.literal("CONTESTANT#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Contestant",
+                        "sk",
+                        "contestant_id",
+                        &SK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             name: ::schema_runtime::required::<
@@ -354,48 +342,40 @@ impl ::schema_runtime::Entity for VoteShard {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("CONTEST#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|CONTESTANT#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|CONTESTANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|S#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|S#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(VoteShard {
-            shard: (|| -> ::core::result::Result<u32, ::schema_runtime::DecodeError> {
-                let mut reader = ::schema_runtime::reader::KeyReader::new(
-                    item,
-                    "VoteShard",
-                    "pk",
-                    "shard",
-                )?;
-                reader.literal("CONTEST#")?;
-                reader.take(::schema_runtime::reader::Stop::Literal("|CONTESTANT#"))?;
-                reader.literal("|CONTESTANT#")?;
-                reader.take(::schema_runtime::reader::Stop::Literal("|S#"))?;
-                reader.literal("|S#")?;
-                let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                reader.parse(text, |t: &str| t.parse::<u32>().ok())
-            })()?,
+            shard: ::schema_runtime::reader::read_placeholder(
+                item,
+                "VoteShard",
+                "pk",
+                "shard",
+                &PK_STEPS[..6],
+                |t: &str| t.parse::<u32>().ok(),
+            )?,
             contest_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "VoteShard", "contest_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "VoteShard",
-                            "pk",
-                            "contest_id",
-                        )?;
-                        reader.literal("CONTEST#")?;
-                        let text = reader
-                            .take(
-                                ::schema_runtime::reader::Stop::Literal("|CONTESTANT#"),
-                            )?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "VoteShard",
+                        "pk",
+                        "contest_id",
+                        &PK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             contestant_id: match ::schema_runtime::optional::<
@@ -403,30 +383,14 @@ impl ::schema_runtime::Entity for VoteShard {
             >(item, "VoteShard", "contestant_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "VoteShard",
-                            "pk",
-                            "contestant_id",
-                        )?;
-                        reader.literal("CONTEST#")?;
-                        reader
-                            .take(
-                                ::schema_runtime::reader::Stop::Literal("|CONTESTANT#"),
-                            )?;
-                        reader.literal("|CONTESTANT#")?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Literal("|S#"))?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "VoteShard",
+                        "pk",
+                        "contestant_id",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             votes: ::schema_runtime::required::<i64>(item, "VoteShard", "votes")?,
@@ -622,30 +586,28 @@ impl ::schema_runtime::Entity for VoteTotal {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("CONTEST#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TOTAL#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(VoteTotal {
             contest_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "VoteTotal", "contest_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "VoteTotal",
-                            "pk",
-                            "contest_id",
-                        )?;
-                        reader.literal("CONTEST#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "VoteTotal",
+                        "pk",
+                        "contest_id",
+                        &PK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             contestant_id: match ::schema_runtime::optional::<
@@ -653,24 +615,14 @@ impl ::schema_runtime::Entity for VoteTotal {
             >(item, "VoteTotal", "contestant_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "VoteTotal",
-                            "sk",
-                            "contestant_id",
-                        )?;
-                        reader.literal("TOTAL#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "VoteTotal",
+                        "sk",
+                        "contestant_id",
+                        &SK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             votes: ::schema_runtime::required::<i64>(item, "VoteTotal", "votes")?,

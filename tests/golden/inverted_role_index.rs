@@ -141,32 +141,28 @@ impl ::schema_runtime::Entity for User {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|USER#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|USER#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(User {
             user_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "User", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "User",
-                            "pk",
-                            "user_id",
-                        )?;
-                        reader.literal("TENANT#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("|USER#"))?;
-                        reader.literal("|USER#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "User",
+                        "pk",
+                        "user_id",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             email: ::schema_runtime::required::<
@@ -420,32 +416,28 @@ impl ::schema_runtime::Entity for Role {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|ROLE#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|ROLE#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Role {
             role: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Role", "role")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Role",
-                            "pk",
-                            "role",
-                        )?;
-                        reader.literal("TENANT#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("|ROLE#"))?;
-                        reader.literal("|ROLE#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Role",
+                        "pk",
+                        "role",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             description: ::schema_runtime::optional::<
@@ -693,32 +685,36 @@ impl ::schema_runtime::Entity for RoleAssignment {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|USER#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|USER#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|ROLE#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|ROLE#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(RoleAssignment {
             user_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "RoleAssignment", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "RoleAssignment",
-                            "pk",
-                            "user_id",
-                        )?;
-                        reader.literal("TENANT#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("|USER#"))?;
-                        reader.literal("|USER#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "RoleAssignment",
+                        "pk",
+                        "user_id",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             role: match ::schema_runtime::optional::<
@@ -726,26 +722,14 @@ impl ::schema_runtime::Entity for RoleAssignment {
             >(item, "RoleAssignment", "role")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "RoleAssignment",
-                            "sk",
-                            "role",
-                        )?;
-                        reader.literal("TENANT#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("|ROLE#"))?;
-                        reader.literal("|ROLE#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "RoleAssignment",
+                        "sk",
+                        "role",
+                        &SK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             granted_by: ::schema_runtime::required::<

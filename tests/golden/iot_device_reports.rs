@@ -163,30 +163,24 @@ impl ::schema_runtime::Entity for Device {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("DEVICE#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Device {
             device_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Device", "device_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Device",
-                            "pk",
-                            "device_id",
-                        )?;
-                        reader.literal("DEVICE#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Device",
+                        "pk",
+                        "device_id",
+                        &PK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             model: ::schema_runtime::required::<
@@ -469,30 +463,30 @@ impl ::schema_runtime::Entity for DeviceReport {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("DEVICE#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("REPORT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(24usize),
+            ),
+        ];
         ::core::result::Result::Ok(DeviceReport {
             device_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "DeviceReport", "device_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "DeviceReport",
-                            "pk",
-                            "device_id",
-                        )?;
-                        reader.literal("DEVICE#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "DeviceReport",
+                        "pk",
+                        "device_id",
+                        &PK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             reported_at: match ::schema_runtime::optional_with(
@@ -506,31 +500,20 @@ impl ::schema_runtime::Entity for DeviceReport {
             )? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::schema_runtime::DateTime,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "DeviceReport",
-                            "sk",
-                            "reported_at",
-                        )?;
-                        reader.literal("REPORT#")?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Width(24usize))?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| {
-                                    ::schema_runtime::DateTime::from_str(
-                                            t,
-                                            ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
-                                        )
-                                        .ok()
-                                },
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "DeviceReport",
+                        "sk",
+                        "reported_at",
+                        &SK_STEPS[..2],
+                        |t: &str| {
+                            ::schema_runtime::DateTime::from_str(
+                                    t,
+                                    ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
+                                )
+                                .ok()
+                        },
+                    )?
                 }
             },
             status: ::schema_runtime::required::<

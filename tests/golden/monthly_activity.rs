@@ -272,35 +272,35 @@ impl ::schema_runtime::Entity for ActivityEvent {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|ACTIVITY#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|ACTIVITY#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(20usize),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(ActivityEvent {
             month: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "ActivityEvent", "month")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "ActivityEvent",
-                            "pk",
-                            "month",
-                        )?;
-                        reader.literal("TENANT#")?;
-                        reader
-                            .take(
-                                ::schema_runtime::reader::Stop::Literal("|ACTIVITY#"),
-                            )?;
-                        reader.literal("|ACTIVITY#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "ActivityEvent",
+                        "pk",
+                        "month",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             occurred_at: match ::schema_runtime::optional_with(
@@ -314,30 +314,20 @@ impl ::schema_runtime::Entity for ActivityEvent {
             )? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::schema_runtime::DateTime,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "ActivityEvent",
-                            "sk",
-                            "occurred_at",
-                        )?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Width(20usize))?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| {
-                                    ::schema_runtime::DateTime::from_str(
-                                            t,
-                                            ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
-                                        )
-                                        .ok()
-                                },
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "ActivityEvent",
+                        "sk",
+                        "occurred_at",
+                        &SK_STEPS[..1],
+                        |t: &str| {
+                            ::schema_runtime::DateTime::from_str(
+                                    t,
+                                    ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
+                                )
+                                .ok()
+                        },
+                    )?
                 }
             },
             event_id: match ::schema_runtime::optional::<
@@ -345,25 +335,14 @@ impl ::schema_runtime::Entity for ActivityEvent {
             >(item, "ActivityEvent", "event_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "ActivityEvent",
-                            "sk",
-                            "event_id",
-                        )?;
-                        reader.take(::schema_runtime::reader::Stop::Width(20usize))?;
-                        reader.literal("#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "ActivityEvent",
+                        "sk",
+                        "event_id",
+                        &SK_STEPS[..3],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             actor_id: ::schema_runtime::required::<
@@ -665,30 +644,24 @@ impl ::schema_runtime::Entity for MonthlyActivityCount {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("MONTH#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(MonthlyActivityCount {
             month: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "MonthlyActivityCount", "month")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "MonthlyActivityCount",
-                            "sk",
-                            "month",
-                        )?;
-                        reader.literal("MONTH#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "MonthlyActivityCount",
+                        "sk",
+                        "month",
+                        &SK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             event_count: ::schema_runtime::required::<
@@ -1703,20 +1676,21 @@ fn activity_event_group_for_monthly_activity_count_image(
     ::schema_runtime::aggregate::Group,
     ::schema_runtime::Error,
 > {
-    let scope: TenantId = (|| -> ::core::result::Result<
-        TenantId,
-        ::schema_runtime::DecodeError,
-    > {
-        let mut reader = ::schema_runtime::reader::KeyReader::new(
-            item,
-            "ActivityEvent",
-            "pk",
-            "tenant",
-        )?;
-        reader.literal("TENANT#")?;
-        let text = reader.take(::schema_runtime::reader::Stop::Literal("|ACTIVITY#"))?;
-        reader.parse(text, |t: &str| TenantId::new(t).ok())
-    })()?;
+    let scope: TenantId = ::schema_runtime::reader::read_placeholder(
+        item,
+        "ActivityEvent",
+        "pk",
+        "tenant",
+        &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|ACTIVITY#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|ACTIVITY#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ][..2],
+        |t: &str| TenantId::new(t).ok(),
+    )?;
     activity_event_group_for_monthly_activity_count(value, &scope)
 }
 /// The changes to [`MonthlyActivityCount`] counters that DynamoDB Streams records of `ActivityEvent` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted.

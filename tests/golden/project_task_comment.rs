@@ -199,30 +199,24 @@ impl ::schema_runtime::Entity for Project {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("PROJECT#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Project {
             project_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Project", "project_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Project",
-                            "sk",
-                            "project_id",
-                        )?;
-                        reader.literal("PROJECT#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Project",
+                        "sk",
+                        "project_id",
+                        &SK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             name: ::schema_runtime::required::<
@@ -557,31 +551,28 @@ impl ::schema_runtime::Entity for Task {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("PROJECT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("#TASK#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("#TASK#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Task {
             project_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Task", "project_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Task",
-                            "sk",
-                            "project_id",
-                        )?;
-                        reader.literal("PROJECT#")?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Literal("#TASK#"))?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Task",
+                        "sk",
+                        "project_id",
+                        &SK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             task_id: match ::schema_runtime::optional::<
@@ -589,26 +580,14 @@ impl ::schema_runtime::Entity for Task {
             >(item, "Task", "task_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Task",
-                            "sk",
-                            "task_id",
-                        )?;
-                        reader.literal("PROJECT#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("#TASK#"))?;
-                        reader.literal("#TASK#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Task",
+                        "sk",
+                        "task_id",
+                        &SK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             title: ::schema_runtime::required::<
@@ -1027,31 +1006,32 @@ impl ::schema_runtime::Entity for Comment {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("PROJECT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("#TASK#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("#TASK#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("#COMMENT#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("#COMMENT#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Comment {
             project_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Comment", "project_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Comment",
-                            "sk",
-                            "project_id",
-                        )?;
-                        reader.literal("PROJECT#")?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Literal("#TASK#"))?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Comment",
+                        "sk",
+                        "project_id",
+                        &SK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             task_id: match ::schema_runtime::optional::<
@@ -1059,27 +1039,14 @@ impl ::schema_runtime::Entity for Comment {
             >(item, "Comment", "task_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Comment",
-                            "sk",
-                            "task_id",
-                        )?;
-                        reader.literal("PROJECT#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("#TASK#"))?;
-                        reader.literal("#TASK#")?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Literal("#COMMENT#"))?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Comment",
+                        "sk",
+                        "task_id",
+                        &SK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             comment_id: match ::schema_runtime::optional::<
@@ -1087,29 +1054,14 @@ impl ::schema_runtime::Entity for Comment {
             >(item, "Comment", "comment_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Comment",
-                            "sk",
-                            "comment_id",
-                        )?;
-                        reader.literal("PROJECT#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("#TASK#"))?;
-                        reader.literal("#TASK#")?;
-                        reader
-                            .take(::schema_runtime::reader::Stop::Literal("#COMMENT#"))?;
-                        reader.literal("#COMMENT#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Comment",
+                        "sk",
+                        "comment_id",
+                        &SK_STEPS[..6],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             author_id: ::schema_runtime::required::<

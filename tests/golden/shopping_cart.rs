@@ -179,30 +179,32 @@ impl ::schema_runtime::Entity for CartItem {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("USER#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("CART#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(CartItem {
             user_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "CartItem", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "CartItem",
-                            "pk",
-                            "user_id",
-                        )?;
-                        reader.literal("USER#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "CartItem",
+                        "pk",
+                        "user_id",
+                        &PK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             product_id: match ::schema_runtime::optional::<
@@ -210,26 +212,14 @@ impl ::schema_runtime::Entity for CartItem {
             >(item, "CartItem", "product_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "CartItem",
-                            "sk",
-                            "product_id",
-                        )?;
-                        reader.literal("CART#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("#"))?;
-                        reader.literal("#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "CartItem",
+                        "sk",
+                        "product_id",
+                        &SK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             status: match ::schema_runtime::optional::<
@@ -237,18 +227,14 @@ impl ::schema_runtime::Entity for CartItem {
             >(item, "CartItem", "status")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<Status, ::schema_runtime::DecodeError> {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "CartItem",
-                            "sk",
-                            "status",
-                        )?;
-                        reader.literal("CART#")?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Literal("#"))?;
-                        reader.parse(text, |t: &str| t.parse().ok())
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "CartItem",
+                        "sk",
+                        "status",
+                        &SK_STEPS[..2],
+                        |t: &str| t.parse().ok(),
+                    )?
                 }
             },
             product_name: ::schema_runtime::required::<
@@ -541,30 +527,28 @@ impl ::schema_runtime::Entity for WishlistItem {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("USER#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("WISHLIST#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(WishlistItem {
             user_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "WishlistItem", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "WishlistItem",
-                            "pk",
-                            "user_id",
-                        )?;
-                        reader.literal("USER#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "WishlistItem",
+                        "pk",
+                        "user_id",
+                        &PK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             product_id: match ::schema_runtime::optional::<
@@ -572,24 +556,14 @@ impl ::schema_runtime::Entity for WishlistItem {
             >(item, "WishlistItem", "product_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "WishlistItem",
-                            "sk",
-                            "product_id",
-                        )?;
-                        reader.literal("WISHLIST#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "WishlistItem",
+                        "sk",
+                        "product_id",
+                        &SK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             product_name: ::schema_runtime::required::<
@@ -828,30 +802,28 @@ impl ::schema_runtime::Entity for CartCount {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("USER#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("CARTCOUNT#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(CartCount {
             user_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "CartCount", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "CartCount",
-                            "pk",
-                            "user_id",
-                        )?;
-                        reader.literal("USER#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "CartCount",
+                        "pk",
+                        "user_id",
+                        &PK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             status: match ::schema_runtime::optional::<
@@ -859,17 +831,14 @@ impl ::schema_runtime::Entity for CartCount {
             >(item, "CartCount", "status")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<Status, ::schema_runtime::DecodeError> {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "CartCount",
-                            "sk",
-                            "status",
-                        )?;
-                        reader.literal("CARTCOUNT#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader.parse(text, |t: &str| t.parse().ok())
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "CartCount",
+                        "sk",
+                        "status",
+                        &SK_STEPS[..2],
+                        |t: &str| t.parse().ok(),
+                    )?
                 }
             },
             item_count: ::schema_runtime::required::<

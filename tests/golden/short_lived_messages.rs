@@ -178,31 +178,35 @@ impl ::schema_runtime::Entity for Message {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("USER#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|INBOX"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|INBOX"),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("MSG#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(24usize),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Message {
             recipient_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Message", "recipient_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Message",
-                            "pk",
-                            "recipient_id",
-                        )?;
-                        reader.literal("USER#")?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Literal("|INBOX"))?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Message",
+                        "pk",
+                        "recipient_id",
+                        &PK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             sender_id: ::schema_runtime::required::<
@@ -213,26 +217,14 @@ impl ::schema_runtime::Entity for Message {
             >(item, "Message", "message_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Message",
-                            "sk",
-                            "message_id",
-                        )?;
-                        reader.literal("MSG#")?;
-                        reader.take(::schema_runtime::reader::Stop::Width(24usize))?;
-                        reader.literal("#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Message",
+                        "sk",
+                        "message_id",
+                        &SK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             body: ::schema_runtime::required::<
@@ -249,31 +241,20 @@ impl ::schema_runtime::Entity for Message {
             )? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::schema_runtime::DateTime,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Message",
-                            "sk",
-                            "sent_at",
-                        )?;
-                        reader.literal("MSG#")?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Width(24usize))?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| {
-                                    ::schema_runtime::DateTime::from_str(
-                                            t,
-                                            ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
-                                        )
-                                        .ok()
-                                },
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Message",
+                        "sk",
+                        "sent_at",
+                        &SK_STEPS[..2],
+                        |t: &str| {
+                            ::schema_runtime::DateTime::from_str(
+                                    t,
+                                    ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
+                                )
+                                .ok()
+                        },
+                    )?
                 }
             },
             is_read: ::schema_runtime::required::<bool>(item, "Message", "is_read")?,

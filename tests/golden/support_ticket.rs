@@ -174,33 +174,28 @@ impl ::schema_runtime::Entity for Ticket {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|TICKET#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|TICKET#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Ticket {
             id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Ticket", "id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Ticket",
-                            "pk",
-                            "id",
-                        )?;
-                        reader.literal("TENANT#")?;
-                        reader
-                            .take(::schema_runtime::reader::Stop::Literal("|TICKET#"))?;
-                        reader.literal("|TICKET#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Ticket",
+                        "pk",
+                        "id",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             title: ::schema_runtime::required::<
@@ -498,33 +493,36 @@ impl ::schema_runtime::Entity for Comment {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|TICKET#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|TICKET#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("COMMENT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(24usize),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Comment {
             ticket_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Comment", "ticket_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Comment",
-                            "pk",
-                            "ticket_id",
-                        )?;
-                        reader.literal("TENANT#")?;
-                        reader
-                            .take(::schema_runtime::reader::Stop::Literal("|TICKET#"))?;
-                        reader.literal("|TICKET#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Comment",
+                        "pk",
+                        "ticket_id",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             id: match ::schema_runtime::optional::<
@@ -532,26 +530,14 @@ impl ::schema_runtime::Entity for Comment {
             >(item, "Comment", "id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Comment",
-                            "sk",
-                            "id",
-                        )?;
-                        reader.literal("COMMENT#")?;
-                        reader.take(::schema_runtime::reader::Stop::Width(24usize))?;
-                        reader.literal("#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Comment",
+                        "sk",
+                        "id",
+                        &SK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             author: ::schema_runtime::required::<
@@ -571,31 +557,20 @@ impl ::schema_runtime::Entity for Comment {
             )? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::schema_runtime::DateTime,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "Comment",
-                            "sk",
-                            "created_at",
-                        )?;
-                        reader.literal("COMMENT#")?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Width(24usize))?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| {
-                                    ::schema_runtime::DateTime::from_str(
-                                            t,
-                                            ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
-                                        )
-                                        .ok()
-                                },
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "Comment",
+                        "sk",
+                        "created_at",
+                        &SK_STEPS[..2],
+                        |t: &str| {
+                            ::schema_runtime::DateTime::from_str(
+                                    t,
+                                    ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
+                                )
+                                .ok()
+                        },
+                    )?
                 }
             },
         })
@@ -784,23 +759,24 @@ impl ::schema_runtime::Entity for TicketCount {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("STATUS#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(TicketCount {
             status: match ::schema_runtime::optional::<
                 Status,
             >(item, "TicketCount", "status")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<Status, ::schema_runtime::DecodeError> {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "TicketCount",
-                            "sk",
-                            "status",
-                        )?;
-                        reader.literal("STATUS#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader.parse(text, |t: &str| t.parse().ok())
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "TicketCount",
+                        "sk",
+                        "status",
+                        &SK_STEPS[..2],
+                        |t: &str| t.parse().ok(),
+                    )?
                 }
             },
             count: ::schema_runtime::required::<i64>(item, "TicketCount", "count")?,
@@ -1775,20 +1751,21 @@ fn ticket_group_for_ticket_count_image(
     ::schema_runtime::aggregate::Group,
     ::schema_runtime::Error,
 > {
-    let scope: TenantId = (|| -> ::core::result::Result<
-        TenantId,
-        ::schema_runtime::DecodeError,
-    > {
-        let mut reader = ::schema_runtime::reader::KeyReader::new(
-            item,
-            "Ticket",
-            "pk",
-            "tenant",
-        )?;
-        reader.literal("TENANT#")?;
-        let text = reader.take(::schema_runtime::reader::Stop::Literal("|TICKET#"))?;
-        reader.parse(text, |t: &str| TenantId::new(t).ok())
-    })()?;
+    let scope: TenantId = ::schema_runtime::reader::read_placeholder(
+        item,
+        "Ticket",
+        "pk",
+        "tenant",
+        &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|TICKET#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|TICKET#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ][..2],
+        |t: &str| TenantId::new(t).ok(),
+    )?;
     ticket_group_for_ticket_count(value, &scope)
 }
 /// The changes to [`TicketCount`] counters that DynamoDB Streams records of `Ticket` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted.

@@ -278,32 +278,28 @@ impl ::schema_runtime::Entity for DocumentMeta {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("ORG#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|DOC#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|DOC#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(DocumentMeta {
             document_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "DocumentMeta", "document_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "DocumentMeta",
-                            "pk",
-                            "document_id",
-                        )?;
-                        reader.literal("ORG#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("|DOC#"))?;
-                        reader.literal("|DOC#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "DocumentMeta",
+                        "pk",
+                        "document_id",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             title: ::schema_runtime::required::<
@@ -681,32 +677,34 @@ impl ::schema_runtime::Entity for DocumentBodyChunk {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("ORG#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|DOC#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|DOC#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("BODY#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(3usize),
+            ),
+        ];
         ::core::result::Result::Ok(DocumentBodyChunk {
             document_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "DocumentBodyChunk", "document_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "DocumentBodyChunk",
-                            "pk",
-                            "document_id",
-                        )?;
-                        reader.literal("ORG#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("|DOC#"))?;
-                        reader.literal("|DOC#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "DocumentBodyChunk",
+                        "pk",
+                        "document_id",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             chunk: match ::schema_runtime::optional::<
@@ -714,22 +712,14 @@ impl ::schema_runtime::Entity for DocumentBodyChunk {
             >(item, "DocumentBodyChunk", "chunk")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<i64, ::schema_runtime::DecodeError> {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "DocumentBodyChunk",
-                            "sk",
-                            "chunk",
-                        )?;
-                        reader.literal("BODY#")?;
-                        let text = reader
-                            .take(::schema_runtime::reader::Stop::Width(3usize))?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::schema_runtime::reader::decode_integer(t, 0i64),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "DocumentBodyChunk",
+                        "sk",
+                        "chunk",
+                        &SK_STEPS[..2],
+                        |t: &str| ::schema_runtime::reader::decode_integer(t, 0i64),
+                    )?
                 }
             },
             text: ::schema_runtime::required::<
@@ -980,32 +970,32 @@ impl ::schema_runtime::Entity for DocumentAttachment {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("ORG#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|DOC#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|DOC#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("ATTACHMENT#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(DocumentAttachment {
             document_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "DocumentAttachment", "document_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "DocumentAttachment",
-                            "pk",
-                            "document_id",
-                        )?;
-                        reader.literal("ORG#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("|DOC#"))?;
-                        reader.literal("|DOC#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "DocumentAttachment",
+                        "pk",
+                        "document_id",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             attachment_id: match ::schema_runtime::optional::<
@@ -1013,24 +1003,14 @@ impl ::schema_runtime::Entity for DocumentAttachment {
             >(item, "DocumentAttachment", "attachment_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "DocumentAttachment",
-                            "sk",
-                            "attachment_id",
-                        )?;
-                        reader.literal("ATTACHMENT#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "DocumentAttachment",
+                        "sk",
+                        "attachment_id",
+                        &SK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             file_name: ::schema_runtime::required::<
@@ -1353,32 +1333,32 @@ impl ::schema_runtime::Entity for DocumentShare {
     fn from_item(
         item: &::schema_runtime::Item,
     ) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+        const PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("ORG#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|DOC#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|DOC#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("SHARE#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(DocumentShare {
             document_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "DocumentShare", "document_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "DocumentShare",
-                            "pk",
-                            "document_id",
-                        )?;
-                        reader.literal("ORG#")?;
-                        reader.take(::schema_runtime::reader::Stop::Literal("|DOC#"))?;
-                        reader.literal("|DOC#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "DocumentShare",
+                        "pk",
+                        "document_id",
+                        &PK_STEPS[..4],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             principal_id: match ::schema_runtime::optional::<
@@ -1386,24 +1366,14 @@ impl ::schema_runtime::Entity for DocumentShare {
             >(item, "DocumentShare", "principal_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    (|| -> ::core::result::Result<
-                        ::std::string::String,
-                        ::schema_runtime::DecodeError,
-                    > {
-                        let mut reader = ::schema_runtime::reader::KeyReader::new(
-                            item,
-                            "DocumentShare",
-                            "sk",
-                            "principal_id",
-                        )?;
-                        reader.literal("SHARE#")?;
-                        let text = reader.take(::schema_runtime::reader::Stop::End)?;
-                        reader
-                            .parse(
-                                text,
-                                |t: &str| ::core::option::Option::Some(t.to_owned()),
-                            )
-                    })()?
+                    ::schema_runtime::reader::read_placeholder(
+                        item,
+                        "DocumentShare",
+                        "sk",
+                        "principal_id",
+                        &SK_STEPS[..2],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
                 }
             },
             permission: ::schema_runtime::required::<

@@ -152,7 +152,7 @@ impl<'a> Emitter<'a> {
                     template,
                     (PlaceholderKind::Tenant, tenant.placeholder.as_str()),
                     quote!(|t: &str| TenantId::new(t).ok()),
-                    quote!(TenantId),
+                    &self.key_steps(of, template),
                 );
                 quote!(let scope: TenantId = #read;)
             }

@@ -447,38 +447,55 @@ impl Emitter<'_> {
         let name = entity.name.as_str();
         let ty = self.entity_ident(entity);
         let key_attributes = self.key_attributes(entity);
-        let fields = entity.attributes.values().map(|a| {
-            let f = self.field_ident(a);
-            let in_key = key_attributes.iter().any(|k| k.name == a.name);
-            let template = entity
-                .primary_key
-                .templates()
-                .find(|t| !t.is_natural() && t.placeholders().any(|p| p.name == a.name));
-            match template {
-                Some(t) if in_key && !a.optional => {
-                    let mut optional = a.clone();
-                    optional.optional = true;
-                    let read = self.read_attribute_expr(name, &optional);
-                    let fallback = self.read_from_key(entity, t, a);
-                    quote!(#f: match #read {
+        // The key templates read back from: each one's steps are declared once.
+        let mut read_from: Vec<&ir::KeyTemplate> = Vec::new();
+        let fields: Vec<TokenStream> = entity
+            .attributes
+            .values()
+            .map(|a| {
+                let f = self.field_ident(a);
+                let in_key = key_attributes.iter().any(|k| k.name == a.name);
+                let template = entity
+                    .primary_key
+                    .templates()
+                    .find(|t| !t.is_natural() && t.placeholders().any(|p| p.name == a.name));
+                match template {
+                    Some(t) if in_key && !a.optional => {
+                        if !read_from.contains(&t) {
+                            read_from.push(t);
+                        }
+                        let mut optional = a.clone();
+                        optional.optional = true;
+                        let read = self.read_attribute_expr(name, &optional);
+                        let fallback = self.read_from_key(entity, t, a);
+                        quote!(#f: match #read {
                         ::core::option::Option::Some(value) => value,
                         ::core::option::Option::None => #fallback,
                     },)
+                    }
+                    _ => {
+                        let read = self.read_attribute_expr(name, a);
+                        quote!(#f: #read,)
+                    }
                 }
-                _ => {
-                    let read = self.read_attribute_expr(name, a);
-                    quote!(#f: #read,)
-                }
-            }
-        });
+            })
+            .collect();
         let shard = Self::random_shard(entity).map(|_| {
             let t = entity
                 .primary_key
                 .templates()
                 .find(|t| t.placeholders().any(|p| p.kind == PlaceholderKind::Shard))
                 .unwrap_or(&entity.primary_key.pk);
+            if !read_from.contains(&t) {
+                read_from.push(t);
+            }
             let read = self.read_shard(entity, t);
             quote!(shard: #read,)
+        });
+        let steps = read_from.iter().map(|t| {
+            let name = Self::steps_const(t);
+            let steps = self.key_steps(entity, t);
+            quote!(const #name: &[::schema_runtime::reader::Step] = &#steps;)
         });
         let defaults = self
             .binding
@@ -486,6 +503,7 @@ impl Emitter<'_> {
             .flat_map(|b| &b.defaults)
             .map(|f| quote!(#f: ::core::default::Default::default(),));
         quote! {
+            #(#steps)*
             ::core::result::Result::Ok(#ty {
                 #shard
                 #(#fields)*

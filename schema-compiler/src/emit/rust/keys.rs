@@ -2,7 +2,7 @@
 //! reading placeholder values back out of stored keys.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 use super::names::screaming;
 use super::types::time_format;
@@ -129,13 +129,12 @@ impl Emitter<'_> {
         template: &ir::KeyTemplate,
         attribute: &ir::Attribute,
     ) -> TokenStream {
-        let ty = self.value_type(entity.name.as_str(), attribute);
         self.read_placeholder(
             entity,
             template,
             (PlaceholderKind::Attribute, attribute.name.as_str()),
             parse_text(attribute),
-            ty,
+            &Self::steps_const(template).into_token_stream(),
         )
     }
 
@@ -150,46 +149,62 @@ impl Emitter<'_> {
             template,
             (PlaceholderKind::Shard, "shard"),
             quote!(|t: &str| t.parse::<u32>().ok()),
-            quote!(u32),
+            &Self::steps_const(template).into_token_stream(),
         )
     }
 
+    /// An expression reading the placeholder `target` of `template` out of
+    /// the stored key (`?`-propagating a `DecodeError`). `steps` is the
+    /// template's table of steps ([`Self::key_steps`]): a constant the
+    /// caller declares once, so that reading every placeholder of a long
+    /// template stays linear in its length.
     pub(super) fn read_placeholder(
         &self,
         entity: &ir::Entity,
         template: &ir::KeyTemplate,
         target: (PlaceholderKind, &str),
         parse: TokenStream,
-        ty: TokenStream,
+        steps: &TokenStream,
     ) -> TokenStream {
         let entity_name = entity.name.as_str();
         let key_attribute = template.attribute.as_str();
         let target_name = target.1;
-        let mut steps = Vec::new();
-        for (i, segment) in template.segments.iter().enumerate() {
-            match segment {
-                Segment::Literal(l) => steps.push(quote!(reader.literal(#l)?;)),
+        let end = template
+            .segments
+            .iter()
+            .position(|segment| match segment {
                 Segment::Placeholder(p) => {
-                    let stop = self.stop(entity, template, i);
-                    let hit = p.kind == target.0
-                        && (p.kind == PlaceholderKind::Shard || p.name.as_str() == target.1);
-                    if hit {
-                        steps.push(quote! {
-                            let text = reader.take(#stop)?;
-                            reader.parse(text, #parse)
-                        });
-                        break;
-                    }
-                    steps.push(quote!(reader.take(#stop)?;));
+                    p.kind == target.0
+                        && (p.kind == PlaceholderKind::Shard || p.name.as_str() == target.1)
                 }
-            }
-        }
+                Segment::Literal(_) => false,
+            })
+            .map_or(0, |i| i + 1);
+        let end = proc_macro2::Literal::usize_unsuffixed(end);
         quote! {
-            (|| -> ::core::result::Result<#ty, ::schema_runtime::DecodeError> {
-                let mut reader = ::schema_runtime::reader::KeyReader::new(item, #entity_name, #key_attribute, #target_name)?;
-                #(#steps)*
-            })()?
+            ::schema_runtime::reader::read_placeholder(item, #entity_name, #key_attribute, #target_name, &#steps[..#end], #parse)?
         }
+    }
+
+    /// The steps that walk a key built from `template`: a slice expression.
+    pub(super) fn key_steps(&self, entity: &ir::Entity, template: &ir::KeyTemplate) -> TokenStream {
+        let steps = template
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(i, segment)| match segment {
+                Segment::Literal(l) => quote!(::schema_runtime::reader::Step::Literal(#l)),
+                Segment::Placeholder(_) => {
+                    let stop = self.stop(entity, template, i);
+                    quote!(::schema_runtime::reader::Step::Take(#stop))
+                }
+            });
+        quote!([#(#steps),*])
+    }
+
+    /// The name of the constant holding `template`'s steps in a function.
+    pub(super) fn steps_const(template: &ir::KeyTemplate) -> Ident {
+        format_ident!("{}_STEPS", screaming(&template.attribute))
     }
 
     /// Where the placeholder at segment `i` ends.
