@@ -32,7 +32,7 @@
 //! their alphabet, as everywhere in the checker.
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use crate::ir::{self, CharSet, IndexKind, Operation, PlaceholderKind, Scope, Segment};
+use crate::ir::{self, CharSet, IndexKind, Operation, Scope, TenantEnd};
 
 use super::lang::{self, Tok};
 use super::tenant::is_tag_char;
@@ -159,22 +159,6 @@ fn remove_char(ranges: &[(char, char)], c: char) -> Vec<(char, char)> {
     out
 }
 
-/// Splits a tenant-first template into its literal prefix, the tenant and
-/// what follows it; `None` when the tenant is not its first placeholder.
-fn tenant_first(template: &ir::KeyTemplate) -> Option<(String, &[Segment])> {
-    let mut prefix = String::new();
-    for (i, segment) in template.segments.iter().enumerate() {
-        match segment {
-            Segment::Literal(l) => prefix.push_str(l),
-            Segment::Placeholder(p) if p.kind == PlaceholderKind::Tenant => {
-                return Some((prefix, &template.segments[i + 1..]));
-            }
-            Segment::Placeholder(_) => return None,
-        }
-    }
-    None
-}
-
 /// The templates granted to tenant roles: every entity's table partition
 /// key and every queried partition key that starts with the tenant (the
 /// runtime policy; each role's is a part of it). Templates whose tenant is
@@ -193,16 +177,17 @@ fn grants<'s>(spec: &'s ir::Spec, ids: &Ids<'_>) -> Vec<Grant<'s>> {
         });
     let mut out: Vec<Grant<'s>> = Vec::new();
     for (owner, template) in entities.chain(queries) {
-        let Some((prefix, rest)) = tenant_first(template) else {
+        let Some(ir::TenantPrefix {
+            literal: prefix,
+            end,
+        }) = template.tenant_prefix()
+        else {
             continue;
         };
-        let delimiter = match rest.first() {
-            None => None,
-            Some(Segment::Literal(l)) => match l.chars().next() {
-                Some(d) if !ids.alphabet.contains(d) && !is_tag_char(d) => Some(d),
-                _ => continue,
-            },
-            Some(Segment::Placeholder(_)) => continue,
+        let delimiter = match end {
+            TenantEnd::Key => None,
+            TenantEnd::Delimiter(d) if !ids.alphabet.contains(d) && !is_tag_char(d) => Some(d),
+            TenantEnd::Delimiter(_) | TenantEnd::Placeholder => continue,
         };
         if !out
             .iter()
@@ -232,8 +217,8 @@ fn targets(spec: &ir::Spec) -> Vec<Target<'_>> {
             .chain(global_indexes.map(|(index, key)| (Some(index.as_str()), &key.pk)));
         for (index, template) in keys {
             let tenant_prefix = match entity.scope {
-                Scope::Tenant => match tenant_first(template) {
-                    Some((prefix, _)) => Some(prefix),
+                Scope::Tenant => match template.tenant_prefix() {
+                    Some(prefix) => Some(prefix.literal),
                     // `tenant_prefix_missing` reports it; no grant reaches it.
                     None => continue,
                 },
