@@ -429,18 +429,33 @@ impl Emitter<'_> {
             },
             _ => self.entity_input(entity, Receiver { name: "self" }, p),
         });
-        let mut body = quote!(item.insert(#attribute.to_owned(), #value););
-        for a in optional.iter().rev() {
-            let f = self.field_ident(a);
-            let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
-            let access = if Self::is_copy(&a.r#type) {
-                quote!(self.#f)
-            } else {
-                quote!(self.#f.as_deref())
-            };
-            body = quote!(if let ::core::option::Option::Some(#v) = #access { #body });
+        let insert = quote!(item.insert(#attribute.to_owned(), #value););
+        // One flat pattern over every optional value (a template may hold
+        // hundreds), not one nested `if let` per value.
+        let mut bound: Vec<&ir::Attribute> = Vec::new();
+        for a in optional {
+            if !bound.iter().any(|b| b.name == a.name) {
+                bound.push(a);
+            }
         }
-        body
+        let (patterns, values): (Vec<TokenStream>, Vec<TokenStream>) = bound
+            .iter()
+            .map(|a| {
+                let f = self.field_ident(a);
+                let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+                let access = if Self::is_copy(&a.r#type) {
+                    quote!(self.#f)
+                } else {
+                    quote!(self.#f.as_deref())
+                };
+                (quote!(::core::option::Option::Some(#v)), access)
+            })
+            .unzip();
+        match (patterns.as_slice(), values.as_slice()) {
+            ([], []) => insert,
+            ([pattern], [value]) => quote!(if let #pattern = #value { #insert }),
+            _ => quote!(if let (#(#patterns,)*) = (#(#values,)*) { #insert }),
+        }
     }
 
     fn decode_body(&self, entity: &ir::Entity) -> TokenStream {
