@@ -67,9 +67,9 @@ fn template_size<'t>(
                                 Some(AttributeType::String { .. })
                             ) =>
                     {
-                        size += max
+                        size = size.saturating_add(max)
                     }
-                    Some(max) => size += max * per_char,
+                    Some(max) => size = size.saturating_add(max.saturating_mul(per_char)),
                     None => return Err(p),
                 }
             }
@@ -133,10 +133,9 @@ pub fn check_item_sizes(spec: &ir::Spec, diags: &mut Diagnostics) {
             .sum::<usize>()
             + spec.table.entity_type_attribute.len()
             + entity.name.len();
-        let worst = entity
-            .attributes
-            .values()
-            .try_fold(keys, |w, a| Some(w + a.name.len() + max_value_size(a)?));
+        let worst = entity.attributes.values().try_fold(keys, |w, a| {
+            Some(w.saturating_add(a.name.len() + max_value_size(a)?))
+        });
         if let Some(worst) = worst.filter(|w| *w > MAX_ITEM) {
             diags.push(
                 Diagnostic::new(Code::ItemTooLarge, format!("a `{}` item can be {worst} bytes; DynamoDB allows {MAX_ITEM}", entity.name))
@@ -312,7 +311,8 @@ fn check_pattern_rates(spec: &ir::Spec, diags: &mut Diagnostics) {
             .map(|e| crate::explain::typical_item_size(spec, e))
             .max()
             .unwrap_or(0);
-        let bytes = largest * rate.items.max(1) as usize;
+        let bytes =
+            largest.saturating_mul(usize::try_from(rate.items).unwrap_or(usize::MAX).max(1));
         let per_call =
             bytes.div_ceil(4096).max(1) as f64 * if q.consistent_read { 1.0 } else { 0.5 };
         let units = rate.per_second * per_call;

@@ -245,7 +245,7 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
         .map(|e| size_of(spec, e))
         .max()
         .unwrap_or(0);
-    plan.read_units = read_units(largest * items, q.consistent_read);
+    plan.read_units = read_units(largest.saturating_mul(items), q.consistent_read);
 }
 
 /// The key condition expression of a query: `#pk = :pk AND begins_with(#sk, :sk)`.

@@ -273,7 +273,10 @@ impl Resolver<'_> {
     /// below 10^126.
     fn decimal_bound(&mut self, n: &Option<Spanned<serde_json::Number>>) -> Option<String> {
         let n = n.as_ref()?;
-        if n.value.as_f64().is_none_or(|v| v.is_nan() || v.abs() >= 1e126) {
+        if n.value
+            .as_f64()
+            .is_none_or(|v| v.is_nan() || v.abs() >= 1e126)
+        {
             self.error(
                 Diagnostic::new(Code::InvalidBounds, format!("`{}` is beyond the numbers DynamoDB stores", n.value))
                     .label(n.span, "decimal bound")
