@@ -68,11 +68,7 @@ pub fn encode_integer(min: i64, max: i64, value: i64) -> String {
 
 /// The encoded width of an integer with these bounds.
 pub fn integer_width(min: i64, max: i64) -> usize {
-    if min < 0 {
-        width((i128::from(max) - i128::from(min)) as u128)
-    } else {
-        width(max as u128)
-    }
+    ir::KeyEncoding::integer_width(min, max)
 }
 
 fn fixed(alphabet: CharSet, len: usize, ordered: bool) -> Domain {

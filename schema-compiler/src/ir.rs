@@ -275,6 +275,97 @@ pub struct Attribute {
     pub escape: bool,
 }
 
+impl Attribute {
+    /// How a value of this attribute is written into a key.
+    pub fn key_encoding(&self) -> KeyEncoding {
+        match &self.r#type {
+            AttributeType::String { .. } if self.escape => KeyEncoding::Escaped,
+            AttributeType::String { .. } => KeyEncoding::Text,
+            AttributeType::Integer { min, max } => KeyEncoding::integer(*min, *max),
+            AttributeType::Datetime { format, precision } => KeyEncoding::Datetime {
+                format: *format,
+                precision: (*format == DatetimeFormat::Rfc3339).then_some(*precision),
+            },
+            AttributeType::Enum { .. } | AttributeType::Boolean => KeyEncoding::Word,
+            AttributeType::Decimal { .. }
+            | AttributeType::List { .. }
+            | AttributeType::Map
+            | AttributeType::Binary { .. } => KeyEncoding::None,
+        }
+    }
+}
+
+/// How a placeholder's value is written into a key: values meet in a key
+/// only when they are written the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum KeyEncoding {
+    /// The string as it is.
+    Text,
+    /// The string with `%` and every delimiter percent-encoded.
+    Escaped,
+    /// Decimal digits zero-padded to `width`, after adding `offset` (the
+    /// negated least value, when it is negative), so text order is numeric order.
+    Integer {
+        /// Digits.
+        width: usize,
+        /// Added to the value before it is written.
+        offset: u64,
+    },
+    /// A timestamp: RFC 3339 in UTC with `precision`'s fractional digits,
+    /// or zero-padded epoch seconds or milliseconds.
+    Datetime {
+        /// The form.
+        format: DatetimeFormat,
+        /// Fractional digits of the RFC 3339 form.
+        precision: Option<TimePrecision>,
+    },
+    /// An enum value or a boolean, as its word.
+    Word,
+    /// The type cannot be part of a key (reported by the checker).
+    None,
+}
+
+impl KeyEncoding {
+    /// The encoding of an integer between `min` and `max`.
+    pub fn integer(min: i64, max: i64) -> KeyEncoding {
+        KeyEncoding::Integer {
+            width: KeyEncoding::integer_width(min, max),
+            offset: if min < 0 { min.unsigned_abs() } else { 0 },
+        }
+    }
+
+    /// The digits of an integer between `min` and `max` in a key.
+    pub fn integer_width(min: i64, max: i64) -> usize {
+        let span = if min < 0 {
+            (i128::from(max) - i128::from(min)).unsigned_abs()
+        } else {
+            max.unsigned_abs().into()
+        };
+        span.checked_ilog10().map_or(1, |l| l as usize + 1)
+    }
+
+    /// The encoding as people read it: `text`, `integers padded to 3 digits`.
+    pub fn describe(&self) -> String {
+        match self {
+            KeyEncoding::Text => "plain text".to_owned(),
+            KeyEncoding::Escaped => "percent-escaped text".to_owned(),
+            KeyEncoding::Integer { width, offset: 0 } => {
+                format!("integers padded to {width} digits")
+            }
+            KeyEncoding::Integer { width, offset } => {
+                format!("integers plus {offset}, padded to {width} digits")
+            }
+            KeyEncoding::Datetime { format, precision } => match precision {
+                Some(p) => format!("{format:?} timestamps with {p:?} precision").to_lowercase(),
+                None => format!("{format:?} timestamps").to_lowercase(),
+            },
+            KeyEncoding::Word => "words".to_owned(),
+            KeyEncoding::None => "no key encoding".to_owned(),
+        }
+    }
+}
+
 /// Attribute types with their bounds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -670,6 +761,9 @@ pub struct Param {
     pub r#type: AttributeType,
     /// `(entity, attribute)` pairs the parameter fills.
     pub binds: Vec<(String, String)>,
+    /// How the parameter is written into the key: the one encoding all of
+    /// its binds share.
+    pub encoding: KeyEncoding,
 }
 
 /// An entity attribute fixed by a literal in an access pattern key.

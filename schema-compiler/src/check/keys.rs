@@ -313,7 +313,7 @@ pub fn check_sort_order(spec: &ir::Spec, diags: &mut Diagnostics) {
             let Some(param) = q.params.get(&p.name.value) else {
                 continue;
             };
-            if super::param_domain(spec, param).ordered {
+            if super::param_domain(param).ordered {
                 continue;
             }
             diags.push(

@@ -97,22 +97,16 @@ pub(crate) fn pattern_tokens(
         ),
         PlaceholderKind::Shard => encoding::shard_domain(u32::MAX),
         PlaceholderKind::Attribute => match query.params.get(&p.name.value) {
-            Some(param) => param_domain(spec, param),
+            Some(param) => param_domain(param),
             None => encoding::type_domain(&ir::AttributeType::Map, false),
         },
     })
 }
 
-/// The domain of an access-pattern parameter: its type's, escaped when an
-/// attribute it fills escapes its values in keys.
-pub(crate) fn param_domain(spec: &ir::Spec, param: &ir::Param) -> Domain {
-    let escape = param.binds.iter().any(|(e, a)| {
-        spec.entities
-            .get(e)
-            .and_then(|e| e.attributes.get(a))
-            .is_some_and(|a| a.escape)
-    });
-    encoding::type_domain(&param.r#type, escape)
+/// The domain of an access-pattern parameter: its type's, in its one
+/// encoding (the checker rejects binds that encode differently).
+pub(crate) fn param_domain(param: &ir::Param) -> Domain {
+    encoding::type_domain(&param.r#type, param.encoding == ir::KeyEncoding::Escaped)
 }
 
 fn tokens(template: &ir::KeyTemplate, domain: impl Fn(&ir::Placeholder) -> Domain) -> Vec<Tok> {

@@ -542,7 +542,7 @@ impl Resolver<'_> {
                         else {
                             continue;
                         };
-                        self.bind_param(&mut params, ph, entity_name, attr);
+                        self.bind_param(&mut params, ph, entity_name, attr, spec);
                     }
                     Fill::Literal(value) => {
                         self.check_literal(value, attr, entity_name, p.span, false);
@@ -567,8 +567,10 @@ impl Resolver<'_> {
         ph: &ir::Placeholder,
         entity: &str,
         attr: &ir::Attribute,
+        spec: &ir::Spec,
     ) {
         let bind = (entity.to_owned(), attr.name.value.clone());
+        let encoding = attr.key_encoding();
         match params.get_mut(&ph.name.value) {
             Some(existing) if existing.r#type.name() != attr.r#type.name() => {
                 self.error(
@@ -578,6 +580,35 @@ impl Resolver<'_> {
                         .help("a parameter fills attributes of one type: use two parameters or align the attribute types"),
                 );
             }
+            Some(existing) if existing.encoding != encoding => {
+                let (first_entity, first_attribute) = &existing.binds[0];
+                let mut d = Diagnostic::new(
+                    Code::PatternMismatch,
+                    format!(
+                        "parameter `{}` fills `{first_entity}.{first_attribute}`, written as {}, and `{entity}.{}`, written as {}: one value cannot match both keys",
+                        ph.name,
+                        existing.encoding.describe(),
+                        attr.name,
+                        encoding.describe()
+                    ),
+                )
+                .label(ph.name.span, "this parameter")
+                .label(attr.name.span, format!("`{entity}.{}`: {}", attr.name, encoding.describe()));
+                let first = spec
+                    .entities
+                    .get(first_entity)
+                    .and_then(|e| e.attributes.get(first_attribute));
+                if let Some(first) = first.map(|a| a.name.span) {
+                    d = d.label(
+                        first,
+                        format!(
+                            "`{first_entity}.{first_attribute}`: {}",
+                            existing.encoding.describe()
+                        ),
+                    );
+                }
+                self.error(d.help("give the attributes the same bounds (integers), format and precision (datetimes) and `escape` setting, or query them through two parameters"));
+            }
             Some(existing) => existing.binds.push(bind),
             None => {
                 params.insert(
@@ -586,6 +617,7 @@ impl Resolver<'_> {
                         name: ph.name.clone(),
                         r#type: attr.r#type.clone(),
                         binds: vec![bind],
+                        encoding,
                     },
                 );
             }
