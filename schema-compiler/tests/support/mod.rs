@@ -28,6 +28,18 @@ pub fn spec_paths() -> Vec<PathBuf> {
     out
 }
 
+/// The fixtures `fixtures/<kind>/*.yaml` (`pass` or `fail`), sorted.
+pub fn fixture_paths(kind: &str) -> Vec<PathBuf> {
+    let dir = workspace_root().join("fixtures").join(kind);
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    out.sort();
+    out
+}
+
 /// A workspace file's text.
 pub fn read(relative: &str) -> String {
     let path = workspace_root().join(relative);

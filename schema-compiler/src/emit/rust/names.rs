@@ -191,6 +191,51 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         }
         let origin = format!("the key function of entity `{name}`");
         add(module, format!("{}_key_item", snake(name)), origin, span);
+        // The key domain constant of every string placeholder of its keys.
+        let mut in_keys: Vec<&str> = Vec::new();
+        for template in std::iter::once(&entity.primary_key)
+            .chain(entity.index_keys.values())
+            .flat_map(|k| k.templates())
+        {
+            for p in template.placeholders() {
+                let string = entity
+                    .attributes
+                    .get(p.name.as_str())
+                    .is_some_and(|a| matches!(a.r#type, ir::AttributeType::String { .. }));
+                if string && !in_keys.contains(&p.name.as_str()) {
+                    in_keys.push(p.name.as_str());
+                    let constant = super::keys::domain_const(name, p.name.as_str()).to_string();
+                    let origin = format!("the key domain of `{name}.{}`", p.name);
+                    add(module, constant, origin, p.name.span);
+                }
+            }
+        }
+        if let Some(aggregate) = &entity.aggregate {
+            let of = aggregate.of.as_str();
+            let origin = format!("the counter of aggregate `{name}`");
+            add(module, format!("COUNTER_{}", screaming(name)), origin, span);
+            let group = format!("{}_group_for_{}", snake(of), snake(name));
+            if aggregate.maintained_by == ir::Maintenance::Stream {
+                add(
+                    module,
+                    format!("{group}_image"),
+                    format!("the stream image reader of aggregate `{name}`"),
+                    span,
+                );
+                add(
+                    module,
+                    format!("{}_changes", snake(name)),
+                    format!("the stream handler of aggregate `{name}`"),
+                    span,
+                );
+            }
+            add(
+                module,
+                group,
+                format!("the group function of aggregate `{name}`"),
+                span,
+            );
+        }
         for verb in ENTITY_OPS {
             let origin = format!("the `{verb}` method of entity `{name}`");
             add(methods, entity_op(spec, verb, name), origin, span);
@@ -247,6 +292,12 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             format!("the method of access pattern `{name}`"),
             span,
         );
+        if matches!(pattern.operation, ir::Operation::Query(_)) {
+            for verb in ["request", "decode"] {
+                let origin = format!("the {verb} function of access pattern `{name}`");
+                add(module, format!("{verb}_{}", snake(name)), origin, span);
+            }
+        }
         if let Some(ty) = builder_type(pattern) {
             add(
                 module,

@@ -1,0 +1,89 @@
+//! A spec that `check` accepts generates a module whose names are all
+//! distinct: every item at the module's top level, and every inherent
+//! method of each type. Read off the generated syntax tree, independently
+//! of the name table the checker keeps, so a generated name the table
+//! does not know about fails here.
+
+mod support;
+
+use std::collections::BTreeMap;
+
+use schema_compiler::Compiler;
+
+/// Names defined twice in one namespace of `module`, as `namespace: name`.
+pub fn duplicates(module: &str) -> Vec<String> {
+    let file: syn::File = syn::parse_str(module).expect("generated Rust parses");
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut note = |namespace: String, name: String| {
+        *seen.entry((namespace, name)).or_default() += 1;
+    };
+    for item in &file.items {
+        let top = match item {
+            syn::Item::Const(i) => Some(i.ident.to_string()),
+            syn::Item::Enum(i) => Some(i.ident.to_string()),
+            syn::Item::Fn(i) => Some(i.sig.ident.to_string()),
+            syn::Item::Mod(i) => Some(i.ident.to_string()),
+            syn::Item::Static(i) => Some(i.ident.to_string()),
+            syn::Item::Struct(i) => Some(i.ident.to_string()),
+            syn::Item::Trait(i) => Some(i.ident.to_string()),
+            syn::Item::Type(i) => Some(i.ident.to_string()),
+            syn::Item::Union(i) => Some(i.ident.to_string()),
+            syn::Item::Impl(i) if i.trait_.is_none() => {
+                let ty = quote::ToTokens::to_token_stream(&i.self_ty).to_string();
+                for member in &i.items {
+                    let name = match member {
+                        syn::ImplItem::Fn(f) => f.sig.ident.to_string(),
+                        syn::ImplItem::Const(c) => c.ident.to_string(),
+                        syn::ImplItem::Type(t) => t.ident.to_string(),
+                        _ => continue,
+                    };
+                    note(format!("impl {ty}"), name);
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some(name) = top {
+            note("module".to_owned(), name);
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|((namespace, name), _)| format!("{namespace}: {name}"))
+        .collect()
+}
+
+/// The generated module of a spec `check` accepts, or `None`.
+pub fn generated(name: &str, text: &str) -> Option<String> {
+    let mut compiler = Compiler::new();
+    compiler.source(name, text);
+    if compiler.compile().has_errors() {
+        return None;
+    }
+    let files = compiler.generate_rust().expect("a clean spec generates");
+    Some(files.into_iter().map(|f| f.contents).collect())
+}
+
+#[test]
+fn accepted_specs_generate_distinct_names() {
+    let mut checked = 0;
+    for path in support::spec_paths()
+        .into_iter()
+        .chain(support::fixture_paths("pass"))
+    {
+        let text = std::fs::read_to_string(&path).expect("read spec");
+        let Some(module) = generated(&path.display().to_string(), &text) else {
+            continue;
+        };
+        let found = duplicates(&module);
+        assert!(found.is_empty(), "{}: {found:?}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 12, "only {checked} specs checked");
+}
+
+#[test]
+fn the_duplicate_finder_finds_duplicates() {
+    let found = duplicates("const A: u8 = 1; fn f() {} const A: u8 = 2; struct S; impl S { fn g() {} } impl S { fn g() {} }");
+    assert_eq!(found, ["impl S: g", "module: A"]);
+}
