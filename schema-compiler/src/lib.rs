@@ -68,7 +68,10 @@ pub mod explain;
 pub mod import;
 pub mod ir;
 pub mod macro_support;
+pub(crate) mod naming;
 pub mod output;
+pub mod plan;
+pub mod policy;
 pub mod resolve;
 pub mod source;
 pub mod syntax;
@@ -348,7 +351,7 @@ fn generate_iam(
     let mut any_tenant = false;
     let files = generate_each(compilation, |spec, file| {
         any_tenant |= spec.tenant.is_some();
-        emit::iam::render_iam(spec, &emit::rust::names::snake(file.stem), options)
+        emit::iam::render_iam(spec, &naming::snake(file.stem), options)
     })?;
     match &options.tenant {
         Some(id) if !any_tenant => {
@@ -372,7 +375,7 @@ fn generate_iam(
 fn generate_rust(compilation: Compilation) -> Result<Vec<emit::GeneratedFile>, Report> {
     generate_each(compilation, |spec, file| {
         Ok(vec![emit::GeneratedFile {
-            name: format!("{}.rs", emit::rust::names::snake(file.stem)),
+            name: format!("{}.rs", naming::snake(file.stem)),
             contents: emit::rust::render_rust(spec, file.name),
         }])
     })

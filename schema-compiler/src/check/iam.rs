@@ -2,8 +2,8 @@
 //! fits IAM's and STS's size limits.
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use crate::emit::iam::{self, AwsTarget, PolicyKind, TenantValue};
 use crate::ir;
+use crate::policy::{self as iam, AwsTarget, PolicyKind, TenantValue};
 
 /// Why: a tenant role is never granted keys a LeadingKeys pattern cannot confine to its tenant.
 pub fn check_role_scope(spec: &ir::Spec, diags: &mut Diagnostics) {

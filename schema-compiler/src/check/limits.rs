@@ -142,8 +142,8 @@ pub fn check_item_sizes(spec: &ir::Spec, diags: &mut Diagnostics) {
                     .label(entity.name.span, "this entity")
                     .help("lower the attributes' max_length, or split the entity (vertical partitioning) and keep large objects in S3"),
             );
-        } else if crate::explain::typical_item_size(spec, entity) > 1024 {
-            let typical = crate::explain::typical_item_size(spec, entity);
+        } else if crate::plan::typical_item_size(spec, entity) > 1024 {
+            let typical = crate::plan::typical_item_size(spec, entity);
             diags.push(
                 Diagnostic::new(Code::ItemOverOneKb, format!("a typical `{}` item is about {typical} bytes: each write costs {} write units", entity.name, typical.div_ceil(1024)))
                     .label(entity.name.span, "this entity")
@@ -308,7 +308,7 @@ fn check_pattern_rates(spec: &ir::Spec, diags: &mut Diagnostics) {
             .returns
             .iter()
             .filter_map(|e| spec.entities.get(e))
-            .map(|e| crate::explain::typical_item_size(spec, e))
+            .map(|e| crate::plan::typical_item_size(spec, e))
             .max()
             .unwrap_or(0);
         let bytes =

@@ -1,8 +1,8 @@
 //! Names in the generated code: every spec name must become its own Rust name.
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use crate::emit::rust::names;
 use crate::ir;
+use crate::naming as names;
 
 /// Why: two spec names that map to one Rust name make generated code that does not compile.
 pub fn check_generated_names(spec: &ir::Spec, diags: &mut Diagnostics) {

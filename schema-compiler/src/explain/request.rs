@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
-use super::{key_condition, plan, Plan};
 use crate::emit::workbench::dynamo_type;
 use crate::ir::{self, IndexRef, Operation, SortOp, TransactionOp};
+use crate::plan::{key_condition, plan, Plan};
 
 /// One access pattern's request.
 #[derive(Debug, Clone, PartialEq)]

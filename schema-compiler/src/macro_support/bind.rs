@@ -316,7 +316,7 @@ impl BindContext<'_> {
             format!(
                 "no field holds attribute `{name}` of entity `{}`{at}: add a field `{}` of type {}{optional}, or `#[singletable(rename = \"{name}\")]` on the field that holds it",
                 self.entity.name.as_str(),
-                crate::emit::rust::names::snake(name),
+                crate::naming::snake(name),
                 expected_type(&attribute.r#type),
             ),
         ));

@@ -49,7 +49,7 @@ impl Writer {
 
 /// The key attribute names of index `name`: `gsi1_pk`, `gsi1_sk`.
 pub fn index_key_names(name: &str) -> (String, String) {
-    let base = crate::emit::rust::names::snake(name);
+    let base = crate::naming::snake(name);
     (format!("{base}_pk"), format!("{base}_sk"))
 }
 

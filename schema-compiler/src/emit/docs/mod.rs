@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use super::GeneratedFile;
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::explain;
 use crate::ir::{self, BillingMode, IndexKind, PlaceholderKind, Projection, Segment};
+use crate::plan;
 
 const TEMPLATE: &str = include_str!("design.md.j2");
 
@@ -269,7 +269,7 @@ fn entity_doc(
     }
 }
 
-fn pattern_doc(plan: explain::Plan, order: Option<&'static str>) -> PatternDoc {
+fn pattern_doc(plan: plan::Plan, order: Option<&'static str>) -> PatternDoc {
     PatternDoc {
         values: plan
             .values
@@ -368,7 +368,7 @@ fn actions(spec: &ir::Spec) -> String {
 
 fn context(spec: &ir::Spec, stem: &str, diagnostics: &[&Diagnostic]) -> Context {
     let columns = key_columns(spec);
-    let plans = explain::plans(spec);
+    let plans = plan::plans(spec);
     let patterns = spec
         .access_patterns
         .values()

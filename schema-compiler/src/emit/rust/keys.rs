@@ -33,7 +33,7 @@ const RESERVED_WIDTH: usize = 64;
 
 /// The constant holding a string attribute's key domain.
 pub(super) fn domain_const(entity: &str, attribute: &str) -> Ident {
-    format_ident!("{}_{}", screaming(entity), screaming(attribute))
+    format_ident!("{}", super::names::domain_const(entity, attribute))
 }
 
 impl Emitter<'_> {

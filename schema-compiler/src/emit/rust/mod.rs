@@ -9,7 +9,7 @@ mod aggregate;
 mod entity;
 mod iam;
 mod keys;
-pub mod names;
+pub(crate) use crate::naming as names;
 mod patterns;
 mod repo;
 mod types;
@@ -105,7 +105,7 @@ impl<'a> Emitter<'a> {
     fn new(spec: &'a ir::Spec) -> Self {
         Emitter {
             spec,
-            enums: types::enum_names(spec),
+            enums: names::enum_names(spec),
             used_domains: std::cell::RefCell::default(),
             binding: None,
         }

@@ -102,7 +102,7 @@ impl Emitter<'_> {
                     IndexRef::Table => "the table".to_owned(),
                     IndexRef::Index(i) => format!("index `{i}`"),
                 };
-                let condition = crate::explain::key_condition(q);
+                let condition = crate::plan::key_condition(q);
                 let doc = Self::pattern_doc(
                     pattern,
                     format!("Query of {index}: `{condition}` with `:pk` = `{}`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.", q.pk.source.as_str()),
@@ -356,7 +356,7 @@ impl Emitter<'_> {
                 values.push(quote!(values.insert(#placeholder.to_owned(), #value);));
             }
         }
-        let condition = crate::explain::key_condition(q);
+        let condition = crate::plan::key_condition(q);
         let index_tokens = match index {
             Some(i) => quote!(::core::option::Option::Some(#i)),
             None => quote!(::core::option::Option::None),

@@ -1,47 +1,11 @@
 //! Rust types of attributes, and the enums of enum attributes.
 
-use indexmap::IndexMap;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::names::{pascal, pascal_ident};
 use super::Emitter;
 use crate::ir::{self, AttributeType, DatetimeFormat, TimePrecision};
-
-/// One Rust enum per distinct set of values of an attribute name: `Status`
-/// when every entity's `status` has the same values, `TicketStatus` otherwise
-/// (and whenever the short name is taken by an entity).
-pub fn enum_names(spec: &ir::Spec) -> IndexMap<(String, String), String> {
-    let mut by_attribute: IndexMap<&str, Vec<(&str, &Vec<String>)>> = IndexMap::new();
-    for entity in spec.entities.values() {
-        for attribute in entity.attributes.values() {
-            if let AttributeType::Enum { values } = &attribute.r#type {
-                by_attribute
-                    .entry(attribute.name.as_str())
-                    .or_default()
-                    .push((entity.name.as_str(), values));
-            }
-        }
-    }
-    let taken = |name: &str| {
-        spec.entities.keys().any(|e| pascal(e) == name)
-            || ["Tenancy", "TenantId", "Repository", "TenantRepository"].contains(&name)
-    };
-    let mut names = IndexMap::new();
-    for (attribute, uses) in by_attribute {
-        let short = pascal(attribute);
-        let shared = uses.windows(2).all(|w| w[0].1 == w[1].1) && !taken(&short);
-        for (entity, _) in uses {
-            let name = if shared {
-                short.clone()
-            } else {
-                format!("{}{short}", pascal(entity))
-            };
-            names.insert((entity.to_owned(), attribute.to_owned()), name);
-        }
-    }
-    names
-}
 
 /// The [`schema_runtime::TimeFormat`] tokens of a datetime type.
 pub fn time_format(format: DatetimeFormat, precision: TimePrecision) -> TokenStream {

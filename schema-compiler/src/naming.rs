@@ -2,7 +2,9 @@
 
 use proc_macro2::Ident;
 
-use crate::ir;
+use indexmap::IndexMap;
+
+use crate::ir::{self, AttributeType};
 use crate::source::Span;
 
 const KEYWORDS: &[&str] = &[
@@ -204,7 +206,7 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
                     .is_some_and(|a| matches!(a.r#type, ir::AttributeType::String { .. }));
                 if string && !in_keys.contains(&p.name.as_str()) {
                     in_keys.push(p.name.as_str());
-                    let constant = super::keys::domain_const(name, p.name.as_str()).to_string();
+                    let constant = domain_const(name, p.name.as_str());
                     let origin = format!("the key domain of `{name}.{}`", p.name);
                     add(module, constant, origin, p.name.span);
                 }
@@ -255,7 +257,7 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         }
     }
     let mut enums: Vec<(String, &Vec<String>)> = Vec::new();
-    for (key, rust) in super::types::enum_names(spec) {
+    for (key, rust) in enum_names(spec) {
         let Some(attribute) = spec
             .entities
             .get(&key.0)
@@ -347,6 +349,46 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         }
     }
     found
+}
+
+/// One Rust enum per distinct set of values of an attribute name: `Status`
+/// when every entity's `status` has the same values, `TicketStatus` otherwise
+/// (and whenever the short name is taken by an entity).
+pub fn enum_names(spec: &ir::Spec) -> IndexMap<(String, String), String> {
+    let mut by_attribute: IndexMap<&str, Vec<(&str, &Vec<String>)>> = IndexMap::new();
+    for entity in spec.entities.values() {
+        for attribute in entity.attributes.values() {
+            if let AttributeType::Enum { values } = &attribute.r#type {
+                by_attribute
+                    .entry(attribute.name.as_str())
+                    .or_default()
+                    .push((entity.name.as_str(), values));
+            }
+        }
+    }
+    let taken = |name: &str| {
+        spec.entities.keys().any(|e| pascal(e) == name)
+            || ["Tenancy", "TenantId", "Repository", "TenantRepository"].contains(&name)
+    };
+    let mut names = IndexMap::new();
+    for (attribute, uses) in by_attribute {
+        let short = pascal(attribute);
+        let shared = uses.windows(2).all(|w| w[0].1 == w[1].1) && !taken(&short);
+        for (entity, _) in uses {
+            let name = if shared {
+                short.clone()
+            } else {
+                format!("{}{short}", pascal(entity))
+            };
+            names.insert((entity.to_owned(), attribute.to_owned()), name);
+        }
+    }
+    names
+}
+
+/// The constant holding a string attribute's key domain: `TICKET_ID`.
+pub fn domain_const(entity: &str, attribute: &str) -> String {
+    format!("{}_{}", screaming(entity), screaming(attribute))
 }
 
 #[cfg(test)]

@@ -1,0 +1,98 @@
+//! The IAM policy files of a spec, rendered from the policy model in
+//! [`crate::policy`]: the runtime policy and one per role, as principal-tag
+//! (ABAC) policies and, for a given tenant, as STS session policies.
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir;
+
+pub use crate::policy::model;
+pub use crate::policy::{
+    managed_policy_size, policy, policy_kinds, policy_pieces, session_policy_size,
+    to_minified_json, to_pretty_json, AwsTarget, PolicyKind, PolicyPiece, TenantValue,
+    MANAGED_POLICY_LIMIT, MAX_TAG_VALUE_LENGTH, SESSION_POLICY_LIMIT,
+};
+
+use super::GeneratedFile;
+
+/// Options of [`render_iam`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IamOptions {
+    /// The ARN parts.
+    pub target: AwsTarget,
+    /// Also write session policies with this tenant id.
+    pub tenant: Option<String>,
+}
+
+/// The policy files of one spec: `<stem>.iam.json` (the runtime policy),
+/// `<stem>.role.<role>.iam.json` per role, and with a tenant id,
+/// `<stem>.session.iam.json` and `<stem>.role.<role>.session.iam.json`
+/// (compact JSON, as sent to STS) when the spec declares a tenant. A tenant
+/// id the spec does not accept, or a session policy over STS's limit, is an
+/// error.
+pub fn render_iam(
+    spec: &ir::Spec,
+    stem: &str,
+    options: &IamOptions,
+) -> Result<Vec<GeneratedFile>, Diagnostic> {
+    let session = match (&options.tenant, &spec.tenant) {
+        (Some(id), Some(_)) => Some(validate_tenant(spec, id)?),
+        // A spec without a tenant has no session policies.
+        _ => None,
+    };
+    let mut files = Vec::new();
+    for kind in policy_kinds(spec) {
+        let name = match kind.role() {
+            None => stem.to_owned(),
+            Some(role) => format!("{stem}.role.{role}"),
+        };
+        let abac = policy(spec, kind, &options.target, &TenantValue::PrincipalTag);
+        files.push(GeneratedFile {
+            name: format!("{name}.iam.json"),
+            contents: to_pretty_json(&abac),
+        });
+        if let Some(id) = &session {
+            let document = policy(spec, kind, &options.target, &TenantValue::Id(id.clone()));
+            let size = session_policy_size(&document);
+            if size > SESSION_POLICY_LIMIT {
+                return Err(Diagnostic::new(
+                    Code::SessionPolicyTooLarge,
+                    format!("the session policy `{name}` for tenant `{id}` has {size} characters, over STS's limit of {SESSION_POLICY_LIMIT}"),
+                )
+                .severity(crate::diagnostics::Severity::Error)
+                .help("use the principal-tag policy, or split the role"));
+            }
+            let mut contents = to_minified_json(&document);
+            contents.push('\n');
+            files.push(GeneratedFile {
+                name: format!("{name}.session.iam.json"),
+                contents,
+            });
+        }
+    }
+    Ok(files)
+}
+
+/// Checks a tenant id against the spec's tenant rules, as the generated
+/// `TenantId::new` does.
+fn validate_tenant(spec: &ir::Spec, id: &str) -> Result<String, Diagnostic> {
+    let invalid = |why: String| {
+        Diagnostic::new(Code::InvalidValue, format!("tenant id `{id}`: {why}"))
+            .help("give a tenant id that matches the spec's `tenant.id_pattern`")
+    };
+    let Some(tenant) = &spec.tenant else {
+        return Ok(id.to_owned());
+    };
+    let length = id.chars().count();
+    if length < tenant.min_length.max(1) || tenant.max_length.is_some_and(|max| length > max) {
+        return Err(invalid(format!(
+            "{length} characters, outside the spec's bounds"
+        )));
+    }
+    if let Some(c) = id
+        .chars()
+        .find(|&c| !tenant.alphabet.contains(c) || matches!(c, '*' | '?' | '$') || c.is_control())
+    {
+        return Err(invalid(format!("{c:?} is not allowed in tenant ids")));
+    }
+    Ok(id.to_owned())
+}

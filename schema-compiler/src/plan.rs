@@ -1,0 +1,266 @@
+//! What each access pattern compiles to: the DynamoDB request, its index,
+//! key condition, and the capacity one call costs — the planner and cost
+//! model that the checker, the emitters and `explain` share.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::encoding;
+use crate::ir::{self, IndexRef, Operation, Segment, SortOp, TransactionOp};
+
+/// The request an access pattern compiles to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// Access pattern name.
+    pub name: String,
+    /// Its description.
+    pub description: Option<String>,
+    /// `Query`, `GetItem`, `TransactWriteItems`, `BatchGetItem`, `BatchWriteItem`.
+    pub operation: String,
+    /// The table.
+    pub table: String,
+    /// The index, for queries on one.
+    pub index: Option<String>,
+    /// `#pk = :pk AND begins_with(#sk, :sk)`.
+    pub key_condition: Option<String>,
+    /// Expression attribute names.
+    pub names: BTreeMap<String, String>,
+    /// Expression attribute values, as templates (`TENANT#<tenant>|OPEN`).
+    pub values: BTreeMap<String, String>,
+    /// `false` for descending queries.
+    pub scan_index_forward: bool,
+    /// Strongly consistent reads.
+    pub consistent_read: bool,
+    /// Entity types involved.
+    pub entities: Vec<String>,
+    /// Estimated read capacity units per call.
+    pub read_units: f64,
+    /// Estimated write capacity units per call (per item for transactions and batches).
+    pub write_units: f64,
+}
+
+/// Typical size in bytes of an entity's item: attributes and keys.
+pub fn typical_item_size(spec: &ir::Spec, entity: &ir::Entity) -> usize {
+    let attributes: usize = entity
+        .attributes
+        .values()
+        .map(|a| a.name.len() + typical_value_size(a))
+        .sum();
+    let keys: usize = std::iter::once(&entity.primary_key)
+        .chain(entity.index_keys.values())
+        .flat_map(|k| k.templates())
+        .map(|t| t.attribute.len() + typical_template_size(spec, entity, t))
+        .sum();
+    attributes + keys + spec.table.entity_type_attribute.len() + entity.name.len()
+}
+
+fn typical_value_size(a: &ir::Attribute) -> usize {
+    if let Some(size) = a.typical_size {
+        return size as usize;
+    }
+    match &a.r#type {
+        ir::AttributeType::String { .. } => encoding::type_domain(&a.r#type, false)
+            .max_len
+            .unwrap_or(64)
+            .min(64),
+        ir::AttributeType::Integer { .. } | ir::AttributeType::Decimal { .. } => 8,
+        ir::AttributeType::Boolean => 1,
+        ir::AttributeType::Datetime { .. } => 24,
+        ir::AttributeType::Enum { values } => values.iter().map(String::len).max().unwrap_or(0),
+        ir::AttributeType::Binary { max_length, .. } => {
+            max_length.map_or(64, |m| (m as usize).min(64))
+        }
+        ir::AttributeType::List { .. } | ir::AttributeType::Map => 64,
+    }
+}
+
+fn typical_template_size(spec: &ir::Spec, entity: &ir::Entity, t: &ir::KeyTemplate) -> usize {
+    t.segments
+        .iter()
+        .map(|s| match s {
+            Segment::Literal(l) => l.len(),
+            Segment::Placeholder(p) => {
+                let d = encoding::entity_placeholder_domain(spec, entity, p);
+                d.max_len.unwrap_or(32).min(32)
+            }
+        })
+        .sum()
+}
+
+fn read_units(bytes: usize, consistent: bool) -> f64 {
+    let units = bytes.div_ceil(4096).max(1) as f64;
+    if consistent {
+        units
+    } else {
+        units / 2.0
+    }
+}
+
+fn write_units(bytes: usize) -> f64 {
+    bytes.div_ceil(1024).max(1) as f64
+}
+
+/// The plans of every access pattern, in declaration order.
+pub fn plans(spec: &ir::Spec) -> Vec<Plan> {
+    spec.access_patterns
+        .values()
+        .map(|p| plan(spec, p))
+        .collect()
+}
+
+fn size_of(spec: &ir::Spec, entity: &str) -> usize {
+    spec.entities
+        .get(entity)
+        .map_or(0, |e| typical_item_size(spec, e))
+}
+
+pub(crate) fn plan(spec: &ir::Spec, pattern: &ir::AccessPattern) -> Plan {
+    let mut plan = Plan {
+        name: pattern.name.value.clone(),
+        description: pattern.description.clone(),
+        operation: String::new(),
+        table: spec.table.name.value.clone(),
+        index: None,
+        key_condition: None,
+        names: BTreeMap::new(),
+        values: BTreeMap::new(),
+        scan_index_forward: true,
+        consistent_read: false,
+        entities: Vec::new(),
+        read_units: 0.0,
+        write_units: 0.0,
+    };
+    let items = pattern.rate.as_ref().map_or(1, |r| r.items) as usize;
+    match &pattern.operation {
+        Operation::Get {
+            entity,
+            consistent_read,
+        } => {
+            plan.operation = "GetItem".into();
+            plan.consistent_read = *consistent_read;
+            plan.entities = vec![entity.clone()];
+            if let Some(e) = spec.entities.get(entity) {
+                plan.names
+                    .insert("#pk".into(), spec.table.partition_key.name.value.clone());
+                plan.values
+                    .insert(":pk".into(), e.primary_key.pk.source.value.clone());
+                if let (Some(sk), Some(t)) = (&spec.table.sort_key, &e.primary_key.sk) {
+                    plan.names.insert("#sk".into(), sk.name.value.clone());
+                    plan.values.insert(":sk".into(), t.source.value.clone());
+                }
+            }
+            plan.read_units = read_units(size_of(spec, entity), *consistent_read);
+        }
+        Operation::Query(q) => query_plan(spec, q, items, &mut plan),
+        Operation::Transaction(t) => {
+            plan.operation = "TransactWriteItems".into();
+            plan.entities = t
+                .items
+                .iter()
+                .map(|(op, e)| format!("{} {e}", op_name(*op)))
+                .collect();
+            let largest = t
+                .items
+                .iter()
+                .map(|(_, e)| size_of(spec, e))
+                .max()
+                .unwrap_or(0);
+            // Transactional writes cost two write units per KB per item.
+            plan.write_units = 2.0 * write_units(largest);
+        }
+        Operation::Batch(b) => {
+            plan.operation = if b.get.is_empty() {
+                "BatchWriteItem".into()
+            } else if b.put.is_empty() && b.delete.is_empty() {
+                "BatchGetItem".into()
+            } else {
+                "BatchGetItem + BatchWriteItem".into()
+            };
+            plan.entities = b
+                .get
+                .iter()
+                .chain(&b.put)
+                .chain(&b.delete)
+                .cloned()
+                .collect();
+            plan.read_units = b
+                .get
+                .iter()
+                .map(|e| read_units(size_of(spec, e), false))
+                .fold(0.0, f64::max);
+            plan.write_units = b
+                .put
+                .iter()
+                .chain(&b.delete)
+                .map(|e| write_units(size_of(spec, e)))
+                .fold(0.0, f64::max);
+        }
+    }
+    plan
+}
+
+fn op_name(op: TransactionOp) -> &'static str {
+    match op {
+        TransactionOp::Put => "Put",
+        TransactionOp::Create => "Put (if absent)",
+        TransactionOp::Update => "Update",
+        TransactionOp::Delete => "Delete",
+        TransactionOp::ConditionCheck => "ConditionCheck",
+    }
+}
+
+fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
+    plan.operation = "Query".into();
+    plan.index = match &q.index {
+        IndexRef::Table => None,
+        IndexRef::Index(i) => Some(i.clone()),
+    };
+    plan.scan_index_forward = q.order == ir::Order::Ascending;
+    plan.consistent_read = q.consistent_read;
+    plan.entities = q.returns.clone();
+    plan.names.insert("#pk".into(), q.pk.attribute.clone());
+    plan.values.insert(":pk".into(), q.pk.source.value.clone());
+    if let Some(sk) = &q.sk {
+        let attribute = sk
+            .operands
+            .first()
+            .map_or_else(String::new, |o| o.attribute.clone());
+        plan.names.insert("#sk".into(), attribute);
+        if sk.op == SortOp::Between {
+            for (i, o) in sk.operands.iter().enumerate() {
+                plan.values
+                    .insert(format!(":sk{i}"), o.source.value.clone());
+            }
+        } else if let Some(o) = sk.operands.first() {
+            plan.values.insert(":sk".into(), o.source.value.clone());
+        }
+    }
+    let condition = key_condition(q);
+    plan.key_condition = Some(condition);
+    let largest = q
+        .returns
+        .iter()
+        .map(|e| size_of(spec, e))
+        .max()
+        .unwrap_or(0);
+    plan.read_units = read_units(largest.saturating_mul(items), q.consistent_read);
+}
+
+/// The key condition expression of a query: `#pk = :pk AND begins_with(#sk, :sk)`.
+pub fn key_condition(q: &ir::Query) -> String {
+    let mut condition = "#pk = :pk".to_owned();
+    if let Some(sk) = &q.sk {
+        let expr = match sk.op {
+            SortOp::Equals => "#sk = :sk",
+            SortOp::BeginsWith => "begins_with(#sk, :sk)",
+            SortOp::Between => "#sk BETWEEN :sk0 AND :sk1",
+            SortOp::Lt => "#sk < :sk",
+            SortOp::Lte => "#sk <= :sk",
+            SortOp::Gt => "#sk > :sk",
+            SortOp::Gte => "#sk >= :sk",
+        };
+        condition = format!("{condition} AND {expr}");
+    }
+    condition
+}
