@@ -221,7 +221,7 @@ impl Entity {
         // `processed_date`) count as taken too.
         let taken = |n: &str| {
             self.attrs.keys().any(|a| {
-                a == n || crate::emit::rust::names::snake(a) == crate::emit::rust::names::snake(n)
+                a == n || crate::naming::snake(a) == crate::naming::snake(n)
             }) || self.reserved.iter().any(|r| r == n)
         };
         if !taken(base) {
