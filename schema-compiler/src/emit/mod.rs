@@ -1,5 +1,7 @@
 //! Emitters: pure functions from the IR to files in memory.
 
+#![deny(clippy::wildcard_enum_match_arm)]
+
 pub mod docs;
 pub mod iam;
 pub mod rust;

@@ -129,7 +129,12 @@ fn table_doc(spec: &ir::Spec) -> TableDoc {
         (BillingMode::Provisioned, Some(r), Some(w)) => {
             format!("provisioned, {r} read and {w} write capacity units")
         }
-        _ => "on demand".to_owned(),
+        // Provisioned without both capacities and `Unknown` are errors in
+        // resolve's `resolve_billing` (`singletable::invalid_value`), so only
+        // on-demand tables reach this arm.
+        (BillingMode::OnDemand | BillingMode::Provisioned | BillingMode::Unknown, _, _) => {
+            "on demand".to_owned()
+        }
     };
     TableDoc {
         name: t.name.value.clone(),
@@ -193,7 +198,14 @@ fn type_name(a: &ir::Attribute) -> String {
             max_length: Some(m),
             ..
         } => format!("string, at most {m} bytes"),
-        other => other.name().to_owned(),
+        other @ (ir::AttributeType::String { .. }
+        | ir::AttributeType::Integer { .. }
+        | ir::AttributeType::Decimal { .. }
+        | ir::AttributeType::Boolean
+        | ir::AttributeType::Datetime { .. }
+        | ir::AttributeType::List { .. }
+        | ir::AttributeType::Map
+        | ir::AttributeType::Binary { .. }) => other.name().to_owned(),
     }
 }
 
@@ -376,7 +388,10 @@ fn context(spec: &ir::Spec, stem: &str, diagnostics: &[&Diagnostic]) -> Context 
         .map(|(p, plan)| {
             let order = match &p.operation {
                 ir::Operation::Query(q) if q.order == ir::Order::Descending => Some("descending"),
-                _ => None,
+                ir::Operation::Query(_)
+                | ir::Operation::Get { .. }
+                | ir::Operation::Transaction(_)
+                | ir::Operation::Batch(_) => None,
             };
             pattern_doc(plan, order)
         })

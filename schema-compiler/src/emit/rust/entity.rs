@@ -43,7 +43,11 @@ impl Emitter<'_> {
                 count,
                 by: ShardBy::Random,
             }) => Some(count.value),
-            _ => None,
+            Some(ir::Sharding {
+                count: _,
+                by: ShardBy::Hash(_),
+            })
+            | None => None,
         }
     }
 

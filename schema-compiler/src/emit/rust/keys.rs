@@ -226,7 +226,9 @@ impl Emitter<'_> {
                 quote!(::schema_runtime::reader::Stop::Width(#width))
             }
             (_, Some(Segment::Literal(l))) => quote!(::schema_runtime::reader::Stop::Literal(#l)),
-            _ => quote!(::schema_runtime::reader::Stop::End),
+            (_, Some(Segment::Placeholder(_)) | None) => {
+                quote!(::schema_runtime::reader::Stop::End)
+            }
         }
     }
 
@@ -315,7 +317,17 @@ fn push_value(input: Input<'_>, context: &str) -> TokenStream {
                 AttributeType::Boolean => {
                     quote!(__key.push_str(if #expr { "true" } else { "false" });)
                 }
-                _ => quote!(::core::compile_error!("this attribute type cannot be part of a key");),
+                // Unreachable for an accepted spec: resolve's
+                // `check_placeholder_attribute` (`singletable::placeholder_type`)
+                // rejects a placeholder whose attribute is not
+                // `AttributeType::is_key_compatible`, and emission runs only
+                // on specs without errors.
+                AttributeType::Decimal { .. }
+                | AttributeType::List { .. }
+                | AttributeType::Map
+                | AttributeType::Binary { .. } => {
+                    quote!(::core::compile_error!("this attribute type cannot be part of a key");)
+                }
             }
         }
     }
@@ -338,7 +350,15 @@ fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
                 }
                 AttributeType::Enum { .. } => quote!(#av::S(#expr.as_str().to_owned())),
                 AttributeType::Boolean => quote!(#av::Bool(#expr)),
-                _ => quote!(#av::S(#expr.to_owned())),
+                AttributeType::String { .. } => quote!(#av::S(#expr.to_owned())),
+                // Unreachable for an accepted spec: a natural key is a
+                // placeholder, and resolve's `check_placeholder_attribute`
+                // (`singletable::placeholder_type`) rejects placeholders of
+                // these types.
+                AttributeType::Decimal { .. }
+                | AttributeType::List { .. }
+                | AttributeType::Map
+                | AttributeType::Binary { .. } => quote!(#av::S(#expr.to_owned())),
             }
         }
     }
@@ -376,6 +396,17 @@ fn parse_text(attribute: &ir::Attribute) -> TokenStream {
             "false" => ::core::option::Option::Some(false),
             _ => ::core::option::Option::None,
         }),
-        _ => quote!(|t: &str| ::core::option::Option::Some(t.to_owned())),
+        AttributeType::String { .. } => {
+            quote!(|t: &str| ::core::option::Option::Some(t.to_owned()))
+        }
+        // Unreachable for an accepted spec: only placeholders are read back
+        // from keys, and resolve's `check_placeholder_attribute`
+        // (`singletable::placeholder_type`) rejects placeholders of these types.
+        AttributeType::Decimal { .. }
+        | AttributeType::List { .. }
+        | AttributeType::Map
+        | AttributeType::Binary { .. } => {
+            quote!(|t: &str| ::core::option::Option::Some(t.to_owned()))
+        }
     }
 }

@@ -101,7 +101,14 @@ impl Emitter<'_> {
                     ::schema_runtime::Attr::to_av(#value)
                 })
             }
-            _ => quote!(::schema_runtime::Attr::to_av(#value)),
+            AttributeType::String { .. }
+            | AttributeType::Integer { .. }
+            | AttributeType::Decimal { .. }
+            | AttributeType::Boolean
+            | AttributeType::Enum { .. }
+            | AttributeType::List { .. }
+            | AttributeType::Map
+            | AttributeType::Binary { .. } => quote!(::schema_runtime::Attr::to_av(#value)),
         }
     }
 
@@ -122,7 +129,14 @@ impl Emitter<'_> {
                 };
                 quote!(#read(item, #entity, #name, |av| ::schema_runtime::codec::datetime_from_av(av, #format))?)
             }
-            _ => {
+            AttributeType::String { .. }
+            | AttributeType::Integer { .. }
+            | AttributeType::Decimal { .. }
+            | AttributeType::Boolean
+            | AttributeType::Enum { .. }
+            | AttributeType::List { .. }
+            | AttributeType::Map
+            | AttributeType::Binary { .. } => {
                 let ty = self.value_type(entity, attribute);
                 if attribute.optional {
                     quote!(::schema_runtime::optional::<#ty>(item, #entity, #name)?)

@@ -509,7 +509,7 @@ pub fn key_value(
     }
     Some(match key_type {
         ir::KeyType::Number => AttributeValue::N(text),
-        _ => AttributeValue::S(text),
+        ir::KeyType::String | ir::KeyType::Binary => AttributeValue::S(text),
     })
 }
 
