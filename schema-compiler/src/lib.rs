@@ -480,12 +480,19 @@ fn io_error(message: String) -> Report {
 fn compile_file(sources: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<ir::Spec> {
     let decl = syntax::parse_spec(sources, file, diags)?;
     let spec = resolve::resolve_spec(&decl, sources, diags);
+    // After resolution errors, the checks still judge the entities, access
+    // patterns and roles the errors do not touch, so that one mistake does
+    // not hide the findings about the rest.
+    let part = diags
+        .has_errors()
+        .then(|| resolve::healthy_part(&decl, &spec, diags))
+        .flatten();
     // The checks allocate into the memory the syntax tree held.
     drop(decl);
-    // Checks reason about a complete model; after resolution errors they
-    // would only repeat them.
-    if !diags.has_errors() {
-        check::check_spec(&spec, diags);
+    match part {
+        None if !diags.has_errors() => check::check_spec(&spec, diags),
+        None => {}
+        Some(part) => check::check_part(&part, diags),
     }
     Some(spec)
 }

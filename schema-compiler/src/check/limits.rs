@@ -156,12 +156,10 @@ pub fn check_item_sizes(spec: &ir::Spec, diags: &mut Diagnostics) {
 /// Why: DynamoDB's TTL only acts on a Number of epoch seconds; anything else never expires.
 pub fn check_ttl(spec: &ir::Spec, diags: &mut Diagnostics) {
     let Some(ttl) = &spec.table.ttl else { return };
-    let mut declared = false;
     for entity in spec.entities.values() {
         let Some(attr) = entity.attributes.get(&ttl.value) else {
             continue;
         };
-        declared = true;
         let ok = matches!(
             attr.r#type,
             AttributeType::Integer { .. }
@@ -187,7 +185,16 @@ pub fn check_ttl(spec: &ir::Spec, diags: &mut Diagnostics) {
             );
         }
     }
-    if !declared {
+}
+
+/// Why: a TTL attribute no entity has expires nothing.
+pub fn check_ttl_used(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let Some(ttl) = &spec.table.ttl else { return };
+    if !spec
+        .entities
+        .values()
+        .any(|e| e.attributes.contains_key(&ttl.value))
+    {
         diags.push(
             Diagnostic::new(Code::TtlUnused, format!("no entity has the TTL attribute `{ttl}`"))
                 .label(ttl.span, "TTL attribute")

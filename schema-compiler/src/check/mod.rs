@@ -20,7 +20,25 @@ use lang::Tok;
 
 /// Runs every rule over a spec that resolved without errors.
 pub fn check_spec(spec: &ir::Spec, diags: &mut Diagnostics) {
+    run_rules(spec, diags, true);
+}
+
+/// Runs the rules that hold for any part of a spec over the part that
+/// resolution errors did not touch (`resolve::healthy_part`): all but those
+/// that judge what is missing (an index, entity, projected attribute or TTL
+/// attribute nothing uses may be used by a part that was left out).
+pub fn check_part(spec: &ir::Spec, diags: &mut Diagnostics) {
+    run_rules(spec, diags, false);
+}
+
+fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
     let mut found = Diagnostics::new();
+    let completeness: &[fn(&ir::Spec, &mut Diagnostics)] = &[
+        patterns::check_unused_indexes,
+        patterns::check_unused_entities,
+        patterns::check_projection_names,
+        limits::check_ttl_used,
+    ];
     let rules: &[fn(&ir::Spec, &mut Diagnostics)] = &[
         tenant::check_tenant_id_pattern,
         tenant::check_tenant_prefix,
@@ -36,11 +54,8 @@ pub fn check_spec(spec: &ir::Spec, diags: &mut Diagnostics) {
         keys::check_key_space_overlap,
         keys::check_sort_order,
         keys::check_prefix_delimited,
-        patterns::check_unused_indexes,
-        patterns::check_unused_entities,
         patterns::check_sharded_gets,
         patterns::check_index_projections,
-        patterns::check_projection_names,
         limits::check_index_count,
         limits::check_key_sizes,
         limits::check_item_sizes,
@@ -53,6 +68,11 @@ pub fn check_spec(spec: &ir::Spec, diags: &mut Diagnostics) {
     ];
     for rule in rules {
         rule(spec, &mut found);
+    }
+    if whole {
+        for rule in completeness {
+            rule(spec, &mut found);
+        }
     }
     apply_lints(spec, found, diags);
 }

@@ -6,9 +6,12 @@
 mod attribute;
 mod entity;
 mod example;
+mod healthy;
 mod pattern;
 mod role;
 mod unify;
+
+pub use healthy::healthy_part;
 
 use indexmap::IndexMap;
 

@@ -220,9 +220,10 @@ impl Entity {
         // Names that become the same Rust field (`ProcessedDate` and
         // `processed_date`) count as taken too.
         let taken = |n: &str| {
-            self.attrs.keys().any(|a| {
-                a == n || crate::naming::snake(a) == crate::naming::snake(n)
-            }) || self.reserved.iter().any(|r| r == n)
+            self.attrs
+                .keys()
+                .any(|a| a == n || crate::naming::snake(a) == crate::naming::snake(n))
+                || self.reserved.iter().any(|r| r == n)
         };
         if !taken(base) {
             return base.to_owned();
