@@ -36,6 +36,19 @@ pub struct Spec {
     pub lints: IndexMap<String, LintLevel>,
 }
 
+impl Spec {
+    /// The partition-key templates of the access patterns that query, with
+    /// their access pattern: each becomes a `dynamodb:LeadingKeys` pattern.
+    pub fn query_partition_keys(&self) -> impl Iterator<Item = (&AccessPattern, &KeyTemplate)> {
+        self.access_patterns
+            .values()
+            .filter_map(|p| match &p.operation {
+                Operation::Query(q) => Some((p, &q.pk)),
+                Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => None,
+            })
+    }
+}
+
 /// The table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Table {
@@ -664,6 +677,25 @@ pub struct AccessPattern {
     pub operation: Operation,
     /// Expected rate.
     pub rate: Option<Rate>,
+}
+
+impl AccessPattern {
+    /// The entities the access pattern names: the one it gets, those a
+    /// query returns, those a transaction or batch writes or reads.
+    pub fn named_entities(&self) -> Vec<&str> {
+        match &self.operation {
+            Operation::Get { entity, .. } => vec![entity.as_str()],
+            Operation::Query(q) => q.returns.iter().map(String::as_str).collect(),
+            Operation::Transaction(t) => t.items.iter().map(|(_, e)| e.as_str()).collect(),
+            Operation::Batch(b) => b
+                .get
+                .iter()
+                .chain(&b.put)
+                .chain(&b.delete)
+                .map(String::as_str)
+                .collect(),
+        }
+    }
 }
 
 /// The DynamoDB operation of an access pattern.

@@ -32,7 +32,7 @@
 //! their alphabet, as everywhere in the checker.
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use crate::ir::{self, CharSet, IndexKind, Operation, Scope, TenantEnd};
+use crate::ir::{self, CharSet, IndexKind, Scope, TenantEnd};
 
 use super::lang::{self, Tok};
 use super::tenant::is_tag_char;
@@ -169,12 +169,8 @@ fn grants<'s>(spec: &'s ir::Spec, ids: &Ids<'_>) -> Vec<Grant<'s>> {
         .values()
         .map(|e| (format!("entity `{}`", e.name), &e.primary_key.pk));
     let queries = spec
-        .access_patterns
-        .values()
-        .filter_map(|p| match &p.operation {
-            Operation::Query(q) => Some((format!("access pattern `{}`", p.name), &q.pk)),
-            _ => None,
-        });
+        .query_partition_keys()
+        .map(|(p, pk)| (format!("access pattern `{}`", p.name), pk));
     let mut out: Vec<Grant<'s>> = Vec::new();
     for (owner, template) in entities.chain(queries) {
         let Some(ir::TenantPrefix {

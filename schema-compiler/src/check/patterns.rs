@@ -20,26 +20,13 @@ pub fn check_unused_indexes(spec: &ir::Spec, diags: &mut Diagnostics) {
     }
 }
 
-/// The entities an access pattern reads or writes.
-fn touched(pattern: &ir::AccessPattern) -> Vec<&str> {
-    match &pattern.operation {
-        Operation::Get { entity, .. } => vec![entity.as_str()],
-        Operation::Query(q) => q.returns.iter().map(String::as_str).collect(),
-        Operation::Transaction(t) => t.items.iter().map(|(_, e)| e.as_str()).collect(),
-        Operation::Batch(b) => b
-            .get
-            .iter()
-            .chain(&b.put)
-            .chain(&b.delete)
-            .map(String::as_str)
-            .collect(),
-    }
-}
-
 /// Why: an entity no access pattern names is either dead or served by something unchecked.
 pub fn check_unused_entities(spec: &ir::Spec, diags: &mut Diagnostics) {
-    let used: std::collections::BTreeSet<&str> =
-        spec.access_patterns.values().flat_map(touched).collect();
+    let used: std::collections::BTreeSet<&str> = spec
+        .access_patterns
+        .values()
+        .flat_map(|p| p.named_entities())
+        .collect();
     for entity in spec.entities.values() {
         if !used.contains(entity.name.as_str()) {
             diags.push(

@@ -108,12 +108,8 @@ pub fn check_tenant_delimiter(spec: &ir::Spec, diags: &mut Diagnostics) {
         .into_iter()
         .map(|(entity, _, template)| (format!("entity `{}`", entity.name), template));
     let queries = spec
-        .access_patterns
-        .values()
-        .filter_map(|p| match &p.operation {
-            Operation::Query(q) => Some((format!("access pattern `{}`", p.name), &q.pk)),
-            _ => None,
-        });
+        .query_partition_keys()
+        .map(|(p, pk)| (format!("access pattern `{}`", p.name), pk));
     for (owner, template) in entities.chain(queries) {
         let Some(i) = template.segments.iter().position(
             |s| matches!(s, Segment::Placeholder(p) if p.kind == PlaceholderKind::Tenant),

@@ -124,23 +124,12 @@ fn starts(decl: &syntax::SpecDecl) -> Vec<u32> {
     out
 }
 
-/// The entities an access pattern reads or writes.
+/// The entities an access pattern reads or writes: those it names, and
+/// every entity a query can meet.
 fn entities_of(pattern: &ir::AccessPattern) -> Vec<&str> {
-    match &pattern.operation {
-        Operation::Get { entity, .. } => vec![entity.as_str()],
-        Operation::Query(q) => q
-            .returns
-            .iter()
-            .chain(&q.matching)
-            .map(String::as_str)
-            .collect(),
-        Operation::Transaction(t) => t.items.iter().map(|(_, e)| e.as_str()).collect(),
-        Operation::Batch(b) => b
-            .get
-            .iter()
-            .chain(&b.put)
-            .chain(&b.delete)
-            .map(String::as_str)
-            .collect(),
+    let mut out = pattern.named_entities();
+    if let Operation::Query(q) = &pattern.operation {
+        out.extend(q.matching.iter().map(String::as_str));
     }
+    out
 }
