@@ -61,6 +61,24 @@ pub fn read_placeholder<T>(
     reader.parse(text, parse)
 }
 
+/// Reads a placeholder out of the first of several keys that hold it and
+/// that `item` has: `sources` pairs a key attribute with the steps that end
+/// at the placeholder in its template (the table's keys first, then the
+/// indexes'). An item read through an index has the table's keys and that
+/// index's, so whichever index it came from, the value is found.
+pub fn read_placeholder_from<T>(
+    item: &Item,
+    entity: &'static str,
+    attribute: &'static str,
+    sources: &[(&'static str, &[Step])],
+    parse: impl FnOnce(&str) -> Option<T>,
+) -> Result<T, DecodeError> {
+    match sources.iter().find(|(key, _)| item.contains_key(*key)) {
+        Some((key, steps)) => read_placeholder(item, entity, key, attribute, steps, parse),
+        None => Err(DecodeError::new(entity, attribute, DecodeProblem::Missing)),
+    }
+}
+
 /// A cursor over one stored key.
 pub struct KeyReader<'a> {
     rest: &'a str,

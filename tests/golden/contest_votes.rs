@@ -111,12 +111,11 @@ impl ::schema_runtime::Entity for Contestant {
             >(item, "Contestant", "contest_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Contestant",
-                        "pk",
                         "contest_id",
-                        &PK_STEPS[..2],
+                        &[("pk", &PK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -126,12 +125,11 @@ impl ::schema_runtime::Entity for Contestant {
             >(item, "Contestant", "contestant_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Contestant",
-                        "sk",
                         "contestant_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -368,12 +366,11 @@ impl ::schema_runtime::Entity for VoteShard {
             >(item, "VoteShard", "contest_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "VoteShard",
-                        "pk",
                         "contest_id",
-                        &PK_STEPS[..2],
+                        &[("pk", &PK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -383,12 +380,11 @@ impl ::schema_runtime::Entity for VoteShard {
             >(item, "VoteShard", "contestant_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "VoteShard",
-                        "pk",
                         "contestant_id",
-                        &PK_STEPS[..4],
+                        &[("pk", &PK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -600,12 +596,11 @@ impl ::schema_runtime::Entity for VoteTotal {
             >(item, "VoteTotal", "contest_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "VoteTotal",
-                        "pk",
                         "contest_id",
-                        &PK_STEPS[..2],
+                        &[("pk", &PK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -615,12 +610,11 @@ impl ::schema_runtime::Entity for VoteTotal {
             >(item, "VoteTotal", "contestant_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "VoteTotal",
-                        "sk",
                         "contestant_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }

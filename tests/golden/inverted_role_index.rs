@@ -149,18 +149,30 @@ impl ::schema_runtime::Entity for User {
             ::schema_runtime::reader::Step::Literal("|USER#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|USER#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|USER#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(User {
             user_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "User", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "User",
-                        "pk",
                         "user_id",
-                        &PK_STEPS[..4],
+                        &[
+                            ("pk", &PK_STEPS[..4]),
+                            ("sk", &SK_STEPS[..4]),
+                            ("sk", &SK_STEPS[..4]),
+                            ("pk", &PK_STEPS[..4]),
+                        ],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -424,18 +436,30 @@ impl ::schema_runtime::Entity for Role {
             ::schema_runtime::reader::Step::Literal("|ROLE#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|ROLE#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|ROLE#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Role {
             role: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Role", "role")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Role",
-                        "pk",
                         "role",
-                        &PK_STEPS[..4],
+                        &[
+                            ("pk", &PK_STEPS[..4]),
+                            ("sk", &SK_STEPS[..4]),
+                            ("sk", &SK_STEPS[..4]),
+                            ("pk", &PK_STEPS[..4]),
+                        ],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -707,12 +731,11 @@ impl ::schema_runtime::Entity for RoleAssignment {
             >(item, "RoleAssignment", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "RoleAssignment",
-                        "pk",
                         "user_id",
-                        &PK_STEPS[..4],
+                        &[("pk", &PK_STEPS[..4]), ("pk", &PK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -722,12 +745,11 @@ impl ::schema_runtime::Entity for RoleAssignment {
             >(item, "RoleAssignment", "role")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "RoleAssignment",
-                        "sk",
                         "role",
-                        &SK_STEPS[..4],
+                        &[("sk", &SK_STEPS[..4]), ("sk", &SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }

@@ -173,12 +173,11 @@ impl ::schema_runtime::Entity for Device {
             >(item, "Device", "device_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Device",
-                        "pk",
                         "device_id",
-                        &PK_STEPS[..2],
+                        &[("pk", &PK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -479,12 +478,11 @@ impl ::schema_runtime::Entity for DeviceReport {
             >(item, "DeviceReport", "device_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "DeviceReport",
-                        "pk",
                         "device_id",
-                        &PK_STEPS[..2],
+                        &[("pk", &PK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -500,12 +498,11 @@ impl ::schema_runtime::Entity for DeviceReport {
             )? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "DeviceReport",
-                        "sk",
                         "reported_at",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| {
                             ::schema_runtime::DateTime::from_str(
                                     t,

@@ -280,7 +280,26 @@ impl ::schema_runtime::Entity for ActivityEvent {
             ::schema_runtime::reader::Step::Literal("|ACTIVITY#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const GSI1PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|ACTOR#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|ACTOR#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|ACTIVITY#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|ACTIVITY#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(20usize),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const GSI1SK_STEPS: &[::schema_runtime::reader::Step] = &[
             ::schema_runtime::reader::Step::Take(
                 ::schema_runtime::reader::Stop::Width(20usize),
             ),
@@ -293,12 +312,11 @@ impl ::schema_runtime::Entity for ActivityEvent {
             >(item, "ActivityEvent", "month")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "ActivityEvent",
-                        "pk",
                         "month",
-                        &PK_STEPS[..4],
+                        &[("pk", &PK_STEPS[..4]), ("gsi1pk", &GSI1PK_STEPS[..6])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -314,12 +332,11 @@ impl ::schema_runtime::Entity for ActivityEvent {
             )? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "ActivityEvent",
-                        "sk",
                         "occurred_at",
-                        &SK_STEPS[..1],
+                        &[("sk", &SK_STEPS[..1]), ("gsi1sk", &GSI1SK_STEPS[..1])],
                         |t: &str| {
                             ::schema_runtime::DateTime::from_str(
                                     t,
@@ -335,19 +352,29 @@ impl ::schema_runtime::Entity for ActivityEvent {
             >(item, "ActivityEvent", "event_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "ActivityEvent",
-                        "sk",
                         "event_id",
-                        &SK_STEPS[..3],
+                        &[("sk", &SK_STEPS[..3]), ("gsi1sk", &GSI1SK_STEPS[..3])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
             },
-            actor_id: ::schema_runtime::required::<
+            actor_id: match ::schema_runtime::optional::<
                 ::std::string::String,
-            >(item, "ActivityEvent", "actor_id")?,
+            >(item, "ActivityEvent", "actor_id")? {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_from(
+                        item,
+                        "ActivityEvent",
+                        "actor_id",
+                        &[("gsi1pk", &GSI1PK_STEPS[..4])],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
+                }
+            },
             action: ::schema_runtime::required::<
                 Action,
             >(item, "ActivityEvent", "action")?,
@@ -654,12 +681,11 @@ impl ::schema_runtime::Entity for MonthlyActivityCount {
             >(item, "MonthlyActivityCount", "month")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "MonthlyActivityCount",
-                        "sk",
                         "month",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }

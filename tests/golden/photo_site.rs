@@ -545,18 +545,25 @@ impl ::schema_runtime::Entity for Photo {
             ::schema_runtime::reader::Step::Literal("PHOTO#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const LSI1SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("DATE#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(24usize),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Photo {
             photo_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Photo", "photo_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Photo",
-                        "sk",
                         "photo_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2]), ("lsi1sk", &LSI1SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -576,7 +583,7 @@ impl ::schema_runtime::Entity for Photo {
             tags: ::schema_runtime::optional::<
                 ::std::vec::Vec<::std::string::String>,
             >(item, "Photo", "tags")?,
-            uploaded_at: ::schema_runtime::required_with(
+            uploaded_at: match ::schema_runtime::optional_with(
                 item,
                 "Photo",
                 "uploaded_at",
@@ -584,7 +591,24 @@ impl ::schema_runtime::Entity for Photo {
                     av,
                     ::schema_runtime::TimeFormat::Rfc3339(3u8),
                 ),
-            )?,
+            )? {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_from(
+                        item,
+                        "Photo",
+                        "uploaded_at",
+                        &[("lsi1sk", &LSI1SK_STEPS[..2])],
+                        |t: &str| {
+                            ::schema_runtime::DateTime::from_str(
+                                    t,
+                                    ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
+                                )
+                                .ok()
+                        },
+                    )?
+                }
+            },
         })
     }
 }

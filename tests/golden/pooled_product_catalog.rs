@@ -264,18 +264,36 @@ impl ::schema_runtime::Entity for Product {
             ::schema_runtime::reader::Step::Literal("PRODUCT#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const GSI1SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("PRODUCT#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const GSI1PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|CATEGORY#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|CATEGORY#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|S#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|S#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Product {
             product_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Product", "product_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Product",
-                        "ProductID",
                         "product_id",
-                        &PRODUCT_ID_STEPS[..2],
+                        &[
+                            ("ProductID", &PRODUCT_ID_STEPS[..2]),
+                            ("gsi1sk", &GSI1SK_STEPS[..2]),
+                        ],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -283,9 +301,20 @@ impl ::schema_runtime::Entity for Product {
             name: ::schema_runtime::required::<
                 ::std::string::String,
             >(item, "Product", "name")?,
-            category: ::schema_runtime::required::<
+            category: match ::schema_runtime::optional::<
                 ::std::string::String,
-            >(item, "Product", "category")?,
+            >(item, "Product", "category")? {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_from(
+                        item,
+                        "Product",
+                        "category",
+                        &[("gsi1pk", &GSI1PK_STEPS[..4])],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
+                }
+            },
             price: ::schema_runtime::required::<
                 ::schema_runtime::Decimal,
             >(item, "Product", "price")?,

@@ -203,18 +203,24 @@ impl ::schema_runtime::Entity for Project {
             ::schema_runtime::reader::Step::Literal("PROJECT#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const GSI1SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Project {
             project_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Project", "project_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Project",
-                        "sk",
                         "project_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2]), ("gsi1sk", &GSI1SK_STEPS[..3])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -222,9 +228,20 @@ impl ::schema_runtime::Entity for Project {
             name: ::schema_runtime::required::<
                 ::std::string::String,
             >(item, "Project", "name")?,
-            name_key: ::schema_runtime::required::<
+            name_key: match ::schema_runtime::optional::<
                 ::std::string::String,
-            >(item, "Project", "name_key")?,
+            >(item, "Project", "name_key")? {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_from(
+                        item,
+                        "Project",
+                        "name_key",
+                        &[("gsi1sk", &GSI1SK_STEPS[..1])],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
+                }
+            },
             created_at: ::schema_runtime::required_with(
                 item,
                 "Project",
@@ -559,18 +576,25 @@ impl ::schema_runtime::Entity for Task {
             ::schema_runtime::reader::Step::Literal("#TASK#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const GSI2SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("DUE#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(20usize),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Task {
             project_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Task", "project_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Task",
-                        "sk",
                         "project_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -580,12 +604,11 @@ impl ::schema_runtime::Entity for Task {
             >(item, "Task", "task_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Task",
-                        "sk",
                         "task_id",
-                        &SK_STEPS[..4],
+                        &[("sk", &SK_STEPS[..4]), ("gsi2sk", &GSI2SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -1024,12 +1047,11 @@ impl ::schema_runtime::Entity for Comment {
             >(item, "Comment", "project_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Comment",
-                        "sk",
                         "project_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -1039,12 +1061,11 @@ impl ::schema_runtime::Entity for Comment {
             >(item, "Comment", "task_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Comment",
-                        "sk",
                         "task_id",
-                        &SK_STEPS[..4],
+                        &[("sk", &SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -1054,12 +1075,11 @@ impl ::schema_runtime::Entity for Comment {
             >(item, "Comment", "comment_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Comment",
-                        "sk",
                         "comment_id",
-                        &SK_STEPS[..6],
+                        &[("sk", &SK_STEPS[..6])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }

@@ -580,25 +580,47 @@ impl ::schema_runtime::Entity for User {
             ::schema_runtime::reader::Step::Literal("USER#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const GSI1SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("USER#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const GSI1PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|EMAIL#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|EMAIL#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(User {
             user_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "User", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "User",
-                        "sk",
                         "user_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2]), ("gsi1sk", &GSI1SK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
             },
-            email: ::schema_runtime::required::<
+            email: match ::schema_runtime::optional::<
                 ::std::string::String,
-            >(item, "User", "email")?,
+            >(item, "User", "email")? {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_from(
+                        item,
+                        "User",
+                        "email",
+                        &[("gsi1pk", &GSI1PK_STEPS[..4])],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
+                }
+            },
             role: ::schema_runtime::required::<Role>(item, "User", "role")?,
             last_login: ::schema_runtime::optional_with(
                 item,
@@ -898,18 +920,33 @@ impl ::schema_runtime::Entity for Order {
             ::schema_runtime::reader::Step::Literal("ORDER#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const GSI1SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("ORDER#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(20usize),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const GSI1PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|STATUS#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|STATUS#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Order {
             order_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Order", "order_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Order",
-                        "sk",
                         "order_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2]), ("gsi1sk", &GSI1SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -917,7 +954,20 @@ impl ::schema_runtime::Entity for Order {
             user_id: ::schema_runtime::required::<
                 ::std::string::String,
             >(item, "Order", "user_id")?,
-            status: ::schema_runtime::required::<Status>(item, "Order", "status")?,
+            status: match ::schema_runtime::optional::<
+                Status,
+            >(item, "Order", "status")? {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_from(
+                        item,
+                        "Order",
+                        "status",
+                        &[("gsi1pk", &GSI1PK_STEPS[..4])],
+                        |t: &str| t.parse().ok(),
+                    )?
+                }
+            },
             total: ::schema_runtime::required::<
                 ::schema_runtime::Decimal,
             >(item, "Order", "total")?,
@@ -925,7 +975,7 @@ impl ::schema_runtime::Entity for Order {
             lines: ::schema_runtime::required::<
                 ::std::vec::Vec<::schema_runtime::Item>,
             >(item, "Order", "lines")?,
-            created_at: ::schema_runtime::required_with(
+            created_at: match ::schema_runtime::optional_with(
                 item,
                 "Order",
                 "created_at",
@@ -933,7 +983,24 @@ impl ::schema_runtime::Entity for Order {
                     av,
                     ::schema_runtime::TimeFormat::Rfc3339(0u8),
                 ),
-            )?,
+            )? {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_from(
+                        item,
+                        "Order",
+                        "created_at",
+                        &[("gsi1sk", &GSI1SK_STEPS[..2])],
+                        |t: &str| {
+                            ::schema_runtime::DateTime::from_str(
+                                    t,
+                                    ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
+                                )
+                                .ok()
+                        },
+                    )?
+                }
+            },
         })
     }
 }
@@ -1220,12 +1287,11 @@ impl ::schema_runtime::Entity for InventoryItem {
             >(item, "InventoryItem", "sku")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "InventoryItem",
-                        "sk",
                         "sku",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }

@@ -197,12 +197,11 @@ impl ::schema_runtime::Entity for CartItem {
             >(item, "CartItem", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "CartItem",
-                        "pk",
                         "user_id",
-                        &PK_STEPS[..2],
+                        &[("pk", &PK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -212,12 +211,11 @@ impl ::schema_runtime::Entity for CartItem {
             >(item, "CartItem", "product_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "CartItem",
-                        "sk",
                         "product_id",
-                        &SK_STEPS[..4],
+                        &[("sk", &SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -227,12 +225,11 @@ impl ::schema_runtime::Entity for CartItem {
             >(item, "CartItem", "status")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "CartItem",
-                        "sk",
                         "status",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| t.parse().ok(),
                     )?
                 }
@@ -541,12 +538,11 @@ impl ::schema_runtime::Entity for WishlistItem {
             >(item, "WishlistItem", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "WishlistItem",
-                        "pk",
                         "user_id",
-                        &PK_STEPS[..2],
+                        &[("pk", &PK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -556,12 +552,11 @@ impl ::schema_runtime::Entity for WishlistItem {
             >(item, "WishlistItem", "product_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "WishlistItem",
-                        "sk",
                         "product_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -816,12 +811,11 @@ impl ::schema_runtime::Entity for CartCount {
             >(item, "CartCount", "user_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "CartCount",
-                        "pk",
                         "user_id",
-                        &PK_STEPS[..2],
+                        &[("pk", &PK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -831,12 +825,11 @@ impl ::schema_runtime::Entity for CartCount {
             >(item, "CartCount", "status")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "CartCount",
-                        "sk",
                         "status",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| t.parse().ok(),
                     )?
                 }

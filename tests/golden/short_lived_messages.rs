@@ -185,7 +185,22 @@ impl ::schema_runtime::Entity for Message {
             ),
             ::schema_runtime::reader::Step::Literal("|INBOX"),
         ];
+        const GSI1PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("USER#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|SENT"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|SENT"),
+        ];
         const SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("MSG#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(24usize),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
+        const GSI1SK_STEPS: &[::schema_runtime::reader::Step] = &[
             ::schema_runtime::reader::Step::Literal("MSG#"),
             ::schema_runtime::reader::Step::Take(
                 ::schema_runtime::reader::Stop::Width(24usize),
@@ -199,30 +214,39 @@ impl ::schema_runtime::Entity for Message {
             >(item, "Message", "recipient_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Message",
-                        "pk",
                         "recipient_id",
-                        &PK_STEPS[..2],
+                        &[("pk", &PK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
             },
-            sender_id: ::schema_runtime::required::<
+            sender_id: match ::schema_runtime::optional::<
                 ::std::string::String,
-            >(item, "Message", "sender_id")?,
+            >(item, "Message", "sender_id")? {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_from(
+                        item,
+                        "Message",
+                        "sender_id",
+                        &[("gsi1pk", &GSI1PK_STEPS[..2])],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
+                }
+            },
             message_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Message", "message_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Message",
-                        "sk",
                         "message_id",
-                        &SK_STEPS[..4],
+                        &[("sk", &SK_STEPS[..4]), ("gsi1sk", &GSI1SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -241,12 +265,11 @@ impl ::schema_runtime::Entity for Message {
             )? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Message",
-                        "sk",
                         "sent_at",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2]), ("gsi1sk", &GSI1SK_STEPS[..2])],
                         |t: &str| {
                             ::schema_runtime::DateTime::from_str(
                                     t,

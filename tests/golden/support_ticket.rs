@@ -182,18 +182,25 @@ impl ::schema_runtime::Entity for Ticket {
             ::schema_runtime::reader::Step::Literal("|TICKET#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const TENANT_STATUS_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Ticket {
             id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Ticket", "id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Ticket",
-                        "pk",
                         "id",
-                        &PK_STEPS[..4],
+                        &[("pk", &PK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -201,7 +208,20 @@ impl ::schema_runtime::Entity for Ticket {
             title: ::schema_runtime::required::<
                 ::std::string::String,
             >(item, "Ticket", "title")?,
-            status: ::schema_runtime::required::<Status>(item, "Ticket", "status")?,
+            status: match ::schema_runtime::optional::<
+                Status,
+            >(item, "Ticket", "status")? {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_from(
+                        item,
+                        "Ticket",
+                        "status",
+                        &[("tenant_status", &TENANT_STATUS_STEPS[..4])],
+                        |t: &str| t.parse().ok(),
+                    )?
+                }
+            },
             resolver: ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "Ticket", "resolver")?,
@@ -515,12 +535,11 @@ impl ::schema_runtime::Entity for Comment {
             >(item, "Comment", "ticket_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Comment",
-                        "pk",
                         "ticket_id",
-                        &PK_STEPS[..4],
+                        &[("pk", &PK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -530,12 +549,11 @@ impl ::schema_runtime::Entity for Comment {
             >(item, "Comment", "id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Comment",
-                        "sk",
                         "id",
-                        &SK_STEPS[..4],
+                        &[("sk", &SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -557,12 +575,11 @@ impl ::schema_runtime::Entity for Comment {
             )? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "Comment",
-                        "sk",
                         "created_at",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| {
                             ::schema_runtime::DateTime::from_str(
                                     t,
@@ -769,12 +786,11 @@ impl ::schema_runtime::Entity for TicketCount {
             >(item, "TicketCount", "status")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "TicketCount",
-                        "sk",
                         "status",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| t.parse().ok(),
                     )?
                 }

@@ -286,18 +286,24 @@ impl ::schema_runtime::Entity for DocumentMeta {
             ::schema_runtime::reader::Step::Literal("|DOC#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const GSI1SK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Width(24usize),
+            ),
+            ::schema_runtime::reader::Step::Literal("#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(DocumentMeta {
             document_id: match ::schema_runtime::optional::<
                 ::std::string::String,
             >(item, "DocumentMeta", "document_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "DocumentMeta",
-                        "pk",
                         "document_id",
-                        &PK_STEPS[..4],
+                        &[("pk", &PK_STEPS[..4]), ("gsi1sk", &GSI1SK_STEPS[..3])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -323,7 +329,7 @@ impl ::schema_runtime::Entity for DocumentMeta {
                     ::schema_runtime::TimeFormat::Rfc3339(3u8),
                 ),
             )?,
-            updated_at: ::schema_runtime::required_with(
+            updated_at: match ::schema_runtime::optional_with(
                 item,
                 "DocumentMeta",
                 "updated_at",
@@ -331,7 +337,24 @@ impl ::schema_runtime::Entity for DocumentMeta {
                     av,
                     ::schema_runtime::TimeFormat::Rfc3339(3u8),
                 ),
-            )?,
+            )? {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_from(
+                        item,
+                        "DocumentMeta",
+                        "updated_at",
+                        &[("gsi1sk", &GSI1SK_STEPS[..1])],
+                        |t: &str| {
+                            ::schema_runtime::DateTime::from_str(
+                                    t,
+                                    ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
+                                )
+                                .ok()
+                        },
+                    )?
+                }
+            },
             version: ::schema_runtime::required::<i64>(item, "DocumentMeta", "version")?,
         })
     }
@@ -697,12 +720,11 @@ impl ::schema_runtime::Entity for DocumentBodyChunk {
             >(item, "DocumentBodyChunk", "document_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "DocumentBodyChunk",
-                        "pk",
                         "document_id",
-                        &PK_STEPS[..4],
+                        &[("pk", &PK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -712,12 +734,11 @@ impl ::schema_runtime::Entity for DocumentBodyChunk {
             >(item, "DocumentBodyChunk", "chunk")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "DocumentBodyChunk",
-                        "sk",
                         "chunk",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| ::schema_runtime::reader::decode_integer(t, 0i64),
                     )?
                 }
@@ -988,12 +1009,11 @@ impl ::schema_runtime::Entity for DocumentAttachment {
             >(item, "DocumentAttachment", "document_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "DocumentAttachment",
-                        "pk",
                         "document_id",
-                        &PK_STEPS[..4],
+                        &[("pk", &PK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -1003,12 +1023,11 @@ impl ::schema_runtime::Entity for DocumentAttachment {
             >(item, "DocumentAttachment", "attachment_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "DocumentAttachment",
-                        "sk",
                         "attachment_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -1351,12 +1370,11 @@ impl ::schema_runtime::Entity for DocumentShare {
             >(item, "DocumentShare", "document_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "DocumentShare",
-                        "pk",
                         "document_id",
-                        &PK_STEPS[..4],
+                        &[("pk", &PK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -1366,12 +1384,11 @@ impl ::schema_runtime::Entity for DocumentShare {
             >(item, "DocumentShare", "principal_id")? {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {
-                    ::schema_runtime::reader::read_placeholder(
+                    ::schema_runtime::reader::read_placeholder_from(
                         item,
                         "DocumentShare",
-                        "sk",
                         "principal_id",
-                        &SK_STEPS[..2],
+                        &[("sk", &SK_STEPS[..2])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }

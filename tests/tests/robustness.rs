@@ -189,3 +189,26 @@ proptest! {
         decode_all(&item)?;
     }
 }
+
+/// An attribute an index projection leaves out but an index key holds is
+/// read back out of that key: a ticket without `status` (GSI1's partition
+/// key is `TENANT#<tenant>|<status>`) decodes with the status of its
+/// `tenant_status`, and without either it is an error naming `status`.
+#[test]
+fn attributes_only_an_index_key_holds_are_read_back_out_of_it() {
+    use support_ticket::{Status, TenantId, Ticket};
+    let acme = TenantId::new("acme").unwrap();
+    let ticket = Ticket {
+        id: "T-1".into(),
+        title: "Printer".into(),
+        status: Status::Closed,
+        resolver: Some("bob".into()),
+        created_at: schema_runtime::DateTime::from_secs(1_700_000_000),
+    };
+    let mut item = ticket.to_item(&acme).unwrap();
+    item.remove("status");
+    assert_eq!(Ticket::from_item(&item).unwrap(), ticket);
+    item.remove("tenant_status");
+    let err = Ticket::from_item(&item).unwrap_err();
+    assert_eq!(err.attribute, "status", "{err}");
+}

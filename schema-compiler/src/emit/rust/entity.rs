@@ -465,7 +465,6 @@ impl Emitter<'_> {
     fn decode_body(&self, entity: &ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
         let ty = self.entity_ident(entity);
-        let key_attributes = self.key_attributes(entity);
         // The key templates read back from: each one's steps are declared once.
         let mut read_from: Vec<&ir::KeyTemplate> = Vec::new();
         let fields: Vec<TokenStream> = entity
@@ -473,20 +472,31 @@ impl Emitter<'_> {
             .values()
             .map(|a| {
                 let f = self.field_ident(a);
-                let in_key = key_attributes.iter().any(|k| k.name == a.name);
-                let template = entity
+                // An attribute an index projection leaves out is read back out
+                // of a key that holds it: the table's, else the index's the
+                // item was read through (`STATUS#<status>` of a GSI that does
+                // not project `status`).
+                let templates: Vec<&ir::KeyTemplate> = entity
                     .primary_key
                     .templates()
-                    .find(|t| !t.is_natural() && t.placeholders().any(|p| p.name == a.name));
-                match template {
-                    Some(t) if in_key && !a.optional => {
-                        if !read_from.contains(&t) {
-                            read_from.push(t);
+                    .chain(entity.index_keys.values().flat_map(|k| k.templates()))
+                    .filter(|t| {
+                        !t.is_natural()
+                            && t.placeholders()
+                                .any(|p| p.kind == PlaceholderKind::Attribute && p.name == a.name)
+                    })
+                    .collect();
+                match templates.as_slice() {
+                    [_, ..] if !a.optional => {
+                        for t in &templates {
+                            if !read_from.contains(t) {
+                                read_from.push(t);
+                            }
                         }
                         let mut optional = a.clone();
                         optional.optional = true;
                         let read = self.read_attribute_expr(name, &optional);
-                        let fallback = self.read_from_key(entity, t, a);
+                        let fallback = self.read_from_keys(entity, &templates, a);
                         quote!(#f: match #read {
                         ::core::option::Option::Some(value) => value,
                         ::core::option::Option::None => #fallback,

@@ -123,19 +123,24 @@ impl Emitter<'_> {
 
     /// An expression reading `attribute` of `entity` back out of the stored
     /// key built from `template` (`?`-propagating a `DecodeError`).
-    pub(super) fn read_from_key(
+    pub(super) fn read_from_keys(
         &self,
         entity: &ir::Entity,
-        template: &ir::KeyTemplate,
+        templates: &[&ir::KeyTemplate],
         attribute: &ir::Attribute,
     ) -> TokenStream {
-        self.read_placeholder(
-            entity,
-            template,
-            (PlaceholderKind::Attribute, attribute.name.as_str()),
-            parse_text(attribute),
-            &Self::steps_const(template).into_token_stream(),
-        )
+        let entity_name = entity.name.as_str();
+        let name = attribute.name.as_str();
+        let sources = templates.iter().map(|t| {
+            let key = t.attribute.as_str();
+            let steps = Self::steps_const(t);
+            let end = Self::steps_to(t, (PlaceholderKind::Attribute, name));
+            quote!((#key, &#steps[..#end]))
+        });
+        let parse = parse_text(attribute);
+        quote! {
+            ::schema_runtime::reader::read_placeholder_from(item, #entity_name, #name, &[#(#sources),*], #parse)?
+        }
     }
 
     /// An expression reading the shard number out of the stored key.
@@ -169,6 +174,17 @@ impl Emitter<'_> {
         let entity_name = entity.name.as_str();
         let key_attribute = template.attribute.as_str();
         let target_name = target.1;
+        let end = Self::steps_to(template, target);
+        quote! {
+            ::schema_runtime::reader::read_placeholder(item, #entity_name, #key_attribute, #target_name, &#steps[..#end], #parse)?
+        }
+    }
+
+    /// How many of `template`'s steps end at the placeholder `target`.
+    fn steps_to(
+        template: &ir::KeyTemplate,
+        target: (PlaceholderKind, &str),
+    ) -> proc_macro2::Literal {
         let end = template
             .segments
             .iter()
@@ -180,10 +196,7 @@ impl Emitter<'_> {
                 Segment::Literal(_) => false,
             })
             .map_or(0, |i| i + 1);
-        let end = proc_macro2::Literal::usize_unsuffixed(end);
-        quote! {
-            ::schema_runtime::reader::read_placeholder(item, #entity_name, #key_attribute, #target_name, &#steps[..#end], #parse)?
-        }
+        proc_macro2::Literal::usize_unsuffixed(end)
     }
 
     /// The steps that walk a key built from `template`: a slice expression.
