@@ -167,12 +167,7 @@ impl ::schema_runtime::Entity for User {
                         item,
                         "User",
                         "user_id",
-                        &[
-                            ("pk", &PK_STEPS[..4]),
-                            ("sk", &SK_STEPS[..4]),
-                            ("sk", &SK_STEPS[..4]),
-                            ("pk", &PK_STEPS[..4]),
-                        ],
+                        &[("pk", &PK_STEPS[..4]), ("sk", &SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -454,12 +449,7 @@ impl ::schema_runtime::Entity for Role {
                         item,
                         "Role",
                         "role",
-                        &[
-                            ("pk", &PK_STEPS[..4]),
-                            ("sk", &SK_STEPS[..4]),
-                            ("sk", &SK_STEPS[..4]),
-                            ("pk", &PK_STEPS[..4]),
-                        ],
+                        &[("pk", &PK_STEPS[..4]), ("sk", &SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -735,7 +725,7 @@ impl ::schema_runtime::Entity for RoleAssignment {
                         item,
                         "RoleAssignment",
                         "user_id",
-                        &[("pk", &PK_STEPS[..4]), ("pk", &PK_STEPS[..4])],
+                        &[("pk", &PK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }
@@ -749,7 +739,7 @@ impl ::schema_runtime::Entity for RoleAssignment {
                         item,
                         "RoleAssignment",
                         "role",
-                        &[("sk", &SK_STEPS[..4]), ("sk", &SK_STEPS[..4])],
+                        &[("sk", &SK_STEPS[..4])],
                         |t: &str| ::core::option::Option::Some(t.to_owned()),
                     )?
                 }

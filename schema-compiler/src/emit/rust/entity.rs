@@ -476,16 +476,23 @@ impl Emitter<'_> {
                 // of a key that holds it: the table's, else the index's the
                 // item was read through (`STATUS#<status>` of a GSI that does
                 // not project `status`).
-                let templates: Vec<&ir::KeyTemplate> = entity
+                let mut templates: Vec<&ir::KeyTemplate> = Vec::new();
+                for t in entity
                     .primary_key
                     .templates()
                     .chain(entity.index_keys.values().flat_map(|k| k.templates()))
-                    .filter(|t| {
-                        !t.is_natural()
-                            && t.placeholders()
-                                .any(|p| p.kind == PlaceholderKind::Attribute && p.name == a.name)
-                    })
-                    .collect();
+                {
+                    let holds = t
+                        .placeholders()
+                        .any(|p| p.kind == PlaceholderKind::Attribute && p.name == a.name);
+                    // A local index repeats the table's partition key: one source each.
+                    if holds
+                        && !t.is_natural()
+                        && !templates.iter().any(|o| o.attribute == t.attribute)
+                    {
+                        templates.push(t);
+                    }
+                }
                 match templates.as_slice() {
                     [_, ..] if !a.optional => {
                         for t in &templates {
