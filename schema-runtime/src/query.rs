@@ -133,6 +133,17 @@ impl<T: Send + 'static> Query<T> {
         self
     }
 
+    /// Also return items whose time to live has passed. DynamoDB deletes
+    /// expired items lazily, up to days later, and queries skip them by
+    /// default; a job that must see every stored item (deleting all of a
+    /// user's sessions, a migration) asks for them too.
+    pub fn include_expired(mut self) -> Self {
+        if let Ok(request) = &mut self.request {
+            request.ttl_attribute = None;
+        }
+        self
+    }
+
     /// Resume where a page's [`next`](Page::next) cursor points. The cursor
     /// is checked before any request: one of another query, index,
     /// partition or tenant, or a forged one, is an [`Error::Cursor`].

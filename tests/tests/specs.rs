@@ -80,6 +80,17 @@ async fn reads_skip_items_whose_ttl_has_passed() {
         .unwrap();
     assert_eq!(since, vec![live.clone()]);
 
+    // A job that must see every stored item asks for the expired ones too.
+    let everything = repo.inbox("ann").include_expired().all().await.unwrap();
+    assert_eq!(everything, vec![expired.clone(), live.clone()]);
+    let sent = repo
+        .sent_messages("sender")
+        .include_expired()
+        .all()
+        .await
+        .unwrap();
+    assert_eq!(sent, vec![expired.clone(), live.clone()]);
+
     let mut delete = repo.delete_messages();
     delete
         .delete_message(&live.key())
