@@ -246,7 +246,12 @@ fn update_expression(
     if let Some((attribute, expected)) = update.expect_version {
         names.insert("#ver".to_owned(), attribute.to_owned());
         values.insert(":prev".to_owned(), AttributeValue::N(expected.to_string()));
-        conditions.push("#ver = :prev".to_owned());
+        conditions.push(if update.upsert {
+            // As a versioned put: create the item, or update the version read.
+            "(attribute_not_exists(#pk) OR #ver = :prev)".to_owned()
+        } else {
+            "#ver = :prev".to_owned()
+        });
     }
     let mut expression = format!("SET {}", sets.join(", "));
     if !update.add.is_empty() {
@@ -276,8 +281,9 @@ fn update_expression(
         expression.push_str(" REMOVE ");
         expression.push_str(&removes.join(", "));
     }
-    if conditions.is_empty() {
-        // An upsert has no condition of its own; `#pk` must still be used.
+    if !conditions.iter().any(|c| c.contains("#pk")) {
+        // DynamoDB refuses a name no expression uses: an upsert's own
+        // conditions (expected values, a version) may not name the key.
         names.remove("#pk");
     }
     UpdateExpression {

@@ -285,7 +285,10 @@ impl UserProfileUpdate {
     }
     /// Create the item when there is none, from its key and what this
     /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item.
+    /// with `Error::ConditionFailed` when there is no item. With a
+    /// version attribute, as a versioned put: the item is created
+    /// when there is none, and otherwise updated only from the
+    /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
         self
@@ -742,7 +745,10 @@ impl PhotoUpdate {
     }
     /// Create the item when there is none, from its key and what this
     /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item.
+    /// with `Error::ConditionFailed` when there is no item. With a
+    /// version attribute, as a versioned put: the item is created
+    /// when there is none, and otherwise updated only from the
+    /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
         self

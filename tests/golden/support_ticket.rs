@@ -311,7 +311,10 @@ impl TicketUpdate {
     }
     /// Create the item when there is none, from its key and what this
     /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item.
+    /// with `Error::ConditionFailed` when there is no item. With a
+    /// version attribute, as a versioned put: the item is created
+    /// when there is none, and otherwise updated only from the
+    /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
         self
@@ -669,7 +672,10 @@ impl CommentUpdate {
     }
     /// Create the item when there is none, from its key and what this
     /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item.
+    /// with `Error::ConditionFailed` when there is no item. With a
+    /// version attribute, as a versioned put: the item is created
+    /// when there is none, and otherwise updated only from the
+    /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
         self
@@ -848,7 +854,10 @@ impl TicketCountUpdate {
     }
     /// Create the item when there is none, from its key and what this
     /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item.
+    /// with `Error::ConditionFailed` when there is no item. With a
+    /// version attribute, as a versioned put: the item is created
+    /// when there is none, and otherwise updated only from the
+    /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
         self

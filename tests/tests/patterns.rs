@@ -1174,6 +1174,41 @@ mod optimistic_locking {
     use super::*;
     use saas_tenant_users_orders::*;
 
+    /// `or_create()` on a versioned entity: the update creates the item
+    /// when there is none (as a versioned put does), and otherwise applies
+    /// only to the version read.
+    #[tokio::test]
+    async fn versioned_upserts_create_then_lock() {
+        let repo = Repository::new(client().await).with_table_name(server::unique_table("Upserts"));
+        repo.create_table().await.unwrap();
+        let tenant = TenantId::new("upserts").unwrap();
+        let t = repo.for_tenant(&tenant);
+        let key = InventoryItemKey {
+            sku: "SKU-9".into(),
+        };
+        let first = InventoryItemUpdate::default()
+            .on_hand(10)
+            .reserved(0)
+            .version(1)
+            .or_create();
+        t.update_inventory_item(&key, first.clone()).await.unwrap();
+        let created = t.get_inventory_item(&key).await.unwrap().unwrap();
+        assert_eq!((created.on_hand, created.version), (10, 1));
+        // The same write again is stale: the item is at version 1 now.
+        let stale = t.update_inventory_item(&key, first).await;
+        assert!(
+            matches!(stale, Err(Error::VersionConflict { expected: 0, .. })),
+            "{stale:?}"
+        );
+        let next = InventoryItemUpdate::default()
+            .on_hand(7)
+            .version(2)
+            .or_create();
+        t.update_inventory_item(&key, next).await.unwrap();
+        let updated = t.get_inventory_item(&key).await.unwrap().unwrap();
+        assert_eq!((updated.on_hand, updated.version), (7, 2));
+    }
+
     #[tokio::test]
     async fn versioned_writes_conflict_instead_of_overwriting() {
         let repo = Repository::new(client().await).with_table_name(server::unique_table("Locks"));
