@@ -244,10 +244,23 @@ pub async fn update<E: Entity>(
 ) -> Result<(), Error> {
     for _ in 0..ATTEMPTS {
         let Some(old) = read(client, table, key.clone()).await? else {
-            return Err(Error::ConditionFailed {
-                entity: E::ENTITY_TYPE,
-                operation: "update",
-            });
+            if !update.upsert {
+                return Err(Error::ConditionFailed {
+                    entity: E::ENTITY_TYPE,
+                    operation: "update",
+                });
+            }
+            // `or_create()` and no item: create the key with the update
+            // applied (it must be a whole item) and count it, as `create`
+            // does; when another writer created it meanwhile, update that.
+            let created = E::from_item(&applied(key.clone(), &update))?;
+            let put =
+                ops::transact_put(table, created.to_item(scope)?, true, None, E::ENTITY_TYPE)?;
+            let count = counter_update(table, counter, &group_of(&created, scope)?, 1)?;
+            match transact_write(client, vec![put, count], None).await {
+                Err(e) if lost_race(&e) => continue,
+                other => return other,
+            }
         };
         let old_group = group_of(&E::from_item(&old)?, scope)?;
         let new_group = group_of(&E::from_item(&applied(old, &update))?, scope)?;
@@ -273,13 +286,25 @@ pub async fn update<E: Entity>(
     })
 }
 
-/// `item` with `update` applied, as DynamoDB would store it.
+/// `item` with `update` applied, as DynamoDB would store it (an `ADD` to
+/// a missing number stores the number added).
 fn applied(mut item: Item, update: &Update) -> Item {
     for (name, value) in &update.set {
         item.insert((*name).to_owned(), value.clone());
     }
     for name in &update.remove {
         item.remove(*name);
+    }
+    for (name, value) in &update.add {
+        let sum = match (item.get(*name), value) {
+            (Some(AttributeValue::N(old)), AttributeValue::N(add)) => old
+                .parse::<i64>()
+                .ok()
+                .zip(add.parse::<i64>().ok())
+                .map(|(a, b)| AttributeValue::N(a.saturating_add(b).to_string())),
+            _ => None,
+        };
+        item.insert((*name).to_owned(), sum.unwrap_or_else(|| value.clone()));
     }
     item
 }

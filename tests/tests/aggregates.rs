@@ -47,7 +47,7 @@ async fn transaction_counters_equal_a_recount() {
             unit_price: "2.50".parse().unwrap(),
             added_at: DateTime::from_secs(1_714_564_800 + step),
         };
-        match dice.roll(4) {
+        match dice.roll(5) {
             0 => match repo.create_cart_item(&item).await {
                 Ok(()) | Err(schema_runtime::Error::ConditionFailed { .. }) => {}
                 Err(e) => panic!("create: {e:?}"),
@@ -55,6 +55,17 @@ async fn transaction_counters_equal_a_recount() {
             1 => repo.put_cart_item(&item).await.unwrap(),
             2 => {
                 repo.delete_cart_item(&item.key()).await.unwrap();
+            }
+            3 => {
+                // An upsert: creates the item (counted in the group its key
+                // names) or updates it in place.
+                let update = CartItemUpdate::default()
+                    .product_name(item.product_name.clone())
+                    .quantity(item.quantity)
+                    .unit_price(item.unit_price.clone())
+                    .added_at(item.added_at)
+                    .or_create();
+                repo.update_cart_item(&item.key(), update).await.unwrap();
             }
             _ => {
                 // A change that leaves the group as it is.
