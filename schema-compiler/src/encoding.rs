@@ -2,7 +2,8 @@
 //! which characters an encoded value may contain, how long it can be, and
 //! whether string order equals value order.
 //!
-//! The encodings (the runtime key codec follows them):
+//! The encodings (implemented once, in `singletable_codec`, which the
+//! runtime key codec and the Workbench samples call):
 //! - strings as written, or percent-encoded when the attribute sets `escape`
 //!   (every character other than ASCII letters, digits and `_` becomes `%XX`
 //!   per UTF-8 byte);
@@ -56,14 +57,11 @@ pub fn width(n: u128) -> usize {
 }
 
 /// The key encoding of an integer with these bounds: zero-padded, offset by
-/// `-min` when `min` is negative, so text order is numeric order.
+/// `-min` when `min` is negative, so text order is numeric order (the
+/// runtime's encoding, from `singletable_codec`). A value outside the bounds
+/// has no key encoding and is written as plain decimal.
 pub fn encode_integer(min: i64, max: i64, value: i64) -> String {
-    let width = integer_width(min, max);
-    if min < 0 {
-        format!("{:0width$}", i128::from(value) - i128::from(min))
-    } else {
-        format!("{value:0width$}")
-    }
+    singletable_codec::encode_integer(value, min, max).unwrap_or_else(|_| value.to_string())
 }
 
 /// The encoded width of an integer with these bounds.

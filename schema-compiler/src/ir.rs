@@ -348,14 +348,10 @@ impl KeyEncoding {
         }
     }
 
-    /// The digits of an integer between `min` and `max` in a key.
+    /// The digits of an integer between `min` and `max` in a key (the
+    /// runtime's rule, from `singletable_codec`).
     pub fn integer_width(min: i64, max: i64) -> usize {
-        let span = if min < 0 {
-            (i128::from(max) - i128::from(min)).unsigned_abs()
-        } else {
-            max.unsigned_abs().into()
-        };
-        span.checked_ilog10().map_or(1, |l| l as usize + 1)
+        singletable_codec::integer_width(min, max)
     }
 
     /// The encoding as people read it: `text`, `integers padded to 3 digits`.

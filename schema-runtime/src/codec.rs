@@ -5,8 +5,11 @@
 //! (or percent-encoded when the spec says `escape`), integers are zero-padded
 //! to a fixed width (offset by `-min` when `min < 0`) so text order is
 //! numeric order, and datetimes have a fixed width too.
-
-use std::fmt::Write as _;
+//!
+//! The encodings themselves live in `singletable_codec`, which the compiler
+//! calls too (its checks and Workbench samples); this module adapts the
+//! SDK's `DateTime` to seconds and nanoseconds and names the placeholder in
+//! every error.
 
 use crate::error::{DecodeProblem, ValueError};
 use crate::sdk::primitives::{Blob, DateTime, DateTimeFormat};
@@ -86,47 +89,7 @@ pub fn check_length(
     }
 }
 
-/// Percent-encodes every byte that is not an ASCII letter, digit or `_`.
-pub fn push_escaped(key: &mut String, value: &str) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'_' {
-            key.push(char::from(b));
-        } else {
-            key.push('%');
-            key.push(char::from(HEX[usize::from(b >> 4)]));
-            key.push(char::from(HEX[usize::from(b & 15)]));
-        }
-    }
-}
-
-/// Reverses [`push_escaped`]; `None` when `text` is not a valid encoding.
-pub fn unescape(text: &str) -> Option<String> {
-    let mut bytes = Vec::with_capacity(text.len());
-    let mut rest = text.as_bytes();
-    while let Some((&b, tail)) = rest.split_first() {
-        if b == b'%' {
-            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
-            bytes.push(u8::from_str_radix(hex, 16).ok()?);
-            rest = &tail[2..];
-        } else {
-            bytes.push(b);
-            rest = tail;
-        }
-    }
-    String::from_utf8(bytes).ok()
-}
-
-/// Decimal digits of `n`.
-const fn width(n: u128) -> usize {
-    let mut digits = 1;
-    let mut n = n / 10;
-    while n > 0 {
-        digits += 1;
-        n /= 10;
-    }
-    digits
-}
+pub use singletable_codec::{hash_shard, push_escaped, unescape};
 
 /// Appends an integer placeholder: zero-padded to the width of the range,
 /// offset by `-min` when `min` is negative.
@@ -138,19 +101,8 @@ pub fn push_integer(
     context: &'static str,
     name: &'static str,
 ) -> Result<(), ValueError> {
-    if value < min || value > max {
-        return Err(value_error(
-            context,
-            name,
-            format!("{value} is outside {min}..={max}"),
-        ));
-    }
-    let offset = if min < 0 { i128::from(min) } else { 0 };
-    let shifted = (i128::from(value) - offset) as u128;
-    let span = (i128::from(max) - offset) as u128;
-    // Written straight into the key: no temporary string per placeholder.
-    let _ = write!(key, "{shifted:0width$}", width = width(span));
-    Ok(())
+    singletable_codec::push_integer(key, value, min, max)
+        .map_err(|e| value_error(context, name, e.to_string()))
 }
 
 /// How a datetime is stored.
@@ -172,75 +124,37 @@ pub fn push_datetime(
     context: &'static str,
     name: &'static str,
 ) -> Result<(), ValueError> {
-    match format {
+    let pushed = match format {
         TimeFormat::Rfc3339(digits) => {
-            if write_rfc3339(key, value, digits) {
-                Ok(())
-            } else {
-                Err(value_error(
-                    context,
-                    name,
-                    "year outside 0000..=9999".into(),
-                ))
-            }
+            singletable_codec::push_rfc3339(key, value.secs(), value.subsec_nanos(), digits)
         }
-        TimeFormat::EpochSeconds => {
-            push_integer(key, value.secs(), 0, 999_999_999_999, context, name)
-        }
+        TimeFormat::EpochSeconds => singletable_codec::push_epoch_seconds(key, value.secs()),
         TimeFormat::EpochMillis => {
-            let millis = value
-                .to_millis()
-                .map_err(|e| value_error(context, name, e.to_string()))?;
-            push_integer(key, millis, 0, 999_999_999_999_999, context, name)
+            singletable_codec::push_epoch_millis(key, epoch_millis(value, context, name)?)
         }
-    }
+    };
+    pushed.map_err(|e| value_error(context, name, e.to_string()))
 }
 
 /// RFC 3339 in UTC with exactly `digits` fractional digits; `None` outside
 /// years 0000 to 9999.
 pub fn rfc3339(value: DateTime, digits: u8) -> Option<String> {
-    let mut text = String::with_capacity(31);
-    write_rfc3339(&mut text, value, digits).then_some(text)
+    singletable_codec::rfc3339(value.secs(), value.subsec_nanos(), digits).ok()
 }
 
-/// Appends [`rfc3339`]'s text to `out` without a temporary string; `false`
-/// (and nothing appended) outside years 0000 to 9999.
-fn write_rfc3339(out: &mut String, value: DateTime, digits: u8) -> bool {
-    let secs = value.secs();
-    let days = secs.div_euclid(86_400);
-    let second_of_day = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    if !(0..=9999).contains(&year) {
-        return false;
-    }
-    let _ = write!(
-        out,
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
-        second_of_day / 3600,
-        second_of_day / 60 % 60,
-        second_of_day % 60
-    );
-    let digits = u32::from(digits.min(9));
-    if digits > 0 {
-        let fraction = value.subsec_nanos() / 10u32.pow(9 - digits);
-        let _ = write!(out, ".{fraction:0width$}", width = digits as usize);
-    }
-    out.push('Z');
-    true
-}
-
-/// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+/// Milliseconds since the epoch, as the codec counts them.
+fn epoch_millis(
+    value: DateTime,
+    context: &'static str,
+    name: &'static str,
+) -> Result<i64, ValueError> {
+    singletable_codec::epoch_millis(value.secs(), value.subsec_nanos()).ok_or_else(|| {
+        value_error(
+            context,
+            name,
+            "milliseconds since the epoch overflow 64 bits".into(),
+        )
+    })
 }
 
 /// A datetime as a stored attribute.
@@ -255,10 +169,9 @@ pub fn datetime_to_av(
             .map(AttributeValue::S)
             .ok_or_else(|| value_error(context, name, "year outside 0000..=9999".into())),
         TimeFormat::EpochSeconds => Ok(AttributeValue::N(value.secs().to_string())),
-        TimeFormat::EpochMillis => value
-            .to_millis()
-            .map(|m| AttributeValue::N(m.to_string()))
-            .map_err(|e| value_error(context, name, e.to_string())),
+        TimeFormat::EpochMillis => {
+            epoch_millis(value, context, name).map(|m| AttributeValue::N(m.to_string()))
+        }
     }
 }
 
@@ -531,18 +444,6 @@ pub fn is_expired(item: &Item, ttl_attribute: &str, now: DateTime) -> bool {
     }
 }
 
-/// The write shard of a hash-sharded item: FNV-1a of the attribute's key
-/// text, modulo the shard count. Stable across releases: changing it would
-/// move every stored item.
-pub fn hash_shard(text: &str, count: u32) -> u32 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    (hash % u64::from(count.max(1))) as u32
-}
-
 /// A random write shard in `0..count`.
 pub fn random_shard(count: u32) -> u32 {
     fastrand::u32(0..count.max(1))
@@ -565,18 +466,19 @@ pub fn check_shard(shard: u32, count: u32, context: &'static str) -> Result<(), 
 mod tests {
     use super::*;
 
+    // The encodings themselves are tested in `singletable-codec`; these
+    // test the adaptation: `DateTime` to seconds and nanoseconds, and codec
+    // errors to `ValueError`s that name the placeholder.
+
     #[test]
-    fn integers_are_padded_and_offset() {
+    fn integers_are_padded_and_errors_name_the_placeholder() {
         let mut k = String::new();
-        push_integer(&mut k, 7, 0, 999, "E", "n").unwrap();
-        assert_eq!(k, "007");
-        k.clear();
         push_integer(&mut k, -5, -10, 10, "E", "n").unwrap();
         assert_eq!(k, "05");
-        assert!(push_integer(&mut k, 11, -10, 10, "E", "n").is_err());
-        k.clear();
-        push_integer(&mut k, i64::MAX, i64::MIN, i64::MAX, "E", "n").unwrap();
-        assert_eq!(k, u64::MAX.to_string());
+        let e = push_integer(&mut k, 11, -10, 10, "E", "n").unwrap_err();
+        assert_eq!((e.context, e.name), ("E", "n"));
+        assert_eq!(e.problem, "11 is outside -10..=10");
+        assert_eq!(k, "05", "nothing appended");
     }
 
     #[test]
@@ -588,19 +490,49 @@ mod tests {
             rfc3339(DateTime::from_secs(-1), 0).unwrap(),
             "1969-12-31T23:59:59Z"
         );
+        // Half a second before the epoch: the SDK keeps nanos positive.
+        assert_eq!(
+            rfc3339(DateTime::from_millis(-500), 3).unwrap(),
+            "1969-12-31T23:59:59.500Z"
+        );
         assert_eq!(rfc3339(DateTime::from_secs(-62_167_219_201), 0), None);
         let av = datetime_to_av(t, TimeFormat::Rfc3339(3), "E", "t").unwrap();
         assert_eq!(datetime_from_av(&av, TimeFormat::Rfc3339(3)).unwrap(), t);
     }
 
     #[test]
-    fn escaping_round_trips() {
+    fn datetimes_take_their_key_forms() {
+        let t = DateTime::from_secs_and_nanos(1_714_564_800, 5_000_000);
+        let key = |format| {
+            let mut k = String::new();
+            push_datetime(&mut k, t, format, "E", "t").map(|()| k)
+        };
+        assert_eq!(
+            key(TimeFormat::Rfc3339(3)).unwrap(),
+            "2024-05-01T12:00:00.005Z"
+        );
+        assert_eq!(key(TimeFormat::EpochSeconds).unwrap(), "001714564800");
+        assert_eq!(key(TimeFormat::EpochMillis).unwrap(), "001714564800005");
         let mut k = String::new();
-        push_escaped(&mut k, "a|b#c%d é");
-        assert_eq!(k, "a%7Cb%23c%25d%20%C3%A9");
-        assert_eq!(unescape(&k).unwrap(), "a|b#c%d é");
-        assert_eq!(unescape("%G0"), None);
-        assert_eq!(unescape("%4"), None);
+        let e = push_datetime(
+            &mut k,
+            DateTime::from_secs(-1),
+            TimeFormat::EpochSeconds,
+            "E",
+            "t",
+        )
+        .unwrap_err();
+        assert_eq!(e.problem, "-1 is outside 0..=999999999999");
+        let far = DateTime::from_secs(i64::MAX);
+        let e = push_datetime(&mut k, far, TimeFormat::Rfc3339(0), "E", "t").unwrap_err();
+        assert_eq!(e.problem, "year outside 0000..=9999");
+        assert!(push_datetime(&mut k, far, TimeFormat::EpochMillis, "E", "t").is_err());
+        assert!(datetime_to_av(far, TimeFormat::EpochMillis, "E", "t").is_err());
+        assert_eq!(k, "", "nothing appended");
+        assert_eq!(
+            datetime_to_av(t, TimeFormat::EpochMillis, "E", "t").unwrap(),
+            AttributeValue::N("1714564800005".into())
+        );
     }
 
     #[test]

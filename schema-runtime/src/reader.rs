@@ -161,14 +161,7 @@ impl<'a> KeyReader<'a> {
 }
 
 /// Decodes an integer's key text (zero-padded, offset by `-min` when `min < 0`).
-pub fn decode_integer(text: &str, min: i64) -> Option<i64> {
-    if !text.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let shifted: i128 = text.parse().ok()?;
-    let offset = if min < 0 { i128::from(min) } else { 0 };
-    i64::try_from(shifted + offset).ok()
-}
+pub use singletable_codec::decode_integer;
 
 #[cfg(test)]
 mod tests {

@@ -1,12 +1,13 @@
 //! Sample items: values that meet every attribute's type and bounds, and
-//! keys built from them exactly as the generated repositories build them
-//! (the encodings of [`crate::encoding`]).
+//! keys built from them exactly as the generated repositories build them:
+//! with the runtime's own codec (`singletable_codec`, the encodings of
+//! [`crate::encoding`]).
 
 use indexmap::IndexMap;
 use regex_syntax::hir::{Class, Hir, HirKind};
+use singletable_codec as codec;
 
 use super::model::{AttributeValue, Item};
-use crate::encoding;
 use crate::ir::{self, AttributeType, DatetimeFormat, PlaceholderKind, Segment, ShardBy};
 
 /// 2024-05-01T12:00:00Z: the first sample instant.
@@ -313,44 +314,10 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// RFC 3339 in UTC with `digits` fractional digits; `None` outside years 0 to 9999.
-pub fn rfc3339(secs: i64, nanos: u32, digits: usize) -> Option<String> {
-    let days = secs.div_euclid(86_400);
-    let second_of_day = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    if !(0..=9999).contains(&year) {
-        return None;
-    }
-    let mut text = format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
-        second_of_day / 3600,
-        second_of_day / 60 % 60,
-        second_of_day % 60
-    );
-    if digits > 0 {
-        let fraction = format!("{nanos:09}");
-        text.push('.');
-        text.push_str(&fraction[..digits.min(9)]);
-    }
-    text.push('Z');
-    Some(text)
-}
-
 /// Year, month and day of a count of days since 1970-01-01.
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
+pub use singletable_codec::civil_from_days;
 
-fn fraction_digits(precision: ir::TimePrecision) -> usize {
+fn fraction_digits(precision: ir::TimePrecision) -> u8 {
     match precision {
         ir::TimePrecision::Seconds => 0,
         ir::TimePrecision::Millis => 3,
@@ -365,11 +332,11 @@ pub fn stored(attribute: &ir::Attribute, value: &Value) -> AttributeValue {
     match (value, &attribute.r#type) {
         (Value::Time(secs, nanos), AttributeType::Datetime { format, precision }) => match format {
             DatetimeFormat::Rfc3339 => AttributeValue::S(
-                rfc3339(*secs, *nanos, fraction_digits(*precision)).unwrap_or_default(),
+                codec::rfc3339(*secs, *nanos, fraction_digits(*precision)).unwrap_or_default(),
             ),
             DatetimeFormat::EpochSeconds => AttributeValue::N(secs.to_string()),
             DatetimeFormat::EpochMillis => AttributeValue::N(
-                (i128::from(*secs) * 1000 + i128::from(*nanos / 1_000_000)).to_string(),
+                codec::epoch_millis(*secs, *nanos).map_or_else(String::new, |m| m.to_string()),
             ),
         },
         (Value::Text(t), _) => AttributeValue::S(t.clone()),
@@ -381,55 +348,33 @@ pub fn stored(attribute: &ir::Attribute, value: &Value) -> AttributeValue {
     }
 }
 
-/// The key text of `value` for `attribute` (what a key template holds).
+/// The key text of `value` for `attribute` (what a key template holds),
+/// written by the runtime's codec. Sample values meet their bounds; a value
+/// without a key encoding (out of bounds, a datetime past year 9999) would
+/// be empty text.
 pub fn key_text(attribute: &ir::Attribute, value: &Value) -> String {
     match (value, &attribute.r#type) {
-        (Value::Text(t), AttributeType::String { .. }) if attribute.escape => escape(t),
+        (Value::Text(t), AttributeType::String { .. }) if attribute.escape => codec::escape(t),
         (Value::Integer(i), AttributeType::Integer { min, max }) => {
-            encoding::encode_integer(*min, *max, *i)
+            codec::encode_integer(*i, *min, *max).unwrap_or_default()
         }
-        (Value::Time(secs, nanos), AttributeType::Datetime { format, precision }) => match format {
-            DatetimeFormat::Rfc3339 => {
-                rfc3339(*secs, *nanos, fraction_digits(*precision)).unwrap_or_default()
-            }
-            DatetimeFormat::EpochSeconds => encoding::encode_integer(0, 999_999_999_999, *secs),
-            DatetimeFormat::EpochMillis => encoding::encode_integer(
-                0,
-                999_999_999_999_999,
-                secs.saturating_mul(1000)
-                    .saturating_add(i64::from(*nanos / 1_000_000)),
-            ),
-        },
+        (Value::Time(secs, nanos), AttributeType::Datetime { format, precision }) => {
+            let text = match format {
+                DatetimeFormat::Rfc3339 => {
+                    codec::rfc3339(*secs, *nanos, fraction_digits(*precision)).ok()
+                }
+                DatetimeFormat::EpochSeconds => codec::epoch_seconds_text(*secs).ok(),
+                DatetimeFormat::EpochMillis => codec::epoch_millis(*secs, *nanos)
+                    .and_then(|millis| codec::epoch_millis_text(millis).ok()),
+            };
+            text.unwrap_or_default()
+        }
         (Value::Bool(b), _) => b.to_string(),
         (Value::Text(t), _) | (Value::Decimal(t), _) => t.clone(),
         (Value::Integer(i), _) => i.to_string(),
         (Value::Time(secs, _), _) => secs.to_string(),
         (Value::Stored(_), _) => String::new(),
     }
-}
-
-/// Percent-encodes every byte that is not an ASCII letter, digit or `_`.
-pub fn escape(value: &str) -> String {
-    let mut out = String::new();
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'_' {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// The shard of a hash-sharded item: FNV-1a of the attribute's key text,
-/// modulo the shard count (as the runtime computes it).
-pub fn hash_shard(text: &str, count: u32) -> u32 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    (hash % u64::from(count.max(1))) as u32
 }
 
 /// The samples of an entity: [`PER_TENANT`] for each sample tenant, or
@@ -475,7 +420,7 @@ fn shard_of(entity: &ir::Entity, sample: &Sample, n: usize) -> Option<u32> {
         ShardBy::Hash(attribute) => {
             let a = entity.attributes.get(attribute)?;
             let v = sample.values.get(attribute)?;
-            Some(hash_shard(&key_text(a, v), count))
+            Some(codec::hash_shard(&key_text(a, v), count))
         }
     }
 }
@@ -588,17 +533,8 @@ mod tests {
     #[test]
     fn rfc3339_of_the_base_instant() {
         assert_eq!(
-            rfc3339(BASE_SECONDS, 0, 3).as_deref(),
-            Some("2024-05-01T12:00:00.000Z")
-        );
-    }
-
-    #[test]
-    fn fnv_matches_the_runtime_reference_value() {
-        // FNV-1a of the empty string is the offset basis.
-        assert_eq!(
-            hash_shard("", 1_000_000_007),
-            (0xcbf2_9ce4_8422_2325u64 % 1_000_000_007) as u32
+            codec::rfc3339(BASE_SECONDS, 0, 3).as_deref(),
+            Ok("2024-05-01T12:00:00.000Z")
         );
     }
 }
