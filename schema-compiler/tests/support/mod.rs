@@ -17,21 +17,19 @@ pub fn workspace_root() -> PathBuf {
 
 /// The reference specs, `schemas/*.yaml`, sorted; never empty.
 pub fn spec_paths() -> Vec<PathBuf> {
-    let dir = workspace_root().join("schemas");
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    out.sort();
-    assert!(!out.is_empty(), "no specs in {}", dir.display());
+    let out = yaml_files(&workspace_root().join("schemas"));
+    assert!(!out.is_empty(), "no specs in schemas/");
     out
 }
 
 /// The fixtures `fixtures/<kind>/*.yaml` (`pass` or `fail`), sorted.
 pub fn fixture_paths(kind: &str) -> Vec<PathBuf> {
-    let dir = workspace_root().join("fixtures").join(kind);
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+    yaml_files(&workspace_root().join("fixtures").join(kind))
+}
+
+/// The `.yaml` files of `dir`, sorted.
+fn yaml_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .map(|entry| entry.expect("directory entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
