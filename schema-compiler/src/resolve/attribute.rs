@@ -75,7 +75,9 @@ impl Resolver<'_> {
             "integer" => self.integer_type(decl),
             "decimal" => AttributeType::Decimal {
                 min: self.decimal_bound(&decl.min),
-                max: self.decimal_bound(&decl.max),
+                max: self
+                    .decimal_bound(&decl.max)
+                    .inspect(|_| self.decimal_order(decl)),
                 scale: decl.scale.as_ref().map(|s| {
                     self.at_most(
                         s,
@@ -285,6 +287,26 @@ impl Resolver<'_> {
             return None;
         }
         Some(n.value.to_string())
+    }
+
+    /// Reports decimal bounds whose `min` is above `max`.
+    fn decimal_order(&mut self, decl: &AttributeDecl) {
+        let (Some(min), Some(max)) = (&decl.min, &decl.max) else {
+            return;
+        };
+        if let (Some(lo), Some(hi)) = (min.value.as_f64(), max.value.as_f64()) {
+            if lo > hi {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidBounds,
+                        format!("min {} is greater than max {}", min.value, max.value),
+                    )
+                    .label(min.span, "min")
+                    .label(max.span, "max")
+                    .help("swap the bounds or correct one of them"),
+                );
+            }
+        }
     }
 
     fn integer_type(&mut self, decl: &Spanned<AttributeDecl>) -> AttributeType {

@@ -268,6 +268,13 @@ impl Resolver<'_> {
 
     fn capacity(&mut self, units: &Option<Spanned<u64>>) -> Option<u64> {
         units.as_ref().map(|u| {
+            if u.value == 0 {
+                self.error(
+                    Diagnostic::new(Code::InvalidBounds, "capacity is 0")
+                        .label(u.span, "capacity")
+                        .help("DynamoDB provisions at least 1 unit per second: write 1 or more"),
+                );
+            }
             self.at_most(
                 u,
                 bounds::UNITS_PER_SECOND,
