@@ -5,6 +5,8 @@
 
 #[path = "support/grammar.rs"]
 mod grammar;
+#[path = "support/outputs.rs"]
+mod outputs;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -13,8 +15,7 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestError, TestRunner};
 use schema_compiler::diagnostics::Severity;
-use schema_compiler::emit::iam::IamOptions;
-use schema_compiler::{emit, explain, Compilation, Compiler};
+use schema_compiler::{Compilation, Compiler};
 
 /// Random specs per run: about 40 seconds in a debug build on two cores
 /// (`PROPTEST_CASES` overrides it).
@@ -42,7 +43,7 @@ fn run(text: &str) -> Outcome {
     let _ = report.to_json();
     let clean = !compilation.has_errors();
     if clean {
-        every_output(&compiler, &compilation);
+        outputs::every_output(&compiler, &compilation);
     }
     let first_error = compilation
         .diagnostics
@@ -67,32 +68,6 @@ fn check_labels(compilation: &Compilation, text: &str) {
                 "label {start}..{end} outside the text ({} bytes) or inside a character: {d:?}",
                 text.len()
             );
-        }
-    }
-}
-
-/// Every emitter and `explain` on a spec that compiled without errors. A
-/// renderer may refuse with a report (a policy over IAM's size limit); it
-/// may not panic.
-fn every_output(compiler: &Compiler, compilation: &Compilation) {
-    let rust = compiler.generate_rust();
-    assert!(rust.is_ok_and(|files| files.len() == 1));
-    let _ = compiler.generate_iam(&IamOptions::default());
-    assert!(compiler.generate_table().is_ok());
-    assert!(compiler
-        .generate_workbench(&emit::workbench::Options::default())
-        .is_ok());
-    assert!(compiler.generate_docs().is_ok());
-    for compiled in &compilation.specs {
-        let spec = &compiled.spec;
-        assert!(!explain::render_explain(spec).is_empty());
-        for name in spec.access_patterns.keys() {
-            let request = explain::request(spec, name);
-            assert!(request.is_some(), "no request for `{name}`");
-            if let Some(request) = &request {
-                let _ = explain::shell_command(request);
-            }
-            assert!(!explain::render_requests(spec, Some(name)).is_empty());
         }
     }
 }
