@@ -71,15 +71,7 @@ pub fn check_tenant_id_pattern(spec: &ir::Spec, diags: &mut Diagnostics) {
 pub fn check_tenant_prefix(spec: &ir::Spec, diags: &mut Diagnostics) {
     let Some(tenant) = &spec.tenant else { return };
     for (entity, index, template) in tenant_partition_templates(spec) {
-        let starts_with_tenant = template
-            .segments
-            .iter()
-            .find_map(|s| match s {
-                Segment::Placeholder(p) => Some(p.kind == PlaceholderKind::Tenant),
-                Segment::Literal(_) => None,
-            })
-            .unwrap_or(false);
-        if starts_with_tenant {
+        if template.tenant_prefix().is_some() {
             continue;
         }
         let (message, help) = match index {

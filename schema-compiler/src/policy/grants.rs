@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, TransactionOp};
+use crate::ir::{self, IndexRef, Operation, Segment, TransactionOp};
 
 use super::model::Action;
 
@@ -24,14 +24,7 @@ pub(crate) struct Grants<'s> {
 /// Whether a template's first placeholder is the tenant, so that a
 /// `dynamodb:LeadingKeys` pattern can confine it to one tenant.
 pub(crate) fn starts_with_tenant(template: &ir::KeyTemplate) -> bool {
-    template
-        .segments
-        .iter()
-        .find_map(|s| match s {
-            Segment::Placeholder(p) => Some(p.kind == PlaceholderKind::Tenant),
-            Segment::Literal(_) => None,
-        })
-        .unwrap_or(false)
+    template.tenant_prefix().is_some()
 }
 
 impl<'s> Grants<'s> {
