@@ -723,6 +723,17 @@ pub enum IndexRef {
     Index(String),
 }
 
+impl IndexRef {
+    /// An entity's keys where this points: its primary key on the table,
+    /// its keys for the index if it is written into it.
+    pub fn keys_of<'e>(&self, entity: &'e Entity) -> Option<&'e EntityKey> {
+        match self {
+            IndexRef::Table => Some(&entity.primary_key),
+            IndexRef::Index(i) => entity.index_keys.get(i),
+        }
+    }
+}
+
 /// A Query access pattern.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Query {
@@ -778,6 +789,18 @@ pub enum SortOp {
     Gt,
     /// `>=`
     Gte,
+}
+
+impl SortOp {
+    /// Whether the operator compares order (`lt`, `lte`, `gt`, `gte`,
+    /// `between`) rather than matching a key or its prefix: its operands
+    /// are bounds, not templates an entity's keys spell out.
+    pub fn is_range(self) -> bool {
+        match self {
+            SortOp::Equals | SortOp::BeginsWith => false,
+            SortOp::Between | SortOp::Lt | SortOp::Lte | SortOp::Gt | SortOp::Gte => true,
+        }
+    }
 }
 
 /// A typed parameter of an access pattern.

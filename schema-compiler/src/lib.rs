@@ -67,6 +67,7 @@ pub mod encoding;
 pub mod explain;
 pub mod import;
 pub mod ir;
+pub mod lang;
 pub mod macro_support;
 pub(crate) mod naming;
 pub mod output;

@@ -185,7 +185,7 @@ fn compiler(s: &Sources) -> Section {
     let big = check_at.get(&1_000).copied();
     let why = format!(
         "No step visits pairs of entities: the key checks compare only keys whose symbols agree \
-         up to a placeholder (a trie, `check::lang::Candidates`), and the resolver matches an \
+         up to a placeholder (a trie, `lang::Candidates`), and the resolver matches an \
          access pattern only against the entities whose partition key starts like its own \
          (`resolve::unify::Leads`). From 10 to 100 entities check grows {} and generation {}; \
          what grows faster after that is memory, not work: the 1,000-entity design (1.4 MB of \

@@ -34,7 +34,7 @@
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::ir::{self, CharSet, IndexKind, Scope, TenantEnd};
 
-use super::lang::{self, Tok};
+use crate::lang::{self, Tok};
 use super::tenant::is_tag_char;
 
 /// A partition-key template granted to tenant roles, as its pattern.

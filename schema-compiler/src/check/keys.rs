@@ -5,7 +5,7 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::encoding::{self, is_delimiter};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, SortOp};
 
-use super::lang::{intersects, key_syms, Candidates, Sym, Tok};
+use crate::lang::{intersects, key_syms, satisfies, Candidates, Sym, Tok};
 use super::{entity_templates, entity_tokens, pattern_tokens, show_chars};
 
 /// Why: a value containing a delimiter forges key structure and breaks parsing keys back.
@@ -242,9 +242,20 @@ pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
             continue;
         };
         let pk = pattern_tokens(spec, q, &q.pk);
-        let sk = q.sk.as_ref().map(|c| condition_tokens(spec, q, c));
+        let operands: Vec<Vec<Tok>> = q
+            .sk
+            .iter()
+            .flat_map(|c| &c.operands)
+            .map(|o| pattern_tokens(spec, q, o))
+            .collect();
         let mut parts = vec![(pk.as_slice(), false)];
-        parts.extend(sk.as_ref().map(|(cond, prefix)| (cond.as_slice(), *prefix)));
+        match &q.sk {
+            Some(c) if c.op == SortOp::Equals => parts.push((&operands[0], false)),
+            Some(c) if c.op == SortOp::BeginsWith => parts.push((&operands[0], true)),
+            // A range may reach any sort key of the partition.
+            Some(_) => parts.push((&[], true)),
+            None => {}
+        }
         for i in trie.candidates(&key_syms(&parts)) {
             let Keyed {
                 entity,
@@ -255,8 +266,8 @@ pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
             if !intersects(&pk, entity_pk, false) || q.returns.contains(&entity.name.value) {
                 continue;
             }
-            let sk_overlaps = match (&sk, entity_sk) {
-                (Some((cond, prefix)), Some(entity_sk)) => intersects(cond, entity_sk, *prefix),
+            let sk_overlaps = match (&q.sk, entity_sk) {
+                (Some(cond), Some(entity_sk)) => satisfies(entity_sk, cond.op, &operands),
                 _ => true,
             };
             if sk_overlaps {
@@ -267,34 +278,6 @@ pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
                         .help(format!("add `{}` to `returns`, or narrow the sort-key condition so it cannot match `{}`'s keys", entity.name, entity.name)),
                 );
             }
-        }
-    }
-}
-
-/// The language a sort-key condition matches, and whether it is a prefix.
-/// Range conditions are analysed as `begins_with` of their common literal
-/// prefix: what the condition certainly constrains.
-fn condition_tokens(spec: &ir::Spec, q: &ir::Query, cond: &ir::SortCondition) -> (Vec<Tok>, bool) {
-    let operand = |i: usize| pattern_tokens(spec, q, &cond.operands[i]);
-    match cond.op {
-        SortOp::Equals => (operand(0), false),
-        SortOp::BeginsWith => (operand(0), true),
-        SortOp::Between => {
-            let (a, b) = (operand(0), operand(1));
-            let common = a
-                .iter()
-                .zip(&b)
-                .take_while(|(x, y)| matches!((x, y), (Tok::Char(c), Tok::Char(d)) if c == d))
-                .map(|(x, _)| x.clone())
-                .collect();
-            (common, true)
-        }
-        SortOp::Lt | SortOp::Lte | SortOp::Gt | SortOp::Gte => {
-            let prefix = operand(0)
-                .into_iter()
-                .take_while(|t| matches!(t, Tok::Char(_)))
-                .collect();
-            (prefix, true)
         }
     }
 }

@@ -7,7 +7,6 @@
 mod iam;
 mod isolation;
 pub(crate) mod keys;
-pub mod lang;
 mod limits;
 mod names;
 mod patterns;
@@ -15,8 +14,8 @@ mod tenant;
 
 use crate::diagnostics::{Diagnostics, Severity};
 use crate::encoding::{self, Domain};
-use crate::ir::{self, LintLevel, PlaceholderKind, Segment};
-use lang::Tok;
+use crate::ir::{self, LintLevel, PlaceholderKind};
+use crate::lang::Tok;
 
 /// Runs every rule over a spec that resolved without errors.
 pub fn check_spec(spec: &ir::Spec, diags: &mut Diagnostics) {
@@ -92,16 +91,7 @@ fn apply_lints(spec: &ir::Spec, found: Diagnostics, diags: &mut Diagnostics) {
     }
 }
 
-/// The language tokens of an entity's key template.
-pub(crate) fn entity_tokens(
-    spec: &ir::Spec,
-    entity: &ir::Entity,
-    template: &ir::KeyTemplate,
-) -> Vec<Tok> {
-    tokens(template, |p| {
-        encoding::entity_placeholder_domain(spec, entity, p)
-    })
-}
+pub(crate) use crate::lang::entity_tokens;
 
 /// The language tokens of an access pattern's template: parameters range over
 /// the domain of the attributes they fill.
@@ -110,7 +100,7 @@ pub(crate) fn pattern_tokens(
     query: &ir::Query,
     template: &ir::KeyTemplate,
 ) -> Vec<Tok> {
-    tokens(template, |p| match p.kind {
+    crate::lang::template_tokens(template, |p| match p.kind {
         PlaceholderKind::Tenant => spec.tenant.as_ref().map_or_else(
             || encoding::type_domain(&ir::AttributeType::Map, false),
             encoding::tenant_domain,
@@ -129,16 +119,6 @@ pub(crate) fn param_domain(param: &ir::Param) -> Domain {
     encoding::type_domain(&param.r#type, param.encoding == ir::KeyEncoding::Escaped)
 }
 
-fn tokens(template: &ir::KeyTemplate, domain: impl Fn(&ir::Placeholder) -> Domain) -> Vec<Tok> {
-    let mut out = Vec::new();
-    for seg in &template.segments {
-        match seg {
-            Segment::Literal(l) => out.extend(l.chars().map(Tok::Char)),
-            Segment::Placeholder(p) => out.push(Tok::Class(domain(p).alphabet)),
-        }
-    }
-    out
-}
 
 /// Every key template of an entity with where it is used: `None` for the table.
 pub(crate) fn entity_templates(

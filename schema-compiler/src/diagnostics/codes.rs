@@ -92,7 +92,7 @@ codes! {
     OptionalInPrimaryKey = "optional_in_primary_key", Error;
     /// An entity lacks a key the table requires, or has one the table lacks.
     MissingKey = "missing_key", Error;
-    /// An index key attribute has the name of an entity attribute but another value.
+    /// A key attribute would hold two values: an index key attribute named like an entity attribute but written with another value, or one key attribute written by two different templates.
     KeyAttributeConflict = "key_attribute_conflict", Error;
     /// Shards are declared without a `<shard>` placeholder, or the reverse.
     ShardPlaceholder = "shard_placeholder", Error;

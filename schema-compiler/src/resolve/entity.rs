@@ -90,6 +90,7 @@ impl Resolver<'_> {
         };
         entity.primary_key = self.resolve_primary_key(&decl.key, &entity, spec);
         entity.index_keys = self.resolve_index_keys(decl, &entity, spec);
+        self.imply_index_keys(&mut entity, spec);
         self.check_reserved_names(&entity, spec);
         self.check_shard_placeholder(&entity, decl);
         entity.version_attribute = self.resolve_version(decl, &entity);
@@ -334,22 +335,103 @@ impl Resolver<'_> {
                 KeyPlace::Index,
                 &owner,
             );
-            let mut key = ir::EntityKey {
-                pk,
-                sk,
-                sparse: false,
-            };
-            let sparse = key.templates().flat_map(|t| t.placeholders()).any(|p| {
-                p.kind == PlaceholderKind::Attribute
-                    && entity
-                        .attributes
-                        .get(&p.name.value)
-                        .is_some_and(|a| a.optional)
-            });
-            key.sparse = sparse;
-            out.insert(index_name.value.clone(), key);
+            out.insert(index_name.value.clone(), sparse_key(pk, sk, entity));
         }
         out
+    }
+
+    /// DynamoDB puts an item into every index whose key attributes it has,
+    /// whether or not its entity lists the index: an index keyed on the
+    /// table's sort key (an inverted index), or on an attribute another
+    /// index also uses, receives the items of every entity that writes
+    /// those attributes. The entity's keys there are the templates that
+    /// write them. One attribute written by two different templates is an
+    /// error: the item holds one value, so one of the keys would be wrong.
+    fn imply_index_keys(&mut self, entity: &mut ir::Entity, spec: &ir::Spec) {
+        // Every key attribute the entity writes, with the template and where it is declared.
+        let mut written: IndexMap<String, (ir::KeyTemplate, String)> = IndexMap::new();
+        let declared = entity
+            .primary_key
+            .templates()
+            .map(|t| (t, "the table key".to_owned()))
+            .chain(entity.index_keys.iter().flat_map(|(index, keys)| {
+                keys.templates().map(move |t| (t, format!("index `{index}`")))
+            }));
+        for (template, place) in declared {
+            match written.get(&template.attribute) {
+                // Two table keys of one name are `duplicate_name`'s to report.
+                Some((first, first_place))
+                    if first.segments != template.segments && *first_place != place =>
+                {
+                    self.error(
+                        Diagnostic::new(
+                            Code::KeyAttributeConflict,
+                            format!(
+                                "entity `{}` writes key attribute `{}` twice, as `{}` for {first_place} and as `{}` for {place}",
+                                entity.name, template.attribute, first.source, template.source
+                            ),
+                        )
+                        .label(first.source.span, format!("`{}` for {first_place}", template.attribute))
+                        .label(template.source.span, format!("`{}` for {place}", template.attribute))
+                        .help("an item holds one value per attribute: write the same template for both, or give the index its own key attributes"),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    written.insert(template.attribute.clone(), (template.clone(), place));
+                }
+            }
+        }
+        for index in spec.indexes.values() {
+            if entity.index_keys.contains_key(&index.name.value) {
+                continue;
+            }
+            // What the entity writes under a key attribute: a key template,
+            // or its own attribute of that name (a natural key).
+            let template = |key: &ir::KeyAttribute| match written.get(&key.name.value) {
+                Some((template, _)) => Some((template.clone(), None)),
+                None => entity.attributes.get(&key.name.value).map(|attr| {
+                    let name = attr.name.clone();
+                    let template = ir::KeyTemplate {
+                        attribute: key.name.value.clone(),
+                        source: Spanned::new(format!("<{name}>"), name.span),
+                        segments: vec![Segment::Placeholder(ir::Placeholder {
+                            name,
+                            kind: PlaceholderKind::Attribute,
+                        })],
+                    };
+                    (template, Some(attr))
+                }),
+            };
+            let keys = std::iter::once(Some(&index.partition_key))
+                .chain(index.sort_key.as_ref().map(Some))
+                .flatten();
+            let mut found = Vec::new();
+            for key in keys {
+                let Some((template, natural)) = template(key) else {
+                    break;
+                };
+                if let Some(attr) = natural.filter(|a| !natural_type_fits(key.r#type, &a.r#type)) {
+                    self.error(
+                        Diagnostic::new(Code::PlaceholderType, format!("`{}.{}` puts every `{}` item into index `{}` (DynamoDB indexes each item that has the key attributes), but that index's key `{}` is of type {:?}: every write of a `{}` would be refused", entity.name, attr.name, entity.name, index.name, key.name, key.r#type, entity.name))
+                            .label(attr.name.span, "this attribute")
+                            .label(key.name.span, "the index key attribute")
+                            .help("rename the attribute, or give it the index key's type"),
+                    );
+                }
+                found.push(template);
+            }
+            let expected = 1 + usize::from(index.sort_key.is_some());
+            if found.len() != expected {
+                continue;
+            }
+            let mut found = found.into_iter();
+            let (Some(pk), sk) = (found.next(), found.next()) else {
+                continue;
+            };
+            let key = sparse_key(pk, sk, entity);
+            entity.index_keys.insert(index.name.value.clone(), key);
+        }
     }
 
     pub(super) fn unknown_index(&mut self, name: &Spanned<String>, spec: &ir::Spec) {
@@ -529,24 +611,7 @@ impl Resolver<'_> {
         };
         let ok = match (key.r#type, natural.map(|a| &a.r#type)) {
             // The item's own attribute is the key: its DynamoDB type must be the key's.
-            (ir::KeyType::String, Some(t)) => matches!(
-                t,
-                AttributeType::String { .. }
-                    | AttributeType::Enum { .. }
-                    | AttributeType::Datetime {
-                        format: ir::DatetimeFormat::Rfc3339,
-                        ..
-                    }
-            ),
-            (ir::KeyType::Number, Some(t)) => matches!(
-                t,
-                AttributeType::Integer { .. }
-                    | AttributeType::Datetime {
-                        format: ir::DatetimeFormat::EpochSeconds | ir::DatetimeFormat::EpochMillis,
-                        ..
-                    }
-            ),
-            (ir::KeyType::Binary, Some(t)) => matches!(t, AttributeType::Binary { .. }),
+            (key_type, Some(t)) => natural_type_fits(key_type, t),
             (ir::KeyType::String, None) => true,
             (ir::KeyType::Number, None) => matches!(template.segments.as_slice(),
                 [Segment::Placeholder(p)] if p.kind == PlaceholderKind::Shard || entity.attributes.get(&p.name.value).is_some_and(|a| matches!(a.r#type, AttributeType::Integer { .. }))),
@@ -734,6 +799,52 @@ impl Resolver<'_> {
         );
         self.error(d);
     }
+}
+
+/// Whether an attribute stored as `ty` can be a key of type `key` as it is.
+fn natural_type_fits(key: ir::KeyType, ty: &AttributeType) -> bool {
+    match key {
+        ir::KeyType::String => matches!(
+            ty,
+            AttributeType::String { .. }
+                | AttributeType::Enum { .. }
+                | AttributeType::Datetime {
+                    format: ir::DatetimeFormat::Rfc3339,
+                    ..
+                }
+        ),
+        ir::KeyType::Number => matches!(
+            ty,
+            AttributeType::Integer { .. }
+                | AttributeType::Datetime {
+                    format: ir::DatetimeFormat::EpochSeconds | ir::DatetimeFormat::EpochMillis,
+                    ..
+                }
+        ),
+        ir::KeyType::Binary => matches!(ty, AttributeType::Binary { .. }),
+    }
+}
+
+/// An entity's keys in an index: sparse when an optional attribute fills a placeholder.
+fn sparse_key(
+    pk: ir::KeyTemplate,
+    sk: Option<ir::KeyTemplate>,
+    entity: &ir::Entity,
+) -> ir::EntityKey {
+    let mut key = ir::EntityKey {
+        pk,
+        sk,
+        sparse: false,
+    };
+    let sparse = key.templates().flat_map(|t| t.placeholders()).any(|p| {
+        p.kind == PlaceholderKind::Attribute
+            && entity
+                .attributes
+                .get(&p.name.value)
+                .is_some_and(|a| a.optional)
+    });
+    key.sparse = sparse;
+    key
 }
 
 fn empty_template() -> ir::KeyTemplate {

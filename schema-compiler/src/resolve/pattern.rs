@@ -221,9 +221,15 @@ impl Resolver<'_> {
             sk: sk.as_ref(),
             span: query.pk.span,
         };
-        let matching = self.matching_entities(&keyed, spec);
+        let matching = match keyed.sk {
+            Some(cond) if cond.op.is_range() => self.entities_in_range(&keyed, cond, spec),
+            _ => self.matching_entities(&keyed, spec),
+        };
         let returns = self.resolve_returns(decl, &keyed, &matching, spec);
-        let (params, fixed) = self.bind_params(&keyed, &returns, spec);
+        let (params, fixed) = self.bind_params(&keyed, &returns, &matching, spec);
+        if !returns.is_empty() {
+            self.unbound_params(&keyed, &params);
+        }
         Some(ir::Query {
             index,
             pk,
@@ -379,19 +385,7 @@ impl Resolver<'_> {
         p: &KeyedPattern<'_>,
         spec: &ir::Spec,
     ) -> Vec<(String, Vec<Binding>)> {
-        if self.leads.is_empty() {
-            for (i, entity) in spec.entities.values().enumerate() {
-                let all = std::iter::once((IndexRef::Table, &entity.primary_key)).chain(
-                    entity
-                        .index_keys
-                        .iter()
-                        .map(|(index, keys)| (IndexRef::Index(index.clone()), keys)),
-                );
-                for (index, keys) in all {
-                    self.leads.entry(index).or_default().insert(i, &keys.pk);
-                }
-            }
-        }
+        self.file_leads(spec);
         let Some(leads) = self.leads.get(p.index) else {
             return Vec::new();
         };
@@ -403,6 +397,142 @@ impl Resolver<'_> {
                 Some((name.clone(), match_entity(p, entity)?))
             })
             .collect()
+    }
+
+    /// Every entity whose items a range condition (`lt`, `lte`, `gt`, `gte`,
+    /// `between`) can return: its partition key matches, and some sort key
+    /// it writes lies between the bounds in DynamoDB's byte order, whether
+    /// or not it begins like the operand. `gt: "LIKE#<x>"` also returns the
+    /// `POST#…` and `PROFILE` items of the partition; `lte: "REPO#<o>#<r>"`
+    /// also returns `ISSUE#…`. An operand's parameters take their type
+    /// from the entities whose sort key spells the operand out.
+    fn entities_in_range(
+        &mut self,
+        p: &KeyedPattern<'_>,
+        cond: &ir::SortCondition,
+        spec: &ir::Spec,
+    ) -> Vec<(String, Vec<Binding>)> {
+        let candidates = self.pk_matches(p, spec);
+        // Each entity's sort-key bindings: the parameters its sort key
+        // spells out (literal text of a bound fixes nothing).
+        let spelled = |entity: &ir::Entity, sk: &ir::KeyTemplate| -> Vec<Binding> {
+            cond.operands
+                .iter()
+                .filter_map(|o| match_template(o, sk, true))
+                .flatten()
+                .filter(|b| matches!(b.fill, Fill::Param(..)))
+                .filter(|b| entity.attributes.contains_key(&b.placeholder))
+                .collect()
+        };
+        let mut domains: IndexMap<String, crate::encoding::Domain> = IndexMap::new();
+        for (i, _) in &candidates {
+            let entity = &spec.entities[*i];
+            let Some(sk) = p.index.keys_of(entity).and_then(|k| k.sk.as_ref()) else {
+                continue;
+            };
+            for b in spelled(entity, sk) {
+                let (Fill::Param(name, _), Some(attr)) =
+                    (&b.fill, entity.attributes.get(&b.placeholder))
+                else {
+                    continue;
+                };
+                domains.entry(name.clone()).or_insert_with(|| {
+                    crate::encoding::type_domain(
+                        &attr.r#type,
+                        attr.key_encoding() == ir::KeyEncoding::Escaped,
+                    )
+                });
+            }
+        }
+        let any = || crate::encoding::type_domain(&AttributeType::Map, false);
+        let operands: Vec<Vec<crate::lang::Tok>> = cond
+            .operands
+            .iter()
+            .map(|o| {
+                crate::lang::template_tokens(o, |ph| match ph.kind {
+                    PlaceholderKind::Tenant => spec
+                        .tenant
+                        .as_ref()
+                        .map_or_else(any, crate::encoding::tenant_domain),
+                    PlaceholderKind::Shard => crate::encoding::shard_domain(u32::MAX),
+                    PlaceholderKind::Attribute => {
+                        domains.get(&ph.name.value).cloned().unwrap_or_else(any)
+                    }
+                })
+            })
+            .collect();
+        candidates
+            .into_iter()
+            .filter_map(|(i, mut bindings)| {
+                let (name, entity) = spec.entities.get_index(i)?;
+                let sk = p.index.keys_of(entity)?.sk.as_ref()?;
+                let tokens = crate::lang::entity_tokens(spec, entity, sk);
+                if !crate::lang::satisfies(&tokens, cond.op, &operands) {
+                    return None;
+                }
+                bindings.extend(spelled(entity, sk));
+                Some((name.clone(), bindings))
+            })
+            .collect()
+    }
+
+    /// The entities (by position) whose partition key on the index the
+    /// pattern's partition key fills, with the bindings.
+    fn pk_matches(&mut self, p: &KeyedPattern<'_>, spec: &ir::Spec) -> Vec<(usize, Vec<Binding>)> {
+        self.file_leads(spec);
+        let Some(leads) = self.leads.get(p.index) else {
+            return Vec::new();
+        };
+        leads
+            .candidates(p.pk)
+            .into_iter()
+            .filter_map(|i| {
+                let (_, entity) = spec.entities.get_index(i)?;
+                let keys = p.index.keys_of(entity)?;
+                Some((i, match_template(p.pk, &keys.pk, false)?))
+            })
+            .collect()
+    }
+
+    /// A parameter of the pattern that fills no attribute of the entities
+    /// it returns has no type and no value to send.
+    fn unbound_params(&mut self, p: &KeyedPattern<'_>, params: &IndexMap<String, ir::Param>) {
+        let templates = std::iter::once(p.pk).chain(p.sk.iter().flat_map(|s| s.operands.iter()));
+        let mut seen = std::collections::BTreeSet::new();
+        for ph in templates.flat_map(|t| t.placeholders()) {
+            if ph.kind != PlaceholderKind::Attribute
+                || params.contains_key(&ph.name.value)
+                || !seen.insert(ph.name.value.clone())
+            {
+                continue;
+            }
+            self.error(
+                Diagnostic::new(
+                    Code::PatternMismatch,
+                    format!("parameter `<{}>` fills no attribute of the entities this pattern returns", ph.name),
+                )
+                .label(ph.name.span, "this parameter")
+                .help("a parameter takes its type from the key placeholder it fills: spell out a returned entity's sort key up to it, or write a literal bound"),
+            );
+        }
+    }
+
+    /// Files every entity's partition keys by their leads, once.
+    fn file_leads(&mut self, spec: &ir::Spec) {
+        if !self.leads.is_empty() {
+            return;
+        }
+        for (i, entity) in spec.entities.values().enumerate() {
+            let all = std::iter::once((IndexRef::Table, &entity.primary_key)).chain(
+                entity
+                    .index_keys
+                    .iter()
+                    .map(|(index, keys)| (IndexRef::Index(index.clone()), keys)),
+            );
+            for (index, keys) in all {
+                self.leads.entry(index).or_default().insert(i, &keys.pk);
+            }
+        }
     }
 
     fn resolve_returns(
@@ -514,6 +644,7 @@ impl Resolver<'_> {
         &mut self,
         p: &KeyedPattern<'_>,
         returns: &[String],
+        matching: &[(String, Vec<Binding>)],
         spec: &ir::Spec,
     ) -> (IndexMap<String, ir::Param>, Vec<ir::FixedValue>) {
         let mut params: IndexMap<String, ir::Param> = IndexMap::new();
@@ -524,7 +655,7 @@ impl Resolver<'_> {
             .collect();
         for entity_name in returns {
             let entity = &spec.entities[entity_name];
-            let Some(bindings) = match_entity(p, entity) else {
+            let Some((_, bindings)) = matching.iter().find(|(m, _)| m == entity_name) else {
                 continue;
             };
             for b in bindings
@@ -745,10 +876,7 @@ fn serving_index(p: &KeyedPattern<'_>, entity: &ir::Entity, spec: &ir::Spec) -> 
 
 /// The bindings if `entity`'s keys on the index satisfy the condition.
 fn match_entity(p: &KeyedPattern<'_>, entity: &ir::Entity) -> Option<Vec<Binding>> {
-    let keys = match p.index {
-        IndexRef::Table => &entity.primary_key,
-        IndexRef::Index(i) => entity.index_keys.get(i)?,
-    };
+    let keys = p.index.keys_of(entity)?;
     let mut bindings = match_template(p.pk, &keys.pk, false)?;
     if let Some(cond) = p.sk {
         let entity_sk = keys.sk.as_ref()?;

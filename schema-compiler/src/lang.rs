@@ -6,7 +6,30 @@
 //! over pairs of positions decides it exactly (lengths beyond "at least one"
 //! are not modelled, which can only over-report).
 
-use crate::ir::CharSet;
+use crate::encoding::{self, Domain};
+use crate::ir::{self, CharSet, Segment};
+
+/// The tokens of a template, each placeholder a class of its domain's alphabet.
+pub fn template_tokens(
+    template: &ir::KeyTemplate,
+    domain: impl Fn(&ir::Placeholder) -> Domain,
+) -> Vec<Tok> {
+    let mut out = Vec::new();
+    for seg in &template.segments {
+        match seg {
+            Segment::Literal(l) => out.extend(l.chars().map(Tok::Char)),
+            Segment::Placeholder(p) => out.push(Tok::Class(domain(p).alphabet)),
+        }
+    }
+    out
+}
+
+/// The tokens of an entity's key template.
+pub fn entity_tokens(spec: &ir::Spec, entity: &ir::Entity, template: &ir::KeyTemplate) -> Vec<Tok> {
+    template_tokens(template, |p| {
+        encoding::entity_placeholder_domain(spec, entity, p)
+    })
+}
 
 /// One position of a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,6 +227,191 @@ fn common_char(a: Label<'_>, b: Label<'_>) -> Option<char> {
                 })
         }
     }
+}
+
+/// Whether some string of `sk` (an entity's sort key) satisfies a sort-key
+/// condition with operator `op` over operands of languages `operands`.
+pub fn satisfies(sk: &[Tok], op: ir::SortOp, operands: &[Vec<Tok>]) -> bool {
+    let bound = |i: usize, strict: bool| {
+        operands.get(i).map(|toks| Bound {
+            toks: toks.as_slice(),
+            strict,
+        })
+    };
+    let first = operands.first().map_or(&[][..], Vec::as_slice);
+    match op {
+        ir::SortOp::Equals => intersects(first, sk, false),
+        ir::SortOp::BeginsWith => intersects(first, sk, true),
+        ir::SortOp::Lt => in_range(sk, None, bound(0, true)),
+        ir::SortOp::Lte => in_range(sk, None, bound(0, false)),
+        ir::SortOp::Gt => in_range(sk, bound(0, true), None),
+        ir::SortOp::Gte => in_range(sk, bound(0, false), None),
+        ir::SortOp::Between => in_range(sk, bound(0, false), bound(1, false)),
+    }
+}
+
+/// One bound of a range condition on a sort key: the strings of the
+/// operand's language, and whether the bound itself is excluded (`lt`, `gt`).
+#[derive(Debug, Clone, Copy)]
+pub struct Bound<'a> {
+    /// The operand's tokens, its parameters ranging over their domains.
+    pub toks: &'a [Tok],
+    /// `true` for `lt` and `gt`, `false` for `lte`, `gte` and `between`.
+    pub strict: bool,
+}
+
+/// Where a string being built stands against one bound: still equal to a
+/// prefix of some string of the bound (at that state), or already decided
+/// in its favour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Side {
+    Equal(State),
+    Decided,
+}
+
+/// Whether some string of `e` lies in the range that `lower` and `upper`
+/// bound, for some strings of the bounds: DynamoDB's key comparison, which
+/// is on UTF-8 bytes and so the order of code points. A string is below
+/// another when it is a proper prefix of it, or when at the first place
+/// they differ its character is the smaller. Each bound's placeholders
+/// range on their own (in `between: [A<x>, B<x>]` the two `<x>` are not
+/// tied), and lengths beyond "at least one" are not modelled: both can
+/// only over-report, so an entity this keeps may be empty, never one it
+/// drops may be returned.
+///
+/// A search over triples of states: `e`'s, and each bound's `Side`. A
+/// character the string reads may equal the bound's (the bound stays
+/// tracked), lie above the lower bound's or below the upper bound's
+/// (that bound is decided), or contradict it (the branch dies).
+pub fn in_range(e: &[Tok], lower: Option<Bound<'_>>, upper: Option<Bound<'_>>) -> bool {
+    let start_side = |b: Option<Bound<'_>>| match b {
+        Some(_) => Side::Equal((0, false)),
+        None => Side::Decided,
+    };
+    let start = ((0, false), start_side(lower), start_side(upper));
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = vec![start];
+    while let Some(state @ (se, lo, hi)) = queue.pop() {
+        if !seen.insert(state) {
+            continue;
+        }
+        if accepting(e, se) && ends_within(lower, lo, Low) && ends_within(upper, hi, High) {
+            return true;
+        }
+        let Some((le, ne)) = step(e, se) else {
+            continue;
+        };
+        let e_chars = label_ranges(le);
+        for (lo_next, lo_allowed) in moves(lower, lo, Low) {
+            for (hi_next, hi_allowed) in moves(upper, hi, High) {
+                let allowed = intersect(&intersect(&e_chars, &lo_allowed), &hi_allowed);
+                if allowed.is_empty() {
+                    continue;
+                }
+                let (next_e, count_e) = closure(e, ne);
+                for ce in &next_e[..count_e] {
+                    for l in expand(lower, lo_next) {
+                        for h in expand(upper, hi_next) {
+                            queue.push((*ce, l, h));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Which bound a [`Side`] is kept against.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    Low,
+    High,
+}
+use Dir::{High, Low};
+
+/// Whether the string, ending here, satisfies the bound.
+fn ends_within(bound: Option<Bound<'_>>, side: Side, dir: Dir) -> bool {
+    let (Some(b), Side::Equal(s)) = (bound, side) else {
+        return true;
+    };
+    // Equal so far: the string equals the bound's string if that ends here
+    // too; below it if the bound goes on.
+    (accepting(b.toks, s) && !b.strict) || (dir == High && step(b.toks, s).is_some())
+}
+
+/// The bound's next sides when the string reads one more character, each
+/// with the characters that move allows.
+fn moves(bound: Option<Bound<'_>>, side: Side, dir: Dir) -> Vec<(Side, Vec<(char, char)>)> {
+    let all = vec![('\0', char::MAX)];
+    let (Some(b), Side::Equal(s)) = (bound, side) else {
+        return vec![(Side::Decided, all)];
+    };
+    let mut out = Vec::new();
+    // The bound's string ended and ours goes on: ours is the greater.
+    if accepting(b.toks, s) && dir == Low {
+        out.push((Side::Decided, all));
+    }
+    if let Some((label, next)) = step(b.toks, s) {
+        let chars = label_ranges(label);
+        let (Some(lowest), Some(highest)) = (
+            chars.iter().map(|r| r.0).min(),
+            chars.iter().map(|r| r.1).max(),
+        ) else {
+            return out;
+        };
+        out.push((Side::Equal(next), chars));
+        let beyond = match dir {
+            Dir::Low => char_after(lowest).map(|c| (c, char::MAX)),
+            Dir::High => char_before(highest).map(|c| ('\0', c)),
+        };
+        out.extend(beyond.map(|r| (Side::Decided, vec![r])));
+    }
+    out
+}
+
+/// The states a side stands for after a step (a class may go on or end).
+fn expand(bound: Option<Bound<'_>>, side: Side) -> Vec<Side> {
+    match (bound, side) {
+        (Some(b), Side::Equal(s)) => {
+            let (next, count) = closure(b.toks, s);
+            next[..count].iter().map(|s| Side::Equal(*s)).collect()
+        }
+        _ => vec![Side::Decided],
+    }
+}
+
+fn label_ranges(label: Label<'_>) -> Vec<(char, char)> {
+    match label {
+        Label::Char(c) => vec![(c, c)],
+        Label::Set(s) => {
+            let mut r = s.ranges.clone();
+            r.sort_unstable();
+            r
+        }
+    }
+}
+
+fn intersect(a: &[(char, char)], b: &[(char, char)]) -> Vec<(char, char)> {
+    let mut out: Vec<(char, char)> = a
+        .iter()
+        .flat_map(|&(alo, ahi)| {
+            b.iter().filter_map(move |&(blo, bhi)| {
+                let (lo, hi) = (alo.max(blo), ahi.min(bhi));
+                (lo <= hi).then_some((lo, hi))
+            })
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+fn char_after(c: char) -> Option<char> {
+    (u32::from(c) + 1..=u32::from(char::MAX)).find_map(char::from_u32)
+}
+
+fn char_before(c: char) -> Option<char> {
+    (0..u32::from(c)).rev().find_map(char::from_u32)
 }
 
 /// One position of a key as [`Candidates`] compares it.
@@ -513,6 +721,109 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every string of `toks` over the alphabet `abc`, up to `max` characters.
+    fn strings(toks: &[Tok], max: usize) -> Vec<String> {
+        fn go(toks: &[Tok], max: usize, prefix: &mut String, out: &mut Vec<String>) {
+            let Some(first) = toks.first() else {
+                out.push(prefix.clone());
+                return;
+            };
+            if prefix.len() >= max {
+                return;
+            }
+            let chars: Vec<char> = match first {
+                Tok::Char(c) => vec![*c],
+                Tok::Class(s) | Tok::One(s) => "abc".chars().filter(|c| contains(s, *c)).collect(),
+            };
+            for c in chars {
+                prefix.push(c);
+                go(&toks[1..], max, prefix, out);
+                if matches!(first, Tok::Class(_)) {
+                    // The class may take more characters.
+                    let mut again = vec![first.clone()];
+                    again.extend_from_slice(&toks[1..]);
+                    go(&again, max, prefix, out);
+                }
+                prefix.pop();
+            }
+        }
+        let mut out = Vec::new();
+        go(toks, max, &mut String::new(), &mut out);
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn small_tok() -> impl proptest::strategy::Strategy<Value = Tok> {
+        use proptest::prelude::*;
+        let set = |r: Vec<(char, char)>| CharSet { ranges: r };
+        prop_oneof![
+            prop::sample::select(vec!['a', 'b', 'c']).prop_map(Tok::Char),
+            prop::sample::select(vec![
+                vec![('a', 'c')],
+                vec![('a', 'a')],
+                vec![('b', 'c')],
+                vec![('a', 'a'), ('c', 'c')],
+            ])
+            .prop_map(move |r| Tok::Class(set(r))),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// `in_range` against brute force over short strings: long enough
+        /// for every witness of templates this short.
+        #[test]
+        fn in_range_agrees_with_brute_force(
+            e in proptest::collection::vec(small_tok(), 1..4),
+            lo in proptest::option::of(proptest::collection::vec(small_tok(), 1..4)),
+            hi in proptest::option::of(proptest::collection::vec(small_tok(), 1..4)),
+            strict_lo: bool,
+            strict_hi: bool,
+        ) {
+            const MAX: usize = 7;
+            let es = strings(&e, MAX);
+            let los = lo.as_deref().map(|l| strings(l, MAX));
+            let his = hi.as_deref().map(|h| strings(h, MAX));
+            let above = |s: &String| los.as_ref().is_none_or(|ls| ls.iter().any(|l| if strict_lo { l < s } else { l <= s }));
+            let below = |s: &String| his.as_ref().is_none_or(|hs| hs.iter().any(|h| if strict_hi { s < h } else { s <= h }));
+            let brute = es.iter().any(|s| above(s) && below(s));
+            let decided = in_range(
+                &e,
+                lo.as_deref().map(|toks| Bound { toks, strict: strict_lo }),
+                hi.as_deref().map(|toks| Bound { toks, strict: strict_hi }),
+            );
+            proptest::prop_assert_eq!(decided, brute, "e={:?} lo={:?} hi={:?}", e, lo, hi);
+        }
+    }
+
+    #[test]
+    fn ranges_reach_past_their_prefix() {
+        // `gt: LIKE#<x>` reaches `POST#…` and `PROFILE`; `lte: REPO#<o>` reaches `ISSUE#…`.
+        let x = || alnum();
+        let like: Vec<Tok> = lit("LIKE#").into_iter().chain([x()]).collect();
+        let post: Vec<Tok> = lit("POST#").into_iter().chain([x()]).collect();
+        fn above(toks: &[Tok]) -> Option<Bound<'_>> {
+            Some(Bound { toks, strict: true })
+        }
+        assert!(in_range(&post, above(&like), None));
+        assert!(in_range(&lit("PROFILE"), above(&like), None));
+        assert!(!in_range(&lit("ALBUM"), above(&like), None));
+        let repo: Vec<Tok> = lit("REPO#").into_iter().chain([x()]).collect();
+        let issue: Vec<Tok> = lit("ISSUE#").into_iter().chain([x()]).collect();
+        fn upto(toks: &[Tok]) -> Option<Bound<'_>> {
+            Some(Bound { toks, strict: false })
+        }
+        assert!(in_range(&issue, None, upto(&repo)));
+        assert!(in_range(&repo, None, upto(&repo)));
+        assert!(!in_range(&lit("STAR#1"), None, upto(&repo)));
+        // A proper prefix sorts first: `A` < `A#…`, so `lt: A` holds nothing of `A#<x>`.
+        let a_hash: Vec<Tok> = lit("A#").into_iter().chain([x()]).collect();
+        assert!(!in_range(&a_hash, None, Some(Bound { toks: &lit("A"), strict: false })));
+        assert!(in_range(&lit("A"), None, Some(Bound { toks: &a_hash, strict: true })));
     }
 
     #[test]
