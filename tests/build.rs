@@ -1,4 +1,12 @@
-//! Compiles every spec in `schemas/` into a repository module.
+//! Compiles every spec in `schemas/` into a repository module, and the
+//! soundness harness's generated specs (`soundness/gen.rs`) that `check`
+//! accepts into one module each, with a driver per spec.
+
+#[path = "soundness/gen.rs"]
+#[allow(dead_code, clippy::all)]
+mod gen;
+
+use std::fmt::Write as _;
 
 fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
@@ -12,4 +20,83 @@ fn main() {
     schema_compiler::Compiler::new()
         .compile_to_out_dir(&specs)
         .unwrap();
+    soundness();
+}
+
+/// `SOUNDNESS_SPECS` specs (default 24) from seed `SOUNDNESS_SEED` (default 0) on.
+fn soundness() {
+    println!("cargo:rerun-if-changed=soundness/gen.rs");
+    println!("cargo:rerun-if-env-changed=SOUNDNESS_SPECS");
+    println!("cargo:rerun-if-env-changed=SOUNDNESS_SEED");
+    let number = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (count, first) = (number("SOUNDNESS_SPECS", 24), number("SOUNDNESS_SEED", 0));
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
+    let mut drivers = String::new();
+    let mut accepted = Vec::new();
+    let mut rejected: std::collections::BTreeMap<String, u64> = Default::default();
+    for seed in first..first + count {
+        let spec = gen::generate(seed);
+        let yaml = spec.yaml();
+        let module = format!("soundness_{seed}");
+        std::fs::write(out.join(format!("{module}.yaml")), &yaml).unwrap();
+        let mut compiler = schema_compiler::Compiler::new();
+        compiler.source(format!("{module}.yaml"), yaml.clone());
+        let compilation = compiler.compile();
+        if compilation.has_errors() {
+            let codes: std::collections::BTreeSet<_> = compilation
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == schema_compiler::diagnostics::Severity::Error)
+                .map(|d| d.code.name())
+                .collect();
+            for code in codes {
+                *rejected.entry(code.to_owned()).or_default() += 1;
+            }
+            continue;
+        }
+        let ir = &compilation.specs[0].spec;
+        let calls: Vec<gen::Call> = ir
+            .access_patterns
+            .values()
+            .filter_map(|p| match &p.operation {
+                schema_compiler::ir::Operation::Query(q) => Some(gen::Call {
+                    pattern: p.name.value.clone(),
+                    params: q.params.keys().cloned().collect(),
+                    returns: q.returns.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        let files = compiler
+            .generate_rust()
+            .expect("an accepted spec generates");
+        for file in files {
+            std::fs::write(out.join(format!("{module}.rs")), file.contents).unwrap();
+        }
+        drivers.push_str(&gen::render_driver(&spec, &module, &calls));
+        accepted.push(seed);
+    }
+    let _ = writeln!(
+        drivers,
+        "/// Seeds of the generated specs `check` accepted.\npub const ACCEPTED: &[u64] = &{accepted:?};"
+    );
+    let _ = writeln!(
+        drivers,
+        "/// How many generated specs `check` rejected, by error code (a spec counts once per code).\npub const REJECTED: &[(&str, u64)] = &{:?};",
+        rejected.into_iter().collect::<Vec<_>>()
+    );
+    let _ = writeln!(drivers, "/// Every accepted spec's driver.\npub fn drivers() -> Vec<(u64, fn(schema_runtime::sdk::Client, String) -> futures_util::future::BoxFuture<'static, crate::soundness::Run>)> {{\n    vec![");
+    for seed in &accepted {
+        let _ = writeln!(
+            drivers,
+            "        ({seed}, |c, t| Box::pin(soundness_{seed}::run(c, t))),"
+        );
+    }
+    drivers.push_str("    ]\n}\n");
+    std::fs::write(out.join("soundness_drivers.rs"), drivers).unwrap();
 }

@@ -815,15 +815,32 @@ mod tests {
         let repo: Vec<Tok> = lit("REPO#").into_iter().chain([x()]).collect();
         let issue: Vec<Tok> = lit("ISSUE#").into_iter().chain([x()]).collect();
         fn upto(toks: &[Tok]) -> Option<Bound<'_>> {
-            Some(Bound { toks, strict: false })
+            Some(Bound {
+                toks,
+                strict: false,
+            })
         }
         assert!(in_range(&issue, None, upto(&repo)));
         assert!(in_range(&repo, None, upto(&repo)));
         assert!(!in_range(&lit("STAR#1"), None, upto(&repo)));
         // A proper prefix sorts first: `A` < `A#…`, so `lt: A` holds nothing of `A#<x>`.
         let a_hash: Vec<Tok> = lit("A#").into_iter().chain([x()]).collect();
-        assert!(!in_range(&a_hash, None, Some(Bound { toks: &lit("A"), strict: false })));
-        assert!(in_range(&lit("A"), None, Some(Bound { toks: &a_hash, strict: true })));
+        assert!(!in_range(
+            &a_hash,
+            None,
+            Some(Bound {
+                toks: &lit("A"),
+                strict: false
+            })
+        ));
+        assert!(in_range(
+            &lit("A"),
+            None,
+            Some(Bound {
+                toks: &a_hash,
+                strict: true
+            })
+        ));
     }
 
     #[test]

@@ -192,13 +192,14 @@ impl<T: Send + 'static> Query<T> {
         });
         let partitions = positions
             .into_iter()
-            .map(|position| Partition {
+            .enumerate()
+            .map(|(index, position)| Partition {
                 buffer: VecDeque::new(),
                 next: match &position {
                     Position::After(key) => Some(key.clone()),
                     _ => None,
                 },
-                fetched: matches!(position, Position::Done),
+                fetched: matches!(position, Position::Done) || shared.request.empty_range(index),
                 position,
             })
             .collect();
@@ -239,6 +240,27 @@ impl<T: Send + 'static> Query<T> {
     pub async fn first(self) -> Result<Option<T>, Error> {
         let items = self.limit(1).all().await?;
         Ok(items.into_iter().next())
+    }
+}
+
+impl QueryRequest {
+    /// Whether partition `index`'s sort-key range holds nothing by its
+    /// bounds: a `BETWEEN` (`:sk0`, `:sk1`) whose lower bound sorts after
+    /// its upper bound (key strings compare as UTF-8 bytes, as Rust's
+    /// `str` does). DynamoDB refuses such a request with a
+    /// ValidationException where the range is simply empty, so it is not
+    /// sent and the partition reads as empty.
+    fn empty_range(&self, index: usize) -> bool {
+        let Some(values) = self.partitions.get(index) else {
+            return false;
+        };
+        match (values.get(":sk0"), values.get(":sk1")) {
+            (Some(AttributeValue::S(low)), Some(AttributeValue::S(high))) => low > high,
+            (Some(AttributeValue::B(low)), Some(AttributeValue::B(high))) => {
+                low.as_ref() > high.as_ref()
+            }
+            _ => false,
+        }
     }
 }
 

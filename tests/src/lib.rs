@@ -6,6 +6,7 @@ pub mod capture;
 pub mod dynamo_json;
 pub mod faults;
 pub mod server;
+pub mod soundness;
 pub mod tables;
 
 /// The generated repositories, one module per spec.
@@ -22,4 +23,11 @@ pub mod generated {
     schema_runtime::include_generated!(pub short_lived_messages);
     schema_runtime::include_generated!(pub support_ticket);
     schema_runtime::include_generated!(pub vertical_partitioning);
+}
+
+/// The soundness harness's generated specs that `check` accepted, each
+/// with its repository and its driver (see `tests/soundness/gen.rs`).
+#[allow(missing_docs, clippy::all, unused_imports)]
+pub mod soundness_specs {
+    include!(concat!(env!("OUT_DIR"), "/soundness_drivers.rs"));
 }

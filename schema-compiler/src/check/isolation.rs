@@ -34,8 +34,8 @@
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::ir::{self, CharSet, IndexKind, Scope, TenantEnd};
 
-use crate::lang::{self, Tok};
 use super::tenant::is_tag_char;
+use crate::lang::{self, Tok};
 
 /// A partition-key template granted to tenant roles, as its pattern.
 struct Grant<'s> {

@@ -5,8 +5,8 @@ use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::encoding::{self, is_delimiter};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, SortOp};
 
-use crate::lang::{intersects, key_syms, satisfies, Candidates, Sym, Tok};
 use super::{entity_templates, entity_tokens, pattern_tokens, show_chars};
+use crate::lang::{intersects, key_syms, satisfies, Candidates, Sym, Tok};
 
 /// Why: a value containing a delimiter forges key structure and breaks parsing keys back.
 pub fn check_delimiter_injection(spec: &ir::Spec, diags: &mut Diagnostics) {
@@ -242,12 +242,11 @@ pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
             continue;
         };
         let pk = pattern_tokens(spec, q, &q.pk);
-        let operands: Vec<Vec<Tok>> = q
-            .sk
-            .iter()
-            .flat_map(|c| &c.operands)
-            .map(|o| pattern_tokens(spec, q, o))
-            .collect();
+        let operands: Vec<Vec<Tok>> =
+            q.sk.iter()
+                .flat_map(|c| &c.operands)
+                .map(|o| pattern_tokens(spec, q, o))
+                .collect();
         let mut parts = vec![(pk.as_slice(), false)];
         match &q.sk {
             Some(c) if c.op == SortOp::Equals => parts.push((&operands[0], false)),

@@ -119,7 +119,6 @@ pub(crate) fn param_domain(param: &ir::Param) -> Domain {
     encoding::type_domain(&param.r#type, param.encoding == ir::KeyEncoding::Escaped)
 }
 
-
 /// Every key template of an entity with where it is used: `None` for the table.
 pub(crate) fn entity_templates(
     entity: &ir::Entity,

@@ -355,7 +355,8 @@ impl Resolver<'_> {
             .templates()
             .map(|t| (t, "the table key".to_owned()))
             .chain(entity.index_keys.iter().flat_map(|(index, keys)| {
-                keys.templates().map(move |t| (t, format!("index `{index}`")))
+                keys.templates()
+                    .map(move |t| (t, format!("index `{index}`")))
             }));
         for (template, place) in declared {
             match written.get(&template.attribute) {

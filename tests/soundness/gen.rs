@@ -1,0 +1,776 @@
+//! The soundness harness's spec generator, run by `build.rs`.
+//!
+//! Each seed gives a random spec drawn from the spec language (tenant-
+//! scoped entities with composite keys over pattern-checked and escaped
+//! strings, offset integers, enums and booleans; overloaded and sparse
+//! global indexes, inverted indexes keyed on the table's own attributes,
+//! local indexes; queries with every sort-key operator, both orders,
+//! limits and small pages), biased towards near-collisions: shared key
+//! prefixes, literals that are prefixes of each other, enum values that
+//! are prefixes of each other, one attribute name with two types. It also
+//! draws the items to write and the calls to make, and encodes every key
+//! a call should read with its own encoder, written from docs/spec.md
+//! ("How values are written into keys"), not from the compiler.
+//!
+//! `build.rs` keeps the specs `check` accepts and renders, per spec, a
+//! driver module (`render_driver`) that writes the items through the
+//! generated repository, runs every call and hands the results and the
+//! expected keys to the oracle in `singletable_tests::soundness`.
+
+use std::fmt::Write as _;
+
+/// A placeholder's type as the generator knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ty {
+    /// A string of the given characters, 1 to `max` long.
+    Str { chars: &'static str, max: usize },
+    /// A string with `escape: true`.
+    Escaped,
+    /// An integer in `min..=max`.
+    Int { min: i64, max: i64 },
+    /// An enum.
+    Enum(&'static [&'static str]),
+    /// A boolean.
+    Bool,
+}
+
+impl Ty {
+    fn yaml(&self) -> String {
+        match self {
+            Ty::Str { chars, max } => {
+                format!("{{ type: string, pattern: \"^[{chars}]{{1,{max}}}$\" }}")
+            }
+            Ty::Escaped => "{ type: string, max_length: 12, escape: true }".into(),
+            Ty::Int { min, max } => format!("{{ type: integer, min: {min}, max: {max} }}"),
+            Ty::Enum(values) => format!("{{ type: enum, values: [{}] }}", values.join(", ")),
+            Ty::Bool => "boolean".into(),
+        }
+    }
+
+    /// A value as a Rust expression and as the key text docs/spec.md says it is written as.
+    fn value(&self, rng: &mut fastrand::Rng) -> Value {
+        match self {
+            Ty::Str { chars, max } => {
+                let pool: &[&str] = match *chars {
+                    "a-z" => &["a", "ab", "b", "abc", "z"],
+                    _ => &["a", "a1", "b0", "ab", "9"],
+                };
+                let s = pool[rng.usize(..pool.len())];
+                let s = &s[..s.len().min(*max)];
+                Value::text(s, s.to_owned())
+            }
+            Ty::Escaped => {
+                let pool = ["a/b", "a b", "x#y", "a", "%", "a_b", "é"];
+                let s = pool[rng.usize(..pool.len())];
+                Value::text(s, escape(s))
+            }
+            Ty::Int { min, max } => {
+                let picks = [
+                    *min,
+                    *max,
+                    (*min).max(0).min(*max),
+                    min + (max - min) / 2,
+                    min + 1,
+                ];
+                let n = picks[rng.usize(..picks.len())].clamp(*min, *max);
+                Value {
+                    rust: format!("{n}_i64"),
+                    key: encode_integer(*min, *max, n),
+                }
+            }
+            Ty::Enum(values) => {
+                let v = values[rng.usize(..values.len())];
+                Value {
+                    rust: format!("{v:?}.parse().unwrap()"),
+                    key: v.to_owned(),
+                }
+            }
+            Ty::Bool => {
+                let b = rng.bool();
+                Value {
+                    rust: b.to_string(),
+                    key: b.to_string(),
+                }
+            }
+        }
+    }
+}
+
+/// A drawn value.
+#[derive(Debug, Clone)]
+pub struct Value {
+    /// How the driver writes it (a field or an argument).
+    pub rust: String,
+    /// How it is written into a key.
+    pub key: String,
+}
+
+impl Value {
+    fn text(s: &str, key: String) -> Value {
+        Value {
+            rust: format!("{s:?}.to_owned()"),
+            key,
+        }
+    }
+}
+
+/// docs/spec.md: every character other than ASCII letters, digits and `_`
+/// becomes `%XX`, one per UTF-8 byte.
+fn escape(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+/// docs/spec.md: `min` ≥ 0: zero-padded to the digits of `max`; otherwise
+/// the value minus `min`, zero-padded to the digits of `max − min`.
+fn encode_integer(min: i64, max: i64, n: i64) -> String {
+    let (value, top) = if min >= 0 {
+        (i128::from(n), i128::from(max))
+    } else {
+        (
+            i128::from(n) - i128::from(min),
+            i128::from(max) - i128::from(min),
+        )
+    };
+    let width = top.to_string().len();
+    format!("{value:0width$}")
+}
+
+/// A template segment.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seg {
+    Lit(String),
+    Tenant,
+    Attr(String),
+}
+
+/// A key template.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Template(pub Vec<Seg>);
+
+impl Template {
+    fn yaml(&self) -> String {
+        self.0
+            .iter()
+            .map(|s| match s {
+                Seg::Lit(l) => l.clone(),
+                Seg::Tenant => "<tenant>".into(),
+                Seg::Attr(a) => format!("<{a}>"),
+            })
+            .collect()
+    }
+
+    fn attrs(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().filter_map(|s| match s {
+            Seg::Attr(a) => Some(a.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The key text for a tenant and attribute values.
+    fn encode(&self, tenant: &str, values: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        let mut out = String::new();
+        for s in &self.0 {
+            match s {
+                Seg::Lit(l) => out.push_str(l),
+                Seg::Tenant => out.push_str(tenant),
+                Seg::Attr(a) => out.push_str(&values(a)?),
+            }
+        }
+        Some(out)
+    }
+
+    /// Prefixes cut right after a `#` (the forms a `begins_with` takes).
+    fn delimited_prefixes(&self) -> Vec<Template> {
+        let mut out = Vec::new();
+        for (i, s) in self.0.iter().enumerate() {
+            if let Seg::Lit(l) = s {
+                for (j, c) in l.char_indices() {
+                    if c == '#' || c == '|' {
+                        let mut t = self.0[..i].to_vec();
+                        t.push(Seg::Lit(l[..=j].to_owned()));
+                        out.push(Template(t));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One attribute of an entity.
+#[derive(Debug, Clone)]
+pub struct Attr {
+    pub name: String,
+    pub ty: Ty,
+    pub optional: bool,
+}
+
+/// One entity.
+#[derive(Debug, Clone)]
+pub struct Entity {
+    pub name: String,
+    pub attrs: Vec<Attr>,
+    pub pk: Template,
+    pub sk: Template,
+    /// `(index, pk, sk)`; a local index's pk is the table's.
+    pub indexes: Vec<(String, Template, Template)>,
+}
+
+/// An index: its name, key attribute names and whether it is local.
+#[derive(Debug, Clone)]
+pub struct Index {
+    pub name: String,
+    pub pk: String,
+    pub sk: String,
+    pub local: bool,
+}
+
+/// A sort-key operator.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    Equals,
+    BeginsWith,
+    Lt,
+    Lte,
+    Gt,
+    Gte,
+    Between,
+}
+
+impl Op {
+    fn yaml(self) -> &'static str {
+        match self {
+            Op::Equals => "equals",
+            Op::BeginsWith => "begins_with",
+            Op::Lt => "lt",
+            Op::Lte => "lte",
+            Op::Gt => "gt",
+            Op::Gte => "gte",
+            Op::Between => "between",
+        }
+    }
+}
+
+/// An access pattern.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    pub name: String,
+    /// `None`: the table.
+    pub index: Option<String>,
+    pub pk: Template,
+    pub sk: Option<(Op, Vec<Template>)>,
+    pub descending: bool,
+    /// The entity whose templates the pattern's came from: its attribute types type the parameters.
+    pub source: usize,
+}
+
+/// A generated spec.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub seed: u64,
+    pub entities: Vec<Entity>,
+    pub indexes: Vec<Index>,
+    pub patterns: Vec<Pattern>,
+}
+
+const TENANTS: [&str; 2] = ["t1", "t10"];
+const PARTITIONS: [&str; 4] = ["P#", "P#", "Q#", "PX#"];
+const SORT_LITERALS: [&str; 8] = ["A", "A#", "AB#", "B#", "ITEM#", "ITEM#X#", "Z#", "PROFILE"];
+const BOUND_LITERALS: [&str; 8] = [
+    "A", "B", "ITEM#", "ITEM#5", "Z", "PROFILE", "A#a", "ITEM#X#",
+];
+
+/// The attribute pool: one name keeps one type, except that `q` sometimes
+/// gets other bounds (a parameter bound to attributes of two encodings).
+fn pool(rng: &mut fastrand::Rng) -> Vec<(&'static str, Ty)> {
+    vec![
+        (
+            "p",
+            Ty::Str {
+                chars: "a-z",
+                max: 3,
+            },
+        ),
+        (
+            "q",
+            if rng.u8(..6) == 0 {
+                Ty::Int { min: 0, max: 99 }
+            } else {
+                Ty::Int { min: 0, max: 999 }
+            },
+        ),
+        ("r", Ty::Int { min: -50, max: 50 }),
+        ("s", Ty::Enum(&["OPEN", "OPENED", "CLOSED"])),
+        ("u", Ty::Escaped),
+        (
+            "v",
+            Ty::Str {
+                chars: "a-z0-9",
+                max: 8,
+            },
+        ),
+        ("w", Ty::Bool),
+    ]
+}
+
+/// Draws a spec.
+pub fn generate(seed: u64) -> Spec {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let inverted = rng.u8(..4) == 0;
+    let mut indexes = Vec::new();
+    if rng.bool() {
+        indexes.push(Index {
+            name: "GSI1".into(),
+            pk: "gsi1pk".into(),
+            sk: "gsi1sk".into(),
+            local: false,
+        });
+    }
+    if inverted {
+        indexes.push(Index {
+            name: "Inverted".into(),
+            pk: "sk".into(),
+            sk: "pk".into(),
+            local: false,
+        });
+    }
+    if rng.u8(..4) == 0 {
+        indexes.push(Index {
+            name: "LSI1".into(),
+            pk: "pk".into(),
+            sk: "lsi1sk".into(),
+            local: true,
+        });
+    }
+    let count = 2 + rng.usize(..3);
+    let mut entities = Vec::new();
+    for e in 0..count {
+        let pool = pool(&mut rng);
+        let pick = |rng: &mut fastrand::Rng| pool[rng.usize(..pool.len())].clone();
+        let mut attrs: Vec<Attr> = Vec::new();
+        let use_attr = |attrs: &mut Vec<Attr>, (name, ty): (&'static str, Ty), optional: bool| {
+            if !attrs.iter().any(|a| a.name == name) {
+                attrs.push(Attr {
+                    name: name.into(),
+                    ty,
+                    optional,
+                });
+            }
+            name.to_owned()
+        };
+        let tenant = vec![Seg::Lit("T#".into()), Seg::Tenant, Seg::Lit("|".into())];
+        let mut pk = tenant.clone();
+        // Mostly the shared partition `P#<p>` (collections, near
+        // collisions between entities); else a partition of one attribute.
+        let (literal, attr) = if rng.u8(..3) > 0 {
+            ("P#".to_owned(), pool[0].clone())
+        } else {
+            let (name, ty) = pick(&mut rng);
+            let literal = PARTITIONS[rng.usize(..PARTITIONS.len())];
+            (
+                format!("{}{name}#", literal.trim_end_matches('#')),
+                (name, ty),
+            )
+        };
+        pk.push(Seg::Lit(literal));
+        pk.push(Seg::Attr(use_attr(&mut attrs, attr, false)));
+        let mut sk = if inverted { tenant.clone() } else { Vec::new() };
+        let lit = SORT_LITERALS[rng.usize(..SORT_LITERALS.len())];
+        sk.push(Seg::Lit(lit.into()));
+        let holes = if lit.ends_with('#') {
+            1 + rng.usize(..2)
+        } else {
+            rng.usize(..2)
+        };
+        for i in 0..holes {
+            if i > 0 || !lit.ends_with('#') {
+                sk.push(Seg::Lit("#".into()));
+            }
+            sk.push(Seg::Attr(use_attr(&mut attrs, pick(&mut rng), false)));
+        }
+        let mut entity_indexes = Vec::new();
+        for index in &indexes {
+            if index.name == "Inverted" || !rng.bool() {
+                continue;
+            }
+            // Sometimes sparse: an optional attribute only this index uses.
+            let sparse = rng.u8(..3) == 0;
+            let mut isk = vec![Seg::Lit(
+                SORT_LITERALS[rng.usize(..SORT_LITERALS.len())].into(),
+            )];
+            if !matches!(isk[0], Seg::Lit(ref l) if l.ends_with('#')) {
+                isk.push(Seg::Lit("#".into()));
+            }
+            let (name, ty) = pick(&mut rng);
+            let attr = if sparse {
+                let sparse_name = format!("o{}", name);
+                attrs.push(Attr {
+                    name: sparse_name.clone(),
+                    ty,
+                    optional: true,
+                });
+                sparse_name
+            } else {
+                use_attr(&mut attrs, (name, ty), false)
+            };
+            isk.push(Seg::Attr(attr));
+            let ipk = if index.local {
+                Template(pk.clone())
+            } else {
+                let mut ipk = tenant.clone();
+                ipk.push(Seg::Lit(["S#", "G", "P#"][rng.usize(..3)].into()));
+                if !matches!(ipk.last(), Some(Seg::Lit(l)) if l == "G") {
+                    ipk.push(Seg::Attr(use_attr(&mut attrs, pick(&mut rng), false)));
+                }
+                Template(ipk)
+            };
+            entity_indexes.push((index.name.clone(), ipk, Template(isk)));
+        }
+        if inverted {
+            entity_indexes.push((
+                "Inverted".into(),
+                Template(sk.clone()),
+                Template(pk.clone()),
+            ));
+        }
+        attrs.push(Attr {
+            name: "note".into(),
+            ty: Ty::Str {
+                chars: "a-z",
+                max: 3,
+            },
+            optional: rng.bool(),
+        });
+        entities.push(Entity {
+            name: format!("E{e}"),
+            attrs,
+            pk: Template(pk),
+            sk: Template(sk),
+            indexes: entity_indexes,
+        });
+    }
+    let mut patterns = Vec::new();
+    for n in 0..(3 + rng.usize(..4)) {
+        let source = rng.usize(..entities.len());
+        let e = &entities[source];
+        let choice = rng.usize(..=e.indexes.len());
+        let (index, pk, sk) = match choice {
+            0 => (None, e.pk.clone(), e.sk.clone()),
+            i => {
+                let (name, pk, sk) = &e.indexes[i - 1];
+                (Some(name.clone()), pk.clone(), sk.clone())
+            }
+        };
+        let bound = |rng: &mut fastrand::Rng| -> Template {
+            match rng.u8(..3) {
+                0 => sk.clone(),
+                1 => {
+                    let prefixes = sk.delimited_prefixes();
+                    if prefixes.is_empty() {
+                        sk.clone()
+                    } else {
+                        prefixes[rng.usize(..prefixes.len())].clone()
+                    }
+                }
+                _ => {
+                    let mut t: Vec<Seg> = if sk.0.get(1) == Some(&Seg::Tenant) {
+                        sk.0[..3].to_vec()
+                    } else {
+                        Vec::new()
+                    };
+                    t.push(Seg::Lit(
+                        BOUND_LITERALS[rng.usize(..BOUND_LITERALS.len())].into(),
+                    ));
+                    Template(t)
+                }
+            }
+        };
+        let cond = match rng.u8(..9) {
+            0 | 1 => None,
+            2 => Some((Op::Equals, vec![sk.clone()])),
+            3 => {
+                let prefixes = sk.delimited_prefixes();
+                (!prefixes.is_empty()).then(|| {
+                    (
+                        Op::BeginsWith,
+                        vec![prefixes[rng.usize(..prefixes.len())].clone()],
+                    )
+                })
+            }
+            4 => Some((Op::Lt, vec![bound(&mut rng)])),
+            5 => Some((Op::Lte, vec![bound(&mut rng)])),
+            6 => Some((Op::Gt, vec![bound(&mut rng)])),
+            7 => Some((Op::Gte, vec![bound(&mut rng)])),
+            _ => Some((Op::Between, vec![bound(&mut rng), bound(&mut rng)])),
+        };
+        patterns.push(Pattern {
+            name: format!("q{n}"),
+            index,
+            pk,
+            sk: cond,
+            descending: rng.bool(),
+            source,
+        });
+    }
+    Spec {
+        seed,
+        entities,
+        indexes,
+        patterns,
+    }
+}
+
+impl Spec {
+    /// The spec as YAML.
+    pub fn yaml(&self) -> String {
+        let mut y = String::new();
+        let _ = writeln!(y, "# soundness harness, seed {}", self.seed);
+        y.push_str("version: 1\ntable: { name: Soundness, partition_key: pk, sort_key: sk }\n");
+        y.push_str("tenant: { placeholder: tenant, id_pattern: \"^[a-z0-9]{1,12}$\" }\n");
+        y.push_str("lints: { gsi_write_isolation: allow, unused_index: allow, unused_entity: allow, low_cardinality_index: allow }\n");
+        if !self.indexes.is_empty() {
+            y.push_str("indexes:\n");
+            for i in &self.indexes {
+                if i.local {
+                    let _ = writeln!(
+                        y,
+                        "  {}: {{ kind: local, sort_key: {}, projection: all }}",
+                        i.name, i.sk
+                    );
+                } else {
+                    let _ = writeln!(
+                        y,
+                        "  {}: {{ partition_key: {}, sort_key: {}, projection: all }}",
+                        i.name, i.pk, i.sk
+                    );
+                }
+            }
+        }
+        y.push_str("entities:\n");
+        for e in &self.entities {
+            let _ = writeln!(y, "  {}:\n    attributes:", e.name);
+            for a in &e.attrs {
+                let ty = a.ty.yaml();
+                if a.optional {
+                    let inner = ty.trim_start_matches('{').trim_end_matches('}').trim();
+                    let inner = if ty.starts_with('{') {
+                        inner.to_owned()
+                    } else {
+                        format!("type: {ty}")
+                    };
+                    let _ = writeln!(y, "      {}: {{ {inner}, optional: true }}", a.name);
+                } else {
+                    let _ = writeln!(y, "      {}: {ty}", a.name);
+                }
+            }
+            let _ = writeln!(
+                y,
+                "    key: {{ pk: \"{}\", sk: \"{}\" }}",
+                e.pk.yaml(),
+                e.sk.yaml()
+            );
+            if !e.indexes.is_empty() {
+                y.push_str("    indexes:\n");
+                for (name, pk, sk) in &e.indexes {
+                    let local = self.indexes.iter().any(|i| i.name == *name && i.local);
+                    if local {
+                        let _ = writeln!(y, "      {name}: {{ sk: \"{}\" }}", sk.yaml());
+                    } else {
+                        let _ = writeln!(
+                            y,
+                            "      {name}: {{ pk: \"{}\", sk: \"{}\" }}",
+                            pk.yaml(),
+                            sk.yaml()
+                        );
+                    }
+                }
+            }
+        }
+        y.push_str("access_patterns:\n");
+        for e in &self.entities {
+            let _ = writeln!(y, "  get_{}: {{ get: {} }}", e.name.to_lowercase(), e.name);
+        }
+        for p in &self.patterns {
+            let _ = write!(y, "  {}:\n", p.name);
+            if let Some(i) = &p.index {
+                let _ = writeln!(y, "    index: {i}");
+            }
+            let sk = match &p.sk {
+                None => String::new(),
+                Some((Op::Between, ops)) => format!(
+                    ", sk: {{ between: [\"{}\", \"{}\"] }}",
+                    ops[0].yaml(),
+                    ops[1].yaml()
+                ),
+                Some((op, ops)) => format!(", sk: {{ {}: \"{}\" }}", op.yaml(), ops[0].yaml()),
+            };
+            let _ = writeln!(y, "    query: {{ pk: \"{}\"{sk} }}", p.pk.yaml());
+            if p.descending {
+                y.push_str("    order: descending\n");
+            }
+        }
+        y
+    }
+
+    fn attr_type(&self, entity: usize, name: &str) -> Option<&Ty> {
+        self.entities[entity]
+            .attrs
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| &a.ty)
+    }
+}
+
+/// What the driver needs from the compiler about one access pattern: how
+/// to call it (the parameter order and the entities it returns).
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub pattern: String,
+    pub params: Vec<String>,
+    pub returns: Vec<String>,
+}
+
+fn pascal(snake: &str) -> String {
+    snake
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+        })
+        .collect()
+}
+
+fn rust_str(s: &str) -> String {
+    format!("{s:?}")
+}
+
+/// The driver module of one accepted spec.
+pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
+    let mut rng = fastrand::Rng::with_seed(spec.seed ^ 0x5eed);
+    let mut d = String::new();
+    let _ = writeln!(d, "pub mod {module} {{");
+    let _ = writeln!(d, "    schema_runtime::include_generated!(pub generated, concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));");
+    d.push_str("    use generated::*;\n    use schema_runtime::Entity as _;\n");
+    let _ = writeln!(
+        d,
+        "    /// The spec.\n    pub const SPEC: &str = {};",
+        rust_str(&spec.yaml())
+    );
+    d.push_str("    /// Writes the items and runs every call.\n");
+    d.push_str("    pub async fn run(client: schema_runtime::sdk::Client, table: String) -> crate::soundness::Run {\n");
+    let _ = writeln!(
+        d,
+        "        let mut run = crate::soundness::Run::new({}, SPEC);",
+        spec.seed
+    );
+    d.push_str("        let repo = Repository::new(client.clone()).with_table_name(&table);\n");
+    d.push_str("        if let Err(e) = repo.create_table().await { run.failed(\"create_table\", &e); return run; }\n");
+    for (t, tenant) in TENANTS.iter().enumerate() {
+        let _ = writeln!(d, "        let t{t} = TenantId::new({tenant:?}).unwrap();\n        let r{t} = repo.for_tenant(&t{t});");
+    }
+    // The items: a few per entity and tenant, values from small pools so
+    // that collections form and keys come close.
+    for (t, _) in TENANTS.iter().enumerate() {
+        for e in &spec.entities {
+            for _ in 0..(2 + rng.usize(..4)) {
+                let mut fields = String::new();
+                for a in &e.attrs {
+                    let v = a.ty.value(&mut rng);
+                    if a.optional {
+                        if rng.bool() {
+                            let _ = write!(fields, "{}: Some({}), ", a.name, v.rust);
+                        } else {
+                            let _ = write!(fields, "{}: None, ", a.name);
+                        }
+                    } else {
+                        let _ = write!(fields, "{}: {}, ", a.name, v.rust);
+                    }
+                }
+                let lower = e.name.to_lowercase();
+                let _ = writeln!(d, "        run.wrote(\"put_{lower}\", r{t}.put_{lower}(&{} {{ {fields}}}).await);", e.name);
+            }
+        }
+    }
+    d.push_str("        run.scan(&client, &table).await;\n");
+    for call in calls {
+        let Some(p) = spec.patterns.iter().find(|p| p.name == call.pattern) else {
+            continue;
+        };
+        let index = spec
+            .indexes
+            .iter()
+            .find(|i| Some(&i.name) == p.index.as_ref());
+        let (pk_attr, sk_attr) = index.map_or(("pk", "sk"), |i| (i.pk.as_str(), i.sk.as_str()));
+        for _ in 0..3 {
+            let t = rng.usize(..TENANTS.len());
+            let mut args = Vec::new();
+            let mut keys: Vec<(String, String)> = Vec::new();
+            for param in &call.params {
+                let Some(ty) = spec.attr_type(p.source, param) else {
+                    continue;
+                };
+                let v = ty.value(&mut rng);
+                let arg = match ty {
+                    Ty::Str { .. } | Ty::Escaped => {
+                        v.rust.trim_end_matches(".to_owned()").to_owned()
+                    }
+                    Ty::Int { .. } | Ty::Enum(_) | Ty::Bool => v.rust.clone(),
+                };
+                args.push(arg);
+                keys.push((param.clone(), v.key.clone()));
+            }
+            let lookup = |name: &str| keys.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+            let Some(pk) = p.pk.encode(TENANTS[t], &lookup) else {
+                continue;
+            };
+            let (op, operands) = match &p.sk {
+                None => ("None".to_owned(), Vec::new()),
+                Some((op, ops)) => (
+                    format!("Some(crate::soundness::Op::{op:?})"),
+                    ops.iter()
+                        .filter_map(|o| o.encode(TENANTS[t], &lookup))
+                        .collect(),
+                ),
+            };
+            let limit = if index.is_none() && rng.u8(..4) == 0 {
+                Some(1 + rng.usize(..3))
+            } else {
+                None
+            };
+            let page = 1 + rng.usize(..3);
+            let mut query = format!("r{t}.{}({})", p.name, args.join(", "));
+            let _ = write!(query, ".page_size({page})");
+            if let Some(l) = limit {
+                let _ = write!(query, ".limit({l})");
+            }
+            let to_item = if call.returns.len() == 1 {
+                format!("|e| e.to_item(&t{t})")
+            } else {
+                let arms: Vec<String> = call
+                    .returns
+                    .iter()
+                    .map(|r| format!("{}Item::{r}(e) => e.to_item(&t{t})", pascal(&p.name)))
+                    .collect();
+                format!("|e| match e {{ {} }}", arms.join(", "))
+            };
+            let _ = writeln!(
+                d,
+                "        run.queried(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pk: {pk:?}.into(), op: {op}, operands: vec![{}], descending: {}, limit: {limit:?} }}, {query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>()));",
+                p.name,
+                operands.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
+                p.descending,
+            );
+        }
+    }
+    d.push_str("        run\n    }\n}\n");
+    d
+}

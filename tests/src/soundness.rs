@@ -1,0 +1,213 @@
+//! The soundness harness's oracle: what DynamoDB's semantics say a query
+//! returns, evaluated on the raw stored items, independently of the
+//! compiler. An item is in an index when it has the index's key
+//! attributes as strings; a query returns the items of its partition
+//! whose sort key satisfies the operator, compared as UTF-8 bytes (Rust's
+//! `str` order), in sort-key order, reversed for descending queries, cut
+//! at the limit. The expected keys come from the generator's own encoder
+//! (`tests/soundness/gen.rs`), written from docs/spec.md.
+
+use std::collections::HashMap;
+use std::fmt::{Debug, Display};
+
+use schema_runtime::sdk::types::AttributeValue;
+
+/// A stored item.
+pub type Item = HashMap<String, AttributeValue>;
+
+/// A sort-key operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `=`
+    Equals,
+    /// `begins_with`
+    BeginsWith,
+    /// `<`
+    Lt,
+    /// `<=`
+    Lte,
+    /// `>`
+    Gt,
+    /// `>=`
+    Gte,
+    /// `BETWEEN`
+    Between,
+}
+
+/// One call of an access pattern and what it should read.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The access pattern.
+    pub pattern: &'static str,
+    /// The partition key attribute of the table or index queried.
+    pub pk_attr: &'static str,
+    /// Its sort key attribute.
+    pub sk_attr: &'static str,
+    /// The partition key value the call should read.
+    pub pk: String,
+    /// The sort-key operator, if any.
+    pub op: Option<Op>,
+    /// Its operands, encoded.
+    pub operands: Vec<String>,
+    /// Descending order.
+    pub descending: bool,
+    /// At most this many items.
+    pub limit: Option<usize>,
+}
+
+/// One spec's run: what was written, what was read, where they disagree.
+#[derive(Debug)]
+pub struct Run {
+    /// The generator's seed.
+    pub seed: u64,
+    /// The spec.
+    pub spec: &'static str,
+    /// The items the table holds after the writes.
+    pub items: Vec<Item>,
+    /// Writes made.
+    pub writes: usize,
+    /// Calls checked.
+    pub queries: usize,
+    /// Every disagreement, described.
+    pub disagreements: Vec<String>,
+}
+
+fn string<'i>(item: &'i Item, attr: &str) -> Option<&'i str> {
+    item.get(attr)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
+}
+
+impl Run {
+    /// A run of the spec of `seed`.
+    pub fn new(seed: u64, spec: &'static str) -> Run {
+        Run {
+            seed,
+            spec,
+            items: Vec::new(),
+            writes: 0,
+            queries: 0,
+            disagreements: Vec::new(),
+        }
+    }
+
+    /// A step that must not fail failed.
+    pub fn failed(&mut self, what: &str, error: &dyn Display) {
+        self.disagreements.push(format!("{what} failed: {error}"));
+    }
+
+    /// A write of a valid item: it must succeed.
+    pub fn wrote<E: Display>(&mut self, what: &str, result: Result<(), E>) {
+        self.writes += 1;
+        if let Err(e) = result {
+            self.failed(what, &e);
+        }
+    }
+
+    /// Reads every stored item back, raw.
+    pub async fn scan(&mut self, client: &schema_runtime::sdk::Client, table: &str) {
+        let mut start = None;
+        loop {
+            let page = client
+                .scan()
+                .table_name(table)
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await;
+            match page {
+                Ok(page) => {
+                    self.items.extend(page.items().iter().cloned());
+                    start = page.last_evaluated_key().cloned();
+                    if start.is_none() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    self.failed("scan", &schema_runtime::sdk::error::DisplayErrorContext(e));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// What DynamoDB's semantics return for `case` from the stored items.
+    pub fn expected(&self, case: &Case) -> Vec<&Item> {
+        let holds = |sk: &str| {
+            let o = &case.operands;
+            match case.op {
+                None => true,
+                Some(Op::Equals) => sk == o[0],
+                Some(Op::BeginsWith) => sk.starts_with(o[0].as_str()),
+                Some(Op::Lt) => sk < o[0].as_str(),
+                Some(Op::Lte) => sk <= o[0].as_str(),
+                Some(Op::Gt) => sk > o[0].as_str(),
+                Some(Op::Gte) => sk >= o[0].as_str(),
+                Some(Op::Between) => o[0].as_str() <= sk && sk <= o[1].as_str(),
+            }
+        };
+        let mut hits: Vec<&Item> = self
+            .items
+            .iter()
+            .filter(|i| string(i, case.pk_attr) == Some(case.pk.as_str()))
+            .filter(|i| string(i, case.sk_attr).is_some_and(holds))
+            .collect();
+        hits.sort_by(|a, b| string(a, case.sk_attr).cmp(&string(b, case.sk_attr)));
+        if case.descending {
+            hits.reverse();
+        }
+        if let Some(limit) = case.limit {
+            hits.truncate(limit);
+        }
+        hits
+    }
+
+    /// A call's result, as the items the repository decoded, encoded back.
+    pub fn queried<E1: Debug, E2: Debug>(
+        &mut self,
+        case: Case,
+        got: Result<Result<Vec<Item>, E1>, E2>,
+    ) {
+        self.queries += 1;
+        let expected = self.expected(&case);
+        let got = match got {
+            Ok(Ok(items)) => items,
+            Ok(Err(e)) => {
+                let problem = format!("{case:?}: an item read back does not encode: {e:?}");
+                self.disagreements.push(problem);
+                return;
+            }
+            Err(e) => {
+                let problem = format!(
+                    "{case:?}: the call failed ({e:?}), DynamoDB's semantics return {} item(s)",
+                    expected.len()
+                );
+                self.disagreements.push(problem);
+                return;
+            }
+        };
+        let sks = |items: &mut dyn Iterator<Item = &Item>| -> Vec<Option<String>> {
+            items
+                .map(|i| string(i, case.sk_attr).map(str::to_owned))
+                .collect()
+        };
+        let same_order = sks(&mut expected.iter().copied()) == sks(&mut got.iter());
+        let mut unmatched: Vec<&Item> = expected.clone();
+        let mut extra = Vec::new();
+        for item in &got {
+            match unmatched.iter().position(|e| *e == item) {
+                Some(i) => {
+                    unmatched.remove(i);
+                }
+                None => extra.push(item),
+            }
+        }
+        if !same_order || !unmatched.is_empty() || !extra.is_empty() {
+            self.disagreements.push(format!(
+                "{case:?}: expected {} item(s), got {}; missing {unmatched:?}; unexpected {extra:?}; same sort-key order: {same_order}",
+                expected.len(),
+                got.len()
+            ));
+        }
+    }
+}
