@@ -295,6 +295,23 @@ fn update_expression(
     }
 }
 
+/// Whether an update that may create its item (`or_create()`) sets every
+/// required attribute, as a put would: `set` pairs each required attribute
+/// with whether the update sets it. Fails before any request, naming the
+/// first one missing.
+pub fn creatable(entity: &'static str, set: &[(&'static str, bool)]) -> Result<(), Error> {
+    match set.iter().find(|(_, is_set)| !is_set) {
+        None => Ok(()),
+        Some((attribute, _)) => Err(Error::Value(crate::ValueError {
+            context: entity,
+            name: attribute,
+            problem: format!(
+                "or_create() may create the `{entity}`: set `{attribute}` (every required attribute)"
+            ),
+        })),
+    }
+}
+
 /// UpdateItem of an existing item; fails with [`Error::ConditionFailed`] when
 /// there is none.
 pub async fn update(

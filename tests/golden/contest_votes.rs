@@ -213,6 +213,16 @@ impl ContestantUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Contestant",
+                &[("name", self.name.is_some())],
+            )?;
+            let value = &key.contest_id;
+            update.set.push(("contest_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.contestant_id;
+            update.set.push(("contestant_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.name {
             update
                 .set
@@ -480,6 +490,16 @@ impl VoteShardUpdate {
         let __shard: u32 = key.shard;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "VoteShard",
+                &[("votes", self.votes.is_some() || self.add_votes.is_some())],
+            )?;
+            let value = &key.contest_id;
+            update.set.push(("contest_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.contestant_id;
+            update.set.push(("contestant_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.votes {
             update.set.push(("votes", ::schema_runtime::Attr::to_av(value)));
         }
@@ -725,6 +745,19 @@ impl VoteTotalUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "VoteTotal",
+                &[
+                    ("votes", self.votes.is_some() || self.add_votes.is_some()),
+                    ("tallied_at", self.tallied_at.is_some()),
+                ],
+            )?;
+            let value = &key.contest_id;
+            update.set.push(("contest_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.contestant_id;
+            update.set.push(("contestant_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.votes {
             update.set.push(("votes", ::schema_runtime::Attr::to_av(value)));
         }

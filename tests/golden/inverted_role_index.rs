@@ -266,6 +266,17 @@ impl UserUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "User",
+                &[
+                    ("email", self.email.is_some()),
+                    ("display_name", self.display_name.is_some()),
+                ],
+            )?;
+            let value = &key.user_id;
+            update.set.push(("user_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.email {
             update
                 .set
@@ -551,6 +562,14 @@ impl RoleUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Role",
+                &[("permissions", self.permissions.is_some())],
+            )?;
+            let value = &key.role;
+            update.set.push(("role", ::schema_runtime::Attr::to_av(value)));
+        }
         match &self.description {
             ::core::option::Option::Some(::core::option::Option::Some(value)) => {
                 update
@@ -851,6 +870,19 @@ impl RoleAssignmentUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "RoleAssignment",
+                &[
+                    ("granted_by", self.granted_by.is_some()),
+                    ("granted_at", self.granted_at.is_some()),
+                ],
+            )?;
+            let value = &key.user_id;
+            update.set.push(("user_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.role;
+            update.set.push(("role", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.granted_by {
             update.set.push(("granted_by", ::schema_runtime::Attr::to_av(value)));
         }

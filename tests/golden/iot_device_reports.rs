@@ -283,6 +283,18 @@ impl DeviceUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Device",
+                &[
+                    ("model", self.model.is_some()),
+                    ("site", self.site.is_some()),
+                    ("installed_at", self.installed_at.is_some()),
+                ],
+            )?;
+            let value = &key.device_id;
+            update.set.push(("device_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.model {
             update
                 .set
@@ -665,6 +677,34 @@ impl DeviceReportUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "DeviceReport",
+                &[
+                    ("status", self.status.is_some()),
+                    ("temperature_c", self.temperature_c.is_some()),
+                    (
+                        "battery_percent",
+                        self.battery_percent.is_some()
+                            || self.add_battery_percent.is_some(),
+                    ),
+                ],
+            )?;
+            let value = &key.device_id;
+            update.set.push(("device_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.reported_at;
+            update
+                .set
+                .push((
+                    "reported_at",
+                    ::schema_runtime::codec::datetime_to_av(
+                        *value,
+                        ::schema_runtime::TimeFormat::Rfc3339(3u8),
+                        "DeviceReport",
+                        "reported_at",
+                    )?,
+                ));
+        }
         if let ::core::option::Option::Some(value) = &self.status {
             update.set.push(("status", ::schema_runtime::Attr::to_av(value)));
         }

@@ -512,6 +512,33 @@ impl ActivityEventUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "ActivityEvent",
+                &[
+                    ("actor_id", self.actor_id.is_some()),
+                    ("action", self.action.is_some()),
+                    ("resource", self.resource.is_some()),
+                    ("expires_at", self.expires_at.is_some()),
+                ],
+            )?;
+            let value = &key.month;
+            update.set.push(("month", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.occurred_at;
+            update
+                .set
+                .push((
+                    "occurred_at",
+                    ::schema_runtime::codec::datetime_to_av(
+                        *value,
+                        ::schema_runtime::TimeFormat::Rfc3339(0u8),
+                        "ActivityEvent",
+                        "occurred_at",
+                    )?,
+                ));
+            let value = &key.event_id;
+            update.set.push(("event_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.actor_id {
             update.set.push(("actor_id", ::schema_runtime::Attr::to_av(value)));
         }
@@ -591,6 +618,32 @@ impl ActivityEventUpdate {
                             &ACTIVITY_EVENT_MONTH,
                             "ActivityEvent",
                             "month",
+                        )?;
+                        __key
+                    }),
+                ));
+        }
+        if self.or_create {
+            update
+                .set
+                .push((
+                    "gsi1sk",
+                    ::schema_runtime::sdk::types::AttributeValue::S({
+                        let mut __key = ::std::string::String::with_capacity(57usize);
+                        ::schema_runtime::codec::push_datetime(
+                            &mut __key,
+                            key.occurred_at,
+                            ::schema_runtime::TimeFormat::Rfc3339(0u8),
+                            "ActivityEvent",
+                            "occurred_at",
+                        )?;
+                        __key.push_str("#");
+                        ::schema_runtime::codec::push_str(
+                            &mut __key,
+                            key.event_id.as_str(),
+                            &ACTIVITY_EVENT_EVENT_ID,
+                            "ActivityEvent",
+                            "event_id",
                         )?;
                         __key
                     }),
@@ -771,6 +824,19 @@ impl MonthlyActivityCountUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "MonthlyActivityCount",
+                &[
+                    (
+                        "event_count",
+                        self.event_count.is_some() || self.add_event_count.is_some(),
+                    ),
+                ],
+            )?;
+            let value = &key.month;
+            update.set.push(("month", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.event_count {
             update.set.push(("event_count", ::schema_runtime::Attr::to_av(value)));
         }

@@ -302,6 +302,15 @@ impl UserProfileUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "UserProfile",
+                &[
+                    ("display_name", self.display_name.is_some()),
+                    ("created_at", self.created_at.is_some()),
+                ],
+            )?;
+        }
         if let ::core::option::Option::Some(value) = &self.display_name {
             update
                 .set
@@ -762,6 +771,24 @@ impl PhotoUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Photo",
+                &[
+                    ("url", self.url.is_some()),
+                    ("image_format", self.image_format.is_some()),
+                    ("width", self.width.is_some() || self.add_width.is_some()),
+                    ("height", self.height.is_some() || self.add_height.is_some()),
+                    (
+                        "size_bytes",
+                        self.size_bytes.is_some() || self.add_size_bytes.is_some(),
+                    ),
+                    ("uploaded_at", self.uploaded_at.is_some()),
+                ],
+            )?;
+            let value = &key.photo_id;
+            update.set.push(("photo_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.url {
             update
                 .set

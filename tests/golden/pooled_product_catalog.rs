@@ -458,6 +458,21 @@ impl ProductUpdate {
         };
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Product",
+                &[
+                    ("name", self.name.is_some()),
+                    ("category", self.category.is_some()),
+                    ("price", self.price.is_some()),
+                    ("currency", self.currency.is_some()),
+                    ("doc", self.doc.is_some()),
+                    ("updated_at", self.updated_at.is_some()),
+                ],
+            )?;
+            let value = &key.product_id;
+            update.set.push(("product_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.name {
             update
                 .set
@@ -529,6 +544,25 @@ impl ProductUpdate {
                         )?;
                         __key.push_str("|S#");
                         __key.push_str(&__shard.to_string());
+                        __key
+                    }),
+                ));
+        }
+        if self.or_create {
+            update
+                .set
+                .push((
+                    "gsi1sk",
+                    ::schema_runtime::sdk::types::AttributeValue::S({
+                        let mut __key = ::std::string::String::with_capacity(72usize);
+                        __key.push_str("PRODUCT#");
+                        ::schema_runtime::codec::push_str(
+                            &mut __key,
+                            key.product_id.as_str(),
+                            &PRODUCT_PRODUCT_ID,
+                            "Product",
+                            "product_id",
+                        )?;
                         __key
                     }),
                 ));

@@ -339,6 +339,18 @@ impl ProjectUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Project",
+                &[
+                    ("name", self.name.is_some()),
+                    ("name_key", self.name_key.is_some()),
+                    ("created_at", self.created_at.is_some()),
+                ],
+            )?;
+            let value = &key.project_id;
+            update.set.push(("project_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.name {
             update
                 .set
@@ -370,6 +382,20 @@ impl ProjectUpdate {
                         "Project",
                         "created_at",
                     )?,
+                ));
+        }
+        if self.or_create {
+            update
+                .set
+                .push((
+                    "gsi1pk",
+                    ::schema_runtime::sdk::types::AttributeValue::S({
+                        let mut __key = ::std::string::String::with_capacity(84usize);
+                        __key.push_str("TENANT#");
+                        __key.push_str(__tenant.as_str());
+                        __key.push_str("|PROJECT_LIST");
+                        __key
+                    }),
                 ));
         }
         if self.name_key.is_some() {
@@ -742,6 +768,20 @@ impl TaskUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Task",
+                &[
+                    ("title", self.title.is_some()),
+                    ("status", self.status.is_some()),
+                    ("version", self.version.is_some()),
+                ],
+            )?;
+            let value = &key.project_id;
+            update.set.push(("project_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.task_id;
+            update.set.push(("task_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.title {
             update
                 .set
@@ -1211,6 +1251,22 @@ impl CommentUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Comment",
+                &[
+                    ("author_id", self.author_id.is_some()),
+                    ("body", self.body.is_some()),
+                    ("created_at", self.created_at.is_some()),
+                ],
+            )?;
+            let value = &key.project_id;
+            update.set.push(("project_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.task_id;
+            update.set.push(("task_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.comment_id;
+            update.set.push(("comment_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.author_id {
             update.set.push(("author_id", ::schema_runtime::Attr::to_av(value)));
         }

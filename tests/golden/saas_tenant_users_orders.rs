@@ -414,6 +414,16 @@ impl TenantUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Tenant",
+                &[
+                    ("name", self.name.is_some()),
+                    ("plan", self.plan.is_some()),
+                    ("created_at", self.created_at.is_some()),
+                ],
+            )?;
+        }
         if let ::core::option::Option::Some(value) = &self.name {
             update
                 .set
@@ -721,6 +731,14 @@ impl UserUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "User",
+                &[("email", self.email.is_some()), ("role", self.role.is_some())],
+            )?;
+            let value = &key.user_id;
+            update.set.push(("user_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.email {
             update
                 .set
@@ -786,6 +804,25 @@ impl UserUpdate {
                             &USER_EMAIL,
                             "User",
                             "email",
+                        )?;
+                        __key
+                    }),
+                ));
+        }
+        if self.or_create {
+            update
+                .set
+                .push((
+                    "gsi1sk",
+                    ::schema_runtime::sdk::types::AttributeValue::S({
+                        let mut __key = ::std::string::String::with_capacity(41usize);
+                        __key.push_str("USER#");
+                        ::schema_runtime::codec::push_str(
+                            &mut __key,
+                            key.user_id.as_str(),
+                            &USER_USER_ID,
+                            "User",
+                            "user_id",
                         )?;
                         __key
                     }),
@@ -1116,6 +1153,21 @@ impl OrderUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Order",
+                &[
+                    ("user_id", self.user_id.is_some()),
+                    ("status", self.status.is_some()),
+                    ("total", self.total.is_some()),
+                    ("currency", self.currency.is_some()),
+                    ("lines", self.lines.is_some()),
+                    ("created_at", self.created_at.is_some()),
+                ],
+            )?;
+            let value = &key.order_id;
+            update.set.push(("order_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.user_id {
             update.set.push(("user_id", ::schema_runtime::Attr::to_av(value)));
         }
@@ -1407,6 +1459,18 @@ impl InventoryItemUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "InventoryItem",
+                &[
+                    ("on_hand", self.on_hand.is_some() || self.add_on_hand.is_some()),
+                    ("reserved", self.reserved.is_some() || self.add_reserved.is_some()),
+                    ("version", self.version.is_some()),
+                ],
+            )?;
+            let value = &key.sku;
+            update.set.push(("sku", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.on_hand {
             update.set.push(("on_hand", ::schema_runtime::Attr::to_av(value)));
         }

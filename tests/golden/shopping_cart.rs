@@ -361,6 +361,23 @@ impl CartItemUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "CartItem",
+                &[
+                    ("product_name", self.product_name.is_some()),
+                    ("quantity", self.quantity.is_some() || self.add_quantity.is_some()),
+                    ("unit_price", self.unit_price.is_some()),
+                    ("added_at", self.added_at.is_some()),
+                ],
+            )?;
+            let value = &key.user_id;
+            update.set.push(("user_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.status;
+            update.set.push(("status", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.product_id;
+            update.set.push(("product_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.product_name {
             update
                 .set
@@ -670,6 +687,19 @@ impl WishlistItemUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "WishlistItem",
+                &[
+                    ("product_name", self.product_name.is_some()),
+                    ("added_at", self.added_at.is_some()),
+                ],
+            )?;
+            let value = &key.user_id;
+            update.set.push(("user_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.product_id;
+            update.set.push(("product_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.product_name {
             update
                 .set
@@ -918,6 +948,21 @@ impl CartCountUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "CartCount",
+                &[
+                    (
+                        "item_count",
+                        self.item_count.is_some() || self.add_item_count.is_some(),
+                    ),
+                ],
+            )?;
+            let value = &key.user_id;
+            update.set.push(("user_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.status;
+            update.set.push(("status", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.item_count {
             update.set.push(("item_count", ::schema_runtime::Attr::to_av(value)));
         }

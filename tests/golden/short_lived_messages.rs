@@ -400,6 +400,33 @@ impl MessageUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Message",
+                &[
+                    ("sender_id", self.sender_id.is_some()),
+                    ("body", self.body.is_some()),
+                    ("is_read", self.is_read.is_some()),
+                    ("expires_at", self.expires_at.is_some()),
+                ],
+            )?;
+            let value = &key.recipient_id;
+            update.set.push(("recipient_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.sent_at;
+            update
+                .set
+                .push((
+                    "sent_at",
+                    ::schema_runtime::codec::datetime_to_av(
+                        *value,
+                        ::schema_runtime::TimeFormat::Rfc3339(3u8),
+                        "Message",
+                        "sent_at",
+                    )?,
+                ));
+            let value = &key.message_id;
+            update.set.push(("message_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.sender_id {
             update.set.push(("sender_id", ::schema_runtime::Attr::to_av(value)));
         }
@@ -462,6 +489,33 @@ impl MessageUpdate {
                             "sender_id",
                         )?;
                         __key.push_str("|SENT");
+                        __key
+                    }),
+                ));
+        }
+        if self.or_create {
+            update
+                .set
+                .push((
+                    "gsi1sk",
+                    ::schema_runtime::sdk::types::AttributeValue::S({
+                        let mut __key = ::std::string::String::with_capacity(55usize);
+                        __key.push_str("MSG#");
+                        ::schema_runtime::codec::push_datetime(
+                            &mut __key,
+                            key.sent_at,
+                            ::schema_runtime::TimeFormat::Rfc3339(3u8),
+                            "Message",
+                            "sent_at",
+                        )?;
+                        __key.push_str("#");
+                        ::schema_runtime::codec::push_str(
+                            &mut __key,
+                            key.message_id.as_str(),
+                            &MESSAGE_MESSAGE_ID,
+                            "Message",
+                            "message_id",
+                        )?;
                         __key
                     }),
                 ));

@@ -328,6 +328,18 @@ impl TicketUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Ticket",
+                &[
+                    ("title", self.title.is_some()),
+                    ("status", self.status.is_some()),
+                    ("created_at", self.created_at.is_some()),
+                ],
+            )?;
+            let value = &key.id;
+            update.set.push(("id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.title {
             update
                 .set
@@ -689,6 +701,28 @@ impl CommentUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "Comment",
+                &[("author", self.author.is_some()), ("body", self.body.is_some())],
+            )?;
+            let value = &key.ticket_id;
+            update.set.push(("ticket_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.created_at;
+            update
+                .set
+                .push((
+                    "created_at",
+                    ::schema_runtime::codec::datetime_to_av(
+                        *value,
+                        ::schema_runtime::TimeFormat::Rfc3339(3u8),
+                        "Comment",
+                        "created_at",
+                    )?,
+                ));
+            let value = &key.id;
+            update.set.push(("id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.author {
             update.set.push(("author", ::schema_runtime::Attr::to_av(value)));
         }
@@ -871,6 +905,14 @@ impl TicketCountUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "TicketCount",
+                &[("count", self.count.is_some() || self.add_count.is_some())],
+            )?;
+            let value = &key.status;
+            update.set.push(("status", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.count {
             update.set.push(("count", ::schema_runtime::Attr::to_av(value)));
         }

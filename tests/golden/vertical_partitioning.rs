@@ -479,6 +479,25 @@ impl DocumentMetaUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "DocumentMeta",
+                &[
+                    ("title", self.title.is_some()),
+                    ("owner_id", self.owner_id.is_some()),
+                    ("status", self.status.is_some()),
+                    (
+                        "chunk_count",
+                        self.chunk_count.is_some() || self.add_chunk_count.is_some(),
+                    ),
+                    ("created_at", self.created_at.is_some()),
+                    ("updated_at", self.updated_at.is_some()),
+                    ("version", self.version.is_some()),
+                ],
+            )?;
+            let value = &key.document_id;
+            update.set.push(("document_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.title {
             update
                 .set
@@ -566,6 +585,20 @@ impl DocumentMetaUpdate {
                 .push((
                     "chunk_count",
                     ::schema_runtime::sdk::types::AttributeValue::N(n.to_string()),
+                ));
+        }
+        if self.or_create {
+            update
+                .set
+                .push((
+                    "gsi1pk",
+                    ::schema_runtime::sdk::types::AttributeValue::S({
+                        let mut __key = ::std::string::String::with_capacity(41usize);
+                        __key.push_str("ORG#");
+                        __key.push_str(__tenant.as_str());
+                        __key.push_str("|DOCS");
+                        __key
+                    }),
                 ));
         }
         if self.updated_at.is_some() {
@@ -828,6 +861,16 @@ impl DocumentBodyChunkUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "DocumentBodyChunk",
+                &[("text", self.text.is_some())],
+            )?;
+            let value = &key.document_id;
+            update.set.push(("document_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.chunk;
+            update.set.push(("chunk", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.text {
             update
                 .set
@@ -1178,6 +1221,25 @@ impl DocumentAttachmentUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "DocumentAttachment",
+                &[
+                    ("file_name", self.file_name.is_some()),
+                    ("content_type", self.content_type.is_some()),
+                    (
+                        "size_bytes",
+                        self.size_bytes.is_some() || self.add_size_bytes.is_some(),
+                    ),
+                    ("object_key", self.object_key.is_some()),
+                    ("uploaded_at", self.uploaded_at.is_some()),
+                ],
+            )?;
+            let value = &key.document_id;
+            update.set.push(("document_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.attachment_id;
+            update.set.push(("attachment_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.file_name {
             update
                 .set
@@ -1498,6 +1560,19 @@ impl DocumentShareUpdate {
         let __tenant = scope;
         let mut update = ::schema_runtime::ops::Update::default();
         update.upsert = self.or_create;
+        if self.or_create {
+            ::schema_runtime::ops::creatable(
+                "DocumentShare",
+                &[
+                    ("permission", self.permission.is_some()),
+                    ("granted_at", self.granted_at.is_some()),
+                ],
+            )?;
+            let value = &key.document_id;
+            update.set.push(("document_id", ::schema_runtime::Attr::to_av(value)));
+            let value = &key.principal_id;
+            update.set.push(("principal_id", ::schema_runtime::Attr::to_av(value)));
+        }
         if let ::core::option::Option::Some(value) = &self.permission {
             update.set.push(("permission", ::schema_runtime::Attr::to_av(value)));
         }

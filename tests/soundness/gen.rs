@@ -32,7 +32,20 @@ pub enum Ty {
     Enum(&'static [&'static str]),
     /// A boolean.
     Bool,
+    /// An RFC 3339 datetime with `digits` fractional digits (0: seconds).
+    Datetime { digits: u8 },
+    /// A datetime stored as epoch seconds (the TTL attribute).
+    Epoch,
 }
+
+/// Instants and how docs/spec.md says they are written: RFC 3339 in UTC.
+const INSTANTS: [(i64, &str); 5] = [
+    (0, "1970-01-01T00:00:00"),
+    (951_782_400, "2000-02-29T00:00:00"),
+    (1_714_564_800, "2024-05-01T12:00:00"),
+    (1_714_564_801, "2024-05-01T12:00:01"),
+    (4_102_444_799, "2099-12-31T23:59:59"),
+];
 
 impl Ty {
     fn yaml(&self) -> String {
@@ -44,6 +57,9 @@ impl Ty {
             Ty::Int { min, max } => format!("{{ type: integer, min: {min}, max: {max} }}"),
             Ty::Enum(values) => format!("{{ type: enum, values: [{}] }}", values.join(", ")),
             Ty::Bool => "boolean".into(),
+            Ty::Datetime { digits: 0 } => "{ type: datetime, precision: seconds }".into(),
+            Ty::Datetime { .. } => "{ type: datetime, precision: millis }".into(),
+            Ty::Epoch => "{ type: datetime, format: epoch_seconds }".into(),
         }
     }
 
@@ -90,6 +106,22 @@ impl Ty {
                 Value {
                     rust: b.to_string(),
                     key: b.to_string(),
+                }
+            }
+            Ty::Datetime { digits } => {
+                let (secs, text) = INSTANTS[rng.usize(..INSTANTS.len())];
+                let fraction = if *digits == 0 { String::new() } else { format!(".{}", "0".repeat(usize::from(*digits))) };
+                Value {
+                    rust: format!("schema_runtime::DateTime::from_secs({secs})"),
+                    key: format!("{text}{fraction}Z"),
+                }
+            }
+            Ty::Epoch => {
+                // Long expired, or far in the future.
+                let secs: i64 = if rng.bool() { 1_000_000_000 } else { 4_000_000_000 };
+                Value {
+                    rust: format!("schema_runtime::DateTime::from_secs({secs})"),
+                    key: format!("{secs:012}"),
                 }
             }
         }
@@ -148,6 +180,7 @@ fn encode_integer(min: i64, max: i64, n: i64) -> String {
 pub enum Seg {
     Lit(String),
     Tenant,
+    Shard,
     Attr(String),
 }
 
@@ -162,6 +195,7 @@ impl Template {
             .map(|s| match s {
                 Seg::Lit(l) => l.clone(),
                 Seg::Tenant => "<tenant>".into(),
+                Seg::Shard => "<shard>".into(),
                 Seg::Attr(a) => format!("<{a}>"),
             })
             .collect()
@@ -174,17 +208,22 @@ impl Template {
         })
     }
 
-    /// The key text for a tenant and attribute values.
-    fn encode(&self, tenant: &str, values: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    /// The key text for a tenant, a shard and attribute values.
+    fn encode(&self, tenant: &str, shard: u32, values: &dyn Fn(&str) -> Option<String>) -> Option<String> {
         let mut out = String::new();
         for s in &self.0 {
             match s {
                 Seg::Lit(l) => out.push_str(l),
                 Seg::Tenant => out.push_str(tenant),
+                Seg::Shard => out.push_str(&shard.to_string()),
                 Seg::Attr(a) => out.push_str(&values(a)?),
             }
         }
         Some(out)
+    }
+
+    fn sharded(&self) -> bool {
+        self.0.contains(&Seg::Shard)
     }
 
     /// Prefixes cut right after a `#` (the forms a `begins_with` takes).
@@ -222,6 +261,12 @@ pub struct Entity {
     pub sk: Template,
     /// `(index, pk, sk)`; a local index's pk is the table's.
     pub indexes: Vec<(String, Template, Template)>,
+    /// `scope: global`.
+    pub global: bool,
+    /// Write shards, by hash of the first partition attribute.
+    pub shards: Option<u32>,
+    /// Has the version attribute `ver` (written by versioned upserts).
+    pub versioned: bool,
 }
 
 /// An index: its name, key attribute names and whether it is local.
@@ -270,12 +315,16 @@ pub struct Pattern {
     pub descending: bool,
     /// The entity whose templates the pattern's came from: its attribute types type the parameters.
     pub source: usize,
+    /// It reads global entities: no tenant in its keys.
+    pub global: bool,
 }
 
 /// A generated spec.
 #[derive(Debug, Clone)]
 pub struct Spec {
     pub seed: u64,
+    /// The table's TTL attribute `exp`.
+    pub ttl: bool,
     pub entities: Vec<Entity>,
     pub indexes: Vec<Index>,
     pub patterns: Vec<Pattern>,
@@ -318,6 +367,8 @@ fn pool(rng: &mut fastrand::Rng) -> Vec<(&'static str, Ty)> {
             },
         ),
         ("w", Ty::Bool),
+        ("d", Ty::Datetime { digits: 0 }),
+        ("m", Ty::Datetime { digits: 3 }),
     ]
 }
 
@@ -325,30 +376,16 @@ fn pool(rng: &mut fastrand::Rng) -> Vec<(&'static str, Ty)> {
 pub fn generate(seed: u64) -> Spec {
     let mut rng = fastrand::Rng::with_seed(seed);
     let inverted = rng.u8(..4) == 0;
+    let ttl = rng.u8(..3) == 0;
     let mut indexes = Vec::new();
     if rng.bool() {
-        indexes.push(Index {
-            name: "GSI1".into(),
-            pk: "gsi1pk".into(),
-            sk: "gsi1sk".into(),
-            local: false,
-        });
+        indexes.push(Index { name: "GSI1".into(), pk: "gsi1pk".into(), sk: "gsi1sk".into(), local: false });
     }
     if inverted {
-        indexes.push(Index {
-            name: "Inverted".into(),
-            pk: "sk".into(),
-            sk: "pk".into(),
-            local: false,
-        });
+        indexes.push(Index { name: "Inverted".into(), pk: "sk".into(), sk: "pk".into(), local: false });
     }
     if rng.u8(..4) == 0 {
-        indexes.push(Index {
-            name: "LSI1".into(),
-            pk: "pk".into(),
-            sk: "lsi1sk".into(),
-            local: true,
-        });
+        indexes.push(Index { name: "LSI1".into(), pk: "pk".into(), sk: "lsi1sk".into(), local: true });
     }
     let count = 2 + rng.usize(..3);
     let mut entities = Vec::new();
@@ -358,15 +395,18 @@ pub fn generate(seed: u64) -> Spec {
         let mut attrs: Vec<Attr> = Vec::new();
         let use_attr = |attrs: &mut Vec<Attr>, (name, ty): (&'static str, Ty), optional: bool| {
             if !attrs.iter().any(|a| a.name == name) {
-                attrs.push(Attr {
-                    name: name.into(),
-                    ty,
-                    optional,
-                });
+                attrs.push(Attr { name: name.into(), ty, optional });
             }
             name.to_owned()
         };
-        let tenant = vec![Seg::Lit("T#".into()), Seg::Tenant, Seg::Lit("|".into())];
+        let global = rng.u8(..5) == 0;
+        let versioned = !global && rng.u8(..5) == 0;
+        let shards = (!versioned && rng.u8(..6) == 0).then_some(3);
+        let tenant = if global {
+            vec![Seg::Lit("G#".into())]
+        } else {
+            vec![Seg::Lit("T#".into()), Seg::Tenant, Seg::Lit("|".into())]
+        };
         let mut pk = tenant.clone();
         // Mostly the shared partition `P#<p>` (collections, near
         // collisions between entities); else a partition of one attribute.
@@ -375,21 +415,19 @@ pub fn generate(seed: u64) -> Spec {
         } else {
             let (name, ty) = pick(&mut rng);
             let literal = PARTITIONS[rng.usize(..PARTITIONS.len())];
-            (
-                format!("{}{name}#", literal.trim_end_matches('#')),
-                (name, ty),
-            )
+            (format!("{}{name}#", literal.trim_end_matches('#')), (name, ty))
         };
         pk.push(Seg::Lit(literal));
-        pk.push(Seg::Attr(use_attr(&mut attrs, attr, false)));
+        let first = use_attr(&mut attrs, attr, false);
+        pk.push(Seg::Attr(first.clone()));
+        if shards.is_some() {
+            pk.push(Seg::Lit("|S#".into()));
+            pk.push(Seg::Shard);
+        }
         let mut sk = if inverted { tenant.clone() } else { Vec::new() };
         let lit = SORT_LITERALS[rng.usize(..SORT_LITERALS.len())];
         sk.push(Seg::Lit(lit.into()));
-        let holes = if lit.ends_with('#') {
-            1 + rng.usize(..2)
-        } else {
-            rng.usize(..2)
-        };
+        let holes = if lit.ends_with('#') { 1 + rng.usize(..2) } else { rng.usize(..2) };
         for i in 0..holes {
             if i > 0 || !lit.ends_with('#') {
                 sk.push(Seg::Lit("#".into()));
@@ -398,25 +436,21 @@ pub fn generate(seed: u64) -> Spec {
         }
         let mut entity_indexes = Vec::new();
         for index in &indexes {
-            if index.name == "Inverted" || !rng.bool() {
+            if index.name == "Inverted" || versioned || !rng.bool() {
                 continue;
             }
             // Sometimes sparse: an optional attribute only this index uses.
             let sparse = rng.u8(..3) == 0;
-            let mut isk = vec![Seg::Lit(
-                SORT_LITERALS[rng.usize(..SORT_LITERALS.len())].into(),
-            )];
+            let mut isk = vec![Seg::Lit(SORT_LITERALS[rng.usize(..SORT_LITERALS.len())].into())];
             if !matches!(isk[0], Seg::Lit(ref l) if l.ends_with('#')) {
                 isk.push(Seg::Lit("#".into()));
             }
             let (name, ty) = pick(&mut rng);
             let attr = if sparse {
-                let sparse_name = format!("o{}", name);
-                attrs.push(Attr {
-                    name: sparse_name.clone(),
-                    ty,
-                    optional: true,
-                });
+                let sparse_name = format!("o{name}");
+                if !attrs.iter().any(|a| a.name == sparse_name) {
+                    attrs.push(Attr { name: sparse_name.clone(), ty, optional: true });
+                }
                 sparse_name
             } else {
                 use_attr(&mut attrs, (name, ty), false)
@@ -430,31 +464,33 @@ pub fn generate(seed: u64) -> Spec {
                 if !matches!(ipk.last(), Some(Seg::Lit(l)) if l == "G") {
                     ipk.push(Seg::Attr(use_attr(&mut attrs, pick(&mut rng), false)));
                 }
+                if shards.is_some() {
+                    ipk.push(Seg::Lit("|S#".into()));
+                    ipk.push(Seg::Shard);
+                }
                 Template(ipk)
             };
             entity_indexes.push((index.name.clone(), ipk, Template(isk)));
         }
         if inverted {
-            entity_indexes.push((
-                "Inverted".into(),
-                Template(sk.clone()),
-                Template(pk.clone()),
-            ));
+            entity_indexes.push(("Inverted".into(), Template(sk.clone()), Template(pk.clone())));
         }
-        attrs.push(Attr {
-            name: "note".into(),
-            ty: Ty::Str {
-                chars: "a-z",
-                max: 3,
-            },
-            optional: rng.bool(),
-        });
+        attrs.push(Attr { name: "note".into(), ty: Ty::Str { chars: "a-z", max: 3 }, optional: versioned || rng.bool() });
+        if versioned {
+            attrs.push(Attr { name: "ver".into(), ty: Ty::Int { min: 1, max: 1_000_000 }, optional: false });
+        }
+        if ttl && rng.bool() {
+            attrs.push(Attr { name: "exp".into(), ty: Ty::Epoch, optional: rng.bool() });
+        }
         entities.push(Entity {
             name: format!("E{e}"),
             attrs,
             pk: Template(pk),
             sk: Template(sk),
             indexes: entity_indexes,
+            global,
+            shards,
+            versioned,
         });
     }
     let mut patterns = Vec::new();
@@ -486,9 +522,7 @@ pub fn generate(seed: u64) -> Spec {
                     } else {
                         Vec::new()
                     };
-                    t.push(Seg::Lit(
-                        BOUND_LITERALS[rng.usize(..BOUND_LITERALS.len())].into(),
-                    ));
+                    t.push(Seg::Lit(BOUND_LITERALS[rng.usize(..BOUND_LITERALS.len())].into()));
                     Template(t)
                 }
             }
@@ -498,12 +532,7 @@ pub fn generate(seed: u64) -> Spec {
             2 => Some((Op::Equals, vec![sk.clone()])),
             3 => {
                 let prefixes = sk.delimited_prefixes();
-                (!prefixes.is_empty()).then(|| {
-                    (
-                        Op::BeginsWith,
-                        vec![prefixes[rng.usize(..prefixes.len())].clone()],
-                    )
-                })
+                (!prefixes.is_empty()).then(|| (Op::BeginsWith, vec![prefixes[rng.usize(..prefixes.len())].clone()]))
             }
             4 => Some((Op::Lt, vec![bound(&mut rng)])),
             5 => Some((Op::Lte, vec![bound(&mut rng)])),
@@ -518,14 +547,10 @@ pub fn generate(seed: u64) -> Spec {
             sk: cond,
             descending: rng.bool(),
             source,
+            global: e.global,
         });
     }
-    Spec {
-        seed,
-        entities,
-        indexes,
-        patterns,
-    }
+    Spec { seed, ttl, entities, indexes, patterns }
 }
 
 impl Spec {
@@ -533,7 +558,8 @@ impl Spec {
     pub fn yaml(&self) -> String {
         let mut y = String::new();
         let _ = writeln!(y, "# soundness harness, seed {}", self.seed);
-        y.push_str("version: 1\ntable: { name: Soundness, partition_key: pk, sort_key: sk }\n");
+        let ttl = if self.ttl { ", ttl: exp" } else { "" };
+        let _ = writeln!(y, "version: 1\ntable: {{ name: Soundness, partition_key: pk, sort_key: sk{ttl} }}");
         y.push_str("tenant: { placeholder: tenant, id_pattern: \"^[a-z0-9]{1,12}$\" }\n");
         y.push_str("lints: { gsi_write_isolation: allow, unused_index: allow, unused_entity: allow, low_cardinality_index: allow }\n");
         if !self.indexes.is_empty() {
@@ -570,6 +596,15 @@ impl Spec {
                 } else {
                     let _ = writeln!(y, "      {}: {ty}", a.name);
                 }
+            }
+            if e.global {
+                y.push_str("    scope: global\n");
+            }
+            if let (Some(count), Some(first)) = (e.shards, e.pk.attrs().next()) {
+                let _ = writeln!(y, "    shards: {{ count: {count}, by: \"hash(<{first}>)\" }}");
+            }
+            if e.versioned {
+                y.push_str("    version_attribute: ver\n");
             }
             let _ = writeln!(
                 y,
@@ -660,18 +695,10 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
     let _ = writeln!(d, "pub mod {module} {{");
     let _ = writeln!(d, "    schema_runtime::include_generated!(pub generated, concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));");
     d.push_str("    use generated::*;\n    use schema_runtime::Entity as _;\n");
-    let _ = writeln!(
-        d,
-        "    /// The spec.\n    pub const SPEC: &str = {};",
-        rust_str(&spec.yaml())
-    );
+    let _ = writeln!(d, "    /// The spec.\n    pub const SPEC: &str = {};", rust_str(&spec.yaml()));
     d.push_str("    /// Writes the items and runs every call.\n");
     d.push_str("    pub async fn run(client: schema_runtime::sdk::Client, table: String) -> crate::soundness::Run {\n");
-    let _ = writeln!(
-        d,
-        "        let mut run = crate::soundness::Run::new({}, SPEC);",
-        spec.seed
-    );
+    let _ = writeln!(d, "        let mut run = crate::soundness::Run::new({}, SPEC);", spec.seed);
     d.push_str("        let repo = Repository::new(client.clone()).with_table_name(&table);\n");
     d.push_str("        if let Err(e) = repo.create_table().await { run.failed(\"create_table\", &e); return run; }\n");
     for (t, tenant) in TENANTS.iter().enumerate() {
@@ -679,24 +706,54 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
     }
     // The items: a few per entity and tenant, values from small pools so
     // that collections form and keys come close.
-    for (t, _) in TENANTS.iter().enumerate() {
+    let mut versioned_keys = std::collections::BTreeSet::new();
+    for (t, tenant) in TENANTS.iter().enumerate() {
         for e in &spec.entities {
+            if e.global && t > 0 {
+                continue;
+            }
+            let handle = if e.global { "repo".to_owned() } else { format!("r{t}") };
+            let lower = e.name.to_lowercase();
             for _ in 0..(2 + rng.usize(..4)) {
-                let mut fields = String::new();
-                for a in &e.attrs {
-                    let v = a.ty.value(&mut rng);
-                    if a.optional {
-                        if rng.bool() {
-                            let _ = write!(fields, "{}: Some({}), ", a.name, v.rust);
+                let values: Vec<(&Attr, Value, bool)> = e
+                    .attrs
+                    .iter()
+                    .map(|a| (a, a.ty.value(&mut rng), !a.optional || rng.bool()))
+                    .collect();
+                if e.versioned {
+                    let lookup = |name: &str| values.iter().find(|(a, _, _)| a.name == name).map(|(_, v, _)| v.key.clone());
+                    let key = (e.pk.encode(tenant, 0, &lookup), e.sk.encode(tenant, 0, &lookup));
+                    if !versioned_keys.insert(key) {
+                        continue;
+                    }
+                    let in_key: Vec<&str> = e.pk.attrs().chain(e.sk.attrs()).collect();
+                    let mut key_fields = String::new();
+                    let mut setters = String::new();
+                    for (a, v, present) in &values {
+                        if in_key.contains(&a.name.as_str()) {
+                            let _ = write!(key_fields, "{}: {}, ", a.name, v.rust);
+                        } else if a.name == "ver" {
+                            setters.push_str(".ver(1_i64)");
+                        } else if a.optional {
+                            let value = if *present { format!("Some({})", v.rust) } else { "None".into() };
+                            let _ = write!(setters, ".{}({value})", a.name);
                         } else {
-                            let _ = write!(fields, "{}: None, ", a.name);
+                            let _ = write!(setters, ".{}({})", a.name, v.rust);
                         }
+                    }
+                    let _ = writeln!(d, "        run.wrote(\"update_{lower} or_create\", {handle}.update_{lower}(&{}Key {{ {key_fields}}}, {}Update::default(){setters}.or_create()).await);", e.name, e.name);
+                    continue;
+                }
+                let mut fields = String::new();
+                for (a, v, present) in &values {
+                    if a.optional {
+                        let value = if *present { format!("Some({})", v.rust) } else { "None".into() };
+                        let _ = write!(fields, "{}: {value}, ", a.name);
                     } else {
                         let _ = write!(fields, "{}: {}, ", a.name, v.rust);
                     }
                 }
-                let lower = e.name.to_lowercase();
-                let _ = writeln!(d, "        run.wrote(\"put_{lower}\", r{t}.put_{lower}(&{} {{ {fields}}}).await);", e.name);
+                let _ = writeln!(d, "        run.wrote(\"put_{lower}\", {handle}.put_{lower}(&{} {{ {fields}}}).await);", e.name);
             }
         }
     }
@@ -705,13 +762,11 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
         let Some(p) = spec.patterns.iter().find(|p| p.name == call.pattern) else {
             continue;
         };
-        let index = spec
-            .indexes
-            .iter()
-            .find(|i| Some(&i.name) == p.index.as_ref());
+        let index = spec.indexes.iter().find(|i| Some(&i.name) == p.index.as_ref());
         let (pk_attr, sk_attr) = index.map_or(("pk", "sk"), |i| (i.pk.as_str(), i.sk.as_str()));
+        let shards = spec.entities[p.source].shards.filter(|_| p.pk.sharded()).unwrap_or(1);
         for _ in 0..3 {
-            let t = rng.usize(..TENANTS.len());
+            let t = if p.global { 0 } else { rng.usize(..TENANTS.len()) };
             let mut args = Vec::new();
             let mut keys: Vec<(String, String)> = Vec::new();
             for param in &call.params {
@@ -720,52 +775,53 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                 };
                 let v = ty.value(&mut rng);
                 let arg = match ty {
-                    Ty::Str { .. } | Ty::Escaped => {
-                        v.rust.trim_end_matches(".to_owned()").to_owned()
-                    }
-                    Ty::Int { .. } | Ty::Enum(_) | Ty::Bool => v.rust.clone(),
+                    Ty::Str { .. } | Ty::Escaped => v.rust.trim_end_matches(".to_owned()").to_owned(),
+                    Ty::Int { .. } | Ty::Enum(_) | Ty::Bool | Ty::Datetime { .. } | Ty::Epoch => v.rust.clone(),
                 };
                 args.push(arg);
                 keys.push((param.clone(), v.key.clone()));
             }
             let lookup = |name: &str| keys.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-            let Some(pk) = p.pk.encode(TENANTS[t], &lookup) else {
+            let pks: Option<Vec<String>> = (0..shards).map(|shard| p.pk.encode(TENANTS[t], shard, &lookup)).collect();
+            let Some(pks) = pks else {
                 continue;
             };
             let (op, operands) = match &p.sk {
                 None => ("None".to_owned(), Vec::new()),
                 Some((op, ops)) => (
                     format!("Some(crate::soundness::Op::{op:?})"),
-                    ops.iter()
-                        .filter_map(|o| o.encode(TENANTS[t], &lookup))
-                        .collect(),
+                    ops.iter().filter_map(|o| o.encode(TENANTS[t], 0, &lookup)).collect(),
                 ),
             };
-            let limit = if index.is_none() && rng.u8(..4) == 0 {
-                Some(1 + rng.usize(..3))
-            } else {
-                None
-            };
+            let limit = if index.is_none() && shards == 1 && rng.u8(..4) == 0 { Some(1 + rng.usize(..3)) } else { None };
             let page = 1 + rng.usize(..3);
-            let mut query = format!("r{t}.{}({})", p.name, args.join(", "));
+            let include_expired = spec.ttl && rng.bool();
+            let handle = if p.global { "repo".to_owned() } else { format!("r{t}") };
+            let mut query = format!("{handle}.{}({})", p.name, args.join(", "));
             let _ = write!(query, ".page_size({page})");
             if let Some(l) = limit {
                 let _ = write!(query, ".limit({l})");
             }
+            if include_expired {
+                query.push_str(".include_expired()");
+            }
+            let scope = if p.global { "&()".to_owned() } else { format!("&t{t}") };
             let to_item = if call.returns.len() == 1 {
-                format!("|e| e.to_item(&t{t})")
+                format!("|e| e.to_item({scope})")
             } else {
                 let arms: Vec<String> = call
                     .returns
                     .iter()
-                    .map(|r| format!("{}Item::{r}(e) => e.to_item(&t{t})", pascal(&p.name)))
+                    .map(|r| format!("{}Item::{r}(e) => e.to_item({scope})", pascal(&p.name)))
                     .collect();
                 format!("|e| match e {{ {} }}", arms.join(", "))
             };
+            let ttl = if spec.ttl && !include_expired { "Some(\"exp\")" } else { "None" };
             let _ = writeln!(
                 d,
-                "        run.queried(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pk: {pk:?}.into(), op: {op}, operands: vec![{}], descending: {}, limit: {limit:?} }}, {query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>()));",
+                "        run.queried(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, limit: {limit:?}, ttl: {ttl} }}, {query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>()));",
                 p.name,
+                pks.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
                 operands.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
                 p.descending,
             );

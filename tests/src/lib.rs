@@ -27,7 +27,7 @@ pub mod generated {
 
 /// The soundness harness's generated specs that `check` accepted, each
 /// with its repository and its driver (see `tests/soundness/gen.rs`).
-#[allow(missing_docs, clippy::all, unused_imports)]
+#[allow(missing_docs, clippy::all, unused_imports, unused_variables)]
 pub mod soundness_specs {
     include!(concat!(env!("OUT_DIR"), "/soundness_drivers.rs"));
 }

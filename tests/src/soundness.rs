@@ -43,8 +43,8 @@ pub struct Case {
     pub pk_attr: &'static str,
     /// Its sort key attribute.
     pub sk_attr: &'static str,
-    /// The partition key value the call should read.
-    pub pk: String,
+    /// The partition key values the call should read (one per write shard).
+    pub pks: Vec<String>,
     /// The sort-key operator, if any.
     pub op: Option<Op>,
     /// Its operands, encoded.
@@ -53,6 +53,9 @@ pub struct Case {
     pub descending: bool,
     /// At most this many items.
     pub limit: Option<usize>,
+    /// The table's TTL attribute when the call hides expired items: those
+    /// whose epoch seconds are in the past.
+    pub ttl: Option<&'static str>,
 }
 
 /// One spec's run: what was written, what was read, where they disagree.
@@ -76,6 +79,14 @@ fn string<'i>(item: &'i Item, attr: &str) -> Option<&'i str> {
     item.get(attr)
         .and_then(|v| v.as_s().ok())
         .map(String::as_str)
+}
+
+/// DynamoDB's TTL: a Number of epoch seconds in the past.
+fn expired(item: &Item, ttl: &str, now: u64) -> bool {
+    item.get(ttl)
+        .and_then(|v| v.as_n().ok())
+        .and_then(|n| n.parse::<u64>().ok())
+        .is_some_and(|secs| secs < now)
 }
 
 impl Run {
@@ -146,11 +157,15 @@ impl Run {
                 Some(Op::Between) => o[0].as_str() <= sk && sk <= o[1].as_str(),
             }
         };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
         let mut hits: Vec<&Item> = self
             .items
             .iter()
-            .filter(|i| string(i, case.pk_attr) == Some(case.pk.as_str()))
+            .filter(|i| string(i, case.pk_attr).is_some_and(|pk| case.pks.iter().any(|p| p == pk)))
             .filter(|i| string(i, case.sk_attr).is_some_and(holds))
+            .filter(|i| !case.ttl.is_some_and(|ttl| expired(i, ttl, now)))
             .collect();
         hits.sort_by(|a, b| string(a, case.sk_attr).cmp(&string(b, case.sk_attr)));
         if case.descending {

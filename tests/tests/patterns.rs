@@ -1200,8 +1200,17 @@ mod optimistic_locking {
             matches!(stale, Err(Error::VersionConflict { expected: 0, .. })),
             "{stale:?}"
         );
+        // `or_create()` may create the item, so it carries every required
+        // attribute, as a put does; without one nothing is sent.
+        let partial = InventoryItemUpdate::default().on_hand(7).version(2).or_create();
+        let refused = t.update_inventory_item(&key, partial).await;
+        assert!(
+            matches!(&refused, Err(Error::Value(v)) if v.name == "reserved"),
+            "{refused:?}"
+        );
         let next = InventoryItemUpdate::default()
             .on_hand(7)
+            .reserved(0)
             .version(2)
             .or_create();
         t.update_inventory_item(&key, next).await.unwrap();

@@ -689,6 +689,35 @@ impl Emitter<'_> {
             }
         });
         let index_updates = self.index_key_updates(entity, &changeable);
+        // `or_create()` writes what `create` would: every required
+        // attribute (a counter may be added to instead), and the key's own
+        // attributes, which an update otherwise leaves as they are.
+        let required = changeable.iter().filter(|a| !a.optional).map(|a| {
+            let attribute = a.name.as_str();
+            let f = snake_ident(attribute);
+            let added = if counters.iter().any(|c| c.name == a.name) {
+                let add = format_ident!("add_{}", snake(attribute));
+                quote!(|| self.#add.is_some())
+            } else {
+                quote!()
+            };
+            quote!((#attribute, self.#f.is_some() #added),)
+        });
+        let key_sets = key_attributes.iter().map(|a| {
+            let attribute = a.name.as_str();
+            let f = snake_ident(attribute);
+            let value = self.to_av(name, a, quote!(value));
+            quote! {
+                let value = &key.#f;
+                update.set.push((#attribute, #value));
+            }
+        });
+        let create = quote! {
+            if self.or_create {
+                ::schema_runtime::ops::creatable(#name, &[#(#required)*])?;
+                #(#key_sets)*
+            }
+        };
         let shard = self.bind_shard(entity, Receiver { name: "key" });
         let doc = format!(
             " A partial update of a [`{name}`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index)."
@@ -723,6 +752,7 @@ impl Emitter<'_> {
                     #shard
                     let mut update = ::schema_runtime::ops::Update::default();
                     update.upsert = self.or_create;
+                    #create
                     #(#sets)*
                     #(#adds)*
                     #(#index_updates)*
@@ -741,8 +771,18 @@ impl Emitter<'_> {
         let name = entity.name.as_str();
         let mut out = Vec::new();
         let mut label = 0;
+        let table = &self.spec.table;
+        // The table's own key attributes (an inverted index's keys, a local
+        // index's partition key) never change and cannot be set.
+        let table_key = |attribute: &str| {
+            table.partition_key.name.value == attribute
+                || table.sort_key.as_ref().is_some_and(|k| k.name.value == attribute)
+        };
         for (index, key) in &entity.index_keys {
-            for t in key.templates().filter(|t| !t.is_natural()) {
+            for t in key
+                .templates()
+                .filter(|t| !t.is_natural() && !table_key(&t.attribute))
+            {
                 let attribute = t.attribute.as_str();
                 let mentioned: Vec<&ir::Attribute> = changeable
                     .iter()
@@ -752,14 +792,21 @@ impl Emitter<'_> {
                             .any(|p| p.kind == PlaceholderKind::Attribute && p.name == a.name)
                     })
                     .collect();
-                if mentioned.is_empty() {
-                    continue;
-                }
                 let all: Vec<&str> = mentioned.iter().map(|a| a.name.as_str()).collect();
-                let touched = mentioned.iter().map(|a| {
-                    let f = snake_ident(a.name.as_str());
-                    quote!(self.#f.is_some())
-                });
+                // A key built from the primary key alone is written when the
+                // update may create the item; one built from attributes, when
+                // they are set.
+                let touched: Vec<TokenStream> = if mentioned.is_empty() {
+                    vec![quote!(self.or_create)]
+                } else {
+                    mentioned
+                        .iter()
+                        .map(|a| {
+                            let f = snake_ident(a.name.as_str());
+                            quote!(self.#f.is_some())
+                        })
+                        .collect()
+                };
                 let label_name =
                     syn::Lifetime::new(&format!("'key{label}"), proc_macro2::Span::call_site());
                 label += 1;
