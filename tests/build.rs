@@ -66,7 +66,14 @@ fn soundness() {
             .filter_map(|p| match &p.operation {
                 schema_compiler::ir::Operation::Query(q) => Some(gen::Call {
                     pattern: p.name.value.clone(),
-                    params: q.params.keys().cloned().collect(),
+                    params: q
+                        .params
+                        .values()
+                        .map(|param| {
+                            let (entity, attribute) = param.binds[0].clone();
+                            (param.name.value.clone(), entity, attribute)
+                        })
+                        .collect(),
                     returns: q.returns.clone(),
                 }),
                 _ => None,

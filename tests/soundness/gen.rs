@@ -669,7 +669,9 @@ impl Spec {
 #[derive(Debug, Clone)]
 pub struct Call {
     pub pattern: String,
-    pub params: Vec<String>,
+    /// Each parameter, with an `(entity, attribute)` it fills: the
+    /// generator's own type for that attribute draws and encodes its values.
+    pub params: Vec<(String, String, String)>,
     pub returns: Vec<String>,
 }
 
@@ -769,8 +771,8 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             let t = if p.global { 0 } else { rng.usize(..TENANTS.len()) };
             let mut args = Vec::new();
             let mut keys: Vec<(String, String)> = Vec::new();
-            for param in &call.params {
-                let Some(ty) = spec.attr_type(p.source, param) else {
+            for (param, entity, attribute) in &call.params {
+                let Some(ty) = spec.entities.iter().position(|e| e.name == *entity).and_then(|e| spec.attr_type(e, attribute)) else {
                     continue;
                 };
                 let v = ty.value(&mut rng);
@@ -786,12 +788,22 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             let Some(pks) = pks else {
                 continue;
             };
-            let (op, operands) = match &p.sk {
+            // One operand list per shard when a bound holds `<shard>`.
+            let (op, operands): (String, Vec<Vec<String>>) = match &p.sk {
                 None => ("None".to_owned(), Vec::new()),
-                Some((op, ops)) => (
-                    format!("Some(crate::soundness::Op::{op:?})"),
-                    ops.iter().filter_map(|o| o.encode(TENANTS[t], 0, &lookup)).collect(),
-                ),
+                Some((op, ops)) => {
+                    let bound_shards = if ops.iter().any(Template::sharded) {
+                        spec.entities.iter().filter_map(|e| e.shards).max().unwrap_or(1)
+                    } else {
+                        1
+                    };
+                    (
+                        format!("Some(crate::soundness::Op::{op:?})"),
+                        (0..bound_shards)
+                            .map(|shard| ops.iter().filter_map(|o| o.encode(TENANTS[t], shard, &lookup)).collect())
+                            .collect(),
+                    )
+                }
             };
             let limit = if index.is_none() && shards == 1 && rng.u8(..4) == 0 { Some(1 + rng.usize(..3)) } else { None };
             let page = 1 + rng.usize(..3);
@@ -822,7 +834,11 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                 "        run.queried(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, limit: {limit:?}, ttl: {ttl} }}, {query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>()));",
                 p.name,
                 pks.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
-                operands.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
+                operands
+                    .iter()
+                    .map(|set| format!("vec![{}]", set.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", ")))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 p.descending,
             );
         }

@@ -47,8 +47,9 @@ pub struct Case {
     pub pks: Vec<String>,
     /// The sort-key operator, if any.
     pub op: Option<Op>,
-    /// Its operands, encoded.
-    pub operands: Vec<String>,
+    /// Its operands, encoded; one list per write shard when a bound holds
+    /// `<shard>` (an item satisfies the condition under any of them).
+    pub operands: Vec<Vec<String>>,
     /// Descending order.
     pub descending: bool,
     /// At most this many items.
@@ -144,8 +145,7 @@ impl Run {
 
     /// What DynamoDB's semantics return for `case` from the stored items.
     pub fn expected(&self, case: &Case) -> Vec<&Item> {
-        let holds = |sk: &str| {
-            let o = &case.operands;
+        let holds_under = |sk: &str, o: &[String]| {
             match case.op {
                 None => true,
                 Some(Op::Equals) => sk == o[0],
@@ -157,6 +157,7 @@ impl Run {
                 Some(Op::Between) => o[0].as_str() <= sk && sk <= o[1].as_str(),
             }
         };
+        let holds = |sk: &str| case.op.is_none() || case.operands.iter().any(|o| holds_under(sk, o));
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());

@@ -257,17 +257,23 @@ impl Emitter<'_> {
     }
 
     /// How the query's `<shard>` is filled: one shard computed from a
-    /// parameter, every shard, or none.
+    /// parameter, every shard, or none. The shard may stand in the
+    /// partition key or in a sort-key condition (an inverted index's
+    /// partition is the table's sort key and the other way round): every
+    /// shard is a partition of the request, and the results are merged.
     fn shard_plan(&self, q: &ir::Query) -> Option<(u32, Option<TokenStream>)> {
-        if !q
-            .pk
-            .placeholders()
+        let templates = std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands));
+        if !templates
+            .flat_map(|t| t.placeholders())
             .any(|p| p.kind == PlaceholderKind::Shard)
         {
             return None;
         }
-        let entity = q.returns.first().and_then(|e| self.spec.entities.get(e))?;
-        let sharding = entity.shards.as_ref()?;
+        let (entity, sharding) = q
+            .returns
+            .iter()
+            .filter_map(|e| self.spec.entities.get(e))
+            .find_map(|e| e.shards.as_ref().map(|s| (e, s)))?;
         let count = sharding.count.value;
         if let ShardBy::Hash(attribute) = &sharding.by {
             let param = q.params.values().find(|p| {
