@@ -175,6 +175,18 @@ fn encode_integer(min: i64, max: i64, n: i64) -> String {
     format!("{value:0width$}")
 }
 
+/// FNV-1a, 64 bits, from its published definition: the hash whose value
+/// modulo the shard count is the shard of `by: "hash(<attribute>)"`
+/// (docs/spec.md §11), taken of the attribute's key text.
+fn fnv1a(text: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
 /// A template segment.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Seg {
@@ -261,6 +273,9 @@ pub struct Entity {
     pub sk: Template,
     /// `(index, pk, sk)`; a local index's pk is the table's.
     pub indexes: Vec<(String, Template, Template)>,
+    /// Indexes of `indexes` the entity is in by the attributes it writes,
+    /// without listing them.
+    pub unlisted: Vec<String>,
     /// `scope: global`.
     pub global: bool,
     /// Write shards, by hash of the first partition attribute.
@@ -384,6 +399,9 @@ pub fn generate(seed: u64) -> Spec {
     if inverted {
         indexes.push(Index { name: "Inverted".into(), pk: "sk".into(), sk: "pk".into(), local: false });
     }
+    if !indexes.is_empty() && indexes[0].name == "GSI1" && rng.u8(..3) == 0 {
+        indexes.push(Index { name: "GSI2".into(), pk: "gsi1pk".into(), sk: "sk".into(), local: false });
+    }
     if rng.u8(..4) == 0 {
         indexes.push(Index { name: "LSI1".into(), pk: "pk".into(), sk: "lsi1sk".into(), local: true });
     }
@@ -436,7 +454,7 @@ pub fn generate(seed: u64) -> Spec {
         }
         let mut entity_indexes = Vec::new();
         for index in &indexes {
-            if index.name == "Inverted" || versioned || !rng.bool() {
+            if index.name == "Inverted" || index.name == "GSI2" || versioned || !rng.bool() {
                 continue;
             }
             // Sometimes sparse: an optional attribute only this index uses.
@@ -472,8 +490,24 @@ pub fn generate(seed: u64) -> Spec {
             };
             entity_indexes.push((index.name.clone(), ipk, Template(isk)));
         }
+        // Indexes keyed on attributes the entity writes anyway hold its
+        // items whether or not it lists them: the inverted index (the
+        // table's keys swapped), and GSI2 (GSI1's partition key with the
+        // table's sort key).
+        let mut unlisted = Vec::new();
+        if let Some(gsi1) = entity_indexes.iter().find(|(name, _, _)| name == "GSI1").cloned() {
+            if indexes.iter().any(|i| i.name == "GSI2") {
+                entity_indexes.push(("GSI2".into(), gsi1.1, Template(sk.clone())));
+                if rng.u8(..3) > 0 {
+                    unlisted.push("GSI2".to_owned());
+                }
+            }
+        }
         if inverted {
             entity_indexes.push(("Inverted".into(), Template(sk.clone()), Template(pk.clone())));
+            if rng.bool() {
+                unlisted.push("Inverted".to_owned());
+            }
         }
         attrs.push(Attr { name: "note".into(), ty: Ty::Str { chars: "a-z", max: 3 }, optional: versioned || rng.bool() });
         if versioned {
@@ -488,6 +522,7 @@ pub fn generate(seed: u64) -> Spec {
             pk: Template(pk),
             sk: Template(sk),
             indexes: entity_indexes,
+            unlisted,
             global,
             shards,
             versioned,
@@ -612,9 +647,9 @@ impl Spec {
                 e.pk.yaml(),
                 e.sk.yaml()
             );
-            if !e.indexes.is_empty() {
+            if e.indexes.len() > e.unlisted.len() {
                 y.push_str("    indexes:\n");
-                for (name, pk, sk) in &e.indexes {
+                for (name, pk, sk) in e.indexes.iter().filter(|(name, _, _)| !e.unlisted.contains(name)) {
                     let local = self.indexes.iter().any(|i| i.name == *name && i.local);
                     if local {
                         let _ = writeln!(y, "      {name}: {{ sk: \"{}\" }}", sk.yaml());
@@ -766,7 +801,7 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
         };
         let index = spec.indexes.iter().find(|i| Some(&i.name) == p.index.as_ref());
         let (pk_attr, sk_attr) = index.map_or(("pk", "sk"), |i| (i.pk.as_str(), i.sk.as_str()));
-        let shards = spec.entities[p.source].shards.filter(|_| p.pk.sharded()).unwrap_or(1);
+        let source = &spec.entities[p.source];
         for _ in 0..3 {
             let t = if p.global { 0 } else { rng.usize(..TENANTS.len()) };
             let mut args = Vec::new();
@@ -784,7 +819,18 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                 keys.push((param.clone(), v.key.clone()));
             }
             let lookup = |name: &str| keys.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-            let pks: Option<Vec<String>> = (0..shards).map(|shard| p.pk.encode(TENANTS[t], shard, &lookup)).collect();
+            // The shards a `<shard>` of the call stands for: the hashed one
+            // when the call gives the hashed attribute, else every shard.
+            let shards = match source.shards {
+                None => vec![0],
+                Some(count) => match source.pk.attrs().next().and_then(|a| lookup(a)) {
+                    Some(value) => vec![u32::try_from(fnv1a(&value) % u64::from(count)).unwrap_or(0)],
+                    None => (0..count).collect(),
+                },
+            };
+            let sharded = p.pk.sharded() || p.sk.as_ref().is_some_and(|(_, ops)| ops.iter().any(Template::sharded));
+            let pk_shards = if p.pk.sharded() { shards.clone() } else { vec![0] };
+            let pks: Option<Vec<String>> = pk_shards.iter().map(|shard| p.pk.encode(TENANTS[t], *shard, &lookup)).collect();
             let Some(pks) = pks else {
                 continue;
             };
@@ -792,20 +838,17 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             let (op, operands): (String, Vec<Vec<String>>) = match &p.sk {
                 None => ("None".to_owned(), Vec::new()),
                 Some((op, ops)) => {
-                    let bound_shards = if ops.iter().any(Template::sharded) {
-                        spec.entities.iter().filter_map(|e| e.shards).max().unwrap_or(1)
-                    } else {
-                        1
-                    };
+                    let bound_shards = if ops.iter().any(Template::sharded) { shards.clone() } else { vec![0] };
                     (
                         format!("Some(crate::soundness::Op::{op:?})"),
-                        (0..bound_shards)
-                            .map(|shard| ops.iter().filter_map(|o| o.encode(TENANTS[t], shard, &lookup)).collect())
+                        bound_shards
+                            .iter()
+                            .map(|shard| ops.iter().filter_map(|o| o.encode(TENANTS[t], *shard, &lookup)).collect())
                             .collect(),
                     )
                 }
             };
-            let limit = if index.is_none() && shards == 1 && rng.u8(..4) == 0 { Some(1 + rng.usize(..3)) } else { None };
+            let limit = if index.is_none() && !sharded && rng.u8(..4) == 0 { Some(1 + rng.usize(..3)) } else { None };
             let page = 1 + rng.usize(..3);
             let include_expired = spec.ttl && rng.bool();
             let handle = if p.global { "repo".to_owned() } else { format!("r{t}") };
