@@ -31,6 +31,10 @@ pub struct Domain {
     pub ordered: bool,
     /// Every encoded value has the same length.
     pub fixed_width: bool,
+    /// For fixed formats (integers, datetimes, small shard numbers): the
+    /// characters each position may hold, so that key languages know that
+    /// `2024-05-01T12:00:00Z` has a `-` in its fifth place and is never `1`.
+    pub positions: Option<Vec<CharSet>>,
 }
 
 /// Whether `c` may serve as a delimiter: anything but ASCII letters, digits and `_`.
@@ -71,6 +75,7 @@ pub fn integer_width(min: i64, max: i64) -> usize {
 
 fn fixed(alphabet: CharSet, len: usize, ordered: bool) -> Domain {
     Domain {
+        positions: Some(vec![alphabet.clone(); len]),
         alphabet,
         min_len: len,
         max_len: Some(len),
@@ -78,6 +83,20 @@ fn fixed(alphabet: CharSet, len: usize, ordered: bool) -> Domain {
         ordered,
         fixed_width: true,
     }
+}
+
+/// The positions of a fixed format: `d` a digit, any other character itself.
+fn format_positions(format: &str) -> Vec<CharSet> {
+    format
+        .chars()
+        .map(|c| {
+            if c == 'd' {
+                digits()
+            } else {
+                chars(&c.to_string())
+            }
+        })
+        .collect()
 }
 
 /// The domain of a value of `ty` in a key; `escape` is the attribute's flag.
@@ -106,6 +125,7 @@ pub fn type_domain(ty: &AttributeType, escape: bool) -> Domain {
                 (alphabet.clone(), max)
             };
             Domain {
+                positions: None,
                 alphabet,
                 min_len: min_length.unwrap_or(1).max(1) as usize,
                 max_len: max,
@@ -123,12 +143,21 @@ pub fn type_domain(ty: &AttributeType, escape: bool) -> Domain {
                     TimePrecision::Micros => 7,
                     TimePrecision::Nanos => 10,
                 };
-                fixed(chars("0123456789-:.TZ"), 20 + fraction, true)
+                let fraction = match fraction {
+                    0 => String::new(),
+                    n => format!(".{}", "d".repeat(n - 1)),
+                };
+                let positions = format_positions(&format!("dddd-dd-ddTdd:dd:dd{fraction}Z"));
+                Domain {
+                    positions: Some(positions),
+                    ..fixed(chars("0123456789-:.TZ"), 20 + fraction.len(), true)
+                }
             }
             DatetimeFormat::EpochSeconds => fixed(digits(), 12, true),
             DatetimeFormat::EpochMillis => fixed(digits(), 15, true),
         },
         AttributeType::Enum { values } => Domain {
+            positions: None,
             alphabet: chars(&values.concat()),
             min_len: values.iter().map(String::len).min().unwrap_or(1).max(1),
             max_len: values.iter().map(String::len).max(),
@@ -137,6 +166,7 @@ pub fn type_domain(ty: &AttributeType, escape: bool) -> Domain {
             fixed_width: values.windows(2).all(|w| w[0].len() == w[1].len()),
         },
         AttributeType::Boolean => Domain {
+            positions: None,
             alphabet: chars("truefals"),
             min_len: 4,
             max_len: Some(5),
@@ -145,6 +175,7 @@ pub fn type_domain(ty: &AttributeType, escape: bool) -> Domain {
             fixed_width: false,
         },
         _ => Domain {
+            positions: None,
             alphabet: CharSet::any(),
             min_len: 1,
             max_len: None,
@@ -158,6 +189,7 @@ pub fn type_domain(ty: &AttributeType, escape: bool) -> Domain {
 /// The domain of the tenant placeholder.
 pub fn tenant_domain(tenant: &ir::Tenant) -> Domain {
     Domain {
+        positions: None,
         alphabet: tenant.alphabet.clone(),
         min_len: tenant.min_length.max(1),
         max_len: tenant.max_length,
@@ -170,6 +202,7 @@ pub fn tenant_domain(tenant: &ir::Tenant) -> Domain {
 /// The domain of the shard placeholder for `count` shards.
 pub fn shard_domain(count: u32) -> Domain {
     Domain {
+        positions: (count <= 10).then(|| vec![digits()]),
         alphabet: digits(),
         min_len: 1,
         max_len: Some(width(u128::from(count.saturating_sub(1)))),

@@ -18,7 +18,23 @@ pub fn template_tokens(
     for seg in &template.segments {
         match seg {
             Segment::Literal(l) => out.extend(l.chars().map(Tok::Char)),
-            Segment::Placeholder(p) => out.push(Tok::Class(domain(p).alphabet)),
+            Segment::Placeholder(p) => {
+                let domain = domain(p);
+                match domain.positions {
+                    // A fixed format, position by position.
+                    Some(positions) => {
+                        out.extend(
+                            positions
+                                .into_iter()
+                                .map(|set| match set.ranges.as_slice() {
+                                    [(lo, hi)] if lo == hi => Tok::Char(*lo),
+                                    _ => Tok::One(set),
+                                }),
+                        )
+                    }
+                    None => out.push(Tok::Class(domain.alphabet)),
+                }
+            }
         }
     }
     out
@@ -248,6 +264,46 @@ pub fn satisfies(sk: &[Tok], op: ir::SortOp, operands: &[Vec<Tok>]) -> bool {
         ir::SortOp::Gte => in_range(sk, bound(0, false), None),
         ir::SortOp::Between => in_range(sk, bound(0, false), bound(1, false)),
     }
+}
+
+/// Whether an entity's sort key (`sk`, its placeholders' domains from
+/// `entity_domain`) satisfies a sort-key condition `op` over `operands`
+/// (their placeholders' domains from `operand_domain`) for some values.
+///
+/// Within one query every key holds the same tenant. Where the sort key and
+/// every operand begin with the same literal, the tenant and the same
+/// delimiter after it, their order cannot depend on which tenant it is, so
+/// the tenant is one fixed character in all of them; elsewhere it ranges
+/// over its alphabet on each side.
+pub fn condition_holds(
+    sk: &ir::KeyTemplate,
+    entity_domain: &dyn Fn(&ir::Placeholder) -> Domain,
+    op: ir::SortOp,
+    operands: &[ir::KeyTemplate],
+    operand_domain: &dyn Fn(&ir::Placeholder) -> Domain,
+) -> bool {
+    let lead = sk.tenant_prefix();
+    let tied = matches!(&lead, Some(l) if matches!(l.end, ir::TenantEnd::Delimiter(_)))
+        && operands.iter().all(|o| o.tenant_prefix() == lead);
+    let fixed_tenant = || Domain {
+        positions: Some(vec![CharSet {
+            ranges: vec![('\u{1}', '\u{1}')],
+        }]),
+        ..encoding::type_domain(&ir::AttributeType::Map, false)
+    };
+    let tie = |domain: &dyn Fn(&ir::Placeholder) -> Domain, p: &ir::Placeholder| {
+        if tied && p.kind == ir::PlaceholderKind::Tenant {
+            fixed_tenant()
+        } else {
+            domain(p)
+        }
+    };
+    let sk_tokens = template_tokens(sk, |p| tie(entity_domain, p));
+    let operand_tokens: Vec<Vec<Tok>> = operands
+        .iter()
+        .map(|o| template_tokens(o, |p| tie(operand_domain, p)))
+        .collect();
+    satisfies(&sk_tokens, op, &operand_tokens)
 }
 
 /// One bound of a range condition on a sort key: the strings of the

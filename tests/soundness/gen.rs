@@ -63,68 +63,87 @@ impl Ty {
         }
     }
 
-    /// A value as a Rust expression and as the key text docs/spec.md says it is written as.
-    fn value(&self, rng: &mut fastrand::Rng) -> Value {
+    /// Every value the generator draws for this type, as a Rust expression
+    /// and as the key text docs/spec.md says it is written as: small pools,
+    /// so that keys of different items come close and the witnesses of a
+    /// rejected spec can be searched exhaustively.
+    fn pool(&self) -> Vec<Value> {
         match self {
             Ty::Str { chars, max } => {
                 let pool: &[&str] = match *chars {
                     "a-z" => &["a", "ab", "b", "abc", "z"],
-                    _ => &["a", "a1", "b0", "ab", "9"],
+                    _ => &["a", "a1", "b0", "ab", "9", "true"],
                 };
-                let s = pool[rng.usize(..pool.len())];
-                let s = &s[..s.len().min(*max)];
-                Value::text(s, s.to_owned())
+                pool.iter()
+                    .map(|s| &s[..s.len().min(*max)])
+                    .map(|s| Value::text(s, s.to_owned()))
+                    .collect()
             }
-            Ty::Escaped => {
-                let pool = ["a/b", "a b", "x#y", "a", "%", "a_b", "é"];
-                let s = pool[rng.usize(..pool.len())];
-                Value::text(s, escape(s))
-            }
+            Ty::Escaped => ["a/b", "a b", "x#y", "a", "%", "a_b", "é"]
+                .iter()
+                .map(|s| Value::text(s, escape(s)))
+                .collect(),
             Ty::Int { min, max } => {
-                let picks = [
+                let mut picks = vec![
                     *min,
                     *max,
                     (*min).max(0).min(*max),
                     min + (max - min) / 2,
                     min + 1,
                 ];
-                let n = picks[rng.usize(..picks.len())].clamp(*min, *max);
-                Value {
-                    rust: format!("{n}_i64"),
-                    key: encode_integer(*min, *max, n),
-                }
+                picks.dedup();
+                picks
+                    .into_iter()
+                    .map(|n| n.clamp(*min, *max))
+                    .map(|n| Value {
+                        rust: format!("{n}_i64"),
+                        key: encode_integer(*min, *max, n),
+                    })
+                    .collect()
             }
-            Ty::Enum(values) => {
-                let v = values[rng.usize(..values.len())];
-                Value {
+            Ty::Enum(values) => values
+                .iter()
+                .map(|v| Value {
                     rust: format!("{v:?}.parse().unwrap()"),
-                    key: v.to_owned(),
-                }
-            }
-            Ty::Bool => {
-                let b = rng.bool();
-                Value {
+                    key: (*v).to_owned(),
+                })
+                .collect(),
+            Ty::Bool => [false, true]
+                .iter()
+                .map(|b| Value {
                     rust: b.to_string(),
                     key: b.to_string(),
-                }
-            }
-            Ty::Datetime { digits } => {
-                let (secs, text) = INSTANTS[rng.usize(..INSTANTS.len())];
-                let fraction = if *digits == 0 { String::new() } else { format!(".{}", "0".repeat(usize::from(*digits))) };
-                Value {
-                    rust: format!("schema_runtime::DateTime::from_secs({secs})"),
-                    key: format!("{text}{fraction}Z"),
-                }
-            }
-            Ty::Epoch => {
-                // Long expired, or far in the future.
-                let secs: i64 = if rng.bool() { 1_000_000_000 } else { 4_000_000_000 };
-                Value {
+                })
+                .collect(),
+            Ty::Datetime { digits } => INSTANTS
+                .iter()
+                .map(|(secs, text)| {
+                    let fraction = if *digits == 0 {
+                        String::new()
+                    } else {
+                        format!(".{}", "0".repeat(usize::from(*digits)))
+                    };
+                    Value {
+                        rust: format!("schema_runtime::DateTime::from_secs({secs})"),
+                        key: format!("{text}{fraction}Z"),
+                    }
+                })
+                .collect(),
+            // Long expired, or far in the future.
+            Ty::Epoch => [1_000_000_000_i64, 4_000_000_000]
+                .iter()
+                .map(|secs| Value {
                     rust: format!("schema_runtime::DateTime::from_secs({secs})"),
                     key: format!("{secs:012}"),
-                }
-            }
+                })
+                .collect(),
         }
+    }
+
+    /// One value of the pool, drawn.
+    fn value(&self, rng: &mut fastrand::Rng) -> Value {
+        let mut pool = self.pool();
+        pool.swap_remove(rng.usize(..pool.len()))
     }
 }
 
@@ -221,7 +240,12 @@ impl Template {
     }
 
     /// The key text for a tenant, a shard and attribute values.
-    fn encode(&self, tenant: &str, shard: u32, values: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    fn encode(
+        &self,
+        tenant: &str,
+        shard: u32,
+        values: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
         let mut out = String::new();
         for s in &self.0 {
             match s {
@@ -332,6 +356,8 @@ pub struct Pattern {
     pub source: usize,
     /// It reads global entities: no tenant in its keys.
     pub global: bool,
+    /// Declares `returns: <the source entity>` (otherwise `check` infers them).
+    pub declares_returns: bool,
 }
 
 /// A generated spec.
@@ -394,16 +420,36 @@ pub fn generate(seed: u64) -> Spec {
     let ttl = rng.u8(..3) == 0;
     let mut indexes = Vec::new();
     if rng.bool() {
-        indexes.push(Index { name: "GSI1".into(), pk: "gsi1pk".into(), sk: "gsi1sk".into(), local: false });
+        indexes.push(Index {
+            name: "GSI1".into(),
+            pk: "gsi1pk".into(),
+            sk: "gsi1sk".into(),
+            local: false,
+        });
     }
     if inverted {
-        indexes.push(Index { name: "Inverted".into(), pk: "sk".into(), sk: "pk".into(), local: false });
+        indexes.push(Index {
+            name: "Inverted".into(),
+            pk: "sk".into(),
+            sk: "pk".into(),
+            local: false,
+        });
     }
     if !indexes.is_empty() && indexes[0].name == "GSI1" && rng.u8(..3) == 0 {
-        indexes.push(Index { name: "GSI2".into(), pk: "gsi1pk".into(), sk: "sk".into(), local: false });
+        indexes.push(Index {
+            name: "GSI2".into(),
+            pk: "gsi1pk".into(),
+            sk: "sk".into(),
+            local: false,
+        });
     }
     if rng.u8(..4) == 0 {
-        indexes.push(Index { name: "LSI1".into(), pk: "pk".into(), sk: "lsi1sk".into(), local: true });
+        indexes.push(Index {
+            name: "LSI1".into(),
+            pk: "pk".into(),
+            sk: "lsi1sk".into(),
+            local: true,
+        });
     }
     let count = 2 + rng.usize(..3);
     let mut entities = Vec::new();
@@ -413,7 +459,11 @@ pub fn generate(seed: u64) -> Spec {
         let mut attrs: Vec<Attr> = Vec::new();
         let use_attr = |attrs: &mut Vec<Attr>, (name, ty): (&'static str, Ty), optional: bool| {
             if !attrs.iter().any(|a| a.name == name) {
-                attrs.push(Attr { name: name.into(), ty, optional });
+                attrs.push(Attr {
+                    name: name.into(),
+                    ty,
+                    optional,
+                });
             }
             name.to_owned()
         };
@@ -433,7 +483,10 @@ pub fn generate(seed: u64) -> Spec {
         } else {
             let (name, ty) = pick(&mut rng);
             let literal = PARTITIONS[rng.usize(..PARTITIONS.len())];
-            (format!("{}{name}#", literal.trim_end_matches('#')), (name, ty))
+            (
+                format!("{}{name}#", literal.trim_end_matches('#')),
+                (name, ty),
+            )
         };
         pk.push(Seg::Lit(literal));
         let first = use_attr(&mut attrs, attr, false);
@@ -445,7 +498,11 @@ pub fn generate(seed: u64) -> Spec {
         let mut sk = if inverted { tenant.clone() } else { Vec::new() };
         let lit = SORT_LITERALS[rng.usize(..SORT_LITERALS.len())];
         sk.push(Seg::Lit(lit.into()));
-        let holes = if lit.ends_with('#') { 1 + rng.usize(..2) } else { rng.usize(..2) };
+        let holes = if lit.ends_with('#') {
+            1 + rng.usize(..2)
+        } else {
+            rng.usize(..2)
+        };
         for i in 0..holes {
             if i > 0 || !lit.ends_with('#') {
                 sk.push(Seg::Lit("#".into()));
@@ -459,7 +516,9 @@ pub fn generate(seed: u64) -> Spec {
             }
             // Sometimes sparse: an optional attribute only this index uses.
             let sparse = rng.u8(..3) == 0;
-            let mut isk = vec![Seg::Lit(SORT_LITERALS[rng.usize(..SORT_LITERALS.len())].into())];
+            let mut isk = vec![Seg::Lit(
+                SORT_LITERALS[rng.usize(..SORT_LITERALS.len())].into(),
+            )];
             if !matches!(isk[0], Seg::Lit(ref l) if l.ends_with('#')) {
                 isk.push(Seg::Lit("#".into()));
             }
@@ -467,7 +526,11 @@ pub fn generate(seed: u64) -> Spec {
             let attr = if sparse {
                 let sparse_name = format!("o{name}");
                 if !attrs.iter().any(|a| a.name == sparse_name) {
-                    attrs.push(Attr { name: sparse_name.clone(), ty, optional: true });
+                    attrs.push(Attr {
+                        name: sparse_name.clone(),
+                        ty,
+                        optional: true,
+                    });
                 }
                 sparse_name
             } else {
@@ -495,7 +558,11 @@ pub fn generate(seed: u64) -> Spec {
         // table's keys swapped), and GSI2 (GSI1's partition key with the
         // table's sort key).
         let mut unlisted = Vec::new();
-        if let Some(gsi1) = entity_indexes.iter().find(|(name, _, _)| name == "GSI1").cloned() {
+        if let Some(gsi1) = entity_indexes
+            .iter()
+            .find(|(name, _, _)| name == "GSI1")
+            .cloned()
+        {
             if indexes.iter().any(|i| i.name == "GSI2") {
                 entity_indexes.push(("GSI2".into(), gsi1.1, Template(sk.clone())));
                 if rng.u8(..3) > 0 {
@@ -504,17 +571,39 @@ pub fn generate(seed: u64) -> Spec {
             }
         }
         if inverted {
-            entity_indexes.push(("Inverted".into(), Template(sk.clone()), Template(pk.clone())));
+            entity_indexes.push((
+                "Inverted".into(),
+                Template(sk.clone()),
+                Template(pk.clone()),
+            ));
             if rng.bool() {
                 unlisted.push("Inverted".to_owned());
             }
         }
-        attrs.push(Attr { name: "note".into(), ty: Ty::Str { chars: "a-z", max: 3 }, optional: versioned || rng.bool() });
+        attrs.push(Attr {
+            name: "note".into(),
+            ty: Ty::Str {
+                chars: "a-z",
+                max: 3,
+            },
+            optional: versioned || rng.bool(),
+        });
         if versioned {
-            attrs.push(Attr { name: "ver".into(), ty: Ty::Int { min: 1, max: 1_000_000 }, optional: false });
+            attrs.push(Attr {
+                name: "ver".into(),
+                ty: Ty::Int {
+                    min: 1,
+                    max: 1_000_000,
+                },
+                optional: false,
+            });
         }
         if ttl && rng.bool() {
-            attrs.push(Attr { name: "exp".into(), ty: Ty::Epoch, optional: rng.bool() });
+            attrs.push(Attr {
+                name: "exp".into(),
+                ty: Ty::Epoch,
+                optional: rng.bool(),
+            });
         }
         entities.push(Entity {
             name: format!("E{e}"),
@@ -557,7 +646,9 @@ pub fn generate(seed: u64) -> Spec {
                     } else {
                         Vec::new()
                     };
-                    t.push(Seg::Lit(BOUND_LITERALS[rng.usize(..BOUND_LITERALS.len())].into()));
+                    t.push(Seg::Lit(
+                        BOUND_LITERALS[rng.usize(..BOUND_LITERALS.len())].into(),
+                    ));
                     Template(t)
                 }
             }
@@ -567,7 +658,12 @@ pub fn generate(seed: u64) -> Spec {
             2 => Some((Op::Equals, vec![sk.clone()])),
             3 => {
                 let prefixes = sk.delimited_prefixes();
-                (!prefixes.is_empty()).then(|| (Op::BeginsWith, vec![prefixes[rng.usize(..prefixes.len())].clone()]))
+                (!prefixes.is_empty()).then(|| {
+                    (
+                        Op::BeginsWith,
+                        vec![prefixes[rng.usize(..prefixes.len())].clone()],
+                    )
+                })
             }
             4 => Some((Op::Lt, vec![bound(&mut rng)])),
             5 => Some((Op::Lte, vec![bound(&mut rng)])),
@@ -583,9 +679,16 @@ pub fn generate(seed: u64) -> Spec {
             descending: rng.bool(),
             source,
             global: e.global,
+            declares_returns: rng.u8(..5) < 2,
         });
     }
-    Spec { seed, ttl, entities, indexes, patterns }
+    Spec {
+        seed,
+        ttl,
+        entities,
+        indexes,
+        patterns,
+    }
 }
 
 impl Spec {
@@ -594,7 +697,10 @@ impl Spec {
         let mut y = String::new();
         let _ = writeln!(y, "# soundness harness, seed {}", self.seed);
         let ttl = if self.ttl { ", ttl: exp" } else { "" };
-        let _ = writeln!(y, "version: 1\ntable: {{ name: Soundness, partition_key: pk, sort_key: sk{ttl} }}");
+        let _ = writeln!(
+            y,
+            "version: 1\ntable: {{ name: Soundness, partition_key: pk, sort_key: sk{ttl} }}"
+        );
         y.push_str("tenant: { placeholder: tenant, id_pattern: \"^[a-z0-9]{1,12}$\" }\n");
         y.push_str("lints: { gsi_write_isolation: allow, unused_index: allow, unused_entity: allow, low_cardinality_index: allow }\n");
         if !self.indexes.is_empty() {
@@ -636,7 +742,10 @@ impl Spec {
                 y.push_str("    scope: global\n");
             }
             if let (Some(count), Some(first)) = (e.shards, e.pk.attrs().next()) {
-                let _ = writeln!(y, "    shards: {{ count: {count}, by: \"hash(<{first}>)\" }}");
+                let _ = writeln!(
+                    y,
+                    "    shards: {{ count: {count}, by: \"hash(<{first}>)\" }}"
+                );
             }
             if e.versioned {
                 y.push_str("    version_attribute: ver\n");
@@ -649,7 +758,11 @@ impl Spec {
             );
             if e.indexes.len() > e.unlisted.len() {
                 y.push_str("    indexes:\n");
-                for (name, pk, sk) in e.indexes.iter().filter(|(name, _, _)| !e.unlisted.contains(name)) {
+                for (name, pk, sk) in e
+                    .indexes
+                    .iter()
+                    .filter(|(name, _, _)| !e.unlisted.contains(name))
+                {
                     let local = self.indexes.iter().any(|i| i.name == *name && i.local);
                     if local {
                         let _ = writeln!(y, "      {name}: {{ sk: \"{}\" }}", sk.yaml());
@@ -686,6 +799,9 @@ impl Spec {
             if p.descending {
                 y.push_str("    order: descending\n");
             }
+            if p.declares_returns {
+                let _ = writeln!(y, "    returns: {}", self.entities[p.source].name);
+            }
         }
         y
     }
@@ -697,6 +813,220 @@ impl Spec {
             .find(|a| a.name == name)
             .map(|a| &a.ty)
     }
+}
+
+/// The keys an entity's items can have over the value pools (optional
+/// attributes present): per item, the table's `(pk, sk)` and each index's
+/// `(index, pk, sk)`. At most `cap` items.
+fn item_keys(e: &Entity, tenant: &str, cap: usize) -> Vec<Vec<(Option<String>, String, String)>> {
+    let mut names: Vec<&str> = Vec::new();
+    let templates = [&e.pk, &e.sk]
+        .into_iter()
+        .chain(e.indexes.iter().flat_map(|(_, pk, sk)| [pk, sk]));
+    for t in templates {
+        for a in t.attrs() {
+            if !names.contains(&a) {
+                names.push(a);
+            }
+        }
+    }
+    let pools: Vec<Vec<Value>> = names
+        .iter()
+        .map(|n| {
+            e.attrs
+                .iter()
+                .find(|a| a.name == *n)
+                .map_or_else(Vec::new, |a| a.ty.pool())
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut choice = vec![0usize; names.len()];
+    if pools.iter().any(Vec::is_empty) {
+        return out;
+    }
+    loop {
+        let lookup = |n: &str| {
+            names
+                .iter()
+                .position(|m| *m == n)
+                .map(|i| pools[i][choice[i]].key.clone())
+        };
+        let shard = match (e.shards, e.pk.attrs().next().and_then(|a| lookup(a))) {
+            (Some(count), Some(v)) => u32::try_from(fnv1a(&v) % u64::from(count)).unwrap_or(0),
+            _ => 0,
+        };
+        let key = |pk: &Template, sk: &Template| {
+            Some((
+                pk.encode(tenant, shard, &lookup)?,
+                sk.encode(tenant, shard, &lookup)?,
+            ))
+        };
+        let mut keys = Vec::new();
+        if let Some((pk, sk)) = key(&e.pk, &e.sk) {
+            keys.push((None, pk, sk));
+        }
+        for (index, pk, sk) in &e.indexes {
+            if let Some((pk, sk)) = key(pk, sk) {
+                keys.push((Some(index.clone()), pk, sk));
+            }
+        }
+        out.push(keys);
+        if out.len() >= cap {
+            return out;
+        }
+        // The next combination.
+        let mut i = 0;
+        loop {
+            if i == choice.len() {
+                return out;
+            }
+            choice[i] += 1;
+            if choice[i] < pools[i].len() {
+                break;
+            }
+            choice[i] = 0;
+            i += 1;
+        }
+    }
+}
+
+/// A witness that two entities write the same primary key, searched over
+/// the value pools: what makes a `key_collision` real.
+pub fn collision_witness(spec: &Spec) -> Option<String> {
+    let keys: Vec<Vec<(String, String)>> = spec
+        .entities
+        .iter()
+        .map(|e| {
+            item_keys(e, TENANTS[0], 20_000)
+                .into_iter()
+                .filter_map(|k| {
+                    k.into_iter()
+                        .find(|(i, _, _)| i.is_none())
+                        .map(|(_, pk, sk)| (pk, sk))
+                })
+                .collect()
+        })
+        .collect();
+    for (a, ka) in keys.iter().enumerate() {
+        let set: std::collections::HashSet<&(String, String)> = ka.iter().collect();
+        for (b, kb) in keys.iter().enumerate().skip(a + 1) {
+            if let Some(k) = kb.iter().find(|k| set.contains(k)) {
+                return Some(format!(
+                    "{} and {} both write {k:?}",
+                    spec.entities[a].name, spec.entities[b].name
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Whether `sk` satisfies a sort-key condition (byte order, as DynamoDB).
+fn holds(op: Op, sk: &str, o: &[String]) -> bool {
+    match op {
+        Op::Equals => sk == o[0],
+        Op::BeginsWith => sk.starts_with(o[0].as_str()),
+        Op::Lt => sk < o[0].as_str(),
+        Op::Lte => sk <= o[0].as_str(),
+        Op::Gt => sk > o[0].as_str(),
+        Op::Gte => sk >= o[0].as_str(),
+        Op::Between => o[0].as_str() <= sk && sk <= o[1].as_str(),
+    }
+}
+
+/// A witness that a pattern declaring its returns reads an item of an
+/// entity it does not declare, searched over the value pools (parameters
+/// typed as the declared entity's attributes): what makes a
+/// `key_space_overlap` real.
+pub fn overlap_witness(spec: &Spec) -> Option<String> {
+    for p in spec.patterns.iter().filter(|p| p.declares_returns) {
+        let source = &spec.entities[p.source];
+        let mut names: Vec<&str> = Vec::new();
+        for t in std::iter::once(&p.pk).chain(p.sk.iter().flat_map(|(_, ops)| ops.iter())) {
+            for a in t.attrs() {
+                if !names.contains(&a) {
+                    names.push(a);
+                }
+            }
+        }
+        let pools: Vec<Vec<Value>> = names
+            .iter()
+            .map(|n| {
+                source
+                    .attrs
+                    .iter()
+                    .find(|a| a.name == *n)
+                    .map_or_else(Vec::new, |a| a.ty.pool())
+            })
+            .collect();
+        if pools.iter().any(Vec::is_empty) {
+            continue;
+        }
+        // The other entities' keys on the pattern's index, by partition.
+        let mut partitions: std::collections::HashMap<String, Vec<(usize, String)>> =
+            Default::default();
+        for (i, e) in spec.entities.iter().enumerate() {
+            if i == p.source || e.global != p.global {
+                continue;
+            }
+            for keys in item_keys(e, TENANTS[0], 20_000) {
+                for (index, pk, sk) in keys {
+                    if index == p.index {
+                        partitions.entry(pk).or_default().push((i, sk));
+                    }
+                }
+            }
+        }
+        let shards: Vec<u32> = (0..source.shards.unwrap_or(1)).collect();
+        let mut choice = vec![0usize; names.len()];
+        loop {
+            let lookup = |n: &str| {
+                names
+                    .iter()
+                    .position(|m| *m == n)
+                    .map(|i| pools[i][choice[i]].key.clone())
+            };
+            for &shard in &shards {
+                let Some(pk) = p.pk.encode(TENANTS[0], shard, &lookup) else {
+                    continue;
+                };
+                let operands: Option<Vec<String>> =
+                    p.sk.as_ref().map_or(Some(Vec::new()), |(_, ops)| {
+                        ops.iter()
+                            .map(|o| o.encode(TENANTS[0], shard, &lookup))
+                            .collect()
+                    });
+                let Some(operands) = operands else { continue };
+                for (entity, sk) in partitions.get(&pk).into_iter().flatten() {
+                    if p.sk
+                        .as_ref()
+                        .is_none_or(|(op, _)| holds(*op, sk, &operands))
+                    {
+                        return Some(format!(
+                            "{} reads {} item ({pk:?}, {sk:?})",
+                            p.name, spec.entities[*entity].name
+                        ));
+                    }
+                }
+            }
+            let mut i = 0;
+            loop {
+                if i == choice.len() {
+                    break;
+                }
+                choice[i] += 1;
+                if choice[i] < pools[i].len() {
+                    break;
+                }
+                choice[i] = 0;
+                i += 1;
+            }
+            if i == choice.len() {
+                break;
+            }
+        }
+    }
+    None
 }
 
 /// What the driver needs from the compiler about one access pattern: how
@@ -732,10 +1062,18 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
     let _ = writeln!(d, "pub mod {module} {{");
     let _ = writeln!(d, "    schema_runtime::include_generated!(pub generated, concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));");
     d.push_str("    use generated::*;\n    use schema_runtime::Entity as _;\n");
-    let _ = writeln!(d, "    /// The spec.\n    pub const SPEC: &str = {};", rust_str(&spec.yaml()));
+    let _ = writeln!(
+        d,
+        "    /// The spec.\n    pub const SPEC: &str = {};",
+        rust_str(&spec.yaml())
+    );
     d.push_str("    /// Writes the items and runs every call.\n");
     d.push_str("    pub async fn run(client: schema_runtime::sdk::Client, table: String) -> crate::soundness::Run {\n");
-    let _ = writeln!(d, "        let mut run = crate::soundness::Run::new({}, SPEC);", spec.seed);
+    let _ = writeln!(
+        d,
+        "        let mut run = crate::soundness::Run::new({}, SPEC);",
+        spec.seed
+    );
     d.push_str("        let repo = Repository::new(client.clone()).with_table_name(&table);\n");
     d.push_str("        if let Err(e) = repo.create_table().await { run.failed(\"create_table\", &e); return run; }\n");
     for (t, tenant) in TENANTS.iter().enumerate() {
@@ -749,7 +1087,11 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             if e.global && t > 0 {
                 continue;
             }
-            let handle = if e.global { "repo".to_owned() } else { format!("r{t}") };
+            let handle = if e.global {
+                "repo".to_owned()
+            } else {
+                format!("r{t}")
+            };
             let lower = e.name.to_lowercase();
             for _ in 0..(2 + rng.usize(..4)) {
                 let values: Vec<(&Attr, Value, bool)> = e
@@ -758,8 +1100,16 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                     .map(|a| (a, a.ty.value(&mut rng), !a.optional || rng.bool()))
                     .collect();
                 if e.versioned {
-                    let lookup = |name: &str| values.iter().find(|(a, _, _)| a.name == name).map(|(_, v, _)| v.key.clone());
-                    let key = (e.pk.encode(tenant, 0, &lookup), e.sk.encode(tenant, 0, &lookup));
+                    let lookup = |name: &str| {
+                        values
+                            .iter()
+                            .find(|(a, _, _)| a.name == name)
+                            .map(|(_, v, _)| v.key.clone())
+                    };
+                    let key = (
+                        e.pk.encode(tenant, 0, &lookup),
+                        e.sk.encode(tenant, 0, &lookup),
+                    );
                     if !versioned_keys.insert(key) {
                         continue;
                     }
@@ -772,7 +1122,11 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                         } else if a.name == "ver" {
                             setters.push_str(".ver(1_i64)");
                         } else if a.optional {
-                            let value = if *present { format!("Some({})", v.rust) } else { "None".into() };
+                            let value = if *present {
+                                format!("Some({})", v.rust)
+                            } else {
+                                "None".into()
+                            };
                             let _ = write!(setters, ".{}({value})", a.name);
                         } else {
                             let _ = write!(setters, ".{}({})", a.name, v.rust);
@@ -784,7 +1138,11 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                 let mut fields = String::new();
                 for (a, v, present) in &values {
                     if a.optional {
-                        let value = if *present { format!("Some({})", v.rust) } else { "None".into() };
+                        let value = if *present {
+                            format!("Some({})", v.rust)
+                        } else {
+                            "None".into()
+                        };
                         let _ = write!(fields, "{}: {value}, ", a.name);
                     } else {
                         let _ = write!(fields, "{}: {}, ", a.name, v.rust);
@@ -799,21 +1157,37 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
         let Some(p) = spec.patterns.iter().find(|p| p.name == call.pattern) else {
             continue;
         };
-        let index = spec.indexes.iter().find(|i| Some(&i.name) == p.index.as_ref());
+        let index = spec
+            .indexes
+            .iter()
+            .find(|i| Some(&i.name) == p.index.as_ref());
         let (pk_attr, sk_attr) = index.map_or(("pk", "sk"), |i| (i.pk.as_str(), i.sk.as_str()));
         let source = &spec.entities[p.source];
         for _ in 0..3 {
-            let t = if p.global { 0 } else { rng.usize(..TENANTS.len()) };
+            let t = if p.global {
+                0
+            } else {
+                rng.usize(..TENANTS.len())
+            };
             let mut args = Vec::new();
             let mut keys: Vec<(String, String)> = Vec::new();
             for (param, entity, attribute) in &call.params {
-                let Some(ty) = spec.entities.iter().position(|e| e.name == *entity).and_then(|e| spec.attr_type(e, attribute)) else {
+                let Some(ty) = spec
+                    .entities
+                    .iter()
+                    .position(|e| e.name == *entity)
+                    .and_then(|e| spec.attr_type(e, attribute))
+                else {
                     continue;
                 };
                 let v = ty.value(&mut rng);
                 let arg = match ty {
-                    Ty::Str { .. } | Ty::Escaped => v.rust.trim_end_matches(".to_owned()").to_owned(),
-                    Ty::Int { .. } | Ty::Enum(_) | Ty::Bool | Ty::Datetime { .. } | Ty::Epoch => v.rust.clone(),
+                    Ty::Str { .. } | Ty::Escaped => {
+                        v.rust.trim_end_matches(".to_owned()").to_owned()
+                    }
+                    Ty::Int { .. } | Ty::Enum(_) | Ty::Bool | Ty::Datetime { .. } | Ty::Epoch => {
+                        v.rust.clone()
+                    }
                 };
                 args.push(arg);
                 keys.push((param.clone(), v.key.clone()));
@@ -824,13 +1198,25 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             let shards = match source.shards {
                 None => vec![0],
                 Some(count) => match source.pk.attrs().next().and_then(|a| lookup(a)) {
-                    Some(value) => vec![u32::try_from(fnv1a(&value) % u64::from(count)).unwrap_or(0)],
+                    Some(value) => {
+                        vec![u32::try_from(fnv1a(&value) % u64::from(count)).unwrap_or(0)]
+                    }
                     None => (0..count).collect(),
                 },
             };
-            let sharded = p.pk.sharded() || p.sk.as_ref().is_some_and(|(_, ops)| ops.iter().any(Template::sharded));
-            let pk_shards = if p.pk.sharded() { shards.clone() } else { vec![0] };
-            let pks: Option<Vec<String>> = pk_shards.iter().map(|shard| p.pk.encode(TENANTS[t], *shard, &lookup)).collect();
+            let sharded = p.pk.sharded()
+                || p.sk
+                    .as_ref()
+                    .is_some_and(|(_, ops)| ops.iter().any(Template::sharded));
+            let pk_shards = if p.pk.sharded() {
+                shards.clone()
+            } else {
+                vec![0]
+            };
+            let pks: Option<Vec<String>> = pk_shards
+                .iter()
+                .map(|shard| p.pk.encode(TENANTS[t], *shard, &lookup))
+                .collect();
             let Some(pks) = pks else {
                 continue;
             };
@@ -838,20 +1224,36 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             let (op, operands): (String, Vec<Vec<String>>) = match &p.sk {
                 None => ("None".to_owned(), Vec::new()),
                 Some((op, ops)) => {
-                    let bound_shards = if ops.iter().any(Template::sharded) { shards.clone() } else { vec![0] };
+                    let bound_shards = if ops.iter().any(Template::sharded) {
+                        shards.clone()
+                    } else {
+                        vec![0]
+                    };
                     (
                         format!("Some(crate::soundness::Op::{op:?})"),
                         bound_shards
                             .iter()
-                            .map(|shard| ops.iter().filter_map(|o| o.encode(TENANTS[t], *shard, &lookup)).collect())
+                            .map(|shard| {
+                                ops.iter()
+                                    .filter_map(|o| o.encode(TENANTS[t], *shard, &lookup))
+                                    .collect()
+                            })
                             .collect(),
                     )
                 }
             };
-            let limit = if index.is_none() && !sharded && rng.u8(..4) == 0 { Some(1 + rng.usize(..3)) } else { None };
+            let limit = if index.is_none() && !sharded && rng.u8(..4) == 0 {
+                Some(1 + rng.usize(..3))
+            } else {
+                None
+            };
             let page = 1 + rng.usize(..3);
             let include_expired = spec.ttl && rng.bool();
-            let handle = if p.global { "repo".to_owned() } else { format!("r{t}") };
+            let handle = if p.global {
+                "repo".to_owned()
+            } else {
+                format!("r{t}")
+            };
             let mut query = format!("{handle}.{}({})", p.name, args.join(", "));
             let _ = write!(query, ".page_size({page})");
             if let Some(l) = limit {
@@ -860,7 +1262,11 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             if include_expired {
                 query.push_str(".include_expired()");
             }
-            let scope = if p.global { "&()".to_owned() } else { format!("&t{t}") };
+            let scope = if p.global {
+                "&()".to_owned()
+            } else {
+                format!("&t{t}")
+            };
             let to_item = if call.returns.len() == 1 {
                 format!("|e| e.to_item({scope})")
             } else {
@@ -871,10 +1277,14 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                     .collect();
                 format!("|e| match e {{ {} }}", arms.join(", "))
             };
-            let ttl = if spec.ttl && !include_expired { "Some(\"exp\")" } else { "None" };
+            let ttl = if spec.ttl && !include_expired {
+                "Some(\"exp\")"
+            } else {
+                "None"
+            };
             let _ = writeln!(
                 d,
-                "        run.queried(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, limit: {limit:?}, ttl: {ttl} }}, {query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>()));",
+                "        run.queried(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl} }}, {query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>()));",
                 p.name,
                 pks.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
                 operands

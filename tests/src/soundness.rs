@@ -52,6 +52,8 @@ pub struct Case {
     pub operands: Vec<Vec<String>>,
     /// Descending order.
     pub descending: bool,
+    /// Items per request (`Limit`): small, so that results span pages.
+    pub page_size: usize,
     /// At most this many items.
     pub limit: Option<usize>,
     /// The table's TTL attribute when the call hides expired items: those
@@ -74,6 +76,12 @@ pub struct Run {
     pub queries: usize,
     /// Every disagreement, described.
     pub disagreements: Vec<String>,
+    /// Disagreements where an index query lost items whose index key (its
+    /// partition and sort key values) ties with an item it returned, and
+    /// nothing else: the pagination loss of DynamoDB Local 3.3.1 (a query
+    /// of a GSI with `Limit` resumes past every item of the tied key). The
+    /// test counts them as disagreements on any other server.
+    pub tie_losses: Vec<String>,
 }
 
 fn string<'i>(item: &'i Item, attr: &str) -> Option<&'i str> {
@@ -100,6 +108,7 @@ impl Run {
             writes: 0,
             queries: 0,
             disagreements: Vec::new(),
+            tie_losses: Vec::new(),
         }
     }
 
@@ -145,19 +154,18 @@ impl Run {
 
     /// What DynamoDB's semantics return for `case` from the stored items.
     pub fn expected(&self, case: &Case) -> Vec<&Item> {
-        let holds_under = |sk: &str, o: &[String]| {
-            match case.op {
-                None => true,
-                Some(Op::Equals) => sk == o[0],
-                Some(Op::BeginsWith) => sk.starts_with(o[0].as_str()),
-                Some(Op::Lt) => sk < o[0].as_str(),
-                Some(Op::Lte) => sk <= o[0].as_str(),
-                Some(Op::Gt) => sk > o[0].as_str(),
-                Some(Op::Gte) => sk >= o[0].as_str(),
-                Some(Op::Between) => o[0].as_str() <= sk && sk <= o[1].as_str(),
-            }
+        let holds_under = |sk: &str, o: &[String]| match case.op {
+            None => true,
+            Some(Op::Equals) => sk == o[0],
+            Some(Op::BeginsWith) => sk.starts_with(o[0].as_str()),
+            Some(Op::Lt) => sk < o[0].as_str(),
+            Some(Op::Lte) => sk <= o[0].as_str(),
+            Some(Op::Gt) => sk > o[0].as_str(),
+            Some(Op::Gte) => sk >= o[0].as_str(),
+            Some(Op::Between) => o[0].as_str() <= sk && sk <= o[1].as_str(),
         };
-        let holds = |sk: &str| case.op.is_none() || case.operands.iter().any(|o| holds_under(sk, o));
+        let holds =
+            |sk: &str| case.op.is_none() || case.operands.iter().any(|o| holds_under(sk, o));
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -218,7 +226,20 @@ impl Run {
                 None => extra.push(item),
             }
         }
-        if !same_order || !unmatched.is_empty() || !extra.is_empty() {
+        let tied = |item: &Item| {
+            got.iter().any(|g| {
+                string(g, case.pk_attr) == string(item, case.pk_attr)
+                    && string(g, case.sk_attr) == string(item, case.sk_attr)
+            })
+        };
+        let only_tie_losses = case.pk_attr != "pk"
+            && extra.is_empty()
+            && !unmatched.is_empty()
+            && unmatched.iter().all(|i| tied(i));
+        if only_tie_losses {
+            self.tie_losses
+                .push(format!("{case:?}: lost {unmatched:?}"));
+        } else if !same_order || !unmatched.is_empty() || !extra.is_empty() {
             self.disagreements.push(format!(
                 "{case:?}: expected {} item(s), got {}; missing {unmatched:?}; unexpected {extra:?}; same sort-key order: {same_order}",
                 expected.len(),

@@ -1202,7 +1202,10 @@ mod optimistic_locking {
         );
         // `or_create()` may create the item, so it carries every required
         // attribute, as a put does; without one nothing is sent.
-        let partial = InventoryItemUpdate::default().on_hand(7).version(2).or_create();
+        let partial = InventoryItemUpdate::default()
+            .on_hand(7)
+            .version(2)
+            .or_create();
         let refused = t.update_inventory_item(&key, partial).await;
         assert!(
             matches!(&refused, Err(Error::Value(v)) if v.name == "reserved"),

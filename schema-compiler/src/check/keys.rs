@@ -6,7 +6,7 @@ use crate::encoding::{self, is_delimiter};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, SortOp};
 
 use super::{entity_templates, entity_tokens, pattern_tokens, show_chars};
-use crate::lang::{intersects, key_syms, satisfies, Candidates, Sym, Tok};
+use crate::lang::{intersects, key_syms, Candidates, Sym, Tok};
 
 /// Why: a value containing a delimiter forges key structure and breaks parsing keys back.
 pub fn check_delimiter_injection(spec: &ir::Spec, diags: &mut Diagnostics) {
@@ -260,13 +260,19 @@ pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
                 entity,
                 keys,
                 pk: entity_pk,
-                sk: entity_sk,
+                sk: _,
             } = &keyed[i];
             if !intersects(&pk, entity_pk, false) || q.returns.contains(&entity.name.value) {
                 continue;
             }
-            let sk_overlaps = match (&q.sk, entity_sk) {
-                (Some(cond), Some(entity_sk)) => satisfies(entity_sk, cond.op, &operands),
+            let sk_overlaps = match (&q.sk, &keys.sk) {
+                (Some(cond), Some(entity_sk)) => crate::lang::condition_holds(
+                    entity_sk,
+                    &|p| encoding::entity_placeholder_domain(spec, entity, p),
+                    cond.op,
+                    &cond.operands,
+                    &|p| super::pattern_domain(spec, q, p),
+                ),
                 _ => true,
             };
             if sk_overlaps {

@@ -100,7 +100,12 @@ pub(crate) fn pattern_tokens(
     query: &ir::Query,
     template: &ir::KeyTemplate,
 ) -> Vec<Tok> {
-    crate::lang::template_tokens(template, |p| match p.kind {
+    crate::lang::template_tokens(template, |p| pattern_domain(spec, query, p))
+}
+
+/// The domain of a placeholder of an access pattern's template.
+pub(crate) fn pattern_domain(spec: &ir::Spec, query: &ir::Query, p: &ir::Placeholder) -> Domain {
+    match p.kind {
         PlaceholderKind::Tenant => spec.tenant.as_ref().map_or_else(
             || encoding::type_domain(&ir::AttributeType::Map, false),
             encoding::tenant_domain,
@@ -110,7 +115,7 @@ pub(crate) fn pattern_tokens(
             Some(param) => param_domain(param),
             None => encoding::type_domain(&ir::AttributeType::Map, false),
         },
-    })
+    }
 }
 
 /// The domain of an access-pattern parameter: its type's, in its one

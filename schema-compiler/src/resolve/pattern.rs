@@ -445,29 +445,27 @@ impl Resolver<'_> {
             }
         }
         let any = || crate::encoding::type_domain(&AttributeType::Map, false);
-        let operands: Vec<Vec<crate::lang::Tok>> = cond
-            .operands
-            .iter()
-            .map(|o| {
-                crate::lang::template_tokens(o, |ph| match ph.kind {
-                    PlaceholderKind::Tenant => spec
-                        .tenant
-                        .as_ref()
-                        .map_or_else(any, crate::encoding::tenant_domain),
-                    PlaceholderKind::Shard => crate::encoding::shard_domain(u32::MAX),
-                    PlaceholderKind::Attribute => {
-                        domains.get(&ph.name.value).cloned().unwrap_or_else(any)
-                    }
-                })
-            })
-            .collect();
+        let operand_domain = |ph: &ir::Placeholder| match ph.kind {
+            PlaceholderKind::Tenant => spec
+                .tenant
+                .as_ref()
+                .map_or_else(any, crate::encoding::tenant_domain),
+            PlaceholderKind::Shard => crate::encoding::shard_domain(u32::MAX),
+            PlaceholderKind::Attribute => domains.get(&ph.name.value).cloned().unwrap_or_else(any),
+        };
         candidates
             .into_iter()
             .filter_map(|(i, mut bindings)| {
                 let (name, entity) = spec.entities.get_index(i)?;
                 let sk = p.index.keys_of(entity)?.sk.as_ref()?;
-                let tokens = crate::lang::entity_tokens(spec, entity, sk);
-                if !crate::lang::satisfies(&tokens, cond.op, &operands) {
+                let holds = crate::lang::condition_holds(
+                    sk,
+                    &|ph| crate::encoding::entity_placeholder_domain(spec, entity, ph),
+                    cond.op,
+                    &cond.operands,
+                    &operand_domain,
+                );
+                if !holds {
                     return None;
                 }
                 bindings.extend(spelled(entity, sk));

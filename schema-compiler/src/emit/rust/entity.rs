@@ -776,7 +776,10 @@ impl Emitter<'_> {
         // index's partition key) never change and cannot be set.
         let table_key = |attribute: &str| {
             table.partition_key.name.value == attribute
-                || table.sort_key.as_ref().is_some_and(|k| k.name.value == attribute)
+                || table
+                    .sort_key
+                    .as_ref()
+                    .is_some_and(|k| k.name.value == attribute)
         };
         for (index, key) in &entity.index_keys {
             for t in key
