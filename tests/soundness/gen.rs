@@ -79,7 +79,7 @@ impl Ty {
                     .map(|s| Value::text(s, s.to_owned()))
                     .collect()
             }
-            Ty::Escaped => ["a/b", "a b", "x#y", "a", "%", "a_b", "é"]
+            Ty::Escaped => ["a/b", "a b", "x#y", "a", "%", "a_b", "é", "X"]
                 .iter()
                 .map(|s| Value::text(s, escape(s)))
                 .collect(),
@@ -541,7 +541,8 @@ pub fn generate(seed: u64) -> Spec {
                 Template(pk.clone())
             } else {
                 let mut ipk = tenant.clone();
-                ipk.push(Seg::Lit(["S#", "G", "P#"][rng.usize(..3)].into()));
+                // Mostly the shared partition `G`, where entities meet.
+                ipk.push(Seg::Lit(["S#", "G", "G", "P#"][rng.usize(..4)].into()));
                 if !matches!(ipk.last(), Some(Seg::Lit(l)) if l == "G") {
                     ipk.push(Seg::Attr(use_attr(&mut attrs, pick(&mut rng), false)));
                 }
@@ -565,7 +566,11 @@ pub fn generate(seed: u64) -> Spec {
         {
             if indexes.iter().any(|i| i.name == "GSI2") {
                 entity_indexes.push(("GSI2".into(), gsi1.1, Template(sk.clone())));
-                if rng.u8(..3) > 0 {
+                // The first entity in it lists it, the others mostly not.
+                let first = !entities
+                    .iter()
+                    .any(|e: &Entity| e.indexes.iter().any(|(i, _, _)| i == "GSI2"));
+                if !first && rng.u8(..4) > 0 {
                     unlisted.push("GSI2".to_owned());
                 }
             }
@@ -576,7 +581,7 @@ pub fn generate(seed: u64) -> Spec {
                 Template(sk.clone()),
                 Template(pk.clone()),
             ));
-            if rng.bool() {
+            if e > 0 && rng.u8(..4) > 0 {
                 unlisted.push("Inverted".to_owned());
             }
         }
