@@ -319,7 +319,7 @@ pub struct Bound<'a> {
 /// Where a string being built stands against one bound: still equal to a
 /// prefix of some string of the bound (at that state), or already decided
 /// in its favour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Side {
     Equal(State),
     Decided,
@@ -345,7 +345,7 @@ pub fn in_range(e: &[Tok], lower: Option<Bound<'_>>, upper: Option<Bound<'_>>) -
         None => Side::Decided,
     };
     let start = ((0, false), start_side(lower), start_side(upper));
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = std::collections::BTreeSet::new();
     let mut queue = vec![start];
     while let Some(state @ (se, lo, hi)) = queue.pop() {
         if !seen.insert(state) {

@@ -146,38 +146,40 @@ fn contestant_key_item(
     contest_id: &str,
     contestant_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(44usize);
-            __key.push_str("CONTEST#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                contest_id,
-                &CONTESTANT_CONTEST_ID,
-                "Contestant",
-                "contest_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(47usize);
-            __key.push_str("CONTESTANT#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                contestant_id,
-                &CONTESTANT_CONTESTANT_ID,
-                "Contestant",
-                "contestant_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(44usize);
+                __key.push_str("CONTEST#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    contest_id,
+                    &CONTESTANT_CONTEST_ID,
+                    "Contestant",
+                    "contest_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(47usize);
+                __key.push_str("CONTESTANT#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    contestant_id,
+                    &CONTESTANT_CONTESTANT_ID,
+                    "Contestant",
+                    "contestant_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Contestant`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -413,41 +415,43 @@ fn vote_shard_key_item(
     contest_id: &str,
     contestant_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(105usize);
-            __key.push_str("CONTEST#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                contest_id,
-                &VOTE_SHARD_CONTEST_ID,
-                "VoteShard",
-                "contest_id",
-            )?;
-            __key.push_str("|CONTESTANT#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                contestant_id,
-                &VOTE_SHARD_CONTESTANT_ID,
-                "VoteShard",
-                "contestant_id",
-            )?;
-            __key.push_str("|S#");
-            __key.push_str(&__shard.to_string());
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(5usize);
-            __key.push_str("VOTES");
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(105usize);
+                __key.push_str("CONTEST#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    contest_id,
+                    &VOTE_SHARD_CONTEST_ID,
+                    "VoteShard",
+                    "contest_id",
+                )?;
+                __key.push_str("|CONTESTANT#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    contestant_id,
+                    &VOTE_SHARD_CONTESTANT_ID,
+                    "VoteShard",
+                    "contestant_id",
+                )?;
+                __key.push_str("|S#");
+                __key.push_str(&__shard.to_string());
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(5usize);
+                __key.push_str("VOTES");
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`VoteShard`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -664,38 +668,40 @@ fn vote_total_key_item(
     contest_id: &str,
     contestant_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(44usize);
-            __key.push_str("CONTEST#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                contest_id,
-                &VOTE_TOTAL_CONTEST_ID,
-                "VoteTotal",
-                "contest_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(42usize);
-            __key.push_str("TOTAL#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                contestant_id,
-                &VOTE_TOTAL_CONTESTANT_ID,
-                "VoteTotal",
-                "contestant_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(44usize);
+                __key.push_str("CONTEST#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    contest_id,
+                    &VOTE_TOTAL_CONTEST_ID,
+                    "VoteTotal",
+                    "contest_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(42usize);
+                __key.push_str("TOTAL#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    contestant_id,
+                    &VOTE_TOTAL_CONTESTANT_ID,
+                    "VoteTotal",
+                    "contestant_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`VoteTotal`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1091,11 +1097,10 @@ impl Repository {
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `CONTEST#<contest_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn contestants(&self, contest_id: &str) -> ::schema_runtime::Query<Contestant> {
-        let repo = self;
-        let request = request_contestants(repo.table_name(), contest_id);
+        let __request = request_contestants(self.table_name(), contest_id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_contestants,
         )
     }
@@ -1107,11 +1112,14 @@ Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `CONTEST#<contest_id>
         contest_id: &str,
         contestant_id: &str,
     ) -> ::schema_runtime::Query<VoteShard> {
-        let repo = self;
-        let request = request_vote_shards(repo.table_name(), contest_id, contestant_id);
+        let __request = request_vote_shards(
+            self.table_name(),
+            contest_id,
+            contestant_id,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_vote_shards,
         )
     }
@@ -1135,11 +1143,10 @@ GetItem of one [`VoteTotal`].*/
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `CONTEST#<contest_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn leaderboard(&self, contest_id: &str) -> ::schema_runtime::Query<VoteTotal> {
-        let repo = self;
-        let request = request_leaderboard(repo.table_name(), contest_id);
+        let __request = request_leaderboard(self.table_name(), contest_id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_leaderboard,
         )
     }
@@ -1177,12 +1184,12 @@ fn decode_contestants(
     }
 }
 fn request_contestants(
-    table: &str,
+    __table: &str,
     contest_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1198,7 +1205,7 @@ fn request_contestants(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1207,13 +1214,13 @@ fn request_contestants(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1245,14 +1252,14 @@ fn decode_vote_shards(
     }
 }
 fn request_vote_shards(
-    table: &str,
+    __table: &str,
     contest_id: &str,
     contestant_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
+    let mut __partitions = ::std::vec::Vec::new();
     for __shard in 0..20u32 {
-        let mut values = ::schema_runtime::Item::with_capacity(3);
-        values
+        let mut __values = ::schema_runtime::Item::with_capacity(3);
+        __values
             .insert(
                 ":pk".to_owned(),
                 ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1278,7 +1285,7 @@ fn request_vote_shards(
                     __key
                 }),
             );
-        values
+        __values
             .insert(
                 ":sk".to_owned(),
                 ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1287,14 +1294,14 @@ fn request_vote_shards(
                     __key
                 }),
             );
-        partitions.push(values);
+        __partitions.push(__values);
     }
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND #sk = :sk",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1326,12 +1333,12 @@ fn decode_leaderboard(
     }
 }
 fn request_leaderboard(
-    table: &str,
+    __table: &str,
     contest_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1347,7 +1354,7 @@ fn request_leaderboard(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1356,13 +1363,13 @@ fn request_leaderboard(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,

@@ -186,42 +186,44 @@ fn user_key_item(
     __tenant: &TenantId,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(113usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|USER#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                user_id,
-                &USER_USER_ID,
-                "User",
-                "user_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(113usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|USER#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                user_id,
-                &USER_USER_ID,
-                "User",
-                "user_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(113usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|USER#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    user_id,
+                    &USER_USER_ID,
+                    "User",
+                    "user_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(113usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|USER#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    user_id,
+                    &USER_USER_ID,
+                    "User",
+                    "user_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`User`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -482,42 +484,44 @@ fn role_key_item(
     __tenant: &TenantId,
     role: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(109usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|ROLE#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                role,
-                &ROLE_ROLE,
-                "Role",
-                "role",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(109usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|ROLE#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                role,
-                &ROLE_ROLE,
-                "Role",
-                "role",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(109usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|ROLE#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    role,
+                    &ROLE_ROLE,
+                    "Role",
+                    "role",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(109usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|ROLE#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    role,
+                    &ROLE_ROLE,
+                    "Role",
+                    "role",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Role`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -790,42 +794,44 @@ fn role_assignment_key_item(
     user_id: &str,
     role: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(113usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|USER#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                user_id,
-                &ROLE_ASSIGNMENT_USER_ID,
-                "RoleAssignment",
-                "user_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(109usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|ROLE#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                role,
-                &ROLE_ASSIGNMENT_ROLE,
-                "RoleAssignment",
-                "role",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(113usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|USER#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    user_id,
+                    &ROLE_ASSIGNMENT_USER_ID,
+                    "RoleAssignment",
+                    "user_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(109usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|ROLE#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    role,
+                    &ROLE_ASSIGNMENT_ROLE,
+                    "RoleAssignment",
+                    "role",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`RoleAssignment`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1251,11 +1257,14 @@ GetItem of one [`User`].*/
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn user_roles(&self, user_id: &str) -> ::schema_runtime::Query<RoleAssignment> {
-        let repo = self.repo;
-        let request = request_user_roles(repo.table_name(), &self.tenant, user_id);
+        let __request = request_user_roles(
+            self.repo.table_name(),
+            &self.tenant,
+            user_id,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_user_roles,
         )
     }
@@ -1266,11 +1275,14 @@ Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|USER#<user_id>`. R
         &self,
         user_id: &str,
     ) -> ::schema_runtime::Query<UserWithRolesItem> {
-        let repo = self.repo;
-        let request = request_user_with_roles(repo.table_name(), &self.tenant, user_id);
+        let __request = request_user_with_roles(
+            self.repo.table_name(),
+            &self.tenant,
+            user_id,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_user_with_roles,
         )
     }
@@ -1278,11 +1290,10 @@ Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|USER#<user_id>`. R
 
 Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ROLE#<role>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn role_members(&self, role: &str) -> ::schema_runtime::Query<RoleAssignment> {
-        let repo = self.repo;
-        let request = request_role_members(repo.table_name(), &self.tenant, role);
+        let __request = request_role_members(self.repo.table_name(), &self.tenant, role);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_role_members,
         )
     }
@@ -1290,11 +1301,10 @@ Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENAN
 
 Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ROLE#admin`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn admins(&self) -> ::schema_runtime::Query<RoleAssignment> {
-        let repo = self.repo;
-        let request = request_admins(repo.table_name(), &self.tenant);
+        let __request = request_admins(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_admins,
         )
     }
@@ -1305,11 +1315,14 @@ Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ROLE#<role>`. R
         &self,
         role: &str,
     ) -> ::schema_runtime::Query<RoleWithMembersItem> {
-        let repo = self.repo;
-        let request = request_role_with_members(repo.table_name(), &self.tenant, role);
+        let __request = request_role_with_members(
+            self.repo.table_name(),
+            &self.tenant,
+            role,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_role_with_members,
         )
     }
@@ -1361,13 +1374,13 @@ fn decode_user_roles(
     }
 }
 fn request_user_roles(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1385,7 +1398,7 @@ fn request_user_roles(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1396,13 +1409,13 @@ fn request_user_roles(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1454,13 +1467,13 @@ fn decode_user_with_roles(
     }
 }
 fn request_user_with_roles(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1478,13 +1491,13 @@ fn request_user_with_roles(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk",
         names: &[("#pk", "pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: true,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1522,13 +1535,13 @@ fn decode_role_members(
     }
 }
 fn request_role_members(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     role: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1546,7 +1559,7 @@ fn request_role_members(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1557,13 +1570,13 @@ fn request_role_members(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "sk"), ("#sk", "pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1601,12 +1614,12 @@ fn decode_admins(
     }
 }
 fn request_admins(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1617,7 +1630,7 @@ fn request_admins(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1628,13 +1641,13 @@ fn request_admins(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "sk"), ("#sk", "pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1686,13 +1699,13 @@ fn decode_role_with_members(
     }
 }
 fn request_role_with_members(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     role: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1710,13 +1723,13 @@ fn request_role_with_members(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk",
         names: &[("#pk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,

@@ -205,31 +205,33 @@ fn device_key_item(
     __tenant: &(),
     device_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(39usize);
-            __key.push_str("DEVICE#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                device_id,
-                &DEVICE_DEVICE_ID,
-                "Device",
-                "device_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(8usize);
-            __key.push_str("METADATA");
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(39usize);
+                __key.push_str("DEVICE#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    device_id,
+                    &DEVICE_DEVICE_ID,
+                    "Device",
+                    "device_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(8usize);
+                __key.push_str("METADATA");
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Device`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -561,38 +563,40 @@ fn device_report_key_item(
     device_id: &str,
     reported_at: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(39usize);
-            __key.push_str("DEVICE#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                device_id,
-                &DEVICE_REPORT_DEVICE_ID,
-                "DeviceReport",
-                "device_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(31usize);
-            __key.push_str("REPORT#");
-            ::schema_runtime::codec::push_datetime(
-                &mut __key,
-                reported_at,
-                ::schema_runtime::TimeFormat::Rfc3339(3u8),
-                "DeviceReport",
-                "reported_at",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(39usize);
+                __key.push_str("DEVICE#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    device_id,
+                    &DEVICE_REPORT_DEVICE_ID,
+                    "DeviceReport",
+                    "device_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(31usize);
+                __key.push_str("REPORT#");
+                ::schema_runtime::codec::push_datetime(
+                    &mut __key,
+                    reported_at,
+                    ::schema_runtime::TimeFormat::Rfc3339(3u8),
+                    "DeviceReport",
+                    "reported_at",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`DeviceReport`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1034,16 +1038,15 @@ Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `DEVI
         from: ::schema_runtime::DateTime,
         to: ::schema_runtime::DateTime,
     ) -> ::schema_runtime::Query<DeviceReport> {
-        let repo = self;
-        let request = request_device_reports_between(
-            repo.table_name(),
+        let __request = request_device_reports_between(
+            self.table_name(),
             device_id,
             from,
             to,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_device_reports_between,
         )
     }
@@ -1054,11 +1057,10 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `DEVICE#<
         &self,
         device_id: &str,
     ) -> ::schema_runtime::Query<DeviceReport> {
-        let repo = self;
-        let request = request_latest_device_reports(repo.table_name(), device_id);
+        let __request = request_latest_device_reports(self.table_name(), device_id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_latest_device_reports,
         )
     }
@@ -1069,11 +1071,13 @@ Query of index `GSI1`: `#pk = :pk` with `:pk` = `<technician>`. Returns a lazy [
         &self,
         technician: &str,
     ) -> ::schema_runtime::Query<DeviceReport> {
-        let repo = self;
-        let request = request_escalations_for_technician(repo.table_name(), technician);
+        let __request = request_escalations_for_technician(
+            self.table_name(),
+            technician,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_escalations_for_technician,
         )
     }
@@ -1085,15 +1089,14 @@ Query of index `GSI1`: `#pk = :pk AND #sk > :sk` with `:pk` = `<technician>`. Re
         technician: &str,
         since: ::schema_runtime::DateTime,
     ) -> ::schema_runtime::Query<DeviceReport> {
-        let repo = self;
-        let request = request_recent_escalations_for_technician(
-            repo.table_name(),
+        let __request = request_recent_escalations_for_technician(
+            self.table_name(),
             technician,
             since,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_recent_escalations_for_technician,
         )
     }
@@ -1121,14 +1124,14 @@ fn decode_device_reports_between(
     }
 }
 fn request_device_reports_between(
-    table: &str,
+    __table: &str,
     device_id: &str,
     from: ::schema_runtime::DateTime,
     to: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1144,7 +1147,7 @@ fn request_device_reports_between(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk0".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1160,7 +1163,7 @@ fn request_device_reports_between(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk1".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1176,13 +1179,13 @@ fn request_device_reports_between(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1214,12 +1217,12 @@ fn decode_latest_device_reports(
     }
 }
 fn request_latest_device_reports(
-    table: &str,
+    __table: &str,
     device_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1235,7 +1238,7 @@ fn request_latest_device_reports(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1244,13 +1247,13 @@ fn request_latest_device_reports(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::None,
@@ -1286,12 +1289,12 @@ fn decode_escalations_for_technician(
     }
 }
 fn request_escalations_for_technician(
-    table: &str,
+    __table: &str,
     technician: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1306,13 +1309,13 @@ fn request_escalations_for_technician(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk",
         names: &[("#pk", "escalated_to")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1348,13 +1351,13 @@ fn decode_recent_escalations_for_technician(
     }
 }
 fn request_recent_escalations_for_technician(
-    table: &str,
+    __table: &str,
     technician: &str,
     since: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1369,7 +1372,7 @@ fn request_recent_escalations_for_technician(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1384,13 +1387,13 @@ fn request_recent_escalations_for_technician(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk AND #sk > :sk",
         names: &[("#pk", "escalated_to"), ("#sk", "reported_at")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::None,

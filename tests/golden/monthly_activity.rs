@@ -403,47 +403,49 @@ fn activity_event_key_item(
     occurred_at: ::schema_runtime::DateTime,
     event_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(88usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|ACTIVITY#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                month,
-                &ACTIVITY_EVENT_MONTH,
-                "ActivityEvent",
-                "month",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(57usize);
-            ::schema_runtime::codec::push_datetime(
-                &mut __key,
-                occurred_at,
-                ::schema_runtime::TimeFormat::Rfc3339(0u8),
-                "ActivityEvent",
-                "occurred_at",
-            )?;
-            __key.push_str("#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                event_id,
-                &ACTIVITY_EVENT_EVENT_ID,
-                "ActivityEvent",
-                "event_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(88usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|ACTIVITY#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    month,
+                    &ACTIVITY_EVENT_MONTH,
+                    "ActivityEvent",
+                    "month",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(57usize);
+                ::schema_runtime::codec::push_datetime(
+                    &mut __key,
+                    occurred_at,
+                    ::schema_runtime::TimeFormat::Rfc3339(0u8),
+                    "ActivityEvent",
+                    "occurred_at",
+                )?;
+                __key.push_str("#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    event_id,
+                    &ACTIVITY_EVENT_EVENT_ID,
+                    "ActivityEvent",
+                    "event_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`ActivityEvent`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -757,33 +759,35 @@ fn monthly_activity_count_key_item(
     __tenant: &TenantId,
     month: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(86usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|ACTIVITY_COUNT");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(13usize);
-            __key.push_str("MONTH#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                month,
-                &MONTHLY_ACTIVITY_COUNT_MONTH,
-                "MonthlyActivityCount",
-                "month",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(86usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|ACTIVITY_COUNT");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(13usize);
+                __key.push_str("MONTH#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    month,
+                    &MONTHLY_ACTIVITY_COUNT_MONTH,
+                    "MonthlyActivityCount",
+                    "month",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`MonthlyActivityCount`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1123,11 +1127,14 @@ impl<'a> TenantRepository<'a> {
 
 Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn month_activity(&self, month: &str) -> ::schema_runtime::Query<ActivityEvent> {
-        let repo = self.repo;
-        let request = request_month_activity(repo.table_name(), &self.tenant, month);
+        let __request = request_month_activity(
+            self.repo.table_name(),
+            &self.tenant,
+            month,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_month_activity,
         )
     }
@@ -1140,17 +1147,16 @@ Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `TENA
         from: ::schema_runtime::DateTime,
         to: ::schema_runtime::DateTime,
     ) -> ::schema_runtime::Query<ActivityEvent> {
-        let repo = self.repo;
-        let request = request_activity_between(
-            repo.table_name(),
+        let __request = request_activity_between(
+            self.repo.table_name(),
             &self.tenant,
             month,
             from,
             to,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_activity_between,
         )
     }
@@ -1162,16 +1168,15 @@ Query of the table: `#pk = :pk AND #sk >= :sk` with `:pk` = `TENANT#<tenant>|ACT
         month: &str,
         since: ::schema_runtime::DateTime,
     ) -> ::schema_runtime::Query<ActivityEvent> {
-        let repo = self.repo;
-        let request = request_activity_since(
-            repo.table_name(),
+        let __request = request_activity_since(
+            self.repo.table_name(),
             &self.tenant,
             month,
             since,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_activity_since,
         )
     }
@@ -1183,16 +1188,15 @@ Query of the table: `#pk = :pk AND #sk < :sk` with `:pk` = `TENANT#<tenant>|ACTI
         month: &str,
         before: ::schema_runtime::DateTime,
     ) -> ::schema_runtime::Query<ActivityEvent> {
-        let repo = self.repo;
-        let request = request_activity_before(
-            repo.table_name(),
+        let __request = request_activity_before(
+            self.repo.table_name(),
             &self.tenant,
             month,
             before,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_activity_before,
         )
     }
@@ -1204,16 +1208,15 @@ Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACTOR#<actor_id
         actor_id: &str,
         month: &str,
     ) -> ::schema_runtime::Query<ActivityEvent> {
-        let repo = self.repo;
-        let request = request_actor_activity(
-            repo.table_name(),
+        let __request = request_actor_activity(
+            self.repo.table_name(),
             &self.tenant,
             actor_id,
             month,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_actor_activity,
         )
     }
@@ -1225,16 +1228,15 @@ Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `TENA
         first: &str,
         last: &str,
     ) -> ::schema_runtime::Query<MonthlyActivityCount> {
-        let repo = self.repo;
-        let request = request_monthly_counts(
-            repo.table_name(),
+        let __request = request_monthly_counts(
+            self.repo.table_name(),
             &self.tenant,
             first,
             last,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_monthly_counts,
         )
     }
@@ -1262,13 +1264,13 @@ fn decode_month_activity(
     }
 }
 fn request_month_activity(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     month: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1286,13 +1288,13 @@ fn request_month_activity(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk",
         names: &[("#pk", "pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
@@ -1330,15 +1332,15 @@ fn decode_activity_between(
     }
 }
 fn request_activity_between(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     month: &str,
     from: ::schema_runtime::DateTime,
     to: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1356,7 +1358,7 @@ fn request_activity_between(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk0".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1371,7 +1373,7 @@ fn request_activity_between(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk1".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1386,13 +1388,13 @@ fn request_activity_between(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
@@ -1430,14 +1432,14 @@ fn decode_activity_since(
     }
 }
 fn request_activity_since(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     month: &str,
     since: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1455,7 +1457,7 @@ fn request_activity_since(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1470,13 +1472,13 @@ fn request_activity_since(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND #sk >= :sk",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
@@ -1514,14 +1516,14 @@ fn decode_activity_before(
     }
 }
 fn request_activity_before(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     month: &str,
     before: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1539,7 +1541,7 @@ fn request_activity_before(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1554,13 +1556,13 @@ fn request_activity_before(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND #sk < :sk",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
@@ -1598,14 +1600,14 @@ fn decode_actor_activity(
     }
 }
 fn request_actor_activity(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     actor_id: &str,
     month: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1631,13 +1633,13 @@ fn request_actor_activity(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk",
         names: &[("#pk", "gsi1pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
@@ -1675,14 +1677,14 @@ fn decode_monthly_counts(
     }
 }
 fn request_monthly_counts(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     first: &str,
     last: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1693,7 +1695,7 @@ fn request_monthly_counts(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk0".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1709,7 +1711,7 @@ fn request_monthly_counts(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk1".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1725,13 +1727,13 @@ fn request_monthly_counts(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::Some("expires_at"),

@@ -223,26 +223,28 @@ impl ::schema_runtime::Entity for UserProfile {
 fn user_profile_key_item(
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(76usize);
-            __key.push_str("USER#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|PHOTOS");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(7usize);
-            __key.push_str("PROFILE");
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(76usize);
+                __key.push_str("USER#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|PHOTOS");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(7usize);
+                __key.push_str("PROFILE");
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`UserProfile`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -629,33 +631,35 @@ fn photo_key_item(
     __tenant: &TenantId,
     photo_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(76usize);
-            __key.push_str("USER#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|PHOTOS");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(32usize);
-            __key.push_str("PHOTO#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                photo_id,
-                &PHOTO_PHOTO_ID,
-                "Photo",
-                "photo_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(76usize);
+                __key.push_str("USER#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|PHOTOS");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(32usize);
+                __key.push_str("PHOTO#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    photo_id,
+                    &PHOTO_PHOTO_ID,
+                    "Photo",
+                    "photo_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Photo`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1221,11 +1225,15 @@ Query of index `LSI1`: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `U
         from: ::schema_runtime::DateTime,
         to: ::schema_runtime::DateTime,
     ) -> ::schema_runtime::Query<Photo> {
-        let repo = self.repo;
-        let request = request_photos_between(repo.table_name(), &self.tenant, from, to);
+        let __request = request_photos_between(
+            self.repo.table_name(),
+            &self.tenant,
+            from,
+            to,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_photos_between,
         )
     }
@@ -1233,11 +1241,10 @@ Query of index `LSI1`: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `U
 
 Query of index `LSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn latest_photos(&self) -> ::schema_runtime::Query<Photo> {
-        let repo = self.repo;
-        let request = request_latest_photos(repo.table_name(), &self.tenant);
+        let __request = request_latest_photos(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_latest_photos,
         )
     }
@@ -1248,11 +1255,14 @@ Query of index `LSI1`: `#pk = :pk AND #sk >= :sk` with `:pk` = `USER#<user>|PHOT
         &self,
         since: ::schema_runtime::DateTime,
     ) -> ::schema_runtime::Query<Photo> {
-        let repo = self.repo;
-        let request = request_photos_since(repo.table_name(), &self.tenant, since);
+        let __request = request_photos_since(
+            self.repo.table_name(),
+            &self.tenant,
+            since,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_photos_since,
         )
     }
@@ -1260,11 +1270,10 @@ Query of index `LSI1`: `#pk = :pk AND #sk >= :sk` with `:pk` = `USER#<user>|PHOT
 
 Query of the table: `#pk = :pk` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn account_contents(&self) -> ::schema_runtime::Query<AccountContentsItem> {
-        let repo = self.repo;
-        let request = request_account_contents(repo.table_name(), &self.tenant);
+        let __request = request_account_contents(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_account_contents,
         )
     }
@@ -1303,14 +1312,14 @@ fn decode_photos_between(
     }
 }
 fn request_photos_between(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     from: ::schema_runtime::DateTime,
     to: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1321,7 +1330,7 @@ fn request_photos_between(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk0".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1337,7 +1346,7 @@ fn request_photos_between(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk1".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1353,13 +1362,13 @@ fn request_photos_between(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("LSI1"),
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
         names: &[("#pk", "pk"), ("#sk", "lsi1sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1397,12 +1406,12 @@ fn decode_latest_photos(
     }
 }
 fn request_latest_photos(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1413,7 +1422,7 @@ fn request_latest_photos(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1422,13 +1431,13 @@ fn request_latest_photos(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("LSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "lsi1sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::None,
@@ -1466,13 +1475,13 @@ fn decode_photos_since(
     }
 }
 fn request_photos_since(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     since: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1483,7 +1492,7 @@ fn request_photos_since(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1499,13 +1508,13 @@ fn request_photos_since(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("LSI1"),
         key_condition: "#pk = :pk AND #sk >= :sk",
         names: &[("#pk", "pk"), ("#sk", "lsi1sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: true,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1557,12 +1566,12 @@ fn decode_account_contents(
     }
 }
 fn request_account_contents(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1573,13 +1582,13 @@ fn request_account_contents(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk",
         names: &[("#pk", "pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,

@@ -342,34 +342,36 @@ fn product_key_item(
     __shard: u32,
     product_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "ShardID".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(84usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|S#");
-            __key.push_str(&__shard.to_string());
-            __key
-        }),
-    );
-    item.insert(
-        "ProductID".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(72usize);
-            __key.push_str("PRODUCT#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                product_id,
-                &PRODUCT_PRODUCT_ID,
-                "Product",
-                "product_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "ShardID".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(84usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|S#");
+                __key.push_str(&__shard.to_string());
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "ProductID".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(72usize);
+                __key.push_str("PRODUCT#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    product_id,
+                    &PRODUCT_PRODUCT_ID,
+                    "Product",
+                    "product_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Product`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -772,11 +774,10 @@ GetItem of one [`Product`].*/
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|S#<shard>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn tenant_products(&self) -> ::schema_runtime::Query<Product> {
-        let repo = self.repo;
-        let request = request_tenant_products(repo.table_name(), &self.tenant);
+        let __request = request_tenant_products(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_tenant_products,
         )
     }
@@ -787,15 +788,14 @@ Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|CATEGORY#<categ
         &self,
         category: &str,
     ) -> ::schema_runtime::Query<Product> {
-        let repo = self.repo;
-        let request = request_products_in_category(
-            repo.table_name(),
+        let __request = request_products_in_category(
+            self.repo.table_name(),
             &self.tenant,
             category,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_products_in_category,
         )
     }
@@ -845,13 +845,13 @@ fn decode_tenant_products(
     }
 }
 fn request_tenant_products(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
+    let mut __partitions = ::std::vec::Vec::new();
     for __shard in 0..10u32 {
-        let mut values = ::schema_runtime::Item::with_capacity(3);
-        values
+        let mut __values = ::schema_runtime::Item::with_capacity(3);
+        __values
             .insert(
                 ":pk".to_owned(),
                 ::schema_runtime::sdk::types::AttributeValue::S({
@@ -863,7 +863,7 @@ fn request_tenant_products(
                     __key
                 }),
             );
-        values
+        __values
             .insert(
                 ":sk".to_owned(),
                 ::schema_runtime::sdk::types::AttributeValue::S({
@@ -872,14 +872,14 @@ fn request_tenant_products(
                     __key
                 }),
             );
-        partitions.push(values);
+        __partitions.push(__values);
     }
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "ShardID"), ("#sk", "ProductID")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -917,14 +917,14 @@ fn decode_products_in_category(
     }
 }
 fn request_products_in_category(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     category: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
+    let mut __partitions = ::std::vec::Vec::new();
     for __shard in 0..10u32 {
-        let mut values = ::schema_runtime::Item::with_capacity(3);
-        values
+        let mut __values = ::schema_runtime::Item::with_capacity(3);
+        __values
             .insert(
                 ":pk".to_owned(),
                 ::schema_runtime::sdk::types::AttributeValue::S({
@@ -944,14 +944,14 @@ fn request_products_in_category(
                     __key
                 }),
             );
-        partitions.push(values);
+        __partitions.push(__values);
     }
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk",
         names: &[("#pk", "gsi1pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,

@@ -259,33 +259,35 @@ fn project_key_item(
     __tenant: &TenantId,
     project_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(80usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|PROJECTS");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(44usize);
-            __key.push_str("PROJECT#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                project_id,
-                &PROJECT_PROJECT_ID,
-                "Project",
-                "project_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(80usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|PROJECTS");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(44usize);
+                __key.push_str("PROJECT#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    project_id,
+                    &PROJECT_PROJECT_ID,
+                    "Project",
+                    "project_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Project`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -668,41 +670,43 @@ fn task_key_item(
     project_id: &str,
     task_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(80usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|PROJECTS");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(86usize);
-            __key.push_str("PROJECT#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                project_id,
-                &TASK_PROJECT_ID,
-                "Task",
-                "project_id",
-            )?;
-            __key.push_str("#TASK#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                task_id,
-                &TASK_TASK_ID,
-                "Task",
-                "task_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(80usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|PROJECTS");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(86usize);
+                __key.push_str("PROJECT#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    project_id,
+                    &TASK_PROJECT_ID,
+                    "Task",
+                    "project_id",
+                )?;
+                __key.push_str("#TASK#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    task_id,
+                    &TASK_TASK_ID,
+                    "Task",
+                    "task_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Task`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1155,49 +1159,51 @@ fn comment_key_item(
     task_id: &str,
     comment_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(80usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|PROJECTS");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(121usize);
-            __key.push_str("PROJECT#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                project_id,
-                &COMMENT_PROJECT_ID,
-                "Comment",
-                "project_id",
-            )?;
-            __key.push_str("#TASK#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                task_id,
-                &COMMENT_TASK_ID,
-                "Comment",
-                "task_id",
-            )?;
-            __key.push_str("#COMMENT#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                comment_id,
-                &COMMENT_COMMENT_ID,
-                "Comment",
-                "comment_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(80usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|PROJECTS");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(121usize);
+                __key.push_str("PROJECT#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    project_id,
+                    &COMMENT_PROJECT_ID,
+                    "Comment",
+                    "project_id",
+                )?;
+                __key.push_str("#TASK#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    task_id,
+                    &COMMENT_TASK_ID,
+                    "Comment",
+                    "task_id",
+                )?;
+                __key.push_str("#COMMENT#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    comment_id,
+                    &COMMENT_COMMENT_ID,
+                    "Comment",
+                    "comment_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Comment`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1650,11 +1656,10 @@ impl<'a> TenantRepository<'a> {
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|PROJECTS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn project_tree(&self) -> ::schema_runtime::Query<ProjectTreeItem> {
-        let repo = self.repo;
-        let request = request_project_tree(repo.table_name(), &self.tenant);
+        let __request = request_project_tree(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_project_tree,
         )
     }
@@ -1662,11 +1667,10 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<
 
 Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|PROJECT_LIST`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn projects(&self) -> ::schema_runtime::Query<Project> {
-        let repo = self.repo;
-        let request = request_projects(repo.table_name(), &self.tenant);
+        let __request = request_projects(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_projects,
         )
     }
@@ -1693,11 +1697,14 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<
         &self,
         project_id: &str,
     ) -> ::schema_runtime::Query<ProjectTasksItem> {
-        let repo = self.repo;
-        let request = request_project_tasks(repo.table_name(), &self.tenant, project_id);
+        let __request = request_project_tasks(
+            self.repo.table_name(),
+            &self.tenant,
+            project_id,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_project_tasks,
         )
     }
@@ -1722,16 +1729,15 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<
         project_id: &str,
         task_id: &str,
     ) -> ::schema_runtime::Query<Comment> {
-        let repo = self.repo;
-        let request = request_task_comments(
-            repo.table_name(),
+        let __request = request_task_comments(
+            self.repo.table_name(),
             &self.tenant,
             project_id,
             task_id,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_task_comments,
         )
     }
@@ -1743,16 +1749,15 @@ Query of index `GSI2`: `#pk = :pk AND #sk < :sk` with `:pk` = `TENANT#<tenant>|A
         assignee_id: &str,
         before: ::schema_runtime::DateTime,
     ) -> ::schema_runtime::Query<Task> {
-        let repo = self.repo;
-        let request = request_my_tasks_due(
-            repo.table_name(),
+        let __request = request_my_tasks_due(
+            self.repo.table_name(),
             &self.tenant,
             assignee_id,
             before,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_my_tasks_due,
         )
     }
@@ -1811,12 +1816,12 @@ fn decode_project_tree(
     }
 }
 fn request_project_tree(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1827,7 +1832,7 @@ fn request_project_tree(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1836,13 +1841,13 @@ fn request_project_tree(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1880,12 +1885,12 @@ fn decode_projects(
     }
 }
 fn request_projects(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1896,13 +1901,13 @@ fn request_projects(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk",
         names: &[("#pk", "gsi1pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1952,13 +1957,13 @@ fn decode_project_tasks(
     }
 }
 fn request_project_tasks(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     project_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1969,7 +1974,7 @@ fn request_project_tasks(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1986,13 +1991,13 @@ fn request_project_tasks(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2030,14 +2035,14 @@ fn decode_task_comments(
     }
 }
 fn request_task_comments(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     project_id: &str,
     task_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2048,7 +2053,7 @@ fn request_task_comments(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2073,13 +2078,13 @@ fn request_task_comments(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2117,14 +2122,14 @@ fn decode_my_tasks_due(
     }
 }
 fn request_my_tasks_due(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     assignee_id: &str,
     before: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2142,7 +2147,7 @@ fn request_my_tasks_due(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2158,13 +2163,13 @@ fn request_my_tasks_due(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI2"),
         key_condition: "#pk = :pk AND #sk < :sk",
         names: &[("#pk", "gsi2pk"), ("#sk", "gsi2sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,

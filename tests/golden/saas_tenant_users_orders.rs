@@ -344,26 +344,28 @@ impl ::schema_runtime::Entity for Tenant {
 fn tenant_key_item(
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(79usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|ACCOUNT");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(7usize);
-            __key.push_str("PROFILE");
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(79usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|ACCOUNT");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(7usize);
+                __key.push_str("PROFILE");
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Tenant`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -652,33 +654,35 @@ fn user_key_item(
     __tenant: &TenantId,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(79usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|ACCOUNT");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(41usize);
-            __key.push_str("USER#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                user_id,
-                &USER_USER_ID,
-                "User",
-                "user_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(79usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|ACCOUNT");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(41usize);
+                __key.push_str("USER#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    user_id,
+                    &USER_USER_ID,
+                    "User",
+                    "user_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`User`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1052,33 +1056,35 @@ fn order_key_item(
     __tenant: &TenantId,
     order_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(79usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|ACCOUNT");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(42usize);
-            __key.push_str("ORDER#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                order_id,
-                &ORDER_ORDER_ID,
-                "Order",
-                "order_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(79usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|ACCOUNT");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(42usize);
+                __key.push_str("ORDER#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    order_id,
+                    &ORDER_ORDER_ID,
+                    "Order",
+                    "order_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Order`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1372,33 +1378,35 @@ fn inventory_item_key_item(
     __tenant: &TenantId,
     sku: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(79usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|ACCOUNT");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(42usize);
-            __key.push_str("INVENTORY#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                sku,
-                &INVENTORY_ITEM_SKU,
-                "InventoryItem",
-                "sku",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(79usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|ACCOUNT");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(42usize);
+                __key.push_str("INVENTORY#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    sku,
+                    &INVENTORY_ITEM_SKU,
+                    "InventoryItem",
+                    "sku",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`InventoryItem`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1939,11 +1947,10 @@ impl<'a> TenantRepository<'a> {
 
 Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn tenant_profile(&self) -> ::schema_runtime::Query<Tenant> {
-        let repo = self.repo;
-        let request = request_tenant_profile(repo.table_name(), &self.tenant);
+        let __request = request_tenant_profile(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_tenant_profile,
         )
     }
@@ -1951,11 +1958,10 @@ Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|ACCO
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn users(&self) -> ::schema_runtime::Query<User> {
-        let repo = self.repo;
-        let request = request_users(repo.table_name(), &self.tenant);
+        let __request = request_users(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_users,
         )
     }
@@ -1963,11 +1969,10 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn orders(&self) -> ::schema_runtime::Query<Order> {
-        let repo = self.repo;
-        let request = request_orders(repo.table_name(), &self.tenant);
+        let __request = request_orders(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_orders,
         )
     }
@@ -1975,11 +1980,10 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<
 
 Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn all_tenant_data(&self) -> ::schema_runtime::Query<AllTenantDataItem> {
-        let repo = self.repo;
-        let request = request_all_tenant_data(repo.table_name(), &self.tenant);
+        let __request = request_all_tenant_data(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_all_tenant_data,
         )
     }
@@ -1987,11 +1991,14 @@ Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns 
 
 Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|EMAIL#<email>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn user_by_email(&self, email: &str) -> ::schema_runtime::Query<User> {
-        let repo = self.repo;
-        let request = request_user_by_email(repo.table_name(), &self.tenant, email);
+        let __request = request_user_by_email(
+            self.repo.table_name(),
+            &self.tenant,
+            email,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_user_by_email,
         )
     }
@@ -1999,11 +2006,10 @@ Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|EMAIL#<email>`.
 
 Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|STATUS#pending`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn pending_orders(&self) -> ::schema_runtime::Query<Order> {
-        let repo = self.repo;
-        let request = request_pending_orders(repo.table_name(), &self.tenant);
+        let __request = request_pending_orders(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_pending_orders,
         )
     }
@@ -2015,16 +2021,15 @@ Query of index `GSI1`: `#pk = :pk AND #sk >= :sk` with `:pk` = `TENANT#<tenant>|
         status: Status,
         since: ::schema_runtime::DateTime,
     ) -> ::schema_runtime::Query<Order> {
-        let repo = self.repo;
-        let request = request_orders_by_status(
-            repo.table_name(),
+        let __request = request_orders_by_status(
+            self.repo.table_name(),
             &self.tenant,
             status,
             since,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_orders_by_status,
         )
     }
@@ -2076,12 +2081,12 @@ fn decode_tenant_profile(
     }
 }
 fn request_tenant_profile(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2092,7 +2097,7 @@ fn request_tenant_profile(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2101,13 +2106,13 @@ fn request_tenant_profile(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND #sk = :sk",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2145,12 +2150,12 @@ fn decode_users(
     }
 }
 fn request_users(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2161,7 +2166,7 @@ fn request_users(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2170,13 +2175,13 @@ fn request_users(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2214,12 +2219,12 @@ fn decode_orders(
     }
 }
 fn request_orders(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2230,7 +2235,7 @@ fn request_orders(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2239,13 +2244,13 @@ fn request_orders(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2309,12 +2314,12 @@ fn decode_all_tenant_data(
     }
 }
 fn request_all_tenant_data(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2325,13 +2330,13 @@ fn request_all_tenant_data(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk",
         names: &[("#pk", "pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2369,13 +2374,13 @@ fn decode_user_by_email(
     }
 }
 fn request_user_by_email(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     email: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2393,13 +2398,13 @@ fn request_user_by_email(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk",
         names: &[("#pk", "gsi1pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2437,12 +2442,12 @@ fn decode_pending_orders(
     }
 }
 fn request_pending_orders(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2453,7 +2458,7 @@ fn request_pending_orders(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2462,13 +2467,13 @@ fn request_pending_orders(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "gsi1pk"), ("#sk", "gsi1sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2506,14 +2511,14 @@ fn decode_orders_by_status(
     }
 }
 fn request_orders_by_status(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     status: Status,
     since: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2525,7 +2530,7 @@ fn request_orders_by_status(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2541,13 +2546,13 @@ fn request_orders_by_status(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk AND #sk >= :sk",
         names: &[("#pk", "gsi1pk"), ("#sk", "gsi1sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,

@@ -260,40 +260,42 @@ fn cart_item_key_item(
     status: Status,
     product_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(41usize);
-            __key.push_str("USER#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                user_id,
-                &CART_ITEM_USER_ID,
-                "CartItem",
-                "user_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(48usize);
-            __key.push_str("CART#");
-            __key.push_str(status.as_str());
-            __key.push_str("#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                product_id,
-                &CART_ITEM_PRODUCT_ID,
-                "CartItem",
-                "product_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(41usize);
+                __key.push_str("USER#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    user_id,
+                    &CART_ITEM_USER_ID,
+                    "CartItem",
+                    "user_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(48usize);
+                __key.push_str("CART#");
+                __key.push_str(status.as_str());
+                __key.push_str("#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    product_id,
+                    &CART_ITEM_PRODUCT_ID,
+                    "CartItem",
+                    "product_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`CartItem`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -605,38 +607,40 @@ fn wishlist_item_key_item(
     user_id: &str,
     product_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(41usize);
-            __key.push_str("USER#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                user_id,
-                &WISHLIST_ITEM_USER_ID,
-                "WishlistItem",
-                "user_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(45usize);
-            __key.push_str("WISHLIST#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                product_id,
-                &WISHLIST_ITEM_PRODUCT_ID,
-                "WishlistItem",
-                "product_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(41usize);
+                __key.push_str("USER#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    user_id,
+                    &WISHLIST_ITEM_USER_ID,
+                    "WishlistItem",
+                    "user_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(45usize);
+                __key.push_str("WISHLIST#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    product_id,
+                    &WISHLIST_ITEM_PRODUCT_ID,
+                    "WishlistItem",
+                    "product_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`WishlistItem`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -882,32 +886,34 @@ fn cart_count_key_item(
     user_id: &str,
     status: Status,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(41usize);
-            __key.push_str("USER#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                user_id,
-                &CART_COUNT_USER_ID,
-                "CartCount",
-                "user_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(16usize);
-            __key.push_str("CARTCOUNT#");
-            __key.push_str(status.as_str());
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(41usize);
+                __key.push_str("USER#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    user_id,
+                    &CART_COUNT_USER_ID,
+                    "CartCount",
+                    "user_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(16usize);
+                __key.push_str("CARTCOUNT#");
+                __key.push_str(status.as_str());
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`CartCount`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1293,11 +1299,10 @@ impl Repository {
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn whole_cart(&self, user_id: &str) -> ::schema_runtime::Query<CartItem> {
-        let repo = self;
-        let request = request_whole_cart(repo.table_name(), user_id);
+        let __request = request_whole_cart(self.table_name(), user_id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_whole_cart,
         )
     }
@@ -1305,11 +1310,10 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<us
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn active_cart(&self, user_id: &str) -> ::schema_runtime::Query<CartItem> {
-        let repo = self;
-        let request = request_active_cart(repo.table_name(), user_id);
+        let __request = request_active_cart(self.table_name(), user_id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_active_cart,
         )
     }
@@ -1317,11 +1321,10 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<us
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn saved_for_later(&self, user_id: &str) -> ::schema_runtime::Query<CartItem> {
-        let repo = self;
-        let request = request_saved_for_later(repo.table_name(), user_id);
+        let __request = request_saved_for_later(self.table_name(), user_id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_saved_for_later,
         )
     }
@@ -1345,11 +1348,10 @@ GetItem of one [`CartItem`].*/
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn wishlist(&self, user_id: &str) -> ::schema_runtime::Query<WishlistItem> {
-        let repo = self;
-        let request = request_wishlist(repo.table_name(), user_id);
+        let __request = request_wishlist(self.table_name(), user_id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_wishlist,
         )
     }
@@ -1357,11 +1359,10 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<us
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn cart_counts(&self, user_id: &str) -> ::schema_runtime::Query<CartCount> {
-        let repo = self;
-        let request = request_cart_counts(repo.table_name(), user_id);
+        let __request = request_cart_counts(self.table_name(), user_id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_cart_counts,
         )
     }
@@ -1425,12 +1426,12 @@ fn decode_whole_cart(
     }
 }
 fn request_whole_cart(
-    table: &str,
+    __table: &str,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1446,7 +1447,7 @@ fn request_whole_cart(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1455,13 +1456,13 @@ fn request_whole_cart(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1493,12 +1494,12 @@ fn decode_active_cart(
     }
 }
 fn request_active_cart(
-    table: &str,
+    __table: &str,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1514,7 +1515,7 @@ fn request_active_cart(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1523,13 +1524,13 @@ fn request_active_cart(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: true,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1561,12 +1562,12 @@ fn decode_saved_for_later(
     }
 }
 fn request_saved_for_later(
-    table: &str,
+    __table: &str,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1582,7 +1583,7 @@ fn request_saved_for_later(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1591,13 +1592,13 @@ fn request_saved_for_later(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1629,12 +1630,12 @@ fn decode_wishlist(
     }
 }
 fn request_wishlist(
-    table: &str,
+    __table: &str,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1650,7 +1651,7 @@ fn request_wishlist(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1659,13 +1660,13 @@ fn request_wishlist(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1697,12 +1698,12 @@ fn decode_cart_counts(
     }
 }
 fn request_cart_counts(
-    table: &str,
+    __table: &str,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1718,7 +1719,7 @@ fn request_cart_counts(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1727,13 +1728,13 @@ fn request_cart_counts(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,

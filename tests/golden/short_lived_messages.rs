@@ -300,47 +300,49 @@ fn message_key_item(
     sent_at: ::schema_runtime::DateTime,
     message_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(47usize);
-            __key.push_str("USER#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                recipient_id,
-                &MESSAGE_RECIPIENT_ID,
-                "Message",
-                "recipient_id",
-            )?;
-            __key.push_str("|INBOX");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(55usize);
-            __key.push_str("MSG#");
-            ::schema_runtime::codec::push_datetime(
-                &mut __key,
-                sent_at,
-                ::schema_runtime::TimeFormat::Rfc3339(3u8),
-                "Message",
-                "sent_at",
-            )?;
-            __key.push_str("#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                message_id,
-                &MESSAGE_MESSAGE_ID,
-                "Message",
-                "message_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(47usize);
+                __key.push_str("USER#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    recipient_id,
+                    &MESSAGE_RECIPIENT_ID,
+                    "Message",
+                    "recipient_id",
+                )?;
+                __key.push_str("|INBOX");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(55usize);
+                __key.push_str("MSG#");
+                ::schema_runtime::codec::push_datetime(
+                    &mut __key,
+                    sent_at,
+                    ::schema_runtime::TimeFormat::Rfc3339(3u8),
+                    "Message",
+                    "sent_at",
+                )?;
+                __key.push_str("#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    message_id,
+                    &MESSAGE_MESSAGE_ID,
+                    "Message",
+                    "message_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Message`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -682,11 +684,10 @@ impl Repository {
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>|INBOX`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn inbox(&self, user_id: &str) -> ::schema_runtime::Query<Message> {
-        let repo = self;
-        let request = request_inbox(repo.table_name(), user_id);
+        let __request = request_inbox(self.table_name(), user_id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_inbox,
         )
     }
@@ -698,11 +699,10 @@ Query of the table: `#pk = :pk AND #sk > :sk` with `:pk` = `USER#<user_id>|INBOX
         user_id: &str,
         since: ::schema_runtime::DateTime,
     ) -> ::schema_runtime::Query<Message> {
-        let repo = self;
-        let request = request_inbox_since(repo.table_name(), user_id, since);
+        let __request = request_inbox_since(self.table_name(), user_id, since);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_inbox_since,
         )
     }
@@ -726,11 +726,10 @@ GetItem of one [`Message`].*/
 
 Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>|SENT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn sent_messages(&self, user_id: &str) -> ::schema_runtime::Query<Message> {
-        let repo = self;
-        let request = request_sent_messages(repo.table_name(), user_id);
+        let __request = request_sent_messages(self.table_name(), user_id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.client),
+            __request,
             decode_sent_messages,
         )
     }
@@ -768,12 +767,12 @@ fn decode_inbox(
     }
 }
 fn request_inbox(
-    table: &str,
+    __table: &str,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -790,7 +789,7 @@ fn request_inbox(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -799,13 +798,13 @@ fn request_inbox(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
@@ -837,13 +836,13 @@ fn decode_inbox_since(
     }
 }
 fn request_inbox_since(
-    table: &str,
+    __table: &str,
     user_id: &str,
     since: ::schema_runtime::DateTime,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -860,7 +859,7 @@ fn request_inbox_since(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -876,13 +875,13 @@ fn request_inbox_since(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND #sk > :sk",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::Some("expires_at"),
@@ -914,12 +913,12 @@ fn decode_sent_messages(
     }
 }
 fn request_sent_messages(
-    table: &str,
+    __table: &str,
     user_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -936,7 +935,7 @@ fn request_sent_messages(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -945,13 +944,13 @@ fn request_sent_messages(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "gsi1pk"), ("#sk", "gsi1sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::Some("expires_at"),

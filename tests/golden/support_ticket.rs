@@ -242,33 +242,35 @@ fn ticket_key_item(
     __tenant: &TenantId,
     id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(115usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|TICKET#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                id,
-                &TICKET_ID,
-                "Ticket",
-                "id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(7usize);
-            __key.push_str("SUMMARY");
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(115usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|TICKET#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    id,
+                    &TICKET_ID,
+                    "Ticket",
+                    "id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(7usize);
+                __key.push_str("SUMMARY");
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Ticket`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -615,48 +617,50 @@ fn comment_key_item(
     created_at: ::schema_runtime::DateTime,
     id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(115usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|TICKET#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                ticket_id,
-                &COMMENT_TICKET_ID,
-                "Comment",
-                "ticket_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(69usize);
-            __key.push_str("COMMENT#");
-            ::schema_runtime::codec::push_datetime(
-                &mut __key,
-                created_at,
-                ::schema_runtime::TimeFormat::Rfc3339(3u8),
-                "Comment",
-                "created_at",
-            )?;
-            __key.push_str("#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                id,
-                &COMMENT_ID,
-                "Comment",
-                "id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(115usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|TICKET#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    ticket_id,
+                    &COMMENT_TICKET_ID,
+                    "Comment",
+                    "ticket_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(69usize);
+                __key.push_str("COMMENT#");
+                ::schema_runtime::codec::push_datetime(
+                    &mut __key,
+                    created_at,
+                    ::schema_runtime::TimeFormat::Rfc3339(3u8),
+                    "Comment",
+                    "created_at",
+                )?;
+                __key.push_str("#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    id,
+                    &COMMENT_ID,
+                    "Comment",
+                    "id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`Comment`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -844,27 +848,29 @@ fn ticket_count_key_item(
     __tenant: &TenantId,
     status: Status,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(81usize);
-            __key.push_str("TENANT#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|AGGREGATE");
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(13usize);
-            __key.push_str("STATUS#");
-            __key.push_str(status.as_str());
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(81usize);
+                __key.push_str("TENANT#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|AGGREGATE");
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(13usize);
+                __key.push_str("STATUS#");
+                __key.push_str(status.as_str());
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`TicketCount`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1282,11 +1288,14 @@ Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|TICKET#<id>`. Retu
         &self,
         id: &str,
     ) -> ::schema_runtime::Query<TicketWithCommentsItem> {
-        let repo = self.repo;
-        let request = request_ticket_with_comments(repo.table_name(), &self.tenant, id);
+        let __request = request_ticket_with_comments(
+            self.repo.table_name(),
+            &self.tenant,
+            id,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_ticket_with_comments,
         )
     }
@@ -1294,11 +1303,10 @@ Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|TICKET#<id>`. Retu
 
 Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|TICKET#<id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn ticket_summary(&self, id: &str) -> ::schema_runtime::Query<Ticket> {
-        let repo = self.repo;
-        let request = request_ticket_summary(repo.table_name(), &self.tenant, id);
+        let __request = request_ticket_summary(self.repo.table_name(), &self.tenant, id);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_ticket_summary,
         )
     }
@@ -1306,11 +1314,10 @@ Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|TICK
 
 Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|OPEN`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn open_tickets(&self) -> ::schema_runtime::Query<Ticket> {
-        let repo = self.repo;
-        let request = request_open_tickets(repo.table_name(), &self.tenant);
+        let __request = request_open_tickets(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_open_tickets,
         )
     }
@@ -1321,15 +1328,14 @@ Query of index `GSI1`: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|O
         &self,
         resolver: &str,
     ) -> ::schema_runtime::Query<Ticket> {
-        let repo = self.repo;
-        let request = request_open_tickets_for_resolver(
-            repo.table_name(),
+        let __request = request_open_tickets_for_resolver(
+            self.repo.table_name(),
             &self.tenant,
             resolver,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_open_tickets_for_resolver,
         )
     }
@@ -1350,11 +1356,13 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
 
 Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|AGGREGATE`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn ticket_counts_by_status(&self) -> ::schema_runtime::Query<TicketCount> {
-        let repo = self.repo;
-        let request = request_ticket_counts_by_status(repo.table_name(), &self.tenant);
+        let __request = request_ticket_counts_by_status(
+            self.repo.table_name(),
+            &self.tenant,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_ticket_counts_by_status,
         )
     }
@@ -1396,13 +1404,13 @@ fn decode_ticket_with_comments(
     }
 }
 fn request_ticket_with_comments(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1420,13 +1428,13 @@ fn request_ticket_with_comments(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk",
         names: &[("#pk", "pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1464,13 +1472,13 @@ fn decode_ticket_summary(
     }
 }
 fn request_ticket_summary(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1488,7 +1496,7 @@ fn request_ticket_summary(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1497,13 +1505,13 @@ fn request_ticket_summary(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND #sk = :sk",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1541,12 +1549,12 @@ fn decode_open_tickets(
     }
 }
 fn request_open_tickets(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1557,13 +1565,13 @@ fn request_open_tickets(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk",
         names: &[("#pk", "tenant_status")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1605,13 +1613,13 @@ fn decode_open_tickets_for_resolver(
     }
 }
 fn request_open_tickets_for_resolver(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     resolver: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1622,18 +1630,18 @@ fn request_open_tickets_for_resolver(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S(resolver.to_owned()),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk AND #sk = :sk",
         names: &[("#pk", "tenant_status"), ("#sk", "resolver")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -1751,12 +1759,12 @@ fn decode_ticket_counts_by_status(
     }
 }
 fn request_ticket_counts_by_status(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -1767,13 +1775,13 @@ fn request_ticket_counts_by_status(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk",
         names: &[("#pk", "pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,

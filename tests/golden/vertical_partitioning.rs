@@ -364,33 +364,35 @@ fn document_meta_key_item(
     __tenant: &TenantId,
     document_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(77usize);
-            __key.push_str("ORG#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|DOC#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                document_id,
-                &DOCUMENT_META_DOCUMENT_ID,
-                "DocumentMeta",
-                "document_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(4usize);
-            __key.push_str("META");
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(77usize);
+                __key.push_str("ORG#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|DOC#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    document_id,
+                    &DOCUMENT_META_DOCUMENT_ID,
+                    "DocumentMeta",
+                    "document_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(4usize);
+                __key.push_str("META");
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`DocumentMeta`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -791,41 +793,43 @@ fn document_body_chunk_key_item(
     document_id: &str,
     chunk: i64,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(77usize);
-            __key.push_str("ORG#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|DOC#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                document_id,
-                &DOCUMENT_BODY_CHUNK_DOCUMENT_ID,
-                "DocumentBodyChunk",
-                "document_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(8usize);
-            __key.push_str("BODY#");
-            ::schema_runtime::codec::push_integer(
-                &mut __key,
-                chunk,
-                0i64,
-                999i64,
-                "DocumentBodyChunk",
-                "chunk",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(77usize);
+                __key.push_str("ORG#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|DOC#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    document_id,
+                    &DOCUMENT_BODY_CHUNK_DOCUMENT_ID,
+                    "DocumentBodyChunk",
+                    "document_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(8usize);
+                __key.push_str("BODY#");
+                ::schema_runtime::codec::push_integer(
+                    &mut __key,
+                    chunk,
+                    0i64,
+                    999i64,
+                    "DocumentBodyChunk",
+                    "chunk",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`DocumentBodyChunk`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1111,40 +1115,42 @@ fn document_attachment_key_item(
     document_id: &str,
     attachment_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(77usize);
-            __key.push_str("ORG#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|DOC#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                document_id,
-                &DOCUMENT_ATTACHMENT_DOCUMENT_ID,
-                "DocumentAttachment",
-                "document_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(47usize);
-            __key.push_str("ATTACHMENT#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                attachment_id,
-                &DOCUMENT_ATTACHMENT_ATTACHMENT_ID,
-                "DocumentAttachment",
-                "attachment_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(77usize);
+                __key.push_str("ORG#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|DOC#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    document_id,
+                    &DOCUMENT_ATTACHMENT_DOCUMENT_ID,
+                    "DocumentAttachment",
+                    "document_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(47usize);
+                __key.push_str("ATTACHMENT#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    attachment_id,
+                    &DOCUMENT_ATTACHMENT_ATTACHMENT_ID,
+                    "DocumentAttachment",
+                    "attachment_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`DocumentAttachment`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -1485,40 +1491,42 @@ fn document_share_key_item(
     document_id: &str,
     principal_id: &str,
 ) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-    let mut item = ::schema_runtime::Item::with_capacity(2);
-    item.insert(
-        "pk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(77usize);
-            __key.push_str("ORG#");
-            __key.push_str(__tenant.as_str());
-            __key.push_str("|DOC#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                document_id,
-                &DOCUMENT_SHARE_DOCUMENT_ID,
-                "DocumentShare",
-                "document_id",
-            )?;
-            __key
-        }),
-    );
-    item.insert(
-        "sk".to_owned(),
-        ::schema_runtime::sdk::types::AttributeValue::S({
-            let mut __key = ::std::string::String::with_capacity(42usize);
-            __key.push_str("SHARE#");
-            ::schema_runtime::codec::push_str(
-                &mut __key,
-                principal_id,
-                &DOCUMENT_SHARE_PRINCIPAL_ID,
-                "DocumentShare",
-                "principal_id",
-            )?;
-            __key
-        }),
-    );
-    ::core::result::Result::Ok(item)
+    let mut __item = ::schema_runtime::Item::with_capacity(2);
+    __item
+        .insert(
+            "pk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(77usize);
+                __key.push_str("ORG#");
+                __key.push_str(__tenant.as_str());
+                __key.push_str("|DOC#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    document_id,
+                    &DOCUMENT_SHARE_DOCUMENT_ID,
+                    "DocumentShare",
+                    "document_id",
+                )?;
+                __key
+            }),
+        );
+    __item
+        .insert(
+            "sk".to_owned(),
+            ::schema_runtime::sdk::types::AttributeValue::S({
+                let mut __key = ::std::string::String::with_capacity(42usize);
+                __key.push_str("SHARE#");
+                ::schema_runtime::codec::push_str(
+                    &mut __key,
+                    principal_id,
+                    &DOCUMENT_SHARE_PRINCIPAL_ID,
+                    "DocumentShare",
+                    "principal_id",
+                )?;
+                __key
+            }),
+        );
+    ::core::result::Result::Ok(__item)
 }
 /// A partial update of a [`DocumentShare`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -2026,15 +2034,14 @@ Query of the table: `#pk = :pk` with `:pk` = `ORG#<org>|DOC#<document_id>`. Retu
         &self,
         document_id: &str,
     ) -> ::schema_runtime::Query<WholeDocumentItem> {
-        let repo = self.repo;
-        let request = request_whole_document(
-            repo.table_name(),
+        let __request = request_whole_document(
+            self.repo.table_name(),
             &self.tenant,
             document_id,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_whole_document,
         )
     }
@@ -2061,15 +2068,14 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org
         &self,
         document_id: &str,
     ) -> ::schema_runtime::Query<DocumentBodyChunk> {
-        let repo = self.repo;
-        let request = request_document_body(
-            repo.table_name(),
+        let __request = request_document_body(
+            self.repo.table_name(),
             &self.tenant,
             document_id,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_document_body,
         )
     }
@@ -2082,17 +2088,16 @@ Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `ORG#
         first: i64,
         last: i64,
     ) -> ::schema_runtime::Query<DocumentBodyChunk> {
-        let repo = self.repo;
-        let request = request_body_chunks_between(
-            repo.table_name(),
+        let __request = request_body_chunks_between(
+            self.repo.table_name(),
             &self.tenant,
             document_id,
             first,
             last,
         );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_body_chunks_between,
         )
     }
@@ -2103,11 +2108,14 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org
         &self,
         document_id: &str,
     ) -> ::schema_runtime::Query<DocumentAttachment> {
-        let repo = self.repo;
-        let request = request_attachments(repo.table_name(), &self.tenant, document_id);
+        let __request = request_attachments(
+            self.repo.table_name(),
+            &self.tenant,
+            document_id,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_attachments,
         )
     }
@@ -2115,11 +2123,14 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org
 
 Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn shares(&self, document_id: &str) -> ::schema_runtime::Query<DocumentShare> {
-        let repo = self.repo;
-        let request = request_shares(repo.table_name(), &self.tenant, document_id);
+        let __request = request_shares(
+            self.repo.table_name(),
+            &self.tenant,
+            document_id,
+        );
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_shares,
         )
     }
@@ -2127,11 +2138,10 @@ Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org
 
 Query of index `GSI1`: `#pk = :pk` with `:pk` = `ORG#<org>|DOCS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
     pub fn recent_documents(&self) -> ::schema_runtime::Query<DocumentMeta> {
-        let repo = self.repo;
-        let request = request_recent_documents(repo.table_name(), &self.tenant);
+        let __request = request_recent_documents(self.repo.table_name(), &self.tenant);
         ::schema_runtime::Query::new(
-            ::core::clone::Clone::clone(&repo.client),
-            request,
+            ::core::clone::Clone::clone(&self.repo.client),
+            __request,
             decode_recent_documents,
         )
     }
@@ -2215,13 +2225,13 @@ fn decode_whole_document(
     }
 }
 fn request_whole_document(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     document_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2239,13 +2249,13 @@ fn request_whole_document(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk",
         names: &[("#pk", "pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2283,13 +2293,13 @@ fn decode_document_body(
     }
 }
 fn request_document_body(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     document_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2307,7 +2317,7 @@ fn request_document_body(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2316,13 +2326,13 @@ fn request_document_body(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2360,15 +2370,15 @@ fn decode_body_chunks_between(
     }
 }
 fn request_body_chunks_between(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     document_id: &str,
     first: i64,
     last: i64,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2386,7 +2396,7 @@ fn request_body_chunks_between(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk0".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2403,7 +2413,7 @@ fn request_body_chunks_between(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk1".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2420,13 +2430,13 @@ fn request_body_chunks_between(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2464,13 +2474,13 @@ fn decode_attachments(
     }
 }
 fn request_attachments(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     document_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2488,7 +2498,7 @@ fn request_attachments(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2497,13 +2507,13 @@ fn request_attachments(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2541,13 +2551,13 @@ fn decode_shares(
     }
 }
 fn request_shares(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
     document_id: &str,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2565,7 +2575,7 @@ fn request_shares(
                 __key
             }),
         );
-    values
+    __values
         .insert(
             ":sk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2574,13 +2584,13 @@ fn request_shares(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: true,
         ttl_attribute: ::core::option::Option::None,
@@ -2618,12 +2628,12 @@ fn decode_recent_documents(
     }
 }
 fn request_recent_documents(
-    table: &str,
+    __table: &str,
     __tenant: &TenantId,
 ) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-    let mut partitions = ::std::vec::Vec::new();
-    let mut values = ::schema_runtime::Item::with_capacity(3);
-    values
+    let mut __partitions = ::std::vec::Vec::new();
+    let mut __values = ::schema_runtime::Item::with_capacity(3);
+    __values
         .insert(
             ":pk".to_owned(),
             ::schema_runtime::sdk::types::AttributeValue::S({
@@ -2634,13 +2644,13 @@ fn request_recent_documents(
                 __key
             }),
         );
-    partitions.push(values);
+    __partitions.push(__values);
     ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-        table: table.to_owned(),
+        table: __table.to_owned(),
         index: ::core::option::Option::Some("GSI1"),
         key_condition: "#pk = :pk",
         names: &[("#pk", "gsi1pk")],
-        partitions,
+        partitions: __partitions,
         consistent_read: false,
         forward: false,
         ttl_attribute: ::core::option::Option::None,

@@ -378,38 +378,40 @@ const BOUND_LITERALS: [&str; 8] = [
     "A", "B", "ITEM#", "ITEM#5", "Z", "PROFILE", "A#a", "ITEM#X#",
 ];
 
-/// The attribute pool: one name keeps one type, except that `q` sometimes
+/// The attribute pool, named like generated code's locals (`repo`,
+/// `table`, `key`, `item`, `request`, …) so that a clash breaks the build:
+/// one name keeps one type, except that `table` sometimes
 /// gets other bounds (a parameter bound to attributes of two encodings).
 fn pool(rng: &mut fastrand::Rng) -> Vec<(&'static str, Ty)> {
     vec![
         (
-            "p",
+            "repo",
             Ty::Str {
                 chars: "a-z",
                 max: 3,
             },
         ),
         (
-            "q",
+            "table",
             if rng.u8(..6) == 0 {
                 Ty::Int { min: 0, max: 99 }
             } else {
                 Ty::Int { min: 0, max: 999 }
             },
         ),
-        ("r", Ty::Int { min: -50, max: 50 }),
-        ("s", Ty::Enum(&["OPEN", "OPENED", "CLOSED"])),
-        ("u", Ty::Escaped),
+        ("key", Ty::Int { min: -50, max: 50 }),
+        ("partitions", Ty::Enum(&["OPEN", "OPENED", "CLOSED"])),
+        ("values", Ty::Escaped),
         (
-            "v",
+            "item",
             Ty::Str {
                 chars: "a-z0-9",
                 max: 8,
             },
         ),
-        ("w", Ty::Bool),
-        ("d", Ty::Datetime { digits: 0 }),
-        ("m", Ty::Datetime { digits: 3 }),
+        ("request", Ty::Bool),
+        ("scope", Ty::Datetime { digits: 0 }),
+        ("client", Ty::Datetime { digits: 3 }),
     ]
 }
 

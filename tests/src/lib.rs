@@ -23,6 +23,9 @@ pub mod generated {
     schema_runtime::include_generated!(pub short_lived_messages);
     schema_runtime::include_generated!(pub support_ticket);
     schema_runtime::include_generated!(pub vertical_partitioning);
+    schema_runtime::include_generated!(pub range_returns_what_sorts_between);
+    schema_runtime::include_generated!(pub index_membership_by_attributes);
+    schema_runtime::include_generated!(pub user_names_like_generated_locals);
 }
 
 /// The soundness harness's generated specs that `check` accepted, each

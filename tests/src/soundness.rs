@@ -7,13 +7,10 @@
 //! at the limit. The expected keys come from the generator's own encoder
 //! (`tests/soundness/gen.rs`), written from docs/spec.md.
 
-use std::collections::HashMap;
 use std::fmt::{Debug, Display};
 
-use schema_runtime::sdk::types::AttributeValue;
-
 /// A stored item.
-pub type Item = HashMap<String, AttributeValue>;
+pub use schema_runtime::Item;
 
 /// A sort-key operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

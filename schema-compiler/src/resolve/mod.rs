@@ -514,6 +514,19 @@ impl Resolver<'_> {
 
     /// Attribute names become Rust fields and expression names: identifiers, at most 255 bytes.
     pub(crate) fn check_attribute_name(&mut self, name: &Spanned<String>) {
+        if name.starts_with("__") {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidName,
+                    format!(
+                        "`{name}` begins with `__`, which generated code keeps for its own names"
+                    ),
+                )
+                .label(name.span, "attribute name")
+                .help("rename the attribute so it does not begin with `__`"),
+            );
+            return;
+        }
         if !is_identifier(name) || name.len() > 255 {
             self.error(
                 Diagnostic::new(Code::InvalidName, format!("`{name}` is not a valid attribute name"))

@@ -291,6 +291,13 @@ impl Resolver<'_> {
             .map(|seg| match seg {
                 RawSegment::Literal(l) => Segment::Literal(l),
                 RawSegment::Placeholder(name) => {
+                    if name.starts_with("__") {
+                        self.error(
+                            Diagnostic::new(Code::InvalidName, format!("placeholder `<{name}>` begins with `__`, which generated code keeps for its own names"))
+                                .label(name.span, "this placeholder")
+                                .help("name the parameter without the leading `__`"),
+                        );
+                    }
                     let kind = if Some(name.value.as_str()) == tenant {
                         PlaceholderKind::Tenant
                     } else if name.value == SHARD_PLACEHOLDER {
@@ -385,14 +392,9 @@ impl Resolver<'_> {
         p: &KeyedPattern<'_>,
         spec: &ir::Spec,
     ) -> Vec<(String, Vec<Binding>)> {
-        self.file_leads(spec);
-        let Some(leads) = self.leads.get(p.index) else {
-            return Vec::new();
-        };
-        leads
-            .candidates(p.pk)
+        self.pk_matches(p, spec)
             .into_iter()
-            .filter_map(|i| {
+            .filter_map(|(i, _)| {
                 let (name, entity) = spec.entities.get_index(i)?;
                 Some((name.clone(), match_entity(p, entity)?))
             })

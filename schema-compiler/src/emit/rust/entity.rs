@@ -182,15 +182,15 @@ impl Emitter<'_> {
                     }
                 }
             });
-            quote!(item.insert(#attribute.to_owned(), #value);)
+            quote!(__item.insert(#attribute.to_owned(), #value);)
         });
         let doc = format!(" The primary key attributes of a [`{name}`].");
         quote! {
             #[doc = #doc]
             fn #key_fn(__tenant: &#scope_ty, #shard #(#params),*) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-                let mut item = ::schema_runtime::Item::with_capacity(2);
+                let mut __item = ::schema_runtime::Item::with_capacity(2);
                 #(#inserts)*
-                ::core::result::Result::Ok(item)
+                ::core::result::Result::Ok(__item)
             }
         }
     }

@@ -110,9 +110,8 @@ impl Emitter<'_> {
                 quote! {
                     #doc
                     pub fn #name(&self, #(#params),*) -> ::schema_runtime::Query<#item> {
-                        let repo = #repo;
-                        let request = #request(repo.table_name(), #tenant #(#args),*);
-                        ::schema_runtime::Query::new(::core::clone::Clone::clone(&repo.client), request, #decode)
+                        let __request = #request(#repo.table_name(), #tenant #(#args),*);
+                        ::schema_runtime::Query::new(::core::clone::Clone::clone(&#repo.client), __request, #decode)
                     }
                 }
             }
@@ -341,7 +340,7 @@ impl Emitter<'_> {
         };
         let pk_type = self.key_type(index, q.pk.attribute.as_str());
         let pk = self.key_value(&q.pk, pk_type, pattern_name, &input);
-        let mut values = vec![quote!(values.insert(":pk".to_owned(), #pk);)];
+        let mut values = vec![quote!(__values.insert(":pk".to_owned(), #pk);)];
         let mut names = vec![{
             let a = q.pk.attribute.as_str();
             quote!(("#pk", #a))
@@ -359,7 +358,7 @@ impl Emitter<'_> {
                 };
                 let sk_type = self.key_type(index, operand.attribute.as_str());
                 let value = self.key_value(operand, sk_type, pattern_name, &input);
-                values.push(quote!(values.insert(#placeholder.to_owned(), #value);));
+                values.push(quote!(__values.insert(#placeholder.to_owned(), #value);));
             }
         }
         let condition = crate::plan::key_condition(q);
@@ -407,9 +406,9 @@ impl Emitter<'_> {
             None => quote!(::core::option::Option::None),
         };
         let one = quote! {
-            let mut values = ::schema_runtime::Item::with_capacity(3);
+            let mut __values = ::schema_runtime::Item::with_capacity(3);
             #(#values)*
-            partitions.push(values);
+            __partitions.push(__values);
         };
         let tenant_keys = match self.tenant_shapes(q, handle) {
             Some(shapes) => {
@@ -428,15 +427,15 @@ impl Emitter<'_> {
             Some((count, None)) => quote!(for __shard in 0..#count { #one }),
         };
         quote! {
-            fn #name(table: &str, #tenant #(#params),*) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-                let mut partitions = ::std::vec::Vec::new();
+            fn #name(__table: &str, #tenant #(#params),*) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
+                let mut __partitions = ::std::vec::Vec::new();
                 #fill
                 ::core::result::Result::Ok(::schema_runtime::QueryRequest {
-                    table: table.to_owned(),
+                    table: __table.to_owned(),
                     index: #index_tokens,
                     key_condition: #condition,
                     names: &[#(#names),*],
-                    partitions,
+                    partitions: __partitions,
                     consistent_read: #consistent,
                     forward: #forward,
                     ttl_attribute: #ttl,
