@@ -48,7 +48,7 @@ fn base() -> Value {
         "indexes": {
             "GSI1": { "partition_key": "gsi1pk", "sort_key": "gsi1sk", "projection": "all",
                       "read_capacity": 5, "write_capacity": 5 },
-            "LSI1": { "kind": "local", "sort_key": "lsi1sk", "projection": "keys_only" }
+            "LSI1": { "kind": "local", "sort_key": "lsi1sk", "projection": "all" }
         },
         "entities": {
             "Ticket": {

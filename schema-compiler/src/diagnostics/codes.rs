@@ -143,7 +143,7 @@ codes! {
     /// A `begins_with` prefix ends in a value, so `p1` also matches `p10`.
     PrefixNotDelimited = "prefix_not_delimited", Warning;
     /// An index does not carry every attribute of an entity its queries return.
-    IndexProjection = "index_projection", Warning;
+    IndexProjection = "index_projection", Error;
 
     // ---- access patterns (check) --------------------------------------------
     /// No access pattern queries this index.
