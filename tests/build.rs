@@ -5,6 +5,8 @@
 #[path = "soundness/gen.rs"]
 #[allow(dead_code, clippy::all)]
 mod gen;
+#[path = "soundness/semantics.rs"]
+mod semantics;
 
 use std::fmt::Write as _;
 
@@ -37,6 +39,7 @@ fn main() {
 /// `SOUNDNESS_SPECS` specs (default 24) from seed `SOUNDNESS_SEED` (default 0) on.
 fn soundness() {
     println!("cargo:rerun-if-changed=soundness/gen.rs");
+    println!("cargo:rerun-if-changed=soundness/semantics.rs");
     println!("cargo:rerun-if-env-changed=SOUNDNESS_SPECS");
     println!("cargo:rerun-if-env-changed=SOUNDNESS_SEED");
     let number = |name: &str, default: u64| {

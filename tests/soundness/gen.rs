@@ -317,29 +317,18 @@ pub struct Index {
     pub local: bool,
 }
 
-/// A sort-key operator.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Op {
-    Equals,
-    BeginsWith,
-    Lt,
-    Lte,
-    Gt,
-    Gte,
-    Between,
-}
+pub use crate::semantics::Op;
 
-impl Op {
-    fn yaml(self) -> &'static str {
-        match self {
-            Op::Equals => "equals",
-            Op::BeginsWith => "begins_with",
-            Op::Lt => "lt",
-            Op::Lte => "lte",
-            Op::Gt => "gt",
-            Op::Gte => "gte",
-            Op::Between => "between",
-        }
+/// How an operator is written in a spec.
+fn op_yaml(op: Op) -> &'static str {
+    match op {
+        Op::Equals => "equals",
+        Op::BeginsWith => "begins_with",
+        Op::Lt => "lt",
+        Op::Lte => "lte",
+        Op::Gt => "gt",
+        Op::Gte => "gte",
+        Op::Between => "between",
     }
 }
 
@@ -800,7 +789,7 @@ impl Spec {
                     ops[0].yaml(),
                     ops[1].yaml()
                 ),
-                Some((op, ops)) => format!(", sk: {{ {}: \"{}\" }}", op.yaml(), ops[0].yaml()),
+                Some((op, ops)) => format!(", sk: {{ {}: \"{}\" }}", op_yaml(*op), ops[0].yaml()),
             };
             let _ = writeln!(y, "    query: {{ pk: \"{}\"{sk} }}", p.pk.yaml());
             if p.descending {
@@ -822,79 +811,94 @@ impl Spec {
     }
 }
 
-/// The keys an entity's items can have over the value pools (optional
-/// attributes present): per item, the table's `(pk, sk)` and each index's
-/// `(index, pk, sk)`. At most `cap` items.
-fn item_keys(e: &Entity, tenant: &str, cap: usize) -> Vec<Vec<(Option<String>, String, String)>> {
+/// The attribute placeholders of `templates`, each once, in order.
+fn attr_names<'t>(templates: impl Iterator<Item = &'t Template>) -> Vec<&'t str> {
     let mut names: Vec<&str> = Vec::new();
-    let templates = [&e.pk, &e.sk]
-        .into_iter()
-        .chain(e.indexes.iter().flat_map(|(_, pk, sk)| [pk, sk]));
-    for t in templates {
-        for a in t.attrs() {
-            if !names.contains(&a) {
-                names.push(a);
-            }
+    for a in templates.flat_map(Template::attrs) {
+        if !names.contains(&a) {
+            names.push(a);
         }
     }
-    let pools: Vec<Vec<Value>> = names
+    names
+}
+
+/// The value pool of each name, typed as `entity`'s attribute of that name.
+fn pools(names: &[&str], entity: &Entity) -> Vec<Vec<Value>> {
+    names
         .iter()
         .map(|n| {
-            e.attrs
+            entity
+                .attrs
                 .iter()
                 .find(|a| a.name == *n)
                 .map_or_else(Vec::new, |a| a.ty.pool())
         })
-        .collect();
-    let mut out = Vec::new();
-    let mut choice = vec![0usize; names.len()];
-    if pools.iter().any(Vec::is_empty) {
-        return out;
-    }
-    loop {
-        let lookup = |n: &str| {
-            names
-                .iter()
-                .position(|m| *m == n)
-                .map(|i| pools[i][choice[i]].key.clone())
-        };
-        let shard = match (e.shards, e.pk.attrs().next().and_then(|a| lookup(a))) {
-            (Some(count), Some(v)) => u32::try_from(fnv1a(&v) % u64::from(count)).unwrap_or(0),
-            _ => 0,
-        };
-        let key = |pk: &Template, sk: &Template| {
-            Some((
-                pk.encode(tenant, shard, &lookup)?,
-                sk.encode(tenant, shard, &lookup)?,
-            ))
-        };
-        let mut keys = Vec::new();
-        if let Some((pk, sk)) = key(&e.pk, &e.sk) {
-            keys.push((None, pk, sk));
-        }
-        for (index, pk, sk) in &e.indexes {
-            if let Some((pk, sk)) = key(pk, sk) {
-                keys.push((Some(index.clone()), pk, sk));
-            }
-        }
-        out.push(keys);
-        if out.len() >= cap {
-            return out;
-        }
-        // The next combination.
-        let mut i = 0;
-        loop {
-            if i == choice.len() {
-                return out;
-            }
-            choice[i] += 1;
-            if choice[i] < pools[i].len() {
+        .collect()
+}
+
+/// Every choice of one value from each pool (as indexes), in order: an
+/// odometer over the pools' sizes. None when a pool is empty.
+fn combinations(pools: &[Vec<Value>]) -> impl Iterator<Item = Vec<usize>> + '_ {
+    let mut next = (!pools.iter().any(Vec::is_empty)).then(|| vec![0; pools.len()]);
+    std::iter::from_fn(move || {
+        let current = next.take()?;
+        let mut advanced = current.clone();
+        for (i, pool) in pools.iter().enumerate() {
+            advanced[i] += 1;
+            if advanced[i] < pool.len() {
+                next = Some(advanced);
                 break;
             }
-            choice[i] = 0;
-            i += 1;
+            advanced[i] = 0;
         }
+        Some(current)
+    })
+}
+
+/// The key text of each name for one combination.
+fn lookup<'a>(
+    names: &'a [&str],
+    pools: &'a [Vec<Value>],
+    choice: &'a [usize],
+) -> impl Fn(&str) -> Option<String> + 'a {
+    move |n| {
+        names
+            .iter()
+            .position(|m| *m == n)
+            .map(|i| pools[i][choice[i]].key.clone())
     }
+}
+
+/// The keys an entity's items can have over the value pools (optional
+/// attributes present): per item, the table's `(pk, sk)` and each index's
+/// `(index, pk, sk)`. At most `cap` items.
+fn item_keys(e: &Entity, tenant: &str, cap: usize) -> Vec<Vec<(Option<String>, String, String)>> {
+    let templates = [&e.pk, &e.sk]
+        .into_iter()
+        .chain(e.indexes.iter().flat_map(|(_, pk, sk)| [pk, sk]));
+    let names = attr_names(templates);
+    let pools = pools(&names, e);
+    combinations(&pools)
+        .take(cap)
+        .map(|choice| {
+            let lookup = lookup(&names, &pools, &choice);
+            let shard = match (e.shards, e.pk.attrs().next().and_then(|a| lookup(a))) {
+                (Some(count), Some(v)) => u32::try_from(fnv1a(&v) % u64::from(count)).unwrap_or(0),
+                _ => 0,
+            };
+            let key = |pk: &Template, sk: &Template| {
+                Some((
+                    pk.encode(tenant, shard, &lookup)?,
+                    sk.encode(tenant, shard, &lookup)?,
+                ))
+            };
+            let table = key(&e.pk, &e.sk).map(|(pk, sk)| (None, pk, sk));
+            let indexes = e.indexes.iter().filter_map(|(index, pk, sk)| {
+                key(pk, sk).map(|(pk, sk)| (Some(index.clone()), pk, sk))
+            });
+            table.into_iter().chain(indexes).collect()
+        })
+        .collect()
 }
 
 /// A witness that two entities write the same primary key, searched over
@@ -928,19 +932,6 @@ pub fn collision_witness(spec: &Spec) -> Option<String> {
     None
 }
 
-/// Whether `sk` satisfies a sort-key condition (byte order, as DynamoDB).
-fn holds(op: Op, sk: &str, o: &[String]) -> bool {
-    match op {
-        Op::Equals => sk == o[0],
-        Op::BeginsWith => sk.starts_with(o[0].as_str()),
-        Op::Lt => sk < o[0].as_str(),
-        Op::Lte => sk <= o[0].as_str(),
-        Op::Gt => sk > o[0].as_str(),
-        Op::Gte => sk >= o[0].as_str(),
-        Op::Between => o[0].as_str() <= sk && sk <= o[1].as_str(),
-    }
-}
-
 /// A witness that a pattern declaring its returns reads an item of an
 /// entity it does not declare, searched over the value pools (parameters
 /// typed as the declared entity's attributes): what makes a
@@ -948,27 +939,9 @@ fn holds(op: Op, sk: &str, o: &[String]) -> bool {
 pub fn overlap_witness(spec: &Spec) -> Option<String> {
     for p in spec.patterns.iter().filter(|p| p.declares_returns) {
         let source = &spec.entities[p.source];
-        let mut names: Vec<&str> = Vec::new();
-        for t in std::iter::once(&p.pk).chain(p.sk.iter().flat_map(|(_, ops)| ops.iter())) {
-            for a in t.attrs() {
-                if !names.contains(&a) {
-                    names.push(a);
-                }
-            }
-        }
-        let pools: Vec<Vec<Value>> = names
-            .iter()
-            .map(|n| {
-                source
-                    .attrs
-                    .iter()
-                    .find(|a| a.name == *n)
-                    .map_or_else(Vec::new, |a| a.ty.pool())
-            })
-            .collect();
-        if pools.iter().any(Vec::is_empty) {
-            continue;
-        }
+        let names =
+            attr_names(std::iter::once(&p.pk).chain(p.sk.iter().flat_map(|(_, ops)| ops.iter())));
+        let pools = pools(&names, source);
         // The other entities' keys on the pattern's index, by partition.
         let mut partitions: std::collections::HashMap<String, Vec<(usize, String)>> =
             Default::default();
@@ -984,16 +957,9 @@ pub fn overlap_witness(spec: &Spec) -> Option<String> {
                 }
             }
         }
-        let shards: Vec<u32> = (0..source.shards.unwrap_or(1)).collect();
-        let mut choice = vec![0usize; names.len()];
-        loop {
-            let lookup = |n: &str| {
-                names
-                    .iter()
-                    .position(|m| *m == n)
-                    .map(|i| pools[i][choice[i]].key.clone())
-            };
-            for &shard in &shards {
+        for choice in combinations(&pools) {
+            let lookup = lookup(&names, &pools, &choice);
+            for shard in 0..source.shards.unwrap_or(1) {
                 let Some(pk) = p.pk.encode(TENANTS[0], shard, &lookup) else {
                     continue;
                 };
@@ -1005,31 +971,13 @@ pub fn overlap_witness(spec: &Spec) -> Option<String> {
                     });
                 let Some(operands) = operands else { continue };
                 for (entity, sk) in partitions.get(&pk).into_iter().flatten() {
-                    if p.sk
-                        .as_ref()
-                        .is_none_or(|(op, _)| holds(*op, sk, &operands))
-                    {
+                    if p.sk.as_ref().is_none_or(|(op, _)| op.holds(sk, &operands)) {
                         return Some(format!(
                             "{} reads {} item ({pk:?}, {sk:?})",
                             p.name, spec.entities[*entity].name
                         ));
                     }
                 }
-            }
-            let mut i = 0;
-            loop {
-                if i == choice.len() {
-                    break;
-                }
-                choice[i] += 1;
-                if choice[i] < pools[i].len() {
-                    break;
-                }
-                choice[i] = 0;
-                i += 1;
-            }
-            if i == choice.len() {
-                break;
             }
         }
     }

@@ -12,24 +12,9 @@ use std::fmt::{Debug, Display};
 /// A stored item.
 pub use schema_runtime::Item;
 
-/// A sort-key operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    /// `=`
-    Equals,
-    /// `begins_with`
-    BeginsWith,
-    /// `<`
-    Lt,
-    /// `<=`
-    Lte,
-    /// `>`
-    Gt,
-    /// `>=`
-    Gte,
-    /// `BETWEEN`
-    Between,
-}
+#[path = "../soundness/semantics.rs"]
+mod semantics;
+pub use semantics::Op;
 
 /// One call of an access pattern and what it should read.
 #[derive(Debug, Clone)]
@@ -151,18 +136,10 @@ impl Run {
 
     /// What DynamoDB's semantics return for `case` from the stored items.
     pub fn expected(&self, case: &Case) -> Vec<&Item> {
-        let holds_under = |sk: &str, o: &[String]| match case.op {
-            None => true,
-            Some(Op::Equals) => sk == o[0],
-            Some(Op::BeginsWith) => sk.starts_with(o[0].as_str()),
-            Some(Op::Lt) => sk < o[0].as_str(),
-            Some(Op::Lte) => sk <= o[0].as_str(),
-            Some(Op::Gt) => sk > o[0].as_str(),
-            Some(Op::Gte) => sk >= o[0].as_str(),
-            Some(Op::Between) => o[0].as_str() <= sk && sk <= o[1].as_str(),
+        let holds = |sk: &str| {
+            case.op
+                .is_none_or(|op| case.operands.iter().any(|o| op.holds(sk, o)))
         };
-        let holds =
-            |sk: &str| case.op.is_none() || case.operands.iter().any(|o| holds_under(sk, o));
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
