@@ -36,7 +36,7 @@ fn main() {
     soundness();
 }
 
-/// `SOUNDNESS_SPECS` specs (default 24) from seed `SOUNDNESS_SEED` (default 0) on.
+/// `SOUNDNESS_SPECS` specs (default 48) from seed `SOUNDNESS_SEED` (default 0) on.
 fn soundness() {
     println!("cargo:rerun-if-changed=soundness/gen.rs");
     println!("cargo:rerun-if-changed=soundness/semantics.rs");
@@ -48,7 +48,7 @@ fn soundness() {
             .and_then(|v| v.parse().ok())
             .unwrap_or(default)
     };
-    let (count, first) = (number("SOUNDNESS_SPECS", 24), number("SOUNDNESS_SEED", 0));
+    let (count, first) = (number("SOUNDNESS_SPECS", 48), number("SOUNDNESS_SEED", 0));
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
     let mut drivers = String::new();
     let mut accepted = Vec::new();

@@ -79,6 +79,25 @@ pub fn read_placeholder_from<T>(
     }
 }
 
+/// Like [`read_placeholder_from`] for an optional attribute: `None` when the
+/// item has none of the keys that hold it (a sparse index key exists only
+/// when the attribute does), so an item read through a sparse index keeps
+/// the value its key holds even where the projection leaves it out.
+pub fn read_placeholder_if_present<T>(
+    item: &Item,
+    entity: &'static str,
+    attribute: &'static str,
+    sources: &[(&'static str, &[Step])],
+    parse: impl FnOnce(&str) -> Option<T>,
+) -> Result<Option<T>, DecodeError> {
+    match sources.iter().find(|(key, _)| item.contains_key(*key)) {
+        Some((key, steps)) => {
+            read_placeholder(item, entity, key, attribute, steps, parse).map(Some)
+        }
+        None => Ok(None),
+    }
+}
+
 /// A cursor over one stored key.
 pub struct KeyReader<'a> {
     rest: &'a str,

@@ -615,6 +615,14 @@ impl ::schema_runtime::Entity for Task {
             ::schema_runtime::reader::Step::Literal("#"),
             ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
         ];
+        const GSI2PK_STEPS: &[::schema_runtime::reader::Step] = &[
+            ::schema_runtime::reader::Step::Literal("TENANT#"),
+            ::schema_runtime::reader::Step::Take(
+                ::schema_runtime::reader::Stop::Literal("|ASSIGNEE#"),
+            ),
+            ::schema_runtime::reader::Step::Literal("|ASSIGNEE#"),
+            ::schema_runtime::reader::Step::Take(::schema_runtime::reader::Stop::End),
+        ];
         ::core::result::Result::Ok(Task {
             project_id: match ::schema_runtime::optional::<
                 ::std::string::String,
@@ -648,10 +656,23 @@ impl ::schema_runtime::Entity for Task {
                 ::std::string::String,
             >(item, "Task", "title")?,
             status: ::schema_runtime::required::<Status>(item, "Task", "status")?,
-            assignee_id: ::schema_runtime::optional::<
+            assignee_id: match ::schema_runtime::optional::<
                 ::std::string::String,
-            >(item, "Task", "assignee_id")?,
-            due_at: ::schema_runtime::optional_with(
+            >(item, "Task", "assignee_id")? {
+                ::core::option::Option::Some(value) => {
+                    ::core::option::Option::Some(value)
+                }
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_if_present(
+                        item,
+                        "Task",
+                        "assignee_id",
+                        &[("gsi2pk", &GSI2PK_STEPS[..4])],
+                        |t: &str| ::core::option::Option::Some(t.to_owned()),
+                    )?
+                }
+            },
+            due_at: match ::schema_runtime::optional_with(
                 item,
                 "Task",
                 "due_at",
@@ -659,7 +680,26 @@ impl ::schema_runtime::Entity for Task {
                     av,
                     ::schema_runtime::TimeFormat::Rfc3339(0u8),
                 ),
-            )?,
+            )? {
+                ::core::option::Option::Some(value) => {
+                    ::core::option::Option::Some(value)
+                }
+                ::core::option::Option::None => {
+                    ::schema_runtime::reader::read_placeholder_if_present(
+                        item,
+                        "Task",
+                        "due_at",
+                        &[("gsi2sk", &GSI2SK_STEPS[..2])],
+                        |t: &str| {
+                            ::schema_runtime::DateTime::from_str(
+                                    t,
+                                    ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
+                                )
+                                .ok()
+                        },
+                    )?
+                }
+            },
             version: ::schema_runtime::required::<i64>(item, "Task", "version")?,
         })
     }

@@ -315,6 +315,8 @@ pub struct Index {
     pub pk: String,
     pub sk: String,
     pub local: bool,
+    /// The non-key attributes projected; `None`: all.
+    pub projection: Option<Vec<&'static str>>,
 }
 
 pub use crate::semantics::Op;
@@ -404,6 +406,16 @@ fn pool(rng: &mut fastrand::Rng) -> Vec<(&'static str, Ty)> {
     ]
 }
 
+/// An index's projection: mostly all; else keys only or a few attributes,
+/// so that what a query returns must be read back out of the keys.
+fn partial_projection(rng: &mut fastrand::Rng) -> Option<Vec<&'static str>> {
+    match rng.u8(..4) {
+        0 => Some(Vec::new()),
+        1 => Some(vec!["note"]),
+        _ => None,
+    }
+}
+
 /// Draws a spec.
 pub fn generate(seed: u64) -> Spec {
     let mut rng = fastrand::Rng::with_seed(seed);
@@ -416,6 +428,7 @@ pub fn generate(seed: u64) -> Spec {
             pk: "gsi1pk".into(),
             sk: "gsi1sk".into(),
             local: false,
+            projection: partial_projection(&mut rng),
         });
     }
     if inverted {
@@ -424,6 +437,7 @@ pub fn generate(seed: u64) -> Spec {
             pk: "sk".into(),
             sk: "pk".into(),
             local: false,
+            projection: None,
         });
     }
     if !indexes.is_empty() && indexes[0].name == "GSI1" && rng.u8(..3) == 0 {
@@ -432,6 +446,7 @@ pub fn generate(seed: u64) -> Spec {
             pk: "gsi1pk".into(),
             sk: "sk".into(),
             local: false,
+            projection: None,
         });
     }
     if rng.u8(..4) == 0 {
@@ -440,6 +455,7 @@ pub fn generate(seed: u64) -> Spec {
             pk: "pk".into(),
             sk: "lsi1sk".into(),
             local: true,
+            projection: partial_projection(&mut rng),
         });
     }
     let count = 2 + rng.usize(..3);
@@ -702,16 +718,21 @@ impl Spec {
         if !self.indexes.is_empty() {
             y.push_str("indexes:\n");
             for i in &self.indexes {
+                let projection = match &i.projection {
+                    None => "all".to_owned(),
+                    Some(names) if names.is_empty() => "keys_only".to_owned(),
+                    Some(names) => format!("[{}]", names.join(", ")),
+                };
                 if i.local {
                     let _ = writeln!(
                         y,
-                        "  {}: {{ kind: local, sort_key: {}, projection: all }}",
+                        "  {}: {{ kind: local, sort_key: {}, projection: {projection} }}",
                         i.name, i.sk
                     );
                 } else {
                     let _ = writeln!(
                         y,
-                        "  {}: {{ partition_key: {}, sort_key: {}, projection: all }}",
+                        "  {}: {{ partition_key: {}, sort_key: {}, projection: {projection} }}",
                         i.name, i.pk, i.sk
                     );
                 }
@@ -1232,6 +1253,10 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                     .collect();
                 format!("|e| match e {{ {} }}", arms.join(", "))
             };
+            let projected = match index.and_then(|i| i.projection.as_ref()) {
+                None => "None".to_owned(),
+                Some(names) => format!("Some(&{names:?})"),
+            };
             let ttl = if spec.ttl && !include_expired {
                 "Some(\"exp\")"
             } else {
@@ -1239,7 +1264,7 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             };
             let _ = writeln!(
                 d,
-                "        run.queried(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl} }}, {query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>()));",
+                "        run.queried(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl}, projected: {projected} }}, {query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>()));",
                 p.name,
                 pks.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
                 operands

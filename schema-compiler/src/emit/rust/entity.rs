@@ -509,7 +509,22 @@ impl Emitter<'_> {
                         ::core::option::Option::None => #fallback,
                     },)
                     }
-                    _ => {
+                    // An optional one too, when a key that holds it is
+                    // there (a sparse index key exists only when it does).
+                    [_, ..] => {
+                        for t in &templates {
+                            if !read_from.contains(t) {
+                                read_from.push(t);
+                            }
+                        }
+                        let read = self.read_attribute_expr(name, a);
+                        let fallback = self.read_from_keys_if_present(entity, &templates, a);
+                        quote!(#f: match #read {
+                        ::core::option::Option::Some(value) => ::core::option::Option::Some(value),
+                        ::core::option::Option::None => #fallback,
+                    },)
+                    }
+                    [] => {
                         let read = self.read_attribute_expr(name, a);
                         quote!(#f: #read,)
                     }

@@ -143,6 +143,28 @@ impl Emitter<'_> {
         }
     }
 
+    /// Like [`Self::read_from_keys`] for an optional attribute: `None` when
+    /// the item has none of the keys that hold it.
+    pub(super) fn read_from_keys_if_present(
+        &self,
+        entity: &ir::Entity,
+        templates: &[&ir::KeyTemplate],
+        attribute: &ir::Attribute,
+    ) -> TokenStream {
+        let entity_name = entity.name.as_str();
+        let name = attribute.name.as_str();
+        let sources = templates.iter().map(|t| {
+            let key = t.attribute.as_str();
+            let steps = Self::steps_const(t);
+            let end = Self::steps_to(t, (PlaceholderKind::Attribute, name));
+            quote!((#key, &#steps[..#end]))
+        });
+        let parse = parse_text(attribute);
+        quote! {
+            ::schema_runtime::reader::read_placeholder_if_present(item, #entity_name, #name, &[#(#sources),*], #parse)?
+        }
+    }
+
     /// An expression reading the shard number out of the stored key.
     pub(super) fn read_shard(
         &self,
