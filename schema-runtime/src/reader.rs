@@ -73,10 +73,8 @@ pub fn read_placeholder_from<T>(
     sources: &[(&'static str, &[Step])],
     parse: impl FnOnce(&str) -> Option<T>,
 ) -> Result<T, DecodeError> {
-    match sources.iter().find(|(key, _)| item.contains_key(*key)) {
-        Some((key, steps)) => read_placeholder(item, entity, key, attribute, steps, parse),
-        None => Err(DecodeError::new(entity, attribute, DecodeProblem::Missing)),
-    }
+    read_placeholder_if_present(item, entity, attribute, sources, parse)?
+        .ok_or_else(|| DecodeError::new(entity, attribute, DecodeProblem::Missing))
 }
 
 /// Like [`read_placeholder_from`] for an optional attribute: `None` when the

@@ -493,42 +493,30 @@ impl Emitter<'_> {
                         templates.push(t);
                     }
                 }
-                match templates.as_slice() {
-                    [_, ..] if !a.optional => {
-                        for t in &templates {
-                            if !read_from.contains(t) {
-                                read_from.push(t);
-                            }
-                        }
-                        let mut optional = a.clone();
-                        optional.optional = true;
-                        let read = self.read_attribute_expr(name, &optional);
-                        let fallback = self.read_from_keys(entity, &templates, a);
-                        quote!(#f: match #read {
-                        ::core::option::Option::Some(value) => value,
-                        ::core::option::Option::None => #fallback,
-                    },)
-                    }
-                    // An optional one too, when a key that holds it is
-                    // there (a sparse index key exists only when it does).
-                    [_, ..] => {
-                        for t in &templates {
-                            if !read_from.contains(t) {
-                                read_from.push(t);
-                            }
-                        }
-                        let read = self.read_attribute_expr(name, a);
-                        let fallback = self.read_from_keys_if_present(entity, &templates, a);
-                        quote!(#f: match #read {
-                        ::core::option::Option::Some(value) => ::core::option::Option::Some(value),
-                        ::core::option::Option::None => #fallback,
-                    },)
-                    }
-                    [] => {
-                        let read = self.read_attribute_expr(name, a);
-                        quote!(#f: #read,)
+                if templates.is_empty() {
+                    let read = self.read_attribute_expr(name, a);
+                    return quote!(#f: #read,);
+                }
+                for t in &templates {
+                    if !read_from.contains(t) {
+                        read_from.push(t);
                     }
                 }
+                let mut optional = a.clone();
+                optional.optional = true;
+                let read = self.read_attribute_expr(name, &optional);
+                let fallback = self.read_from_keys(entity, &templates, a);
+                // An optional one is read from a key too when the item has
+                // one that holds it (a sparse index key exists only when it does).
+                let found = if a.optional {
+                    quote!(::core::option::Option::Some(value))
+                } else {
+                    quote!(value)
+                };
+                quote!(#f: match #read {
+                    ::core::option::Option::Some(value) => #found,
+                    ::core::option::Option::None => #fallback,
+                },)
             })
             .collect();
         let shard = Self::random_shard(entity).map(|_| {

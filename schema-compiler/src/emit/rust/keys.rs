@@ -121,8 +121,10 @@ impl Emitter<'_> {
             .map_or(KeyType::String, |k| k.r#type)
     }
 
-    /// An expression reading `attribute` of `entity` back out of the stored
-    /// key built from `template` (`?`-propagating a `DecodeError`).
+    /// An expression reading `attribute` of `entity` back out of the first
+    /// of `templates`' stored keys the item has (`?`-propagating a
+    /// `DecodeError`): the value, or for an optional attribute
+    /// `Option<value>`, `None` when the item has none of those keys.
     pub(super) fn read_from_keys(
         &self,
         entity: &ir::Entity,
@@ -138,30 +140,13 @@ impl Emitter<'_> {
             quote!((#key, &#steps[..#end]))
         });
         let parse = parse_text(attribute);
+        let read = if attribute.optional {
+            quote!(read_placeholder_if_present)
+        } else {
+            quote!(read_placeholder_from)
+        };
         quote! {
-            ::schema_runtime::reader::read_placeholder_from(item, #entity_name, #name, &[#(#sources),*], #parse)?
-        }
-    }
-
-    /// Like [`Self::read_from_keys`] for an optional attribute: `None` when
-    /// the item has none of the keys that hold it.
-    pub(super) fn read_from_keys_if_present(
-        &self,
-        entity: &ir::Entity,
-        templates: &[&ir::KeyTemplate],
-        attribute: &ir::Attribute,
-    ) -> TokenStream {
-        let entity_name = entity.name.as_str();
-        let name = attribute.name.as_str();
-        let sources = templates.iter().map(|t| {
-            let key = t.attribute.as_str();
-            let steps = Self::steps_const(t);
-            let end = Self::steps_to(t, (PlaceholderKind::Attribute, name));
-            quote!((#key, &#steps[..#end]))
-        });
-        let parse = parse_text(attribute);
-        quote! {
-            ::schema_runtime::reader::read_placeholder_if_present(item, #entity_name, #name, &[#(#sources),*], #parse)?
+            ::schema_runtime::reader::#read(item, #entity_name, #name, &[#(#sources),*], #parse)?
         }
     }
 
