@@ -19,14 +19,15 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
         .collect();
     specs.sort();
-    // Fixtures whose classes have focused end-to-end tests, and one whose
-    // names are generated code's locals (it must compile).
+    // Fixtures whose classes have focused end-to-end tests, and two whose
+    // names are generated code's locals and helpers (they must compile).
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/pass");
     specs.extend(
         [
             "range_returns_what_sorts_between.yaml",
             "index_membership_by_attributes.yaml",
             "user_names_like_generated_locals.yaml",
+            "private_helpers_cannot_clash.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

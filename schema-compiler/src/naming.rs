@@ -113,6 +113,13 @@ pub const MODULE_ITEMS: &[&str] = &[
     "TenantRepository",
 ];
 
+/// Names from Rust's standard prelude that generated code uses unqualified:
+/// a generated item with one of these names would shadow it.
+pub const STD_NAMES: &[&str] = &[
+    "Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec", "Clone", "Default", "From",
+    "Into",
+];
+
 /// The repository method for entity operation `verb` (`get`, `put`, …) on
 /// `entity`: `get_ticket`, or `get_ticket_item` when an access pattern is
 /// already called `get_ticket`.
@@ -190,27 +197,6 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         ] {
             let origin = format!("the {what} of entity `{name}`");
             add(module, format!("{}{suffix}", pascal(name)), origin, span);
-        }
-        let origin = format!("the key function of entity `{name}`");
-        add(module, format!("{}_key_item", snake(name)), origin, span);
-        // The key domain constant of every string placeholder of its keys.
-        let mut in_keys: Vec<&str> = Vec::new();
-        for template in std::iter::once(&entity.primary_key)
-            .chain(entity.index_keys.values())
-            .flat_map(|k| k.templates())
-        {
-            for p in template.placeholders() {
-                let string = entity
-                    .attributes
-                    .get(p.name.as_str())
-                    .is_some_and(|a| matches!(a.r#type, ir::AttributeType::String { .. }));
-                if string && !in_keys.contains(&p.name.as_str()) {
-                    in_keys.push(p.name.as_str());
-                    let constant = domain_const(name, p.name.as_str());
-                    let origin = format!("the key domain of `{name}.{}`", p.name);
-                    add(module, constant, origin, p.name.span);
-                }
-            }
         }
         if let Some(aggregate) = &entity.aggregate {
             let of = aggregate.of.as_str();
@@ -294,12 +280,6 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             format!("the method of access pattern `{name}`"),
             span,
         );
-        if matches!(pattern.operation, ir::Operation::Query(_)) {
-            for verb in ["request", "decode"] {
-                let origin = format!("the {verb} function of access pattern `{name}`");
-                add(module, format!("{verb}_{}", snake(name)), origin, span);
-            }
-        }
         if let Some(ty) = builder_type(pattern) {
             add(
                 module,
@@ -320,17 +300,20 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
     let mut found: Vec<(GeneratedName, GeneratedName)> = Vec::new();
     let mut first_of: indexmap::IndexMap<(&str, &str), usize> = indexmap::IndexMap::new();
     for (i, later) in all.iter().enumerate() {
+        let name = later.name.as_str();
         let reserved = match later.scope.as_str() {
-            "the module" => MODULE_ITEMS.contains(&later.name.as_str()),
-            "the repository" => REPOSITORY_METHODS.contains(&later.name.as_str()),
-            _ => false,
+            "the module" if STD_NAMES.contains(&name) => {
+                Some("a name from Rust's prelude that generated code uses")
+            }
+            "the module" if MODULE_ITEMS.contains(&name) => {
+                Some("an item every generated module defines")
+            }
+            "the repository" if REPOSITORY_METHODS.contains(&name) => {
+                Some("a method every repository has")
+            }
+            _ => None,
         };
-        if reserved {
-            let origin = if later.scope == "the module" {
-                "an item every generated module defines"
-            } else {
-                "a method every repository has"
-            };
+        if let Some(origin) = reserved {
             let own = GeneratedName {
                 origin: origin.to_owned(),
                 builtin: true,
@@ -384,11 +367,6 @@ pub fn enum_names(spec: &ir::Spec) -> IndexMap<(String, String), String> {
         }
     }
     names
-}
-
-/// The constant holding a string attribute's key domain: `TICKET_ID`.
-pub fn domain_const(entity: &str, attribute: &str) -> String {
-    format!("{}_{}", screaming(entity), screaming(attribute))
 }
 
 #[cfg(test)]

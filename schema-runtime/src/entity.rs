@@ -100,3 +100,23 @@ pub fn entity_type<'a>(
         None => Err(DecodeError::new(context, attribute, DecodeProblem::Missing)),
     }
 }
+
+/// What a query's decoder gives for one item: the item, `None` to skip it,
+/// or the error naming the attribute at fault.
+pub type Decoded<T> = Result<Option<T>, DecodeError>;
+
+/// Decodes an item of a query that returns one entity: its entity-type
+/// attribute must name `E` (`context`, the access pattern, names the query
+/// in errors).
+pub fn decode_as<E: Entity>(item: &Item, attribute: &str, context: &'static str) -> Decoded<E> {
+    let found = entity_type(item, attribute, context)?;
+    if found == E::ENTITY_TYPE {
+        E::from_item(item).map(Some)
+    } else {
+        Err(DecodeError::new(
+            context,
+            attribute,
+            DecodeProblem::UnknownEntityType(found.to_owned()),
+        ))
+    }
+}

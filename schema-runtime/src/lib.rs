@@ -45,6 +45,10 @@ pub mod schema;
 mod tenant;
 mod transact_get;
 
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
 pub use batch::{
     batch_get, batch_write, transact_write, write_error, RetryPolicy, MAX_BATCH_GET,
     MAX_BATCH_WRITE, MAX_TRANSACTION,

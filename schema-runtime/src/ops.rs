@@ -437,3 +437,86 @@ pub fn decode_batch<T>(
     }
     Ok(out)
 }
+
+/// A table and the client that reaches it: what a repository's entity
+/// operations go through, so that each generated method is one call.
+#[derive(Debug, Clone, Copy)]
+pub struct Table<'a> {
+    /// The client.
+    pub client: &'a Client,
+    /// The table's name and fixed attribute names.
+    pub info: TableInfo<'a>,
+}
+
+impl Table<'_> {
+    /// Reads the item at `key`: [`get`].
+    pub async fn get<K: crate::EntityKey>(
+        &self,
+        key: &K,
+        scope: &<K::Entity as Entity>::Scope,
+        consistent_read: bool,
+    ) -> Result<Option<K::Entity>, Error> {
+        get(
+            self.client,
+            &self.info,
+            key.to_key_item(scope)?,
+            consistent_read,
+        )
+        .await
+    }
+
+    /// Writes `entity`, or with `create` only a new one: [`put`].
+    pub async fn put<E: Entity>(
+        &self,
+        entity: &E,
+        scope: &E::Scope,
+        create: bool,
+        version: Option<&'static str>,
+    ) -> Result<(), Error> {
+        let item = entity.to_item(scope)?;
+        put(
+            self.client,
+            &self.info,
+            item,
+            create,
+            version,
+            E::ENTITY_TYPE,
+        )
+        .await
+    }
+
+    /// Applies `changes` to the item at `key`: [`update`].
+    pub async fn update<K: crate::EntityKey>(
+        &self,
+        key: &K,
+        scope: &<K::Entity as Entity>::Scope,
+        changes: Update,
+    ) -> Result<(), Error> {
+        let key = key.to_key_item(scope)?;
+        update(
+            self.client,
+            &self.info,
+            key,
+            changes,
+            K::Entity::ENTITY_TYPE,
+        )
+        .await
+    }
+
+    /// Deletes the item at `key`: [`delete`].
+    pub async fn delete<K: crate::EntityKey>(
+        &self,
+        key: &K,
+        scope: &<K::Entity as Entity>::Scope,
+    ) -> Result<bool, Error> {
+        delete(self.client, &self.info, key.to_key_item(scope)?).await
+    }
+}
+
+/// The expression attribute values of one partition of a query.
+pub fn values<const N: usize>(pairs: [(&str, AttributeValue); N]) -> Item {
+    pairs
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect()
+}

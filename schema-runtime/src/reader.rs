@@ -180,6 +180,158 @@ impl<'a> KeyReader<'a> {
 /// Decodes an integer's key text (zero-padded, offset by `-min` when `min < 0`).
 pub use singletable_codec::decode_integer;
 
+/// The attributes of one item of an entity, read field by field: what a
+/// generated `from_item` calls, one line per field. Errors name the entity
+/// and the attribute.
+#[derive(Debug, Clone, Copy)]
+pub struct Fields<'a> {
+    item: &'a Item,
+    entity: &'static str,
+}
+
+/// Where a placeholder can be read back from: key attributes paired with the
+/// steps that end at the placeholder in their templates.
+pub type Sources<'s> = &'s [(&'static str, &'s [Step])];
+
+impl<'a> Fields<'a> {
+    /// The fields of `item`, an item of `entity`.
+    pub fn new(item: &'a Item, entity: &'static str) -> Self {
+        Fields { item, entity }
+    }
+
+    /// A required attribute.
+    pub fn required<T: crate::Attr>(&self, name: &str) -> Result<T, DecodeError> {
+        crate::entity::required(self.item, self.entity, name)
+    }
+
+    /// An optional attribute.
+    pub fn optional<T: crate::Attr>(&self, name: &str) -> Result<Option<T>, DecodeError> {
+        crate::entity::optional(self.item, self.entity, name)
+    }
+
+    /// A required datetime stored in `format`.
+    pub fn time(
+        &self,
+        name: &str,
+        format: crate::TimeFormat,
+    ) -> Result<crate::DateTime, DecodeError> {
+        crate::entity::required_with(self.item, self.entity, name, |av| {
+            crate::codec::datetime_from_av(av, format)
+        })
+    }
+
+    /// An optional datetime stored in `format`.
+    pub fn time_opt(
+        &self,
+        name: &str,
+        format: crate::TimeFormat,
+    ) -> Result<Option<crate::DateTime>, DecodeError> {
+        crate::entity::optional_with(self.item, self.entity, name, |av| {
+            crate::codec::datetime_from_av(av, format)
+        })
+    }
+
+    /// A required attribute that keys hold: the attribute, or when the item
+    /// lacks it (an index projection left it out), its text in the first
+    /// of `sources` the item has, decoded with `parse`.
+    pub fn keyed<T: crate::Attr>(
+        &self,
+        name: &'static str,
+        sources: Sources<'_>,
+        parse: fn(&str) -> Option<T>,
+    ) -> Result<T, DecodeError> {
+        match self.optional(name)? {
+            Some(value) => Ok(value),
+            None => read_placeholder_from(self.item, self.entity, name, sources, parse),
+        }
+    }
+
+    /// An optional attribute that keys hold: as [`Fields::keyed`], `None`
+    /// when the item has neither the attribute nor a key holding it.
+    pub fn keyed_opt<T: crate::Attr>(
+        &self,
+        name: &'static str,
+        sources: Sources<'_>,
+        parse: fn(&str) -> Option<T>,
+    ) -> Result<Option<T>, DecodeError> {
+        match self.optional(name)? {
+            Some(value) => Ok(Some(value)),
+            None => read_placeholder_if_present(self.item, self.entity, name, sources, parse),
+        }
+    }
+
+    /// A required datetime that keys hold (see [`Fields::keyed`]).
+    pub fn keyed_time(
+        &self,
+        name: &'static str,
+        format: crate::TimeFormat,
+        sources: Sources<'_>,
+    ) -> Result<crate::DateTime, DecodeError> {
+        match self.time_opt(name, format)? {
+            Some(value) => Ok(value),
+            None => {
+                read_placeholder_from(self.item, self.entity, name, sources, |t| time(t, format))
+            }
+        }
+    }
+
+    /// An optional datetime that keys hold (see [`Fields::keyed_opt`]).
+    pub fn keyed_time_opt(
+        &self,
+        name: &'static str,
+        format: crate::TimeFormat,
+        sources: Sources<'_>,
+    ) -> Result<Option<crate::DateTime>, DecodeError> {
+        match self.time_opt(name, format)? {
+            Some(value) => Ok(Some(value)),
+            None => read_placeholder_if_present(self.item, self.entity, name, sources, |t| {
+                time(t, format)
+            }),
+        }
+    }
+}
+
+/// A string's key text, as stored.
+pub fn text(t: &str) -> Option<String> {
+    Some(t.to_owned())
+}
+
+/// A string's key text, unescaped.
+pub fn escaped(t: &str) -> Option<String> {
+    crate::codec::unescape(t)
+}
+
+/// An integer's key text, for an attribute whose minimum is `MIN`.
+pub fn integer<const MIN: i64>(t: &str) -> Option<i64> {
+    decode_integer(t, MIN)
+}
+
+/// A boolean's key text.
+pub fn boolean(t: &str) -> Option<bool> {
+    match t {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// An enum value's key text.
+pub fn parsed<T: std::str::FromStr>(t: &str) -> Option<T> {
+    t.parse().ok()
+}
+
+/// A datetime's key text in `format`.
+pub fn time(t: &str, format: crate::TimeFormat) -> Option<crate::DateTime> {
+    match format {
+        crate::TimeFormat::Rfc3339(_) => {
+            crate::DateTime::from_str(t, aws_sdk_dynamodb::primitives::DateTimeFormat::DateTime)
+                .ok()
+        }
+        crate::TimeFormat::EpochSeconds => decode_integer(t, 0).map(crate::DateTime::from_secs),
+        crate::TimeFormat::EpochMillis => decode_integer(t, 0).map(crate::DateTime::from_millis),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,6 +26,7 @@ pub mod generated {
     schema_runtime::include_generated!(pub range_returns_what_sorts_between);
     schema_runtime::include_generated!(pub index_membership_by_attributes);
     schema_runtime::include_generated!(pub user_names_like_generated_locals);
+    schema_runtime::include_generated!(pub private_helpers_cannot_clash);
 }
 
 /// The soundness harness's generated specs that `check` accepted, each

@@ -26,7 +26,7 @@
 //!     struct Note { #[singletable(pattern = "^[a-z0-9]{1,16}$")] id: String, text: String }
 //! };
 //! let output = schema_compiler::macro_support::derive_entity(input).to_string();
-//! assert!(output.contains("impl :: schema_runtime :: Entity for Note"));
+//! assert!(output.contains("impl __rt :: Entity for Note"));
 //! ```
 
 mod attrs;

@@ -41,9 +41,7 @@ fn a_bound_struct_gets_the_impl_the_build_script_path_generates() {
         .compile();
     let generated = crate::emit::rust::emit_rust(&compiled.specs[0].spec).to_string();
     let derived = output.to_string();
-    let start = derived
-        .find("impl :: schema_runtime :: Entity for Ticket")
-        .unwrap();
+    let start = derived.find("impl __rt :: Entity for Ticket").unwrap();
     let end = derived[start..]
         .find("# [doc = \" The primary key attributes")
         .unwrap()
@@ -76,9 +74,9 @@ fn inline_keys_expand_to_an_impl() {
     });
     assert!(errors(&output).is_empty(), "{output}");
     let text = output.to_string();
-    assert!(text.contains("impl :: schema_runtime :: Entity for Note"));
+    assert!(text.contains("impl __rt :: Entity for Note"));
     assert!(text.contains("\"gsi1_pk\""), "{text}");
-    assert!(text.contains("cache : :: core :: default :: Default :: default ()"));
+    assert!(text.contains("cache : Default :: default ()"));
 }
 
 #[test]

@@ -102,27 +102,27 @@ impl<'a> Emitter<'a> {
         let a_key = key_type(a_name);
         let key_fields = self.key_attributes(aggregate).into_iter().map(|k| {
             let f = snake_ident(k.name.as_str());
-            quote!(#f: ::core::clone::Clone::clone(&item.#f),)
+            quote!(#f: Clone::clone(&item.#f),)
         });
         let attributes = counted.spec.group_by.iter().map(|g| {
             let f = snake_ident(g);
-            quote!((#g, ::schema_runtime::Attr::to_av(&item.#f)),)
+            quote!((#g, __rt::Attr::to_av(&item.#f)),)
         });
         let counter_doc = format!(" The `{count}` counter of [`{a_name}`].");
         let group_doc = format!(" The [`{a_name}`] group a [`{of_name}`] is counted in.");
         let mut out = quote! {
             #[doc = #counter_doc]
-            pub const #konst: ::schema_runtime::aggregate::Counter = ::schema_runtime::aggregate::Counter {
+            pub const #konst: __rt::aggregate::Counter = __rt::aggregate::Counter {
                 entity: #a_name,
                 count_attribute: #count,
             };
 
             #[doc = #group_doc]
-            fn #group_fn(item: &#of_ty, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::aggregate::Group, ::schema_runtime::Error> {
+            fn #group_fn(item: &#of_ty, scope: &#scope_ty) -> Result<__rt::aggregate::Group, __rt::Error> {
                 let key = #a_key { #(#key_fields)* };
-                ::core::result::Result::Ok(::schema_runtime::aggregate::Group {
+                Ok(__rt::aggregate::Group {
                     key: key.to_key_item(scope)?,
-                    attributes: ::std::vec![#(#attributes)*],
+                    attributes: vec![#(#attributes)*],
                 })
             }
         };
@@ -174,14 +174,14 @@ impl<'a> Emitter<'a> {
             " ```".to_owned(),
         ];
         quote! {
-            fn #image_fn(item: &::schema_runtime::Item, value: &#of_ty) -> ::core::result::Result<::schema_runtime::aggregate::Group, ::schema_runtime::Error> {
+            fn #image_fn(item: &__rt::Item, value: &#of_ty) -> Result<__rt::aggregate::Group, __rt::Error> {
                 #scope
                 #group_fn(value, &scope)
             }
 
             #(#[doc = #doc])*
-            pub fn #handler(records: &[::schema_runtime::aggregate::ChangeRecord]) -> (::std::vec::Vec<::schema_runtime::aggregate::CounterChange>, ::std::vec::Vec<::schema_runtime::Error>) {
-                ::schema_runtime::aggregate::count_changes::<#of_ty>(records, #eta, &#konst, #image_fn)
+            pub fn #handler(records: &[__rt::aggregate::ChangeRecord]) -> (Vec<__rt::aggregate::CounterChange>, Vec<__rt::Error>) {
+                __rt::aggregate::count_changes::<#of_ty>(records, #eta, &#konst, #image_fn)
             }
         }
     }

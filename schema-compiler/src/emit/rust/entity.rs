@@ -73,7 +73,7 @@ impl Emitter<'_> {
                     ShardBy::Random => {
                         let r = format_ident!("{}", receiver.name);
                         quote! {
-                            ::schema_runtime::codec::check_shard(#r.shard, #count, #name)?;
+                            __rt::codec::check_shard(#r.shard, #count, #name)?;
                             let __shard: u32 = #r.shard;
                         }
                     }
@@ -87,13 +87,13 @@ impl Emitter<'_> {
                                 entity: name,
                                 attribute: a,
                             },
-                            name,
+                            quote!(#name),
                         );
                         quote! {
                             let __shard: u32 = {
-                                let mut __key = ::std::string::String::new();
+                                let mut __key = String::new();
                                 #push
-                                ::schema_runtime::codec::hash_shard(&__key, #count)
+                                __rt::codec::hash_shard(&__key, #count)
                             };
                         }
                     }
@@ -104,7 +104,7 @@ impl Emitter<'_> {
 
     /// The input of a placeholder of `entity`'s templates, for a receiver
     /// holding the key fields (entity or key struct).
-    fn entity_input<'t>(
+    pub(super) fn entity_input<'t>(
         &self,
         entity: &'t ir::Entity,
         receiver: Receiver<'_>,
@@ -125,8 +125,8 @@ impl Emitter<'_> {
     }
 
     /// The name of the module-private function building an entity's primary key.
-    fn key_fn(entity: &ir::Entity) -> proc_macro2::Ident {
-        format_ident!("{}_key_item", super::names::snake(entity.name.as_str()))
+    fn key_fn(&self, entity: &ir::Entity) -> proc_macro2::Ident {
+        self.private_fn(super::Private::KeyItem(entity.name.to_string()))
     }
 
     /// `name: type` parameters of the primary-key function (after the scope
@@ -149,7 +149,7 @@ impl Emitter<'_> {
     /// A call of the primary-key function with `receiver`'s fields and the
     /// `scope` and `__shard` already bound.
     fn key_call(&self, entity: &ir::Entity, receiver: Receiver<'_>) -> TokenStream {
-        let key_fn = Self::key_fn(entity);
+        let key_fn = self.key_fn(entity);
         let shard = entity.shards.is_some().then(|| quote!(__shard,));
         let args = self
             .key_attributes(entity)
@@ -162,7 +162,7 @@ impl Emitter<'_> {
     /// entity, its key type and `to_item` all call it.
     pub(super) fn emit_key_fn(&self, entity: &ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
-        let key_fn = Self::key_fn(entity);
+        let key_fn = self.key_fn(entity);
         let scope_ty = self.scope_type(entity);
         let shard = entity.shards.is_some().then(|| quote!(__shard: u32,));
         let params = self.key_params(entity);
@@ -187,10 +187,10 @@ impl Emitter<'_> {
         let doc = format!(" The primary key attributes of a [`{name}`].");
         quote! {
             #[doc = #doc]
-            fn #key_fn(__tenant: &#scope_ty, #shard #(#params),*) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
-                let mut __item = ::schema_runtime::Item::with_capacity(2);
+            fn #key_fn(__tenant: &#scope_ty, #shard #(#params),*) -> Result<__rt::Item, __rt::ValueError> {
+                let mut __item = __rt::Item::with_capacity(2);
                 #(#inserts)*
-                ::core::result::Result::Ok(__item)
+                Ok(__item)
             }
         }
     }
@@ -255,7 +255,7 @@ impl Emitter<'_> {
             let t = self.value_type(name.as_str(), a);
             let d = doc(a.description.as_deref());
             if a.optional {
-                quote!(#d pub #f: ::core::option::Option<#t>,)
+                quote!(#d pub #f: Option<#t>,)
             } else {
                 quote!(#d pub #f: #t,)
             }
@@ -272,7 +272,7 @@ impl Emitter<'_> {
         });
         let key_copies = key_attributes.iter().map(|a| {
             let f = snake_ident(a.name.as_str());
-            quote!(#f: ::core::clone::Clone::clone(&entity.#f),)
+            quote!(#f: Clone::clone(&entity.#f),)
         });
         let shard_copy = random.map(|_| quote!(shard: entity.shard,));
         let entity_param = if key_attributes.is_empty() && random.is_none() {
@@ -309,7 +309,7 @@ impl Emitter<'_> {
                 }
             }
 
-            impl ::core::convert::From<&#ty> for #key_ty {
+            impl From<&#ty> for #key_ty {
                 fn from(#entity_param: &#ty) -> Self {
                     #key_ty { #shard_copy #(#key_copies)* }
                 }
@@ -317,15 +317,15 @@ impl Emitter<'_> {
 
             impl #key_ty {
                 /// The key attributes of the item.
-                pub fn to_key_item(&self, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+                pub fn to_key_item(&self, scope: &#scope_ty) -> Result<__rt::Item, __rt::ValueError> {
                     #pk_self
                 }
             }
 
-            impl ::schema_runtime::EntityKey for #key_ty {
+            impl __rt::EntityKey for #key_ty {
                 type Entity = #ty;
 
-                fn to_key_item(&self, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+                fn to_key_item(&self, scope: &#scope_ty) -> Result<__rt::Item, __rt::ValueError> {
                     #key_ty::to_key_item(self, scope)
                 }
             }
@@ -348,19 +348,19 @@ impl Emitter<'_> {
         let to_item = self.to_item_body(entity);
         let from_item = self.decode_body(entity);
         quote! {
-            impl ::schema_runtime::Entity for #ty {
+            impl __rt::Entity for #ty {
                 const ENTITY_TYPE: &'static str = #entity_name;
                 type Scope = #scope_ty;
 
-                fn primary_key(&self, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+                fn primary_key(&self, scope: &#scope_ty) -> Result<__rt::Item, __rt::ValueError> {
                     #pk_self
                 }
 
-                fn to_item(&self, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::Item, ::schema_runtime::ValueError> {
+                fn to_item(&self, scope: &#scope_ty) -> Result<__rt::Item, __rt::ValueError> {
                     #to_item
                 }
 
-                fn from_item(item: &::schema_runtime::Item) -> ::core::result::Result<Self, ::schema_runtime::DecodeError> {
+                fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
                     #from_item
                 }
             }
@@ -376,7 +376,7 @@ impl Emitter<'_> {
             if a.optional {
                 let value = self.to_av(name, a, quote!(value));
                 quote! {
-                    if let ::core::option::Option::Some(value) = &self.#f {
+                    if let Some(value) = &self.#f {
                         item.insert(#attribute.to_owned(), #value);
                     }
                 }
@@ -396,10 +396,10 @@ impl Emitter<'_> {
             let __tenant = scope;
             #shard
             let mut item = #key?;
-            item.insert(#eta.to_owned(), ::schema_runtime::sdk::types::AttributeValue::S(#name.to_owned()));
+            item.insert(#eta.to_owned(), __rt::AttributeValue::S(#name.to_owned()));
             #(#attributes)*
             #(#index_keys)*
-            ::core::result::Result::Ok(item)
+            Ok(item)
         }
     }
 
@@ -452,7 +452,7 @@ impl Emitter<'_> {
                 } else {
                     quote!(self.#f.as_deref())
                 };
-                (quote!(::core::option::Option::Some(#v)), access)
+                (quote!(Some(#v)), access)
             })
             .unzip();
         match (patterns.as_slice(), values.as_slice()) {
@@ -494,7 +494,7 @@ impl Emitter<'_> {
                     }
                 }
                 if templates.is_empty() {
-                    let read = self.read_attribute_expr(name, a);
+                    let read = field_read(a);
                     return quote!(#f: #read,);
                 }
                 for t in &templates {
@@ -502,21 +502,8 @@ impl Emitter<'_> {
                         read_from.push(t);
                     }
                 }
-                let mut optional = a.clone();
-                optional.optional = true;
-                let read = self.read_attribute_expr(name, &optional);
-                let fallback = self.read_from_keys(entity, &templates, a);
-                // An optional one is read from a key too when the item has
-                // one that holds it (a sparse index key exists only when it does).
-                let found = if a.optional {
-                    quote!(::core::option::Option::Some(value))
-                } else {
-                    quote!(value)
-                };
-                quote!(#f: match #read {
-                    ::core::option::Option::Some(value) => #found,
-                    ::core::option::Option::None => #fallback,
-                },)
+                let read = self.read_from_keys(&templates, a);
+                quote!(#f: #read,)
             })
             .collect();
         let shard = Self::random_shard(entity).map(|_| {
@@ -532,18 +519,19 @@ impl Emitter<'_> {
             quote!(shard: #read,)
         });
         let steps = read_from.iter().map(|t| {
-            let name = Self::steps_const(t);
+            let steps_name = Self::steps_const(t);
             let steps = self.key_steps(entity, t);
-            quote!(const #name: &[::schema_runtime::reader::Step] = &#steps;)
+            quote!(const #steps_name: &[__rt::reader::Step] = &#steps;)
         });
         let defaults = self
             .binding
             .iter()
             .flat_map(|b| &b.defaults)
-            .map(|f| quote!(#f: ::core::default::Default::default(),));
+            .map(|f| quote!(#f: Default::default(),));
         quote! {
             #(#steps)*
-            ::core::result::Result::Ok(#ty {
+            let r = __rt::reader::Fields::new(item, #name);
+            Ok(#ty {
                 #shard
                 #(#fields)*
                 #(#defaults)*
@@ -566,9 +554,9 @@ impl Emitter<'_> {
             let f = snake_ident(a.name.as_str());
             let t = self.value_type(name, a);
             if a.optional {
-                quote!(#f: ::core::option::Option<::core::option::Option<#t>>,)
+                quote!(#f: Option<Option<#t>>,)
             } else {
-                quote!(#f: ::core::option::Option<#t>,)
+                quote!(#f: Option<#t>,)
             }
         });
         let setters = changeable.iter().map(|a| {
@@ -586,16 +574,16 @@ impl Emitter<'_> {
                 );
                 quote! {
                     #[doc = #d]
-                    pub fn #f(mut self, value: ::core::option::Option<#t>) -> Self {
-                        self.#f = ::core::option::Option::Some(value);
+                    pub fn #f(mut self, value: Option<#t>) -> Self {
+                        self.#f = Some(value);
                         self
                     }
                 }
             } else {
                 quote! {
                     #[doc = #d]
-                    pub fn #f(mut self, value: impl ::core::convert::Into<#t>) -> Self {
-                        self.#f = ::core::option::Option::Some(value.into());
+                    pub fn #f(mut self, value: impl Into<#t>) -> Self {
+                        self.#f = Some(value.into());
                         self
                     }
                 }
@@ -610,20 +598,20 @@ impl Emitter<'_> {
                 let missing = format!("an update of a versioned `{name}` carries its new version: set `{attribute}` to the version read plus one");
                 quote! {
                     match &self.#f {
-                        ::core::option::Option::Some(value) => {
+                        Some(value) => {
                             update.set.push((#attribute, #value));
-                            let expected = value.checked_sub(1).ok_or(::schema_runtime::ValueError {
+                            let expected = value.checked_sub(1).ok_or(__rt::ValueError {
                                 context: #name,
                                 name: #attribute,
-                                problem: ::std::string::String::from("the version cannot go below its minimum"),
+                                problem: String::from("the version cannot go below its minimum"),
                             })?;
-                            update.expect_version = ::core::option::Option::Some((#attribute, expected));
+                            update.expect_version = Some((#attribute, expected));
                         }
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(::schema_runtime::Error::Value(::schema_runtime::ValueError {
+                        None => {
+                            return Err(__rt::Error::Value(__rt::ValueError {
                                 context: #name,
                                 name: #attribute,
-                                problem: ::std::string::String::from(#missing),
+                                problem: String::from(#missing),
                             }));
                         }
                     }
@@ -631,14 +619,14 @@ impl Emitter<'_> {
             } else if a.optional {
                 quote! {
                     match &self.#f {
-                        ::core::option::Option::Some(::core::option::Option::Some(value)) => update.set.push((#attribute, #value)),
-                        ::core::option::Option::Some(::core::option::Option::None) => update.remove.push(#attribute),
-                        ::core::option::Option::None => {}
+                        Some(Some(value)) => update.set.push((#attribute, #value)),
+                        Some(None) => update.remove.push(#attribute),
+                        None => {}
                     }
                 }
             } else {
                 quote! {
-                    if let ::core::option::Option::Some(value) = &self.#f {
+                    if let Some(value) = &self.#f {
                         update.set.push((#attribute, #value));
                     }
                 }
@@ -665,7 +653,7 @@ impl Emitter<'_> {
             .collect();
         let add_fields = counters.iter().map(|a| {
             let f = format_ident!("add_{}", snake(a.name.as_str()));
-            quote!(#f: ::core::option::Option<i64>,)
+            quote!(#f: Option<i64>,)
         });
         let add_setters = counters.iter().map(|a| {
             let f = format_ident!("add_{}", snake(a.name.as_str()));
@@ -677,7 +665,7 @@ impl Emitter<'_> {
             quote! {
                 #[doc = #d]
                 pub fn #f(mut self, n: i64) -> Self {
-                    self.#f = ::core::option::Option::Some(self.#f.unwrap_or(0).saturating_add(n));
+                    self.#f = Some(self.#f.unwrap_or(0).saturating_add(n));
                     self
                 }
             }
@@ -686,8 +674,8 @@ impl Emitter<'_> {
             let attribute = a.name.as_str();
             let f = format_ident!("add_{}", snake(attribute));
             quote! {
-                if let ::core::option::Option::Some(n) = self.#f {
-                    update.add.push((#attribute, ::schema_runtime::sdk::types::AttributeValue::N(n.to_string())));
+                if let Some(n) = self.#f {
+                    update.add.push((#attribute, __rt::AttributeValue::N(n.to_string())));
                 }
             }
         });
@@ -717,7 +705,7 @@ impl Emitter<'_> {
         });
         let create = quote! {
             if self.or_create {
-                ::schema_runtime::ops::creatable(#name, &[#(#required)*])?;
+                __rt::ops::creatable(#name, &[#(#required)*])?;
                 #(#key_sets)*
             }
         };
@@ -750,17 +738,17 @@ impl Emitter<'_> {
                 }
 
                 /// The attributes to set and remove, index keys included.
-                pub fn to_update(&self, key: &#key_ty, scope: &#scope_ty) -> ::core::result::Result<::schema_runtime::ops::Update, ::schema_runtime::Error> {
+                pub fn to_update(&self, key: &#key_ty, scope: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
                     let __tenant = scope;
                     #shard
-                    let mut update = ::schema_runtime::ops::Update::default();
+                    let mut update = __rt::ops::Update::default();
                     update.upsert = self.or_create;
                     #create
                     #(#sets)*
                     #(#adds)*
                     #(#index_updates)*
                     let _ = key;
-                    ::core::result::Result::Ok(update)
+                    Ok(update)
                 }
             }
         }
@@ -820,24 +808,24 @@ impl Emitter<'_> {
                 let binds = mentioned.iter().map(|a| {
                     let f = snake_ident(a.name.as_str());
                     let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
-                    let missing = quote!(return ::core::result::Result::Err(::schema_runtime::Error::IncompleteUpdate {
+                    let missing = quote!(return Err(__rt::Error::IncompleteUpdate {
                         entity: #name,
                         key_attribute: #attribute,
-                        missing: ::std::vec![#(#all),*],
+                        missing: vec![#(#all),*],
                     }));
                     let copy = Self::is_copy(&a.r#type);
                     match (a.optional, copy) {
-                        (false, true) => quote!(let #v = match self.#f { ::core::option::Option::Some(v) => v, ::core::option::Option::None => #missing };),
-                        (false, false) => quote!(let #v = match &self.#f { ::core::option::Option::Some(v) => v.as_str(), ::core::option::Option::None => #missing };),
+                        (false, true) => quote!(let #v = match self.#f { Some(v) => v, None => #missing };),
+                        (false, false) => quote!(let #v = match &self.#f { Some(v) => v.as_str(), None => #missing };),
                         (true, copy) => {
                             let get = if copy { quote!(*v) } else { quote!(v.as_str()) };
                             quote!(let #v = match &self.#f {
-                                ::core::option::Option::Some(::core::option::Option::Some(v)) => #get,
-                                ::core::option::Option::Some(::core::option::Option::None) => {
+                                Some(Some(v)) => #get,
+                                Some(None) => {
                                     update.remove.push(#attribute);
                                     break #label_name;
                                 }
-                                ::core::option::Option::None => #missing,
+                                None => #missing,
                             };)
                         }
                     }
@@ -874,5 +862,23 @@ impl Emitter<'_> {
             }
         }
         out
+    }
+}
+
+/// `r.required("title")?`: reading an attribute no key holds through the
+/// `Fields` reader `r`.
+fn field_read(attribute: &ir::Attribute) -> TokenStream {
+    let name = attribute.name.as_str();
+    match (&attribute.r#type, attribute.optional) {
+        (ir::AttributeType::Datetime { format, precision }, optional) => {
+            let format = super::types::time_format(*format, *precision);
+            if optional {
+                quote!(r.time_opt(#name, #format)?)
+            } else {
+                quote!(r.time(#name, #format)?)
+            }
+        }
+        (_, true) => quote!(r.optional(#name)?),
+        (_, false) => quote!(r.required(#name)?),
     }
 }

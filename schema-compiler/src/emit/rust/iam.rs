@@ -27,35 +27,35 @@ impl Emitter<'_> {
         };
         quote! {
             #[doc = #doc]
-            pub const IAM_POLICY: ::schema_runtime::iam::PolicyTemplate = #runtime;
+            pub const IAM_POLICY: __rt::iam::PolicyTemplate = #runtime;
             /// The IAM policy of each role the spec declares, by role name: only the actions of the role's access patterns.
-            pub const IAM_ROLE_POLICIES: &[(&str, ::schema_runtime::iam::PolicyTemplate)] = &[#(#roles),*];
+            pub const IAM_ROLE_POLICIES: &[(&str, __rt::iam::PolicyTemplate)] = &[#(#roles),*];
         }
     }
 
     fn policy_template(&self, kind: PolicyKind<'_>) -> TokenStream {
         let role = match kind.role() {
-            Some(name) => quote!(::core::option::Option::Some(#name)),
-            None => quote!(::core::option::Option::None),
+            Some(name) => quote!(Some(#name)),
+            None => quote!(None),
         };
         let tag = match &self.spec.tenant {
             Some(t) => {
                 let tag = t.principal_tag.as_str();
-                quote!(::core::option::Option::Some(#tag))
+                quote!(Some(#tag))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(None),
         };
         let pieces = iam::policy_pieces(self.spec, kind)
             .into_iter()
             .map(|piece| match piece {
-                PolicyPiece::Text(text) => quote!(::schema_runtime::iam::Piece::Text(#text)),
-                PolicyPiece::Tenant => quote!(::schema_runtime::iam::Piece::Tenant),
-                PolicyPiece::Partition => quote!(::schema_runtime::iam::Piece::Partition),
-                PolicyPiece::Region => quote!(::schema_runtime::iam::Piece::Region),
-                PolicyPiece::Account => quote!(::schema_runtime::iam::Piece::Account),
+                PolicyPiece::Text(text) => quote!(__rt::iam::Piece::Text(#text)),
+                PolicyPiece::Tenant => quote!(__rt::iam::Piece::Tenant),
+                PolicyPiece::Partition => quote!(__rt::iam::Piece::Partition),
+                PolicyPiece::Region => quote!(__rt::iam::Piece::Region),
+                PolicyPiece::Account => quote!(__rt::iam::Piece::Account),
             });
         quote! {
-            ::schema_runtime::iam::PolicyTemplate {
+            __rt::iam::PolicyTemplate {
                 role: #role,
                 principal_tag: #tag,
                 pieces: &[#(#pieces),*],

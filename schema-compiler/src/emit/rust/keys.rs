@@ -4,11 +4,13 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
-use super::names::screaming;
+use indexmap::IndexMap;
+
+use super::names::{screaming, snake};
 use super::types::time_format;
 use super::Emitter;
 use crate::encoding;
-use crate::ir::{self, AttributeType, DatetimeFormat, KeyType, PlaceholderKind, Segment};
+use crate::ir::{self, AttributeType, KeyType, Operation, PlaceholderKind, Segment};
 
 /// Where a placeholder's value comes from.
 pub(super) enum Input<'a> {
@@ -31,42 +33,296 @@ pub(super) enum Input<'a> {
 /// The most bytes a key buffer reserves for one placeholder's value.
 const RESERVED_WIDTH: usize = 64;
 
-/// The constant holding a string attribute's key domain.
-pub(super) fn domain_const(entity: &str, attribute: &str) -> Ident {
-    format_ident!("{}", super::names::domain_const(entity, attribute))
-}
-
 impl Emitter<'_> {
-    /// A block expression building `template` as a `String`; `context` names
-    /// the entity or pattern in errors.
+    /// An expression of type `String` building `template`: a call of the
+    /// template's key function (`?`-propagating a `ValueError`); `context`
+    /// names the entity or pattern in errors.
     pub(super) fn build_key_string<'t>(
         &self,
         template: &'t ir::KeyTemplate,
         context: &str,
         input: &dyn Fn(&'t ir::Placeholder) -> Input<'t>,
     ) -> TokenStream {
+        if template.placeholders().next().is_none() {
+            let text: String = template
+                .segments
+                .iter()
+                .map(|s| match s {
+                    Segment::Literal(l) => l.as_str(),
+                    Segment::Placeholder(_) => "",
+                })
+                .collect();
+            return quote!(#text.to_owned());
+        }
+        let inputs: Vec<Input<'t>> = template.placeholders().map(input).collect();
+        let signature = self.key_signature(template, &inputs);
+        let Some(key_fn) = self.keys.fns.get(&signature) else {
+            // Every template the emitter builds is planned in
+            // `plan_keys`; a template that is not has no function.
+            return quote!(::core::compile_error!(
+                "a key template without a key function"
+            ));
+        };
+        let name = &key_fn.name;
+        let mut args: Vec<TokenStream> = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for (p, input) in template.placeholders().zip(inputs) {
+            match input {
+                Input::Tenant(expr) | Input::Shard(expr) => {
+                    if !seen.contains(&p.name.as_str()) {
+                        seen.push(p.name.as_str());
+                        args.push(expr);
+                    }
+                }
+                Input::Value { expr, .. } => {
+                    if !seen.contains(&p.name.as_str()) {
+                        seen.push(p.name.as_str());
+                        args.push(expr);
+                    }
+                }
+            }
+        }
+        quote!(#name(#context, #(#args),*)?)
+    }
+
+    /// What makes two key templates the same function: their literals, and
+    /// per placeholder what fills it (tenant, shard, or an attribute's
+    /// name, type and encoding), with repeats by position.
+    fn key_signature(&self, template: &ir::KeyTemplate, inputs: &[Input<'_>]) -> String {
+        let mut out = String::new();
+        let mut firsts: Vec<&str> = Vec::new();
+        let mut inputs = inputs.iter();
+        for segment in &template.segments {
+            match segment {
+                Segment::Literal(l) => {
+                    out.push_str(&format!("L{}:{l}", l.len()));
+                }
+                Segment::Placeholder(p) => {
+                    let input = inputs.next();
+                    let at = firsts.iter().position(|n| *n == p.name.as_str());
+                    let at = at.unwrap_or_else(|| {
+                        firsts.push(p.name.as_str());
+                        firsts.len() - 1
+                    });
+                    out.push_str(&format!("P{at}:"));
+                    match input {
+                        Some(Input::Tenant(_)) => out.push('T'),
+                        Some(Input::Shard(_)) => out.push('S'),
+                        Some(Input::Value {
+                            entity, attribute, ..
+                        }) => {
+                            let ty = self.value_type(entity, attribute);
+                            out.push_str(&format!(
+                                "V{}:{:?}:{}:{ty}:{}",
+                                attribute.name.len(),
+                                attribute.name.as_str(),
+                                attribute.escape,
+                                self.domain_name(entity, attribute)
+                                    .map(|d| d.to_string())
+                                    .unwrap_or_default(),
+                            ));
+                            out.push_str(&format!("{:?}", attribute.r#type));
+                        }
+                        None => out.push('?'),
+                    }
+                }
+            }
+            out.push('|');
+        }
+        out
+    }
+
+    /// Plans one function per distinct key template the module builds,
+    /// and one constant per distinct string domain they use: every entity
+    /// key (or, for the derive, the bound entity's), every shard hash and
+    /// every query's key condition.
+    pub(super) fn plan_keys(
+        &self,
+        only: Option<&str>,
+        taken: &mut super::PrivateNames,
+    ) -> KeyTable {
+        let mut table = KeyTable::default();
+        let entities = self
+            .spec
+            .entities
+            .values()
+            .filter(|e| only.is_none_or(|o| o == e.name.as_str()));
+        let mut planned: Vec<(&ir::KeyTemplate, Vec<Input<'_>>, &str)> = Vec::new();
+        for entity in entities {
+            let receiver = super::entity::Receiver { name: "self" };
+            for t in entity
+                .primary_key
+                .templates()
+                .chain(entity.index_keys.values().flat_map(|k| k.templates()))
+                .filter(|t| !t.is_natural())
+            {
+                let inputs = t
+                    .placeholders()
+                    .map(|p| self.entity_input(entity, receiver, p))
+                    .collect();
+                planned.push((t, inputs, entity.name.as_str()));
+            }
+            if let Some(ir::Sharding {
+                by: ir::ShardBy::Hash(attribute),
+                ..
+            }) = &entity.shards
+            {
+                if let Some(a) = entity.attributes.get(attribute.as_str()) {
+                    table.add_domain(entity.name.as_str(), a);
+                }
+            }
+        }
+        if only.is_none() {
+            for (pattern, q) in
+                self.spec
+                    .access_patterns
+                    .values()
+                    .filter_map(|p| match &p.operation {
+                        Operation::Query(q) => Some((p.name.as_str(), q)),
+                        Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => {
+                            None
+                        }
+                    })
+            {
+                for t in std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands)) {
+                    if t.is_natural() {
+                        continue;
+                    }
+                    let inputs = t.placeholders().map(|p| self.pattern_input(q, p)).collect();
+                    planned.push((t, inputs, pattern));
+                }
+                if let Some((entity, attribute)) = self.shard_hash_param(q) {
+                    table.add_domain(entity.name.as_str(), attribute);
+                }
+            }
+        }
+        for (_, inputs, _) in &planned {
+            for input in inputs {
+                if let Input::Value {
+                    entity, attribute, ..
+                } = input
+                {
+                    table.add_domain(entity, attribute);
+                }
+            }
+        }
+        // Signatures name domain constants: read them through a planner
+        // that knows the domains.
+        let planner = Emitter {
+            spec: self.spec,
+            enums: self.enums.clone(),
+            binding: self.binding.clone(),
+            private: self.private.clone(),
+            keys: KeyTable {
+                fns: IndexMap::new(),
+                domains: table.domains.clone(),
+                domain_of: table.domain_of.clone(),
+            },
+        };
+        for (template, inputs, owner) in planned {
+            if template.placeholders().next().is_none() {
+                continue;
+            }
+            let signature = planner.key_signature(template, &inputs);
+            if table.fns.contains_key(&signature) {
+                continue;
+            }
+            let key_fn = planner.key_fn_item(template, &inputs, owner, taken);
+            table.fns.insert(signature, key_fn);
+        }
+        table
+    }
+
+    /// The key function of `template`, filled by `inputs`.
+    fn key_fn_item(
+        &self,
+        template: &ir::KeyTemplate,
+        inputs: &[Input<'_>],
+        owner: &str,
+        taken: &mut super::PrivateNames,
+    ) -> KeyFn {
+        let name = taken.claim(format!("__{}_{}", snake(owner), snake(&template.attribute)));
+        let mut params: Vec<TokenStream> = Vec::new();
+        let mut param_names: Vec<(String, Ident)> = Vec::new();
         let mut capacity = 0;
         let mut pushes = Vec::new();
+        let mut inputs = inputs.iter();
         for segment in &template.segments {
             match segment {
                 Segment::Literal(l) => {
                     capacity += l.len();
-                    pushes.push(quote!(__key.push_str(#l);));
+                    pushes.push(push_literal(l));
                 }
                 Segment::Placeholder(p) => {
-                    let input = input(p);
-                    capacity += self.reserved_width(&input);
-                    pushes.push(self.push_value(input, context));
+                    let Some(input) = inputs.next() else {
+                        continue;
+                    };
+                    capacity += self.reserved_width(input);
+                    let ident = match param_names.iter().find(|(n, _)| n == p.name.as_str()) {
+                        Some((_, ident)) => ident.clone(),
+                        None => {
+                            let ident = match input {
+                                Input::Tenant(_) => format_ident!("__tenant"),
+                                Input::Shard(_) => format_ident!("__shard"),
+                                Input::Value { .. } => {
+                                    let mut ident = snake(p.name.as_str());
+                                    while param_names.iter().any(|(_, i)| *i == ident) {
+                                        ident.push('_');
+                                    }
+                                    super::names::ident(&ident)
+                                }
+                            };
+                            params.push(match input {
+                                Input::Tenant(_) => {
+                                    let scope = match &self.binding {
+                                        Some(binding) => binding.scope.clone(),
+                                        None => quote!(TenantId),
+                                    };
+                                    quote!(#ident: &#scope)
+                                }
+                                Input::Shard(_) => quote!(#ident: u32),
+                                Input::Value {
+                                    entity, attribute, ..
+                                } => {
+                                    if Self::is_copy(&attribute.r#type) {
+                                        let ty = self.value_type(entity, attribute);
+                                        quote!(#ident: #ty)
+                                    } else {
+                                        quote!(#ident: &str)
+                                    }
+                                }
+                            });
+                            param_names.push((p.name.to_string(), ident.clone()));
+                            ident
+                        }
+                    };
+                    let input = match input {
+                        Input::Tenant(_) => Input::Tenant(quote!(#ident)),
+                        Input::Shard(_) => Input::Shard(quote!(#ident)),
+                        Input::Value {
+                            entity, attribute, ..
+                        } => Input::Value {
+                            expr: quote!(#ident),
+                            entity,
+                            attribute,
+                        },
+                    };
+                    pushes.push(self.push_value(input, quote!(__context)));
                 }
             }
         }
-        quote!({
-            let mut __key = ::std::string::String::with_capacity(#capacity);
-            #(#pushes)*
-            __key
-        })
+        let doc = format!(" Builds `{}`.", template.source.as_str());
+        let capacity = proc_macro2::Literal::usize_unsuffixed(capacity);
+        let item = quote! {
+            #[doc = #doc]
+            fn #name(__context: &'static str, #(#params),*) -> Result<String, __rt::ValueError> {
+                let mut __key = String::with_capacity(#capacity);
+                #(#pushes)*
+                Ok(__key)
+            }
+        };
+        KeyFn { name, item }
     }
-
     /// The bytes a key buffer reserves for one placeholder: the greatest
     /// length of its encoding (exact for integers, timestamps, enums and
     /// shards), at most [`RESERVED_WIDTH`] for long or unbounded strings,
@@ -99,9 +355,9 @@ impl Emitter<'_> {
         }
         let key = self.build_key_string(template, context, input);
         match key_type {
-            KeyType::Number => quote!(::schema_runtime::sdk::types::AttributeValue::N(#key)),
+            KeyType::Number => quote!(__rt::AttributeValue::N(#key)),
             KeyType::String | KeyType::Binary => {
-                quote!(::schema_runtime::sdk::types::AttributeValue::S(#key))
+                quote!(__rt::AttributeValue::S(#key))
             }
         }
     }
@@ -121,17 +377,15 @@ impl Emitter<'_> {
             .map_or(KeyType::String, |k| k.r#type)
     }
 
-    /// An expression reading `attribute` of `entity` back out of the first
-    /// of `templates`' stored keys the item has (`?`-propagating a
-    /// `DecodeError`): the value, or for an optional attribute
-    /// `Option<value>`, `None` when the item has none of those keys.
+    /// An expression reading `attribute` through the `Fields` reader `r`:
+    /// the attribute, or its text in the first of `templates`' stored keys
+    /// the item has (`?`-propagating a `DecodeError`); for an optional
+    /// attribute `None` when the item has neither.
     pub(super) fn read_from_keys(
         &self,
-        entity: &ir::Entity,
         templates: &[&ir::KeyTemplate],
         attribute: &ir::Attribute,
     ) -> TokenStream {
-        let entity_name = entity.name.as_str();
         let name = attribute.name.as_str();
         let sources = templates.iter().map(|t| {
             let key = t.attribute.as_str();
@@ -139,14 +393,31 @@ impl Emitter<'_> {
             let end = Self::steps_to(t, (PlaceholderKind::Attribute, name));
             quote!((#key, &#steps[..#end]))
         });
-        let parse = parse_text(attribute);
-        let read = if attribute.optional {
-            quote!(read_placeholder_if_present)
-        } else {
-            quote!(read_placeholder_from)
-        };
-        quote! {
-            ::schema_runtime::reader::#read(item, #entity_name, #name, &[#(#sources),*], #parse)?
+        let sources = quote!(&[#(#sources),*]);
+        match &attribute.r#type {
+            AttributeType::Datetime { format, precision } => {
+                let format = time_format(*format, *precision);
+                if attribute.optional {
+                    quote!(r.keyed_time_opt(#name, #format, #sources)?)
+                } else {
+                    quote!(r.keyed_time(#name, #format, #sources)?)
+                }
+            }
+            AttributeType::String { .. }
+            | AttributeType::Integer { .. }
+            | AttributeType::Enum { .. }
+            | AttributeType::Boolean
+            | AttributeType::Decimal { .. }
+            | AttributeType::List { .. }
+            | AttributeType::Map
+            | AttributeType::Binary { .. } => {
+                let parse = parse_text(attribute);
+                if attribute.optional {
+                    quote!(r.keyed_opt(#name, #sources, #parse)?)
+                } else {
+                    quote!(r.keyed(#name, #sources, #parse)?)
+                }
+            }
         }
     }
 
@@ -183,7 +454,7 @@ impl Emitter<'_> {
         let target_name = target.1;
         let end = Self::steps_to(template, target);
         quote! {
-            ::schema_runtime::reader::read_placeholder(item, #entity_name, #key_attribute, #target_name, &#steps[..#end], #parse)?
+            __rt::reader::read_placeholder(item, #entity_name, #key_attribute, #target_name, &#steps[..#end], #parse)?
         }
     }
 
@@ -213,10 +484,10 @@ impl Emitter<'_> {
             .iter()
             .enumerate()
             .map(|(i, segment)| match segment {
-                Segment::Literal(l) => quote!(::schema_runtime::reader::Step::Literal(#l)),
+                Segment::Literal(l) => quote!(__rt::reader::Step::Literal(#l)),
                 Segment::Placeholder(_) => {
                     let stop = self.stop(entity, template, i);
-                    quote!(::schema_runtime::reader::Step::Take(#stop))
+                    quote!(__rt::reader::Step::Take(#stop))
                 }
             });
         quote!([#(#steps),*])
@@ -230,7 +501,7 @@ impl Emitter<'_> {
     /// Where the placeholder at segment `i` ends.
     fn stop(&self, entity: &ir::Entity, template: &ir::KeyTemplate, i: usize) -> TokenStream {
         let Segment::Placeholder(p) = &template.segments[i] else {
-            return quote!(::schema_runtime::reader::Stop::End);
+            return quote!(__rt::reader::Stop::End);
         };
         let domain = match p.kind {
             PlaceholderKind::Tenant => None,
@@ -243,95 +514,160 @@ impl Emitter<'_> {
         match (domain, template.segments.get(i + 1)) {
             (Some(d), _) if d.fixed_width => {
                 let width = d.min_len;
-                quote!(::schema_runtime::reader::Stop::Width(#width))
+                quote!(__rt::reader::Stop::Width(#width))
             }
-            (_, Some(Segment::Literal(l))) => quote!(::schema_runtime::reader::Stop::Literal(#l)),
+            (_, Some(Segment::Literal(l))) => quote!(__rt::reader::Stop::Literal(#l)),
             (_, Some(Segment::Placeholder(_)) | None) => {
-                quote!(::schema_runtime::reader::Stop::End)
+                quote!(__rt::reader::Stop::End)
             }
         }
     }
 
-    /// The key-domain constants of the string attributes written into keys.
+    /// The key functions and key-domain constants the module uses.
     pub(super) fn emit_domains(&self) -> TokenStream {
-        let used = self.used_domains.borrow();
-        let mut out = TokenStream::new();
-        for entity in self.spec.entities.values() {
-            for attribute in entity.attributes.values() {
-                let id = (entity.name.to_string(), attribute.name.to_string());
-                if used.contains(&id) {
-                    out.extend(domain_item(entity.name.as_str(), attribute));
-                }
-            }
+        let fns = self.keys.fns.values().map(|f| &f.item);
+        let domains = self.keys.domains.values().map(|d| &d.item);
+        quote! {
+            #(#fns)*
+            #(#domains)*
         }
-        out
     }
-}
 
-fn domain_item(entity: &str, attribute: &ir::Attribute) -> TokenStream {
-    if !matches!(attribute.r#type, AttributeType::String { .. }) {
-        return TokenStream::new();
+    /// The constant holding the key domain of a string attribute.
+    fn domain_name(&self, entity: &str, attribute: &ir::Attribute) -> Option<&Ident> {
+        let at = self
+            .keys
+            .domain_of
+            .get(&(entity.to_owned(), attribute.name.to_string()))?;
+        self.keys.domains.get_index(*at).map(|(_, d)| &d.name)
     }
-    // The unescaped domain: the bounds the value itself must meet (escaping
-    // happens after the check, in the runtime).
-    let domain = encoding::type_domain(&attribute.r#type, false);
-    let min = domain.min_len;
-    let max = super::option_usize(domain.max_len);
-    let ranges = super::char_ranges(&domain.alphabet);
-    let escape = attribute.escape;
-    let name = domain_const(entity, attribute.name.as_str());
-    let doc = format!(
-        " What `{entity}.{}` may hold in a key.",
-        attribute.name.as_str()
-    );
-    quote! {
-        #[doc = #doc]
-        const #name: ::schema_runtime::codec::StrDomain = ::schema_runtime::codec::StrDomain {
-            min_len: #min,
-            max_len: #max,
-            alphabet: &[#(#ranges),*],
-            escape: #escape,
-        };
-    }
-}
 
-impl Emitter<'_> {
     /// Appends one placeholder's encoded value to `__key`.
-    pub(super) fn push_value(&self, input: Input<'_>, context: &str) -> TokenStream {
-        if let Input::Value {
-            entity, attribute, ..
-        } = &input
-        {
-            if matches!(attribute.r#type, AttributeType::String { .. }) {
-                let used = (entity.to_string(), attribute.name.to_string());
-                self.used_domains.borrow_mut().insert(used);
-            }
-        }
-        push_value(input, context)
+    pub(super) fn push_value(&self, input: Input<'_>, context: TokenStream) -> TokenStream {
+        let domain = match &input {
+            Input::Value {
+                entity, attribute, ..
+            } => self.domain_name(entity, attribute).cloned(),
+            Input::Tenant(_) | Input::Shard(_) => None,
+        };
+        push_value(input, domain, context)
     }
 }
 
-fn push_value(input: Input<'_>, context: &str) -> TokenStream {
+/// Decided before any code is printed: one function per distinct key
+/// template (literals, and what fills each placeholder), one constant per
+/// distinct string domain. Both live in the `__` namespace a spec cannot
+/// name, so they never clash with generated names.
+#[derive(Default)]
+pub(super) struct KeyTable {
+    /// Per signature ([`Emitter::key_signature`]).
+    fns: IndexMap<String, KeyFn>,
+    /// Per domain content.
+    domains: IndexMap<String, Domain>,
+    /// `(entity, attribute)` → index into `domains`.
+    domain_of: IndexMap<(String, String), usize>,
+}
+
+/// One key function.
+pub(super) struct KeyFn {
+    name: Ident,
+    item: TokenStream,
+}
+
+/// One key-domain constant.
+#[derive(Clone)]
+pub(super) struct Domain {
+    name: Ident,
+    item: TokenStream,
+}
+
+impl KeyTable {
+    /// Plans the domain of a string attribute written into keys.
+    fn add_domain(&mut self, entity: &str, attribute: &ir::Attribute) {
+        if !matches!(attribute.r#type, AttributeType::String { .. }) {
+            return;
+        }
+        let id = (entity.to_owned(), attribute.name.to_string());
+        if self.domain_of.contains_key(&id) {
+            return;
+        }
+        // The unescaped domain: the bounds the value itself must meet
+        // (escaping happens after the check, in the runtime).
+        let domain = encoding::type_domain(&attribute.r#type, false);
+        let content = format!(
+            "{}|{:?}|{:?}|{}",
+            domain.min_len, domain.max_len, domain.alphabet.ranges, attribute.escape
+        );
+        let at = match self.domains.get_index_of(&content) {
+            Some(at) => at,
+            None => {
+                let base = format!("__{}", screaming(attribute.name.as_str()));
+                let mut name = base.clone();
+                let mut n = 1;
+                while self.domains.values().any(|d| d.name == name) {
+                    n += 1;
+                    name = format!("{base}_{n}");
+                }
+                let name = format_ident!("{name}");
+                let min = domain.min_len;
+                let max = super::option_usize(domain.max_len);
+                let ranges = super::char_ranges(&domain.alphabet);
+                let escape = attribute.escape;
+                let doc = format!(
+                    " What `{entity}.{}` may hold in a key.",
+                    attribute.name.as_str()
+                );
+                let item = quote! {
+                    #[doc = #doc]
+                    const #name: __rt::codec::StrDomain = __rt::codec::StrDomain {
+                        min_len: #min,
+                        max_len: #max,
+                        alphabet: &[#(#ranges),*],
+                        escape: #escape,
+                    };
+                };
+                self.domains.insert(content, Domain { name, item });
+                self.domains.len() - 1
+            }
+        };
+        self.domain_of.insert(id, at);
+    }
+}
+
+/// Appends a literal to `__key`.
+fn push_literal(text: &str) -> TokenStream {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => quote!(__key.push(#c);),
+        _ => quote!(__key.push_str(#text);),
+    }
+}
+
+fn push_value(input: Input<'_>, domain: Option<Ident>, context: TokenStream) -> TokenStream {
     match input {
         Input::Tenant(expr) => quote!(__key.push_str(#expr.as_str());),
         Input::Shard(expr) => quote!(__key.push_str(&#expr.to_string());),
         Input::Value {
             expr,
-            entity,
+            entity: _,
             attribute,
         } => {
             let name = attribute.name.as_str();
             match &attribute.r#type {
-                AttributeType::String { .. } => {
-                    let domain = domain_const(entity, name);
-                    quote!(::schema_runtime::codec::push_str(&mut __key, #expr, &#domain, #context, #name)?;)
-                }
+                AttributeType::String { .. } => match domain {
+                    Some(domain) => {
+                        quote!(__rt::codec::push_str(&mut __key, #expr, &#domain, #context, #name)?;)
+                    }
+                    // Every string attribute of a planned template has a
+                    // domain (`KeyTable::add_domain`).
+                    None => quote!(::core::compile_error!("a key value without a domain");),
+                },
                 AttributeType::Integer { min, max } => quote!(
-                    ::schema_runtime::codec::push_integer(&mut __key, #expr, #min, #max, #context, #name)?;
+                    __rt::codec::push_integer(&mut __key, #expr, #min, #max, #context, #name)?;
                 ),
                 AttributeType::Datetime { format, precision } => {
                     let format = time_format(*format, *precision);
-                    quote!(::schema_runtime::codec::push_datetime(&mut __key, #expr, #format, #context, #name)?;)
+                    quote!(__rt::codec::push_datetime(&mut __key, #expr, #format, #context, #name)?;)
                 }
                 AttributeType::Enum { .. } => quote!(__key.push_str(#expr.as_str());),
                 AttributeType::Boolean => {
@@ -354,7 +690,7 @@ fn push_value(input: Input<'_>, context: &str) -> TokenStream {
 }
 
 fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
-    let av = quote!(::schema_runtime::sdk::types::AttributeValue);
+    let av = quote!(__rt::AttributeValue);
     match input {
         Input::Tenant(expr) => quote!(#av::S(#expr.as_str().to_owned())),
         Input::Shard(expr) => quote!(#av::N(#expr.to_string())),
@@ -366,7 +702,7 @@ fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
                 AttributeType::Integer { .. } => quote!(#av::N(#expr.to_string())),
                 AttributeType::Datetime { format, precision } => {
                     let format = time_format(*format, *precision);
-                    quote!(::schema_runtime::codec::datetime_to_av(#expr, #format, #context, #name)?)
+                    quote!(__rt::codec::datetime_to_av(#expr, #format, #context, #name)?)
                 }
                 AttributeType::Enum { .. } => quote!(#av::S(#expr.as_str().to_owned())),
                 AttributeType::Boolean => quote!(#av::Bool(#expr)),
@@ -384,49 +720,29 @@ fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
     }
 }
 
-/// A closure `|text: &str| -> Option<T>` decoding placeholder text.
+/// The runtime function decoding placeholder text of `attribute`'s type.
 fn parse_text(attribute: &ir::Attribute) -> TokenStream {
     match &attribute.r#type {
-        AttributeType::String { .. } if attribute.escape => {
-            quote!(::schema_runtime::codec::unescape)
-        }
+        AttributeType::String { .. } if attribute.escape => quote!(__rt::reader::escaped),
         AttributeType::Integer { min, .. } => {
-            quote!(|t: &str| ::schema_runtime::reader::decode_integer(t, #min))
+            if *min < 0 {
+                quote!(__rt::reader::integer::<{ #min }>)
+            } else {
+                let min = proc_macro2::Literal::i64_unsuffixed(*min);
+                quote!(__rt::reader::integer::<#min>)
+            }
         }
-        AttributeType::Datetime { format, .. } => match format {
-            DatetimeFormat::Rfc3339 => quote!(|t: &str| {
-                ::schema_runtime::DateTime::from_str(
-                    t,
-                    ::schema_runtime::sdk::primitives::DateTimeFormat::DateTime,
-                )
-                .ok()
-            }),
-            DatetimeFormat::EpochSeconds => quote!(|t: &str| {
-                ::schema_runtime::reader::decode_integer(t, 0)
-                    .map(::schema_runtime::DateTime::from_secs)
-            }),
-            DatetimeFormat::EpochMillis => quote!(|t: &str| {
-                ::schema_runtime::reader::decode_integer(t, 0)
-                    .map(::schema_runtime::DateTime::from_millis)
-            }),
-        },
-        AttributeType::Enum { .. } => quote!(|t: &str| t.parse().ok()),
-        AttributeType::Boolean => quote!(|t: &str| match t {
-            "true" => ::core::option::Option::Some(true),
-            "false" => ::core::option::Option::Some(false),
-            _ => ::core::option::Option::None,
-        }),
-        AttributeType::String { .. } => {
-            quote!(|t: &str| ::core::option::Option::Some(t.to_owned()))
-        }
-        // Unreachable for an accepted spec: only placeholders are read back
-        // from keys, and resolve's `check_placeholder_attribute`
-        // (`singletable::placeholder_type`) rejects placeholders of these types.
-        AttributeType::Decimal { .. }
+        AttributeType::Enum { .. } => quote!(__rt::reader::parsed),
+        AttributeType::Boolean => quote!(__rt::reader::boolean),
+        AttributeType::String { .. } => quote!(__rt::reader::text),
+        // Datetimes are read by `Fields::keyed_time`; only placeholders are
+        // read back from keys, and resolve's `check_placeholder_attribute`
+        // (`singletable::placeholder_type`) rejects placeholders of the
+        // other types.
+        AttributeType::Datetime { .. }
+        | AttributeType::Decimal { .. }
         | AttributeType::List { .. }
         | AttributeType::Map
-        | AttributeType::Binary { .. } => {
-            quote!(|t: &str| ::core::option::Option::Some(t.to_owned()))
-        }
+        | AttributeType::Binary { .. } => quote!(__rt::reader::text),
     }
 }

@@ -46,8 +46,10 @@ pub(crate) struct Emitter<'a> {
     spec: &'a ir::Spec,
     /// Rust enum type per `(entity, attribute)` of enum type.
     enums: IndexMap<(String, String), String>,
-    /// String attributes whose key-domain constant the emitted code uses.
-    used_domains: std::cell::RefCell<std::collections::BTreeSet<(String, String)>>,
+    /// The key functions and key domains, planned before printing.
+    keys: keys::KeyTable,
+    /// The module-private functions' names, claimed before printing.
+    private: IndexMap<Private, proc_macro2::Ident>,
     /// A user's struct the entity impl is emitted for (the derive), instead
     /// of the generated struct.
     binding: Option<Binding>,
@@ -85,6 +87,7 @@ pub(crate) fn emit_bound_entity(
 ) -> TokenStream {
     let mut emitter = Emitter::new(spec);
     emitter.binding = Some(binding);
+    emitter.plan(Some(entity.name.as_str()));
     let tenant = emitter.emit_tenant_named(
         &format_ident!("{BOUND_TENANCY}"),
         &format_ident!("{BOUND_TENANT_ID}"),
@@ -93,7 +96,18 @@ pub(crate) fn emit_bound_entity(
     let key_fn = emitter.emit_key_fn(entity);
     // Last: the constants of the domains the code above used.
     let domains = emitter.emit_domains();
+    // The derive expands in the user's module, where `Result` or `String`
+    // may mean something else: the names the emitted code uses are
+    // imported into the block it is wrapped in.
     quote! {
+        use ::schema_runtime::__private as __rt;
+        use ::core::clone::Clone;
+        use ::core::convert::{From, Into};
+        use ::core::default::Default;
+        use ::core::option::Option::{self, None, Some};
+        use ::core::result::Result::{self, Err, Ok};
+        use ::std::string::String;
+        use ::std::vec::Vec;
         #tenant
         #entity_impl
         #key_fn
@@ -103,11 +117,59 @@ pub(crate) fn emit_bound_entity(
 
 impl<'a> Emitter<'a> {
     fn new(spec: &'a ir::Spec) -> Self {
-        Emitter {
+        let mut emitter = Emitter {
             spec,
             enums: names::enum_names(spec),
-            used_domains: std::cell::RefCell::default(),
+            keys: keys::KeyTable::default(),
+            private: IndexMap::new(),
             binding: None,
+        };
+        emitter.plan(None);
+        emitter
+    }
+
+    /// Decides the module-private names and the key functions, before
+    /// anything is printed; `only` limits them to one entity (the derive).
+    fn plan(&mut self, only: Option<&str>) {
+        let mut taken = PrivateNames::default();
+        let mut private = IndexMap::new();
+        for entity in self.spec.entities.values() {
+            if only.is_none_or(|o| o == entity.name.as_str()) {
+                let name = entity.name.to_string();
+                let ident = taken.claim(format!("__{}_key", names::snake(&name)));
+                private.insert(Private::KeyItem(name), ident);
+            }
+        }
+        if only.is_none() {
+            for pattern in self.spec.access_patterns.values() {
+                let name = pattern.name.to_string();
+                let snake = names::snake(&name);
+                let (request, decode) = match &pattern.operation {
+                    ir::Operation::Query(_) => (true, true),
+                    ir::Operation::Batch(b) => (false, !b.get.is_empty()),
+                    ir::Operation::Get { .. } | ir::Operation::Transaction(_) => (false, false),
+                };
+                if request {
+                    let ident = taken.claim(format!("__request_{snake}"));
+                    private.insert(Private::Request(name.clone()), ident);
+                }
+                if decode {
+                    let ident = taken.claim(format!("__decode_{snake}"));
+                    private.insert(Private::Decode(name), ident);
+                }
+            }
+        }
+        self.private = private;
+        self.keys = self.plan_keys(only, &mut taken);
+    }
+
+    /// The name of a module-private function.
+    fn private_fn(&self, item: Private) -> proc_macro2::Ident {
+        match self.private.get(&item) {
+            Some(ident) => ident.clone(),
+            // Planned in `plan` for every entity and query the printers
+            // reach.
+            None => format_ident!("__unplanned"),
         }
     }
 
@@ -119,6 +181,8 @@ impl<'a> Emitter<'a> {
         let tenant = self.emit_tenant();
         let enums = self.emit_enums();
         let mut parts = vec![quote! {
+            use ::schema_runtime::__private as __rt;
+
             /// The table's name as the spec declares it; [`Repository::with_table_name`] overrides it.
             pub const TABLE_NAME: &str = #table_name;
             #tenant
@@ -206,14 +270,14 @@ impl<'a> Emitter<'a> {
             #[derive(Debug, Clone, Copy, PartialEq, Eq)]
             pub enum #rules {}
 
-            impl ::schema_runtime::TenantRules for #rules {
+            impl __rt::TenantRules for #rules {
                 const MIN_LENGTH: usize = #min;
                 const MAX_LENGTH: usize = #max;
                 const ALPHABET: &'static [(char, char)] = &[#(#ranges),*];
             }
 
             /// A tenant id validated against this spec's tenant rules.
-            pub type #alias = ::schema_runtime::TenantId<#rules>;
+            pub type #alias = __rt::TenantId<#rules>;
         }
     }
 }
@@ -226,19 +290,51 @@ fn char_ranges(set: &ir::CharSet) -> Vec<TokenStream> {
         .collect()
 }
 
+/// A module-private function the printers call by name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Private {
+    /// The primary key item of an entity.
+    KeyItem(String),
+    /// The request of a query pattern.
+    Request(String),
+    /// The item decoder of a query pattern.
+    Decode(String),
+}
+
+/// Names in the `__` namespace (which a spec cannot use), each claimed
+/// once: a later claim of a taken name gets a numbered suffix.
+#[derive(Default)]
+pub(crate) struct PrivateNames {
+    taken: indexmap::IndexSet<String>,
+}
+
+impl PrivateNames {
+    /// A free name starting with `base`.
+    pub(crate) fn claim(&mut self, base: String) -> proc_macro2::Ident {
+        let mut name = base.clone();
+        let mut n = 1;
+        while self.taken.contains(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        self.taken.insert(name.clone());
+        format_ident!("{name}")
+    }
+}
+
 /// `Some(n)` / `None` tokens.
 fn option_usize(value: Option<usize>) -> TokenStream {
     match value {
-        Some(n) => quote!(::core::option::Option::Some(#n)),
-        None => quote!(::core::option::Option::None),
+        Some(n) => quote!(Some(#n)),
+        None => quote!(None),
     }
 }
 
 /// `Some("text")` / `None` as tokens.
 fn option_str(value: Option<&str>) -> TokenStream {
     match value {
-        Some(text) => quote!(::core::option::Option::Some(#text)),
-        None => quote!(::core::option::Option::None),
+        Some(text) => quote!(Some(#text)),
+        None => quote!(None),
     }
 }
 

@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use super::keys::Input;
 use super::names::{pascal, pascal_ident, snake, snake_ident};
 use super::repo::Handle;
-use super::{doc, key_type, update_type, Emitter};
+use super::{doc, key_type, update_type, Emitter, Private};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, ShardBy, SortOp, TransactionOp};
 
 impl Emitter<'_> {
@@ -85,9 +85,9 @@ impl Emitter<'_> {
                 let doc = Self::pattern_doc(pattern, format!("GetItem of one [`{entity}`]."));
                 quote! {
                     #doc
-                    pub async fn #name(&self, key: &#key_ty) -> ::core::result::Result<::core::option::Option<#ty>, ::schema_runtime::Error> {
+                    pub async fn #name(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
                         let repo = #repo;
-                        ::schema_runtime::ops::get::<#ty>(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, #consistent_read).await
+                        __rt::ops::get::<#ty>(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, #consistent_read).await
                     }
                 }
             }
@@ -95,9 +95,8 @@ impl Emitter<'_> {
                 let params = self.param_list(q);
                 let args = q.params.keys().map(|p| snake_ident(p));
                 let item = self.query_item_type(pattern, q);
-                let request = format_ident!("request_{}", snake(pattern.name.as_str()));
-                let decode = format_ident!("decode_{}", snake(pattern.name.as_str()));
-                let tenant = (handle == Handle::Tenant).then(|| quote!(&self.tenant,));
+                let request = self.private_fn(Private::Request(pattern.name.to_string()));
+                let decode = self.private_fn(Private::Decode(pattern.name.to_string()));
                 let index = match &q.index {
                     IndexRef::Table => "the table".to_owned(),
                     IndexRef::Index(i) => format!("index `{i}`"),
@@ -109,9 +108,9 @@ impl Emitter<'_> {
                 );
                 quote! {
                     #doc
-                    pub fn #name(&self, #(#params),*) -> ::schema_runtime::Query<#item> {
-                        let __request = #request(#repo.table_name(), #tenant #(#args),*);
-                        ::schema_runtime::Query::new(::core::clone::Clone::clone(&#repo.client), __request, #decode)
+                    pub fn #name(&self, #(#params),*) -> __rt::Query<#item> {
+                        let __request = #request(self, #(#args),*);
+                        __rt::Query::new(#repo.client.clone(), __request, #decode)
                     }
                 }
             }
@@ -126,8 +125,8 @@ impl Emitter<'_> {
                 let fields = builder_fields(&pattern.operation)
                     .into_iter()
                     .map(|(f, _)| f);
-                let tenant = (handle == Handle::Tenant)
-                    .then(|| quote!(tenant: ::core::clone::Clone::clone(&self.tenant),));
+                let tenant =
+                    (handle == Handle::Tenant).then(|| quote!(tenant: Clone::clone(&self.tenant),));
                 let lifetime = if handle == Handle::Tenant {
                     quote!('a)
                 } else {
@@ -139,7 +138,7 @@ impl Emitter<'_> {
                         #builder {
                             repo: #repo,
                             #tenant
-                            #(#fields: ::core::default::Default::default(),)*
+                            #(#fields: Default::default(),)*
                         }
                     }
                 }
@@ -223,7 +222,7 @@ impl Emitter<'_> {
         matching: &[String],
         item: &TokenStream,
     ) -> TokenStream {
-        let name = format_ident!("decode_{}", snake(pattern.name.as_str()));
+        let name = self.private_fn(Private::Decode(pattern.name.to_string()));
         let pattern_name = pattern.name.as_str();
         let eta = self.spec.table.entity_type_attribute.as_str();
         let collection = returns.len() > 1;
@@ -231,28 +230,52 @@ impl Emitter<'_> {
             let ty = pascal_ident(e);
             if collection {
                 let en = item_enum(pattern);
-                quote!(#e => <#ty as ::schema_runtime::Entity>::from_item(item).map(|v| ::core::option::Option::Some(#en::#ty(v))),)
+                quote!(#e => <#ty as __rt::Entity>::from_item(item).map(|v| Some(#en::#ty(v))),)
             } else {
-                quote!(#e => <#ty as ::schema_runtime::Entity>::from_item(item).map(::core::option::Option::Some),)
+                quote!(#e => <#ty as __rt::Entity>::from_item(item).map(Some),)
             }
         });
         let skipped: Vec<&String> = matching.iter().filter(|m| !returns.contains(m)).collect();
-        let skip = (!skipped.is_empty()).then(
-            || quote!(#(#skipped)|* => ::core::result::Result::Ok(::core::option::Option::None),),
-        );
+        if let ([_], []) = (returns, skipped.as_slice()) {
+            return quote! {
+                fn #name(item: &__rt::Item) -> __rt::Decoded<#item> {
+                    __rt::decode_as(item, #eta, #pattern_name)
+                }
+            };
+        }
+        let skip = (!skipped.is_empty()).then(|| quote!(#(#skipped)|* => Ok(None),));
         quote! {
-            fn #name(item: &::schema_runtime::Item) -> ::core::result::Result<::core::option::Option<#item>, ::schema_runtime::DecodeError> {
-                match ::schema_runtime::entity_type(item, #eta, #pattern_name)? {
+            fn #name(item: &__rt::Item) -> __rt::Decoded<#item> {
+                match __rt::entity_type(item, #eta, #pattern_name)? {
                     #(#arms)*
                     #skip
-                    other => ::core::result::Result::Err(::schema_runtime::DecodeError::new(
+                    other => Err(__rt::DecodeError::new(
                         #pattern_name,
                         #eta,
-                        ::schema_runtime::DecodeProblem::UnknownEntityType(other.to_owned()),
+                        __rt::DecodeProblem::UnknownEntityType(other.to_owned()),
                     )),
                 }
             }
         }
+    }
+
+    /// The entity and attribute whose stable hash picks the shard of a
+    /// query, when a parameter binds it.
+    pub(super) fn shard_hash_param(&self, q: &ir::Query) -> Option<(&ir::Entity, &ir::Attribute)> {
+        let (entity, sharding) = q
+            .returns
+            .iter()
+            .filter_map(|e| self.spec.entities.get(e))
+            .find_map(|e| e.shards.as_ref().map(|s| (e, s)))?;
+        let ShardBy::Hash(attribute) = &sharding.by else {
+            return None;
+        };
+        q.params.values().find(|p| {
+            p.binds
+                .iter()
+                .any(|(e, a)| e == entity.name.as_str() && a == attribute)
+        })?;
+        Some((entity, entity.attributes.get(attribute.as_str())?))
     }
 
     /// How the query's `<shard>` is filled: one shard computed from a
@@ -268,39 +291,67 @@ impl Emitter<'_> {
         {
             return None;
         }
-        let (entity, sharding) = q
+        let sharding = q
             .returns
             .iter()
             .filter_map(|e| self.spec.entities.get(e))
-            .find_map(|e| e.shards.as_ref().map(|s| (e, s)))?;
+            .find_map(|e| e.shards.as_ref())?;
         let count = sharding.count.value;
-        if let ShardBy::Hash(attribute) = &sharding.by {
+        if let Some((entity, a)) = self.shard_hash_param(q) {
             let param = q.params.values().find(|p| {
                 p.binds
                     .iter()
-                    .any(|(e, a)| e == entity.name.as_str() && a == attribute)
+                    .any(|(e, at)| e == entity.name.as_str() && at == a.name.as_str())
             });
-            if let (Some(param), Some(a)) = (param, entity.attributes.get(attribute.as_str())) {
+            if let Some(param) = param {
                 let ident = snake_ident(param.name.as_str());
+                let context = entity.name.as_str();
                 let push = self.push_value(
                     Input::Value {
                         expr: quote!(#ident),
                         entity: entity.name.as_str(),
                         attribute: a,
                     },
-                    entity.name.as_str(),
+                    quote!(#context),
                 );
                 return Some((
                     count,
                     Some(quote!({
-                        let mut __key = ::std::string::String::new();
+                        let mut __key = String::new();
                         #push
-                        ::schema_runtime::codec::hash_shard(&__key, #count)
+                        __rt::codec::hash_shard(&__key, #count)
                     })),
                 ));
             }
         }
         Some((count, None))
+    }
+
+    /// What fills a placeholder of a query's key condition.
+    pub(super) fn pattern_input<'q>(
+        &'q self,
+        q: &'q ir::Query,
+        p: &'q ir::Placeholder,
+    ) -> Input<'q> {
+        match p.kind {
+            PlaceholderKind::Tenant => Input::Tenant(quote!(__tenant)),
+            PlaceholderKind::Shard => Input::Shard(quote!(__shard)),
+            PlaceholderKind::Attribute => {
+                let ident = snake_ident(p.name.as_str());
+                match q
+                    .params
+                    .get(p.name.as_str())
+                    .and_then(|param| self.param_attribute(param))
+                {
+                    Some((entity, attribute)) => Input::Value {
+                        expr: quote!(#ident),
+                        entity,
+                        attribute,
+                    },
+                    None => Input::Shard(quote!(::core::compile_error!("unbound placeholder"))),
+                }
+            }
+        }
     }
 
     fn request_fn(
@@ -309,38 +360,27 @@ impl Emitter<'_> {
         q: &ir::Query,
         handle: Handle,
     ) -> TokenStream {
-        let name = format_ident!("request_{}", snake(pattern.name.as_str()));
+        let name = self.private_fn(Private::Request(pattern.name.to_string()));
         let pattern_name = pattern.name.as_str();
         let params = self.param_list(q);
-        let tenant = (handle == Handle::Tenant).then(|| quote!(__tenant: &TenantId,));
-        let input = |p: &ir::Placeholder| -> Input<'_> {
-            match p.kind {
-                PlaceholderKind::Tenant => Input::Tenant(quote!(__tenant)),
-                PlaceholderKind::Shard => Input::Shard(quote!(__shard)),
-                PlaceholderKind::Attribute => {
-                    let ident = snake_ident(p.name.as_str());
-                    match q
-                        .params
-                        .get(p.name.as_str())
-                        .and_then(|param| self.param_attribute(param))
-                    {
-                        Some((entity, attribute)) => Input::Value {
-                            expr: quote!(#ident),
-                            entity,
-                            attribute,
-                        },
-                        None => Input::Shard(quote!(::core::compile_error!("unbound placeholder"))),
-                    }
-                }
-            }
+        let (handle_ty, bind) = match handle {
+            Handle::Tenant => (
+                quote!(TenantRepository<'_>),
+                quote!(let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);),
+            ),
+            Handle::Table => (
+                quote!(Repository),
+                quote!(let __table = __handle.table_name();),
+            ),
         };
+        let input = |p| self.pattern_input(q, p);
         let index = match &q.index {
             IndexRef::Table => None,
             IndexRef::Index(i) => Some(i.as_str()),
         };
         let pk_type = self.key_type(index, q.pk.attribute.as_str());
         let pk = self.key_value(&q.pk, pk_type, pattern_name, &input);
-        let mut values = vec![quote!(__values.insert(":pk".to_owned(), #pk);)];
+        let mut values = vec![quote!((":pk", #pk))];
         let mut names = vec![{
             let a = q.pk.attribute.as_str();
             quote!(("#pk", #a))
@@ -358,13 +398,13 @@ impl Emitter<'_> {
                 };
                 let sk_type = self.key_type(index, operand.attribute.as_str());
                 let value = self.key_value(operand, sk_type, pattern_name, &input);
-                values.push(quote!(__values.insert(#placeholder.to_owned(), #value);));
+                values.push(quote!((#placeholder, #value)));
             }
         }
         let condition = crate::plan::key_condition(q);
         let index_tokens = match index {
-            Some(i) => quote!(::core::option::Option::Some(#i)),
-            None => quote!(::core::option::Option::None),
+            Some(i) => quote!(Some(#i)),
+            None => quote!(None),
         };
         let consistent = q.consistent_read;
         let forward = q.order == ir::Order::Ascending;
@@ -380,9 +420,9 @@ impl Emitter<'_> {
         let sort_key = match sort_key {
             Some(k) => {
                 let k = k.name.as_str();
-                quote!(::core::option::Option::Some(#k))
+                quote!(Some(#k))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(None),
         };
         let mut key_attributes: Vec<&str> = Vec::new();
         for k in [
@@ -401,25 +441,23 @@ impl Emitter<'_> {
         let ttl = match &self.spec.table.ttl {
             Some(t) => {
                 let t = t.as_str();
-                quote!(::core::option::Option::Some(#t))
+                quote!(Some(#t))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(None),
         };
         let one = quote! {
-            let mut __values = ::schema_runtime::Item::with_capacity(3);
-            #(#values)*
-            __partitions.push(__values);
+            __partitions.push(__rt::ops::values([#(#values),*]));
         };
         let tenant_keys = match self.tenant_shapes(q, handle) {
             Some(shapes) => {
                 let pk = self.spec.table.partition_key.name.as_str();
                 let shapes = shapes.iter().map(|(literal, delimiter)| match delimiter {
-                    Some(d) => quote!((#literal, ::core::option::Option::Some(#d))),
-                    None => quote!((#literal, ::core::option::Option::None)),
+                    Some(d) => quote!((#literal, Some(#d))),
+                    None => quote!((#literal, None)),
                 });
-                quote!(::core::option::Option::Some(::schema_runtime::TenantKeys::new(__tenant, #pk, &[#(#shapes),*])))
+                quote!(Some(__rt::TenantKeys::new(__tenant, #pk, &[#(#shapes),*])))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(None),
         };
         let fill = match self.shard_plan(q) {
             None => one,
@@ -427,10 +465,11 @@ impl Emitter<'_> {
             Some((count, None)) => quote!(for __shard in 0..#count { #one }),
         };
         quote! {
-            fn #name(__table: &str, #tenant #(#params),*) -> ::core::result::Result<::schema_runtime::QueryRequest, ::schema_runtime::Error> {
-                let mut __partitions = ::std::vec::Vec::new();
+            fn #name(__handle: &#handle_ty, #(#params),*) -> Result<__rt::QueryRequest, __rt::Error> {
+                #bind
+                let mut __partitions = Vec::new();
                 #fill
-                ::core::result::Result::Ok(::schema_runtime::QueryRequest {
+                Ok(__rt::QueryRequest {
                     table: __table.to_owned(),
                     index: #index_tokens,
                     key_condition: #condition,
@@ -531,9 +570,9 @@ impl Emitter<'_> {
                         #[doc = #d]
                         pub fn #m(&mut self, item: &#ty) -> &mut Self {
                             let info = self.repo.table_info();
-                            let item = ::schema_runtime::Entity::to_item(item, #scope)
-                                .map_err(::schema_runtime::Error::from)
-                                .and_then(|item| ::schema_runtime::ops::transact_put(&info, item, #create, #version, #entity));
+                            let item = __rt::Entity::to_item(item, #scope)
+                                .map_err(__rt::Error::from)
+                                .and_then(|item| __rt::ops::transact_put(&info, item, #create, #version, #entity));
                             self.push(#label, item)
                         }
                     }
@@ -548,7 +587,7 @@ impl Emitter<'_> {
                             let info = self.repo.table_info();
                             let item = update.to_update(key, #scope).and_then(|changes| {
                                 let key = key.to_key_item(#scope)?;
-                                ::schema_runtime::ops::transact_update(&info, key, changes, #entity)
+                                __rt::ops::transact_update(&info, key, changes, #entity)
                             });
                             self.push(#label, item)
                         }
@@ -563,8 +602,8 @@ impl Emitter<'_> {
                         pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
                             let info = self.repo.table_info();
                             let item = key.to_key_item(#scope)
-                                .map_err(::schema_runtime::Error::from)
-                                .and_then(|key| ::schema_runtime::ops::transact_delete(&info, key));
+                                .map_err(__rt::Error::from)
+                                .and_then(|key| __rt::ops::transact_delete(&info, key));
                             self.push(#label, item)
                         }
                     }
@@ -578,8 +617,8 @@ impl Emitter<'_> {
                         pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
                             let info = self.repo.table_info();
                             let item = key.to_key_item(#scope)
-                                .map_err(::schema_runtime::Error::from)
-                                .and_then(|key| ::schema_runtime::ops::transact_check(&info, key));
+                                .map_err(__rt::Error::from)
+                                .and_then(|key| __rt::ops::transact_check(&info, key));
                             self.push(#label, item)
                         }
                     }
@@ -592,15 +631,15 @@ impl Emitter<'_> {
             impl #builder<'_> {
                 #(#methods)*
 
-                fn push(&mut self, label: &'static str, item: ::core::result::Result<::schema_runtime::sdk::types::TransactWriteItem, ::schema_runtime::Error>) -> &mut Self {
+                fn push(&mut self, label: &'static str, item: Result<__rt::sdk::types::TransactWriteItem, __rt::Error>) -> &mut Self {
                     match item {
-                        ::core::result::Result::Ok(item) => {
+                        Ok(item) => {
                             self.items.push(item);
                             self.labels.push(label);
                         }
-                        ::core::result::Result::Err(e) => {
+                        Err(e) => {
                             if self.error.is_none() {
-                                self.error = ::core::option::Option::Some(e);
+                                self.error = Some(e);
                             }
                         }
                     }
@@ -608,8 +647,8 @@ impl Emitter<'_> {
                 }
 
                 /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
-                pub fn client_request_token(&mut self, token: impl ::core::convert::Into<::std::string::String>) -> &mut Self {
-                    self.token = ::core::option::Option::Some(token.into());
+                pub fn client_request_token(&mut self, token: impl Into<String>) -> &mut Self {
+                    self.token = Some(token.into());
                     self
                 }
 
@@ -624,18 +663,18 @@ impl Emitter<'_> {
                 }
 
                 /// Runs the transaction: every item is written, or none.
-                pub async fn send(self) -> ::core::result::Result<(), ::schema_runtime::Error> {
-                    if let ::core::option::Option::Some(e) = self.error {
-                        return ::core::result::Result::Err(e);
+                pub async fn send(self) -> Result<(), __rt::Error> {
+                    if let Some(e) = self.error {
+                        return Err(e);
                     }
                     if self.items.len() > #max {
-                        return ::core::result::Result::Err(::schema_runtime::Error::TooManyItems {
+                        return Err(__rt::Error::TooManyItems {
                             pattern: #pattern_name,
                             items: self.items.len(),
                             max: #max,
                         });
                     }
-                    ::schema_runtime::transact_write(&self.repo.client, self.items, self.token)
+                    __rt::transact_write(&self.repo.client, self.items, self.token)
                         .await
                         .map_err(|e| e.with_item_labels(&self.labels))
                 }
@@ -661,9 +700,9 @@ impl Emitter<'_> {
             methods.push(quote! {
                 #[doc = #d]
                 pub fn #m(&mut self, item: &#ty) -> &mut Self {
-                    let request = ::schema_runtime::Entity::to_item(item, #scope)
-                        .map_err(::schema_runtime::Error::from)
-                        .and_then(::schema_runtime::ops::put_request);
+                    let request = __rt::Entity::to_item(item, #scope)
+                        .map_err(__rt::Error::from)
+                        .and_then(__rt::ops::put_request);
                     self.push_write(request)
                 }
             });
@@ -678,8 +717,8 @@ impl Emitter<'_> {
                 #[doc = #d]
                 pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
                     let request = key.to_key_item(#scope)
-                        .map_err(::schema_runtime::Error::from)
-                        .and_then(::schema_runtime::ops::delete_request);
+                        .map_err(__rt::Error::from)
+                        .and_then(__rt::ops::delete_request);
                     self.push_write(request)
                 }
             });
@@ -694,10 +733,10 @@ impl Emitter<'_> {
                 #[doc = #d]
                 pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
                     match key.to_key_item(#scope) {
-                        ::core::result::Result::Ok(key) => self.keys.push(key),
-                        ::core::result::Result::Err(e) => {
+                        Ok(key) => self.keys.push(key),
+                        Err(e) => {
                             if self.error.is_none() {
-                                self.error = ::core::option::Option::Some(e.into());
+                                self.error = Some(e.into());
                             }
                         }
                     }
@@ -722,19 +761,19 @@ impl Emitter<'_> {
                 TokenStream::new(),
                 quote! {
                     /// Writes every item, retrying unprocessed ones; what is still unwritten after the retries comes back in `Error::Unprocessed`.
-                    pub async fn send(self) -> ::core::result::Result<(), ::schema_runtime::Error> {
-                        if let ::core::option::Option::Some(e) = self.error {
-                            return ::core::result::Result::Err(e);
+                    pub async fn send(self) -> Result<(), __rt::Error> {
+                        if let Some(e) = self.error {
+                            return Err(e);
                         }
-                        ::schema_runtime::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await
+                        __rt::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await
                     }
                 },
             )
         } else {
-            let decode = format_ident!("decode_{}", snake(pattern.name.as_str()));
+            let decode = self.private_fn(Private::Decode(pattern.name.to_string()));
             let write_first = (!(b.put.is_empty() && b.delete.is_empty())).then(|| quote! {
                 if !self.items.is_empty() {
-                    ::schema_runtime::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await?;
+                    __rt::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await?;
                 }
             });
             (
@@ -742,24 +781,24 @@ impl Emitter<'_> {
                 self.decoder(pattern, &b.get, &b.get, &item),
                 quote! {
                     /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones.
-                    pub async fn send(self) -> ::core::result::Result<::std::vec::Vec<#item>, ::schema_runtime::Error> {
-                        if let ::core::option::Option::Some(e) = self.error {
-                            return ::core::result::Result::Err(e);
+                    pub async fn send(self) -> Result<Vec<#item>, __rt::Error> {
+                        if let Some(e) = self.error {
+                            return Err(e);
                         }
                         #write_first
-                        let items = ::schema_runtime::batch_get(&self.repo.client, self.repo.table_name(), self.keys, false, self.repo.retry).await?;
-                        ::schema_runtime::ops::decode_batch(items, &self.repo.table_info(), #decode)
+                        let items = __rt::batch_get(&self.repo.client, self.repo.table_name(), self.keys, false, self.repo.retry).await?;
+                        __rt::ops::decode_batch(items, &self.repo.table_info(), #decode)
                     }
                 },
             )
         };
         let push_write = (!(b.put.is_empty() && b.delete.is_empty())).then(|| quote! {
-                fn push_write(&mut self, request: ::core::result::Result<::schema_runtime::sdk::types::WriteRequest, ::schema_runtime::Error>) -> &mut Self {
+                fn push_write(&mut self, request: Result<__rt::sdk::types::WriteRequest, __rt::Error>) -> &mut Self {
                     match request {
-                        ::core::result::Result::Ok(request) => self.items.push(request),
-                        ::core::result::Result::Err(e) => {
+                        Ok(request) => self.items.push(request),
+                        Err(e) => {
                             if self.error.is_none() {
-                                self.error = ::core::option::Option::Some(e);
+                                self.error = Some(e);
                             }
                         }
                     }
@@ -788,37 +827,25 @@ fn builder_fields(operation: &Operation) -> Vec<(Ident, TokenStream)> {
         Operation::Transaction(_) => {
             fields.push((
                 format_ident!("items"),
-                quote!(::std::vec::Vec<::schema_runtime::sdk::types::TransactWriteItem>),
+                quote!(Vec<__rt::sdk::types::TransactWriteItem>),
             ));
-            fields.push((
-                format_ident!("labels"),
-                quote!(::std::vec::Vec<&'static str>),
-            ));
-            fields.push((
-                format_ident!("token"),
-                quote!(::core::option::Option<::std::string::String>),
-            ));
+            fields.push((format_ident!("labels"), quote!(Vec<&'static str>)));
+            fields.push((format_ident!("token"), quote!(Option<String>)));
         }
         Operation::Batch(b) => {
             if !(b.put.is_empty() && b.delete.is_empty()) {
                 fields.push((
                     format_ident!("items"),
-                    quote!(::std::vec::Vec<::schema_runtime::sdk::types::WriteRequest>),
+                    quote!(Vec<__rt::sdk::types::WriteRequest>),
                 ));
             }
             if !b.get.is_empty() {
-                fields.push((
-                    format_ident!("keys"),
-                    quote!(::std::vec::Vec<::schema_runtime::Item>),
-                ));
+                fields.push((format_ident!("keys"), quote!(Vec<__rt::Item>)));
             }
         }
         Operation::Get { .. } | Operation::Query(_) => {}
     }
-    fields.push((
-        format_ident!("error"),
-        quote!(::core::option::Option<::schema_runtime::Error>),
-    ));
+    fields.push((format_ident!("error"), quote!(Option<__rt::Error>)));
     fields
 }
 

@@ -29,8 +29,8 @@ impl Handle {
 
 fn option_tokens(t: Option<TokenStream>) -> TokenStream {
     match t {
-        Some(t) => quote!(::core::option::Option::Some(#t)),
-        None => quote!(::core::option::Option::None),
+        Some(t) => quote!(Some(#t)),
+        None => quote!(None),
     }
 }
 
@@ -77,11 +77,11 @@ fn key_pair(
 
 fn projection_tokens(p: &table::IndexProjection) -> TokenStream {
     match p.projection_type {
-        "ALL" => quote!(::schema_runtime::schema::ProjectionDef::All),
-        "KEYS_ONLY" => quote!(::schema_runtime::schema::ProjectionDef::KeysOnly),
+        "ALL" => quote!(__rt::schema::ProjectionDef::All),
+        "KEYS_ONLY" => quote!(__rt::schema::ProjectionDef::KeysOnly),
         _ => {
             let names = &p.non_key_attributes;
-            quote!(::schema_runtime::schema::ProjectionDef::Include(&[#(#names),*]))
+            quote!(__rt::schema::ProjectionDef::Include(&[#(#names),*]))
         }
     }
 }
@@ -111,7 +111,7 @@ impl Emitter<'_> {
                 let (ipk, isk) = key_pair(&def, &i.key_schema);
                 let projection = projection_tokens(&i.projection);
                 let cap = capacity(i.provisioned_throughput.as_ref());
-                quote!(::schema_runtime::schema::IndexDef {
+                quote!(__rt::schema::IndexDef {
                     name: #name, global: #global, partition_key: #ipk, sort_key: #isk,
                     projection: #projection, capacity: #cap,
                 })
@@ -128,7 +128,7 @@ impl Emitter<'_> {
         quote! {
             /// The table as the spec declares it (keys, indexes, billing, stream, TTL):
             /// the same definition as the spec's CreateTable JSON.
-            pub const TABLE: ::schema_runtime::schema::TableDef = ::schema_runtime::schema::TableDef {
+            pub const TABLE: __rt::schema::TableDef = __rt::schema::TableDef {
                 partition_key: #pk,
                 sort_key: #sk,
                 indexes: &[#(#indexes),*],
@@ -159,8 +159,8 @@ impl Emitter<'_> {
         let apply_changes = streams.then(|| {
             quote! {
                 /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none).
-                pub async fn apply_counter_changes(&self, changes: &[::schema_runtime::aggregate::CounterChange]) -> ::core::result::Result<(), ::schema_runtime::Error> {
-                    ::schema_runtime::aggregate::apply(&self.client, &self.table_info(), changes).await
+                pub async fn apply_counter_changes(&self, changes: &[__rt::aggregate::CounterChange]) -> Result<(), __rt::Error> {
+                    __rt::aggregate::apply(&self.client, &self.table_info(), changes).await
                 }
             }
         });
@@ -174,8 +174,8 @@ impl Emitter<'_> {
                 /// Reads items of the table's global entities together, as of one
                 /// moment (TransactGetItems, up to 100 items): add keys with `get`,
                 /// then `send` and read each item at its slot.
-                pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, ()> {
-                    ::schema_runtime::TransactGet::new(&self.client, self.table_info(), &())
+                pub fn transact_get(&self) -> __rt::TransactGet<'_, ()> {
+                    __rt::TransactGet::new(&self.client, self.table_info(), &())
                 }
             }
         });
@@ -188,7 +188,7 @@ impl Emitter<'_> {
                 impl Repository {
                     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
                     pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
-                        TenantRepository { repo: self, tenant: ::core::clone::Clone::clone(tenant) }
+                        TenantRepository { repo: self, tenant: Clone::clone(tenant) }
                     }
                 }
 
@@ -210,8 +210,8 @@ impl Emitter<'_> {
                     /// Reads items of this tenant together, as of one moment
                     /// (TransactGetItems, up to 100 items): add keys with `get`, then
                     /// `send` and read each item at its slot.
-                    pub fn transact_get(&self) -> ::schema_runtime::TransactGet<'_, TenantId> {
-                        ::schema_runtime::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
+                    pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
+                        __rt::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
                     }
 
                     #(#ops)*
@@ -225,35 +225,35 @@ impl Emitter<'_> {
             #[doc = #repo_doc]
             #[derive(Debug, Clone)]
             pub struct Repository {
-                client: ::schema_runtime::sdk::Client,
-                table_name: ::std::string::String,
-                retry: ::schema_runtime::RetryPolicy,
+                client: __rt::sdk::Client,
+                table_name: String,
+                retry: __rt::RetryPolicy,
             }
 
             impl Repository {
                 /// A repository on the table named in the spec.
-                pub fn new(client: ::schema_runtime::sdk::Client) -> Self {
+                pub fn new(client: __rt::sdk::Client) -> Self {
                     Repository {
                         client,
                         table_name: TABLE_NAME.to_owned(),
-                        retry: ::core::default::Default::default(),
+                        retry: Default::default(),
                     }
                 }
 
                 /// Use another table name (one table per stage or per test).
-                pub fn with_table_name(mut self, table_name: impl ::core::convert::Into<::std::string::String>) -> Self {
+                pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
                     self.table_name = table_name.into();
                     self
                 }
 
                 /// How unprocessed batch items are retried.
-                pub fn with_retry_policy(mut self, retry: ::schema_runtime::RetryPolicy) -> Self {
+                pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
                     self.retry = retry;
                     self
                 }
 
                 /// The SDK client.
-                pub fn client(&self) -> &::schema_runtime::sdk::Client {
+                pub fn client(&self) -> &__rt::sdk::Client {
                     &self.client
                 }
 
@@ -262,8 +262,12 @@ impl Emitter<'_> {
                     &self.table_name
                 }
 
-                fn table_info(&self) -> ::schema_runtime::ops::TableInfo<'_> {
-                    ::schema_runtime::ops::TableInfo {
+                fn table(&self) -> __rt::ops::Table<'_> {
+                    __rt::ops::Table { client: &self.client, info: self.table_info() }
+                }
+
+                fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+                    __rt::ops::TableInfo {
                         name: &self.table_name,
                         partition_key: #pk,
                         entity_type_attribute: #eta,
@@ -272,7 +276,7 @@ impl Emitter<'_> {
                 }
 
                 /// Creates the table as the spec declares it and waits until it is active.
-                pub async fn create_table(&self) -> ::core::result::Result<(), ::schema_runtime::Error> {
+                pub async fn create_table(&self) -> Result<(), __rt::Error> {
                     TABLE.create(&self.client, &self.table_name).await
                 }
 
@@ -311,8 +315,8 @@ impl Emitter<'_> {
         let delete = op("delete");
         let repo = handle.repo();
         let scope = self.scope_expr(entity, handle);
-        let result = quote!(::core::result::Result);
-        let error = quote!(::schema_runtime::Error);
+        let result = quote!(Result);
+        let error = quote!(__rt::Error);
         let get_doc = format!(
             " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
         );
@@ -335,36 +339,29 @@ impl Emitter<'_> {
         }
         quote! {
             #[doc = #get_doc]
-            pub async fn #get(&self, key: &#key_ty) -> #result<::core::option::Option<#ty>, #error> {
-                let repo = #repo;
-                ::schema_runtime::ops::get::<#ty>(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, false).await
+            pub async fn #get(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
+                #repo.table().get(key, #scope, false).await
             }
 
             #[doc = #put_doc]
             pub async fn #put(&self, item: &#ty) -> #result<(), #error> {
-                let repo = #repo;
-                let item = ::schema_runtime::Entity::to_item(item, #scope)?;
-                ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, false, #version, #name).await
+                #repo.table().put(item, #scope, false, #version).await
             }
 
             #[doc = #create_doc]
             pub async fn #create(&self, item: &#ty) -> #result<(), #error> {
-                let repo = #repo;
-                let item = ::schema_runtime::Entity::to_item(item, #scope)?;
-                ::schema_runtime::ops::put(&repo.client, &repo.table_info(), item, true, #version, #name).await
+                #repo.table().put(item, #scope, true, #version).await
             }
 
             #[doc = #update_doc]
             pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<(), #error> {
-                let repo = #repo;
                 let changes = update.to_update(key, #scope)?;
-                ::schema_runtime::ops::update(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, changes, #name).await
+                #repo.table().update(key, #scope, changes).await
             }
 
             #[doc = #delete_doc]
             pub async fn #delete(&self, key: &#key_ty) -> #result<bool, #error> {
-                let repo = #repo;
-                ::schema_runtime::ops::delete(&repo.client, &repo.table_info(), key.to_key_item(#scope)?).await
+                #repo.table().delete(key, #scope).await
             }
         }
     }
@@ -387,8 +384,8 @@ impl Emitter<'_> {
         let scope = self.scope_expr(entity, handle);
         let konst = Self::counter_const(counted.aggregate);
         let group_fn = Self::group_fn(name, counted.aggregate);
-        let result = quote!(::core::result::Result);
-        let error = quote!(::schema_runtime::Error);
+        let result = quote!(Result);
+        let error = quote!(__rt::Error);
         let counted_doc =
             format!(" The count in its [`{a_name}`] group changes in the same transaction.");
         let get_doc = format!(
@@ -401,23 +398,23 @@ impl Emitter<'_> {
             format!(" Deletes the [`{name}`] at `key`; returns whether there was one.");
         quote! {
             #[doc = #get_doc]
-            pub async fn #get(&self, key: &#key_ty) -> #result<::core::option::Option<#ty>, #error> {
+            pub async fn #get(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
                 let repo = #repo;
-                ::schema_runtime::ops::get(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, false).await
+                __rt::ops::get(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, false).await
             }
 
             #[doc = #put_doc]
             #[doc = #counted_doc]
             pub async fn #put(&self, item: &#ty) -> #result<(), #error> {
                 let repo = #repo;
-                ::schema_runtime::aggregate::put(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await
+                __rt::aggregate::put(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await
             }
 
             #[doc = #create_doc]
             #[doc = #counted_doc]
             pub async fn #create(&self, item: &#ty) -> #result<(), #error> {
                 let repo = #repo;
-                ::schema_runtime::aggregate::create(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await
+                __rt::aggregate::create(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await
             }
 
             #[doc = #update_doc]
@@ -425,14 +422,14 @@ impl Emitter<'_> {
             pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<(), #error> {
                 let repo = #repo;
                 let changes = update.to_update(key, #scope)?;
-                ::schema_runtime::aggregate::update(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, changes, #scope, &#konst, #group_fn).await
+                __rt::aggregate::update(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, changes, #scope, &#konst, #group_fn).await
             }
 
             #[doc = #delete_doc]
             #[doc = #counted_doc]
             pub async fn #delete(&self, key: &#key_ty) -> #result<bool, #error> {
                 let repo = #repo;
-                ::schema_runtime::aggregate::delete(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, #scope, &#konst, #group_fn).await
+                __rt::aggregate::delete(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, #scope, &#konst, #group_fn).await
             }
         }
     }

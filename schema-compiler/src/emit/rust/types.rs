@@ -17,10 +17,10 @@ pub fn time_format(format: DatetimeFormat, precision: TimePrecision) -> TokenStr
                 TimePrecision::Micros => 6,
                 TimePrecision::Nanos => 9,
             };
-            quote!(::schema_runtime::TimeFormat::Rfc3339(#digits))
+            quote!(__rt::TimeFormat::Rfc3339(#digits))
         }
-        DatetimeFormat::EpochSeconds => quote!(::schema_runtime::TimeFormat::EpochSeconds),
-        DatetimeFormat::EpochMillis => quote!(::schema_runtime::TimeFormat::EpochMillis),
+        DatetimeFormat::EpochSeconds => quote!(__rt::TimeFormat::EpochSeconds),
+        DatetimeFormat::EpochMillis => quote!(__rt::TimeFormat::EpochMillis),
     }
 }
 
@@ -39,11 +39,11 @@ impl Emitter<'_> {
 
     fn type_of(&self, entity: &str, attribute: &str, ty: &AttributeType) -> TokenStream {
         match ty {
-            AttributeType::String { .. } => quote!(::std::string::String),
+            AttributeType::String { .. } => quote!(String),
             AttributeType::Integer { .. } => quote!(i64),
-            AttributeType::Decimal { .. } => quote!(::schema_runtime::Decimal),
+            AttributeType::Decimal { .. } => quote!(__rt::Decimal),
             AttributeType::Boolean => quote!(bool),
-            AttributeType::Datetime { .. } => quote!(::schema_runtime::DateTime),
+            AttributeType::Datetime { .. } => quote!(__rt::DateTime),
             AttributeType::Enum { .. } => {
                 let name = self
                     .enums
@@ -55,12 +55,12 @@ impl Emitter<'_> {
             AttributeType::List { items, .. } => match items {
                 Some(items) if !matches!(**items, AttributeType::Enum { .. }) => {
                     let inner = self.type_of(entity, attribute, items);
-                    quote!(::std::vec::Vec<#inner>)
+                    quote!(Vec<#inner>)
                 }
-                _ => quote!(::std::vec::Vec<::schema_runtime::sdk::types::AttributeValue>),
+                _ => quote!(Vec<__rt::AttributeValue>),
             },
-            AttributeType::Map => quote!(::schema_runtime::Item),
-            AttributeType::Binary { .. } => quote!(::schema_runtime::Blob),
+            AttributeType::Map => quote!(__rt::Item),
+            AttributeType::Binary { .. } => quote!(__rt::Blob),
         }
     }
 
@@ -87,7 +87,7 @@ impl Emitter<'_> {
         match &attribute.r#type {
             AttributeType::Datetime { format, precision } => {
                 let format = time_format(*format, *precision);
-                quote!(::schema_runtime::codec::datetime_to_av(*#value, #format, #entity, #name)?)
+                quote!(__rt::codec::datetime_to_av(*#value, #format, #entity, #name)?)
             }
             AttributeType::String {
                 min_length,
@@ -97,8 +97,8 @@ impl Emitter<'_> {
                 let min = min_length.unwrap_or(0) as usize;
                 let max = super::option_usize(max_length.map(|m| m as usize));
                 quote!({
-                    ::schema_runtime::codec::check_length(#value, #min, #max, #entity, #name)?;
-                    ::schema_runtime::Attr::to_av(#value)
+                    __rt::codec::check_length(#value, #min, #max, #entity, #name)?;
+                    __rt::Attr::to_av(#value)
                 })
             }
             AttributeType::String { .. }
@@ -108,42 +108,7 @@ impl Emitter<'_> {
             | AttributeType::Enum { .. }
             | AttributeType::List { .. }
             | AttributeType::Map
-            | AttributeType::Binary { .. } => quote!(::schema_runtime::Attr::to_av(#value)),
-        }
-    }
-
-    /// An expression reading the attribute from `item`, `?`-propagating a `DecodeError`.
-    pub(super) fn read_attribute_expr(
-        &self,
-        entity: &str,
-        attribute: &ir::Attribute,
-    ) -> TokenStream {
-        let name = attribute.name.as_str();
-        match &attribute.r#type {
-            AttributeType::Datetime { format, precision } => {
-                let format = time_format(*format, *precision);
-                let read = if attribute.optional {
-                    quote!(::schema_runtime::optional_with)
-                } else {
-                    quote!(::schema_runtime::required_with)
-                };
-                quote!(#read(item, #entity, #name, |av| ::schema_runtime::codec::datetime_from_av(av, #format))?)
-            }
-            AttributeType::String { .. }
-            | AttributeType::Integer { .. }
-            | AttributeType::Decimal { .. }
-            | AttributeType::Boolean
-            | AttributeType::Enum { .. }
-            | AttributeType::List { .. }
-            | AttributeType::Map
-            | AttributeType::Binary { .. } => {
-                let ty = self.value_type(entity, attribute);
-                if attribute.optional {
-                    quote!(::schema_runtime::optional::<#ty>(item, #entity, #name)?)
-                } else {
-                    quote!(::schema_runtime::required::<#ty>(item, #entity, #name)?)
-                }
-            }
+            | AttributeType::Binary { .. } => quote!(__rt::Attr::to_av(#value)),
         }
     }
 
@@ -209,11 +174,11 @@ fn emit_enum(name: &str, values: &[String], description: Option<&str>) -> TokenS
         }
 
         impl ::core::str::FromStr for #ty {
-            type Err = ::std::string::String;
-            fn from_str(s: &str) -> ::core::result::Result<Self, Self::Err> {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
                 match s {
-                    #( #values => ::core::result::Result::Ok(#ty::#variants), )*
-                    other => ::core::result::Result::Err(::std::format!("{other:?} is not {}", #expected)),
+                    #( #values => Ok(#ty::#variants), )*
+                    other => Err(format!("{other:?} is not {}", #expected)),
                 }
             }
         }
@@ -224,15 +189,15 @@ fn emit_enum(name: &str, values: &[String], description: Option<&str>) -> TokenS
             }
         }
 
-        impl ::schema_runtime::Attr for #ty {
-            fn to_av(&self) -> ::schema_runtime::sdk::types::AttributeValue {
-                ::schema_runtime::sdk::types::AttributeValue::S(self.as_str().to_owned())
+        impl __rt::Attr for #ty {
+            fn to_av(&self) -> __rt::AttributeValue {
+                __rt::AttributeValue::S(self.as_str().to_owned())
             }
             fn from_av(
-                av: &::schema_runtime::sdk::types::AttributeValue,
-            ) -> ::core::result::Result<Self, ::schema_runtime::DecodeProblem> {
-                let text = <::std::string::String as ::schema_runtime::Attr>::from_av(av)?;
-                text.parse().map_err(::schema_runtime::DecodeProblem::Invalid)
+                av: &__rt::AttributeValue,
+            ) -> Result<Self, __rt::DecodeProblem> {
+                let text = <String as __rt::Attr>::from_av(av)?;
+                text.parse().map_err(__rt::DecodeProblem::Invalid)
             }
         }
     }

@@ -1,0 +1,17 @@
+//! What generated code calls, under one short name: a generated module
+//! imports it as `use ::schema_runtime::__private as __rt;` (the `__` prefix
+//! is reserved in specs, so no generated name can clash with it).
+//!
+//! Not an API: its contents change with the generator, in any release.
+
+pub use crate::sdk::types::AttributeValue;
+pub use crate::{aggregate, codec, iam, ops, reader, schema, sdk};
+pub use crate::{
+    batch_get, batch_write, entity::decode_as, entity::Decoded, entity_type, optional,
+    optional_with, required, required_with, transact_write,
+};
+pub use crate::{
+    Attr, Blob, DateTime, Decimal, DecodeError, DecodeProblem, Entity, EntityKey, Error, Item,
+    Query, QueryRequest, RetryPolicy, TenantId, TenantKeys, TenantRules, TimeFormat, TransactGet,
+    ValueError,
+};
