@@ -228,11 +228,44 @@ pub trait Attr: Sized {
     fn to_av(&self) -> AttributeValue;
     /// The value read back.
     fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem>;
+    /// The value to store under the spec's rules for it (a string's length
+    /// bounds, a datetime's format); `name` of `context` in errors.
+    fn store(
+        &self,
+        how: Store,
+        context: &'static str,
+        name: &'static str,
+    ) -> Result<AttributeValue, ValueError> {
+        let _ = (how, context, name);
+        Ok(self.to_av())
+    }
+}
+
+/// The spec's rules for storing one attribute's value, beyond its type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Store {
+    /// As it is.
+    Plain,
+    /// A string of this many bytes at least, and at most.
+    Length(usize, Option<usize>),
+    /// A datetime in this format.
+    Time(TimeFormat),
 }
 
 impl Attr for String {
     fn to_av(&self) -> AttributeValue {
         AttributeValue::S(self.clone())
+    }
+    fn store(
+        &self,
+        how: Store,
+        context: &'static str,
+        name: &'static str,
+    ) -> Result<AttributeValue, ValueError> {
+        if let Store::Length(min, max) = how {
+            check_length(self, min, max, context, name)?;
+        }
+        Ok(self.to_av())
     }
     fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
         expect_s(av).map(str::to_owned)
@@ -280,6 +313,17 @@ impl Attr for Blob {
 impl Attr for DateTime {
     fn to_av(&self) -> AttributeValue {
         AttributeValue::N(self.secs().to_string())
+    }
+    fn store(
+        &self,
+        how: Store,
+        context: &'static str,
+        name: &'static str,
+    ) -> Result<AttributeValue, ValueError> {
+        match how {
+            Store::Time(format) => datetime_to_av(*self, format, context, name),
+            Store::Plain | Store::Length(..) => Ok(self.to_av()),
+        }
     }
     fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
         datetime_from_av(av, TimeFormat::EpochSeconds)
@@ -611,5 +655,56 @@ mod tests {
             }
         );
         assert!(i64::from_av(&AttributeValue::N("1.5".into())).is_err());
+    }
+}
+
+/// An item being written by a generated `to_item`, one line per attribute;
+/// errors name the entity and the attribute.
+#[derive(Debug)]
+pub struct ItemWriter {
+    item: crate::Item,
+    entity: &'static str,
+}
+
+impl ItemWriter {
+    /// Starts from the key attributes, with room for `attributes` more.
+    pub fn new(mut key: crate::Item, entity: &'static str, attributes: usize) -> Self {
+        key.reserve(attributes);
+        ItemWriter { item: key, entity }
+    }
+
+    /// Writes an attribute.
+    pub fn put<T: Attr>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+        how: Store,
+    ) -> Result<(), ValueError> {
+        let value = value.store(how, self.entity, name)?;
+        self.item.insert(name.to_owned(), value);
+        Ok(())
+    }
+
+    /// Writes an optional attribute when it has a value.
+    pub fn put_opt<T: Attr>(
+        &mut self,
+        name: &'static str,
+        value: &Option<T>,
+        how: Store,
+    ) -> Result<(), ValueError> {
+        match value {
+            Some(value) => self.put(name, value, how),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes an attribute already encoded (the entity type, a key).
+    pub fn raw(&mut self, name: &'static str, value: AttributeValue) {
+        self.item.insert(name.to_owned(), value);
+    }
+
+    /// The item.
+    pub fn finish(self) -> crate::Item {
+        self.item
     }
 }

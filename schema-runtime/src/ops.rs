@@ -40,6 +40,71 @@ pub struct Update {
     /// Attributes the stored item must hold with these values for the
     /// update to apply.
     pub expect: Vec<(&'static str, AttributeValue)>,
+    /// The entity updated, named in errors.
+    pub entity: &'static str,
+}
+
+impl Update {
+    /// An update of an item of `entity`; with `upsert`, it may create it.
+    pub fn new(entity: &'static str, upsert: bool) -> Self {
+        Update {
+            entity,
+            upsert,
+            ..Update::default()
+        }
+    }
+
+    /// Sets an attribute when a value was given.
+    pub fn put<T: crate::Attr>(
+        &mut self,
+        name: &'static str,
+        value: &Option<T>,
+        how: crate::codec::Store,
+    ) -> Result<(), crate::ValueError> {
+        if let Some(value) = value {
+            self.set.push((name, value.store(how, self.entity, name)?));
+        }
+        Ok(())
+    }
+
+    /// Sets an optional attribute given `Some(value)`, removes it given
+    /// `Some(None)`.
+    pub fn put_opt<T: crate::Attr>(
+        &mut self,
+        name: &'static str,
+        value: &Option<Option<T>>,
+        how: crate::codec::Store,
+    ) -> Result<(), crate::ValueError> {
+        match value {
+            Some(Some(value)) => self.set.push((name, value.store(how, self.entity, name)?)),
+            Some(None) => self.remove.push(name),
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// Sets an attribute to `value`.
+    pub fn put_value<T: crate::Attr>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+        how: crate::codec::Store,
+    ) -> Result<(), crate::ValueError> {
+        self.set.push((name, value.store(how, self.entity, name)?));
+        Ok(())
+    }
+
+    /// Sets a key attribute to its encoded value.
+    pub fn key(&mut self, name: &'static str, value: AttributeValue) {
+        self.set.push((name, value));
+    }
+
+    /// Adds to a counter when a number was given.
+    pub fn add_to(&mut self, name: &'static str, n: Option<i64>) {
+        if let Some(n) = n {
+            self.add.push((name, AttributeValue::N(n.to_string())));
+        }
+    }
 }
 
 /// Decodes an item read by key, checking its entity type and TTL.

@@ -4,14 +4,15 @@
 //!
 //! Not an API: its contents change with the generator, in any release.
 
-pub use crate::sdk::types::AttributeValue;
+pub use crate::codec::{ItemWriter, Store};
+pub use crate::sdk::types::AttributeValue::{self, N, S};
 pub use crate::{aggregate, codec, iam, ops, reader, schema, sdk};
 pub use crate::{
     batch_get, batch_write, entity::decode_as, entity::Decoded, entity_type, optional,
     optional_with, required, required_with, transact_write,
 };
 pub use crate::{
-    Attr, Blob, DateTime, Decimal, DecodeError, DecodeProblem, Entity, EntityKey, Error, Item,
-    Query, QueryRequest, RetryPolicy, TenantId, TenantKeys, TenantRules, TimeFormat, TransactGet,
-    ValueError,
+    Attr, Blob, DateTime, Decimal, DecodeError, DecodeProblem, Decoder, Entity, EntityKey, Error,
+    Item, Query, QueryRequest, RetryPolicy, TenantId, TenantKeys, TenantRules, TimeFormat,
+    TransactGet, ValueError,
 };

@@ -51,31 +51,20 @@ impl __rt::Entity for Contestant {
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __contestant_key(
-            scope,
-            self.contest_id.as_str(),
-            self.contestant_id.as_str(),
-        )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("Contestant".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __contestant_key(
+                scope,
+                self.contest_id.as_str(),
+                self.contestant_id.as_str(),
+            )?,
+            "Contestant",
+            4,
         );
-        item.insert("contest_id".to_owned(), __rt::Attr::to_av(&self.contest_id));
-        item.insert("contestant_id".to_owned(), __rt::Attr::to_av(&self.contestant_id));
-        item.insert(
-            "name".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.name,
-                    0usize,
-                    Some(200usize),
-                    "Contestant",
-                    "name",
-                )?;
-                __rt::Attr::to_av(&self.name)
-            },
-        );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("Contestant".to_owned()));
+        w.put("contest_id", &self.contest_id, __rt::Store::Plain)?;
+        w.put("contestant_id", &self.contestant_id, __rt::Store::Plain)?;
+        w.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -103,16 +92,9 @@ fn __contestant_key(
     contestant_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
+    __item.insert("pk".to_owned(), __rt::S(__contestant_pk("Contestant", contest_id)?));
     __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__contestant_pk("Contestant", contest_id)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__contestant_sk("Contestant", contestant_id)?),
-        );
+        .insert("sk".to_owned(), __rt::S(__contestant_sk("Contestant", contestant_id)?));
     Ok(__item)
 }
 /// A partial update of a [`Contestant`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -144,33 +126,13 @@ impl ContestantUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Contestant", self.or_create);
         if self.or_create {
             __rt::ops::creatable("Contestant", &[("name", self.name.is_some())])?;
-            let value = &key.contest_id;
-            update.set.push(("contest_id", __rt::Attr::to_av(value)));
-            let value = &key.contestant_id;
-            update.set.push(("contestant_id", __rt::Attr::to_av(value)));
+            update.put_value("contest_id", &key.contest_id, __rt::Store::Plain)?;
+            update.put_value("contestant_id", &key.contestant_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.name {
-            update
-                .set
-                .push((
-                    "name",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(200usize),
-                            "Contestant",
-                            "name",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        let _ = key;
+        update.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
         Ok(update)
     }
 }
@@ -247,20 +209,21 @@ impl __rt::Entity for VoteShard {
         let __tenant = scope;
         __rt::codec::check_shard(self.shard, 20u32, "VoteShard")?;
         let __shard: u32 = self.shard;
-        let mut item = __vote_shard_key(
-            scope,
-            __shard,
-            self.contest_id.as_str(),
-            self.contestant_id.as_str(),
-        )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("VoteShard".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __vote_shard_key(
+                scope,
+                __shard,
+                self.contest_id.as_str(),
+                self.contestant_id.as_str(),
+            )?,
+            "VoteShard",
+            4,
         );
-        item.insert("contest_id".to_owned(), __rt::Attr::to_av(&self.contest_id));
-        item.insert("contestant_id".to_owned(), __rt::Attr::to_av(&self.contestant_id));
-        item.insert("votes".to_owned(), __rt::Attr::to_av(&self.votes));
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("VoteShard".to_owned()));
+        w.put("contest_id", &self.contest_id, __rt::Store::Plain)?;
+        w.put("contestant_id", &self.contestant_id, __rt::Store::Plain)?;
+        w.put("votes", &self.votes, __rt::Store::Plain)?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -300,11 +263,9 @@ fn __vote_shard_key(
     __item
         .insert(
             "pk".to_owned(),
-            __rt::AttributeValue::S(
-                __vote_shard_pk("VoteShard", contest_id, contestant_id, __shard)?,
-            ),
+            __rt::S(__vote_shard_pk("VoteShard", contest_id, contestant_id, __shard)?),
         );
-    __item.insert("sk".to_owned(), __rt::AttributeValue::S("VOTES".to_owned()));
+    __item.insert("sk".to_owned(), __rt::S("VOTES".to_owned()));
     Ok(__item)
 }
 /// A partial update of a [`VoteShard`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -344,25 +305,17 @@ impl VoteShardUpdate {
         let __tenant = scope;
         __rt::codec::check_shard(key.shard, 20u32, "VoteShard")?;
         let __shard: u32 = key.shard;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("VoteShard", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "VoteShard",
                 &[("votes", self.votes.is_some() || self.add_votes.is_some())],
             )?;
-            let value = &key.contest_id;
-            update.set.push(("contest_id", __rt::Attr::to_av(value)));
-            let value = &key.contestant_id;
-            update.set.push(("contestant_id", __rt::Attr::to_av(value)));
+            update.put_value("contest_id", &key.contest_id, __rt::Store::Plain)?;
+            update.put_value("contestant_id", &key.contestant_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.votes {
-            update.set.push(("votes", __rt::Attr::to_av(value)));
-        }
-        if let Some(n) = self.add_votes {
-            update.add.push(("votes", __rt::AttributeValue::N(n.to_string())));
-        }
-        let _ = key;
+        update.put("votes", &self.votes, __rt::Store::Plain)?;
+        update.add_to("votes", self.add_votes);
         Ok(update)
     }
 }
@@ -415,28 +368,25 @@ impl __rt::Entity for VoteTotal {
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __vote_total_key(
-            scope,
-            self.contest_id.as_str(),
-            self.contestant_id.as_str(),
-        )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("VoteTotal".to_owned()),
-        );
-        item.insert("contest_id".to_owned(), __rt::Attr::to_av(&self.contest_id));
-        item.insert("contestant_id".to_owned(), __rt::Attr::to_av(&self.contestant_id));
-        item.insert("votes".to_owned(), __rt::Attr::to_av(&self.votes));
-        item.insert(
-            "tallied_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.tallied_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "VoteTotal",
-                "tallied_at",
+        let mut w = __rt::ItemWriter::new(
+            __vote_total_key(
+                scope,
+                self.contest_id.as_str(),
+                self.contestant_id.as_str(),
             )?,
+            "VoteTotal",
+            5,
         );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("VoteTotal".to_owned()));
+        w.put("contest_id", &self.contest_id, __rt::Store::Plain)?;
+        w.put("contestant_id", &self.contestant_id, __rt::Store::Plain)?;
+        w.put("votes", &self.votes, __rt::Store::Plain)?;
+        w.put(
+            "tallied_at",
+            &self.tallied_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -454,7 +404,7 @@ impl __rt::Entity for VoteTotal {
             contestant_id: r
                 .keyed("contestant_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
             votes: r.required("votes")?,
-            tallied_at: r.time("tallied_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            tallied_at: r.time("tallied_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -465,16 +415,9 @@ fn __vote_total_key(
     contestant_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
+    __item.insert("pk".to_owned(), __rt::S(__contestant_pk("VoteTotal", contest_id)?));
     __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__contestant_pk("VoteTotal", contest_id)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__vote_total_sk("VoteTotal", contestant_id)?),
-        );
+        .insert("sk".to_owned(), __rt::S(__vote_total_sk("VoteTotal", contestant_id)?));
     Ok(__item)
 }
 /// A partial update of a [`VoteTotal`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -518,8 +461,7 @@ impl VoteTotalUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("VoteTotal", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "VoteTotal",
@@ -528,31 +470,17 @@ impl VoteTotalUpdate {
                     ("tallied_at", self.tallied_at.is_some()),
                 ],
             )?;
-            let value = &key.contest_id;
-            update.set.push(("contest_id", __rt::Attr::to_av(value)));
-            let value = &key.contestant_id;
-            update.set.push(("contestant_id", __rt::Attr::to_av(value)));
+            update.put_value("contest_id", &key.contest_id, __rt::Store::Plain)?;
+            update.put_value("contestant_id", &key.contestant_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.votes {
-            update.set.push(("votes", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.tallied_at {
-            update
-                .set
-                .push((
-                    "tallied_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "VoteTotal",
-                        "tallied_at",
-                    )?,
-                ));
-        }
-        if let Some(n) = self.add_votes {
-            update.add.push(("votes", __rt::AttributeValue::N(n.to_string())));
-        }
-        let _ = key;
+        update.put("votes", &self.votes, __rt::Store::Plain)?;
+        update
+            .put(
+                "tallied_at",
+                &self.tallied_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
+        update.add_to("votes", self.add_votes);
         Ok(update)
     }
 }
@@ -599,6 +527,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -717,47 +652,43 @@ impl Repository {
     ) -> Result<bool, __rt::Error> {
         self.table().delete(key, &()).await
     }
-    /** As a viewer, I want to see the contestants of a contest.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `CONTEST#<contest_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a viewer, I want to see the contestants of a contest.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `CONTEST#<contest_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn contestants(&self, contest_id: &str) -> __rt::Query<Contestant> {
-        let __request = __request_contestants(self, contest_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_contestants)
+        self.__query(__request_contestants(self, contest_id), __decode_contestants)
     }
-    /** As the tally job, I want every vote shard of a contestant, to add them up.
-
-Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `CONTEST#<contest_id>|CONTESTANT#<contestant_id>|S#<shard>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As the tally job, I want every vote shard of a contestant, to add them up.
+    ///
+    /// Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `CONTEST#<contest_id>|CONTESTANT#<contestant_id>|S#<shard>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn vote_shards(
         &self,
         contest_id: &str,
         contestant_id: &str,
     ) -> __rt::Query<VoteShard> {
-        let __request = __request_vote_shards(self, contest_id, contestant_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_vote_shards)
+        self.__query(
+            __request_vote_shards(self, contest_id, contestant_id),
+            __decode_vote_shards,
+        )
     }
-    /** As a viewer, I want to see a contestant's vote total.
-
-GetItem of one [`VoteTotal`].*/
+    /// As a viewer, I want to see a contestant's vote total.
+    ///
+    /// GetItem of one [`VoteTotal`].
     pub async fn vote_total(
         &self,
         key: &VoteTotalKey,
     ) -> Result<Option<VoteTotal>, __rt::Error> {
-        let repo = self;
-        __rt::ops::get::<
-            VoteTotal,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&())?, false)
-            .await
+        self.table().get(key, &(), false).await
     }
-    /** As a viewer, I want to see the vote totals of every contestant in a contest.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `CONTEST#<contest_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a viewer, I want to see the vote totals of every contestant in a contest.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `CONTEST#<contest_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn leaderboard(&self, contest_id: &str) -> __rt::Query<VoteTotal> {
-        let __request = __request_leaderboard(self, contest_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_leaderboard)
+        self.__query(__request_leaderboard(self, contest_id), __decode_leaderboard)
     }
-    /** As the tally job, I want to write the new totals of every contestant.
-
-Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
+    /// As the tally job, I want to write the new totals of every contestant.
+    ///
+    /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
     pub fn publish_totals(&self) -> PublishTotalsBatch<'_> {
         PublishTotalsBatch {
             repo: self,
@@ -775,16 +706,9 @@ fn __request_contestants(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__contestant_pk("contestants", contest_id)?),
-                ),
-                (":sk", __rt::AttributeValue::S("CONTESTANT#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__contestant_pk("contestants", contest_id)?);
+    let __v1 = __rt::S("CONTESTANT#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -810,23 +734,11 @@ fn __request_vote_shards(
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
     for __shard in 0..20u32 {
-        __partitions
-            .push(
-                __rt::ops::values([
-                    (
-                        ":pk",
-                        __rt::AttributeValue::S(
-                            __vote_shard_pk(
-                                "vote_shards",
-                                contest_id,
-                                contestant_id,
-                                __shard,
-                            )?,
-                        ),
-                    ),
-                    (":sk", __rt::AttributeValue::S("VOTES".to_owned())),
-                ]),
-            );
+        let __v0 = __rt::S(
+            __vote_shard_pk("vote_shards", contest_id, contestant_id, __shard)?,
+        );
+        let __v1 = __rt::S("VOTES".to_owned());
+        __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     }
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
@@ -851,16 +763,9 @@ fn __request_leaderboard(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__contestant_pk("leaderboard", contest_id)?),
-                ),
-                (":sk", __rt::AttributeValue::S("TOTAL#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__contestant_pk("leaderboard", contest_id)?);
+    let __v1 = __rt::S("TOTAL#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,

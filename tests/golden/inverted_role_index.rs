@@ -59,47 +59,18 @@ impl __rt::Entity for User {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __user_key(scope, self.user_id.as_str())?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("User".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __user_key(scope, self.user_id.as_str())?,
+            "User",
+            6,
         );
-        item.insert("user_id".to_owned(), __rt::Attr::to_av(&self.user_id));
-        item.insert(
-            "email".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.email,
-                    0usize,
-                    Some(254usize),
-                    "User",
-                    "email",
-                )?;
-                __rt::Attr::to_av(&self.email)
-            },
-        );
-        item.insert(
-            "display_name".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.display_name,
-                    0usize,
-                    Some(200usize),
-                    "User",
-                    "display_name",
-                )?;
-                __rt::Attr::to_av(&self.display_name)
-            },
-        );
-        item.insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__user_pk("User", __tenant, self.user_id.as_str())?),
-        );
-        item.insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__user_pk("User", __tenant, self.user_id.as_str())?),
-        );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("User".to_owned()));
+        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        w.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
+        w.put("display_name", &self.display_name, __rt::Store::Length(0, Some(200)))?;
+        w.raw("sk", __rt::S(__user_pk("User", __tenant, self.user_id.as_str())?));
+        w.raw("pk", __rt::S(__user_pk("User", __tenant, self.user_id.as_str())?));
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -133,16 +104,8 @@ fn __user_key(
     user_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__user_pk("User", __tenant, user_id)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__user_pk("User", __tenant, user_id)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__user_pk("User", __tenant, user_id)?));
+    __item.insert("sk".to_owned(), __rt::S(__user_pk("User", __tenant, user_id)?));
     Ok(__item)
 }
 /// A partial update of a [`User`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -180,8 +143,7 @@ impl UserUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("User", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "User",
@@ -190,44 +152,11 @@ impl UserUpdate {
                     ("display_name", self.display_name.is_some()),
                 ],
             )?;
-            let value = &key.user_id;
-            update.set.push(("user_id", __rt::Attr::to_av(value)));
+            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.email {
-            update
-                .set
-                .push((
-                    "email",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(254usize),
-                            "User",
-                            "email",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.display_name {
-            update
-                .set
-                .push((
-                    "display_name",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(200usize),
-                            "User",
-                            "display_name",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        let _ = key;
+        update.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
+        update
+            .put("display_name", &self.display_name, __rt::Store::Length(0, Some(200)))?;
         Ok(update)
     }
 }
@@ -277,37 +206,18 @@ impl __rt::Entity for Role {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __role_key(scope, self.role.as_str())?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("Role".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __role_key(scope, self.role.as_str())?,
+            "Role",
+            6,
         );
-        item.insert("role".to_owned(), __rt::Attr::to_av(&self.role));
-        if let Some(value) = &self.description {
-            item.insert(
-                "description".to_owned(),
-                {
-                    __rt::codec::check_length(
-                        value,
-                        0usize,
-                        Some(500usize),
-                        "Role",
-                        "description",
-                    )?;
-                    __rt::Attr::to_av(value)
-                },
-            );
-        }
-        item.insert("permissions".to_owned(), __rt::Attr::to_av(&self.permissions));
-        item.insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__role_pk("Role", __tenant, self.role.as_str())?),
-        );
-        item.insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__role_pk("Role", __tenant, self.role.as_str())?),
-        );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("Role".to_owned()));
+        w.put("role", &self.role, __rt::Store::Plain)?;
+        w.put_opt("description", &self.description, __rt::Store::Length(0, Some(500)))?;
+        w.put("permissions", &self.permissions, __rt::Store::Plain)?;
+        w.raw("sk", __rt::S(__role_pk("Role", __tenant, self.role.as_str())?));
+        w.raw("pk", __rt::S(__role_pk("Role", __tenant, self.role.as_str())?));
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -338,16 +248,8 @@ impl __rt::Entity for Role {
 /// The primary key attributes of a [`Role`].
 fn __role_key(__tenant: &TenantId, role: &str) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__role_pk("Role", __tenant, role)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__role_pk("Role", __tenant, role)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__role_pk("Role", __tenant, role)?));
+    __item.insert("sk".to_owned(), __rt::S(__role_pk("Role", __tenant, role)?));
     Ok(__item)
 }
 /// A partial update of a [`Role`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -385,41 +287,21 @@ impl RoleUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Role", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Role",
                 &[("permissions", self.permissions.is_some())],
             )?;
-            let value = &key.role;
-            update.set.push(("role", __rt::Attr::to_av(value)));
+            update.put_value("role", &key.role, __rt::Store::Plain)?;
         }
-        match &self.description {
-            Some(Some(value)) => {
-                update
-                    .set
-                    .push((
-                        "description",
-                        {
-                            __rt::codec::check_length(
-                                value,
-                                0usize,
-                                Some(500usize),
-                                "Role",
-                                "description",
-                            )?;
-                            __rt::Attr::to_av(value)
-                        },
-                    ))
-            }
-            Some(None) => update.remove.push("description"),
-            None => {}
-        }
-        if let Some(value) = &self.permissions {
-            update.set.push(("permissions", __rt::Attr::to_av(value)));
-        }
-        let _ = key;
+        update
+            .put_opt(
+                "description",
+                &self.description,
+                __rt::Store::Length(0, Some(500)),
+            )?;
+        update.put("permissions", &self.permissions, __rt::Store::Plain)?;
         Ok(update)
     }
 }
@@ -472,40 +354,26 @@ impl __rt::Entity for RoleAssignment {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __role_assignment_key(
-            scope,
-            self.user_id.as_str(),
-            self.role.as_str(),
+        let mut w = __rt::ItemWriter::new(
+            __role_assignment_key(scope, self.user_id.as_str(), self.role.as_str())?,
+            "RoleAssignment",
+            7,
+        );
+        w.raw("entity_type", __rt::AttributeValue::S("RoleAssignment".to_owned()));
+        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        w.put("role", &self.role, __rt::Store::Plain)?;
+        w.put("granted_by", &self.granted_by, __rt::Store::Plain)?;
+        w.put(
+            "granted_at",
+            &self.granted_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
         )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("RoleAssignment".to_owned()),
+        w.raw("sk", __rt::S(__role_pk("RoleAssignment", __tenant, self.role.as_str())?));
+        w.raw(
+            "pk",
+            __rt::S(__user_pk("RoleAssignment", __tenant, self.user_id.as_str())?),
         );
-        item.insert("user_id".to_owned(), __rt::Attr::to_av(&self.user_id));
-        item.insert("role".to_owned(), __rt::Attr::to_av(&self.role));
-        item.insert("granted_by".to_owned(), __rt::Attr::to_av(&self.granted_by));
-        item.insert(
-            "granted_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.granted_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "RoleAssignment",
-                "granted_at",
-            )?,
-        );
-        item.insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(
-                __role_pk("RoleAssignment", __tenant, self.role.as_str())?,
-            ),
-        );
-        item.insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(
-                __user_pk("RoleAssignment", __tenant, self.user_id.as_str())?,
-            ),
-        );
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -525,7 +393,7 @@ impl __rt::Entity for RoleAssignment {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
             role: r.keyed("role", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
             granted_by: r.required("granted_by")?,
-            granted_at: r.time("granted_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            granted_at: r.time("granted_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -539,13 +407,10 @@ fn __role_assignment_key(
     __item
         .insert(
             "pk".to_owned(),
-            __rt::AttributeValue::S(__user_pk("RoleAssignment", __tenant, user_id)?),
+            __rt::S(__user_pk("RoleAssignment", __tenant, user_id)?),
         );
     __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__role_pk("RoleAssignment", __tenant, role)?),
-        );
+        .insert("sk".to_owned(), __rt::S(__role_pk("RoleAssignment", __tenant, role)?));
     Ok(__item)
 }
 /// A partial update of a [`RoleAssignment`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -583,8 +448,7 @@ impl RoleAssignmentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("RoleAssignment", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "RoleAssignment",
@@ -593,28 +457,16 @@ impl RoleAssignmentUpdate {
                     ("granted_at", self.granted_at.is_some()),
                 ],
             )?;
-            let value = &key.user_id;
-            update.set.push(("user_id", __rt::Attr::to_av(value)));
-            let value = &key.role;
-            update.set.push(("role", __rt::Attr::to_av(value)));
+            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
+            update.put_value("role", &key.role, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.granted_by {
-            update.set.push(("granted_by", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.granted_at {
-            update
-                .set
-                .push((
-                    "granted_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "RoleAssignment",
-                        "granted_at",
-                    )?,
-                ));
-        }
-        let _ = key;
+        update.put("granted_by", &self.granted_by, __rt::Store::Plain)?;
+        update
+            .put(
+                "granted_at",
+                &self.granted_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
         Ok(update)
     }
 }
@@ -670,6 +522,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -805,54 +664,47 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<bool, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
-    /** As a tenant admin, I want to see a user.
-
-GetItem of one [`User`].*/
+    /// As a tenant admin, I want to see a user.
+    ///
+    /// GetItem of one [`User`].
     pub async fn user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
-        let repo = self.repo;
-        __rt::ops::get::<
-            User,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&self.tenant)?, false)
-            .await
+        self.repo.table().get(key, &self.tenant, false).await
     }
-    /** As a tenant admin, I want to know what roles a user has.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want to know what roles a user has.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn user_roles(&self, user_id: &str) -> __rt::Query<RoleAssignment> {
-        let __request = __request_user_roles(self, user_id);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_user_roles)
+        self.repo.__query(__request_user_roles(self, user_id), __decode_user_roles)
     }
-    /** As the authorizer, I want a user and all their roles in one request.
-
-Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As the authorizer, I want a user and all their roles in one request.
+    ///
+    /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn user_with_roles(&self, user_id: &str) -> __rt::Query<UserWithRolesItem> {
-        let __request = __request_user_with_roles(self, user_id);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_user_with_roles)
+        self.repo
+            .__query(__request_user_with_roles(self, user_id), __decode_user_with_roles)
     }
-    /** As a tenant admin, I want to find all users with a given role.
-
-Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ROLE#<role>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want to find all users with a given role.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ROLE#<role>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn role_members(&self, role: &str) -> __rt::Query<RoleAssignment> {
-        let __request = __request_role_members(self, role);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_role_members)
+        self.repo.__query(__request_role_members(self, role), __decode_role_members)
     }
-    /** As a tenant admin, I want to find all users with role=admin.
-
-Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ROLE#admin`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want to find all users with role=admin.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ROLE#admin`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn admins(&self) -> __rt::Query<RoleAssignment> {
-        let __request = __request_admins(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_admins)
+        self.repo.__query(__request_admins(self), __decode_admins)
     }
-    /** As a tenant admin, I want a role's definition and its members in one request.
-
-Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ROLE#<role>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want a role's definition and its members in one request.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ROLE#<role>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn role_with_members(&self, role: &str) -> __rt::Query<RoleWithMembersItem> {
-        let __request = __request_role_with_members(self, role);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_role_with_members)
+        self.repo
+            .__query(__request_role_with_members(self, role), __decode_role_with_members)
     }
-    /** As a tenant admin, I want to give a user a role, only if both exist and the user does not have it yet.
-
-TransactWriteItems: add items, then `send()`; all or nothing.*/
+    /// As a tenant admin, I want to give a user a role, only if both exist and the user does not have it yet.
+    ///
+    /// TransactWriteItems: add items, then `send()`; all or nothing.
     pub fn grant_role(&self) -> GrantRoleTransaction<'a> {
         GrantRoleTransaction {
             repo: self.repo,
@@ -863,9 +715,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             error: Default::default(),
         }
     }
-    /** As a tenant admin, I want to take several roles away from users at once.
-
-Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
+    /// As a tenant admin, I want to take several roles away from users at once.
+    ///
+    /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
     pub fn revoke_roles(&self) -> RevokeRolesBatch<'a> {
         RevokeRolesBatch {
             repo: self.repo,
@@ -884,19 +736,9 @@ fn __request_user_roles(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__user_pk("user_roles", __tenant, user_id)?),
-                ),
-                (
-                    ":sk",
-                    __rt::AttributeValue::S(__user_roles_sk("user_roles", __tenant)?),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__user_pk("user_roles", __tenant, user_id)?);
+    let __v1 = __rt::S(__user_roles_sk("user_roles", __tenant)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -946,17 +788,8 @@ fn __request_user_with_roles(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __user_pk("user_with_roles", __tenant, user_id)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__user_pk("user_with_roles", __tenant, user_id)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -980,19 +813,9 @@ fn __request_role_members(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__role_pk("role_members", __tenant, role)?),
-                ),
-                (
-                    ":sk",
-                    __rt::AttributeValue::S(__role_members_pk("role_members", __tenant)?),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__role_pk("role_members", __tenant, role)?);
+    let __v1 = __rt::S(__role_members_pk("role_members", __tenant)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -1015,13 +838,9 @@ fn __request_admins(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (":pk", __rt::AttributeValue::S(__admins_sk("admins", __tenant)?)),
-                (":sk", __rt::AttributeValue::S(__role_members_pk("admins", __tenant)?)),
-            ]),
-        );
+    let __v0 = __rt::S(__admins_sk("admins", __tenant)?);
+    let __v1 = __rt::S(__role_members_pk("admins", __tenant)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -1071,17 +890,8 @@ fn __request_role_with_members(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __role_pk("role_with_members", __tenant, role)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__role_pk("role_with_members", __tenant, role)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),

@@ -97,48 +97,21 @@ impl __rt::Entity for Device {
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __device_key(scope, self.device_id.as_str())?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("Device".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __device_key(scope, self.device_id.as_str())?,
+            "Device",
+            5,
         );
-        item.insert("device_id".to_owned(), __rt::Attr::to_av(&self.device_id));
-        item.insert(
-            "model".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.model,
-                    0usize,
-                    Some(64usize),
-                    "Device",
-                    "model",
-                )?;
-                __rt::Attr::to_av(&self.model)
-            },
-        );
-        item.insert(
-            "site".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.site,
-                    0usize,
-                    Some(200usize),
-                    "Device",
-                    "site",
-                )?;
-                __rt::Attr::to_av(&self.site)
-            },
-        );
-        item.insert(
-            "installed_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.installed_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "Device",
-                "installed_at",
-            )?,
-        );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("Device".to_owned()));
+        w.put("device_id", &self.device_id, __rt::Store::Plain)?;
+        w.put("model", &self.model, __rt::Store::Length(0, Some(64)))?;
+        w.put("site", &self.site, __rt::Store::Length(0, Some(200)))?;
+        w.put(
+            "installed_at",
+            &self.installed_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -151,19 +124,15 @@ impl __rt::Entity for Device {
                 .keyed("device_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             model: r.required("model")?,
             site: r.required("site")?,
-            installed_at: r.time("installed_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            installed_at: r.time("installed_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
 /// The primary key attributes of a [`Device`].
 fn __device_key(__tenant: &(), device_id: &str) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__device_pk("Device", device_id)?),
-        );
-    __item.insert("sk".to_owned(), __rt::AttributeValue::S("METADATA".to_owned()));
+    __item.insert("pk".to_owned(), __rt::S(__device_pk("Device", device_id)?));
+    __item.insert("sk".to_owned(), __rt::S("METADATA".to_owned()));
     Ok(__item)
 }
 /// A partial update of a [`Device`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -207,8 +176,7 @@ impl DeviceUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Device", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Device",
@@ -218,57 +186,16 @@ impl DeviceUpdate {
                     ("installed_at", self.installed_at.is_some()),
                 ],
             )?;
-            let value = &key.device_id;
-            update.set.push(("device_id", __rt::Attr::to_av(value)));
+            update.put_value("device_id", &key.device_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.model {
-            update
-                .set
-                .push((
-                    "model",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(64usize),
-                            "Device",
-                            "model",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.site {
-            update
-                .set
-                .push((
-                    "site",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(200usize),
-                            "Device",
-                            "site",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.installed_at {
-            update
-                .set
-                .push((
-                    "installed_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "Device",
-                        "installed_at",
-                    )?,
-                ));
-        }
-        let _ = key;
+        update.put("model", &self.model, __rt::Store::Length(0, Some(64)))?;
+        update.put("site", &self.site, __rt::Store::Length(0, Some(200)))?;
+        update
+            .put(
+                "installed_at",
+                &self.installed_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
         Ok(update)
     }
 }
@@ -326,61 +253,29 @@ impl __rt::Entity for DeviceReport {
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __device_report_key(
-            scope,
-            self.device_id.as_str(),
-            self.reported_at,
+        let mut w = __rt::ItemWriter::new(
+            __device_report_key(scope, self.device_id.as_str(), self.reported_at)?,
+            "DeviceReport",
+            11,
+        );
+        w.raw("entity_type", __rt::AttributeValue::S("DeviceReport".to_owned()));
+        w.put("device_id", &self.device_id, __rt::Store::Plain)?;
+        w.put(
+            "reported_at",
+            &self.reported_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
         )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("DeviceReport".to_owned()),
-        );
-        item.insert("device_id".to_owned(), __rt::Attr::to_av(&self.device_id));
-        item.insert(
-            "reported_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.reported_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "DeviceReport",
-                "reported_at",
-            )?,
-        );
-        item.insert("status".to_owned(), __rt::Attr::to_av(&self.status));
-        item.insert("temperature_c".to_owned(), __rt::Attr::to_av(&self.temperature_c));
-        item.insert(
-            "battery_percent".to_owned(),
-            __rt::Attr::to_av(&self.battery_percent),
-        );
-        if let Some(value) = &self.fault_code {
-            item.insert(
-                "fault_code".to_owned(),
-                {
-                    __rt::codec::check_length(
-                        value,
-                        0usize,
-                        Some(32usize),
-                        "DeviceReport",
-                        "fault_code",
-                    )?;
-                    __rt::Attr::to_av(value)
-                },
-            );
-        }
-        if let Some(value) = &self.escalated_to {
-            item.insert("escalated_to".to_owned(), __rt::Attr::to_av(value));
-        }
-        if let Some(value) = &self.escalated_at {
-            item.insert(
-                "escalated_at".to_owned(),
-                __rt::codec::datetime_to_av(
-                    *value,
-                    __rt::TimeFormat::Rfc3339(3u8),
-                    "DeviceReport",
-                    "escalated_at",
-                )?,
-            );
-        }
-        Ok(item)
+        w.put("status", &self.status, __rt::Store::Plain)?;
+        w.put("temperature_c", &self.temperature_c, __rt::Store::Plain)?;
+        w.put("battery_percent", &self.battery_percent, __rt::Store::Plain)?;
+        w.put_opt("fault_code", &self.fault_code, __rt::Store::Length(0, Some(32)))?;
+        w.put_opt("escalated_to", &self.escalated_to, __rt::Store::Plain)?;
+        w.put_opt(
+            "escalated_at",
+            &self.escalated_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -398,7 +293,7 @@ impl __rt::Entity for DeviceReport {
             reported_at: r
                 .keyed_time(
                     "reported_at",
-                    __rt::TimeFormat::Rfc3339(3u8),
+                    __rt::TimeFormat::Rfc3339(3),
                     &[("sk", &SK_STEPS[..2])],
                 )?,
             status: r.required("status")?,
@@ -406,7 +301,7 @@ impl __rt::Entity for DeviceReport {
             battery_percent: r.required("battery_percent")?,
             fault_code: r.optional("fault_code")?,
             escalated_to: r.optional("escalated_to")?,
-            escalated_at: r.time_opt("escalated_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            escalated_at: r.time_opt("escalated_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -417,15 +312,11 @@ fn __device_report_key(
     reported_at: __rt::DateTime,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__device_pk("DeviceReport", device_id)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__device_pk("DeviceReport", device_id)?));
     __item
         .insert(
             "sk".to_owned(),
-            __rt::AttributeValue::S(__device_report_sk("DeviceReport", reported_at)?),
+            __rt::S(__device_report_sk("DeviceReport", reported_at)?),
         );
     Ok(__item)
 }
@@ -496,8 +387,7 @@ impl DeviceReportUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("DeviceReport", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "DeviceReport",
@@ -511,79 +401,27 @@ impl DeviceReportUpdate {
                     ),
                 ],
             )?;
-            let value = &key.device_id;
-            update.set.push(("device_id", __rt::Attr::to_av(value)));
-            let value = &key.reported_at;
+            update.put_value("device_id", &key.device_id, __rt::Store::Plain)?;
             update
-                .set
-                .push((
+                .put_value(
                     "reported_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "DeviceReport",
-                        "reported_at",
-                    )?,
-                ));
+                    &key.reported_at,
+                    __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+                )?;
         }
-        if let Some(value) = &self.status {
-            update.set.push(("status", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.temperature_c {
-            update.set.push(("temperature_c", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.battery_percent {
-            update.set.push(("battery_percent", __rt::Attr::to_av(value)));
-        }
-        match &self.fault_code {
-            Some(Some(value)) => {
-                update
-                    .set
-                    .push((
-                        "fault_code",
-                        {
-                            __rt::codec::check_length(
-                                value,
-                                0usize,
-                                Some(32usize),
-                                "DeviceReport",
-                                "fault_code",
-                            )?;
-                            __rt::Attr::to_av(value)
-                        },
-                    ))
-            }
-            Some(None) => update.remove.push("fault_code"),
-            None => {}
-        }
-        match &self.escalated_to {
-            Some(Some(value)) => {
-                update.set.push(("escalated_to", __rt::Attr::to_av(value)))
-            }
-            Some(None) => update.remove.push("escalated_to"),
-            None => {}
-        }
-        match &self.escalated_at {
-            Some(Some(value)) => {
-                update
-                    .set
-                    .push((
-                        "escalated_at",
-                        __rt::codec::datetime_to_av(
-                            *value,
-                            __rt::TimeFormat::Rfc3339(3u8),
-                            "DeviceReport",
-                            "escalated_at",
-                        )?,
-                    ))
-            }
-            Some(None) => update.remove.push("escalated_at"),
-            None => {}
-        }
-        if let Some(n) = self.add_battery_percent {
-            update.add.push(("battery_percent", __rt::AttributeValue::N(n.to_string())));
-        }
-        let _ = key;
+        update.put("status", &self.status, __rt::Store::Plain)?;
+        update.put("temperature_c", &self.temperature_c, __rt::Store::Plain)?;
+        update.put("battery_percent", &self.battery_percent, __rt::Store::Plain)?;
+        update
+            .put_opt("fault_code", &self.fault_code, __rt::Store::Length(0, Some(32)))?;
+        update.put_opt("escalated_to", &self.escalated_to, __rt::Store::Plain)?;
+        update
+            .put_opt(
+                "escalated_at",
+                &self.escalated_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
+        update.add_to("battery_percent", self.add_battery_percent);
         Ok(update)
     }
 }
@@ -639,6 +477,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -729,65 +574,57 @@ impl Repository {
     ) -> Result<bool, __rt::Error> {
         self.table().delete(key, &()).await
     }
-    /** As an operator, I want to see a device's details.
-
-GetItem of one [`Device`].*/
+    /// As an operator, I want to see a device's details.
+    ///
+    /// GetItem of one [`Device`].
     pub async fn device(&self, key: &DeviceKey) -> Result<Option<Device>, __rt::Error> {
-        let repo = self;
-        __rt::ops::get::<
-            Device,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&())?, false)
-            .await
+        self.table().get(key, &(), false).await
     }
-    /** As an operator, I want to see the reports of a device between two points in time.
-
-Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `DEVICE#<device_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As an operator, I want to see the reports of a device between two points in time.
+    ///
+    /// Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `DEVICE#<device_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn device_reports_between(
         &self,
         device_id: &str,
         from: __rt::DateTime,
         to: __rt::DateTime,
     ) -> __rt::Query<DeviceReport> {
-        let __request = __request_device_reports_between(self, device_id, from, to);
-        __rt::Query::new(self.client.clone(), __request, __decode_device_reports_between)
+        self.__query(
+            __request_device_reports_between(self, device_id, from, to),
+            __decode_device_reports_between,
+        )
     }
-    /** As an operator, I want to see the latest reports of a device, newest first.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `DEVICE#<device_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As an operator, I want to see the latest reports of a device, newest first.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `DEVICE#<device_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn latest_device_reports(&self, device_id: &str) -> __rt::Query<DeviceReport> {
-        let __request = __request_latest_device_reports(self, device_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_latest_device_reports)
+        self.__query(
+            __request_latest_device_reports(self, device_id),
+            __decode_latest_device_reports,
+        )
     }
-    /** As a repair technician, I want to see every fault escalated to me.
-
-Query of index `GSI1`: `#pk = :pk` with `:pk` = `<technician>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a repair technician, I want to see every fault escalated to me.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `<technician>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn escalations_for_technician(
         &self,
         technician: &str,
     ) -> __rt::Query<DeviceReport> {
-        let __request = __request_escalations_for_technician(self, technician);
-        __rt::Query::new(
-            self.client.clone(),
-            __request,
+        self.__query(
+            __request_escalations_for_technician(self, technician),
             __decode_escalations_for_technician,
         )
     }
-    /** As a repair technician, I want to see the faults escalated to me in the last few minutes, newest first.
-
-Query of index `GSI1`: `#pk = :pk AND #sk > :sk` with `:pk` = `<technician>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a repair technician, I want to see the faults escalated to me in the last few minutes, newest first.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk AND #sk > :sk` with `:pk` = `<technician>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn recent_escalations_for_technician(
         &self,
         technician: &str,
         since: __rt::DateTime,
     ) -> __rt::Query<DeviceReport> {
-        let __request = __request_recent_escalations_for_technician(
-            self,
-            technician,
-            since,
-        );
-        __rt::Query::new(
-            self.client.clone(),
-            __request,
+        self.__query(
+            __request_recent_escalations_for_technician(self, technician, since),
             __decode_recent_escalations_for_technician,
         )
     }
@@ -803,29 +640,11 @@ fn __request_device_reports_between(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
+    let __v0 = __rt::S(__device_pk("device_reports_between", device_id)?);
+    let __v1 = __rt::S(__device_report_sk("device_reports_between", from)?);
+    let __v2 = __rt::S(__device_report_sk("device_reports_between", to)?);
     __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __device_pk("device_reports_between", device_id)?,
-                    ),
-                ),
-                (
-                    ":sk0",
-                    __rt::AttributeValue::S(
-                        __device_report_sk("device_reports_between", from)?,
-                    ),
-                ),
-                (
-                    ":sk1",
-                    __rt::AttributeValue::S(
-                        __device_report_sk("device_reports_between", to)?,
-                    ),
-                ),
-            ]),
-        );
+        .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -849,18 +668,9 @@ fn __request_latest_device_reports(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __device_pk("latest_device_reports", device_id)?,
-                    ),
-                ),
-                (":sk", __rt::AttributeValue::S("REPORT#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__device_pk("latest_device_reports", device_id)?);
+    let __v1 = __rt::S("REPORT#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -886,20 +696,13 @@ fn __request_escalations_for_technician(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __escalations_for_technician_escalated_to(
-                            "escalations_for_technician",
-                            technician,
-                        )?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(
+        __escalations_for_technician_escalated_to(
+            "escalations_for_technician",
+            technician,
+        )?,
+    );
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -926,29 +729,19 @@ fn __request_recent_escalations_for_technician(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __escalations_for_technician_escalated_to(
-                            "recent_escalations_for_technician",
-                            technician,
-                        )?,
-                    ),
-                ),
-                (
-                    ":sk",
-                    __rt::AttributeValue::S(
-                        __recent_escalations_for_technician_reported_at(
-                            "recent_escalations_for_technician",
-                            since,
-                        )?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(
+        __escalations_for_technician_escalated_to(
+            "recent_escalations_for_technician",
+            technician,
+        )?,
+    );
+    let __v1 = __rt::S(
+        __recent_escalations_for_technician_reported_at(
+            "recent_escalations_for_technician",
+            since,
+        )?,
+    );
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -983,7 +776,7 @@ fn __device_report_sk(
     __rt::codec::push_datetime(
         &mut __key,
         reported_at,
-        __rt::TimeFormat::Rfc3339(3u8),
+        __rt::TimeFormat::Rfc3339(3),
         __context,
         "reported_at",
     )?;
@@ -1013,7 +806,7 @@ fn __recent_escalations_for_technician_reported_at(
     __rt::codec::push_datetime(
         &mut __key,
         since,
-        __rt::TimeFormat::Rfc3339(3u8),
+        __rt::TimeFormat::Rfc3339(3),
         __context,
         "reported_at",
     )?;

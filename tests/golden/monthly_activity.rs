@@ -153,57 +153,36 @@ impl __rt::Entity for ActivityEvent {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __activity_event_key(
-            scope,
-            self.month.as_str(),
-            self.occurred_at,
-            self.event_id.as_str(),
+        let mut w = __rt::ItemWriter::new(
+            __activity_event_key(
+                scope,
+                self.month.as_str(),
+                self.occurred_at,
+                self.event_id.as_str(),
+            )?,
+            "ActivityEvent",
+            11,
+        );
+        w.raw("entity_type", __rt::AttributeValue::S("ActivityEvent".to_owned()));
+        w.put("month", &self.month, __rt::Store::Plain)?;
+        w.put(
+            "occurred_at",
+            &self.occurred_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
         )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("ActivityEvent".to_owned()),
-        );
-        item.insert("month".to_owned(), __rt::Attr::to_av(&self.month));
-        item.insert(
-            "occurred_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.occurred_at,
-                __rt::TimeFormat::Rfc3339(0u8),
-                "ActivityEvent",
-                "occurred_at",
-            )?,
-        );
-        item.insert("event_id".to_owned(), __rt::Attr::to_av(&self.event_id));
-        item.insert("actor_id".to_owned(), __rt::Attr::to_av(&self.actor_id));
-        item.insert("action".to_owned(), __rt::Attr::to_av(&self.action));
-        item.insert(
-            "resource".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.resource,
-                    0usize,
-                    Some(512usize),
-                    "ActivityEvent",
-                    "resource",
-                )?;
-                __rt::Attr::to_av(&self.resource)
-            },
-        );
-        if let Some(value) = &self.details {
-            item.insert("details".to_owned(), __rt::Attr::to_av(value));
-        }
-        item.insert(
-            "expires_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.expires_at,
-                __rt::TimeFormat::EpochSeconds,
-                "ActivityEvent",
-                "expires_at",
-            )?,
-        );
-        item.insert(
-            "gsi1pk".to_owned(),
-            __rt::AttributeValue::S(
+        w.put("event_id", &self.event_id, __rt::Store::Plain)?;
+        w.put("actor_id", &self.actor_id, __rt::Store::Plain)?;
+        w.put("action", &self.action, __rt::Store::Plain)?;
+        w.put("resource", &self.resource, __rt::Store::Length(0, Some(512)))?;
+        w.put_opt("details", &self.details, __rt::Store::Plain)?;
+        w.put(
+            "expires_at",
+            &self.expires_at,
+            __rt::Store::Time(__rt::TimeFormat::EpochSeconds),
+        )?;
+        w.raw(
+            "gsi1pk",
+            __rt::S(
                 __activity_event_gsi1pk(
                     "ActivityEvent",
                     __tenant,
@@ -212,9 +191,9 @@ impl __rt::Entity for ActivityEvent {
                 )?,
             ),
         );
-        item.insert(
-            "gsi1sk".to_owned(),
-            __rt::AttributeValue::S(
+        w.raw(
+            "gsi1sk",
+            __rt::S(
                 __activity_event_sk(
                     "ActivityEvent",
                     self.occurred_at,
@@ -222,7 +201,7 @@ impl __rt::Entity for ActivityEvent {
                 )?,
             ),
         );
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -260,7 +239,7 @@ impl __rt::Entity for ActivityEvent {
             occurred_at: r
                 .keyed_time(
                     "occurred_at",
-                    __rt::TimeFormat::Rfc3339(0u8),
+                    __rt::TimeFormat::Rfc3339(0),
                     &[("sk", &SK_STEPS[..1]), ("gsi1sk", &GSI1SK_STEPS[..1])],
                 )?,
             event_id: r
@@ -293,16 +272,12 @@ fn __activity_event_key(
     __item
         .insert(
             "pk".to_owned(),
-            __rt::AttributeValue::S(
-                __activity_event_pk("ActivityEvent", __tenant, month)?,
-            ),
+            __rt::S(__activity_event_pk("ActivityEvent", __tenant, month)?),
         );
     __item
         .insert(
             "sk".to_owned(),
-            __rt::AttributeValue::S(
-                __activity_event_sk("ActivityEvent", occurred_at, event_id)?,
-            ),
+            __rt::S(__activity_event_sk("ActivityEvent", occurred_at, event_id)?),
         );
     Ok(__item)
 }
@@ -359,8 +334,7 @@ impl ActivityEventUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("ActivityEvent", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "ActivityEvent",
@@ -371,80 +345,30 @@ impl ActivityEventUpdate {
                     ("expires_at", self.expires_at.is_some()),
                 ],
             )?;
-            let value = &key.month;
-            update.set.push(("month", __rt::Attr::to_av(value)));
-            let value = &key.occurred_at;
+            update.put_value("month", &key.month, __rt::Store::Plain)?;
             update
-                .set
-                .push((
+                .put_value(
                     "occurred_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(0u8),
-                        "ActivityEvent",
-                        "occurred_at",
-                    )?,
-                ));
-            let value = &key.event_id;
-            update.set.push(("event_id", __rt::Attr::to_av(value)));
+                    &key.occurred_at,
+                    __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
+                )?;
+            update.put_value("event_id", &key.event_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.actor_id {
-            update.set.push(("actor_id", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.action {
-            update.set.push(("action", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.resource {
+        update.put("actor_id", &self.actor_id, __rt::Store::Plain)?;
+        update.put("action", &self.action, __rt::Store::Plain)?;
+        update.put("resource", &self.resource, __rt::Store::Length(0, Some(512)))?;
+        update.put_opt("details", &self.details, __rt::Store::Plain)?;
+        update
+            .put(
+                "expires_at",
+                &self.expires_at,
+                __rt::Store::Time(__rt::TimeFormat::EpochSeconds),
+            )?;
+        if let Some(__v_actor_id) = &self.actor_id {
             update
-                .set
-                .push((
-                    "resource",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(512usize),
-                            "ActivityEvent",
-                            "resource",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        match &self.details {
-            Some(Some(value)) => update.set.push(("details", __rt::Attr::to_av(value))),
-            Some(None) => update.remove.push("details"),
-            None => {}
-        }
-        if let Some(value) = &self.expires_at {
-            update
-                .set
-                .push((
-                    "expires_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::EpochSeconds,
-                        "ActivityEvent",
-                        "expires_at",
-                    )?,
-                ));
-        }
-        if self.actor_id.is_some() {
-            let __v_actor_id = match &self.actor_id {
-                Some(v) => v.as_str(),
-                None => {
-                    return Err(__rt::Error::IncompleteUpdate {
-                        entity: "ActivityEvent",
-                        key_attribute: "gsi1pk",
-                        missing: vec!["actor_id"],
-                    });
-                }
-            };
-            update
-                .set
-                .push((
+                .key(
                     "gsi1pk",
-                    __rt::AttributeValue::S(
+                    __rt::S(
                         __activity_event_gsi1pk(
                             "ActivityEvent",
                             __tenant,
@@ -452,23 +376,21 @@ impl ActivityEventUpdate {
                             key.month.as_str(),
                         )?,
                     ),
-                ));
+                );
         }
         if self.or_create {
             update
-                .set
-                .push((
+                .key(
                     "gsi1sk",
-                    __rt::AttributeValue::S(
+                    __rt::S(
                         __activity_event_sk(
                             "ActivityEvent",
                             key.occurred_at,
                             key.event_id.as_str(),
                         )?,
                     ),
-                ));
+                );
         }
-        let _ = key;
         Ok(update)
     }
 }
@@ -517,14 +439,15 @@ impl __rt::Entity for MonthlyActivityCount {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __monthly_activity_count_key(scope, self.month.as_str())?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("MonthlyActivityCount".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __monthly_activity_count_key(scope, self.month.as_str())?,
+            "MonthlyActivityCount",
+            3,
         );
-        item.insert("month".to_owned(), __rt::Attr::to_av(&self.month));
-        item.insert("event_count".to_owned(), __rt::Attr::to_av(&self.event_count));
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("MonthlyActivityCount".to_owned()));
+        w.put("month", &self.month, __rt::Store::Plain)?;
+        w.put("event_count", &self.event_count, __rt::Store::Plain)?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const SK_STEPS: &[__rt::reader::Step] = &[
@@ -547,16 +470,12 @@ fn __monthly_activity_count_key(
     __item
         .insert(
             "pk".to_owned(),
-            __rt::AttributeValue::S(
-                __monthly_activity_count_pk("MonthlyActivityCount", __tenant)?,
-            ),
+            __rt::S(__monthly_activity_count_pk("MonthlyActivityCount", __tenant)?),
         );
     __item
         .insert(
             "sk".to_owned(),
-            __rt::AttributeValue::S(
-                __monthly_activity_count_sk("MonthlyActivityCount", month)?,
-            ),
+            __rt::S(__monthly_activity_count_sk("MonthlyActivityCount", month)?),
         );
     Ok(__item)
 }
@@ -595,8 +514,7 @@ impl MonthlyActivityCountUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("MonthlyActivityCount", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "MonthlyActivityCount",
@@ -607,16 +525,10 @@ impl MonthlyActivityCountUpdate {
                     ),
                 ],
             )?;
-            let value = &key.month;
-            update.set.push(("month", __rt::Attr::to_av(value)));
+            update.put_value("month", &key.month, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.event_count {
-            update.set.push(("event_count", __rt::Attr::to_av(value)));
-        }
-        if let Some(n) = self.add_event_count {
-            update.add.push(("event_count", __rt::AttributeValue::N(n.to_string())));
-        }
-        let _ = key;
+        update.put("event_count", &self.event_count, __rt::Store::Plain)?;
+        update.add_to("event_count", self.add_event_count);
         Ok(update)
     }
 }
@@ -672,6 +584,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -801,68 +720,82 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<bool, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
-    /** As a tenant admin, I want the activity of one month, newest first.
-
-Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want the activity of one month, newest first.
+    ///
+    /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn month_activity(&self, month: &str) -> __rt::Query<ActivityEvent> {
-        let __request = __request_month_activity(self, month);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_month_activity)
+        self.repo.__query(__request_month_activity(self, month), __decode_month_activity)
     }
-    /** As an auditor, I want the events between two points in time within a month.
-
-Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As an auditor, I want the events between two points in time within a month.
+    ///
+    /// Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn activity_between(
         &self,
         month: &str,
         from: __rt::DateTime,
         to: __rt::DateTime,
     ) -> __rt::Query<ActivityEvent> {
-        let __request = __request_activity_between(self, month, from, to);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_activity_between)
+        self.repo
+            .__query(
+                __request_activity_between(self, month, from, to),
+                __decode_activity_between,
+            )
     }
-    /** As a tenant admin, I want the events since a point in time, to follow the log live.
-
-Query of the table: `#pk = :pk AND #sk >= :sk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want the events since a point in time, to follow the log live.
+    ///
+    /// Query of the table: `#pk = :pk AND #sk >= :sk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn activity_since(
         &self,
         month: &str,
         since: __rt::DateTime,
     ) -> __rt::Query<ActivityEvent> {
-        let __request = __request_activity_since(self, month, since);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_activity_since)
+        self.repo
+            .__query(
+                __request_activity_since(self, month, since),
+                __decode_activity_since,
+            )
     }
-    /** As a tenant admin, I want the events before a point in time, newest first, to page back through a month.
-
-Query of the table: `#pk = :pk AND #sk < :sk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want the events before a point in time, newest first, to page back through a month.
+    ///
+    /// Query of the table: `#pk = :pk AND #sk < :sk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn activity_before(
         &self,
         month: &str,
         before: __rt::DateTime,
     ) -> __rt::Query<ActivityEvent> {
-        let __request = __request_activity_before(self, month, before);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_activity_before)
+        self.repo
+            .__query(
+                __request_activity_before(self, month, before),
+                __decode_activity_before,
+            )
     }
-    /** As an auditor, I want one user's events in a month.
-
-Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACTOR#<actor_id>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As an auditor, I want one user's events in a month.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACTOR#<actor_id>|ACTIVITY#<month>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn actor_activity(
         &self,
         actor_id: &str,
         month: &str,
     ) -> __rt::Query<ActivityEvent> {
-        let __request = __request_actor_activity(self, actor_id, month);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_actor_activity)
+        self.repo
+            .__query(
+                __request_actor_activity(self, actor_id, month),
+                __decode_actor_activity,
+            )
     }
-    /** As a tenant admin, I want the number of events per month over a range of months.
-
-Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `TENANT#<tenant>|ACTIVITY_COUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want the number of events per month over a range of months.
+    ///
+    /// Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `TENANT#<tenant>|ACTIVITY_COUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn monthly_counts(
         &self,
         first: &str,
         last: &str,
     ) -> __rt::Query<MonthlyActivityCount> {
-        let __request = __request_monthly_counts(self, first, last);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_monthly_counts)
+        self.repo
+            .__query(
+                __request_monthly_counts(self, first, last),
+                __decode_monthly_counts,
+            )
     }
 }
 fn __decode_month_activity(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -874,17 +807,8 @@ fn __request_month_activity(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __activity_event_pk("month_activity", __tenant, month)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__activity_event_pk("month_activity", __tenant, month)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -910,29 +834,11 @@ fn __request_activity_between(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
+    let __v0 = __rt::S(__activity_event_pk("activity_between", __tenant, month)?);
+    let __v1 = __rt::S(__activity_between_sk("activity_between", from)?);
+    let __v2 = __rt::S(__activity_between_sk("activity_between", to)?);
     __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __activity_event_pk("activity_between", __tenant, month)?,
-                    ),
-                ),
-                (
-                    ":sk0",
-                    __rt::AttributeValue::S(
-                        __activity_between_sk("activity_between", from)?,
-                    ),
-                ),
-                (
-                    ":sk1",
-                    __rt::AttributeValue::S(
-                        __activity_between_sk("activity_between", to)?,
-                    ),
-                ),
-            ]),
-        );
+        .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -957,23 +863,9 @@ fn __request_activity_since(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __activity_event_pk("activity_since", __tenant, month)?,
-                    ),
-                ),
-                (
-                    ":sk",
-                    __rt::AttributeValue::S(
-                        __activity_between_sk("activity_since", since)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__activity_event_pk("activity_since", __tenant, month)?);
+    let __v1 = __rt::S(__activity_between_sk("activity_since", since)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -998,23 +890,9 @@ fn __request_activity_before(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __activity_event_pk("activity_before", __tenant, month)?,
-                    ),
-                ),
-                (
-                    ":sk",
-                    __rt::AttributeValue::S(
-                        __activity_between_sk("activity_before", before)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__activity_event_pk("activity_before", __tenant, month)?);
+    let __v1 = __rt::S(__activity_between_sk("activity_before", before)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1039,22 +917,10 @@ fn __request_actor_activity(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __activity_event_gsi1pk(
-                            "actor_activity",
-                            __tenant,
-                            actor_id,
-                            month,
-                        )?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(
+        __activity_event_gsi1pk("actor_activity", __tenant, actor_id, month)?,
+    );
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -1079,29 +945,11 @@ fn __request_monthly_counts(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
+    let __v0 = __rt::S(__monthly_activity_count_pk("monthly_counts", __tenant)?);
+    let __v1 = __rt::S(__monthly_activity_count_sk("monthly_counts", first)?);
+    let __v2 = __rt::S(__monthly_activity_count_sk("monthly_counts", last)?);
     __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __monthly_activity_count_pk("monthly_counts", __tenant)?,
-                    ),
-                ),
-                (
-                    ":sk0",
-                    __rt::AttributeValue::S(
-                        __monthly_activity_count_sk("monthly_counts", first)?,
-                    ),
-                ),
-                (
-                    ":sk1",
-                    __rt::AttributeValue::S(
-                        __monthly_activity_count_sk("monthly_counts", last)?,
-                    ),
-                ),
-            ]),
-        );
+        .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1201,7 +1049,7 @@ fn __activity_event_sk(
     __rt::codec::push_datetime(
         &mut __key,
         occurred_at,
-        __rt::TimeFormat::Rfc3339(0u8),
+        __rt::TimeFormat::Rfc3339(0),
         __context,
         "occurred_at",
     )?;
@@ -1255,7 +1103,7 @@ fn __activity_between_sk(
     __rt::codec::push_datetime(
         &mut __key,
         from,
-        __rt::TimeFormat::Rfc3339(0u8),
+        __rt::TimeFormat::Rfc3339(0),
         __context,
         "occurred_at",
     )?;

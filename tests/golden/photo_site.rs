@@ -118,64 +118,17 @@ impl __rt::Entity for UserProfile {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __user_profile_key(scope)?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("UserProfile".to_owned()),
-        );
-        item.insert(
-            "display_name".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.display_name,
-                    0usize,
-                    Some(100usize),
-                    "UserProfile",
-                    "display_name",
-                )?;
-                __rt::Attr::to_av(&self.display_name)
-            },
-        );
-        if let Some(value) = &self.bio {
-            item.insert(
-                "bio".to_owned(),
-                {
-                    __rt::codec::check_length(
-                        value,
-                        0usize,
-                        Some(500usize),
-                        "UserProfile",
-                        "bio",
-                    )?;
-                    __rt::Attr::to_av(value)
-                },
-            );
-        }
-        if let Some(value) = &self.avatar_url {
-            item.insert(
-                "avatar_url".to_owned(),
-                {
-                    __rt::codec::check_length(
-                        value,
-                        0usize,
-                        Some(2048usize),
-                        "UserProfile",
-                        "avatar_url",
-                    )?;
-                    __rt::Attr::to_av(value)
-                },
-            );
-        }
-        item.insert(
-            "created_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.created_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "UserProfile",
-                "created_at",
-            )?,
-        );
-        Ok(item)
+        let mut w = __rt::ItemWriter::new(__user_profile_key(scope)?, "UserProfile", 5);
+        w.raw("entity_type", __rt::AttributeValue::S("UserProfile".to_owned()));
+        w.put("display_name", &self.display_name, __rt::Store::Length(0, Some(100)))?;
+        w.put_opt("bio", &self.bio, __rt::Store::Length(0, Some(500)))?;
+        w.put_opt("avatar_url", &self.avatar_url, __rt::Store::Length(0, Some(2048)))?;
+        w.put(
+            "created_at",
+            &self.created_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         let r = __rt::reader::Fields::new(item, "UserProfile");
@@ -183,19 +136,15 @@ impl __rt::Entity for UserProfile {
             display_name: r.required("display_name")?,
             bio: r.optional("bio")?,
             avatar_url: r.optional("avatar_url")?,
-            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
 /// The primary key attributes of a [`UserProfile`].
 fn __user_profile_key(__tenant: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__user_profile_pk("UserProfile", __tenant)?),
-        );
-    __item.insert("sk".to_owned(), __rt::AttributeValue::S("PROFILE".to_owned()));
+    __item.insert("pk".to_owned(), __rt::S(__user_profile_pk("UserProfile", __tenant)?));
+    __item.insert("sk".to_owned(), __rt::S("PROFILE".to_owned()));
     Ok(__item)
 }
 /// A partial update of a [`UserProfile`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -241,12 +190,11 @@ impl UserProfileUpdate {
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
-        key: &UserProfileKey,
+        _key: &UserProfileKey,
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("UserProfile", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "UserProfile",
@@ -256,79 +204,21 @@ impl UserProfileUpdate {
                 ],
             )?;
         }
-        if let Some(value) = &self.display_name {
-            update
-                .set
-                .push((
-                    "display_name",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(100usize),
-                            "UserProfile",
-                            "display_name",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        match &self.bio {
-            Some(Some(value)) => {
-                update
-                    .set
-                    .push((
-                        "bio",
-                        {
-                            __rt::codec::check_length(
-                                value,
-                                0usize,
-                                Some(500usize),
-                                "UserProfile",
-                                "bio",
-                            )?;
-                            __rt::Attr::to_av(value)
-                        },
-                    ))
-            }
-            Some(None) => update.remove.push("bio"),
-            None => {}
-        }
-        match &self.avatar_url {
-            Some(Some(value)) => {
-                update
-                    .set
-                    .push((
-                        "avatar_url",
-                        {
-                            __rt::codec::check_length(
-                                value,
-                                0usize,
-                                Some(2048usize),
-                                "UserProfile",
-                                "avatar_url",
-                            )?;
-                            __rt::Attr::to_av(value)
-                        },
-                    ))
-            }
-            Some(None) => update.remove.push("avatar_url"),
-            None => {}
-        }
-        if let Some(value) = &self.created_at {
-            update
-                .set
-                .push((
-                    "created_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "UserProfile",
-                        "created_at",
-                    )?,
-                ));
-        }
-        let _ = key;
+        update
+            .put("display_name", &self.display_name, __rt::Store::Length(0, Some(100)))?;
+        update.put_opt("bio", &self.bio, __rt::Store::Length(0, Some(500)))?;
+        update
+            .put_opt(
+                "avatar_url",
+                &self.avatar_url,
+                __rt::Store::Length(0, Some(2048)),
+            )?;
+        update
+            .put(
+                "created_at",
+                &self.created_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
         Ok(update)
     }
 }
@@ -385,67 +275,31 @@ impl __rt::Entity for Photo {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __photo_key(scope, self.photo_id.as_str())?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("Photo".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __photo_key(scope, self.photo_id.as_str())?,
+            "Photo",
+            12,
         );
-        item.insert("photo_id".to_owned(), __rt::Attr::to_av(&self.photo_id));
-        item.insert(
-            "url".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.url,
-                    0usize,
-                    Some(2048usize),
-                    "Photo",
-                    "url",
-                )?;
-                __rt::Attr::to_av(&self.url)
-            },
+        w.raw("entity_type", __rt::AttributeValue::S("Photo".to_owned()));
+        w.put("photo_id", &self.photo_id, __rt::Store::Plain)?;
+        w.put("url", &self.url, __rt::Store::Length(0, Some(2048)))?;
+        w.put_opt("caption", &self.caption, __rt::Store::Length(0, Some(2000)))?;
+        w.put("image_format", &self.image_format, __rt::Store::Plain)?;
+        w.put("width", &self.width, __rt::Store::Plain)?;
+        w.put("height", &self.height, __rt::Store::Plain)?;
+        w.put("size_bytes", &self.size_bytes, __rt::Store::Plain)?;
+        w.put_opt("tags", &self.tags, __rt::Store::Plain)?;
+        w.put(
+            "uploaded_at",
+            &self.uploaded_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        w.raw("pk", __rt::S(__user_profile_pk("Photo", __tenant)?));
+        w.raw(
+            "lsi1sk",
+            __rt::S(__photo_lsi1sk("Photo", self.uploaded_at, self.photo_id.as_str())?),
         );
-        if let Some(value) = &self.caption {
-            item.insert(
-                "caption".to_owned(),
-                {
-                    __rt::codec::check_length(
-                        value,
-                        0usize,
-                        Some(2000usize),
-                        "Photo",
-                        "caption",
-                    )?;
-                    __rt::Attr::to_av(value)
-                },
-            );
-        }
-        item.insert("image_format".to_owned(), __rt::Attr::to_av(&self.image_format));
-        item.insert("width".to_owned(), __rt::Attr::to_av(&self.width));
-        item.insert("height".to_owned(), __rt::Attr::to_av(&self.height));
-        item.insert("size_bytes".to_owned(), __rt::Attr::to_av(&self.size_bytes));
-        if let Some(value) = &self.tags {
-            item.insert("tags".to_owned(), __rt::Attr::to_av(value));
-        }
-        item.insert(
-            "uploaded_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.uploaded_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "Photo",
-                "uploaded_at",
-            )?,
-        );
-        item.insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__user_profile_pk("Photo", __tenant)?),
-        );
-        item.insert(
-            "lsi1sk".to_owned(),
-            __rt::AttributeValue::S(
-                __photo_lsi1sk("Photo", self.uploaded_at, self.photo_id.as_str())?,
-            ),
-        );
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const SK_STEPS: &[__rt::reader::Step] = &[
@@ -476,7 +330,7 @@ impl __rt::Entity for Photo {
             uploaded_at: r
                 .keyed_time(
                     "uploaded_at",
-                    __rt::TimeFormat::Rfc3339(3u8),
+                    __rt::TimeFormat::Rfc3339(3),
                     &[("lsi1sk", &LSI1SK_STEPS[..2])],
                 )?,
         })
@@ -488,16 +342,8 @@ fn __photo_key(
     photo_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__user_profile_pk("Photo", __tenant)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__photo_sk("Photo", photo_id)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__user_profile_pk("Photo", __tenant)?));
+    __item.insert("sk".to_owned(), __rt::S(__photo_sk("Photo", photo_id)?));
     Ok(__item)
 }
 /// A partial update of a [`Photo`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -589,8 +435,7 @@ impl PhotoUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Photo", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Photo",
@@ -606,107 +451,33 @@ impl PhotoUpdate {
                     ("uploaded_at", self.uploaded_at.is_some()),
                 ],
             )?;
-            let value = &key.photo_id;
-            update.set.push(("photo_id", __rt::Attr::to_av(value)));
+            update.put_value("photo_id", &key.photo_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.url {
+        update.put("url", &self.url, __rt::Store::Length(0, Some(2048)))?;
+        update.put_opt("caption", &self.caption, __rt::Store::Length(0, Some(2000)))?;
+        update.put("image_format", &self.image_format, __rt::Store::Plain)?;
+        update.put("width", &self.width, __rt::Store::Plain)?;
+        update.put("height", &self.height, __rt::Store::Plain)?;
+        update.put("size_bytes", &self.size_bytes, __rt::Store::Plain)?;
+        update.put_opt("tags", &self.tags, __rt::Store::Plain)?;
+        update
+            .put(
+                "uploaded_at",
+                &self.uploaded_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
+        update.add_to("width", self.add_width);
+        update.add_to("height", self.add_height);
+        update.add_to("size_bytes", self.add_size_bytes);
+        if let Some(__v_uploaded_at) = self.uploaded_at {
             update
-                .set
-                .push((
-                    "url",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(2048usize),
-                            "Photo",
-                            "url",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        match &self.caption {
-            Some(Some(value)) => {
-                update
-                    .set
-                    .push((
-                        "caption",
-                        {
-                            __rt::codec::check_length(
-                                value,
-                                0usize,
-                                Some(2000usize),
-                                "Photo",
-                                "caption",
-                            )?;
-                            __rt::Attr::to_av(value)
-                        },
-                    ))
-            }
-            Some(None) => update.remove.push("caption"),
-            None => {}
-        }
-        if let Some(value) = &self.image_format {
-            update.set.push(("image_format", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.width {
-            update.set.push(("width", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.height {
-            update.set.push(("height", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.size_bytes {
-            update.set.push(("size_bytes", __rt::Attr::to_av(value)));
-        }
-        match &self.tags {
-            Some(Some(value)) => update.set.push(("tags", __rt::Attr::to_av(value))),
-            Some(None) => update.remove.push("tags"),
-            None => {}
-        }
-        if let Some(value) = &self.uploaded_at {
-            update
-                .set
-                .push((
-                    "uploaded_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "Photo",
-                        "uploaded_at",
-                    )?,
-                ));
-        }
-        if let Some(n) = self.add_width {
-            update.add.push(("width", __rt::AttributeValue::N(n.to_string())));
-        }
-        if let Some(n) = self.add_height {
-            update.add.push(("height", __rt::AttributeValue::N(n.to_string())));
-        }
-        if let Some(n) = self.add_size_bytes {
-            update.add.push(("size_bytes", __rt::AttributeValue::N(n.to_string())));
-        }
-        if self.uploaded_at.is_some() {
-            let __v_uploaded_at = match self.uploaded_at {
-                Some(v) => v,
-                None => {
-                    return Err(__rt::Error::IncompleteUpdate {
-                        entity: "Photo",
-                        key_attribute: "lsi1sk",
-                        missing: vec!["uploaded_at"],
-                    });
-                }
-            };
-            update
-                .set
-                .push((
+                .key(
                     "lsi1sk",
-                    __rt::AttributeValue::S(
+                    __rt::S(
                         __photo_lsi1sk("Photo", __v_uploaded_at, key.photo_id.as_str())?,
                     ),
-                ));
+                );
         }
-        let _ = key;
         Ok(update)
     }
 }
@@ -762,6 +533,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -869,64 +647,53 @@ impl<'a> TenantRepository<'a> {
     pub async fn delete_photo(&self, key: &PhotoKey) -> Result<bool, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
-    /** As a user, I want to see my profile.
-
-GetItem of one [`UserProfile`].*/
+    /// As a user, I want to see my profile.
+    ///
+    /// GetItem of one [`UserProfile`].
     pub async fn user_profile(
         &self,
         key: &UserProfileKey,
     ) -> Result<Option<UserProfile>, __rt::Error> {
-        let repo = self.repo;
-        __rt::ops::get::<
-            UserProfile,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&self.tenant)?, false)
-            .await
+        self.repo.table().get(key, &self.tenant, false).await
     }
-    /** As a user, I want to open one of my photos.
-
-GetItem of one [`Photo`].*/
+    /// As a user, I want to open one of my photos.
+    ///
+    /// GetItem of one [`Photo`].
     pub async fn photo(&self, key: &PhotoKey) -> Result<Option<Photo>, __rt::Error> {
-        let repo = self.repo;
-        __rt::ops::get::<
-            Photo,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&self.tenant)?, false)
-            .await
+        self.repo.table().get(key, &self.tenant, false).await
     }
-    /** As a user, I want to see the photos I uploaded between two dates.
-
-Query of index `LSI1`: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to see the photos I uploaded between two dates.
+    ///
+    /// Query of index `LSI1`: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn photos_between(
         &self,
         from: __rt::DateTime,
         to: __rt::DateTime,
     ) -> __rt::Query<Photo> {
-        let __request = __request_photos_between(self, from, to);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_photos_between)
+        self.repo
+            .__query(__request_photos_between(self, from, to), __decode_photos_between)
     }
-    /** As a user, I want to see my photos, newest first.
-
-Query of index `LSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to see my photos, newest first.
+    ///
+    /// Query of index `LSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn latest_photos(&self) -> __rt::Query<Photo> {
-        let __request = __request_latest_photos(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_latest_photos)
+        self.repo.__query(__request_latest_photos(self), __decode_latest_photos)
     }
-    /** As a user, I want to see the photos I uploaded since a point in time, right after uploading.
-
-Query of index `LSI1`: `#pk = :pk AND #sk >= :sk` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to see the photos I uploaded since a point in time, right after uploading.
+    ///
+    /// Query of index `LSI1`: `#pk = :pk AND #sk >= :sk` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn photos_since(&self, since: __rt::DateTime) -> __rt::Query<Photo> {
-        let __request = __request_photos_since(self, since);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_photos_since)
+        self.repo.__query(__request_photos_since(self, since), __decode_photos_since)
     }
-    /** As an operator, I want every item of a closing account, to delete it.
-
-Query of the table: `#pk = :pk` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As an operator, I want every item of a closing account, to delete it.
+    ///
+    /// Query of the table: `#pk = :pk` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn account_contents(&self) -> __rt::Query<AccountContentsItem> {
-        let __request = __request_account_contents(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_account_contents)
+        self.repo.__query(__request_account_contents(self), __decode_account_contents)
     }
-    /** As an operator, I want to delete the items of a closing account in batches.
-
-Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
+    /// As an operator, I want to delete the items of a closing account in batches.
+    ///
+    /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
     pub fn delete_account_items(&self) -> DeleteAccountItemsBatch<'a> {
         DeleteAccountItemsBatch {
             repo: self.repo,
@@ -946,29 +713,11 @@ fn __request_photos_between(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
+    let __v0 = __rt::S(__user_profile_pk("photos_between", __tenant)?);
+    let __v1 = __rt::S(__photos_between_lsi1sk("photos_between", from)?);
+    let __v2 = __rt::S(__photos_between_lsi1sk("photos_between", to)?);
     __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __user_profile_pk("photos_between", __tenant)?,
-                    ),
-                ),
-                (
-                    ":sk0",
-                    __rt::AttributeValue::S(
-                        __photos_between_lsi1sk("photos_between", from)?,
-                    ),
-                ),
-                (
-                    ":sk1",
-                    __rt::AttributeValue::S(
-                        __photos_between_lsi1sk("photos_between", to)?,
-                    ),
-                ),
-            ]),
-        );
+        .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("LSI1"),
@@ -991,18 +740,9 @@ fn __request_latest_photos(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __user_profile_pk("latest_photos", __tenant)?,
-                    ),
-                ),
-                (":sk", __rt::AttributeValue::S("DATE#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__user_profile_pk("latest_photos", __tenant)?);
+    let __v1 = __rt::S("DATE#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("LSI1"),
@@ -1026,21 +766,9 @@ fn __request_photos_since(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__user_profile_pk("photos_since", __tenant)?),
-                ),
-                (
-                    ":sk",
-                    __rt::AttributeValue::S(
-                        __photos_between_lsi1sk("photos_since", since)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__user_profile_pk("photos_since", __tenant)?);
+    let __v1 = __rt::S(__photos_between_lsi1sk("photos_since", since)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("LSI1"),
@@ -1089,17 +817,8 @@ fn __request_account_contents(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __user_profile_pk("account_contents", __tenant)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__user_profile_pk("account_contents", __tenant)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1199,7 +918,7 @@ fn __photo_lsi1sk(
     __rt::codec::push_datetime(
         &mut __key,
         uploaded_at,
-        __rt::TimeFormat::Rfc3339(3u8),
+        __rt::TimeFormat::Rfc3339(3),
         __context,
         "uploaded_at",
     )?;
@@ -1217,7 +936,7 @@ fn __photos_between_lsi1sk(
     __rt::codec::push_datetime(
         &mut __key,
         from,
-        __rt::TimeFormat::Rfc3339(3u8),
+        __rt::TimeFormat::Rfc3339(3),
         __context,
         "uploaded_at",
     )?;

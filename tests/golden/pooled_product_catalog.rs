@@ -163,51 +163,34 @@ impl __rt::Entity for Product {
             )?;
             __rt::codec::hash_shard(&__key, 10u32)
         };
-        let mut item = __product_key(scope, __shard, self.product_id.as_str())?;
-        item.insert(
-            "EntityType".to_owned(),
-            __rt::AttributeValue::S("Product".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __product_key(scope, __shard, self.product_id.as_str())?,
+            "Product",
+            10,
         );
-        item.insert("product_id".to_owned(), __rt::Attr::to_av(&self.product_id));
-        item.insert(
-            "name".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.name,
-                    0usize,
-                    Some(300usize),
-                    "Product",
-                    "name",
-                )?;
-                __rt::Attr::to_av(&self.name)
-            },
-        );
-        item.insert("category".to_owned(), __rt::Attr::to_av(&self.category));
-        item.insert("price".to_owned(), __rt::Attr::to_av(&self.price));
-        item.insert("currency".to_owned(), __rt::Attr::to_av(&self.currency));
-        item.insert("doc".to_owned(), __rt::Attr::to_av(&self.doc));
-        item.insert(
-            "updated_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.updated_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "Product",
-                "updated_at",
-            )?,
-        );
-        item.insert(
-            "gsi1pk".to_owned(),
-            __rt::AttributeValue::S(
+        w.raw("EntityType", __rt::AttributeValue::S("Product".to_owned()));
+        w.put("product_id", &self.product_id, __rt::Store::Plain)?;
+        w.put("name", &self.name, __rt::Store::Length(0, Some(300)))?;
+        w.put("category", &self.category, __rt::Store::Plain)?;
+        w.put("price", &self.price, __rt::Store::Plain)?;
+        w.put("currency", &self.currency, __rt::Store::Plain)?;
+        w.put("doc", &self.doc, __rt::Store::Plain)?;
+        w.put(
+            "updated_at",
+            &self.updated_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        w.raw(
+            "gsi1pk",
+            __rt::S(
                 __product_gsi1pk("Product", __tenant, self.category.as_str(), __shard)?,
             ),
         );
-        item.insert(
-            "gsi1sk".to_owned(),
-            __rt::AttributeValue::S(
-                __product_product_id("Product", self.product_id.as_str())?,
-            ),
+        w.raw(
+            "gsi1sk",
+            __rt::S(__product_product_id("Product", self.product_id.as_str())?),
         );
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PRODUCT_ID_STEPS: &[__rt::reader::Step] = &[
@@ -247,7 +230,7 @@ impl __rt::Entity for Product {
             price: r.required("price")?,
             currency: r.required("currency")?,
             doc: r.required("doc")?,
-            updated_at: r.time("updated_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            updated_at: r.time("updated_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -261,12 +244,12 @@ fn __product_key(
     __item
         .insert(
             "ShardID".to_owned(),
-            __rt::AttributeValue::S(__product_shard_id("Product", __tenant, __shard)?),
+            __rt::S(__product_shard_id("Product", __tenant, __shard)?),
         );
     __item
         .insert(
             "ProductID".to_owned(),
-            __rt::AttributeValue::S(__product_product_id("Product", product_id)?),
+            __rt::S(__product_product_id("Product", product_id)?),
         );
     Ok(__item)
 }
@@ -340,8 +323,7 @@ impl ProductUpdate {
             )?;
             __rt::codec::hash_shard(&__key, 10u32)
         };
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Product", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Product",
@@ -354,82 +336,35 @@ impl ProductUpdate {
                     ("updated_at", self.updated_at.is_some()),
                 ],
             )?;
-            let value = &key.product_id;
-            update.set.push(("product_id", __rt::Attr::to_av(value)));
+            update.put_value("product_id", &key.product_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.name {
+        update.put("name", &self.name, __rt::Store::Length(0, Some(300)))?;
+        update.put("category", &self.category, __rt::Store::Plain)?;
+        update.put("price", &self.price, __rt::Store::Plain)?;
+        update.put("currency", &self.currency, __rt::Store::Plain)?;
+        update.put("doc", &self.doc, __rt::Store::Plain)?;
+        update
+            .put(
+                "updated_at",
+                &self.updated_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
+        if let Some(__v_category) = &self.category {
             update
-                .set
-                .push((
-                    "name",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(300usize),
-                            "Product",
-                            "name",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.category {
-            update.set.push(("category", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.price {
-            update.set.push(("price", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.currency {
-            update.set.push(("currency", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.doc {
-            update.set.push(("doc", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.updated_at {
-            update
-                .set
-                .push((
-                    "updated_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "Product",
-                        "updated_at",
-                    )?,
-                ));
-        }
-        if self.category.is_some() {
-            let __v_category = match &self.category {
-                Some(v) => v.as_str(),
-                None => {
-                    return Err(__rt::Error::IncompleteUpdate {
-                        entity: "Product",
-                        key_attribute: "gsi1pk",
-                        missing: vec!["category"],
-                    });
-                }
-            };
-            update
-                .set
-                .push((
+                .key(
                     "gsi1pk",
-                    __rt::AttributeValue::S(
+                    __rt::S(
                         __product_gsi1pk("Product", __tenant, __v_category, __shard)?,
                     ),
-                ));
+                );
         }
         if self.or_create {
             update
-                .set
-                .push((
+                .key(
                     "gsi1sk",
-                    __rt::AttributeValue::S(
-                        __product_product_id("Product", key.product_id.as_str())?,
-                    ),
-                ));
+                    __rt::S(__product_product_id("Product", key.product_id.as_str())?),
+                );
         }
-        let _ = key;
         Ok(update)
     }
 }
@@ -485,6 +420,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -561,40 +503,34 @@ impl<'a> TenantRepository<'a> {
     pub async fn delete_product(&self, key: &ProductKey) -> Result<bool, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
-    /** As a shopper, I want to see one product of a tenant's catalog.
-
-GetItem of one [`Product`].*/
+    /// As a shopper, I want to see one product of a tenant's catalog.
+    ///
+    /// GetItem of one [`Product`].
     pub async fn product(
         &self,
         key: &ProductKey,
     ) -> Result<Option<Product>, __rt::Error> {
-        let repo = self.repo;
-        __rt::ops::get::<
-            Product,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&self.tenant)?, false)
-            .await
+        self.repo.table().get(key, &self.tenant, false).await
     }
-    /** As a tenant, I want all the products of my catalog (the union of all my shards).
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|S#<shard>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant, I want all the products of my catalog (the union of all my shards).
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|S#<shard>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn tenant_products(&self) -> __rt::Query<Product> {
-        let __request = __request_tenant_products(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_tenant_products)
+        self.repo.__query(__request_tenant_products(self), __decode_tenant_products)
     }
-    /** As a shopper, I want the products of one category of a tenant's catalog.
-
-Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|CATEGORY#<category>|S#<shard>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a shopper, I want the products of one category of a tenant's catalog.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|CATEGORY#<category>|S#<shard>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn products_in_category(&self, category: &str) -> __rt::Query<Product> {
-        let __request = __request_products_in_category(self, category);
-        __rt::Query::new(
-            self.repo.client.clone(),
-            __request,
-            __decode_products_in_category,
-        )
+        self.repo
+            .__query(
+                __request_products_in_category(self, category),
+                __decode_products_in_category,
+            )
     }
-    /** As a tenant, I want to load many products at once.
-
-Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
+    /// As a tenant, I want to load many products at once.
+    ///
+    /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
     pub fn import_products(&self) -> ImportProductsBatch<'a> {
         ImportProductsBatch {
             repo: self.repo,
@@ -603,9 +539,9 @@ Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
             error: Default::default(),
         }
     }
-    /** As a tenant, I want to remove many products at once.
-
-Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
+    /// As a tenant, I want to remove many products at once.
+    ///
+    /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
     pub fn delete_products(&self) -> DeleteProductsBatch<'a> {
         DeleteProductsBatch {
             repo: self.repo,
@@ -624,18 +560,9 @@ fn __request_tenant_products(
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
     for __shard in 0..10u32 {
-        __partitions
-            .push(
-                __rt::ops::values([
-                    (
-                        ":pk",
-                        __rt::AttributeValue::S(
-                            __product_shard_id("tenant_products", __tenant, __shard)?,
-                        ),
-                    ),
-                    (":sk", __rt::AttributeValue::S("PRODUCT#".to_owned())),
-                ]),
-            );
+        let __v0 = __rt::S(__product_shard_id("tenant_products", __tenant, __shard)?);
+        let __v1 = __rt::S("PRODUCT#".to_owned());
+        __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     }
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
@@ -663,22 +590,10 @@ fn __request_products_in_category(
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
     for __shard in 0..10u32 {
-        __partitions
-            .push(
-                __rt::ops::values([
-                    (
-                        ":pk",
-                        __rt::AttributeValue::S(
-                            __product_gsi1pk(
-                                "products_in_category",
-                                __tenant,
-                                category,
-                                __shard,
-                            )?,
-                        ),
-                    ),
-                ]),
-            );
+        let __v0 = __rt::S(
+            __product_gsi1pk("products_in_category", __tenant, category, __shard)?,
+        );
+        __partitions.push(__rt::ops::values([(":pk", __v0)]));
     }
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),

@@ -110,42 +110,24 @@ impl __rt::Entity for Project {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __project_key(scope, self.project_id.as_str())?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("Project".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __project_key(scope, self.project_id.as_str())?,
+            "Project",
+            7,
         );
-        item.insert("project_id".to_owned(), __rt::Attr::to_av(&self.project_id));
-        item.insert(
-            "name".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.name,
-                    0usize,
-                    Some(200usize),
-                    "Project",
-                    "name",
-                )?;
-                __rt::Attr::to_av(&self.name)
-            },
-        );
-        item.insert("name_key".to_owned(), __rt::Attr::to_av(&self.name_key));
-        item.insert(
-            "created_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.created_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "Project",
-                "created_at",
-            )?,
-        );
-        item.insert(
-            "gsi1pk".to_owned(),
-            __rt::AttributeValue::S(__project_gsi1pk("Project", __tenant)?),
-        );
-        item.insert(
-            "gsi1sk".to_owned(),
-            __rt::AttributeValue::S(
+        w.raw("entity_type", __rt::AttributeValue::S("Project".to_owned()));
+        w.put("project_id", &self.project_id, __rt::Store::Plain)?;
+        w.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
+        w.put("name_key", &self.name_key, __rt::Store::Plain)?;
+        w.put(
+            "created_at",
+            &self.created_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        w.raw("gsi1pk", __rt::S(__project_gsi1pk("Project", __tenant)?));
+        w.raw(
+            "gsi1sk",
+            __rt::S(
                 __project_gsi1sk(
                     "Project",
                     self.name_key.as_str(),
@@ -153,7 +135,7 @@ impl __rt::Entity for Project {
                 )?,
             ),
         );
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const SK_STEPS: &[__rt::reader::Step] = &[
@@ -180,7 +162,7 @@ impl __rt::Entity for Project {
                     &[("gsi1sk", &GSI1SK_STEPS[..1])],
                     __rt::reader::text,
                 )?,
-            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -190,16 +172,8 @@ fn __project_key(
     project_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__project_pk("Project", __tenant)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__project_sk("Project", project_id)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__project_pk("Project", __tenant)?));
+    __item.insert("sk".to_owned(), __rt::S(__project_sk("Project", project_id)?));
     Ok(__item)
 }
 /// A partial update of a [`Project`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -243,8 +217,7 @@ impl ProjectUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Project", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Project",
@@ -254,75 +227,32 @@ impl ProjectUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            let value = &key.project_id;
-            update.set.push(("project_id", __rt::Attr::to_av(value)));
+            update.put_value("project_id", &key.project_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.name {
-            update
-                .set
-                .push((
-                    "name",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(200usize),
-                            "Project",
-                            "name",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.name_key {
-            update.set.push(("name_key", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.created_at {
-            update
-                .set
-                .push((
-                    "created_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "Project",
-                        "created_at",
-                    )?,
-                ));
-        }
+        update.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
+        update.put("name_key", &self.name_key, __rt::Store::Plain)?;
+        update
+            .put(
+                "created_at",
+                &self.created_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
         if self.or_create {
-            update
-                .set
-                .push((
-                    "gsi1pk",
-                    __rt::AttributeValue::S(__project_gsi1pk("Project", __tenant)?),
-                ));
+            update.key("gsi1pk", __rt::S(__project_gsi1pk("Project", __tenant)?));
         }
-        if self.name_key.is_some() {
-            let __v_name_key = match &self.name_key {
-                Some(v) => v.as_str(),
-                None => {
-                    return Err(__rt::Error::IncompleteUpdate {
-                        entity: "Project",
-                        key_attribute: "gsi1sk",
-                        missing: vec!["name_key"],
-                    });
-                }
-            };
+        if let Some(__v_name_key) = &self.name_key {
             update
-                .set
-                .push((
+                .key(
                     "gsi1sk",
-                    __rt::AttributeValue::S(
+                    __rt::S(
                         __project_gsi1sk(
                             "Project",
                             __v_name_key,
                             key.project_id.as_str(),
                         )?,
                     ),
-                ));
+                );
         }
-        let _ = key;
         Ok(update)
     }
 }
@@ -378,63 +308,33 @@ impl __rt::Entity for Task {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __task_key(
-            scope,
-            self.project_id.as_str(),
-            self.task_id.as_str(),
+        let mut w = __rt::ItemWriter::new(
+            __task_key(scope, self.project_id.as_str(), self.task_id.as_str())?,
+            "Task",
+            10,
+        );
+        w.raw("entity_type", __rt::AttributeValue::S("Task".to_owned()));
+        w.put("project_id", &self.project_id, __rt::Store::Plain)?;
+        w.put("task_id", &self.task_id, __rt::Store::Plain)?;
+        w.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
+        w.put("status", &self.status, __rt::Store::Plain)?;
+        w.put_opt("assignee_id", &self.assignee_id, __rt::Store::Plain)?;
+        w.put_opt(
+            "due_at",
+            &self.due_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
         )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("Task".to_owned()),
-        );
-        item.insert("project_id".to_owned(), __rt::Attr::to_av(&self.project_id));
-        item.insert("task_id".to_owned(), __rt::Attr::to_av(&self.task_id));
-        item.insert(
-            "title".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.title,
-                    0usize,
-                    Some(300usize),
-                    "Task",
-                    "title",
-                )?;
-                __rt::Attr::to_av(&self.title)
-            },
-        );
-        item.insert("status".to_owned(), __rt::Attr::to_av(&self.status));
-        if let Some(value) = &self.assignee_id {
-            item.insert("assignee_id".to_owned(), __rt::Attr::to_av(value));
-        }
-        if let Some(value) = &self.due_at {
-            item.insert(
-                "due_at".to_owned(),
-                __rt::codec::datetime_to_av(
-                    *value,
-                    __rt::TimeFormat::Rfc3339(0u8),
-                    "Task",
-                    "due_at",
-                )?,
-            );
-        }
-        item.insert("version".to_owned(), __rt::Attr::to_av(&self.version));
+        w.put("version", &self.version, __rt::Store::Plain)?;
         if let Some(__v_assignee_id) = self.assignee_id.as_deref() {
-            item.insert(
-                "gsi2pk".to_owned(),
-                __rt::AttributeValue::S(
-                    __task_gsi2pk("Task", __tenant, __v_assignee_id)?,
-                ),
-            );
+            w.raw("gsi2pk", __rt::S(__task_gsi2pk("Task", __tenant, __v_assignee_id)?));
         }
         if let Some(__v_due_at) = self.due_at {
-            item.insert(
-                "gsi2sk".to_owned(),
-                __rt::AttributeValue::S(
-                    __task_gsi2sk("Task", __v_due_at, self.task_id.as_str())?,
-                ),
+            w.raw(
+                "gsi2sk",
+                __rt::S(__task_gsi2sk("Task", __v_due_at, self.task_id.as_str())?),
             );
         }
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const SK_STEPS: &[__rt::reader::Step] = &[
@@ -476,7 +376,7 @@ impl __rt::Entity for Task {
             due_at: r
                 .keyed_time_opt(
                     "due_at",
-                    __rt::TimeFormat::Rfc3339(0u8),
+                    __rt::TimeFormat::Rfc3339(0),
                     &[("gsi2sk", &GSI2SK_STEPS[..2])],
                 )?,
             version: r.required("version")?,
@@ -490,16 +390,8 @@ fn __task_key(
     task_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__project_pk("Task", __tenant)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__task_sk("Task", project_id, task_id)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__project_pk("Task", __tenant)?));
+    __item.insert("sk".to_owned(), __rt::S(__task_sk("Task", project_id, task_id)?));
     Ok(__item)
 }
 /// A partial update of a [`Task`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -555,8 +447,7 @@ impl TaskUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Task", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Task",
@@ -566,55 +457,18 @@ impl TaskUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            let value = &key.project_id;
-            update.set.push(("project_id", __rt::Attr::to_av(value)));
-            let value = &key.task_id;
-            update.set.push(("task_id", __rt::Attr::to_av(value)));
+            update.put_value("project_id", &key.project_id, __rt::Store::Plain)?;
+            update.put_value("task_id", &key.task_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.title {
-            update
-                .set
-                .push((
-                    "title",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(300usize),
-                            "Task",
-                            "title",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.status {
-            update.set.push(("status", __rt::Attr::to_av(value)));
-        }
-        match &self.assignee_id {
-            Some(Some(value)) => {
-                update.set.push(("assignee_id", __rt::Attr::to_av(value)))
-            }
-            Some(None) => update.remove.push("assignee_id"),
-            None => {}
-        }
-        match &self.due_at {
-            Some(Some(value)) => {
-                update
-                    .set
-                    .push((
-                        "due_at",
-                        __rt::codec::datetime_to_av(
-                            *value,
-                            __rt::TimeFormat::Rfc3339(0u8),
-                            "Task",
-                            "due_at",
-                        )?,
-                    ))
-            }
-            Some(None) => update.remove.push("due_at"),
-            None => {}
-        }
+        update.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
+        update.put("status", &self.status, __rt::Store::Plain)?;
+        update.put_opt("assignee_id", &self.assignee_id, __rt::Store::Plain)?;
+        update
+            .put_opt(
+                "due_at",
+                &self.due_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
+            )?;
         match &self.version {
             Some(value) => {
                 update.set.push(("version", __rt::Attr::to_av(value)));
@@ -656,13 +510,10 @@ impl TaskUpdate {
                     }
                 };
                 update
-                    .set
-                    .push((
+                    .key(
                         "gsi2pk",
-                        __rt::AttributeValue::S(
-                            __task_gsi2pk("Task", __tenant, __v_assignee_id)?,
-                        ),
-                    ));
+                        __rt::S(__task_gsi2pk("Task", __tenant, __v_assignee_id)?),
+                    );
             }
         }
         if self.due_at.is_some() {
@@ -682,16 +533,12 @@ impl TaskUpdate {
                     }
                 };
                 update
-                    .set
-                    .push((
+                    .key(
                         "gsi2sk",
-                        __rt::AttributeValue::S(
-                            __task_gsi2sk("Task", __v_due_at, key.task_id.as_str())?,
-                        ),
-                    ));
+                        __rt::S(__task_gsi2sk("Task", __v_due_at, key.task_id.as_str())?),
+                    );
             }
         }
-        let _ = key;
         Ok(update)
     }
 }
@@ -759,43 +606,28 @@ impl __rt::Entity for Comment {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __comment_key(
-            scope,
-            self.project_id.as_str(),
-            self.task_id.as_str(),
-            self.comment_id.as_str(),
-        )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("Comment".to_owned()),
-        );
-        item.insert("project_id".to_owned(), __rt::Attr::to_av(&self.project_id));
-        item.insert("task_id".to_owned(), __rt::Attr::to_av(&self.task_id));
-        item.insert("comment_id".to_owned(), __rt::Attr::to_av(&self.comment_id));
-        item.insert("author_id".to_owned(), __rt::Attr::to_av(&self.author_id));
-        item.insert(
-            "body".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.body,
-                    0usize,
-                    Some(10000usize),
-                    "Comment",
-                    "body",
-                )?;
-                __rt::Attr::to_av(&self.body)
-            },
-        );
-        item.insert(
-            "created_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.created_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "Comment",
-                "created_at",
+        let mut w = __rt::ItemWriter::new(
+            __comment_key(
+                scope,
+                self.project_id.as_str(),
+                self.task_id.as_str(),
+                self.comment_id.as_str(),
             )?,
+            "Comment",
+            7,
         );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("Comment".to_owned()));
+        w.put("project_id", &self.project_id, __rt::Store::Plain)?;
+        w.put("task_id", &self.task_id, __rt::Store::Plain)?;
+        w.put("comment_id", &self.comment_id, __rt::Store::Plain)?;
+        w.put("author_id", &self.author_id, __rt::Store::Plain)?;
+        w.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
+        w.put(
+            "created_at",
+            &self.created_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const SK_STEPS: &[__rt::reader::Step] = &[
@@ -815,7 +647,7 @@ impl __rt::Entity for Comment {
                 .keyed("comment_id", &[("sk", &SK_STEPS[..6])], __rt::reader::text)?,
             author_id: r.required("author_id")?,
             body: r.required("body")?,
-            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -827,17 +659,11 @@ fn __comment_key(
     comment_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__project_pk("Comment", __tenant)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__project_pk("Comment", __tenant)?));
     __item
         .insert(
             "sk".to_owned(),
-            __rt::AttributeValue::S(
-                __comment_sk("Comment", project_id, task_id, comment_id)?,
-            ),
+            __rt::S(__comment_sk("Comment", project_id, task_id, comment_id)?),
         );
     Ok(__item)
 }
@@ -882,8 +708,7 @@ impl CommentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Comment", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Comment",
@@ -893,47 +718,18 @@ impl CommentUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            let value = &key.project_id;
-            update.set.push(("project_id", __rt::Attr::to_av(value)));
-            let value = &key.task_id;
-            update.set.push(("task_id", __rt::Attr::to_av(value)));
-            let value = &key.comment_id;
-            update.set.push(("comment_id", __rt::Attr::to_av(value)));
+            update.put_value("project_id", &key.project_id, __rt::Store::Plain)?;
+            update.put_value("task_id", &key.task_id, __rt::Store::Plain)?;
+            update.put_value("comment_id", &key.comment_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.author_id {
-            update.set.push(("author_id", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.body {
-            update
-                .set
-                .push((
-                    "body",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(10000usize),
-                            "Comment",
-                            "body",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.created_at {
-            update
-                .set
-                .push((
-                    "created_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "Comment",
-                        "created_at",
-                    )?,
-                ));
-        }
-        let _ = key;
+        update.put("author_id", &self.author_id, __rt::Store::Plain)?;
+        update.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
+        update
+            .put(
+                "created_at",
+                &self.created_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
         Ok(update)
     }
 }
@@ -997,6 +793,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -1126,75 +929,71 @@ impl<'a> TenantRepository<'a> {
     pub async fn delete_comment(&self, key: &CommentKey) -> Result<bool, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
-    /** As a tenant admin, I want all projects of my tenant with everything under them.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|PROJECTS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want all projects of my tenant with everything under them.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|PROJECTS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn project_tree(&self) -> __rt::Query<ProjectTreeItem> {
-        let __request = __request_project_tree(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_project_tree)
+        self.repo.__query(__request_project_tree(self), __decode_project_tree)
     }
-    /** As a user, I want to list all projects of my tenant.
-
-Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|PROJECT_LIST`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to list all projects of my tenant.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|PROJECT_LIST`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn projects(&self) -> __rt::Query<Project> {
-        let __request = __request_projects(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_projects)
+        self.repo.__query(__request_projects(self), __decode_projects)
     }
-    /** As a user, I want to open a project.
-
-GetItem of one [`Project`].*/
+    /// As a user, I want to open a project.
+    ///
+    /// GetItem of one [`Project`].
     pub async fn project(
         &self,
         key: &ProjectKey,
     ) -> Result<Option<Project>, __rt::Error> {
-        let repo = self.repo;
-        __rt::ops::get::<
-            Project,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&self.tenant)?, false)
-            .await
+        self.repo.table().get(key, &self.tenant, false).await
     }
-    /** As a user, I want all tasks in a project, each followed by its comments.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|PROJECTS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want all tasks in a project, each followed by its comments.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|PROJECTS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn project_tasks(&self, project_id: &str) -> __rt::Query<ProjectTasksItem> {
-        let __request = __request_project_tasks(self, project_id);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_project_tasks)
+        self.repo
+            .__query(__request_project_tasks(self, project_id), __decode_project_tasks)
     }
-    /** As a user, I want to open a task.
-
-GetItem of one [`Task`].*/
+    /// As a user, I want to open a task.
+    ///
+    /// GetItem of one [`Task`].
     pub async fn task(&self, key: &TaskKey) -> Result<Option<Task>, __rt::Error> {
-        let repo = self.repo;
-        __rt::ops::get::<
-            Task,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&self.tenant)?, true)
-            .await
+        self.repo.table().get(key, &self.tenant, true).await
     }
-    /** As a user, I want all comments on a task, oldest first.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|PROJECTS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want all comments on a task, oldest first.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|PROJECTS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn task_comments(
         &self,
         project_id: &str,
         task_id: &str,
     ) -> __rt::Query<Comment> {
-        let __request = __request_task_comments(self, project_id, task_id);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_task_comments)
+        self.repo
+            .__query(
+                __request_task_comments(self, project_id, task_id),
+                __decode_task_comments,
+            )
     }
-    /** As a user, I want my assigned tasks due before a date, soonest first.
-
-Query of index `GSI2`: `#pk = :pk AND #sk < :sk` with `:pk` = `TENANT#<tenant>|ASSIGNEE#<assignee_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want my assigned tasks due before a date, soonest first.
+    ///
+    /// Query of index `GSI2`: `#pk = :pk AND #sk < :sk` with `:pk` = `TENANT#<tenant>|ASSIGNEE#<assignee_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn my_tasks_due(
         &self,
         assignee_id: &str,
         before: __rt::DateTime,
     ) -> __rt::Query<Task> {
-        let __request = __request_my_tasks_due(self, assignee_id, before);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_my_tasks_due)
+        self.repo
+            .__query(
+                __request_my_tasks_due(self, assignee_id, before),
+                __decode_my_tasks_due,
+            )
     }
-    /** As a user, I want to delete a task together with its comments.
-
-TransactWriteItems: add items, then `send()`; all or nothing.*/
+    /// As a user, I want to delete a task together with its comments.
+    ///
+    /// TransactWriteItems: add items, then `send()`; all or nothing.
     pub fn delete_task(&self) -> DeleteTaskTransaction<'a> {
         DeleteTaskTransaction {
             repo: self.repo,
@@ -1246,16 +1045,9 @@ fn __request_project_tree(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__project_pk("project_tree", __tenant)?),
-                ),
-                (":sk", __rt::AttributeValue::S("PROJECT#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__project_pk("project_tree", __tenant)?);
+    let __v1 = __rt::S("PROJECT#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1278,12 +1070,8 @@ fn __request_projects(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (":pk", __rt::AttributeValue::S(__project_gsi1pk("projects", __tenant)?)),
-            ]),
-        );
+    let __v0 = __rt::S(__project_gsi1pk("projects", __tenant)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -1333,21 +1121,9 @@ fn __request_project_tasks(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__project_pk("project_tasks", __tenant)?),
-                ),
-                (
-                    ":sk",
-                    __rt::AttributeValue::S(
-                        __project_tasks_sk("project_tasks", project_id)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__project_pk("project_tasks", __tenant)?);
+    let __v1 = __rt::S(__project_tasks_sk("project_tasks", project_id)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1372,21 +1148,9 @@ fn __request_task_comments(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__project_pk("task_comments", __tenant)?),
-                ),
-                (
-                    ":sk",
-                    __rt::AttributeValue::S(
-                        __task_comments_sk("task_comments", project_id, task_id)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__project_pk("task_comments", __tenant)?);
+    let __v1 = __rt::S(__task_comments_sk("task_comments", project_id, task_id)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1411,23 +1175,9 @@ fn __request_my_tasks_due(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __task_gsi2pk("my_tasks_due", __tenant, assignee_id)?,
-                    ),
-                ),
-                (
-                    ":sk",
-                    __rt::AttributeValue::S(
-                        __my_tasks_due_gsi2sk("my_tasks_due", before)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__task_gsi2pk("my_tasks_due", __tenant, assignee_id)?);
+    let __v1 = __rt::S(__my_tasks_due_gsi2sk("my_tasks_due", before)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI2"),
@@ -1624,7 +1374,7 @@ fn __task_gsi2sk(
     __rt::codec::push_datetime(
         &mut __key,
         due_at,
-        __rt::TimeFormat::Rfc3339(0u8),
+        __rt::TimeFormat::Rfc3339(0),
         __context,
         "due_at",
     )?;
@@ -1707,7 +1457,7 @@ fn __my_tasks_due_gsi2sk(
     __rt::codec::push_datetime(
         &mut __key,
         before,
-        __rt::TimeFormat::Rfc3339(0u8),
+        __rt::TimeFormat::Rfc3339(0),
         __context,
         "due_at",
     )?;

@@ -259,51 +259,31 @@ impl __rt::Entity for Tenant {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __tenant_key(scope)?;
-        item.insert("entity".to_owned(), __rt::AttributeValue::S("Tenant".to_owned()));
-        item.insert(
-            "name".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.name,
-                    0usize,
-                    Some(200usize),
-                    "Tenant",
-                    "name",
-                )?;
-                __rt::Attr::to_av(&self.name)
-            },
-        );
-        item.insert("plan".to_owned(), __rt::Attr::to_av(&self.plan));
-        item.insert(
-            "created_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.created_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "Tenant",
-                "created_at",
-            )?,
-        );
-        Ok(item)
+        let mut w = __rt::ItemWriter::new(__tenant_key(scope)?, "Tenant", 4);
+        w.raw("entity", __rt::AttributeValue::S("Tenant".to_owned()));
+        w.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
+        w.put("plan", &self.plan, __rt::Store::Plain)?;
+        w.put(
+            "created_at",
+            &self.created_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         let r = __rt::reader::Fields::new(item, "Tenant");
         Ok(Tenant {
             name: r.required("name")?,
             plan: r.required("plan")?,
-            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
 /// The primary key attributes of a [`Tenant`].
 fn __tenant_key(__tenant: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__tenant_pk("Tenant", __tenant)?),
-        );
-    __item.insert("sk".to_owned(), __rt::AttributeValue::S("PROFILE".to_owned()));
+    __item.insert("pk".to_owned(), __rt::S(__tenant_pk("Tenant", __tenant)?));
+    __item.insert("sk".to_owned(), __rt::S("PROFILE".to_owned()));
     Ok(__item)
 }
 /// A partial update of a [`Tenant`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -343,12 +323,11 @@ impl TenantUpdate {
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
-        key: &TenantKey,
+        _key: &TenantKey,
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Tenant", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Tenant",
@@ -359,40 +338,14 @@ impl TenantUpdate {
                 ],
             )?;
         }
-        if let Some(value) = &self.name {
-            update
-                .set
-                .push((
-                    "name",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(200usize),
-                            "Tenant",
-                            "name",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.plan {
-            update.set.push(("plan", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.created_at {
-            update
-                .set
-                .push((
-                    "created_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "Tenant",
-                        "created_at",
-                    )?,
-                ));
-        }
-        let _ = key;
+        update.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
+        update.put("plan", &self.plan, __rt::Store::Plain)?;
+        update
+            .put(
+                "created_at",
+                &self.created_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
         Ok(update)
     }
 }
@@ -444,45 +397,23 @@ impl __rt::Entity for User {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __user_key(scope, self.user_id.as_str())?;
-        item.insert("entity".to_owned(), __rt::AttributeValue::S("User".to_owned()));
-        item.insert("user_id".to_owned(), __rt::Attr::to_av(&self.user_id));
-        item.insert(
-            "email".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.email,
-                    0usize,
-                    Some(254usize),
-                    "User",
-                    "email",
-                )?;
-                __rt::Attr::to_av(&self.email)
-            },
+        let mut w = __rt::ItemWriter::new(
+            __user_key(scope, self.user_id.as_str())?,
+            "User",
+            7,
         );
-        item.insert("role".to_owned(), __rt::Attr::to_av(&self.role));
-        if let Some(value) = &self.last_login {
-            item.insert(
-                "last_login".to_owned(),
-                __rt::codec::datetime_to_av(
-                    *value,
-                    __rt::TimeFormat::Rfc3339(3u8),
-                    "User",
-                    "last_login",
-                )?,
-            );
-        }
-        item.insert(
-            "gsi1pk".to_owned(),
-            __rt::AttributeValue::S(
-                __user_gsi1pk("User", __tenant, self.email.as_str())?,
-            ),
-        );
-        item.insert(
-            "gsi1sk".to_owned(),
-            __rt::AttributeValue::S(__user_sk("User", self.user_id.as_str())?),
-        );
-        Ok(item)
+        w.raw("entity", __rt::AttributeValue::S("User".to_owned()));
+        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        w.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
+        w.put("role", &self.role, __rt::Store::Plain)?;
+        w.put_opt(
+            "last_login",
+            &self.last_login,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        w.raw("gsi1pk", __rt::S(__user_gsi1pk("User", __tenant, self.email.as_str())?));
+        w.raw("gsi1sk", __rt::S(__user_sk("User", self.user_id.as_str())?));
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const SK_STEPS: &[__rt::reader::Step] = &[
@@ -510,7 +441,7 @@ impl __rt::Entity for User {
             email: r
                 .keyed("email", &[("gsi1pk", &GSI1PK_STEPS[..4])], __rt::reader::text)?,
             role: r.required("role")?,
-            last_login: r.time_opt("last_login", __rt::TimeFormat::Rfc3339(3u8))?,
+            last_login: r.time_opt("last_login", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -520,12 +451,8 @@ fn __user_key(
     user_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__tenant_pk("User", __tenant)?),
-        );
-    __item.insert("sk".to_owned(), __rt::AttributeValue::S(__user_sk("User", user_id)?));
+    __item.insert("pk".to_owned(), __rt::S(__tenant_pk("User", __tenant)?));
+    __item.insert("sk".to_owned(), __rt::S(__user_sk("User", user_id)?));
     Ok(__item)
 }
 /// A partial update of a [`User`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -569,80 +496,28 @@ impl UserUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("User", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "User",
                 &[("email", self.email.is_some()), ("role", self.role.is_some())],
             )?;
-            let value = &key.user_id;
-            update.set.push(("user_id", __rt::Attr::to_av(value)));
+            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.email {
-            update
-                .set
-                .push((
-                    "email",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(254usize),
-                            "User",
-                            "email",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.role {
-            update.set.push(("role", __rt::Attr::to_av(value)));
-        }
-        match &self.last_login {
-            Some(Some(value)) => {
-                update
-                    .set
-                    .push((
-                        "last_login",
-                        __rt::codec::datetime_to_av(
-                            *value,
-                            __rt::TimeFormat::Rfc3339(3u8),
-                            "User",
-                            "last_login",
-                        )?,
-                    ))
-            }
-            Some(None) => update.remove.push("last_login"),
-            None => {}
-        }
-        if self.email.is_some() {
-            let __v_email = match &self.email {
-                Some(v) => v.as_str(),
-                None => {
-                    return Err(__rt::Error::IncompleteUpdate {
-                        entity: "User",
-                        key_attribute: "gsi1pk",
-                        missing: vec!["email"],
-                    });
-                }
-            };
-            update
-                .set
-                .push((
-                    "gsi1pk",
-                    __rt::AttributeValue::S(__user_gsi1pk("User", __tenant, __v_email)?),
-                ));
+        update.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
+        update.put("role", &self.role, __rt::Store::Plain)?;
+        update
+            .put_opt(
+                "last_login",
+                &self.last_login,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
+        if let Some(__v_email) = &self.email {
+            update.key("gsi1pk", __rt::S(__user_gsi1pk("User", __tenant, __v_email)?));
         }
         if self.or_create {
-            update
-                .set
-                .push((
-                    "gsi1sk",
-                    __rt::AttributeValue::S(__user_sk("User", key.user_id.as_str())?),
-                ));
+            update.key("gsi1sk", __rt::S(__user_sk("User", key.user_id.as_str())?));
         }
-        let _ = key;
         Ok(update)
     }
 }
@@ -696,34 +571,29 @@ impl __rt::Entity for Order {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __order_key(scope, self.order_id.as_str())?;
-        item.insert("entity".to_owned(), __rt::AttributeValue::S("Order".to_owned()));
-        item.insert("order_id".to_owned(), __rt::Attr::to_av(&self.order_id));
-        item.insert("user_id".to_owned(), __rt::Attr::to_av(&self.user_id));
-        item.insert("status".to_owned(), __rt::Attr::to_av(&self.status));
-        item.insert("total".to_owned(), __rt::Attr::to_av(&self.total));
-        item.insert("currency".to_owned(), __rt::Attr::to_av(&self.currency));
-        item.insert("lines".to_owned(), __rt::Attr::to_av(&self.lines));
-        item.insert(
-            "created_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.created_at,
-                __rt::TimeFormat::Rfc3339(0u8),
-                "Order",
-                "created_at",
-            )?,
+        let mut w = __rt::ItemWriter::new(
+            __order_key(scope, self.order_id.as_str())?,
+            "Order",
+            10,
         );
-        item.insert(
-            "gsi1pk".to_owned(),
-            __rt::AttributeValue::S(__order_gsi1pk("Order", __tenant, self.status)?),
+        w.raw("entity", __rt::AttributeValue::S("Order".to_owned()));
+        w.put("order_id", &self.order_id, __rt::Store::Plain)?;
+        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        w.put("status", &self.status, __rt::Store::Plain)?;
+        w.put("total", &self.total, __rt::Store::Plain)?;
+        w.put("currency", &self.currency, __rt::Store::Plain)?;
+        w.put("lines", &self.lines, __rt::Store::Plain)?;
+        w.put(
+            "created_at",
+            &self.created_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
+        )?;
+        w.raw("gsi1pk", __rt::S(__order_gsi1pk("Order", __tenant, self.status)?));
+        w.raw(
+            "gsi1sk",
+            __rt::S(__order_gsi1sk("Order", self.created_at, self.order_id.as_str())?),
         );
-        item.insert(
-            "gsi1sk".to_owned(),
-            __rt::AttributeValue::S(
-                __order_gsi1sk("Order", self.created_at, self.order_id.as_str())?,
-            ),
-        );
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const SK_STEPS: &[__rt::reader::Step] = &[
@@ -763,7 +633,7 @@ impl __rt::Entity for Order {
             created_at: r
                 .keyed_time(
                     "created_at",
-                    __rt::TimeFormat::Rfc3339(0u8),
+                    __rt::TimeFormat::Rfc3339(0),
                     &[("gsi1sk", &GSI1SK_STEPS[..2])],
                 )?,
         })
@@ -775,16 +645,8 @@ fn __order_key(
     order_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__tenant_pk("Order", __tenant)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__order_sk("Order", order_id)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__tenant_pk("Order", __tenant)?));
+    __item.insert("sk".to_owned(), __rt::S(__order_sk("Order", order_id)?));
     Ok(__item)
 }
 /// A partial update of a [`Order`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -846,8 +708,7 @@ impl OrderUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Order", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Order",
@@ -860,78 +721,32 @@ impl OrderUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            let value = &key.order_id;
-            update.set.push(("order_id", __rt::Attr::to_av(value)));
+            update.put_value("order_id", &key.order_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.user_id {
-            update.set.push(("user_id", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.status {
-            update.set.push(("status", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.total {
-            update.set.push(("total", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.currency {
-            update.set.push(("currency", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.lines {
-            update.set.push(("lines", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.created_at {
+        update.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        update.put("status", &self.status, __rt::Store::Plain)?;
+        update.put("total", &self.total, __rt::Store::Plain)?;
+        update.put("currency", &self.currency, __rt::Store::Plain)?;
+        update.put("lines", &self.lines, __rt::Store::Plain)?;
+        update
+            .put(
+                "created_at",
+                &self.created_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
+            )?;
+        if let Some(__v_status) = self.status {
             update
-                .set
-                .push((
-                    "created_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(0u8),
-                        "Order",
-                        "created_at",
-                    )?,
-                ));
+                .key("gsi1pk", __rt::S(__order_gsi1pk("Order", __tenant, __v_status)?));
         }
-        if self.status.is_some() {
-            let __v_status = match self.status {
-                Some(v) => v,
-                None => {
-                    return Err(__rt::Error::IncompleteUpdate {
-                        entity: "Order",
-                        key_attribute: "gsi1pk",
-                        missing: vec!["status"],
-                    });
-                }
-            };
+        if let Some(__v_created_at) = self.created_at {
             update
-                .set
-                .push((
-                    "gsi1pk",
-                    __rt::AttributeValue::S(
-                        __order_gsi1pk("Order", __tenant, __v_status)?,
-                    ),
-                ));
-        }
-        if self.created_at.is_some() {
-            let __v_created_at = match self.created_at {
-                Some(v) => v,
-                None => {
-                    return Err(__rt::Error::IncompleteUpdate {
-                        entity: "Order",
-                        key_attribute: "gsi1sk",
-                        missing: vec!["created_at"],
-                    });
-                }
-            };
-            update
-                .set
-                .push((
+                .key(
                     "gsi1sk",
-                    __rt::AttributeValue::S(
+                    __rt::S(
                         __order_gsi1sk("Order", __v_created_at, key.order_id.as_str())?,
                     ),
-                ));
+                );
         }
-        let _ = key;
         Ok(update)
     }
 }
@@ -982,16 +797,17 @@ impl __rt::Entity for InventoryItem {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __inventory_item_key(scope, self.sku.as_str())?;
-        item.insert(
-            "entity".to_owned(),
-            __rt::AttributeValue::S("InventoryItem".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __inventory_item_key(scope, self.sku.as_str())?,
+            "InventoryItem",
+            5,
         );
-        item.insert("sku".to_owned(), __rt::Attr::to_av(&self.sku));
-        item.insert("on_hand".to_owned(), __rt::Attr::to_av(&self.on_hand));
-        item.insert("reserved".to_owned(), __rt::Attr::to_av(&self.reserved));
-        item.insert("version".to_owned(), __rt::Attr::to_av(&self.version));
-        Ok(item)
+        w.raw("entity", __rt::AttributeValue::S("InventoryItem".to_owned()));
+        w.put("sku", &self.sku, __rt::Store::Plain)?;
+        w.put("on_hand", &self.on_hand, __rt::Store::Plain)?;
+        w.put("reserved", &self.reserved, __rt::Store::Plain)?;
+        w.put("version", &self.version, __rt::Store::Plain)?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const SK_STEPS: &[__rt::reader::Step] = &[
@@ -1013,16 +829,8 @@ fn __inventory_item_key(
     sku: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__tenant_pk("InventoryItem", __tenant)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__inventory_item_sk("InventoryItem", sku)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__tenant_pk("InventoryItem", __tenant)?));
+    __item.insert("sk".to_owned(), __rt::S(__inventory_item_sk("InventoryItem", sku)?));
     Ok(__item)
 }
 /// A partial update of a [`InventoryItem`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -1078,8 +886,7 @@ impl InventoryItemUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("InventoryItem", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "InventoryItem",
@@ -1089,15 +896,10 @@ impl InventoryItemUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            let value = &key.sku;
-            update.set.push(("sku", __rt::Attr::to_av(value)));
+            update.put_value("sku", &key.sku, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.on_hand {
-            update.set.push(("on_hand", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.reserved {
-            update.set.push(("reserved", __rt::Attr::to_av(value)));
-        }
+        update.put("on_hand", &self.on_hand, __rt::Store::Plain)?;
+        update.put("reserved", &self.reserved, __rt::Store::Plain)?;
         match &self.version {
             Some(value) => {
                 update.set.push(("version", __rt::Attr::to_av(value)));
@@ -1122,13 +924,8 @@ impl InventoryItemUpdate {
                 );
             }
         }
-        if let Some(n) = self.add_on_hand {
-            update.add.push(("on_hand", __rt::AttributeValue::N(n.to_string())));
-        }
-        if let Some(n) = self.add_reserved {
-            update.add.push(("reserved", __rt::AttributeValue::N(n.to_string())));
-        }
-        let _ = key;
+        update.add_to("on_hand", self.add_on_hand);
+        update.add_to("reserved", self.add_reserved);
         Ok(update)
     }
 }
@@ -1184,6 +981,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -1347,62 +1151,59 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<bool, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
-    /** As a tenant admin, I want to see my tenant's profile.
-
-Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want to see my tenant's profile.
+    ///
+    /// Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn tenant_profile(&self) -> __rt::Query<Tenant> {
-        let __request = __request_tenant_profile(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_tenant_profile)
+        self.repo.__query(__request_tenant_profile(self), __decode_tenant_profile)
     }
-    /** As a tenant admin, I want to list all users of my tenant.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want to list all users of my tenant.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn users(&self) -> __rt::Query<User> {
-        let __request = __request_users(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_users)
+        self.repo.__query(__request_users(self), __decode_users)
     }
-    /** As a tenant admin, I want to list all orders of my tenant.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want to list all orders of my tenant.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn orders(&self) -> __rt::Query<Order> {
-        let __request = __request_orders(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_orders)
+        self.repo.__query(__request_orders(self), __decode_orders)
     }
-    /** As a tenant admin, I want all the data of my tenant (an export).
-
-Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want all the data of my tenant (an export).
+    ///
+    /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn all_tenant_data(&self) -> __rt::Query<AllTenantDataItem> {
-        let __request = __request_all_tenant_data(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_all_tenant_data)
+        self.repo.__query(__request_all_tenant_data(self), __decode_all_tenant_data)
     }
-    /** As a user, I want to sign in with my email address.
-
-Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|EMAIL#<email>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to sign in with my email address.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|EMAIL#<email>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn user_by_email(&self, email: &str) -> __rt::Query<User> {
-        let __request = __request_user_by_email(self, email);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_user_by_email)
+        self.repo.__query(__request_user_by_email(self, email), __decode_user_by_email)
     }
-    /** As a fulfilment clerk, I want to list the pending orders of my tenant, oldest first.
-
-Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|STATUS#pending`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a fulfilment clerk, I want to list the pending orders of my tenant, oldest first.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|STATUS#pending`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn pending_orders(&self) -> __rt::Query<Order> {
-        let __request = __request_pending_orders(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_pending_orders)
+        self.repo.__query(__request_pending_orders(self), __decode_pending_orders)
     }
-    /** As a tenant admin, I want to list my tenant's orders in a given status placed since a date.
-
-Query of index `GSI1`: `#pk = :pk AND #sk >= :sk` with `:pk` = `TENANT#<tenant>|STATUS#<status>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want to list my tenant's orders in a given status placed since a date.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk AND #sk >= :sk` with `:pk` = `TENANT#<tenant>|STATUS#<status>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn orders_by_status(
         &self,
         status: Status,
         since: __rt::DateTime,
     ) -> __rt::Query<Order> {
-        let __request = __request_orders_by_status(self, status, since);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_orders_by_status)
+        self.repo
+            .__query(
+                __request_orders_by_status(self, status, since),
+                __decode_orders_by_status,
+            )
     }
-    /** As a user, I want my order recorded and the stock it takes reserved atomically.
-
-TransactWriteItems: add items, then `send()`; all or nothing.*/
+    /// As a user, I want my order recorded and the stock it takes reserved atomically.
+    ///
+    /// TransactWriteItems: add items, then `send()`; all or nothing.
     pub fn place_order(&self) -> PlaceOrderTransaction<'a> {
         PlaceOrderTransaction {
             repo: self.repo,
@@ -1413,9 +1214,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             error: Default::default(),
         }
     }
-    /** As a clerk, I want the stock of several products at once.
-
-Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
+    /// As a clerk, I want the stock of several products at once.
+    ///
+    /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
     pub fn inventory_items(&self) -> InventoryItemsBatch<'a> {
         InventoryItemsBatch {
             repo: self.repo,
@@ -1433,16 +1234,9 @@ fn __request_tenant_profile(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__tenant_pk("tenant_profile", __tenant)?),
-                ),
-                (":sk", __rt::AttributeValue::S("PROFILE".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__tenant_pk("tenant_profile", __tenant)?);
+    let __v1 = __rt::S("PROFILE".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1465,13 +1259,9 @@ fn __request_users(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (":pk", __rt::AttributeValue::S(__tenant_pk("users", __tenant)?)),
-                (":sk", __rt::AttributeValue::S("USER#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__tenant_pk("users", __tenant)?);
+    let __v1 = __rt::S("USER#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1494,13 +1284,9 @@ fn __request_orders(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (":pk", __rt::AttributeValue::S(__tenant_pk("orders", __tenant)?)),
-                (":sk", __rt::AttributeValue::S("ORDER#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__tenant_pk("orders", __tenant)?);
+    let __v1 = __rt::S("ORDER#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1561,15 +1347,8 @@ fn __request_all_tenant_data(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__tenant_pk("all_tenant_data", __tenant)?),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__tenant_pk("all_tenant_data", __tenant)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1593,17 +1372,8 @@ fn __request_user_by_email(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __user_gsi1pk("user_by_email", __tenant, email)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__user_gsi1pk("user_by_email", __tenant, email)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -1626,18 +1396,9 @@ fn __request_pending_orders(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __pending_orders_gsi1pk("pending_orders", __tenant)?,
-                    ),
-                ),
-                (":sk", __rt::AttributeValue::S("ORDER#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__pending_orders_gsi1pk("pending_orders", __tenant)?);
+    let __v1 = __rt::S("ORDER#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -1662,23 +1423,9 @@ fn __request_orders_by_status(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __order_gsi1pk("orders_by_status", __tenant, status)?,
-                    ),
-                ),
-                (
-                    ":sk",
-                    __rt::AttributeValue::S(
-                        __orders_by_status_gsi1sk("orders_by_status", since)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__order_gsi1pk("orders_by_status", __tenant, status)?);
+    let __v1 = __rt::S(__orders_by_status_gsi1sk("orders_by_status", since)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -1883,7 +1630,7 @@ fn __order_gsi1sk(
     __rt::codec::push_datetime(
         &mut __key,
         created_at,
-        __rt::TimeFormat::Rfc3339(0u8),
+        __rt::TimeFormat::Rfc3339(0),
         __context,
         "created_at",
     )?;
@@ -1922,7 +1669,7 @@ fn __orders_by_status_gsi1sk(
     __rt::codec::push_datetime(
         &mut __key,
         since,
-        __rt::TimeFormat::Rfc3339(0u8),
+        __rt::TimeFormat::Rfc3339(0),
         __context,
         "created_at",
     )?;

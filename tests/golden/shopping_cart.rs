@@ -111,44 +111,29 @@ impl __rt::Entity for CartItem {
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __cart_item_key(
-            scope,
-            self.user_id.as_str(),
-            self.status,
-            self.product_id.as_str(),
-        )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("CartItem".to_owned()),
-        );
-        item.insert("user_id".to_owned(), __rt::Attr::to_av(&self.user_id));
-        item.insert("product_id".to_owned(), __rt::Attr::to_av(&self.product_id));
-        item.insert("status".to_owned(), __rt::Attr::to_av(&self.status));
-        item.insert(
-            "product_name".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.product_name,
-                    0usize,
-                    Some(200usize),
-                    "CartItem",
-                    "product_name",
-                )?;
-                __rt::Attr::to_av(&self.product_name)
-            },
-        );
-        item.insert("quantity".to_owned(), __rt::Attr::to_av(&self.quantity));
-        item.insert("unit_price".to_owned(), __rt::Attr::to_av(&self.unit_price));
-        item.insert(
-            "added_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.added_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "CartItem",
-                "added_at",
+        let mut w = __rt::ItemWriter::new(
+            __cart_item_key(
+                scope,
+                self.user_id.as_str(),
+                self.status,
+                self.product_id.as_str(),
             )?,
+            "CartItem",
+            8,
         );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("CartItem".to_owned()));
+        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        w.put("product_id", &self.product_id, __rt::Store::Plain)?;
+        w.put("status", &self.status, __rt::Store::Plain)?;
+        w.put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
+        w.put("quantity", &self.quantity, __rt::Store::Plain)?;
+        w.put("unit_price", &self.unit_price, __rt::Store::Plain)?;
+        w.put(
+            "added_at",
+            &self.added_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -170,7 +155,7 @@ impl __rt::Entity for CartItem {
             product_name: r.required("product_name")?,
             quantity: r.required("quantity")?,
             unit_price: r.required("unit_price")?,
-            added_at: r.time("added_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            added_at: r.time("added_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -182,15 +167,11 @@ fn __cart_item_key(
     product_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__cart_item_pk("CartItem", user_id)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__cart_item_pk("CartItem", user_id)?));
     __item
         .insert(
             "sk".to_owned(),
-            __rt::AttributeValue::S(__cart_item_sk("CartItem", status, product_id)?),
+            __rt::S(__cart_item_sk("CartItem", status, product_id)?),
         );
     Ok(__item)
 }
@@ -247,8 +228,7 @@ impl CartItemUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("CartItem", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "CartItem",
@@ -259,53 +239,21 @@ impl CartItemUpdate {
                     ("added_at", self.added_at.is_some()),
                 ],
             )?;
-            let value = &key.user_id;
-            update.set.push(("user_id", __rt::Attr::to_av(value)));
-            let value = &key.status;
-            update.set.push(("status", __rt::Attr::to_av(value)));
-            let value = &key.product_id;
-            update.set.push(("product_id", __rt::Attr::to_av(value)));
+            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
+            update.put_value("status", &key.status, __rt::Store::Plain)?;
+            update.put_value("product_id", &key.product_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.product_name {
-            update
-                .set
-                .push((
-                    "product_name",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(200usize),
-                            "CartItem",
-                            "product_name",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.quantity {
-            update.set.push(("quantity", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.unit_price {
-            update.set.push(("unit_price", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.added_at {
-            update
-                .set
-                .push((
-                    "added_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "CartItem",
-                        "added_at",
-                    )?,
-                ));
-        }
-        if let Some(n) = self.add_quantity {
-            update.add.push(("quantity", __rt::AttributeValue::N(n.to_string())));
-        }
-        let _ = key;
+        update
+            .put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
+        update.put("quantity", &self.quantity, __rt::Store::Plain)?;
+        update.put("unit_price", &self.unit_price, __rt::Store::Plain)?;
+        update
+            .put(
+                "added_at",
+                &self.added_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
+        update.add_to("quantity", self.add_quantity);
         Ok(update)
     }
 }
@@ -359,55 +307,22 @@ impl __rt::Entity for WishlistItem {
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __wishlist_item_key(
-            scope,
-            self.user_id.as_str(),
-            self.product_id.as_str(),
+        let mut w = __rt::ItemWriter::new(
+            __wishlist_item_key(scope, self.user_id.as_str(), self.product_id.as_str())?,
+            "WishlistItem",
+            6,
+        );
+        w.raw("entity_type", __rt::AttributeValue::S("WishlistItem".to_owned()));
+        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        w.put("product_id", &self.product_id, __rt::Store::Plain)?;
+        w.put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
+        w.put_opt("note", &self.note, __rt::Store::Length(0, Some(500)))?;
+        w.put(
+            "added_at",
+            &self.added_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
         )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("WishlistItem".to_owned()),
-        );
-        item.insert("user_id".to_owned(), __rt::Attr::to_av(&self.user_id));
-        item.insert("product_id".to_owned(), __rt::Attr::to_av(&self.product_id));
-        item.insert(
-            "product_name".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.product_name,
-                    0usize,
-                    Some(200usize),
-                    "WishlistItem",
-                    "product_name",
-                )?;
-                __rt::Attr::to_av(&self.product_name)
-            },
-        );
-        if let Some(value) = &self.note {
-            item.insert(
-                "note".to_owned(),
-                {
-                    __rt::codec::check_length(
-                        value,
-                        0usize,
-                        Some(500usize),
-                        "WishlistItem",
-                        "note",
-                    )?;
-                    __rt::Attr::to_av(value)
-                },
-            );
-        }
-        item.insert(
-            "added_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.added_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "WishlistItem",
-                "added_at",
-            )?,
-        );
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -425,7 +340,7 @@ impl __rt::Entity for WishlistItem {
                 .keyed("product_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
             product_name: r.required("product_name")?,
             note: r.optional("note")?,
-            added_at: r.time("added_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            added_at: r.time("added_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -436,15 +351,11 @@ fn __wishlist_item_key(
     product_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__cart_item_pk("WishlistItem", user_id)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__cart_item_pk("WishlistItem", user_id)?));
     __item
         .insert(
             "sk".to_owned(),
-            __rt::AttributeValue::S(__wishlist_item_sk("WishlistItem", product_id)?),
+            __rt::S(__wishlist_item_sk("WishlistItem", product_id)?),
         );
     Ok(__item)
 }
@@ -489,8 +400,7 @@ impl WishlistItemUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("WishlistItem", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "WishlistItem",
@@ -499,63 +409,18 @@ impl WishlistItemUpdate {
                     ("added_at", self.added_at.is_some()),
                 ],
             )?;
-            let value = &key.user_id;
-            update.set.push(("user_id", __rt::Attr::to_av(value)));
-            let value = &key.product_id;
-            update.set.push(("product_id", __rt::Attr::to_av(value)));
+            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
+            update.put_value("product_id", &key.product_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.product_name {
-            update
-                .set
-                .push((
-                    "product_name",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(200usize),
-                            "WishlistItem",
-                            "product_name",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        match &self.note {
-            Some(Some(value)) => {
-                update
-                    .set
-                    .push((
-                        "note",
-                        {
-                            __rt::codec::check_length(
-                                value,
-                                0usize,
-                                Some(500usize),
-                                "WishlistItem",
-                                "note",
-                            )?;
-                            __rt::Attr::to_av(value)
-                        },
-                    ))
-            }
-            Some(None) => update.remove.push("note"),
-            None => {}
-        }
-        if let Some(value) = &self.added_at {
-            update
-                .set
-                .push((
-                    "added_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "WishlistItem",
-                        "added_at",
-                    )?,
-                ));
-        }
-        let _ = key;
+        update
+            .put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
+        update.put_opt("note", &self.note, __rt::Store::Length(0, Some(500)))?;
+        update
+            .put(
+                "added_at",
+                &self.added_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
         Ok(update)
     }
 }
@@ -607,15 +472,16 @@ impl __rt::Entity for CartCount {
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __cart_count_key(scope, self.user_id.as_str(), self.status)?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("CartCount".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __cart_count_key(scope, self.user_id.as_str(), self.status)?,
+            "CartCount",
+            4,
         );
-        item.insert("user_id".to_owned(), __rt::Attr::to_av(&self.user_id));
-        item.insert("status".to_owned(), __rt::Attr::to_av(&self.status));
-        item.insert("item_count".to_owned(), __rt::Attr::to_av(&self.item_count));
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("CartCount".to_owned()));
+        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        w.put("status", &self.status, __rt::Store::Plain)?;
+        w.put("item_count", &self.item_count, __rt::Store::Plain)?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -641,16 +507,8 @@ fn __cart_count_key(
     status: Status,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__cart_item_pk("CartCount", user_id)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__cart_count_sk("CartCount", status)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__cart_item_pk("CartCount", user_id)?));
+    __item.insert("sk".to_owned(), __rt::S(__cart_count_sk("CartCount", status)?));
     Ok(__item)
 }
 /// A partial update of a [`CartCount`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -688,8 +546,7 @@ impl CartCountUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("CartCount", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "CartCount",
@@ -700,18 +557,11 @@ impl CartCountUpdate {
                     ),
                 ],
             )?;
-            let value = &key.user_id;
-            update.set.push(("user_id", __rt::Attr::to_av(value)));
-            let value = &key.status;
-            update.set.push(("status", __rt::Attr::to_av(value)));
+            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
+            update.put_value("status", &key.status, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.item_count {
-            update.set.push(("item_count", __rt::Attr::to_av(value)));
-        }
-        if let Some(n) = self.add_item_count {
-            update.add.push(("item_count", __rt::AttributeValue::N(n.to_string())));
-        }
-        let _ = key;
+        update.put("item_count", &self.item_count, __rt::Store::Plain)?;
+        update.add_to("item_count", self.add_item_count);
         Ok(update)
     }
 }
@@ -758,6 +608,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -925,57 +782,48 @@ impl Repository {
     ) -> Result<bool, __rt::Error> {
         self.table().delete(key, &()).await
     }
-    /** As a shopper, I want to see my entire shopping cart, including items saved for later, whenever I log in.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a shopper, I want to see my entire shopping cart, including items saved for later, whenever I log in.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn whole_cart(&self, user_id: &str) -> __rt::Query<CartItem> {
-        let __request = __request_whole_cart(self, user_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_whole_cart)
+        self.__query(__request_whole_cart(self, user_id), __decode_whole_cart)
     }
-    /** As a shopper, I want checkout to load only the items in my active cart.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a shopper, I want checkout to load only the items in my active cart.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn active_cart(&self, user_id: &str) -> __rt::Query<CartItem> {
-        let __request = __request_active_cart(self, user_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_active_cart)
+        self.__query(__request_active_cart(self, user_id), __decode_active_cart)
     }
-    /** As a shopper, I want to see the items I saved for later.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a shopper, I want to see the items I saved for later.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn saved_for_later(&self, user_id: &str) -> __rt::Query<CartItem> {
-        let __request = __request_saved_for_later(self, user_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_saved_for_later)
+        self.__query(__request_saved_for_later(self, user_id), __decode_saved_for_later)
     }
-    /** As a shopper, I want to see one item of my cart.
-
-GetItem of one [`CartItem`].*/
+    /// As a shopper, I want to see one item of my cart.
+    ///
+    /// GetItem of one [`CartItem`].
     pub async fn cart_item(
         &self,
         key: &CartItemKey,
     ) -> Result<Option<CartItem>, __rt::Error> {
-        let repo = self;
-        __rt::ops::get::<
-            CartItem,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&())?, false)
-            .await
+        self.table().get(key, &(), false).await
     }
-    /** As a shopper, I want to see my wish list.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a shopper, I want to see my wish list.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn wishlist(&self, user_id: &str) -> __rt::Query<WishlistItem> {
-        let __request = __request_wishlist(self, user_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_wishlist)
+        self.__query(__request_wishlist(self, user_id), __decode_wishlist)
     }
-    /** As a shopper, I want to see how many items are in my cart and saved for later.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a shopper, I want to see how many items are in my cart and saved for later.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn cart_counts(&self, user_id: &str) -> __rt::Query<CartCount> {
-        let __request = __request_cart_counts(self, user_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_cart_counts)
+        self.__query(__request_cart_counts(self, user_id), __decode_cart_counts)
     }
-    /** As a shopper, I want to add a product to my cart.
-
-TransactWriteItems: add items, then `send()`; all or nothing.*/
+    /// As a shopper, I want to add a product to my cart.
+    ///
+    /// TransactWriteItems: add items, then `send()`; all or nothing.
     pub fn add_to_cart(&self) -> AddToCartTransaction<'_> {
         AddToCartTransaction {
             repo: self,
@@ -985,9 +833,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             error: Default::default(),
         }
     }
-    /** As a shopper, I want to move an item between my active cart and my saved-for-later list.
-
-TransactWriteItems: add items, then `send()`; all or nothing.*/
+    /// As a shopper, I want to move an item between my active cart and my saved-for-later list.
+    ///
+    /// TransactWriteItems: add items, then `send()`; all or nothing.
     pub fn move_item(&self) -> MoveItemTransaction<'_> {
         MoveItemTransaction {
             repo: self,
@@ -997,9 +845,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             error: Default::default(),
         }
     }
-    /** As a shopper, I want the items I bought removed from my active cart.
-
-TransactWriteItems: add items, then `send()`; all or nothing.*/
+    /// As a shopper, I want the items I bought removed from my active cart.
+    ///
+    /// TransactWriteItems: add items, then `send()`; all or nothing.
     pub fn checkout(&self) -> CheckoutTransaction<'_> {
         CheckoutTransaction {
             repo: self,
@@ -1019,13 +867,9 @@ fn __request_whole_cart(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (":pk", __rt::AttributeValue::S(__cart_item_pk("whole_cart", user_id)?)),
-                (":sk", __rt::AttributeValue::S("CART#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__cart_item_pk("whole_cart", user_id)?);
+    let __v1 = __rt::S("CART#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1049,16 +893,9 @@ fn __request_active_cart(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__cart_item_pk("active_cart", user_id)?),
-                ),
-                (":sk", __rt::AttributeValue::S("CART#ACTIVE#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__cart_item_pk("active_cart", user_id)?);
+    let __v1 = __rt::S("CART#ACTIVE#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1082,16 +919,9 @@ fn __request_saved_for_later(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__cart_item_pk("saved_for_later", user_id)?),
-                ),
-                (":sk", __rt::AttributeValue::S("CART#SAVED#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__cart_item_pk("saved_for_later", user_id)?);
+    let __v1 = __rt::S("CART#SAVED#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1115,13 +945,9 @@ fn __request_wishlist(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (":pk", __rt::AttributeValue::S(__cart_item_pk("wishlist", user_id)?)),
-                (":sk", __rt::AttributeValue::S("WISHLIST#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__cart_item_pk("wishlist", user_id)?);
+    let __v1 = __rt::S("WISHLIST#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1145,16 +971,9 @@ fn __request_cart_counts(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__cart_item_pk("cart_counts", user_id)?),
-                ),
-                (":sk", __rt::AttributeValue::S("CARTCOUNT#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__cart_item_pk("cart_counts", user_id)?);
+    let __v1 = __rt::S("CARTCOUNT#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,

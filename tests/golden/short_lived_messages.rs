@@ -69,64 +69,38 @@ impl __rt::Entity for Message {
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __message_key(
-            scope,
-            self.recipient_id.as_str(),
-            self.sent_at,
-            self.message_id.as_str(),
+        let mut w = __rt::ItemWriter::new(
+            __message_key(
+                scope,
+                self.recipient_id.as_str(),
+                self.sent_at,
+                self.message_id.as_str(),
+            )?,
+            "Message",
+            10,
+        );
+        w.raw("entity_type", __rt::AttributeValue::S("Message".to_owned()));
+        w.put("recipient_id", &self.recipient_id, __rt::Store::Plain)?;
+        w.put("sender_id", &self.sender_id, __rt::Store::Plain)?;
+        w.put("message_id", &self.message_id, __rt::Store::Plain)?;
+        w.put("body", &self.body, __rt::Store::Length(1, Some(4000)))?;
+        w.put(
+            "sent_at",
+            &self.sent_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
         )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("Message".to_owned()),
+        w.put("is_read", &self.is_read, __rt::Store::Plain)?;
+        w.put(
+            "expires_at",
+            &self.expires_at,
+            __rt::Store::Time(__rt::TimeFormat::EpochSeconds),
+        )?;
+        w.raw("gsi1pk", __rt::S(__message_gsi1pk("Message", self.sender_id.as_str())?));
+        w.raw(
+            "gsi1sk",
+            __rt::S(__message_sk("Message", self.sent_at, self.message_id.as_str())?),
         );
-        item.insert("recipient_id".to_owned(), __rt::Attr::to_av(&self.recipient_id));
-        item.insert("sender_id".to_owned(), __rt::Attr::to_av(&self.sender_id));
-        item.insert("message_id".to_owned(), __rt::Attr::to_av(&self.message_id));
-        item.insert(
-            "body".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.body,
-                    1usize,
-                    Some(4000usize),
-                    "Message",
-                    "body",
-                )?;
-                __rt::Attr::to_av(&self.body)
-            },
-        );
-        item.insert(
-            "sent_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.sent_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "Message",
-                "sent_at",
-            )?,
-        );
-        item.insert("is_read".to_owned(), __rt::Attr::to_av(&self.is_read));
-        item.insert(
-            "expires_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.expires_at,
-                __rt::TimeFormat::EpochSeconds,
-                "Message",
-                "expires_at",
-            )?,
-        );
-        item.insert(
-            "gsi1pk".to_owned(),
-            __rt::AttributeValue::S(
-                __message_gsi1pk("Message", self.sender_id.as_str())?,
-            ),
-        );
-        item.insert(
-            "gsi1sk".to_owned(),
-            __rt::AttributeValue::S(
-                __message_sk("Message", self.sent_at, self.message_id.as_str())?,
-            ),
-        );
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -171,7 +145,7 @@ impl __rt::Entity for Message {
             sent_at: r
                 .keyed_time(
                     "sent_at",
-                    __rt::TimeFormat::Rfc3339(3u8),
+                    __rt::TimeFormat::Rfc3339(3),
                     &[("sk", &SK_STEPS[..2]), ("gsi1sk", &GSI1SK_STEPS[..2])],
                 )?,
             is_read: r.required("is_read")?,
@@ -187,16 +161,9 @@ fn __message_key(
     message_id: &str,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
+    __item.insert("pk".to_owned(), __rt::S(__message_pk("Message", recipient_id)?));
     __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__message_pk("Message", recipient_id)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__message_sk("Message", sent_at, message_id)?),
-        );
+        .insert("sk".to_owned(), __rt::S(__message_sk("Message", sent_at, message_id)?));
     Ok(__item)
 }
 /// A partial update of a [`Message`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -246,8 +213,7 @@ impl MessageUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Message", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Message",
@@ -258,88 +224,36 @@ impl MessageUpdate {
                     ("expires_at", self.expires_at.is_some()),
                 ],
             )?;
-            let value = &key.recipient_id;
-            update.set.push(("recipient_id", __rt::Attr::to_av(value)));
-            let value = &key.sent_at;
+            update.put_value("recipient_id", &key.recipient_id, __rt::Store::Plain)?;
             update
-                .set
-                .push((
+                .put_value(
                     "sent_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "Message",
-                        "sent_at",
-                    )?,
-                ));
-            let value = &key.message_id;
-            update.set.push(("message_id", __rt::Attr::to_av(value)));
+                    &key.sent_at,
+                    __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+                )?;
+            update.put_value("message_id", &key.message_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.sender_id {
-            update.set.push(("sender_id", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.body {
-            update
-                .set
-                .push((
-                    "body",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            1usize,
-                            Some(4000usize),
-                            "Message",
-                            "body",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.is_read {
-            update.set.push(("is_read", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.expires_at {
-            update
-                .set
-                .push((
-                    "expires_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::EpochSeconds,
-                        "Message",
-                        "expires_at",
-                    )?,
-                ));
-        }
-        if self.sender_id.is_some() {
-            let __v_sender_id = match &self.sender_id {
-                Some(v) => v.as_str(),
-                None => {
-                    return Err(__rt::Error::IncompleteUpdate {
-                        entity: "Message",
-                        key_attribute: "gsi1pk",
-                        missing: vec!["sender_id"],
-                    });
-                }
-            };
-            update
-                .set
-                .push((
-                    "gsi1pk",
-                    __rt::AttributeValue::S(__message_gsi1pk("Message", __v_sender_id)?),
-                ));
+        update.put("sender_id", &self.sender_id, __rt::Store::Plain)?;
+        update.put("body", &self.body, __rt::Store::Length(1, Some(4000)))?;
+        update.put("is_read", &self.is_read, __rt::Store::Plain)?;
+        update
+            .put(
+                "expires_at",
+                &self.expires_at,
+                __rt::Store::Time(__rt::TimeFormat::EpochSeconds),
+            )?;
+        if let Some(__v_sender_id) = &self.sender_id {
+            update.key("gsi1pk", __rt::S(__message_gsi1pk("Message", __v_sender_id)?));
         }
         if self.or_create {
             update
-                .set
-                .push((
+                .key(
                     "gsi1sk",
-                    __rt::AttributeValue::S(
+                    __rt::S(
                         __message_sk("Message", key.sent_at, key.message_id.as_str())?,
                     ),
-                ));
+                );
         }
-        let _ = key;
         Ok(update)
     }
 }
@@ -396,6 +310,13 @@ impl Repository {
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
+    }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
@@ -448,47 +369,40 @@ impl Repository {
     pub async fn delete_message(&self, key: &MessageKey) -> Result<bool, __rt::Error> {
         self.table().delete(key, &()).await
     }
-    /** As a user, I want to read my messages, newest first.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>|INBOX`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to read my messages, newest first.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>|INBOX`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn inbox(&self, user_id: &str) -> __rt::Query<Message> {
-        let __request = __request_inbox(self, user_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_inbox)
+        self.__query(__request_inbox(self, user_id), __decode_inbox)
     }
-    /** As a user, I want to fetch the messages that arrived since I last looked.
-
-Query of the table: `#pk = :pk AND #sk > :sk` with `:pk` = `USER#<user_id>|INBOX`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to fetch the messages that arrived since I last looked.
+    ///
+    /// Query of the table: `#pk = :pk AND #sk > :sk` with `:pk` = `USER#<user_id>|INBOX`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn inbox_since(
         &self,
         user_id: &str,
         since: __rt::DateTime,
     ) -> __rt::Query<Message> {
-        let __request = __request_inbox_since(self, user_id, since);
-        __rt::Query::new(self.client.clone(), __request, __decode_inbox_since)
+        self.__query(__request_inbox_since(self, user_id, since), __decode_inbox_since)
     }
-    /** As a user, I want to open one message.
-
-GetItem of one [`Message`].*/
+    /// As a user, I want to open one message.
+    ///
+    /// GetItem of one [`Message`].
     pub async fn message(
         &self,
         key: &MessageKey,
     ) -> Result<Option<Message>, __rt::Error> {
-        let repo = self;
-        __rt::ops::get::<
-            Message,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&())?, false)
-            .await
+        self.table().get(key, &(), false).await
     }
-    /** As a user, I want to see the messages I sent that have not expired.
-
-Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>|SENT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to see the messages I sent that have not expired.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>|SENT`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn sent_messages(&self, user_id: &str) -> __rt::Query<Message> {
-        let __request = __request_sent_messages(self, user_id);
-        __rt::Query::new(self.client.clone(), __request, __decode_sent_messages)
+        self.__query(__request_sent_messages(self, user_id), __decode_sent_messages)
     }
-    /** As a user, I want to delete several messages before they expire.
-
-Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
+    /// As a user, I want to delete several messages before they expire.
+    ///
+    /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
     pub fn delete_messages(&self) -> DeleteMessagesBatch<'_> {
         DeleteMessagesBatch {
             repo: self,
@@ -506,13 +420,9 @@ fn __request_inbox(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (":pk", __rt::AttributeValue::S(__message_pk("inbox", user_id)?)),
-                (":sk", __rt::AttributeValue::S("MSG#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__message_pk("inbox", user_id)?);
+    let __v1 = __rt::S("MSG#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -537,13 +447,9 @@ fn __request_inbox_since(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (":pk", __rt::AttributeValue::S(__message_pk("inbox_since", user_id)?)),
-                (":sk", __rt::AttributeValue::S(__inbox_since_sk("inbox_since", since)?)),
-            ]),
-        );
+    let __v0 = __rt::S(__message_pk("inbox_since", user_id)?);
+    let __v1 = __rt::S(__inbox_since_sk("inbox_since", since)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -567,16 +473,9 @@ fn __request_sent_messages(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__message_gsi1pk("sent_messages", user_id)?),
-                ),
-                (":sk", __rt::AttributeValue::S("MSG#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__message_gsi1pk("sent_messages", user_id)?);
+    let __v1 = __rt::S("MSG#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -663,7 +562,7 @@ fn __message_sk(
     __rt::codec::push_datetime(
         &mut __key,
         sent_at,
-        __rt::TimeFormat::Rfc3339(3u8),
+        __rt::TimeFormat::Rfc3339(3),
         __context,
         "sent_at",
     )?;
@@ -704,7 +603,7 @@ fn __inbox_since_sk(
     __rt::codec::push_datetime(
         &mut __key,
         since,
-        __rt::TimeFormat::Rfc3339(3u8),
+        __rt::TimeFormat::Rfc3339(3),
         __context,
         "sent_at",
     )?;

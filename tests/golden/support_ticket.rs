@@ -109,45 +109,26 @@ impl __rt::Entity for Ticket {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __ticket_key(scope, self.id.as_str())?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("Ticket".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __ticket_key(scope, self.id.as_str())?,
+            "Ticket",
+            8,
         );
-        item.insert("id".to_owned(), __rt::Attr::to_av(&self.id));
-        item.insert(
-            "title".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.title,
-                    0usize,
-                    Some(200usize),
-                    "Ticket",
-                    "title",
-                )?;
-                __rt::Attr::to_av(&self.title)
-            },
+        w.raw("entity_type", __rt::AttributeValue::S("Ticket".to_owned()));
+        w.put("id", &self.id, __rt::Store::Plain)?;
+        w.put("title", &self.title, __rt::Store::Length(0, Some(200)))?;
+        w.put("status", &self.status, __rt::Store::Plain)?;
+        w.put_opt("resolver", &self.resolver, __rt::Store::Plain)?;
+        w.put(
+            "created_at",
+            &self.created_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        w.raw(
+            "tenant_status",
+            __rt::S(__ticket_tenant_status("Ticket", __tenant, self.status)?),
         );
-        item.insert("status".to_owned(), __rt::Attr::to_av(&self.status));
-        if let Some(value) = &self.resolver {
-            item.insert("resolver".to_owned(), __rt::Attr::to_av(value));
-        }
-        item.insert(
-            "created_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.created_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "Ticket",
-                "created_at",
-            )?,
-        );
-        item.insert(
-            "tenant_status".to_owned(),
-            __rt::AttributeValue::S(
-                __ticket_tenant_status("Ticket", __tenant, self.status)?,
-            ),
-        );
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -173,19 +154,15 @@ impl __rt::Entity for Ticket {
                     __rt::reader::parsed,
                 )?,
             resolver: r.optional("resolver")?,
-            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
 /// The primary key attributes of a [`Ticket`].
 fn __ticket_key(__tenant: &TenantId, id: &str) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__ticket_pk("Ticket", __tenant, id)?),
-        );
-    __item.insert("sk".to_owned(), __rt::AttributeValue::S("SUMMARY".to_owned()));
+    __item.insert("pk".to_owned(), __rt::S(__ticket_pk("Ticket", __tenant, id)?));
+    __item.insert("sk".to_owned(), __rt::S("SUMMARY".to_owned()));
     Ok(__item)
 }
 /// A partial update of a [`Ticket`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -235,8 +212,7 @@ impl TicketUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Ticket", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Ticket",
@@ -246,68 +222,24 @@ impl TicketUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            let value = &key.id;
-            update.set.push(("id", __rt::Attr::to_av(value)));
+            update.put_value("id", &key.id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.title {
+        update.put("title", &self.title, __rt::Store::Length(0, Some(200)))?;
+        update.put("status", &self.status, __rt::Store::Plain)?;
+        update.put_opt("resolver", &self.resolver, __rt::Store::Plain)?;
+        update
+            .put(
+                "created_at",
+                &self.created_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
+        if let Some(__v_status) = self.status {
             update
-                .set
-                .push((
-                    "title",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(200usize),
-                            "Ticket",
-                            "title",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.status {
-            update.set.push(("status", __rt::Attr::to_av(value)));
-        }
-        match &self.resolver {
-            Some(Some(value)) => update.set.push(("resolver", __rt::Attr::to_av(value))),
-            Some(None) => update.remove.push("resolver"),
-            None => {}
-        }
-        if let Some(value) = &self.created_at {
-            update
-                .set
-                .push((
-                    "created_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "Ticket",
-                        "created_at",
-                    )?,
-                ));
-        }
-        if self.status.is_some() {
-            let __v_status = match self.status {
-                Some(v) => v,
-                None => {
-                    return Err(__rt::Error::IncompleteUpdate {
-                        entity: "Ticket",
-                        key_attribute: "tenant_status",
-                        missing: vec!["status"],
-                    });
-                }
-            };
-            update
-                .set
-                .push((
+                .key(
                     "tenant_status",
-                    __rt::AttributeValue::S(
-                        __ticket_tenant_status("Ticket", __tenant, __v_status)?,
-                    ),
-                ));
+                    __rt::S(__ticket_tenant_status("Ticket", __tenant, __v_status)?),
+                );
         }
-        let _ = key;
         Ok(update)
     }
 }
@@ -363,42 +295,27 @@ impl __rt::Entity for Comment {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __comment_key(
-            scope,
-            self.ticket_id.as_str(),
-            self.created_at,
-            self.id.as_str(),
-        )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("Comment".to_owned()),
-        );
-        item.insert("ticket_id".to_owned(), __rt::Attr::to_av(&self.ticket_id));
-        item.insert("id".to_owned(), __rt::Attr::to_av(&self.id));
-        item.insert("author".to_owned(), __rt::Attr::to_av(&self.author));
-        item.insert(
-            "body".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.body,
-                    0usize,
-                    Some(10000usize),
-                    "Comment",
-                    "body",
-                )?;
-                __rt::Attr::to_av(&self.body)
-            },
-        );
-        item.insert(
-            "created_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.created_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "Comment",
-                "created_at",
+        let mut w = __rt::ItemWriter::new(
+            __comment_key(
+                scope,
+                self.ticket_id.as_str(),
+                self.created_at,
+                self.id.as_str(),
             )?,
+            "Comment",
+            6,
         );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("Comment".to_owned()));
+        w.put("ticket_id", &self.ticket_id, __rt::Store::Plain)?;
+        w.put("id", &self.id, __rt::Store::Plain)?;
+        w.put("author", &self.author, __rt::Store::Plain)?;
+        w.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
+        w.put(
+            "created_at",
+            &self.created_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -423,7 +340,7 @@ impl __rt::Entity for Comment {
             created_at: r
                 .keyed_time(
                     "created_at",
-                    __rt::TimeFormat::Rfc3339(3u8),
+                    __rt::TimeFormat::Rfc3339(3),
                     &[("sk", &SK_STEPS[..2])],
                 )?,
         })
@@ -438,15 +355,8 @@ fn __comment_key(
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
     __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__comment_pk("Comment", __tenant, ticket_id)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__comment_sk("Comment", created_at, id)?),
-        );
+        .insert("pk".to_owned(), __rt::S(__comment_pk("Comment", __tenant, ticket_id)?));
+    __item.insert("sk".to_owned(), __rt::S(__comment_sk("Comment", created_at, id)?));
     Ok(__item)
 }
 /// A partial update of a [`Comment`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -484,51 +394,23 @@ impl CommentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("Comment", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Comment",
                 &[("author", self.author.is_some()), ("body", self.body.is_some())],
             )?;
-            let value = &key.ticket_id;
-            update.set.push(("ticket_id", __rt::Attr::to_av(value)));
-            let value = &key.created_at;
+            update.put_value("ticket_id", &key.ticket_id, __rt::Store::Plain)?;
             update
-                .set
-                .push((
+                .put_value(
                     "created_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "Comment",
-                        "created_at",
-                    )?,
-                ));
-            let value = &key.id;
-            update.set.push(("id", __rt::Attr::to_av(value)));
+                    &key.created_at,
+                    __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+                )?;
+            update.put_value("id", &key.id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.author {
-            update.set.push(("author", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.body {
-            update
-                .set
-                .push((
-                    "body",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(10000usize),
-                            "Comment",
-                            "body",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        let _ = key;
+        update.put("author", &self.author, __rt::Store::Plain)?;
+        update.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
         Ok(update)
     }
 }
@@ -577,14 +459,15 @@ impl __rt::Entity for TicketCount {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __ticket_count_key(scope, self.status)?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("TicketCount".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __ticket_count_key(scope, self.status)?,
+            "TicketCount",
+            3,
         );
-        item.insert("status".to_owned(), __rt::Attr::to_av(&self.status));
-        item.insert("count".to_owned(), __rt::Attr::to_av(&self.count));
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("TicketCount".to_owned()));
+        w.put("status", &self.status, __rt::Store::Plain)?;
+        w.put("count", &self.count, __rt::Store::Plain)?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const SK_STEPS: &[__rt::reader::Step] = &[
@@ -604,16 +487,8 @@ fn __ticket_count_key(
     status: Status,
 ) -> Result<__rt::Item, __rt::ValueError> {
     let mut __item = __rt::Item::with_capacity(2);
-    __item
-        .insert(
-            "pk".to_owned(),
-            __rt::AttributeValue::S(__ticket_count_pk("TicketCount", __tenant)?),
-        );
-    __item
-        .insert(
-            "sk".to_owned(),
-            __rt::AttributeValue::S(__ticket_count_sk("TicketCount", status)?),
-        );
+    __item.insert("pk".to_owned(), __rt::S(__ticket_count_pk("TicketCount", __tenant)?));
+    __item.insert("sk".to_owned(), __rt::S(__ticket_count_sk("TicketCount", status)?));
     Ok(__item)
 }
 /// A partial update of a [`TicketCount`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -651,23 +526,16 @@ impl TicketCountUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("TicketCount", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "TicketCount",
                 &[("count", self.count.is_some() || self.add_count.is_some())],
             )?;
-            let value = &key.status;
-            update.set.push(("status", __rt::Attr::to_av(value)));
+            update.put_value("status", &key.status, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.count {
-            update.set.push(("count", __rt::Attr::to_av(value)));
-        }
-        if let Some(n) = self.add_count {
-            update.add.push(("count", __rt::AttributeValue::N(n.to_string())));
-        }
-        let _ = key;
+        update.put("count", &self.count, __rt::Store::Plain)?;
+        update.add_to("count", self.add_count);
         Ok(update)
     }
 }
@@ -725,6 +593,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -870,45 +745,41 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<bool, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
-    /** As a user, I want to get a single ticket and all comments.
-
-Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|TICKET#<id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to get a single ticket and all comments.
+    ///
+    /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|TICKET#<id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn ticket_with_comments(&self, id: &str) -> __rt::Query<TicketWithCommentsItem> {
-        let __request = __request_ticket_with_comments(self, id);
-        __rt::Query::new(
-            self.repo.client.clone(),
-            __request,
-            __decode_ticket_with_comments,
-        )
+        self.repo
+            .__query(
+                __request_ticket_with_comments(self, id),
+                __decode_ticket_with_comments,
+            )
     }
-    /** As a user, I want to view a single ticket summary.
-
-Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|TICKET#<id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to view a single ticket summary.
+    ///
+    /// Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|TICKET#<id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn ticket_summary(&self, id: &str) -> __rt::Query<Ticket> {
-        let __request = __request_ticket_summary(self, id);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_ticket_summary)
+        self.repo.__query(__request_ticket_summary(self, id), __decode_ticket_summary)
     }
-    /** As a user, I want to get all open tickets.
-
-Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|OPEN`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to get all open tickets.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|OPEN`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn open_tickets(&self) -> __rt::Query<Ticket> {
-        let __request = __request_open_tickets(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_open_tickets)
+        self.repo.__query(__request_open_tickets(self), __decode_open_tickets)
     }
-    /** As a user, I want to view all open tickets for a given resolver.
-
-Query of index `GSI1`: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|OPEN`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a user, I want to view all open tickets for a given resolver.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|OPEN`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn open_tickets_for_resolver(&self, resolver: &str) -> __rt::Query<Ticket> {
-        let __request = __request_open_tickets_for_resolver(self, resolver);
-        __rt::Query::new(
-            self.repo.client.clone(),
-            __request,
-            __decode_open_tickets_for_resolver,
-        )
+        self.repo
+            .__query(
+                __request_open_tickets_for_resolver(self, resolver),
+                __decode_open_tickets_for_resolver,
+            )
     }
-    /** As a user, I want to change the status of multiple tickets atomically.
-
-TransactWriteItems: add items, then `send()`; all or nothing.*/
+    /// As a user, I want to change the status of multiple tickets atomically.
+    ///
+    /// TransactWriteItems: add items, then `send()`; all or nothing.
     pub fn close_tickets(&self) -> CloseTicketsTransaction<'a> {
         CloseTicketsTransaction {
             repo: self.repo,
@@ -919,16 +790,15 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             error: Default::default(),
         }
     }
-    /** As a tenant admin, I want to view an aggregate of the tickets by status in my tenant.
-
-Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|AGGREGATE`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a tenant admin, I want to view an aggregate of the tickets by status in my tenant.
+    ///
+    /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|AGGREGATE`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn ticket_counts_by_status(&self) -> __rt::Query<TicketCount> {
-        let __request = __request_ticket_counts_by_status(self);
-        __rt::Query::new(
-            self.repo.client.clone(),
-            __request,
-            __decode_ticket_counts_by_status,
-        )
+        self.repo
+            .__query(
+                __request_ticket_counts_by_status(self),
+                __decode_ticket_counts_by_status,
+            )
     }
 }
 /// An item returned by `ticket_with_comments`.
@@ -968,17 +838,8 @@ fn __request_ticket_with_comments(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __ticket_pk("ticket_with_comments", __tenant, id)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__ticket_pk("ticket_with_comments", __tenant, id)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1002,16 +863,9 @@ fn __request_ticket_summary(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(__ticket_pk("ticket_summary", __tenant, id)?),
-                ),
-                (":sk", __rt::AttributeValue::S("SUMMARY".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__ticket_pk("ticket_summary", __tenant, id)?);
+    let __v1 = __rt::S("SUMMARY".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1034,17 +888,8 @@ fn __request_open_tickets(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __open_tickets_tenant_status("open_tickets", __tenant)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__open_tickets_tenant_status("open_tickets", __tenant)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -1068,21 +913,11 @@ fn __request_open_tickets_for_resolver(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __open_tickets_tenant_status(
-                            "open_tickets_for_resolver",
-                            __tenant,
-                        )?,
-                    ),
-                ),
-                (":sk", __rt::AttributeValue::S(resolver.to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(
+        __open_tickets_tenant_status("open_tickets_for_resolver", __tenant)?,
+    );
+    let __v1 = __rt::AttributeValue::S(resolver.to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -1175,17 +1010,8 @@ fn __request_ticket_counts_by_status(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __ticket_count_pk("ticket_counts_by_status", __tenant)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__ticket_count_pk("ticket_counts_by_status", __tenant)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1307,7 +1133,7 @@ fn __comment_sk(
     __rt::codec::push_datetime(
         &mut __key,
         created_at,
-        __rt::TimeFormat::Rfc3339(3u8),
+        __rt::TimeFormat::Rfc3339(3),
         __context,
         "created_at",
     )?;

@@ -168,54 +168,32 @@ impl __rt::Entity for DocumentMeta {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __document_meta_key(scope, self.document_id.as_str())?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("DocumentMeta".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __document_meta_key(scope, self.document_id.as_str())?,
+            "DocumentMeta",
+            11,
         );
-        item.insert("document_id".to_owned(), __rt::Attr::to_av(&self.document_id));
-        item.insert(
-            "title".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.title,
-                    0usize,
-                    Some(300usize),
-                    "DocumentMeta",
-                    "title",
-                )?;
-                __rt::Attr::to_av(&self.title)
-            },
-        );
-        item.insert("owner_id".to_owned(), __rt::Attr::to_av(&self.owner_id));
-        item.insert("status".to_owned(), __rt::Attr::to_av(&self.status));
-        item.insert("chunk_count".to_owned(), __rt::Attr::to_av(&self.chunk_count));
-        item.insert(
-            "created_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.created_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "DocumentMeta",
-                "created_at",
-            )?,
-        );
-        item.insert(
-            "updated_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.updated_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "DocumentMeta",
-                "updated_at",
-            )?,
-        );
-        item.insert("version".to_owned(), __rt::Attr::to_av(&self.version));
-        item.insert(
-            "gsi1pk".to_owned(),
-            __rt::AttributeValue::S(__document_meta_gsi1pk("DocumentMeta", __tenant)?),
-        );
-        item.insert(
-            "gsi1sk".to_owned(),
-            __rt::AttributeValue::S(
+        w.raw("entity_type", __rt::AttributeValue::S("DocumentMeta".to_owned()));
+        w.put("document_id", &self.document_id, __rt::Store::Plain)?;
+        w.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
+        w.put("owner_id", &self.owner_id, __rt::Store::Plain)?;
+        w.put("status", &self.status, __rt::Store::Plain)?;
+        w.put("chunk_count", &self.chunk_count, __rt::Store::Plain)?;
+        w.put(
+            "created_at",
+            &self.created_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        w.put(
+            "updated_at",
+            &self.updated_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        w.put("version", &self.version, __rt::Store::Plain)?;
+        w.raw("gsi1pk", __rt::S(__document_meta_gsi1pk("DocumentMeta", __tenant)?));
+        w.raw(
+            "gsi1sk",
+            __rt::S(
                 __document_meta_gsi1sk(
                     "DocumentMeta",
                     self.updated_at,
@@ -223,7 +201,7 @@ impl __rt::Entity for DocumentMeta {
                 )?,
             ),
         );
-        Ok(item)
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -249,11 +227,11 @@ impl __rt::Entity for DocumentMeta {
             owner_id: r.required("owner_id")?,
             status: r.required("status")?,
             chunk_count: r.required("chunk_count")?,
-            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
             updated_at: r
                 .keyed_time(
                     "updated_at",
-                    __rt::TimeFormat::Rfc3339(3u8),
+                    __rt::TimeFormat::Rfc3339(3),
                     &[("gsi1sk", &GSI1SK_STEPS[..1])],
                 )?,
             version: r.required("version")?,
@@ -269,11 +247,9 @@ fn __document_meta_key(
     __item
         .insert(
             "pk".to_owned(),
-            __rt::AttributeValue::S(
-                __document_meta_pk("DocumentMeta", __tenant, document_id)?,
-            ),
+            __rt::S(__document_meta_pk("DocumentMeta", __tenant, document_id)?),
         );
-    __item.insert("sk".to_owned(), __rt::AttributeValue::S("META".to_owned()));
+    __item.insert("sk".to_owned(), __rt::S("META".to_owned()));
     Ok(__item)
 }
 /// A partial update of a [`DocumentMeta`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
@@ -347,8 +323,7 @@ impl DocumentMetaUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("DocumentMeta", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "DocumentMeta",
@@ -365,61 +340,24 @@ impl DocumentMetaUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            let value = &key.document_id;
-            update.set.push(("document_id", __rt::Attr::to_av(value)));
+            update.put_value("document_id", &key.document_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.title {
-            update
-                .set
-                .push((
-                    "title",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(300usize),
-                            "DocumentMeta",
-                            "title",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.owner_id {
-            update.set.push(("owner_id", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.status {
-            update.set.push(("status", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.chunk_count {
-            update.set.push(("chunk_count", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.created_at {
-            update
-                .set
-                .push((
-                    "created_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "DocumentMeta",
-                        "created_at",
-                    )?,
-                ));
-        }
-        if let Some(value) = &self.updated_at {
-            update
-                .set
-                .push((
-                    "updated_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "DocumentMeta",
-                        "updated_at",
-                    )?,
-                ));
-        }
+        update.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
+        update.put("owner_id", &self.owner_id, __rt::Store::Plain)?;
+        update.put("status", &self.status, __rt::Store::Plain)?;
+        update.put("chunk_count", &self.chunk_count, __rt::Store::Plain)?;
+        update
+            .put(
+                "created_at",
+                &self.created_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
+        update
+            .put(
+                "updated_at",
+                &self.updated_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
         match &self.version {
             Some(value) => {
                 update.set.push(("version", __rt::Attr::to_av(value)));
@@ -444,44 +382,27 @@ impl DocumentMetaUpdate {
                 );
             }
         }
-        if let Some(n) = self.add_chunk_count {
-            update.add.push(("chunk_count", __rt::AttributeValue::N(n.to_string())));
-        }
+        update.add_to("chunk_count", self.add_chunk_count);
         if self.or_create {
             update
-                .set
-                .push((
+                .key(
                     "gsi1pk",
-                    __rt::AttributeValue::S(
-                        __document_meta_gsi1pk("DocumentMeta", __tenant)?,
-                    ),
-                ));
+                    __rt::S(__document_meta_gsi1pk("DocumentMeta", __tenant)?),
+                );
         }
-        if self.updated_at.is_some() {
-            let __v_updated_at = match self.updated_at {
-                Some(v) => v,
-                None => {
-                    return Err(__rt::Error::IncompleteUpdate {
-                        entity: "DocumentMeta",
-                        key_attribute: "gsi1sk",
-                        missing: vec!["updated_at"],
-                    });
-                }
-            };
+        if let Some(__v_updated_at) = self.updated_at {
             update
-                .set
-                .push((
+                .key(
                     "gsi1sk",
-                    __rt::AttributeValue::S(
+                    __rt::S(
                         __document_meta_gsi1sk(
                             "DocumentMeta",
                             __v_updated_at,
                             key.document_id.as_str(),
                         )?,
                     ),
-                ));
+                );
         }
-        let _ = key;
         Ok(update)
     }
 }
@@ -534,31 +455,16 @@ impl __rt::Entity for DocumentBodyChunk {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __document_body_chunk_key(
-            scope,
-            self.document_id.as_str(),
-            self.chunk,
-        )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("DocumentBodyChunk".to_owned()),
+        let mut w = __rt::ItemWriter::new(
+            __document_body_chunk_key(scope, self.document_id.as_str(), self.chunk)?,
+            "DocumentBodyChunk",
+            4,
         );
-        item.insert("document_id".to_owned(), __rt::Attr::to_av(&self.document_id));
-        item.insert("chunk".to_owned(), __rt::Attr::to_av(&self.chunk));
-        item.insert(
-            "text".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.text,
-                    0usize,
-                    Some(900usize),
-                    "DocumentBodyChunk",
-                    "text",
-                )?;
-                __rt::Attr::to_av(&self.text)
-            },
-        );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("DocumentBodyChunk".to_owned()));
+        w.put("document_id", &self.document_id, __rt::Store::Plain)?;
+        w.put("chunk", &self.chunk, __rt::Store::Plain)?;
+        w.put("text", &self.text, __rt::Store::Length(0, Some(900)))?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -591,16 +497,12 @@ fn __document_body_chunk_key(
     __item
         .insert(
             "pk".to_owned(),
-            __rt::AttributeValue::S(
-                __document_meta_pk("DocumentBodyChunk", __tenant, document_id)?,
-            ),
+            __rt::S(__document_meta_pk("DocumentBodyChunk", __tenant, document_id)?),
         );
     __item
         .insert(
             "sk".to_owned(),
-            __rt::AttributeValue::S(
-                __document_body_chunk_sk("DocumentBodyChunk", chunk)?,
-            ),
+            __rt::S(__document_body_chunk_sk("DocumentBodyChunk", chunk)?),
         );
     Ok(__item)
 }
@@ -633,33 +535,13 @@ impl DocumentBodyChunkUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("DocumentBodyChunk", self.or_create);
         if self.or_create {
             __rt::ops::creatable("DocumentBodyChunk", &[("text", self.text.is_some())])?;
-            let value = &key.document_id;
-            update.set.push(("document_id", __rt::Attr::to_av(value)));
-            let value = &key.chunk;
-            update.set.push(("chunk", __rt::Attr::to_av(value)));
+            update.put_value("document_id", &key.document_id, __rt::Store::Plain)?;
+            update.put_value("chunk", &key.chunk, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.text {
-            update
-                .set
-                .push((
-                    "text",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(900usize),
-                            "DocumentBodyChunk",
-                            "text",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        let _ = key;
+        update.put("text", &self.text, __rt::Store::Length(0, Some(900)))?;
         Ok(update)
     }
 }
@@ -723,67 +605,28 @@ impl __rt::Entity for DocumentAttachment {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __document_attachment_key(
-            scope,
-            self.document_id.as_str(),
-            self.attachment_id.as_str(),
-        )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("DocumentAttachment".to_owned()),
-        );
-        item.insert("document_id".to_owned(), __rt::Attr::to_av(&self.document_id));
-        item.insert("attachment_id".to_owned(), __rt::Attr::to_av(&self.attachment_id));
-        item.insert(
-            "file_name".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.file_name,
-                    0usize,
-                    Some(255usize),
-                    "DocumentAttachment",
-                    "file_name",
-                )?;
-                __rt::Attr::to_av(&self.file_name)
-            },
-        );
-        item.insert(
-            "content_type".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.content_type,
-                    0usize,
-                    Some(100usize),
-                    "DocumentAttachment",
-                    "content_type",
-                )?;
-                __rt::Attr::to_av(&self.content_type)
-            },
-        );
-        item.insert("size_bytes".to_owned(), __rt::Attr::to_av(&self.size_bytes));
-        item.insert(
-            "object_key".to_owned(),
-            {
-                __rt::codec::check_length(
-                    &self.object_key,
-                    0usize,
-                    Some(1024usize),
-                    "DocumentAttachment",
-                    "object_key",
-                )?;
-                __rt::Attr::to_av(&self.object_key)
-            },
-        );
-        item.insert(
-            "uploaded_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.uploaded_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "DocumentAttachment",
-                "uploaded_at",
+        let mut w = __rt::ItemWriter::new(
+            __document_attachment_key(
+                scope,
+                self.document_id.as_str(),
+                self.attachment_id.as_str(),
             )?,
+            "DocumentAttachment",
+            8,
         );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("DocumentAttachment".to_owned()));
+        w.put("document_id", &self.document_id, __rt::Store::Plain)?;
+        w.put("attachment_id", &self.attachment_id, __rt::Store::Plain)?;
+        w.put("file_name", &self.file_name, __rt::Store::Length(0, Some(255)))?;
+        w.put("content_type", &self.content_type, __rt::Store::Length(0, Some(100)))?;
+        w.put("size_bytes", &self.size_bytes, __rt::Store::Plain)?;
+        w.put("object_key", &self.object_key, __rt::Store::Length(0, Some(1024)))?;
+        w.put(
+            "uploaded_at",
+            &self.uploaded_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -806,7 +649,7 @@ impl __rt::Entity for DocumentAttachment {
             content_type: r.required("content_type")?,
             size_bytes: r.required("size_bytes")?,
             object_key: r.required("object_key")?,
-            uploaded_at: r.time("uploaded_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            uploaded_at: r.time("uploaded_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -820,16 +663,12 @@ fn __document_attachment_key(
     __item
         .insert(
             "pk".to_owned(),
-            __rt::AttributeValue::S(
-                __document_meta_pk("DocumentAttachment", __tenant, document_id)?,
-            ),
+            __rt::S(__document_meta_pk("DocumentAttachment", __tenant, document_id)?),
         );
     __item
         .insert(
             "sk".to_owned(),
-            __rt::AttributeValue::S(
-                __document_attachment_sk("DocumentAttachment", attachment_id)?,
-            ),
+            __rt::S(__document_attachment_sk("DocumentAttachment", attachment_id)?),
         );
     Ok(__item)
 }
@@ -892,8 +731,7 @@ impl DocumentAttachmentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("DocumentAttachment", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "DocumentAttachment",
@@ -908,82 +746,21 @@ impl DocumentAttachmentUpdate {
                     ("uploaded_at", self.uploaded_at.is_some()),
                 ],
             )?;
-            let value = &key.document_id;
-            update.set.push(("document_id", __rt::Attr::to_av(value)));
-            let value = &key.attachment_id;
-            update.set.push(("attachment_id", __rt::Attr::to_av(value)));
+            update.put_value("document_id", &key.document_id, __rt::Store::Plain)?;
+            update.put_value("attachment_id", &key.attachment_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.file_name {
-            update
-                .set
-                .push((
-                    "file_name",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(255usize),
-                            "DocumentAttachment",
-                            "file_name",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.content_type {
-            update
-                .set
-                .push((
-                    "content_type",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(100usize),
-                            "DocumentAttachment",
-                            "content_type",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.size_bytes {
-            update.set.push(("size_bytes", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.object_key {
-            update
-                .set
-                .push((
-                    "object_key",
-                    {
-                        __rt::codec::check_length(
-                            value,
-                            0usize,
-                            Some(1024usize),
-                            "DocumentAttachment",
-                            "object_key",
-                        )?;
-                        __rt::Attr::to_av(value)
-                    },
-                ));
-        }
-        if let Some(value) = &self.uploaded_at {
-            update
-                .set
-                .push((
-                    "uploaded_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "DocumentAttachment",
-                        "uploaded_at",
-                    )?,
-                ));
-        }
-        if let Some(n) = self.add_size_bytes {
-            update.add.push(("size_bytes", __rt::AttributeValue::N(n.to_string())));
-        }
-        let _ = key;
+        update.put("file_name", &self.file_name, __rt::Store::Length(0, Some(255)))?;
+        update
+            .put("content_type", &self.content_type, __rt::Store::Length(0, Some(100)))?;
+        update.put("size_bytes", &self.size_bytes, __rt::Store::Plain)?;
+        update.put("object_key", &self.object_key, __rt::Store::Length(0, Some(1024)))?;
+        update
+            .put(
+                "uploaded_at",
+                &self.uploaded_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
+        update.add_to("size_bytes", self.add_size_bytes);
         Ok(update)
     }
 }
@@ -1044,28 +821,25 @@ impl __rt::Entity for DocumentShare {
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __tenant = scope;
-        let mut item = __document_share_key(
-            scope,
-            self.document_id.as_str(),
-            self.principal_id.as_str(),
-        )?;
-        item.insert(
-            "entity_type".to_owned(),
-            __rt::AttributeValue::S("DocumentShare".to_owned()),
-        );
-        item.insert("document_id".to_owned(), __rt::Attr::to_av(&self.document_id));
-        item.insert("principal_id".to_owned(), __rt::Attr::to_av(&self.principal_id));
-        item.insert("permission".to_owned(), __rt::Attr::to_av(&self.permission));
-        item.insert(
-            "granted_at".to_owned(),
-            __rt::codec::datetime_to_av(
-                *&self.granted_at,
-                __rt::TimeFormat::Rfc3339(3u8),
-                "DocumentShare",
-                "granted_at",
+        let mut w = __rt::ItemWriter::new(
+            __document_share_key(
+                scope,
+                self.document_id.as_str(),
+                self.principal_id.as_str(),
             )?,
+            "DocumentShare",
+            5,
         );
-        Ok(item)
+        w.raw("entity_type", __rt::AttributeValue::S("DocumentShare".to_owned()));
+        w.put("document_id", &self.document_id, __rt::Store::Plain)?;
+        w.put("principal_id", &self.principal_id, __rt::Store::Plain)?;
+        w.put("permission", &self.permission, __rt::Store::Plain)?;
+        w.put(
+            "granted_at",
+            &self.granted_at,
+            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+        )?;
+        Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         const PK_STEPS: &[__rt::reader::Step] = &[
@@ -1085,7 +859,7 @@ impl __rt::Entity for DocumentShare {
             principal_id: r
                 .keyed("principal_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
             permission: r.required("permission")?,
-            granted_at: r.time("granted_at", __rt::TimeFormat::Rfc3339(3u8))?,
+            granted_at: r.time("granted_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
 }
@@ -1099,14 +873,12 @@ fn __document_share_key(
     __item
         .insert(
             "pk".to_owned(),
-            __rt::AttributeValue::S(
-                __document_meta_pk("DocumentShare", __tenant, document_id)?,
-            ),
+            __rt::S(__document_meta_pk("DocumentShare", __tenant, document_id)?),
         );
     __item
         .insert(
             "sk".to_owned(),
-            __rt::AttributeValue::S(__document_share_sk("DocumentShare", principal_id)?),
+            __rt::S(__document_share_sk("DocumentShare", principal_id)?),
         );
     Ok(__item)
 }
@@ -1145,8 +917,7 @@ impl DocumentShareUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::default();
-        update.upsert = self.or_create;
+        let mut update = __rt::ops::Update::new("DocumentShare", self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "DocumentShare",
@@ -1155,28 +926,16 @@ impl DocumentShareUpdate {
                     ("granted_at", self.granted_at.is_some()),
                 ],
             )?;
-            let value = &key.document_id;
-            update.set.push(("document_id", __rt::Attr::to_av(value)));
-            let value = &key.principal_id;
-            update.set.push(("principal_id", __rt::Attr::to_av(value)));
+            update.put_value("document_id", &key.document_id, __rt::Store::Plain)?;
+            update.put_value("principal_id", &key.principal_id, __rt::Store::Plain)?;
         }
-        if let Some(value) = &self.permission {
-            update.set.push(("permission", __rt::Attr::to_av(value)));
-        }
-        if let Some(value) = &self.granted_at {
-            update
-                .set
-                .push((
-                    "granted_at",
-                    __rt::codec::datetime_to_av(
-                        *value,
-                        __rt::TimeFormat::Rfc3339(3u8),
-                        "DocumentShare",
-                        "granted_at",
-                    )?,
-                ));
-        }
-        let _ = key;
+        update.put("permission", &self.permission, __rt::Store::Plain)?;
+        update
+            .put(
+                "granted_at",
+                &self.granted_at,
+                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
+            )?;
         Ok(update)
     }
 }
@@ -1243,6 +1002,13 @@ impl Repository {
     /// The table name.
     pub fn table_name(&self) -> &str {
         &self.table_name
+    }
+    fn __query<T: Send + 'static>(
+        &self,
+        request: Result<__rt::QueryRequest, __rt::Error>,
+        decode: __rt::Decoder<T>,
+    ) -> __rt::Query<T> {
+        __rt::Query::new(self.client.clone(), request, decode)
     }
     fn table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
@@ -1439,73 +1205,68 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<bool, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
-    /** As an editor, I want to open a whole document, so that it can be rebuilt client-side.
-
-Query of the table: `#pk = :pk` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As an editor, I want to open a whole document, so that it can be rebuilt client-side.
+    ///
+    /// Query of the table: `#pk = :pk` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn whole_document(&self, document_id: &str) -> __rt::Query<WholeDocumentItem> {
-        let __request = __request_whole_document(self, document_id);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_whole_document)
+        self.repo
+            .__query(
+                __request_whole_document(self, document_id),
+                __decode_whole_document,
+            )
     }
-    /** As an editor, I want to see a document's metadata without its body.
-
-GetItem of one [`DocumentMeta`].*/
+    /// As an editor, I want to see a document's metadata without its body.
+    ///
+    /// GetItem of one [`DocumentMeta`].
     pub async fn document_meta(
         &self,
         key: &DocumentMetaKey,
     ) -> Result<Option<DocumentMeta>, __rt::Error> {
-        let repo = self.repo;
-        __rt::ops::get::<
-            DocumentMeta,
-        >(&repo.client, &repo.table_info(), key.to_key_item(&self.tenant)?, false)
-            .await
+        self.repo.table().get(key, &self.tenant, false).await
     }
-    /** As a reader, I want the document body, chunk by chunk in order.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a reader, I want the document body, chunk by chunk in order.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn document_body(&self, document_id: &str) -> __rt::Query<DocumentBodyChunk> {
-        let __request = __request_document_body(self, document_id);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_document_body)
+        self.repo
+            .__query(__request_document_body(self, document_id), __decode_document_body)
     }
-    /** As a reader, I want a range of body chunks, to load a long document page by page.
-
-Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a reader, I want a range of body chunks, to load a long document page by page.
+    ///
+    /// Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn body_chunks_between(
         &self,
         document_id: &str,
         first: i64,
         last: i64,
     ) -> __rt::Query<DocumentBodyChunk> {
-        let __request = __request_body_chunks_between(self, document_id, first, last);
-        __rt::Query::new(
-            self.repo.client.clone(),
-            __request,
-            __decode_body_chunks_between,
-        )
+        self.repo
+            .__query(
+                __request_body_chunks_between(self, document_id, first, last),
+                __decode_body_chunks_between,
+            )
     }
-    /** As an editor, I want to list a document's attachments.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As an editor, I want to list a document's attachments.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn attachments(&self, document_id: &str) -> __rt::Query<DocumentAttachment> {
-        let __request = __request_attachments(self, document_id);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_attachments)
+        self.repo.__query(__request_attachments(self, document_id), __decode_attachments)
     }
-    /** As an owner, I want to see with whom a document is shared.
-
-Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As an owner, I want to see with whom a document is shared.
+    ///
+    /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn shares(&self, document_id: &str) -> __rt::Query<DocumentShare> {
-        let __request = __request_shares(self, document_id);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_shares)
+        self.repo.__query(__request_shares(self, document_id), __decode_shares)
     }
-    /** As a member, I want to see my organization's most recently updated documents.
-
-Query of index `GSI1`: `#pk = :pk` with `:pk` = `ORG#<org>|DOCS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.*/
+    /// As a member, I want to see my organization's most recently updated documents.
+    ///
+    /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `ORG#<org>|DOCS`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
     pub fn recent_documents(&self) -> __rt::Query<DocumentMeta> {
-        let __request = __request_recent_documents(self);
-        __rt::Query::new(self.repo.client.clone(), __request, __decode_recent_documents)
+        self.repo.__query(__request_recent_documents(self), __decode_recent_documents)
     }
-    /** As an editor, I want to save edited chunks and bump the document version atomically, failing if someone else saved first.
-
-TransactWriteItems: add items, then `send()`; all or nothing.*/
+    /// As an editor, I want to save edited chunks and bump the document version atomically, failing if someone else saved first.
+    ///
+    /// TransactWriteItems: add items, then `send()`; all or nothing.
     pub fn edit_body(&self) -> EditBodyTransaction<'a> {
         EditBodyTransaction {
             repo: self.repo,
@@ -1516,9 +1277,9 @@ TransactWriteItems: add items, then `send()`; all or nothing.*/
             error: Default::default(),
         }
     }
-    /** As a member, I want the metadata of several documents at once.
-
-Batch: add items, then `send()`; chunked, with unprocessed items retried.*/
+    /// As a member, I want the metadata of several documents at once.
+    ///
+    /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
     pub fn document_metas(&self) -> DocumentMetasBatch<'a> {
         DocumentMetasBatch {
             repo: self.repo,
@@ -1575,17 +1336,8 @@ fn __request_whole_document(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __document_meta_pk("whole_document", __tenant, document_id)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__document_meta_pk("whole_document", __tenant, document_id)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1609,18 +1361,9 @@ fn __request_document_body(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __document_meta_pk("document_body", __tenant, document_id)?,
-                    ),
-                ),
-                (":sk", __rt::AttributeValue::S("BODY#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__document_meta_pk("document_body", __tenant, document_id)?);
+    let __v1 = __rt::S("BODY#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1646,29 +1389,13 @@ fn __request_body_chunks_between(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
+    let __v0 = __rt::S(
+        __document_meta_pk("body_chunks_between", __tenant, document_id)?,
+    );
+    let __v1 = __rt::S(__document_body_chunk_sk("body_chunks_between", first)?);
+    let __v2 = __rt::S(__document_body_chunk_sk("body_chunks_between", last)?);
     __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __document_meta_pk("body_chunks_between", __tenant, document_id)?,
-                    ),
-                ),
-                (
-                    ":sk0",
-                    __rt::AttributeValue::S(
-                        __document_body_chunk_sk("body_chunks_between", first)?,
-                    ),
-                ),
-                (
-                    ":sk1",
-                    __rt::AttributeValue::S(
-                        __document_body_chunk_sk("body_chunks_between", last)?,
-                    ),
-                ),
-            ]),
-        );
+        .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1692,18 +1419,9 @@ fn __request_attachments(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __document_meta_pk("attachments", __tenant, document_id)?,
-                    ),
-                ),
-                (":sk", __rt::AttributeValue::S("ATTACHMENT#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__document_meta_pk("attachments", __tenant, document_id)?);
+    let __v1 = __rt::S("ATTACHMENT#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1727,18 +1445,9 @@ fn __request_shares(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __document_meta_pk("shares", __tenant, document_id)?,
-                    ),
-                ),
-                (":sk", __rt::AttributeValue::S("SHARE#".to_owned())),
-            ]),
-        );
+    let __v0 = __rt::S(__document_meta_pk("shares", __tenant, document_id)?);
+    let __v1 = __rt::S("SHARE#".to_owned());
+    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: None,
@@ -1761,17 +1470,8 @@ fn __request_recent_documents(
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
     let mut __partitions = Vec::new();
-    __partitions
-        .push(
-            __rt::ops::values([
-                (
-                    ":pk",
-                    __rt::AttributeValue::S(
-                        __document_meta_gsi1pk("recent_documents", __tenant)?,
-                    ),
-                ),
-            ]),
-        );
+    let __v0 = __rt::S(__document_meta_gsi1pk("recent_documents", __tenant)?);
+    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),
         index: Some("GSI1"),
@@ -1954,7 +1654,7 @@ fn __document_meta_gsi1sk(
     __rt::codec::push_datetime(
         &mut __key,
         updated_at,
-        __rt::TimeFormat::Rfc3339(3u8),
+        __rt::TimeFormat::Rfc3339(3),
         __context,
         "updated_at",
     )?;

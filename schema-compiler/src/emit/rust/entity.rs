@@ -373,18 +373,16 @@ impl Emitter<'_> {
         let attributes = entity.attributes.values().map(|a| {
             let attribute = a.name.as_str();
             let f = self.field_ident(a);
+            let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
             if a.optional {
-                let value = self.to_av(name, a, quote!(value));
-                quote! {
-                    if let Some(value) = &self.#f {
-                        item.insert(#attribute.to_owned(), #value);
-                    }
-                }
+                quote!(w.put_opt(#attribute, &self.#f, #how)?;)
             } else {
-                let value = self.to_av(name, a, quote!(&self.#f));
-                quote!(item.insert(#attribute.to_owned(), #value);)
+                quote!(w.put(#attribute, &self.#f, #how)?;)
             }
         });
+        let capacity = proc_macro2::Literal::usize_unsuffixed(
+            entity.attributes.len() + 1 + entity.index_keys.len() * 2,
+        );
         let index_keys = entity.index_keys.iter().flat_map(|(index, key)| {
             key.templates()
                 .filter(|t| !t.is_natural())
@@ -395,11 +393,11 @@ impl Emitter<'_> {
         quote! {
             let __tenant = scope;
             #shard
-            let mut item = #key?;
-            item.insert(#eta.to_owned(), __rt::AttributeValue::S(#name.to_owned()));
+            let mut w = __rt::ItemWriter::new(#key?, #name, #capacity);
+            w.raw(#eta, __rt::AttributeValue::S(#name.to_owned()));
             #(#attributes)*
             #(#index_keys)*
-            Ok(item)
+            Ok(w.finish())
         }
     }
 
@@ -433,7 +431,7 @@ impl Emitter<'_> {
             },
             _ => self.entity_input(entity, Receiver { name: "self" }, p),
         });
-        let insert = quote!(item.insert(#attribute.to_owned(), #value););
+        let insert = quote!(w.raw(#attribute, #value););
         // One flat pattern over every optional value (a template may hold
         // hundreds), not one nested `if let` per value.
         let mut bound: Vec<&ir::Attribute> = Vec::new();
@@ -616,19 +614,13 @@ impl Emitter<'_> {
                         }
                     }
                 }
-            } else if a.optional {
-                quote! {
-                    match &self.#f {
-                        Some(Some(value)) => update.set.push((#attribute, #value)),
-                        Some(None) => update.remove.push(#attribute),
-                        None => {}
-                    }
-                }
             } else {
-                quote! {
-                    if let Some(value) = &self.#f {
-                        update.set.push((#attribute, #value));
-                    }
+                let how =
+                    super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
+                if a.optional {
+                    quote!(update.put_opt(#attribute, &self.#f, #how)?;)
+                } else {
+                    quote!(update.put(#attribute, &self.#f, #how)?;)
                 }
             }
         });
@@ -673,11 +665,7 @@ impl Emitter<'_> {
         let adds = counters.iter().map(|a| {
             let attribute = a.name.as_str();
             let f = format_ident!("add_{}", snake(attribute));
-            quote! {
-                if let Some(n) = self.#f {
-                    update.add.push((#attribute, __rt::AttributeValue::N(n.to_string())));
-                }
-            }
+            quote!(update.add_to(#attribute, self.#f);)
         });
         let index_updates = self.index_key_updates(entity, &changeable);
         // `or_create()` writes what `create` would: every required
@@ -697,11 +685,8 @@ impl Emitter<'_> {
         let key_sets = key_attributes.iter().map(|a| {
             let attribute = a.name.as_str();
             let f = snake_ident(attribute);
-            let value = self.to_av(name, a, quote!(value));
-            quote! {
-                let value = &key.#f;
-                update.set.push((#attribute, #value));
-            }
+            let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
+            quote!(update.put_value(#attribute, &key.#f, #how)?;)
         });
         let create = quote! {
             if self.or_create {
@@ -710,6 +695,12 @@ impl Emitter<'_> {
             }
         };
         let shard = self.bind_shard(entity, Receiver { name: "key" });
+        // The key's fields are read for the key attributes and the shard.
+        let key_param = if key_attributes.is_empty() && Self::random_shard(entity).is_none() {
+            format_ident!("_key")
+        } else {
+            format_ident!("key")
+        };
         let doc = format!(
             " A partial update of a [`{name}`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index)."
         );
@@ -738,16 +729,14 @@ impl Emitter<'_> {
                 }
 
                 /// The attributes to set and remove, index keys included.
-                pub fn to_update(&self, key: &#key_ty, scope: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
+                pub fn to_update(&self, #key_param: &#key_ty, scope: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
                     let __tenant = scope;
                     #shard
-                    let mut update = __rt::ops::Update::default();
-                    update.upsert = self.or_create;
+                    let mut update = __rt::ops::Update::new(#name, self.or_create);
                     #create
                     #(#sets)*
                     #(#adds)*
                     #(#index_updates)*
-                    let _ = key;
                     Ok(update)
                 }
             }
@@ -845,9 +834,49 @@ impl Emitter<'_> {
                     },
                     None => self.entity_input(entity, Receiver { name: "key" }, p),
                 });
+                if !has_optional && !mentioned.is_empty() {
+                    // Every attribute of the key set, or none: the key is
+                    // written, or left alone; some but not all is an error.
+                    let (values, patterns): (Vec<TokenStream>, Vec<TokenStream>) = mentioned
+                        .iter()
+                        .map(|a| {
+                            let f = snake_ident(a.name.as_str());
+                            let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+                            let value = if Self::is_copy(&a.r#type) {
+                                quote!(self.#f)
+                            } else {
+                                quote!(&self.#f)
+                            };
+                            (value, quote!(Some(#v)))
+                        })
+                        .unzip();
+                    let push = quote!(update.key(#attribute, #value););
+                    out.push(match (values.as_slice(), patterns.as_slice()) {
+                        ([value], [pattern]) => quote! {
+                            if let #pattern = #value {
+                                #push
+                            }
+                        },
+                        _ => {
+                            let nones = values.iter().map(|_| quote!(None));
+                            quote! {
+                                match (#(#values,)*) {
+                                    (#(#patterns,)*) => #push
+                                    (#(#nones,)*) => {}
+                                    _ => return Err(__rt::Error::IncompleteUpdate {
+                                        entity: #name,
+                                        key_attribute: #attribute,
+                                        missing: vec![#(#all),*],
+                                    }),
+                                }
+                            }
+                        }
+                    });
+                    continue;
+                }
                 let body = quote! {
                     #(#binds)*
-                    update.set.push((#attribute, #value));
+                    update.key(#attribute, #value);
                 };
                 let body = if has_optional {
                     quote!(#label_name: { #body })

@@ -355,9 +355,9 @@ impl Emitter<'_> {
         }
         let key = self.build_key_string(template, context, input);
         match key_type {
-            KeyType::Number => quote!(__rt::AttributeValue::N(#key)),
+            KeyType::Number => quote!(__rt::N(#key)),
             KeyType::String | KeyType::Binary => {
-                quote!(__rt::AttributeValue::S(#key))
+                quote!(__rt::S(#key))
             }
         }
     }

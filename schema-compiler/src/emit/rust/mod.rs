@@ -338,12 +338,20 @@ fn option_str(value: Option<&str>) -> TokenStream {
     }
 }
 
-/// A doc attribute for an optional description.
+/// Doc attributes for an optional description, one per line (printed as
+/// `///` lines).
 fn doc(text: Option<&str>) -> TokenStream {
     match text {
         Some(text) => {
-            let text = format!(" {}", text.trim());
-            quote!(#[doc = #text])
+            let lines = text.trim().lines().map(|line| {
+                let line = line.trim_end();
+                if line.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {line}")
+                }
+            });
+            quote!(#(#[doc = #lines])*)
         }
         None => TokenStream::new(),
     }

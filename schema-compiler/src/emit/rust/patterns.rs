@@ -86,8 +86,7 @@ impl Emitter<'_> {
                 quote! {
                     #doc
                     pub async fn #name(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
-                        let repo = #repo;
-                        __rt::ops::get::<#ty>(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, #consistent_read).await
+                        #repo.table().get(key, #scope, #consistent_read).await
                     }
                 }
             }
@@ -109,8 +108,7 @@ impl Emitter<'_> {
                 quote! {
                     #doc
                     pub fn #name(&self, #(#params),*) -> __rt::Query<#item> {
-                        let __request = #request(self, #(#args),*);
-                        __rt::Query::new(#repo.client.clone(), __request, #decode)
+                        #repo.__query(#request(self, #(#args),*), #decode)
                     }
                 }
             }
@@ -380,7 +378,7 @@ impl Emitter<'_> {
         };
         let pk_type = self.key_type(index, q.pk.attribute.as_str());
         let pk = self.key_value(&q.pk, pk_type, pattern_name, &input);
-        let mut values = vec![quote!((":pk", #pk))];
+        let mut values = vec![(":pk".to_owned(), pk)];
         let mut names = vec![{
             let a = q.pk.attribute.as_str();
             quote!(("#pk", #a))
@@ -398,7 +396,7 @@ impl Emitter<'_> {
                 };
                 let sk_type = self.key_type(index, operand.attribute.as_str());
                 let value = self.key_value(operand, sk_type, pattern_name, &input);
-                values.push(quote!((#placeholder, #value)));
+                values.push((placeholder, value));
             }
         }
         let condition = crate::plan::key_condition(q);
@@ -445,8 +443,17 @@ impl Emitter<'_> {
             }
             None => quote!(None),
         };
+        let (binds, pairs): (Vec<TokenStream>, Vec<TokenStream>) = values
+            .iter()
+            .enumerate()
+            .map(|(i, (placeholder, value))| {
+                let v = format_ident!("__v{i}");
+                (quote!(let #v = #value;), quote!((#placeholder, #v)))
+            })
+            .unzip();
         let one = quote! {
-            __partitions.push(__rt::ops::values([#(#values),*]));
+            #(#binds)*
+            __partitions.push(__rt::ops::values([#(#pairs),*]));
         };
         let tenant_keys = match self.tenant_shapes(q, handle) {
             Some(shapes) => {

@@ -262,6 +262,10 @@ impl Emitter<'_> {
                     &self.table_name
                 }
 
+                fn __query<T: Send + 'static>(&self, request: Result<__rt::QueryRequest, __rt::Error>, decode: __rt::Decoder<T>) -> __rt::Query<T> {
+                    __rt::Query::new(self.client.clone(), request, decode)
+                }
+
                 fn table(&self) -> __rt::ops::Table<'_> {
                     __rt::ops::Table { client: &self.client, info: self.table_info() }
                 }

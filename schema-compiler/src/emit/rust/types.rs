@@ -17,6 +17,7 @@ pub fn time_format(format: DatetimeFormat, precision: TimePrecision) -> TokenStr
                 TimePrecision::Micros => 6,
                 TimePrecision::Nanos => 9,
             };
+            let digits = proc_macro2::Literal::u8_unsuffixed(digits);
             quote!(__rt::TimeFormat::Rfc3339(#digits))
         }
         DatetimeFormat::EpochSeconds => quote!(__rt::TimeFormat::EpochSeconds),
@@ -84,31 +85,9 @@ impl Emitter<'_> {
         value: TokenStream,
     ) -> TokenStream {
         let name = attribute.name.as_str();
-        match &attribute.r#type {
-            AttributeType::Datetime { format, precision } => {
-                let format = time_format(*format, *precision);
-                quote!(__rt::codec::datetime_to_av(*#value, #format, #entity, #name)?)
-            }
-            AttributeType::String {
-                min_length,
-                max_length,
-                ..
-            } if min_length.is_some() || max_length.is_some() => {
-                let min = min_length.unwrap_or(0) as usize;
-                let max = super::option_usize(max_length.map(|m| m as usize));
-                quote!({
-                    __rt::codec::check_length(#value, #min, #max, #entity, #name)?;
-                    __rt::Attr::to_av(#value)
-                })
-            }
-            AttributeType::String { .. }
-            | AttributeType::Integer { .. }
-            | AttributeType::Decimal { .. }
-            | AttributeType::Boolean
-            | AttributeType::Enum { .. }
-            | AttributeType::List { .. }
-            | AttributeType::Map
-            | AttributeType::Binary { .. } => quote!(__rt::Attr::to_av(#value)),
+        match store_how(attribute) {
+            Some(how) => quote!(__rt::Attr::store(#value, #how, #entity, #name)?),
+            None => quote!(__rt::Attr::to_av(#value)),
         }
     }
 
@@ -200,5 +179,39 @@ fn emit_enum(name: &str, values: &[String], description: Option<&str>) -> TokenS
                 text.parse().map_err(__rt::DecodeProblem::Invalid)
             }
         }
+    }
+}
+
+/// The `Store` rule of an attribute beyond its type: a string's length
+/// bounds, a datetime's format; `None` when it is stored as it is.
+pub fn store_how(attribute: &ir::Attribute) -> Option<TokenStream> {
+    match &attribute.r#type {
+        AttributeType::Datetime { format, precision } => {
+            let format = time_format(*format, *precision);
+            Some(quote!(__rt::Store::Time(#format)))
+        }
+        AttributeType::String {
+            min_length,
+            max_length,
+            ..
+        } if min_length.is_some() || max_length.is_some() => {
+            let min = proc_macro2::Literal::usize_unsuffixed(min_length.unwrap_or(0) as usize);
+            let max = match max_length {
+                Some(m) => {
+                    let m = proc_macro2::Literal::usize_unsuffixed(*m as usize);
+                    quote!(Some(#m))
+                }
+                None => quote!(None),
+            };
+            Some(quote!(__rt::Store::Length(#min, #max)))
+        }
+        AttributeType::String { .. }
+        | AttributeType::Integer { .. }
+        | AttributeType::Decimal { .. }
+        | AttributeType::Boolean
+        | AttributeType::Enum { .. }
+        | AttributeType::List { .. }
+        | AttributeType::Map
+        | AttributeType::Binary { .. } => None,
     }
 }
