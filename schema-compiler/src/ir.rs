@@ -306,6 +306,31 @@ impl Attribute {
             | AttributeType::Binary { .. } => KeyEncoding::None,
         }
     }
+
+    /// The type as people read it (`integer 0..=9`).
+    pub fn describe_type(&self) -> String {
+        match &self.r#type {
+            AttributeType::Enum { values } => format!("enum ({})", values.join(", ")),
+            AttributeType::Integer { min, max } if *min != i64::MIN || *max != i64::MAX => {
+                format!("integer {min}..={max}")
+            }
+            AttributeType::String {
+                pattern: Some(p), ..
+            } => format!("string `{p}`"),
+            AttributeType::String {
+                max_length: Some(m),
+                ..
+            } => format!("string, at most {m} bytes"),
+            other @ (AttributeType::String { .. }
+            | AttributeType::Integer { .. }
+            | AttributeType::Decimal { .. }
+            | AttributeType::Boolean
+            | AttributeType::Datetime { .. }
+            | AttributeType::List { .. }
+            | AttributeType::Map
+            | AttributeType::Binary { .. }) => other.name().to_owned(),
+        }
+    }
 }
 
 /// How a placeholder's value is written into a key: values meet in a key

@@ -7,14 +7,19 @@ pub const TABLE_NAME: &str = "ContestVotes";
 /// Primary key: `pk` = `CONTEST#<contest_id>`, `sk` = `CONTESTANT#<contestant_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contestant {
+    /// `contest_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contest_id: String,
+    /// `contestant_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contestant_id: String,
+    /// `name`: string, at most 200 bytes.
     pub name: String,
 }
 /// The primary key of a [`Contestant`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContestantKey {
+    /// `contest_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contest_id: String,
+    /// `contestant_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contestant_id: String,
 }
 impl Contestant {
@@ -146,8 +151,11 @@ impl ContestantUpdate {
 pub struct VoteShard {
     /// The write shard, below 20; pick one with `::schema_runtime::codec::random_shard(20)`.
     pub shard: u32,
+    /// `contest_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contest_id: String,
+    /// `contestant_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contestant_id: String,
+    /// `votes`: integer 0..=9223372036854775807.
     pub votes: i64,
 }
 /// The primary key of a [`VoteShard`].
@@ -155,7 +163,9 @@ pub struct VoteShard {
 pub struct VoteShardKey {
     /// The write shard.
     pub shard: u32,
+    /// `contest_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contest_id: String,
+    /// `contestant_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contestant_id: String,
 }
 impl VoteShard {
@@ -323,15 +333,21 @@ impl VoteShardUpdate {
 /// Primary key: `pk` = `CONTEST#<contest_id>`, `sk` = `TOTAL#<contestant_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VoteTotal {
+    /// `contest_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contest_id: String,
+    /// `contestant_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contestant_id: String,
+    /// `votes`: integer 0..=9223372036854775807.
     pub votes: i64,
+    /// `tallied_at`: datetime.
     pub tallied_at: __rt::DateTime,
 }
 /// The primary key of a [`VoteTotal`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct VoteTotalKey {
+    /// `contest_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contest_id: String,
+    /// `contestant_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub contestant_id: String,
 }
 impl VoteTotal {

@@ -17,13 +17,17 @@ pub type TenantId = __rt::TenantId<Tenancy>;
 /// Primary key: `pk` = `TENANT#<tenant>|USER#<user_id>`, `sk` = `TENANT#<tenant>|USER#<user_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct User {
+    /// `user_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub user_id: String,
+    /// `email`: string, at most 254 bytes.
     pub email: String,
+    /// `display_name`: string, at most 200 bytes.
     pub display_name: String,
 }
 /// The primary key of a [`User`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserKey {
+    /// `user_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub user_id: String,
 }
 impl User {
@@ -164,13 +168,17 @@ impl UserUpdate {
 /// Primary key: `pk` = `TENANT#<tenant>|ROLE#<role>`, `sk` = `TENANT#<tenant>|ROLE#<role>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Role {
+    /// `role`: string `^[a-z][a-z0-9_-]{0,31}$`; part of the primary key and the `GSI1` key.
     pub role: String,
+    /// `description`: string, at most 500 bytes, optional.
     pub description: Option<String>,
+    /// `permissions`: list.
     pub permissions: Vec<String>,
 }
 /// The primary key of a [`Role`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RoleKey {
+    /// `role`: string `^[a-z][a-z0-9_-]{0,31}$`; part of the primary key and the `GSI1` key.
     pub role: String,
 }
 impl Role {
@@ -309,15 +317,21 @@ impl RoleUpdate {
 /// Primary key: `pk` = `TENANT#<tenant>|USER#<user_id>`, `sk` = `TENANT#<tenant>|ROLE#<role>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RoleAssignment {
+    /// `user_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub user_id: String,
+    /// `role`: string `^[a-z][a-z0-9_-]{0,31}$`; part of the primary key and the `GSI1` key.
     pub role: String,
+    /// `granted_by`: string `^[a-z0-9-]{1,36}$`.
     pub granted_by: String,
+    /// `granted_at`: datetime.
     pub granted_at: __rt::DateTime,
 }
 /// The primary key of a [`RoleAssignment`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RoleAssignmentKey {
+    /// `user_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub user_id: String,
+    /// `role`: string `^[a-z][a-z0-9_-]{0,31}$`; part of the primary key and the `GSI1` key.
     pub role: String,
 }
 impl RoleAssignment {

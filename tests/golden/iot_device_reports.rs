@@ -54,14 +54,19 @@ impl __rt::Attr for Status {
 /// Primary key: `pk` = `DEVICE#<device_id>`, `sk` = `METADATA`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Device {
+    /// `device_id`: string `^[A-Z0-9-]{4,32}$`; part of the primary key.
     pub device_id: String,
+    /// `model`: string, at most 64 bytes.
     pub model: String,
+    /// `site`: string, at most 200 bytes.
     pub site: String,
+    /// `installed_at`: datetime.
     pub installed_at: __rt::DateTime,
 }
 /// The primary key of a [`Device`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeviceKey {
+    /// `device_id`: string `^[A-Z0-9-]{4,32}$`; part of the primary key.
     pub device_id: String,
 }
 impl Device {
@@ -203,20 +208,31 @@ impl DeviceUpdate {
 /// Primary key: `pk` = `DEVICE#<device_id>`, `sk` = `REPORT#<reported_at>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeviceReport {
+    /// `device_id`: string `^[A-Z0-9-]{4,32}$`; part of the primary key.
     pub device_id: String,
+    /// `reported_at`: datetime; part of the primary key and the `GSI1` key.
     pub reported_at: __rt::DateTime,
+    /// `status`: enum (OK, WARNING, FAULT).
     pub status: Status,
+    /// `temperature_c`: decimal.
     pub temperature_c: __rt::Decimal,
+    /// `battery_percent`: integer 0..=100.
     pub battery_percent: i64,
+    /// `fault_code`: string, at most 32 bytes, optional.
     pub fault_code: Option<String>,
     /// The technician the fault is escalated to; absent on normal reports.
+    ///
+    /// `escalated_to`: string `^[a-z0-9._-]{1,64}$`, optional; part of the `GSI1` key.
     pub escalated_to: Option<String>,
+    /// `escalated_at`: datetime, optional.
     pub escalated_at: Option<__rt::DateTime>,
 }
 /// The primary key of a [`DeviceReport`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeviceReportKey {
+    /// `device_id`: string `^[A-Z0-9-]{4,32}$`; part of the primary key.
     pub device_id: String,
+    /// `reported_at`: datetime; part of the primary key and the `GSI1` key.
     pub reported_at: __rt::DateTime,
 }
 impl DeviceReport {

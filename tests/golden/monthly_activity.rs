@@ -91,21 +91,36 @@ impl __rt::Attr for Action {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActivityEvent {
     /// The UTC year and month of occurred_at.
+    ///
+    /// `month`: string `^[0-9]{4}-(0[1-9]|1[0-2])$`; part of the primary key and the `GSI1` key.
     pub month: String,
+    /// `occurred_at`: datetime; part of the primary key and the `GSI1` key.
     pub occurred_at: __rt::DateTime,
+    /// `event_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub event_id: String,
+    /// `actor_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the `GSI1` key.
     pub actor_id: String,
+    /// `action`: enum (CREATE, READ, UPDATE, DELETE, LOGIN, EXPORT).
     pub action: Action,
+    /// `resource`: string, at most 512 bytes.
     pub resource: String,
+    /// `details`: map, optional.
     pub details: Option<__rt::Item>,
     /// End of the retention period.
+    ///
+    /// `expires_at`: datetime.
     pub expires_at: __rt::DateTime,
 }
 /// The primary key of a [`ActivityEvent`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActivityEventKey {
+    /// The UTC year and month of occurred_at.
+    ///
+    /// `month`: string `^[0-9]{4}-(0[1-9]|1[0-2])$`; part of the primary key and the `GSI1` key.
     pub month: String,
+    /// `occurred_at`: datetime; part of the primary key and the `GSI1` key.
     pub occurred_at: __rt::DateTime,
+    /// `event_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub event_id: String,
 }
 impl ActivityEvent {
@@ -398,12 +413,15 @@ impl ActivityEventUpdate {
 /// Primary key: `pk` = `TENANT#<tenant>|ACTIVITY_COUNT`, `sk` = `MONTH#<month>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MonthlyActivityCount {
+    /// `month`: string `^[0-9]{4}-(0[1-9]|1[0-2])$`; part of the primary key.
     pub month: String,
+    /// `event_count`: integer 0..=9223372036854775807.
     pub event_count: i64,
 }
 /// The primary key of a [`MonthlyActivityCount`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct MonthlyActivityCountKey {
+    /// `month`: string `^[0-9]{4}-(0[1-9]|1[0-2])$`; part of the primary key.
     pub month: String,
 }
 impl MonthlyActivityCount {

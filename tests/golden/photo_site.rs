@@ -79,9 +79,13 @@ impl __rt::Attr for ImageFormat {
 /// Primary key: `pk` = `USER#<user>|PHOTOS`, `sk` = `PROFILE`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserProfile {
+    /// `display_name`: string, at most 100 bytes.
     pub display_name: String,
+    /// `bio`: string, at most 500 bytes, optional.
     pub bio: Option<String>,
+    /// `avatar_url`: string, at most 2048 bytes, optional.
     pub avatar_url: Option<String>,
+    /// `created_at`: datetime.
     pub created_at: __rt::DateTime,
 }
 /// The primary key of a [`UserProfile`].
@@ -227,19 +231,32 @@ impl UserProfileUpdate {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Photo {
     /// A ULID.
+    ///
+    /// `photo_id`: string `^[0-9A-HJKMNP-TV-Z]{26}$`; part of the primary key and the `LSI1` key.
     pub photo_id: String,
+    /// `url`: string, at most 2048 bytes.
     pub url: String,
+    /// `caption`: string, at most 2000 bytes, optional.
     pub caption: Option<String>,
+    /// `image_format`: enum (JPEG, PNG, HEIC, WEBP).
     pub image_format: ImageFormat,
+    /// `width`: integer 1..=100000.
     pub width: i64,
+    /// `height`: integer 1..=100000.
     pub height: i64,
+    /// `size_bytes`: integer 1..=9223372036854775807.
     pub size_bytes: i64,
+    /// `tags`: list, optional.
     pub tags: Option<Vec<String>>,
+    /// `uploaded_at`: datetime; part of the `LSI1` key.
     pub uploaded_at: __rt::DateTime,
 }
 /// The primary key of a [`Photo`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct PhotoKey {
+    /// A ULID.
+    ///
+    /// `photo_id`: string `^[0-9A-HJKMNP-TV-Z]{26}$`; part of the primary key and the `LSI1` key.
     pub photo_id: String,
 }
 impl Photo {

@@ -83,18 +83,27 @@ impl __rt::Attr for Currency {
 /// Changing the shard count is a data migration: items written under 10 shards keep their shard in the key, so re-write every item with the new count (read with the old, write with the new) before deploying code generated from the new spec.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Product {
+    /// `product_id`: string `^[A-Za-z0-9_-]{1,64}$`; part of the primary key and the `GSI1` key.
     pub product_id: String,
+    /// `name`: string, at most 300 bytes.
     pub name: String,
+    /// `category`: string `^[a-z0-9-]{1,64}$`; part of the `GSI1` key.
     pub category: String,
+    /// `price`: decimal.
     pub price: __rt::Decimal,
+    /// `currency`: enum (USD, EUR, GBP, JPY).
     pub currency: Currency,
     /// The free-form product document of the post.
+    ///
+    /// `doc`: map.
     pub doc: __rt::Item,
+    /// `updated_at`: datetime.
     pub updated_at: __rt::DateTime,
 }
 /// The primary key of a [`Product`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProductKey {
+    /// `product_id`: string `^[A-Za-z0-9_-]{1,64}$`; part of the primary key and the `GSI1` key.
     pub product_id: String,
 }
 impl Product {

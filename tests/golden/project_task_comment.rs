@@ -66,15 +66,21 @@ impl __rt::Attr for Status {
 /// Primary key: `pk` = `TENANT#<tenant>|PROJECTS`, `sk` = `PROJECT#<project_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Project {
+    /// `project_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub project_id: String,
+    /// `name`: string, at most 200 bytes.
     pub name: String,
     /// The name lower-cased, for sorting.
+    ///
+    /// `name_key`: string `^[a-z0-9 _-]{1,200}$`; part of the `GSI1` key.
     pub name_key: String,
+    /// `created_at`: datetime.
     pub created_at: __rt::DateTime,
 }
 /// The primary key of a [`Project`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProjectKey {
+    /// `project_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub project_id: String,
 }
 impl Project {
@@ -260,18 +266,27 @@ impl ProjectUpdate {
 /// Primary key: `pk` = `TENANT#<tenant>|PROJECTS`, `sk` = `PROJECT#<project_id>#TASK#<task_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Task {
+    /// `project_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key.
     pub project_id: String,
+    /// `task_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI2` key.
     pub task_id: String,
+    /// `title`: string, at most 300 bytes.
     pub title: String,
+    /// `status`: enum (TODO, IN_PROGRESS, DONE).
     pub status: Status,
+    /// `assignee_id`: string `^[A-Za-z0-9_-]{1,36}$`, optional; part of the `GSI2` key.
     pub assignee_id: Option<String>,
+    /// `due_at`: datetime, optional; part of the `GSI2` key.
     pub due_at: Option<__rt::DateTime>,
+    /// `version`: integer 0..=9223372036854775807.
     pub version: i64,
 }
 /// The primary key of a [`Task`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskKey {
+    /// `project_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key.
     pub project_id: String,
+    /// `task_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI2` key.
     pub task_id: String,
 }
 impl Task {
@@ -546,19 +561,31 @@ impl TaskUpdate {
 /// Primary key: `pk` = `TENANT#<tenant>|PROJECTS`, `sk` = `PROJECT#<project_id>#TASK#<task_id>#COMMENT#<comment_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comment {
+    /// `project_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key.
     pub project_id: String,
+    /// `task_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key.
     pub task_id: String,
     /// A ULID, so comments sort by time.
+    ///
+    /// `comment_id`: string `^[0-9A-HJKMNP-TV-Z]{26}$`; part of the primary key.
     pub comment_id: String,
+    /// `author_id`: string `^[A-Za-z0-9_-]{1,36}$`.
     pub author_id: String,
+    /// `body`: string, at most 10000 bytes.
     pub body: String,
+    /// `created_at`: datetime.
     pub created_at: __rt::DateTime,
 }
 /// The primary key of a [`Comment`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommentKey {
+    /// `project_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key.
     pub project_id: String,
+    /// `task_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key.
     pub task_id: String,
+    /// A ULID, so comments sort by time.
+    ///
+    /// `comment_id`: string `^[0-9A-HJKMNP-TV-Z]{26}$`; part of the primary key.
     pub comment_id: String,
 }
 impl Comment {

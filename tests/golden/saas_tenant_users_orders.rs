@@ -221,8 +221,11 @@ impl __rt::Attr for Currency {
 /// Primary key: `pk` = `TENANT#<tenant>|ACCOUNT`, `sk` = `PROFILE`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tenant {
+    /// `name`: string, at most 200 bytes.
     pub name: String,
+    /// `plan`: enum (free, pro, enterprise).
     pub plan: Plan,
+    /// `created_at`: datetime.
     pub created_at: __rt::DateTime,
 }
 /// The primary key of a [`Tenant`].
@@ -353,15 +356,21 @@ impl TenantUpdate {
 /// Primary key: `pk` = `TENANT#<tenant>|ACCOUNT`, `sk` = `USER#<user_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct User {
+    /// `user_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub user_id: String,
     /// Lower-cased, so that lookups by email are exact.
+    ///
+    /// `email`: string `^[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,190}$`; part of the `GSI1` key.
     pub email: String,
+    /// `role`: enum (admin, member, viewer).
     pub role: Role,
+    /// `last_login`: datetime, optional.
     pub last_login: Option<__rt::DateTime>,
 }
 /// The primary key of a [`User`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserKey {
+    /// `user_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub user_id: String,
 }
 impl User {
@@ -525,17 +534,25 @@ impl UserUpdate {
 /// Primary key: `pk` = `TENANT#<tenant>|ACCOUNT`, `sk` = `ORDER#<order_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Order {
+    /// `order_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub order_id: String,
+    /// `user_id`: string `^[a-z0-9-]{1,36}$`.
     pub user_id: String,
+    /// `status`: enum (pending, shipped, delivered, cancelled); part of the `GSI1` key.
     pub status: Status,
+    /// `total`: decimal.
     pub total: __rt::Decimal,
+    /// `currency`: enum (USD, EUR, GBP).
     pub currency: Currency,
+    /// `lines`: list.
     pub lines: Vec<__rt::Item>,
+    /// `created_at`: datetime; part of the `GSI1` key.
     pub created_at: __rt::DateTime,
 }
 /// The primary key of a [`Order`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct OrderKey {
+    /// `order_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub order_id: String,
 }
 impl Order {
@@ -754,14 +771,19 @@ impl OrderUpdate {
 /// Primary key: `pk` = `TENANT#<tenant>|ACCOUNT`, `sk` = `INVENTORY#<sku>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InventoryItem {
+    /// `sku`: string `^[A-Z0-9-]{1,32}$`; part of the primary key.
     pub sku: String,
+    /// `on_hand`: integer 0..=9223372036854775807.
     pub on_hand: i64,
+    /// `reserved`: integer 0..=9223372036854775807.
     pub reserved: i64,
+    /// `version`: integer 0..=9223372036854775807.
     pub version: i64,
 }
 /// The primary key of a [`InventoryItem`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct InventoryItemKey {
+    /// `sku`: string `^[A-Z0-9-]{1,32}$`; part of the primary key.
     pub sku: String,
 }
 impl InventoryItem {

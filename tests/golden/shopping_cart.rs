@@ -50,20 +50,33 @@ impl __rt::Attr for Status {
 /// Primary key: `pk` = `USER#<user_id>`, `sk` = `CART#<status>#<product_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CartItem {
+    /// `user_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub user_id: String,
+    /// `product_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub product_id: String,
     /// ACTIVE items are bought at checkout; SAVED items wait for later.
+    ///
+    /// `status`: enum (ACTIVE, SAVED); part of the primary key.
     pub status: Status,
+    /// `product_name`: string, at most 200 bytes.
     pub product_name: String,
+    /// `quantity`: integer 1..=99.
     pub quantity: i64,
+    /// `unit_price`: decimal.
     pub unit_price: __rt::Decimal,
+    /// `added_at`: datetime.
     pub added_at: __rt::DateTime,
 }
 /// The primary key of a [`CartItem`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct CartItemKey {
+    /// `user_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub user_id: String,
+    /// ACTIVE items are bought at checkout; SAVED items wait for later.
+    ///
+    /// `status`: enum (ACTIVE, SAVED); part of the primary key.
     pub status: Status,
+    /// `product_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub product_id: String,
 }
 impl CartItem {
@@ -261,16 +274,23 @@ impl CartItemUpdate {
 /// Primary key: `pk` = `USER#<user_id>`, `sk` = `WISHLIST#<product_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WishlistItem {
+    /// `user_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub user_id: String,
+    /// `product_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub product_id: String,
+    /// `product_name`: string, at most 200 bytes.
     pub product_name: String,
+    /// `note`: string, at most 500 bytes, optional.
     pub note: Option<String>,
+    /// `added_at`: datetime.
     pub added_at: __rt::DateTime,
 }
 /// The primary key of a [`WishlistItem`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct WishlistItemKey {
+    /// `user_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub user_id: String,
+    /// `product_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub product_id: String,
 }
 impl WishlistItem {
@@ -428,14 +448,19 @@ impl WishlistItemUpdate {
 /// Primary key: `pk` = `USER#<user_id>`, `sk` = `CARTCOUNT#<status>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CartCount {
+    /// `user_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub user_id: String,
+    /// `status`: enum (ACTIVE, SAVED); part of the primary key.
     pub status: Status,
+    /// `item_count`: integer 0..=9223372036854775807.
     pub item_count: i64,
 }
 /// The primary key of a [`CartCount`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct CartCountKey {
+    /// `user_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub user_id: String,
+    /// `status`: enum (ACTIVE, SAVED); part of the primary key.
     pub status: Status,
 }
 impl CartCount {

@@ -7,21 +7,35 @@ pub const TABLE_NAME: &str = "Messages";
 /// Primary key: `pk` = `USER#<recipient_id>|INBOX`, `sk` = `MSG#<sent_at>#<message_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message {
+    /// `recipient_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub recipient_id: String,
+    /// `sender_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the `GSI1` key.
     pub sender_id: String,
     /// A ULID.
+    ///
+    /// `message_id`: string `^[0-9A-HJKMNP-TV-Z]{26}$`; part of the primary key and the `GSI1` key.
     pub message_id: String,
+    /// `body`: string, at most 4000 bytes.
     pub body: String,
+    /// `sent_at`: datetime; part of the primary key and the `GSI1` key.
     pub sent_at: __rt::DateTime,
+    /// `is_read`: boolean.
     pub is_read: bool,
     /// When DynamoDB may delete the message; set to sent_at plus seven days.
+    ///
+    /// `expires_at`: datetime.
     pub expires_at: __rt::DateTime,
 }
 /// The primary key of a [`Message`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct MessageKey {
+    /// `recipient_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub recipient_id: String,
+    /// `sent_at`: datetime; part of the primary key and the `GSI1` key.
     pub sent_at: __rt::DateTime,
+    /// A ULID.
+    ///
+    /// `message_id`: string `^[0-9A-HJKMNP-TV-Z]{26}$`; part of the primary key and the `GSI1` key.
     pub message_id: String,
 }
 impl Message {

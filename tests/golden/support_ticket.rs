@@ -65,15 +65,21 @@ impl __rt::Attr for Status {
 /// Primary key: `pk` = `TENANT#<tenant>|TICKET#<id>`, `sk` = `SUMMARY`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ticket {
+    /// `id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub id: String,
+    /// `title`: string, at most 200 bytes.
     pub title: String,
+    /// `status`: enum (OPEN, CLOSED); part of the `GSI1` key.
     pub status: Status,
+    /// `resolver`: string `^[a-z0-9._-]{1,64}$`, optional; part of the `GSI1` key.
     pub resolver: Option<String>,
+    /// `created_at`: datetime.
     pub created_at: __rt::DateTime,
 }
 /// The primary key of a [`Ticket`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct TicketKey {
+    /// `id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub id: String,
 }
 impl Ticket {
@@ -247,17 +253,25 @@ impl TicketUpdate {
 /// Primary key: `pk` = `TENANT#<tenant>|TICKET#<ticket_id>`, `sk` = `COMMENT#<created_at>#<id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comment {
+    /// `ticket_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub ticket_id: String,
+    /// `id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub id: String,
+    /// `author`: string.
     pub author: String,
+    /// `body`: string, at most 10000 bytes.
     pub body: String,
+    /// `created_at`: datetime; part of the primary key.
     pub created_at: __rt::DateTime,
 }
 /// The primary key of a [`Comment`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommentKey {
+    /// `ticket_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub ticket_id: String,
+    /// `created_at`: datetime; part of the primary key.
     pub created_at: __rt::DateTime,
+    /// `id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub id: String,
 }
 impl Comment {
@@ -418,12 +432,15 @@ impl CommentUpdate {
 /// Primary key: `pk` = `TENANT#<tenant>|AGGREGATE`, `sk` = `STATUS#<status>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TicketCount {
+    /// `status`: enum (OPEN, CLOSED); part of the primary key.
     pub status: Status,
+    /// `count`: integer.
     pub count: i64,
 }
 /// The primary key of a [`TicketCount`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct TicketCountKey {
+    /// `status`: enum (OPEN, CLOSED); part of the primary key.
     pub status: Status,
 }
 impl TicketCount {

@@ -121,18 +121,27 @@ impl __rt::Attr for Permission {
 /// Primary key: `pk` = `ORG#<org>|DOC#<document_id>`, `sk` = `META`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentMeta {
+    /// `document_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub document_id: String,
+    /// `title`: string, at most 300 bytes.
     pub title: String,
+    /// `owner_id`: string `^[A-Za-z0-9_-]{1,36}$`.
     pub owner_id: String,
+    /// `status`: enum (DRAFT, PUBLISHED, ARCHIVED).
     pub status: Status,
+    /// `chunk_count`: integer 0..=1000.
     pub chunk_count: i64,
+    /// `created_at`: datetime.
     pub created_at: __rt::DateTime,
+    /// `updated_at`: datetime; part of the `GSI1` key.
     pub updated_at: __rt::DateTime,
+    /// `version`: integer 0..=9223372036854775807.
     pub version: i64,
 }
 /// The primary key of a [`DocumentMeta`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentMetaKey {
+    /// `document_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key and the `GSI1` key.
     pub document_id: String,
 }
 impl DocumentMeta {
@@ -410,15 +419,23 @@ impl DocumentMetaUpdate {
 /// Primary key: `pk` = `ORG#<org>|DOC#<document_id>`, `sk` = `BODY#<chunk>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentBodyChunk {
+    /// `document_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub document_id: String,
     /// Position in the body: encoded as 000 to 999, so chunks sort in order.
+    ///
+    /// `chunk`: integer 0..=999; part of the primary key.
     pub chunk: i64,
+    /// `text`: string, at most 900 bytes.
     pub text: String,
 }
 /// The primary key of a [`DocumentBodyChunk`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentBodyChunkKey {
+    /// `document_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub document_id: String,
+    /// Position in the body: encoded as 000 to 999, so chunks sort in order.
+    ///
+    /// `chunk`: integer 0..=999; part of the primary key.
     pub chunk: i64,
 }
 impl DocumentBodyChunk {
@@ -549,18 +566,27 @@ impl DocumentBodyChunkUpdate {
 /// Primary key: `pk` = `ORG#<org>|DOC#<document_id>`, `sk` = `ATTACHMENT#<attachment_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentAttachment {
+    /// `document_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub document_id: String,
+    /// `attachment_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub attachment_id: String,
+    /// `file_name`: string, at most 255 bytes.
     pub file_name: String,
+    /// `content_type`: string, at most 100 bytes.
     pub content_type: String,
+    /// `size_bytes`: integer 0..=9223372036854775807.
     pub size_bytes: i64,
+    /// `object_key`: string, at most 1024 bytes.
     pub object_key: String,
+    /// `uploaded_at`: datetime.
     pub uploaded_at: __rt::DateTime,
 }
 /// The primary key of a [`DocumentAttachment`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentAttachmentKey {
+    /// `document_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub document_id: String,
+    /// `attachment_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub attachment_id: String,
 }
 impl DocumentAttachment {
@@ -768,15 +794,21 @@ impl DocumentAttachmentUpdate {
 /// Primary key: `pk` = `ORG#<org>|DOC#<document_id>`, `sk` = `SHARE#<principal_id>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentShare {
+    /// `document_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub document_id: String,
+    /// `principal_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub principal_id: String,
+    /// `permission`: enum (READ, COMMENT, EDIT).
     pub permission: Permission,
+    /// `granted_at`: datetime.
     pub granted_at: __rt::DateTime,
 }
 /// The primary key of a [`DocumentShare`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentShareKey {
+    /// `document_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub document_id: String,
+    /// `principal_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
     pub principal_id: String,
 }
 impl DocumentShare {

@@ -179,7 +179,7 @@ fn wrap(tokens: TokenStream, tracked: Option<&str>) -> TokenStream {
         )
     });
     quote! {
-        #[allow(dead_code, non_upper_case_globals, clippy::all)]
+        #[allow(dead_code, non_upper_case_globals, clippy::disallowed_types)]
         const _: () = {
             #tracked
             #tokens

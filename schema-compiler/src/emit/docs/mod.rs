@@ -186,27 +186,7 @@ fn key_columns(spec: &ir::Spec) -> Vec<(Option<String>, String, bool)> {
 }
 
 fn type_name(a: &ir::Attribute) -> String {
-    match &a.r#type {
-        ir::AttributeType::Enum { values } => format!("enum ({})", values.join(", ")),
-        ir::AttributeType::Integer { min, max } if *min != i64::MIN || *max != i64::MAX => {
-            format!("integer {min}..={max}")
-        }
-        ir::AttributeType::String {
-            pattern: Some(p), ..
-        } => format!("string `{p}`"),
-        ir::AttributeType::String {
-            max_length: Some(m),
-            ..
-        } => format!("string, at most {m} bytes"),
-        other @ (ir::AttributeType::String { .. }
-        | ir::AttributeType::Integer { .. }
-        | ir::AttributeType::Decimal { .. }
-        | ir::AttributeType::Boolean
-        | ir::AttributeType::Datetime { .. }
-        | ir::AttributeType::List { .. }
-        | ir::AttributeType::Map
-        | ir::AttributeType::Binary { .. }) => other.name().to_owned(),
-    }
+    a.describe_type()
 }
 
 fn entity_doc(

@@ -253,7 +253,7 @@ impl Emitter<'_> {
         let fields = attributes.values().map(|a| {
             let f = snake_ident(a.name.as_str());
             let t = self.value_type(name.as_str(), a);
-            let d = doc(a.description.as_deref());
+            let d = field_doc(entity, a);
             if a.optional {
                 quote!(#d pub #f: Option<#t>,)
             } else {
@@ -264,7 +264,8 @@ impl Emitter<'_> {
         let key_fields = key_attributes.iter().map(|a| {
             let f = snake_ident(a.name.as_str());
             let t = self.value_type(name.as_str(), a);
-            quote!(pub #f: #t,)
+            let d = field_doc(entity, a);
+            quote!(#d pub #f: #t,)
         });
         let key_shard_field = random.map(|_| {
             quote!(/// The write shard.
@@ -910,4 +911,38 @@ fn field_read(attribute: &ir::Attribute) -> TokenStream {
         (_, true) => quote!(r.optional(#name)?),
         (_, false) => quote!(r.required(#name)?),
     }
+}
+
+/// The docs of an attribute's field: its description, then its attribute,
+/// type, and the keys it is part of.
+fn field_doc(entity: &ir::Entity, attribute: &ir::Attribute) -> TokenStream {
+    let name = attribute.name.as_str();
+    let holds = |key: &ir::EntityKey| {
+        key.templates()
+            .flat_map(|t| t.placeholders())
+            .any(|p| p.kind == PlaceholderKind::Attribute && p.name.as_str() == name)
+    };
+    let mut keys: Vec<String> = Vec::new();
+    if holds(&entity.primary_key) {
+        keys.push("the primary key".to_owned());
+    }
+    for (index, key) in &entity.index_keys {
+        if holds(key) {
+            keys.push(format!("the `{index}` key"));
+        }
+    }
+    let mut summary = format!("`{name}`: {}", attribute.describe_type());
+    if attribute.optional {
+        summary.push_str(", optional");
+    }
+    if !keys.is_empty() {
+        summary.push_str("; part of ");
+        summary.push_str(&keys.join(" and "));
+    }
+    summary.push('.');
+    let text = match attribute.description.as_deref() {
+        Some(description) => format!("{}\n\n{summary}", description.trim()),
+        None => summary,
+    };
+    doc(Some(&text))
 }

@@ -219,6 +219,18 @@ impl Emitter<'_> {
                 }
             }
         });
+        let queries = self
+            .spec
+            .access_patterns
+            .values()
+            .any(|p| matches!(p.operation, ir::Operation::Query(_)));
+        let query_helper = queries.then(|| {
+            quote! {
+                fn __query<T: Send + 'static>(&self, request: Result<__rt::QueryRequest, __rt::Error>, decode: __rt::Decoder<T>) -> __rt::Query<T> {
+                    __rt::Query::new(self.client.clone(), request, decode)
+                }
+            }
+        });
         quote! {
             #table_def
 
@@ -262,9 +274,7 @@ impl Emitter<'_> {
                     &self.table_name
                 }
 
-                fn __query<T: Send + 'static>(&self, request: Result<__rt::QueryRequest, __rt::Error>, decode: __rt::Decoder<T>) -> __rt::Query<T> {
-                    __rt::Query::new(self.client.clone(), request, decode)
-                }
+                #query_helper
 
                 fn table(&self) -> __rt::ops::Table<'_> {
                     __rt::ops::Table { client: &self.client, info: self.table_info() }
