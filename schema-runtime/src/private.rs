@@ -5,6 +5,7 @@
 //! Not an API: its contents change with the generator, in any release.
 
 pub use crate::codec::{ItemWriter, Store};
+pub use crate::reader::{lit, until, width, Step, REST};
 pub use crate::sdk::types::AttributeValue::{self, N, S};
 pub use crate::{aggregate, codec, iam, ops, reader, schema, sdk};
 pub use crate::{

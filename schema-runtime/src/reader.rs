@@ -31,6 +31,24 @@ pub enum Step {
     Take(Stop),
 }
 
+/// The step matching literal text.
+pub const fn lit(text: &'static str) -> Step {
+    Step::Literal(text)
+}
+
+/// The step taking a placeholder's text up to the literal `text`.
+pub const fn until(text: &'static str) -> Step {
+    Step::Take(Stop::Literal(text))
+}
+
+/// The step taking a placeholder's text of `bytes` bytes.
+pub const fn width(bytes: usize) -> Step {
+    Step::Take(Stop::Width(bytes))
+}
+
+/// The step taking a placeholder's text to the end of the key.
+pub const REST: Step = Step::Take(Stop::End);
+
 /// Reads the placeholder whose [`Step::Take`] ends `steps` out of key
 /// attribute `key` of `item`, to decode `attribute` of `entity`: the steps
 /// before it are walked, its text is taken and decoded with `parse`.

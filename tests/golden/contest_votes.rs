@@ -72,14 +72,8 @@ impl __rt::Entity for Contestant {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("CONTEST#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("CONTESTANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
+        const PK_STEPS: &[__rt::Step] = &[__rt::lit("CONTEST#"), __rt::REST];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("CONTESTANT#"), __rt::REST];
         let r = __rt::reader::Fields::new(item, "Contestant");
         Ok(Contestant {
             contest_id: r
@@ -236,13 +230,13 @@ impl __rt::Entity for VoteShard {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("CONTEST#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|CONTESTANT#")),
-            __rt::reader::Step::Literal("|CONTESTANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|S#")),
-            __rt::reader::Step::Literal("|S#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("CONTEST#"),
+            __rt::until("|CONTESTANT#"),
+            __rt::lit("|CONTESTANT#"),
+            __rt::until("|S#"),
+            __rt::lit("|S#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "VoteShard");
         Ok(VoteShard {
@@ -405,14 +399,8 @@ impl __rt::Entity for VoteTotal {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("CONTEST#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TOTAL#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
+        const PK_STEPS: &[__rt::Step] = &[__rt::lit("CONTEST#"), __rt::REST];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("TOTAL#"), __rt::REST];
         let r = __rt::reader::Fields::new(item, "VoteTotal");
         Ok(VoteTotal {
             contest_id: r

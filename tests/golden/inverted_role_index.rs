@@ -77,17 +77,17 @@ impl __rt::Entity for User {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|USER#")),
-            __rt::reader::Step::Literal("|USER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|USER#"),
+            __rt::lit("|USER#"),
+            __rt::REST,
         ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|USER#")),
-            __rt::reader::Step::Literal("|USER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|USER#"),
+            __rt::lit("|USER#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "User");
         Ok(User {
@@ -228,17 +228,17 @@ impl __rt::Entity for Role {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|ROLE#")),
-            __rt::reader::Step::Literal("|ROLE#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|ROLE#"),
+            __rt::lit("|ROLE#"),
+            __rt::REST,
         ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|ROLE#")),
-            __rt::reader::Step::Literal("|ROLE#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|ROLE#"),
+            __rt::lit("|ROLE#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "Role");
         Ok(Role {
@@ -390,17 +390,17 @@ impl __rt::Entity for RoleAssignment {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|USER#")),
-            __rt::reader::Step::Literal("|USER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|USER#"),
+            __rt::lit("|USER#"),
+            __rt::REST,
         ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|ROLE#")),
-            __rt::reader::Step::Literal("|ROLE#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|ROLE#"),
+            __rt::lit("|ROLE#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "RoleAssignment");
         Ok(RoleAssignment {

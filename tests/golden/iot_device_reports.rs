@@ -119,10 +119,7 @@ impl __rt::Entity for Device {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("DEVICE#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
+        const PK_STEPS: &[__rt::Step] = &[__rt::lit("DEVICE#"), __rt::REST];
         let r = __rt::reader::Fields::new(item, "Device");
         Ok(Device {
             device_id: r
@@ -294,14 +291,8 @@ impl __rt::Entity for DeviceReport {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("DEVICE#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("REPORT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(24usize)),
-        ];
+        const PK_STEPS: &[__rt::Step] = &[__rt::lit("DEVICE#"), __rt::REST];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("REPORT#"), __rt::width(24)];
         let r = __rt::reader::Fields::new(item, "DeviceReport");
         Ok(DeviceReport {
             device_id: r

@@ -219,29 +219,25 @@ impl __rt::Entity for ActivityEvent {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|ACTIVITY#")),
-            __rt::reader::Step::Literal("|ACTIVITY#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|ACTIVITY#"),
+            __rt::lit("|ACTIVITY#"),
+            __rt::REST,
         ];
-        const GSI1PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|ACTOR#")),
-            __rt::reader::Step::Literal("|ACTOR#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|ACTIVITY#")),
-            __rt::reader::Step::Literal("|ACTIVITY#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const GSI1PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|ACTOR#"),
+            __rt::lit("|ACTOR#"),
+            __rt::until("|ACTIVITY#"),
+            __rt::lit("|ACTIVITY#"),
+            __rt::REST,
         ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(20usize)),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const GSI1SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(20usize)),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[__rt::width(20), __rt::lit("#"), __rt::REST];
+        const GSI1SK_STEPS: &[__rt::Step] = &[
+            __rt::width(20),
+            __rt::lit("#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "ActivityEvent");
         Ok(ActivityEvent {
@@ -468,10 +464,7 @@ impl __rt::Entity for MonthlyActivityCount {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("MONTH#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("MONTH#"), __rt::REST];
         let r = __rt::reader::Fields::new(item, "MonthlyActivityCount");
         Ok(MonthlyActivityCount {
             month: r.keyed("month", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
@@ -1010,10 +1003,10 @@ fn activity_event_group_for_monthly_activity_count_image(
         "pk",
         "tenant",
         &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|ACTIVITY#")),
-            __rt::reader::Step::Literal("|ACTIVITY#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+            __rt::lit("TENANT#"),
+            __rt::until("|ACTIVITY#"),
+            __rt::lit("|ACTIVITY#"),
+            __rt::REST,
         ][..2],
         |t: &str| TenantId::new(t).ok(),
     )?;

@@ -319,15 +319,12 @@ impl __rt::Entity for Photo {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("PHOTO#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const LSI1SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("DATE#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(24usize)),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("PHOTO#"), __rt::REST];
+        const LSI1SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("DATE#"),
+            __rt::width(24),
+            __rt::lit("#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "Photo");
         Ok(Photo {

@@ -202,21 +202,15 @@ impl __rt::Entity for Product {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PRODUCT_ID_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("PRODUCT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const GSI1SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("PRODUCT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const GSI1PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|CATEGORY#")),
-            __rt::reader::Step::Literal("|CATEGORY#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|S#")),
-            __rt::reader::Step::Literal("|S#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PRODUCT_ID_STEPS: &[__rt::Step] = &[__rt::lit("PRODUCT#"), __rt::REST];
+        const GSI1SK_STEPS: &[__rt::Step] = &[__rt::lit("PRODUCT#"), __rt::REST];
+        const GSI1PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|CATEGORY#"),
+            __rt::lit("|CATEGORY#"),
+            __rt::until("|S#"),
+            __rt::lit("|S#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "Product");
         Ok(Product {

@@ -144,14 +144,11 @@ impl __rt::Entity for Project {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("PROJECT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const GSI1SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("#")),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("PROJECT#"), __rt::REST];
+        const GSI1SK_STEPS: &[__rt::Step] = &[
+            __rt::until("#"),
+            __rt::lit("#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "Project");
         Ok(Project {
@@ -352,23 +349,23 @@ impl __rt::Entity for Task {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("PROJECT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("#TASK#")),
-            __rt::reader::Step::Literal("#TASK#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("PROJECT#"),
+            __rt::until("#TASK#"),
+            __rt::lit("#TASK#"),
+            __rt::REST,
         ];
-        const GSI2SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("DUE#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(20usize)),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const GSI2SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("DUE#"),
+            __rt::width(20),
+            __rt::lit("#"),
+            __rt::REST,
         ];
-        const GSI2PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|ASSIGNEE#")),
-            __rt::reader::Step::Literal("|ASSIGNEE#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const GSI2PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|ASSIGNEE#"),
+            __rt::lit("|ASSIGNEE#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "Task");
         Ok(Task {
@@ -657,13 +654,13 @@ impl __rt::Entity for Comment {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("PROJECT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("#TASK#")),
-            __rt::reader::Step::Literal("#TASK#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("#COMMENT#")),
-            __rt::reader::Step::Literal("#COMMENT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("PROJECT#"),
+            __rt::until("#TASK#"),
+            __rt::lit("#TASK#"),
+            __rt::until("#COMMENT#"),
+            __rt::lit("#COMMENT#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "Comment");
         Ok(Comment {

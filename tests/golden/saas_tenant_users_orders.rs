@@ -425,19 +425,13 @@ impl __rt::Entity for User {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("USER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const GSI1SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("USER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const GSI1PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|EMAIL#")),
-            __rt::reader::Step::Literal("|EMAIL#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("USER#"), __rt::REST];
+        const GSI1SK_STEPS: &[__rt::Step] = &[__rt::lit("USER#"), __rt::REST];
+        const GSI1PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|EMAIL#"),
+            __rt::lit("|EMAIL#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "User");
         Ok(User {
@@ -613,21 +607,18 @@ impl __rt::Entity for Order {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("ORDER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("ORDER#"), __rt::REST];
+        const GSI1SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("ORDER#"),
+            __rt::width(20),
+            __rt::lit("#"),
+            __rt::REST,
         ];
-        const GSI1SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("ORDER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(20usize)),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const GSI1PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|STATUS#")),
-            __rt::reader::Step::Literal("|STATUS#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const GSI1PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|STATUS#"),
+            __rt::lit("|STATUS#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "Order");
         Ok(Order {
@@ -832,10 +823,7 @@ impl __rt::Entity for InventoryItem {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("INVENTORY#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("INVENTORY#"), __rt::REST];
         let r = __rt::reader::Fields::new(item, "InventoryItem");
         Ok(InventoryItem {
             sku: r.keyed("sku", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,

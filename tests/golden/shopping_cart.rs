@@ -149,15 +149,12 @@ impl __rt::Entity for CartItem {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("USER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("CART#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("#")),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[__rt::lit("USER#"), __rt::REST];
+        const SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("CART#"),
+            __rt::until("#"),
+            __rt::lit("#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "CartItem");
         Ok(CartItem {
@@ -345,14 +342,8 @@ impl __rt::Entity for WishlistItem {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("USER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("WISHLIST#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
+        const PK_STEPS: &[__rt::Step] = &[__rt::lit("USER#"), __rt::REST];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("WISHLIST#"), __rt::REST];
         let r = __rt::reader::Fields::new(item, "WishlistItem");
         Ok(WishlistItem {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
@@ -509,14 +500,8 @@ impl __rt::Entity for CartCount {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("USER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("CARTCOUNT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
+        const PK_STEPS: &[__rt::Step] = &[__rt::lit("USER#"), __rt::REST];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("CARTCOUNT#"), __rt::REST];
         let r = __rt::reader::Fields::new(item, "CartCount");
         Ok(CartCount {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,

@@ -117,27 +117,27 @@ impl __rt::Entity for Message {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("USER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|INBOX")),
-            __rt::reader::Step::Literal("|INBOX"),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("USER#"),
+            __rt::until("|INBOX"),
+            __rt::lit("|INBOX"),
         ];
-        const GSI1PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("USER#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|SENT")),
-            __rt::reader::Step::Literal("|SENT"),
+        const GSI1PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("USER#"),
+            __rt::until("|SENT"),
+            __rt::lit("|SENT"),
         ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("MSG#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(24usize)),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("MSG#"),
+            __rt::width(24),
+            __rt::lit("#"),
+            __rt::REST,
         ];
-        const GSI1SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("MSG#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(24usize)),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const GSI1SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("MSG#"),
+            __rt::width(24),
+            __rt::lit("#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "Message");
         Ok(Message {

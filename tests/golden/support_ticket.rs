@@ -137,17 +137,17 @@ impl __rt::Entity for Ticket {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|TICKET#")),
-            __rt::reader::Step::Literal("|TICKET#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|TICKET#"),
+            __rt::lit("|TICKET#"),
+            __rt::REST,
         ];
-        const TENANT_STATUS_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|")),
-            __rt::reader::Step::Literal("|"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const TENANT_STATUS_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|"),
+            __rt::lit("|"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "Ticket");
         Ok(Ticket {
@@ -332,17 +332,17 @@ impl __rt::Entity for Comment {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|TICKET#")),
-            __rt::reader::Step::Literal("|TICKET#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|TICKET#"),
+            __rt::lit("|TICKET#"),
+            __rt::REST,
         ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("COMMENT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(24usize)),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const SK_STEPS: &[__rt::Step] = &[
+            __rt::lit("COMMENT#"),
+            __rt::width(24),
+            __rt::lit("#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "Comment");
         Ok(Comment {
@@ -487,10 +487,7 @@ impl __rt::Entity for TicketCount {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("STATUS#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("STATUS#"), __rt::REST];
         let r = __rt::reader::Fields::new(item, "TicketCount");
         Ok(TicketCount {
             status: r.keyed("status", &[("sk", &SK_STEPS[..2])], __rt::reader::parsed)?,
@@ -1071,10 +1068,10 @@ fn ticket_group_for_ticket_count_image(
         "pk",
         "tenant",
         &[
-            __rt::reader::Step::Literal("TENANT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|TICKET#")),
-            __rt::reader::Step::Literal("|TICKET#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+            __rt::lit("TENANT#"),
+            __rt::until("|TICKET#"),
+            __rt::lit("|TICKET#"),
+            __rt::REST,
         ][..2],
         |t: &str| TenantId::new(t).ok(),
     )?;

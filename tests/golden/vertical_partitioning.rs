@@ -213,16 +213,16 @@ impl __rt::Entity for DocumentMeta {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("ORG#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|DOC#")),
-            __rt::reader::Step::Literal("|DOC#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("ORG#"),
+            __rt::until("|DOC#"),
+            __rt::lit("|DOC#"),
+            __rt::REST,
         ];
-        const GSI1SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(24usize)),
-            __rt::reader::Step::Literal("#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const GSI1SK_STEPS: &[__rt::Step] = &[
+            __rt::width(24),
+            __rt::lit("#"),
+            __rt::REST,
         ];
         let r = __rt::reader::Fields::new(item, "DocumentMeta");
         Ok(DocumentMeta {
@@ -484,16 +484,13 @@ impl __rt::Entity for DocumentBodyChunk {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("ORG#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|DOC#")),
-            __rt::reader::Step::Literal("|DOC#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("ORG#"),
+            __rt::until("|DOC#"),
+            __rt::lit("|DOC#"),
+            __rt::REST,
         ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("BODY#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Width(3usize)),
-        ];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("BODY#"), __rt::width(3)];
         let r = __rt::reader::Fields::new(item, "DocumentBodyChunk");
         Ok(DocumentBodyChunk {
             document_id: r
@@ -655,16 +652,13 @@ impl __rt::Entity for DocumentAttachment {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("ORG#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|DOC#")),
-            __rt::reader::Step::Literal("|DOC#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("ORG#"),
+            __rt::until("|DOC#"),
+            __rt::lit("|DOC#"),
+            __rt::REST,
         ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("ATTACHMENT#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("ATTACHMENT#"), __rt::REST];
         let r = __rt::reader::Fields::new(item, "DocumentAttachment");
         Ok(DocumentAttachment {
             document_id: r
@@ -874,16 +868,13 @@ impl __rt::Entity for DocumentShare {
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
-        const PK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("ORG#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::Literal("|DOC#")),
-            __rt::reader::Step::Literal("|DOC#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("ORG#"),
+            __rt::until("|DOC#"),
+            __rt::lit("|DOC#"),
+            __rt::REST,
         ];
-        const SK_STEPS: &[__rt::reader::Step] = &[
-            __rt::reader::Step::Literal("SHARE#"),
-            __rt::reader::Step::Take(__rt::reader::Stop::End),
-        ];
+        const SK_STEPS: &[__rt::Step] = &[__rt::lit("SHARE#"), __rt::REST];
         let r = __rt::reader::Fields::new(item, "DocumentShare");
         Ok(DocumentShare {
             document_id: r

@@ -520,7 +520,7 @@ impl Emitter<'_> {
         let steps = read_from.iter().map(|t| {
             let steps_name = Self::steps_const(t);
             let steps = self.key_steps(entity, t);
-            quote!(const #steps_name: &[__rt::reader::Step] = &#steps;)
+            quote!(const #steps_name: &[__rt::Step] = &#steps;)
         });
         let defaults = self
             .binding

@@ -484,11 +484,8 @@ impl Emitter<'_> {
             .iter()
             .enumerate()
             .map(|(i, segment)| match segment {
-                Segment::Literal(l) => quote!(__rt::reader::Step::Literal(#l)),
-                Segment::Placeholder(_) => {
-                    let stop = self.stop(entity, template, i);
-                    quote!(__rt::reader::Step::Take(#stop))
-                }
+                Segment::Literal(l) => quote!(__rt::lit(#l)),
+                Segment::Placeholder(_) => self.take(entity, template, i),
             });
         quote!([#(#steps),*])
     }
@@ -498,10 +495,11 @@ impl Emitter<'_> {
         format_ident!("{}_STEPS", screaming(&template.attribute))
     }
 
-    /// Where the placeholder at segment `i` ends.
-    fn stop(&self, entity: &ir::Entity, template: &ir::KeyTemplate, i: usize) -> TokenStream {
+    /// The step taking the placeholder at segment `i`: to its fixed
+    /// width, the next literal, or the end of the key.
+    fn take(&self, entity: &ir::Entity, template: &ir::KeyTemplate, i: usize) -> TokenStream {
         let Segment::Placeholder(p) = &template.segments[i] else {
-            return quote!(__rt::reader::Stop::End);
+            return quote!(__rt::REST);
         };
         let domain = match p.kind {
             PlaceholderKind::Tenant => None,
@@ -513,13 +511,11 @@ impl Emitter<'_> {
         };
         match (domain, template.segments.get(i + 1)) {
             (Some(d), _) if d.fixed_width => {
-                let width = d.min_len;
-                quote!(__rt::reader::Stop::Width(#width))
+                let width = proc_macro2::Literal::usize_unsuffixed(d.min_len);
+                quote!(__rt::width(#width))
             }
-            (_, Some(Segment::Literal(l))) => quote!(__rt::reader::Stop::Literal(#l)),
-            (_, Some(Segment::Placeholder(_)) | None) => {
-                quote!(__rt::reader::Stop::End)
-            }
+            (_, Some(Segment::Literal(l))) => quote!(__rt::until(#l)),
+            (_, Some(Segment::Placeholder(_)) | None) => quote!(__rt::REST),
         }
     }
 
