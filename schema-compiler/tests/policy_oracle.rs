@@ -42,12 +42,11 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 use regex::Regex;
-use schema_compiler::diagnostics::{Code, Diagnostics};
+use schema_compiler::diagnostics::Code;
 use schema_compiler::emit::iam::{self, AwsTarget, PolicyKind, TenantValue};
 use schema_compiler::emit::workbench::samples;
 use schema_compiler::ir::{self, AttributeValue, IndexRef, Operation, Scope, TransactionOp};
-use schema_compiler::source::SourceMap;
-use schema_compiler::{resolve, syntax, Compiler};
+use schema_compiler::Compiler;
 use serde_json::{json, Value};
 
 const ACCOUNT: &str = "123456789012";
@@ -634,13 +633,10 @@ fn unchecked(fixture: &str, code: Code) -> ir::Spec {
         compilation.diagnostics.iter().any(|d| d.code == code),
         "{fixture} is rejected with {code:?}"
     );
-    let mut sources = SourceMap::new();
-    let file = sources.add(fixture, text);
-    let mut diags = Diagnostics::new();
-    let decl = syntax::parse_spec(&sources, file, &mut diags).expect("the fixture parses");
-    let spec = resolve::resolve_spec(&decl, &sources, &mut diags);
-    assert!(!diags.has_errors(), "{fixture} resolves: {diags:?}");
-    spec
+    match schema_compiler::resolve_unchecked(fixture, text) {
+        Ok(spec) => spec,
+        Err(diags) => panic!("{fixture} resolves: {diags:?}"),
+    }
 }
 
 #[test]

@@ -38,8 +38,10 @@ mod entity;
 mod error;
 pub mod iam;
 mod isolation;
+#[doc(hidden)]
 pub mod ops;
 mod query;
+#[doc(hidden)]
 pub mod reader;
 pub mod schema;
 mod tenant;

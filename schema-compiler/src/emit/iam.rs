@@ -1,5 +1,5 @@
 //! The IAM policy files of a spec, rendered from the policy model in
-//! [`crate::policy`]: the runtime policy and one per role, as principal-tag
+//! `crate::policy`: the runtime policy and one per role, as principal-tag
 //! (ABAC) policies and, for a given tenant, as STS session policies.
 
 use crate::diagnostics::{Code, Diagnostic};

@@ -1,5 +1,5 @@
 //! `singletable explain`: what each access pattern compiles to (the plans
-//! of [`crate::plan`]) as text and as AWS CLI commands, and how every key
+//! of `crate::plan`) as text and as AWS CLI commands, and how every key
 //! placeholder is protected against delimiter injection.
 
 use std::fmt::Write as _;

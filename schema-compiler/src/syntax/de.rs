@@ -111,16 +111,6 @@ impl<T> NamedMap<T> {
     pub fn get(&self, name: &str) -> Option<&Spanned<T>> {
         self.0.iter().find(|(k, _)| k.value == name).map(|(_, v)| v)
     }
-
-    /// Number of entries.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether there are no entries.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for NamedMap<T> {

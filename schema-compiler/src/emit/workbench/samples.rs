@@ -1,7 +1,7 @@
 //! Sample items: values that meet every attribute's type and bounds, and
 //! keys built from them exactly as the generated repositories build them:
 //! with the runtime's own codec (`singletable_codec`, the encodings of
-//! [`crate::encoding`]).
+//! `crate::encoding`).
 
 use indexmap::IndexMap;
 use regex_syntax::hir::{Class, Hir, HirKind};
