@@ -12,6 +12,11 @@ pub trait Entity: Sized {
     /// The value of the table's entity-type attribute for this entity.
     const ENTITY_TYPE: &'static str;
 
+    /// The attribute holding the item's version, for an entity written with
+    /// optimistic locking: a put applies only when the stored version is
+    /// one below the item's.
+    const VERSION_ATTRIBUTE: Option<&'static str> = None;
+
     /// What keys are built from besides the entity's own attributes: the
     /// spec's `TenantId` for tenant-scoped entities, `()` otherwise.
     type Scope;

@@ -514,37 +514,48 @@ pub struct Table<'a> {
 }
 
 impl Table<'_> {
-    /// Reads the item at `key`: [`get`].
+    /// Reads the item at `key` (eventually consistent): [`get`].
     pub async fn get<K: crate::EntityKey>(
         &self,
         key: &K,
         scope: &<K::Entity as Entity>::Scope,
-        consistent_read: bool,
     ) -> Result<Option<K::Entity>, Error> {
-        get(
-            self.client,
-            &self.info,
-            key.to_key_item(scope)?,
-            consistent_read,
-        )
-        .await
+        get(self.client, &self.info, key.to_key_item(scope)?, false).await
     }
 
-    /// Writes `entity`, or with `create` only a new one: [`put`].
-    pub async fn put<E: Entity>(
+    /// Reads the item at `key` with a strongly consistent read: [`get`].
+    pub async fn get_consistent<K: crate::EntityKey>(
         &self,
-        entity: &E,
-        scope: &E::Scope,
-        create: bool,
-        version: Option<&'static str>,
-    ) -> Result<(), Error> {
+        key: &K,
+        scope: &<K::Entity as Entity>::Scope,
+    ) -> Result<Option<K::Entity>, Error> {
+        get(self.client, &self.info, key.to_key_item(scope)?, true).await
+    }
+
+    /// Writes `entity`, replacing an item with its key (for a versioned
+    /// entity, only the version before it): [`put`].
+    pub async fn put<E: Entity>(&self, entity: &E, scope: &E::Scope) -> Result<(), Error> {
         let item = entity.to_item(scope)?;
         put(
             self.client,
             &self.info,
             item,
-            create,
-            version,
+            false,
+            E::VERSION_ATTRIBUTE,
+            E::ENTITY_TYPE,
+        )
+        .await
+    }
+
+    /// Writes `entity` when no item has its key: [`put`].
+    pub async fn create<E: Entity>(&self, entity: &E, scope: &E::Scope) -> Result<(), Error> {
+        let item = entity.to_item(scope)?;
+        put(
+            self.client,
+            &self.info,
+            item,
+            true,
+            E::VERSION_ATTRIBUTE,
             E::ENTITY_TYPE,
         )
         .await

@@ -568,15 +568,15 @@ impl Repository {
         &self,
         key: &ContestantKey,
     ) -> Result<Option<Contestant>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// Writes a [`Contestant`], replacing any item with the same key.
     pub async fn put_contestant(&self, item: &Contestant) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), false, None).await
+        self.table().put(item, &()).await
     }
     /// Writes a new [`Contestant`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_contestant(&self, item: &Contestant) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), true, None).await
+        self.table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`Contestant`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_contestant(
@@ -599,15 +599,15 @@ impl Repository {
         &self,
         key: &VoteShardKey,
     ) -> Result<Option<VoteShard>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// Writes a [`VoteShard`], replacing any item with the same key.
     pub async fn put_vote_shard(&self, item: &VoteShard) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), false, None).await
+        self.table().put(item, &()).await
     }
     /// Writes a new [`VoteShard`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_vote_shard(&self, item: &VoteShard) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), true, None).await
+        self.table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`VoteShard`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_vote_shard(
@@ -630,15 +630,15 @@ impl Repository {
         &self,
         key: &VoteTotalKey,
     ) -> Result<Option<VoteTotal>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// Writes a [`VoteTotal`], replacing any item with the same key.
     pub async fn put_vote_total(&self, item: &VoteTotal) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), false, None).await
+        self.table().put(item, &()).await
     }
     /// Writes a new [`VoteTotal`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_vote_total(&self, item: &VoteTotal) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), true, None).await
+        self.table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`VoteTotal`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_vote_total(
@@ -682,7 +682,7 @@ impl Repository {
         &self,
         key: &VoteTotalKey,
     ) -> Result<Option<VoteTotal>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// As a viewer, I want to see the vote totals of every contestant in a contest.
     ///

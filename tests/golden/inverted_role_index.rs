@@ -593,15 +593,15 @@ impl<'a> TenantRepository<'a> {
     }
     /// Reads the [`User`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`User`], replacing any item with the same key.
     pub async fn put_user(&self, item: &User) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`User`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_user(&self, item: &User) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`User`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_user(
@@ -618,15 +618,15 @@ impl<'a> TenantRepository<'a> {
     }
     /// Reads the [`Role`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_role(&self, key: &RoleKey) -> Result<Option<Role>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`Role`], replacing any item with the same key.
     pub async fn put_role(&self, item: &Role) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`Role`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_role(&self, item: &Role) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Role`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_role(
@@ -646,21 +646,21 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &RoleAssignmentKey,
     ) -> Result<Option<RoleAssignment>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`RoleAssignment`], replacing any item with the same key.
     pub async fn put_role_assignment(
         &self,
         item: &RoleAssignment,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`RoleAssignment`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_role_assignment(
         &self,
         item: &RoleAssignment,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`RoleAssignment`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_role_assignment(
@@ -682,7 +682,7 @@ impl<'a> TenantRepository<'a> {
     ///
     /// GetItem of one [`User`].
     pub async fn user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// As a tenant admin, I want to know what roles a user has.
     ///

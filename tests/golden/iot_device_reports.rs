@@ -521,15 +521,15 @@ impl Repository {
         &self,
         key: &DeviceKey,
     ) -> Result<Option<Device>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// Writes a [`Device`], replacing any item with the same key.
     pub async fn put_device(&self, item: &Device) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), false, None).await
+        self.table().put(item, &()).await
     }
     /// Writes a new [`Device`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_device(&self, item: &Device) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), true, None).await
+        self.table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`Device`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_device(
@@ -549,21 +549,21 @@ impl Repository {
         &self,
         key: &DeviceReportKey,
     ) -> Result<Option<DeviceReport>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// Writes a [`DeviceReport`], replacing any item with the same key.
     pub async fn put_device_report(
         &self,
         item: &DeviceReport,
     ) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), false, None).await
+        self.table().put(item, &()).await
     }
     /// Writes a new [`DeviceReport`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_device_report(
         &self,
         item: &DeviceReport,
     ) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), true, None).await
+        self.table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`DeviceReport`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_device_report(
@@ -585,7 +585,7 @@ impl Repository {
     ///
     /// GetItem of one [`Device`].
     pub async fn device(&self, key: &DeviceKey) -> Result<Option<Device>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// As an operator, I want to see the reports of a device between two points in time.
     ///

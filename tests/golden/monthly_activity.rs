@@ -662,21 +662,21 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &ActivityEventKey,
     ) -> Result<Option<ActivityEvent>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`ActivityEvent`], replacing any item with the same key.
     pub async fn put_activity_event(
         &self,
         item: &ActivityEvent,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`ActivityEvent`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_activity_event(
         &self,
         item: &ActivityEvent,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`ActivityEvent`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_activity_event(
@@ -699,21 +699,21 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &MonthlyActivityCountKey,
     ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`MonthlyActivityCount`], replacing any item with the same key.
     pub async fn put_monthly_activity_count(
         &self,
         item: &MonthlyActivityCount,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`MonthlyActivityCount`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_monthly_activity_count(
         &self,
         item: &MonthlyActivityCount,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`MonthlyActivityCount`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_monthly_activity_count(

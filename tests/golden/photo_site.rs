@@ -607,18 +607,18 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &UserProfileKey,
     ) -> Result<Option<UserProfile>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`UserProfile`], replacing any item with the same key.
     pub async fn put_user_profile(&self, item: &UserProfile) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`UserProfile`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_user_profile(
         &self,
         item: &UserProfile,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`UserProfile`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_user_profile(
@@ -638,15 +638,15 @@ impl<'a> TenantRepository<'a> {
     }
     /// Reads the [`Photo`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_photo(&self, key: &PhotoKey) -> Result<Option<Photo>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`Photo`], replacing any item with the same key.
     pub async fn put_photo(&self, item: &Photo) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`Photo`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_photo(&self, item: &Photo) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Photo`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_photo(
@@ -668,13 +668,13 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &UserProfileKey,
     ) -> Result<Option<UserProfile>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// As a user, I want to open one of my photos.
     ///
     /// GetItem of one [`Photo`].
     pub async fn photo(&self, key: &PhotoKey) -> Result<Option<Photo>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// As a user, I want to see the photos I uploaded between two dates.
     ///

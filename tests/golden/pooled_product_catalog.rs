@@ -483,15 +483,15 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &ProductKey,
     ) -> Result<Option<Product>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`Product`], replacing any item with the same key.
     pub async fn put_product(&self, item: &Product) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`Product`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_product(&self, item: &Product) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Product`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_product(
@@ -513,7 +513,7 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &ProductKey,
     ) -> Result<Option<Product>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// As a tenant, I want all the products of my catalog (the union of all my shards).
     ///

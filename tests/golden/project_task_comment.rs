@@ -314,6 +314,7 @@ impl __rt::EntityKey for TaskKey {
 }
 impl __rt::Entity for Task {
     const ENTITY_TYPE: &'static str = "Task";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __task_key(scope, self.project_id.as_str(), self.task_id.as_str())
@@ -877,15 +878,15 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &ProjectKey,
     ) -> Result<Option<Project>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`Project`], replacing any item with the same key.
     pub async fn put_project(&self, item: &Project) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`Project`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_project(&self, item: &Project) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Project`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_project(
@@ -902,15 +903,15 @@ impl<'a> TenantRepository<'a> {
     }
     /// Reads the [`Task`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_task(&self, key: &TaskKey) -> Result<Option<Task>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`Task`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
     pub async fn put_task(&self, item: &Task) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, Some("version")).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`Task`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_task(&self, item: &Task) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, Some("version")).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Task`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_task(
@@ -930,15 +931,15 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &CommentKey,
     ) -> Result<Option<Comment>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`Comment`], replacing any item with the same key.
     pub async fn put_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`Comment`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Comment`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_comment(
@@ -972,7 +973,7 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &ProjectKey,
     ) -> Result<Option<Project>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// As a user, I want all tasks in a project, each followed by its comments.
     ///
@@ -985,7 +986,7 @@ impl<'a> TenantRepository<'a> {
     ///
     /// GetItem of one [`Task`].
     pub async fn task(&self, key: &TaskKey) -> Result<Option<Task>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, true).await
+        self.repo.table().get_consistent(key, &self.tenant).await
     }
     /// As a user, I want all comments on a task, oldest first.
     ///

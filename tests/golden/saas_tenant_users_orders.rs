@@ -804,6 +804,7 @@ impl __rt::EntityKey for InventoryItemKey {
 }
 impl __rt::Entity for InventoryItem {
     const ENTITY_TYPE: &'static str = "InventoryItem";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __inventory_item_key(scope, self.sku.as_str())
@@ -1051,15 +1052,15 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &TenantKey,
     ) -> Result<Option<Tenant>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`Tenant`], replacing any item with the same key.
     pub async fn put_tenant(&self, item: &Tenant) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`Tenant`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_tenant(&self, item: &Tenant) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Tenant`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_tenant(
@@ -1076,15 +1077,15 @@ impl<'a> TenantRepository<'a> {
     }
     /// Reads the [`User`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`User`], replacing any item with the same key.
     pub async fn put_user(&self, item: &User) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`User`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_user(&self, item: &User) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`User`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_user(
@@ -1101,15 +1102,15 @@ impl<'a> TenantRepository<'a> {
     }
     /// Reads the [`Order`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_order(&self, key: &OrderKey) -> Result<Option<Order>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`Order`], replacing any item with the same key.
     pub async fn put_order(&self, item: &Order) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`Order`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_order(&self, item: &Order) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Order`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_order(
@@ -1129,21 +1130,21 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &InventoryItemKey,
     ) -> Result<Option<InventoryItem>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`InventoryItem`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
     pub async fn put_inventory_item(
         &self,
         item: &InventoryItem,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, Some("version")).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`InventoryItem`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_inventory_item(
         &self,
         item: &InventoryItem,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, Some("version")).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`InventoryItem`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_inventory_item(

@@ -729,21 +729,21 @@ impl Repository {
         &self,
         key: &WishlistItemKey,
     ) -> Result<Option<WishlistItem>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// Writes a [`WishlistItem`], replacing any item with the same key.
     pub async fn put_wishlist_item(
         &self,
         item: &WishlistItem,
     ) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), false, None).await
+        self.table().put(item, &()).await
     }
     /// Writes a new [`WishlistItem`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_wishlist_item(
         &self,
         item: &WishlistItem,
     ) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), true, None).await
+        self.table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`WishlistItem`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_wishlist_item(
@@ -766,15 +766,15 @@ impl Repository {
         &self,
         key: &CartCountKey,
     ) -> Result<Option<CartCount>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// Writes a [`CartCount`], replacing any item with the same key.
     pub async fn put_cart_count(&self, item: &CartCount) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), false, None).await
+        self.table().put(item, &()).await
     }
     /// Writes a new [`CartCount`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_cart_count(&self, item: &CartCount) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), true, None).await
+        self.table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`CartCount`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_cart_count(
@@ -817,7 +817,7 @@ impl Repository {
         &self,
         key: &CartItemKey,
     ) -> Result<Option<CartItem>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// As a shopper, I want to see my wish list.
     ///

@@ -360,15 +360,15 @@ impl Repository {
         &self,
         key: &MessageKey,
     ) -> Result<Option<Message>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// Writes a [`Message`], replacing any item with the same key.
     pub async fn put_message(&self, item: &Message) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), false, None).await
+        self.table().put(item, &()).await
     }
     /// Writes a new [`Message`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_message(&self, item: &Message) -> Result<(), __rt::Error> {
-        self.table().put(item, &(), true, None).await
+        self.table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`Message`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_message(
@@ -406,7 +406,7 @@ impl Repository {
         &self,
         key: &MessageKey,
     ) -> Result<Option<Message>, __rt::Error> {
-        self.table().get(key, &(), false).await
+        self.table().get(key, &()).await
     }
     /// As a user, I want to see the messages I sent that have not expired.
     ///

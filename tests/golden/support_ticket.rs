@@ -674,15 +674,15 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &TicketKey,
     ) -> Result<Option<Ticket>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`Ticket`], replacing any item with the same key.
     pub async fn put_ticket(&self, item: &Ticket) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`Ticket`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_ticket(&self, item: &Ticket) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Ticket`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_ticket(
@@ -702,15 +702,15 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &CommentKey,
     ) -> Result<Option<Comment>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`Comment`], replacing any item with the same key.
     pub async fn put_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`Comment`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Comment`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_comment(
@@ -730,18 +730,18 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &TicketCountKey,
     ) -> Result<Option<TicketCount>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`TicketCount`], replacing any item with the same key.
     pub async fn put_ticket_count(&self, item: &TicketCount) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`TicketCount`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_ticket_count(
         &self,
         item: &TicketCount,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`TicketCount`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_ticket_count(

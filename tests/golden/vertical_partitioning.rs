@@ -171,6 +171,7 @@ impl __rt::EntityKey for DocumentMetaKey {
 }
 impl __rt::Entity for DocumentMeta {
     const ENTITY_TYPE: &'static str = "DocumentMeta";
+    const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __document_meta_key(scope, self.document_id.as_str())
@@ -1085,21 +1086,21 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &DocumentMetaKey,
     ) -> Result<Option<DocumentMeta>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`DocumentMeta`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
     pub async fn put_document_meta(
         &self,
         item: &DocumentMeta,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, Some("version")).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`DocumentMeta`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_document_meta(
         &self,
         item: &DocumentMeta,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, Some("version")).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`DocumentMeta`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_document_meta(
@@ -1122,21 +1123,21 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &DocumentBodyChunkKey,
     ) -> Result<Option<DocumentBodyChunk>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`DocumentBodyChunk`], replacing any item with the same key.
     pub async fn put_document_body_chunk(
         &self,
         item: &DocumentBodyChunk,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`DocumentBodyChunk`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_document_body_chunk(
         &self,
         item: &DocumentBodyChunk,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`DocumentBodyChunk`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_document_body_chunk(
@@ -1159,21 +1160,21 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &DocumentAttachmentKey,
     ) -> Result<Option<DocumentAttachment>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`DocumentAttachment`], replacing any item with the same key.
     pub async fn put_document_attachment(
         &self,
         item: &DocumentAttachment,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`DocumentAttachment`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_document_attachment(
         &self,
         item: &DocumentAttachment,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`DocumentAttachment`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_document_attachment(
@@ -1196,21 +1197,21 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &DocumentShareKey,
     ) -> Result<Option<DocumentShare>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// Writes a [`DocumentShare`], replacing any item with the same key.
     pub async fn put_document_share(
         &self,
         item: &DocumentShare,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, false, None).await
+        self.repo.table().put(item, &self.tenant).await
     }
     /// Writes a new [`DocumentShare`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_document_share(
         &self,
         item: &DocumentShare,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant, true, None).await
+        self.repo.table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`DocumentShare`]; fails with `Error::ConditionFailed` when there is none.
     pub async fn update_document_share(
@@ -1245,7 +1246,7 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &DocumentMetaKey,
     ) -> Result<Option<DocumentMeta>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant, false).await
+        self.repo.table().get(key, &self.tenant).await
     }
     /// As a reader, I want the document body, chunk by chunk in order.
     ///

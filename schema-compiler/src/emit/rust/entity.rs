@@ -348,9 +348,14 @@ impl Emitter<'_> {
         let pk_self = self.primary_key_body(entity, Receiver { name: "self" });
         let to_item = self.to_item_body(entity);
         let from_item = self.decode_body(entity);
+        let version_const = entity
+            .version_attribute
+            .as_deref()
+            .map(|v| quote!(const VERSION_ATTRIBUTE: Option<&'static str> = Some(#v);));
         quote! {
             impl __rt::Entity for #ty {
                 const ENTITY_TYPE: &'static str = #entity_name;
+                #version_const
                 type Scope = #scope_ty;
 
                 fn primary_key(&self, scope: &#scope_ty) -> Result<__rt::Item, __rt::ValueError> {

@@ -83,10 +83,15 @@ impl Emitter<'_> {
                 let key_ty = key_type(entity);
                 let scope = self.scope_expr(e, handle);
                 let doc = Self::pattern_doc(pattern, format!("GetItem of one [`{entity}`]."));
+                let read = if *consistent_read {
+                    format_ident!("get_consistent")
+                } else {
+                    format_ident!("get")
+                };
                 quote! {
                     #doc
                     pub async fn #name(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
-                        #repo.table().get(key, #scope, #consistent_read).await
+                        #repo.table().#read(key, #scope).await
                     }
                 }
             }

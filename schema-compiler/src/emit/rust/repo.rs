@@ -334,7 +334,6 @@ impl Emitter<'_> {
         let get_doc = format!(
             " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
         );
-        let version = super::option_str(entity.version_attribute.as_deref());
         let put_doc = match &entity.version_attribute {
             Some(v) => format!(" Writes a [`{name}`] carrying its new `{v}`: applies only when there is no item or the stored `{v}` is one less, else fails with `Error::VersionConflict` (optimistic locking)."),
             None => format!(" Writes a [`{name}`], replacing any item with the same key."),
@@ -354,17 +353,17 @@ impl Emitter<'_> {
         quote! {
             #[doc = #get_doc]
             pub async fn #get(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
-                #repo.table().get(key, #scope, false).await
+                #repo.table().get(key, #scope).await
             }
 
             #[doc = #put_doc]
             pub async fn #put(&self, item: &#ty) -> #result<(), #error> {
-                #repo.table().put(item, #scope, false, #version).await
+                #repo.table().put(item, #scope).await
             }
 
             #[doc = #create_doc]
             pub async fn #create(&self, item: &#ty) -> #result<(), #error> {
-                #repo.table().put(item, #scope, true, #version).await
+                #repo.table().create(item, #scope).await
             }
 
             #[doc = #update_doc]
