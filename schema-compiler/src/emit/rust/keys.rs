@@ -173,25 +173,21 @@ impl Emitter<'_> {
             }
         }
         if only.is_none() {
-            for (pattern, q) in
-                self.spec
-                    .access_patterns
-                    .values()
-                    .filter_map(|p| match &p.operation {
-                        Operation::Query(q) => Some((p.name.as_str(), q)),
-                        Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => {
-                            None
-                        }
-                    })
-            {
+            for plan in &self.patterns {
+                let Operation::Query(q) = &plan.pattern.operation else {
+                    continue;
+                };
                 for t in std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands)) {
                     if t.is_natural() {
                         continue;
                     }
-                    let inputs = t.placeholders().map(|p| self.pattern_input(q, p)).collect();
-                    planned.push((t, inputs, pattern));
+                    let inputs = t
+                        .placeholders()
+                        .map(|p| Self::pattern_input(plan, q, p))
+                        .collect();
+                    planned.push((t, inputs, plan.pattern.name.as_str()));
                 }
-                if let Some((entity, attribute)) = self.shard_hash_param(q) {
+                if let Some((entity, attribute)) = Self::shard_hash_param(plan, q) {
                     table.add_domain(entity.name.as_str(), attribute);
                 }
             }
@@ -213,6 +209,7 @@ impl Emitter<'_> {
             enums: self.enums.clone(),
             binding: self.binding.clone(),
             private: self.private.clone(),
+            patterns: self.patterns.clone(),
             keys: KeyTable {
                 fns: IndexMap::new(),
                 domains: table.domains.clone(),

@@ -50,6 +50,8 @@ pub(crate) struct Emitter<'a> {
     keys: keys::KeyTable,
     /// The module-private functions' names, claimed before printing.
     private: IndexMap<Private, proc_macro2::Ident>,
+    /// Every access pattern with what its printers need.
+    patterns: Vec<patterns::PatternPlan<'a>>,
     /// A user's struct the entity impl is emitted for (the derive), instead
     /// of the generated struct.
     binding: Option<Binding>,
@@ -122,6 +124,7 @@ impl<'a> Emitter<'a> {
             enums: names::enum_names(spec),
             keys: keys::KeyTable::default(),
             private: IndexMap::new(),
+            patterns: Vec::new(),
             binding: None,
         };
         emitter.plan(None);
@@ -131,6 +134,7 @@ impl<'a> Emitter<'a> {
     /// Decides the module-private names and the key functions, before
     /// anything is printed; `only` limits them to one entity (the derive).
     fn plan(&mut self, only: Option<&str>) {
+        self.patterns = self.plan_patterns();
         let mut taken = PrivateNames::default();
         let mut private = IndexMap::new();
         for entity in self.spec.entities.values() {

@@ -1,5 +1,6 @@
 //! One method per access pattern, and the types and helpers behind them.
 
+use indexmap::IndexMap;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -9,54 +10,108 @@ use super::repo::Handle;
 use super::{doc, key_type, update_type, Emitter, Private};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, ShardBy, SortOp, TransactionOp};
 
-impl Emitter<'_> {
-    fn pattern_handle(&self, pattern: &ir::AccessPattern) -> Handle {
-        let tenant = |e: &String| {
-            self.spec
-                .entities
-                .get(e)
-                .is_some_and(|e| self.is_tenant_scoped(e))
-        };
-        let scoped = match &pattern.operation {
-            Operation::Get { entity, .. } => tenant(entity),
-            Operation::Query(q) => {
-                q.pk.placeholders()
-                    .any(|p| p.kind == PlaceholderKind::Tenant)
-                    || q.returns.iter().any(tenant)
-            }
-            Operation::Transaction(t) => t.items.iter().any(|(_, e)| tenant(e)),
-            Operation::Batch(b) => b.get.iter().chain(&b.put).chain(&b.delete).any(tenant),
-        };
-        if scoped && self.has_tenant() {
-            Handle::Tenant
-        } else {
-            Handle::Table
-        }
+/// What an access pattern's printers need, decided once before printing:
+/// the handle its method lives on, the entities it names and the entity
+/// attribute each parameter takes its type and encoding from.
+#[derive(Debug, Clone)]
+pub(super) struct PatternPlan<'a> {
+    /// The pattern.
+    pub pattern: &'a ir::AccessPattern,
+    /// `Repository` or `TenantRepository`.
+    pub handle: Handle,
+    /// The entities it returns, matches, reads or writes, by name.
+    pub entities: IndexMap<&'a str, &'a ir::Entity>,
+    /// Per query parameter: the first entity attribute it binds.
+    pub params: IndexMap<&'a str, (&'a ir::Entity, &'a ir::Attribute)>,
+}
+
+impl<'a> PatternPlan<'a> {
+    /// The entity named `name` in the pattern.
+    fn entity(&self, name: &str) -> Option<&'a ir::Entity> {
+        self.entities.get(name).copied()
+    }
+}
+
+impl<'a> Emitter<'a> {
+    /// Plans every access pattern (see [`PatternPlan`]).
+    pub(super) fn plan_patterns(&self) -> Vec<PatternPlan<'a>> {
+        let spec: &'a ir::Spec = self.spec;
+        spec.access_patterns
+            .values()
+            .map(|pattern| {
+                let names: Vec<&String> = match &pattern.operation {
+                    Operation::Get { entity, .. } => vec![entity],
+                    Operation::Query(q) => q.returns.iter().chain(&q.matching).collect(),
+                    Operation::Transaction(t) => t.items.iter().map(|(_, e)| e).collect(),
+                    Operation::Batch(b) => b.get.iter().chain(&b.put).chain(&b.delete).collect(),
+                };
+                let entities: IndexMap<&'a str, &'a ir::Entity> = names
+                    .into_iter()
+                    .filter_map(|n| spec.entities.get(n).map(|e| (e.name.as_str(), e)))
+                    .collect();
+                let params = match &pattern.operation {
+                    Operation::Query(q) => q
+                        .params
+                        .values()
+                        .filter_map(|p| {
+                            let bound = p.binds.iter().find_map(|(entity, attribute)| {
+                                let e = spec.entities.get(entity)?;
+                                Some((e, e.attributes.get(attribute)?))
+                            })?;
+                            Some((p.name.as_str(), bound))
+                        })
+                        .collect(),
+                    Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => {
+                        IndexMap::new()
+                    }
+                };
+                let tenant = entities.values().any(|e| self.is_tenant_scoped(e));
+                let scoped = match &pattern.operation {
+                    Operation::Query(q) => {
+                        q.pk.placeholders()
+                            .any(|p| p.kind == PlaceholderKind::Tenant)
+                            || q.returns
+                                .iter()
+                                .filter_map(|e| entities.get(e.as_str()))
+                                .any(|e| self.is_tenant_scoped(e))
+                    }
+                    Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => {
+                        tenant
+                    }
+                };
+                let handle = if scoped && self.has_tenant() {
+                    Handle::Tenant
+                } else {
+                    Handle::Table
+                };
+                PatternPlan {
+                    pattern,
+                    handle,
+                    entities,
+                    params,
+                }
+            })
+            .collect()
     }
 
     /// The methods of every access pattern on `handle`.
     pub(super) fn pattern_methods(&self, handle: Handle) -> Vec<TokenStream> {
-        self.spec
-            .access_patterns
-            .values()
-            .filter(|p| self.pattern_handle(p) == handle)
-            .map(|p| self.pattern_method(p, handle))
+        self.patterns
+            .iter()
+            .filter(|p| p.handle == handle)
+            .map(|p| self.pattern_method(p))
             .collect()
     }
 
     /// Module-level items behind the pattern methods.
     pub(super) fn emit_pattern_support(&self) -> Vec<TokenStream> {
-        self.spec
-            .access_patterns
-            .values()
-            .map(|p| {
-                let handle = self.pattern_handle(p);
-                match &p.operation {
-                    Operation::Query(q) => self.query_support(p, q, handle),
-                    Operation::Transaction(t) => self.transaction_builder(p, t, handle),
-                    Operation::Batch(b) => self.batch_builder(p, b, handle),
-                    Operation::Get { .. } => TokenStream::new(),
-                }
+        self.patterns
+            .iter()
+            .map(|plan| match &plan.pattern.operation {
+                Operation::Query(q) => self.query_support(plan, q),
+                Operation::Transaction(t) => self.transaction_builder(plan, t),
+                Operation::Batch(b) => self.batch_builder(plan, b),
+                Operation::Get { .. } => TokenStream::new(),
             })
             .collect()
     }
@@ -70,7 +125,8 @@ impl Emitter<'_> {
         doc(Some(&text))
     }
 
-    fn pattern_method(&self, pattern: &ir::AccessPattern, handle: Handle) -> TokenStream {
+    fn pattern_method(&self, plan: &PatternPlan<'_>) -> TokenStream {
+        let (pattern, handle) = (plan.pattern, plan.handle);
         let name = snake_ident(pattern.name.as_str());
         let repo = handle.repo();
         match &pattern.operation {
@@ -78,7 +134,9 @@ impl Emitter<'_> {
                 entity,
                 consistent_read,
             } => {
-                let e = &self.spec.entities[entity];
+                let Some(e) = plan.entity(entity) else {
+                    return unplanned();
+                };
                 let ty = pascal_ident(entity);
                 let key_ty = key_type(entity);
                 let scope = self.scope_expr(e, handle);
@@ -96,7 +154,7 @@ impl Emitter<'_> {
                 }
             }
             Operation::Query(q) => {
-                let params = self.param_list(q);
+                let params = self.param_list(plan, q);
                 let args = q.params.keys().map(|p| snake_ident(p));
                 let item = self.query_item_type(pattern, q);
                 let request = self.private_fn(Private::Request(pattern.name.to_string()));
@@ -150,25 +208,20 @@ impl Emitter<'_> {
     }
 
     /// `resolver: &str, since: DateTime` parameters of a query.
-    fn param_list(&self, q: &ir::Query) -> Vec<TokenStream> {
+    fn param_list(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> Vec<TokenStream> {
         q.params
             .values()
             .map(|p| {
                 let name = snake_ident(p.name.as_str());
-                let ty = match self.param_attribute(p) {
-                    Some((entity, a)) if Self::is_copy(&a.r#type) => self.value_type(entity, a),
+                let ty = match plan.params.get(p.name.as_str()) {
+                    Some((entity, a)) if Self::is_copy(&a.r#type) => {
+                        self.value_type(entity.name.as_str(), a)
+                    }
                     _ => quote!(&str),
                 };
                 quote!(#name: #ty)
             })
             .collect()
-    }
-
-    fn param_attribute<'s>(&'s self, p: &ir::Param) -> Option<(&'s str, &'s ir::Attribute)> {
-        p.binds.iter().find_map(|(entity, attribute)| {
-            let e = self.spec.entities.get(entity)?;
-            Some((e.name.as_str(), e.attributes.get(attribute)?))
-        })
     }
 
     fn query_item_type(&self, pattern: &ir::AccessPattern, q: &ir::Query) -> TokenStream {
@@ -184,16 +237,12 @@ impl Emitter<'_> {
         }
     }
 
-    fn query_support(
-        &self,
-        pattern: &ir::AccessPattern,
-        q: &ir::Query,
-        handle: Handle,
-    ) -> TokenStream {
+    fn query_support(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> TokenStream {
+        let pattern = plan.pattern;
         let item = self.query_item_type(pattern, q);
         let item_enum = self.item_enum_def(pattern, &q.returns);
         let decode = self.decoder(pattern, &q.returns, &q.matching, &item);
-        let request = self.request_fn(pattern, q, handle);
+        let request = self.request_fn(plan, q);
         quote! {
             #item_enum
             #decode
@@ -264,11 +313,14 @@ impl Emitter<'_> {
 
     /// The entity and attribute whose stable hash picks the shard of a
     /// query, when a parameter binds it.
-    pub(super) fn shard_hash_param(&self, q: &ir::Query) -> Option<(&ir::Entity, &ir::Attribute)> {
+    pub(super) fn shard_hash_param<'p>(
+        plan: &PatternPlan<'p>,
+        q: &ir::Query,
+    ) -> Option<(&'p ir::Entity, &'p ir::Attribute)> {
         let (entity, sharding) = q
             .returns
             .iter()
-            .filter_map(|e| self.spec.entities.get(e))
+            .filter_map(|e| plan.entity(e))
             .find_map(|e| e.shards.as_ref().map(|s| (e, s)))?;
         let ShardBy::Hash(attribute) = &sharding.by else {
             return None;
@@ -286,7 +338,11 @@ impl Emitter<'_> {
     /// partition key or in a sort-key condition (an inverted index's
     /// partition is the table's sort key and the other way round): every
     /// shard is a partition of the request, and the results are merged.
-    fn shard_plan(&self, q: &ir::Query) -> Option<(u32, Option<TokenStream>)> {
+    fn shard_plan(
+        &self,
+        plan: &PatternPlan<'_>,
+        q: &ir::Query,
+    ) -> Option<(u32, Option<TokenStream>)> {
         let templates = std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands));
         if !templates
             .flat_map(|t| t.placeholders())
@@ -297,10 +353,10 @@ impl Emitter<'_> {
         let sharding = q
             .returns
             .iter()
-            .filter_map(|e| self.spec.entities.get(e))
+            .filter_map(|e| plan.entity(e))
             .find_map(|e| e.shards.as_ref())?;
         let count = sharding.count.value;
-        if let Some((entity, a)) = self.shard_hash_param(q) {
+        if let Some((entity, a)) = Self::shard_hash_param(plan, q) {
             let param = q.params.values().find(|p| {
                 p.binds
                     .iter()
@@ -332,7 +388,7 @@ impl Emitter<'_> {
 
     /// What fills a placeholder of a query's key condition.
     pub(super) fn pattern_input<'q>(
-        &'q self,
+        plan: &PatternPlan<'q>,
         q: &'q ir::Query,
         p: &'q ir::Placeholder,
     ) -> Input<'q> {
@@ -341,14 +397,14 @@ impl Emitter<'_> {
             PlaceholderKind::Shard => Input::Shard(quote!(__shard)),
             PlaceholderKind::Attribute => {
                 let ident = snake_ident(p.name.as_str());
-                match q
+                let bound = q
                     .params
                     .get(p.name.as_str())
-                    .and_then(|param| self.param_attribute(param))
-                {
+                    .and_then(|param| plan.params.get(param.name.as_str()));
+                match bound {
                     Some((entity, attribute)) => Input::Value {
                         expr: quote!(#ident),
-                        entity,
+                        entity: entity.name.as_str(),
                         attribute,
                     },
                     None => Input::Shard(quote!(::core::compile_error!("unbound placeholder"))),
@@ -357,15 +413,11 @@ impl Emitter<'_> {
         }
     }
 
-    fn request_fn(
-        &self,
-        pattern: &ir::AccessPattern,
-        q: &ir::Query,
-        handle: Handle,
-    ) -> TokenStream {
+    fn request_fn(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> TokenStream {
+        let (pattern, handle) = (plan.pattern, plan.handle);
         let name = self.private_fn(Private::Request(pattern.name.to_string()));
         let pattern_name = pattern.name.as_str();
-        let params = self.param_list(q);
+        let params = self.param_list(plan, q);
         let (handle_ty, bind) = match handle {
             Handle::Tenant => (
                 quote!(TenantRepository<'_>),
@@ -376,7 +428,7 @@ impl Emitter<'_> {
                 quote!(let __table = __handle.table_name();),
             ),
         };
-        let input = |p| self.pattern_input(q, p);
+        let input = |p| Self::pattern_input(plan, q, p);
         let index = match &q.index {
             IndexRef::Table => None,
             IndexRef::Index(i) => Some(i.as_str()),
@@ -460,7 +512,7 @@ impl Emitter<'_> {
             #(#binds)*
             __partitions.push(__rt::ops::values([#(#pairs),*]));
         };
-        let tenant_keys = match self.tenant_shapes(q, handle) {
+        let tenant_keys = match self.tenant_shapes(plan, q) {
             Some(shapes) => {
                 let pk = self.spec.table.partition_key.name.as_str();
                 let shapes = shapes.iter().map(|(literal, delimiter)| match delimiter {
@@ -471,7 +523,7 @@ impl Emitter<'_> {
             }
             None => quote!(None),
         };
-        let fill = match self.shard_plan(q) {
+        let fill = match self.shard_plan(plan, q) {
             None => one,
             Some((_, Some(hash))) => quote!({ let __shard: u32 = #hash; #one }),
             Some((count, None)) => quote!(for __shard in 0..#count { #one }),
@@ -504,13 +556,17 @@ impl Emitter<'_> {
     /// on the table's handle, and when a global entity could match (its
     /// items carry no tenant; `pattern_tenant_unbound` keeps them out of
     /// tenant partitions).
-    fn tenant_shapes(&self, q: &ir::Query, handle: Handle) -> Option<Vec<(String, Option<char>)>> {
-        if handle != Handle::Tenant {
+    fn tenant_shapes(
+        &self,
+        plan: &PatternPlan<'_>,
+        q: &ir::Query,
+    ) -> Option<Vec<(String, Option<char>)>> {
+        if plan.handle != Handle::Tenant {
             return None;
         }
         let mut shapes = Vec::new();
         for name in q.matching.iter().chain(&q.returns) {
-            let entity = self.spec.entities.get(name)?;
+            let entity = plan.entity(name)?;
             if !self.is_tenant_scoped(entity) {
                 return None;
             }
@@ -554,18 +610,16 @@ impl Emitter<'_> {
         }
     }
 
-    fn transaction_builder(
-        &self,
-        pattern: &ir::AccessPattern,
-        t: &ir::Transaction,
-        handle: Handle,
-    ) -> TokenStream {
+    fn transaction_builder(&self, plan: &PatternPlan<'_>, t: &ir::Transaction) -> TokenStream {
+        let (pattern, handle) = (plan.pattern, plan.handle);
         let builder = builder_type(pattern);
         let def = self.builder_struct(pattern, handle, "transaction");
         let pattern_name = pattern.name.as_str();
         let max = (t.max_items.value as usize).min(100);
         let methods = t.items.iter().map(|(op, entity)| {
-            let e = &self.spec.entities[entity];
+            let Some(e) = plan.entity(entity) else {
+                return unplanned();
+            };
             let ty = pascal_ident(entity);
             let key_ty = key_type(entity);
             let update_ty = update_type(entity);
@@ -694,17 +748,15 @@ impl Emitter<'_> {
         }
     }
 
-    fn batch_builder(
-        &self,
-        pattern: &ir::AccessPattern,
-        b: &ir::Batch,
-        handle: Handle,
-    ) -> TokenStream {
+    fn batch_builder(&self, plan: &PatternPlan<'_>, b: &ir::Batch) -> TokenStream {
+        let (pattern, handle) = (plan.pattern, plan.handle);
         let builder = builder_type(pattern);
         let def = self.builder_struct(pattern, handle, "batch");
         let mut methods = Vec::new();
         for entity in &b.put {
-            let e = &self.spec.entities[entity];
+            let Some(e) = plan.entity(entity) else {
+                continue;
+            };
             let ty = pascal_ident(entity);
             let scope = self.scope_expr(e, handle);
             let m = format_ident!("put_{}", snake(entity));
@@ -720,7 +772,9 @@ impl Emitter<'_> {
             });
         }
         for entity in &b.delete {
-            let e = &self.spec.entities[entity];
+            let Some(e) = plan.entity(entity) else {
+                continue;
+            };
             let key_ty = key_type(entity);
             let scope = self.scope_expr(e, handle);
             let m = format_ident!("delete_{}", snake(entity));
@@ -736,7 +790,9 @@ impl Emitter<'_> {
             });
         }
         for entity in &b.get {
-            let e = &self.spec.entities[entity];
+            let Some(e) = plan.entity(entity) else {
+                continue;
+            };
             let key_ty = key_type(entity);
             let scope = self.scope_expr(e, handle);
             let m = format_ident!("get_{}", snake(entity));
@@ -869,4 +925,11 @@ fn builder_type(pattern: &ir::AccessPattern) -> Ident {
 
 fn item_enum(pattern: &ir::AccessPattern) -> Ident {
     format_ident!("{}Item", pascal(pattern.name.as_str()))
+}
+
+/// What the printers emit for an entity a pattern names but the plan does
+/// not hold: unreachable, since `plan_patterns` plans every entity a
+/// pattern names and emission runs only on resolved specs.
+fn unplanned() -> TokenStream {
+    quote!(::core::compile_error!("an access pattern names an entity that was not planned");)
 }

@@ -9,7 +9,7 @@ use crate::emit::table;
 use crate::ir;
 
 /// Which handle a method lives on.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Handle {
     /// `Repository`: global entities and patterns without a tenant.
     Table,
