@@ -10,25 +10,40 @@ use crate::ir::{self, Maintenance, PlaceholderKind};
 
 /// An aggregate the generated code can keep: its counter key is built from
 /// grouping attributes of the same Rust type on both entities.
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Counted<'a> {
     /// The aggregate entity.
     pub aggregate: &'a ir::Entity,
     /// Its description in the spec.
     pub spec: &'a ir::Aggregate,
+    /// The entity whose items it counts.
+    pub of: &'a ir::Entity,
 }
 
 impl<'a> Emitter<'a> {
+    /// Plans the aggregates the generated code keeps, before printing.
+    pub(super) fn plan_counters(&self) -> Vec<Counted<'a>> {
+        let spec: &'a ir::Spec = self.spec;
+        spec.entities
+            .values()
+            .filter_map(|aggregate| {
+                let counted = Counted {
+                    aggregate,
+                    spec: aggregate.aggregate.as_ref()?,
+                    of: spec.entities.get(&aggregate.aggregate.as_ref()?.of)?,
+                };
+                self.can_maintain(&counted).then_some(counted)
+            })
+            .collect()
+    }
+
     /// The aggregates that count `entity`'s items and that the generated code
     /// can maintain, with how.
     pub(super) fn counted_by(&self, entity: &ir::Entity) -> Vec<Counted<'a>> {
-        self.spec
-            .entities
-            .values()
-            .filter_map(|a| {
-                let spec = a.aggregate.as_ref()?;
-                (spec.of == entity.name.as_str() && self.can_maintain(a, spec))
-                    .then_some(Counted { aggregate: a, spec })
-            })
+        self.counters
+            .iter()
+            .filter(|c| c.of.name == entity.name)
+            .copied()
             .collect()
     }
 
@@ -40,10 +55,12 @@ impl<'a> Emitter<'a> {
             .find(|c| c.spec.maintained_by == Maintenance::Transaction)
     }
 
-    fn can_maintain(&self, aggregate: &ir::Entity, spec: &ir::Aggregate) -> bool {
-        let Some(of) = self.spec.entities.get(&spec.of) else {
-            return false;
-        };
+    fn can_maintain(&self, counted: &Counted<'_>) -> bool {
+        let Counted {
+            aggregate,
+            spec,
+            of,
+        } = *counted;
         if aggregate.shards.is_some()
             || self.is_tenant_scoped(aggregate) != self.is_tenant_scoped(of)
         {

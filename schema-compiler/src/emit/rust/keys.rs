@@ -210,6 +210,7 @@ impl Emitter<'_> {
             binding: self.binding.clone(),
             private: self.private.clone(),
             patterns: self.patterns.clone(),
+            counters: self.counters.clone(),
             keys: KeyTable {
                 fns: IndexMap::new(),
                 domains: table.domains.clone(),

@@ -52,6 +52,8 @@ pub(crate) struct Emitter<'a> {
     private: IndexMap<Private, proc_macro2::Ident>,
     /// Every access pattern with what its printers need.
     patterns: Vec<patterns::PatternPlan<'a>>,
+    /// The aggregates the generated code keeps.
+    counters: Vec<aggregate::Counted<'a>>,
     /// A user's struct the entity impl is emitted for (the derive), instead
     /// of the generated struct.
     binding: Option<Binding>,
@@ -125,6 +127,7 @@ impl<'a> Emitter<'a> {
             keys: keys::KeyTable::default(),
             private: IndexMap::new(),
             patterns: Vec::new(),
+            counters: Vec::new(),
             binding: None,
         };
         emitter.plan(None);
@@ -135,6 +138,7 @@ impl<'a> Emitter<'a> {
     /// anything is printed; `only` limits them to one entity (the derive).
     fn plan(&mut self, only: Option<&str>) {
         self.patterns = self.plan_patterns();
+        self.counters = self.plan_counters();
         let mut taken = PrivateNames::default();
         let mut private = IndexMap::new();
         for entity in self.spec.entities.values() {
