@@ -113,11 +113,22 @@ pub const MODULE_ITEMS: &[&str] = &[
     "TenantRepository",
 ];
 
-/// Names from Rust's standard prelude that generated code uses unqualified:
-/// a generated item with one of these names would shadow it.
-pub const STD_NAMES: &[&str] = &[
-    "Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec", "Clone", "Default", "From",
-    "Into",
+/// Names from Rust's standard prelude that generated code uses unqualified,
+/// with their paths: a generated item with one of these names would shadow
+/// it, and the derive imports them by path into the block it expands to.
+pub const STD_NAMES: &[(&str, &str)] = &[
+    ("Option", "::core::option::Option"),
+    ("Some", "::core::option::Option::Some"),
+    ("None", "::core::option::Option::None"),
+    ("Result", "::core::result::Result"),
+    ("Ok", "::core::result::Result::Ok"),
+    ("Err", "::core::result::Result::Err"),
+    ("String", "::std::string::String"),
+    ("Vec", "::std::vec::Vec"),
+    ("Clone", "::core::clone::Clone"),
+    ("Default", "::core::default::Default"),
+    ("From", "::core::convert::From"),
+    ("Into", "::core::convert::Into"),
 ];
 
 /// The repository method for entity operation `verb` (`get`, `put`, …) on
@@ -302,7 +313,7 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
     for (i, later) in all.iter().enumerate() {
         let name = later.name.as_str();
         let reserved = match later.scope.as_str() {
-            "the module" if STD_NAMES.contains(&name) => {
+            "the module" if STD_NAMES.iter().any(|(std, _)| *std == name) => {
                 Some("a name from Rust's prelude that generated code uses")
             }
             "the module" if MODULE_ITEMS.contains(&name) => {
@@ -372,6 +383,14 @@ pub fn enum_names(spec: &ir::Spec) -> IndexMap<(String, String), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn std_names_are_paths_to_themselves() {
+        for (name, path) in STD_NAMES {
+            let path: syn::Path = syn::parse_str(path).unwrap();
+            assert_eq!(path.segments.last().unwrap().ident, name);
+        }
+    }
 
     #[test]
     fn cases() {

@@ -655,9 +655,7 @@ impl Repository {
         &self,
         key: &CartItemKey,
     ) -> Result<Option<CartItem>, __rt::Error> {
-        let repo = self;
-        __rt::ops::get(&repo.client, &repo.table_info(), key.to_key_item(&())?, false)
-            .await
+        self.table().get(key, &()).await
     }
     /// Writes a [`CartItem`], replacing any item with the same key.
     /// The count in its [`CartCount`] group changes in the same transaction.

@@ -81,21 +81,8 @@ impl Emitter<'_> {
                         let Some(a) = entity.attributes.get(attribute.as_str()) else {
                             return TokenStream::new();
                         };
-                        let push = self.push_value(
-                            Input::Value {
-                                expr: self.field_value(receiver, a),
-                                entity: name,
-                                attribute: a,
-                            },
-                            quote!(#name),
-                        );
-                        quote! {
-                            let __shard: u32 = {
-                                let mut __key = String::new();
-                                #push
-                                __rt::codec::hash_shard(&__key, #count)
-                            };
-                        }
+                        let hash = self.hash_shard(name, a, self.field_value(receiver, a), count);
+                        quote!(let __shard: u32 = #hash;)
                     }
                 }
             }
@@ -800,14 +787,14 @@ impl Emitter<'_> {
                     syn::Lifetime::new(&format!("'key{label}"), proc_macro2::Span::call_site());
                 label += 1;
                 let has_optional = mentioned.iter().any(|a| a.optional);
+                let missing = quote!(return Err(__rt::Error::IncompleteUpdate {
+                    entity: #name,
+                    key_attribute: #attribute,
+                    missing: vec![#(#all),*],
+                }));
                 let binds = mentioned.iter().map(|a| {
                     let f = snake_ident(a.name.as_str());
                     let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
-                    let missing = quote!(return Err(__rt::Error::IncompleteUpdate {
-                        entity: #name,
-                        key_attribute: #attribute,
-                        missing: vec![#(#all),*],
-                    }));
                     let copy = Self::is_copy(&a.r#type);
                     match (a.optional, copy) {
                         (false, true) => quote!(let #v = match self.#f { Some(v) => v, None => #missing };),
@@ -869,11 +856,7 @@ impl Emitter<'_> {
                                 match (#(#values,)*) {
                                     (#(#patterns,)*) => #push
                                     (#(#nones,)*) => {}
-                                    _ => return Err(__rt::Error::IncompleteUpdate {
-                                        entity: #name,
-                                        key_attribute: #attribute,
-                                        missing: vec![#(#all),*],
-                                    }),
+                                    _ => #missing,
                                 }
                             }
                         }

@@ -55,7 +55,7 @@ impl Emitter<'_> {
             return quote!(#text.to_owned());
         }
         let inputs: Vec<Input<'t>> = template.placeholders().map(input).collect();
-        let signature = self.key_signature(template, &inputs);
+        let signature = self.key_signature(&self.keys.domains, template, &inputs);
         let Some(key_fn) = self.keys.fns.get(&signature) else {
             // Every template the emitter builds is planned in
             // `plan_keys`; a template that is not has no function.
@@ -66,20 +66,14 @@ impl Emitter<'_> {
         let name = &key_fn.name;
         let mut args: Vec<TokenStream> = Vec::new();
         let mut seen: Vec<&str> = Vec::new();
+        // One argument per distinct placeholder, in the order of first use
+        // (the key function's parameters).
         for (p, input) in template.placeholders().zip(inputs) {
-            match input {
-                Input::Tenant(expr) | Input::Shard(expr) => {
-                    if !seen.contains(&p.name.as_str()) {
-                        seen.push(p.name.as_str());
-                        args.push(expr);
-                    }
-                }
-                Input::Value { expr, .. } => {
-                    if !seen.contains(&p.name.as_str()) {
-                        seen.push(p.name.as_str());
-                        args.push(expr);
-                    }
-                }
+            if !seen.contains(&p.name.as_str()) {
+                seen.push(p.name.as_str());
+                args.push(match input {
+                    Input::Tenant(expr) | Input::Shard(expr) | Input::Value { expr, .. } => expr,
+                });
             }
         }
         quote!(#name(#context, #(#args),*)?)
@@ -88,7 +82,12 @@ impl Emitter<'_> {
     /// What makes two key templates the same function: their literals, and
     /// per placeholder what fills it (tenant, shard, or an attribute's
     /// name, type and encoding), with repeats by position.
-    fn key_signature(&self, template: &ir::KeyTemplate, inputs: &[Input<'_>]) -> String {
+    fn key_signature(
+        &self,
+        domains: &Domains,
+        template: &ir::KeyTemplate,
+        inputs: &[Input<'_>],
+    ) -> String {
         let mut out = String::new();
         let mut firsts: Vec<&str> = Vec::new();
         let mut inputs = inputs.iter();
@@ -117,7 +116,8 @@ impl Emitter<'_> {
                                 attribute.name.len(),
                                 attribute.name.as_str(),
                                 attribute.escape,
-                                self.domain_name(entity, attribute)
+                                domains
+                                    .name(entity, attribute)
                                     .map(|d| d.to_string())
                                     .unwrap_or_default(),
                             ));
@@ -141,7 +141,7 @@ impl Emitter<'_> {
         only: Option<&str>,
         taken: &mut super::PrivateNames,
     ) -> KeyTable {
-        let mut table = KeyTable::default();
+        let mut domains = Domains::default();
         let entities = self
             .spec
             .entities
@@ -168,7 +168,7 @@ impl Emitter<'_> {
             }) = &entity.shards
             {
                 if let Some(a) = entity.attributes.get(attribute.as_str()) {
-                    table.add_domain(entity.name.as_str(), a);
+                    domains.add(entity.name.as_str(), a, taken);
                 }
             }
         }
@@ -187,8 +187,8 @@ impl Emitter<'_> {
                         .collect();
                     planned.push((t, inputs, plan.pattern.name.as_str()));
                 }
-                if let Some((entity, attribute)) = Self::shard_hash_param(plan, q) {
-                    table.add_domain(entity.name.as_str(), attribute);
+                if let Some((entity, attribute, _)) = Self::shard_hash_param(plan, q) {
+                    domains.add(entity.name.as_str(), attribute, taken);
                 }
             }
         }
@@ -198,42 +198,29 @@ impl Emitter<'_> {
                     entity, attribute, ..
                 } = input
                 {
-                    table.add_domain(entity, attribute);
+                    domains.add(entity, attribute, taken);
                 }
             }
         }
-        // Signatures name domain constants: read them through a planner
-        // that knows the domains.
-        let planner = Emitter {
-            spec: self.spec,
-            enums: self.enums.clone(),
-            binding: self.binding.clone(),
-            private: self.private.clone(),
-            patterns: self.patterns.clone(),
-            counters: self.counters.clone(),
-            keys: KeyTable {
-                fns: IndexMap::new(),
-                domains: table.domains.clone(),
-                domain_of: table.domain_of.clone(),
-            },
-        };
+        let mut fns = IndexMap::new();
         for (template, inputs, owner) in planned {
             if template.placeholders().next().is_none() {
                 continue;
             }
-            let signature = planner.key_signature(template, &inputs);
-            if table.fns.contains_key(&signature) {
+            let signature = self.key_signature(&domains, template, &inputs);
+            if fns.contains_key(&signature) {
                 continue;
             }
-            let key_fn = planner.key_fn_item(template, &inputs, owner, taken);
-            table.fns.insert(signature, key_fn);
+            let key_fn = self.key_fn_item(&domains, template, &inputs, owner, taken);
+            fns.insert(signature, key_fn);
         }
-        table
+        KeyTable { fns, domains }
     }
 
     /// The key function of `template`, filled by `inputs`.
     fn key_fn_item(
         &self,
+        domains: &Domains,
         template: &ir::KeyTemplate,
         inputs: &[Input<'_>],
         owner: &str,
@@ -305,7 +292,7 @@ impl Emitter<'_> {
                             attribute,
                         },
                     };
-                    pushes.push(self.push_value(input, quote!(__context)));
+                    pushes.push(push_value(input, domains, quote!(__context)));
                 }
             }
         }
@@ -520,31 +507,40 @@ impl Emitter<'_> {
     /// The key functions and key-domain constants the module uses.
     pub(super) fn emit_domains(&self) -> TokenStream {
         let fns = self.keys.fns.values().map(|f| &f.item);
-        let domains = self.keys.domains.values().map(|d| &d.item);
+        let domains = self.keys.domains.by_content.values().map(|d| &d.item);
         quote! {
             #(#fns)*
             #(#domains)*
         }
     }
 
-    /// The constant holding the key domain of a string attribute.
-    fn domain_name(&self, entity: &str, attribute: &ir::Attribute) -> Option<&Ident> {
-        let at = self
-            .keys
-            .domain_of
-            .get(&(entity.to_owned(), attribute.name.to_string()))?;
-        self.keys.domains.get_index(*at).map(|(_, d)| &d.name)
+    /// A block computing the shard, one of `count`, that a stable hash of
+    /// `expr` (a value of `attribute` of `entity`) picks.
+    pub(super) fn hash_shard(
+        &self,
+        entity: &str,
+        attribute: &ir::Attribute,
+        expr: TokenStream,
+        count: u32,
+    ) -> TokenStream {
+        let push = self.push_value(
+            Input::Value {
+                expr,
+                entity,
+                attribute,
+            },
+            quote!(#entity),
+        );
+        quote!({
+            let mut __key = String::new();
+            #push
+            __rt::codec::hash_shard(&__key, #count)
+        })
     }
 
     /// Appends one placeholder's encoded value to `__key`.
     pub(super) fn push_value(&self, input: Input<'_>, context: TokenStream) -> TokenStream {
-        let domain = match &input {
-            Input::Value {
-                entity, attribute, ..
-            } => self.domain_name(entity, attribute).cloned(),
-            Input::Tenant(_) | Input::Shard(_) => None,
-        };
-        push_value(input, domain, context)
+        push_value(input, &self.keys.domains, context)
     }
 }
 
@@ -556,9 +552,17 @@ impl Emitter<'_> {
 pub(super) struct KeyTable {
     /// Per signature ([`Emitter::key_signature`]).
     fns: IndexMap<String, KeyFn>,
+    /// The key-domain constants.
+    domains: Domains,
+}
+
+/// One key-domain constant per distinct domain of the string attributes
+/// written into keys.
+#[derive(Default)]
+pub(super) struct Domains {
     /// Per domain content.
-    domains: IndexMap<String, Domain>,
-    /// `(entity, attribute)` → index into `domains`.
+    by_content: IndexMap<String, Domain>,
+    /// `(entity, attribute)` → index into `by_content`.
     domain_of: IndexMap<(String, String), usize>,
 }
 
@@ -569,15 +573,22 @@ pub(super) struct KeyFn {
 }
 
 /// One key-domain constant.
-#[derive(Clone)]
 pub(super) struct Domain {
     name: Ident,
     item: TokenStream,
 }
 
-impl KeyTable {
+impl Domains {
+    /// The constant holding the key domain of a string attribute.
+    fn name(&self, entity: &str, attribute: &ir::Attribute) -> Option<&Ident> {
+        let at = self
+            .domain_of
+            .get(&(entity.to_owned(), attribute.name.to_string()))?;
+        self.by_content.get_index(*at).map(|(_, d)| &d.name)
+    }
+
     /// Plans the domain of a string attribute written into keys.
-    fn add_domain(&mut self, entity: &str, attribute: &ir::Attribute) {
+    fn add(&mut self, entity: &str, attribute: &ir::Attribute, taken: &mut super::PrivateNames) {
         if !matches!(attribute.r#type, AttributeType::String { .. }) {
             return;
         }
@@ -592,17 +603,10 @@ impl KeyTable {
             "{}|{:?}|{:?}|{}",
             domain.min_len, domain.max_len, domain.alphabet.ranges, attribute.escape
         );
-        let at = match self.domains.get_index_of(&content) {
+        let at = match self.by_content.get_index_of(&content) {
             Some(at) => at,
             None => {
-                let base = format!("__{}", screaming(attribute.name.as_str()));
-                let mut name = base.clone();
-                let mut n = 1;
-                while self.domains.values().any(|d| d.name == name) {
-                    n += 1;
-                    name = format!("{base}_{n}");
-                }
-                let name = format_ident!("{name}");
+                let name = taken.claim(format!("__{}", screaming(attribute.name.as_str())));
                 let min = domain.min_len;
                 let max = super::option_usize(domain.max_len);
                 let ranges = super::char_ranges(&domain.alphabet);
@@ -620,8 +624,8 @@ impl KeyTable {
                         escape: #escape,
                     };
                 };
-                self.domains.insert(content, Domain { name, item });
-                self.domains.len() - 1
+                self.by_content.insert(content, Domain { name, item });
+                self.by_content.len() - 1
             }
         };
         self.domain_of.insert(id, at);
@@ -637,18 +641,20 @@ fn push_literal(text: &str) -> TokenStream {
     }
 }
 
-fn push_value(input: Input<'_>, domain: Option<Ident>, context: TokenStream) -> TokenStream {
+/// Appends one placeholder's encoded value to `__key`; a string's value is
+/// checked against its constant in `domains`.
+fn push_value(input: Input<'_>, domains: &Domains, context: TokenStream) -> TokenStream {
     match input {
         Input::Tenant(expr) => quote!(__key.push_str(#expr.as_str());),
         Input::Shard(expr) => quote!(__key.push_str(&#expr.to_string());),
         Input::Value {
             expr,
-            entity: _,
+            entity,
             attribute,
         } => {
             let name = attribute.name.as_str();
             match &attribute.r#type {
-                AttributeType::String { .. } => match domain {
+                AttributeType::String { .. } => match domains.name(entity, attribute) {
                     Some(domain) => {
                         quote!(__rt::codec::push_str(&mut __key, #expr, &#domain, #context, #name)?;)
                     }

@@ -103,15 +103,12 @@ pub(crate) fn emit_bound_entity(
     // The derive expands in the user's module, where `Result` or `String`
     // may mean something else: the names the emitted code uses are
     // imported into the block it is wrapped in.
+    let std = names::STD_NAMES
+        .iter()
+        .filter_map(|(_, path)| syn::parse_str::<syn::Path>(path).ok());
     quote! {
         use ::schema_runtime::__private as __rt;
-        use ::core::clone::Clone;
-        use ::core::convert::{From, Into};
-        use ::core::default::Default;
-        use ::core::option::Option::{self, None, Some};
-        use ::core::result::Result::{self, Err, Ok};
-        use ::std::string::String;
-        use ::std::vec::Vec;
+        #(use #std;)*
         #tenant
         #entity_impl
         #key_fn

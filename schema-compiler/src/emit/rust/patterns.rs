@@ -65,7 +65,6 @@ impl<'a> Emitter<'a> {
                         IndexMap::new()
                     }
                 };
-                let tenant = entities.values().any(|e| self.is_tenant_scoped(e));
                 let scoped = match &pattern.operation {
                     Operation::Query(q) => {
                         q.pk.placeholders()
@@ -76,7 +75,7 @@ impl<'a> Emitter<'a> {
                                 .any(|e| self.is_tenant_scoped(e))
                     }
                     Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => {
-                        tenant
+                        entities.values().any(|e| self.is_tenant_scoped(e))
                     }
                 };
                 let handle = if scoped && self.has_tenant() {
@@ -315,8 +314,8 @@ impl<'a> Emitter<'a> {
     /// query, when a parameter binds it.
     pub(super) fn shard_hash_param<'p>(
         plan: &PatternPlan<'p>,
-        q: &ir::Query,
-    ) -> Option<(&'p ir::Entity, &'p ir::Attribute)> {
+        q: &'p ir::Query,
+    ) -> Option<(&'p ir::Entity, &'p ir::Attribute, &'p ir::Param)> {
         let (entity, sharding) = q
             .returns
             .iter()
@@ -325,12 +324,12 @@ impl<'a> Emitter<'a> {
         let ShardBy::Hash(attribute) = &sharding.by else {
             return None;
         };
-        q.params.values().find(|p| {
+        let param = q.params.values().find(|p| {
             p.binds
                 .iter()
                 .any(|(e, a)| e == entity.name.as_str() && a == attribute)
         })?;
-        Some((entity, entity.attributes.get(attribute.as_str())?))
+        Some((entity, entity.attributes.get(attribute.as_str())?, param))
     }
 
     /// How the query's `<shard>` is filled: one shard computed from a
@@ -356,34 +355,11 @@ impl<'a> Emitter<'a> {
             .filter_map(|e| plan.entity(e))
             .find_map(|e| e.shards.as_ref())?;
         let count = sharding.count.value;
-        if let Some((entity, a)) = Self::shard_hash_param(plan, q) {
-            let param = q.params.values().find(|p| {
-                p.binds
-                    .iter()
-                    .any(|(e, at)| e == entity.name.as_str() && at == a.name.as_str())
-            });
-            if let Some(param) = param {
-                let ident = snake_ident(param.name.as_str());
-                let context = entity.name.as_str();
-                let push = self.push_value(
-                    Input::Value {
-                        expr: quote!(#ident),
-                        entity: entity.name.as_str(),
-                        attribute: a,
-                    },
-                    quote!(#context),
-                );
-                return Some((
-                    count,
-                    Some(quote!({
-                        let mut __key = String::new();
-                        #push
-                        __rt::codec::hash_shard(&__key, #count)
-                    })),
-                ));
-            }
-        }
-        Some((count, None))
+        let hash = Self::shard_hash_param(plan, q).map(|(entity, a, param)| {
+            let ident = snake_ident(param.name.as_str());
+            self.hash_shard(entity.name.as_str(), a, quote!(#ident), count)
+        });
+        Some((count, hash))
     }
 
     /// What fills a placeholder of a query's key condition.

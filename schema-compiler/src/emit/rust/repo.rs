@@ -412,8 +412,7 @@ impl Emitter<'_> {
         quote! {
             #[doc = #get_doc]
             pub async fn #get(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
-                let repo = #repo;
-                __rt::ops::get(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, false).await
+                #repo.table().get(key, #scope).await
             }
 
             #[doc = #put_doc]
