@@ -66,8 +66,50 @@ pub struct Table {
     pub billing: Billing,
     /// Stream view type.
     pub stream: Option<StreamView>,
-    /// The attribute holding each item's entity type name.
-    pub entity_type_attribute: Spanned<String>,
+    /// How the entity of an item is told.
+    pub entity_type: EntityType,
+}
+
+/// How the entity of an item read back is told.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntityType {
+    /// An attribute holds a value per entity, written with every item.
+    Attribute {
+        /// The attribute.
+        name: Spanned<String>,
+        /// The stored value by entity name, for entities whose value is
+        /// not their name.
+        values: IndexMap<String, String>,
+    },
+    /// The shape of the primary key: no two entities' primary keys can be
+    /// equal (the checker proves it), so the key tells the entity and no
+    /// attribute is written.
+    Keys,
+}
+
+impl EntityType {
+    /// The attribute holding the entity type, if items carry one.
+    pub fn attribute(&self) -> Option<&Spanned<String>> {
+        match self {
+            EntityType::Attribute { name, .. } => Some(name),
+            EntityType::Keys => None,
+        }
+    }
+
+    /// The attribute and value an item of `entity` carries, if any.
+    pub fn marker<'a>(&'a self, entity: &'a str) -> Option<(&'a str, &'a str)> {
+        self.attribute()
+            .map(|name| (name.as_str(), self.value_of(entity)))
+    }
+
+    /// The value stored for `entity` in the entity-type attribute.
+    pub fn value_of<'a>(&'a self, entity: &'a str) -> &'a str {
+        match self {
+            EntityType::Attribute { values, .. } => values.get(entity).map_or(entity, String::as_str),
+            EntityType::Keys => entity,
+        }
+    }
 }
 
 /// A key attribute of the table or an index.

@@ -47,6 +47,23 @@ pub fn entity_tokens(spec: &ir::Spec, entity: &ir::Entity, template: &ir::KeyTem
     })
 }
 
+/// The tokens of an entity's primary-key template as the item stores it:
+/// a number or binary table key is one class of any characters (its
+/// stored text is not the key encoding's), so two entities' number keys
+/// always meet. `key_collision` decides disjointness on these, and the
+/// runtime tells entities apart by the same language
+/// (`Identity::Key`).
+pub fn primary_key_tokens(spec: &ir::Spec, entity: &ir::Entity, template: &ir::KeyTemplate) -> Vec<Tok> {
+    let key_type = std::iter::once(&spec.table.partition_key)
+        .chain(&spec.table.sort_key)
+        .find(|k| k.name.value == template.attribute)
+        .map_or(ir::KeyType::String, |k| k.r#type);
+    match key_type {
+        ir::KeyType::String => entity_tokens(spec, entity, template),
+        ir::KeyType::Number | ir::KeyType::Binary => vec![Tok::Class(CharSet::any())],
+    }
+}
+
 /// One position of a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tok {

@@ -52,7 +52,12 @@ pub fn typical_item_size(spec: &ir::Spec, entity: &ir::Entity) -> usize {
         .flat_map(|k| k.templates())
         .map(|t| t.attribute.len() + typical_template_size(spec, entity, t))
         .sum();
-    attributes + keys + spec.table.entity_type_attribute.len() + entity.name.len()
+    let marker = spec
+        .table
+        .entity_type
+        .marker(&entity.name)
+        .map_or(0, |(a, v)| a.len() + v.len());
+    attributes + keys + marker
 }
 
 fn typical_value_size(a: &ir::Attribute) -> usize {

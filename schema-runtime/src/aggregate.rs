@@ -20,6 +20,9 @@ use crate::{Entity, Item};
 pub struct Counter {
     /// The aggregate entity.
     pub entity: &'static str,
+    /// The entity-type attribute and the aggregate's value, written with
+    /// each counter item (none when the table tells entities by their keys).
+    pub marker: Option<(&'static str, &'static str)>,
     /// Its integer count attribute.
     pub count_attribute: &'static str,
 }
@@ -63,6 +66,8 @@ fn add_to(counter: &Counter, group: &Group, delta: i64) -> Update {
             AttributeValue::N(delta.to_string()),
         )],
         upsert: true,
+        entity: counter.entity,
+        marker: counter.marker,
         ..Update::default()
     }
 }
@@ -337,7 +342,6 @@ pub struct CounterChange {
 /// `group_of` takes the image (it reads the tenant from the item's key).
 pub fn count_changes<E: Entity>(
     records: &[ChangeRecord],
-    entity_type_attribute: &str,
     counter: &Counter,
     group_of: fn(&Item, &E) -> Result<Group, Error>,
 ) -> (Vec<CounterChange>, Vec<Error>) {
@@ -352,7 +356,7 @@ pub fn count_changes<E: Entity>(
                 delta,
             }),
         };
-    let is_counted = |item: &Item| matches!(item.get(entity_type_attribute), Some(AttributeValue::S(t)) if t == E::ENTITY_TYPE);
+    let is_counted = |item: &Item| E::IDENTITY.matches(item);
     for record in records {
         for (image, delta) in [(&record.old, -1), (&record.new, 1)] {
             let Some(item) = image.as_ref().filter(|i| is_counted(i)) else {

@@ -2,6 +2,7 @@
 
 use crate::codec::Attr;
 use crate::error::{DecodeError, DecodeProblem, ValueError};
+use crate::identity::Identity;
 use crate::sdk::types::AttributeValue;
 use crate::Item;
 
@@ -9,8 +10,11 @@ use crate::Item;
 ///
 /// Implemented by generated code and by `#[derive(Entity)]`.
 pub trait Entity: Sized {
-    /// The value of the table's entity-type attribute for this entity.
+    /// The entity's name, as the spec writes it (errors name it).
     const ENTITY_TYPE: &'static str;
+
+    /// How an item of this entity is told from the items of others.
+    const IDENTITY: Identity;
 
     /// The attribute holding the item's version, for an entity written with
     /// optimistic locking: a put applies only when the stored version is
@@ -110,18 +114,10 @@ pub fn entity_type<'a>(
 /// or the error naming the attribute at fault.
 pub type Decoded<T> = Result<Option<T>, DecodeError>;
 
-/// Decodes an item of a query that returns one entity: its entity-type
-/// attribute must name `E` (`context`, the access pattern, names the query
-/// in errors).
-pub fn decode_as<E: Entity>(item: &Item, attribute: &str, context: &'static str) -> Decoded<E> {
-    let found = entity_type(item, attribute, context)?;
-    if found == E::ENTITY_TYPE {
-        E::from_item(item).map(Some)
-    } else {
-        Err(DecodeError::new(
-            context,
-            attribute,
-            DecodeProblem::UnknownEntityType(found.to_owned()),
-        ))
-    }
+/// Decodes an item of a query that returns one entity: it must be of `E`
+/// ([`Entity::IDENTITY`]; `context`, the access pattern, names the query in
+/// errors).
+pub fn decode_as<E: Entity>(item: &Item, context: &'static str) -> Decoded<E> {
+    E::IDENTITY.check(item, E::ENTITY_TYPE, context)?;
+    E::from_item(item).map(Some)
 }

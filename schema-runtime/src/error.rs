@@ -33,6 +33,10 @@ pub enum DecodeProblem {
     Invalid(String),
     /// The entity-type attribute names an entity this pattern does not return.
     UnknownEntityType(String),
+    /// The key does not have the shape of this entity's keys (for tables
+    /// whose keys tell the entity), or of any entity the read returns
+    /// (`None`).
+    NotOfEntity(Option<&'static str>),
 }
 
 impl DecodeError {
@@ -62,6 +66,12 @@ impl fmt::Display for DecodeError {
             DecodeProblem::Invalid(why) => write!(f, "is invalid: {why}"),
             DecodeProblem::UnknownEntityType(name) => {
                 write!(f, "names entity type {name:?}, which is not expected here")
+            }
+            DecodeProblem::NotOfEntity(Some(entity)) => {
+                write!(f, "does not have the shape of a {entity} key")
+            }
+            DecodeProblem::NotOfEntity(None) => {
+                f.write_str("has the shape of no key this read returns")
             }
         }
     }

@@ -36,6 +36,7 @@ pub mod codec;
 mod cursor;
 mod entity;
 mod error;
+mod identity;
 pub mod iam;
 mod isolation;
 #[doc(hidden)]
@@ -58,6 +59,7 @@ pub use batch::{
 pub use codec::{Attr, Decimal, TimeFormat};
 pub use cursor::{Cursor, Position};
 pub use entity::{entity_type, optional, optional_with, required, required_with, Entity};
+pub use identity::{Identity, KeyShape, Shape};
 pub use error::{
     CancellationReason, CursorError, DecodeError, DecodeProblem, Error, ForeignItem, ForeignReason,
     ValueError,

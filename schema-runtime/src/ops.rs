@@ -1,7 +1,7 @@
 //! Single-item operations shared by every generated entity.
 
 use crate::entity::Entity;
-use crate::error::{DecodeError, DecodeProblem, Error};
+use crate::error::Error;
 use crate::sdk::types::{
     AttributeValue, ConditionCheck, Delete, DeleteRequest, Put, PutRequest, TransactWriteItem,
     Update as SdkUpdate, WriteRequest,
@@ -16,8 +16,6 @@ pub struct TableInfo<'a> {
     pub name: &'a str,
     /// Partition key attribute.
     pub partition_key: &'static str,
-    /// The attribute holding the entity type.
-    pub entity_type_attribute: &'static str,
     /// TTL attribute, if the table has one.
     pub ttl_attribute: Option<&'static str>,
 }
@@ -42,13 +40,17 @@ pub struct Update {
     pub expect: Vec<(&'static str, AttributeValue)>,
     /// The entity updated, named in errors.
     pub entity: &'static str,
+    /// The entity-type attribute and the entity's value, written with the
+    /// update (none when the table tells entities by their keys).
+    pub marker: Option<(&'static str, &'static str)>,
 }
 
 impl Update {
-    /// An update of an item of `entity`; with `upsert`, it may create it.
-    pub fn new(entity: &'static str, upsert: bool) -> Self {
+    /// An update of an item of `E`; with `upsert`, it may create it.
+    pub fn of<E: Entity>(upsert: bool) -> Self {
         Update {
-            entity,
+            entity: E::ENTITY_TYPE,
+            marker: E::IDENTITY.marker(),
             upsert,
             ..Update::default()
         }
@@ -115,14 +117,7 @@ pub fn decode_one<E: Entity>(item: Item, table: &TableInfo<'_>) -> Result<Option
             return Ok(None);
         }
     }
-    let found = crate::entity::entity_type(&item, table.entity_type_attribute, E::ENTITY_TYPE)?;
-    if found != E::ENTITY_TYPE {
-        return Err(Error::Decode(DecodeError::new(
-            E::ENTITY_TYPE,
-            table.entity_type_attribute,
-            DecodeProblem::UnknownEntityType(found.to_owned()),
-        )));
-    }
+    E::IDENTITY.check(&item, E::ENTITY_TYPE, E::ENTITY_TYPE)?;
     Ok(Some(E::from_item(&item)?))
 }
 
@@ -282,18 +277,15 @@ struct UpdateExpression {
     expected: Option<i64>,
 }
 
-fn update_expression(
-    update: Update,
-    table: &TableInfo<'_>,
-    entity: &'static str,
-) -> UpdateExpression {
-    let mut names = names(&[
-        ("#pk", table.partition_key),
-        ("#et", table.entity_type_attribute),
-    ]);
+fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression {
+    let mut names = names(&[("#pk", table.partition_key)]);
     let mut values = Item::new();
-    values.insert(":et".to_owned(), AttributeValue::S(entity.to_owned()));
-    let mut sets = vec!["#et = :et".to_owned()];
+    let mut sets = Vec::new();
+    if let Some((attribute, value)) = update.marker {
+        names.insert("#et".to_owned(), attribute.to_owned());
+        values.insert(":et".to_owned(), AttributeValue::S(value.to_owned()));
+        sets.push("#et = :et".to_owned());
+    }
     for (i, (name, value)) in update.set.into_iter().enumerate() {
         names.insert(format!("#s{i}"), name.to_owned());
         values.insert(format!(":s{i}"), value);
@@ -318,7 +310,11 @@ fn update_expression(
             "#ver = :prev".to_owned()
         });
     }
-    let mut expression = format!("SET {}", sets.join(", "));
+    let mut expression = if sets.is_empty() {
+        String::new()
+    } else {
+        format!("SET {}", sets.join(", "))
+    };
     if !update.add.is_empty() {
         let adds: Vec<String> = update
             .add
@@ -330,7 +326,7 @@ fn update_expression(
                 format!("#a{i} :a{i}")
             })
             .collect();
-        expression.push_str(" ADD ");
+        expression.push_str(if expression.is_empty() { "ADD " } else { " ADD " });
         expression.push_str(&adds.join(", "));
     }
     if !update.remove.is_empty() {
@@ -343,7 +339,7 @@ fn update_expression(
                 format!("#r{i}")
             })
             .collect();
-        expression.push_str(" REMOVE ");
+        expression.push_str(if expression.is_empty() { "REMOVE " } else { " REMOVE " });
         expression.push_str(&removes.join(", "));
     }
     if !conditions.iter().any(|c| c.contains("#pk")) {
@@ -392,15 +388,15 @@ pub async fn update(
         names,
         values,
         expected,
-    } = update_expression(update, table, entity);
+    } = update_expression(update, table);
     client
         .update_item()
         .table_name(table.name)
         .set_key(Some(key))
-        .update_expression(expression)
+        .set_update_expression((!expression.is_empty()).then_some(expression))
         .set_condition_expression((!condition.is_empty()).then_some(condition))
-        .set_expression_attribute_names(Some(names))
-        .set_expression_attribute_values(Some(values))
+        .set_expression_attribute_names((!names.is_empty()).then_some(names))
+        .set_expression_attribute_values((!values.is_empty()).then_some(values))
         .send()
         .await
         .map(drop)
@@ -440,14 +436,34 @@ pub fn transact_update(
         names,
         values,
         expected: _,
-    } = update_expression(update, table, entity);
+    } = update_expression(update, table);
+    if expression.is_empty() {
+        // Nothing to write (a table that tells entities by their keys has
+        // no entity-type attribute to set): what is left is the condition.
+        if condition.is_empty() {
+            return Err(Error::Value(crate::ValueError {
+                context: entity,
+                name: "",
+                problem: "the update sets, adds and removes nothing".to_owned(),
+            }));
+        }
+        let check = ConditionCheck::builder()
+            .table_name(table.name)
+            .set_key(Some(key))
+            .condition_expression(condition)
+            .set_expression_attribute_names((!names.is_empty()).then_some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values));
+        return Ok(TransactWriteItem::builder()
+            .condition_check(check.build()?)
+            .build());
+    }
     let update = SdkUpdate::builder()
         .table_name(table.name)
         .set_key(Some(key))
         .update_expression(expression)
         .set_condition_expression((!condition.is_empty()).then_some(condition))
-        .set_expression_attribute_names(Some(names))
-        .set_expression_attribute_values(Some(values));
+        .set_expression_attribute_names((!names.is_empty()).then_some(names))
+        .set_expression_attribute_values((!values.is_empty()).then_some(values));
     Ok(TransactWriteItem::builder().update(update.build()?).build())
 }
 

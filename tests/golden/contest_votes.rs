@@ -50,6 +50,10 @@ impl __rt::EntityKey for ContestantKey {
 }
 impl __rt::Entity for Contestant {
     const ENTITY_TYPE: &'static str = "Contestant";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "Contestant",
+    };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __contestant_key(scope, self.contest_id.as_str(), self.contestant_id.as_str())
@@ -125,7 +129,7 @@ impl ContestantUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Contestant", self.or_create);
+        let mut update = __rt::ops::Update::of::<Contestant>(self.or_create);
         if self.or_create {
             __rt::ops::creatable("Contestant", &[("name", self.name.is_some())])?;
             update.put_value("contest_id", &key.contest_id, __rt::Store::Plain)?;
@@ -198,6 +202,10 @@ impl __rt::EntityKey for VoteShardKey {
 }
 impl __rt::Entity for VoteShard {
     const ENTITY_TYPE: &'static str = "VoteShard";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "VoteShard",
+    };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __rt::codec::check_shard(self.shard, 20u32, "VoteShard")?;
@@ -309,7 +317,7 @@ impl VoteShardUpdate {
         let __tenant = scope;
         __rt::codec::check_shard(key.shard, 20u32, "VoteShard")?;
         let __shard: u32 = key.shard;
-        let mut update = __rt::ops::Update::new("VoteShard", self.or_create);
+        let mut update = __rt::ops::Update::of::<VoteShard>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "VoteShard",
@@ -372,6 +380,10 @@ impl __rt::EntityKey for VoteTotalKey {
 }
 impl __rt::Entity for VoteTotal {
     const ENTITY_TYPE: &'static str = "VoteTotal";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "VoteTotal",
+    };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __vote_total_key(scope, self.contest_id.as_str(), self.contestant_id.as_str())
@@ -465,7 +477,7 @@ impl VoteTotalUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("VoteTotal", self.or_create);
+        let mut update = __rt::ops::Update::of::<VoteTotal>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "VoteTotal",
@@ -549,7 +561,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity_type",
             ttl_attribute: None,
         }
     }
@@ -702,7 +713,7 @@ impl Repository {
     }
 }
 fn __decode_contestants(item: &__rt::Item) -> __rt::Decoded<Contestant> {
-    __rt::decode_as(item, "entity_type", "contestants")
+    __rt::decode_as::<Contestant>(item, "contestants")
 }
 fn __request_contestants(
     __handle: &Repository,
@@ -728,7 +739,7 @@ fn __request_contestants(
     })
 }
 fn __decode_vote_shards(item: &__rt::Item) -> __rt::Decoded<VoteShard> {
-    __rt::decode_as(item, "entity_type", "vote_shards")
+    __rt::decode_as::<VoteShard>(item, "vote_shards")
 }
 fn __request_vote_shards(
     __handle: &Repository,
@@ -759,7 +770,7 @@ fn __request_vote_shards(
     })
 }
 fn __decode_leaderboard(item: &__rt::Item) -> __rt::Decoded<VoteTotal> {
-    __rt::decode_as(item, "entity_type", "leaderboard")
+    __rt::decode_as::<VoteTotal>(item, "leaderboard")
 }
 fn __request_leaderboard(
     __handle: &Repository,

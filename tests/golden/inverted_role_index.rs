@@ -57,6 +57,10 @@ impl __rt::EntityKey for UserKey {
 }
 impl __rt::Entity for User {
     const ENTITY_TYPE: &'static str = "User";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "User",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __user_key(scope, self.user_id.as_str())
@@ -147,7 +151,7 @@ impl UserUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("User", self.or_create);
+        let mut update = __rt::ops::Update::of::<User>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "User",
@@ -208,6 +212,10 @@ impl __rt::EntityKey for RoleKey {
 }
 impl __rt::Entity for Role {
     const ENTITY_TYPE: &'static str = "Role";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "Role",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __role_key(scope, self.role.as_str())
@@ -295,7 +303,7 @@ impl RoleUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Role", self.or_create);
+        let mut update = __rt::ops::Update::of::<Role>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Role",
@@ -362,6 +370,10 @@ impl __rt::EntityKey for RoleAssignmentKey {
 }
 impl __rt::Entity for RoleAssignment {
     const ENTITY_TYPE: &'static str = "RoleAssignment";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "RoleAssignment",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __role_assignment_key(scope, self.user_id.as_str(), self.role.as_str())
@@ -462,7 +474,7 @@ impl RoleAssignmentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("RoleAssignment", self.or_create);
+        let mut update = __rt::ops::Update::of::<RoleAssignment>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "RoleAssignment",
@@ -554,7 +566,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity_type",
             ttl_attribute: None,
         }
     }
@@ -742,7 +753,7 @@ impl<'a> TenantRepository<'a> {
     }
 }
 fn __decode_user_roles(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
-    __rt::decode_as(item, "entity_type", "user_roles")
+    __rt::decode_as::<RoleAssignment>(item, "user_roles")
 }
 fn __request_user_roles(
     __handle: &TenantRepository<'_>,
@@ -819,7 +830,7 @@ fn __request_user_with_roles(
     })
 }
 fn __decode_role_members(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
-    __rt::decode_as(item, "entity_type", "role_members")
+    __rt::decode_as::<RoleAssignment>(item, "role_members")
 }
 fn __request_role_members(
     __handle: &TenantRepository<'_>,
@@ -845,7 +856,7 @@ fn __request_role_members(
     })
 }
 fn __decode_admins(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
-    __rt::decode_as(item, "entity_type", "admins")
+    __rt::decode_as::<RoleAssignment>(item, "admins")
 }
 fn __request_admins(
     __handle: &TenantRepository<'_>,

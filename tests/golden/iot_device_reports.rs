@@ -96,6 +96,10 @@ impl __rt::EntityKey for DeviceKey {
 }
 impl __rt::Entity for Device {
     const ENTITY_TYPE: &'static str = "Device";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "Device",
+    };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __device_key(scope, self.device_id.as_str())
@@ -178,7 +182,7 @@ impl DeviceUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Device", self.or_create);
+        let mut update = __rt::ops::Update::of::<Device>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Device",
@@ -260,6 +264,10 @@ impl __rt::EntityKey for DeviceReportKey {
 }
 impl __rt::Entity for DeviceReport {
     const ENTITY_TYPE: &'static str = "DeviceReport";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "DeviceReport",
+    };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __device_report_key(scope, self.device_id.as_str(), self.reported_at)
@@ -394,7 +402,7 @@ impl DeviceReportUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("DeviceReport", self.or_create);
+        let mut update = __rt::ops::Update::of::<DeviceReport>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "DeviceReport",
@@ -502,7 +510,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity_type",
             ttl_attribute: None,
         }
     }
@@ -637,7 +644,7 @@ impl Repository {
     }
 }
 fn __decode_device_reports_between(item: &__rt::Item) -> __rt::Decoded<DeviceReport> {
-    __rt::decode_as(item, "entity_type", "device_reports_between")
+    __rt::decode_as::<DeviceReport>(item, "device_reports_between")
 }
 fn __request_device_reports_between(
     __handle: &Repository,
@@ -667,7 +674,7 @@ fn __request_device_reports_between(
     })
 }
 fn __decode_latest_device_reports(item: &__rt::Item) -> __rt::Decoded<DeviceReport> {
-    __rt::decode_as(item, "entity_type", "latest_device_reports")
+    __rt::decode_as::<DeviceReport>(item, "latest_device_reports")
 }
 fn __request_latest_device_reports(
     __handle: &Repository,
@@ -695,7 +702,7 @@ fn __request_latest_device_reports(
 fn __decode_escalations_for_technician(
     item: &__rt::Item,
 ) -> __rt::Decoded<DeviceReport> {
-    __rt::decode_as(item, "entity_type", "escalations_for_technician")
+    __rt::decode_as::<DeviceReport>(item, "escalations_for_technician")
 }
 fn __request_escalations_for_technician(
     __handle: &Repository,
@@ -727,7 +734,7 @@ fn __request_escalations_for_technician(
 fn __decode_recent_escalations_for_technician(
     item: &__rt::Item,
 ) -> __rt::Decoded<DeviceReport> {
-    __rt::decode_as(item, "entity_type", "recent_escalations_for_technician")
+    __rt::decode_as::<DeviceReport>(item, "recent_escalations_for_technician")
 }
 fn __request_recent_escalations_for_technician(
     __handle: &Repository,

@@ -157,6 +157,10 @@ impl __rt::EntityKey for ActivityEventKey {
 }
 impl __rt::Entity for ActivityEvent {
     const ENTITY_TYPE: &'static str = "ActivityEvent";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "ActivityEvent",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __activity_event_key(
@@ -345,7 +349,7 @@ impl ActivityEventUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("ActivityEvent", self.or_create);
+        let mut update = __rt::ops::Update::of::<ActivityEvent>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "ActivityEvent",
@@ -447,6 +451,10 @@ impl __rt::EntityKey for MonthlyActivityCountKey {
 }
 impl __rt::Entity for MonthlyActivityCount {
     const ENTITY_TYPE: &'static str = "MonthlyActivityCount";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "MonthlyActivityCount",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __monthly_activity_count_key(scope, self.month.as_str())
@@ -525,7 +533,7 @@ impl MonthlyActivityCountUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("MonthlyActivityCount", self.or_create);
+        let mut update = __rt::ops::Update::of::<MonthlyActivityCount>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "MonthlyActivityCount",
@@ -613,7 +621,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity_type",
             ttl_attribute: Some("expires_at"),
         }
     }
@@ -810,7 +817,7 @@ impl<'a> TenantRepository<'a> {
     }
 }
 fn __decode_month_activity(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
-    __rt::decode_as(item, "entity_type", "month_activity")
+    __rt::decode_as::<ActivityEvent>(item, "month_activity")
 }
 fn __request_month_activity(
     __handle: &TenantRepository<'_>,
@@ -835,7 +842,7 @@ fn __request_month_activity(
     })
 }
 fn __decode_activity_between(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
-    __rt::decode_as(item, "entity_type", "activity_between")
+    __rt::decode_as::<ActivityEvent>(item, "activity_between")
 }
 fn __request_activity_between(
     __handle: &TenantRepository<'_>,
@@ -865,7 +872,7 @@ fn __request_activity_between(
     })
 }
 fn __decode_activity_since(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
-    __rt::decode_as(item, "entity_type", "activity_since")
+    __rt::decode_as::<ActivityEvent>(item, "activity_since")
 }
 fn __request_activity_since(
     __handle: &TenantRepository<'_>,
@@ -892,7 +899,7 @@ fn __request_activity_since(
     })
 }
 fn __decode_activity_before(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
-    __rt::decode_as(item, "entity_type", "activity_before")
+    __rt::decode_as::<ActivityEvent>(item, "activity_before")
 }
 fn __request_activity_before(
     __handle: &TenantRepository<'_>,
@@ -919,7 +926,7 @@ fn __request_activity_before(
     })
 }
 fn __decode_actor_activity(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
-    __rt::decode_as(item, "entity_type", "actor_activity")
+    __rt::decode_as::<ActivityEvent>(item, "actor_activity")
 }
 fn __request_actor_activity(
     __handle: &TenantRepository<'_>,
@@ -947,7 +954,7 @@ fn __request_actor_activity(
     })
 }
 fn __decode_monthly_counts(item: &__rt::Item) -> __rt::Decoded<MonthlyActivityCount> {
-    __rt::decode_as(item, "entity_type", "monthly_counts")
+    __rt::decode_as::<MonthlyActivityCount>(item, "monthly_counts")
 }
 fn __request_monthly_counts(
     __handle: &TenantRepository<'_>,
@@ -978,6 +985,7 @@ fn __request_monthly_counts(
 /// The `event_count` counter of [`MonthlyActivityCount`].
 pub const COUNTER_MONTHLY_ACTIVITY_COUNT: __rt::aggregate::Counter = __rt::aggregate::Counter {
     entity: "MonthlyActivityCount",
+    marker: <MonthlyActivityCount as __rt::Entity>::IDENTITY.marker(),
     count_attribute: "event_count",
 };
 /// The [`MonthlyActivityCount`] group a [`ActivityEvent`] is counted in.
@@ -1032,7 +1040,6 @@ pub fn monthly_activity_count_changes(
         ActivityEvent,
     >(
         records,
-        "entity_type",
         &COUNTER_MONTHLY_ACTIVITY_COUNT,
         activity_event_group_for_monthly_activity_count_image,
     )

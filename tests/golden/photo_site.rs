@@ -116,6 +116,10 @@ impl __rt::EntityKey for UserProfileKey {
 }
 impl __rt::Entity for UserProfile {
     const ENTITY_TYPE: &'static str = "UserProfile";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "UserProfile",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __user_profile_key(scope)
@@ -198,7 +202,7 @@ impl UserProfileUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("UserProfile", self.or_create);
+        let mut update = __rt::ops::Update::of::<UserProfile>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "UserProfile",
@@ -286,6 +290,10 @@ impl __rt::EntityKey for PhotoKey {
 }
 impl __rt::Entity for Photo {
     const ENTITY_TYPE: &'static str = "Photo";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "Photo",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __photo_key(scope, self.photo_id.as_str())
@@ -449,7 +457,7 @@ impl PhotoUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Photo", self.or_create);
+        let mut update = __rt::ops::Update::of::<Photo>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Photo",
@@ -565,7 +573,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity_type",
             ttl_attribute: None,
         }
     }
@@ -718,7 +725,7 @@ impl<'a> TenantRepository<'a> {
     }
 }
 fn __decode_photos_between(item: &__rt::Item) -> __rt::Decoded<Photo> {
-    __rt::decode_as(item, "entity_type", "photos_between")
+    __rt::decode_as::<Photo>(item, "photos_between")
 }
 fn __request_photos_between(
     __handle: &TenantRepository<'_>,
@@ -747,7 +754,7 @@ fn __request_photos_between(
     })
 }
 fn __decode_latest_photos(item: &__rt::Item) -> __rt::Decoded<Photo> {
-    __rt::decode_as(item, "entity_type", "latest_photos")
+    __rt::decode_as::<Photo>(item, "latest_photos")
 }
 fn __request_latest_photos(
     __handle: &TenantRepository<'_>,
@@ -772,7 +779,7 @@ fn __request_latest_photos(
     })
 }
 fn __decode_photos_since(item: &__rt::Item) -> __rt::Decoded<Photo> {
-    __rt::decode_as(item, "entity_type", "photos_since")
+    __rt::decode_as::<Photo>(item, "photos_since")
 }
 fn __request_photos_since(
     __handle: &TenantRepository<'_>,

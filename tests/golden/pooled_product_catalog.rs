@@ -144,6 +144,10 @@ impl __rt::EntityKey for ProductKey {
 }
 impl __rt::Entity for Product {
     const ENTITY_TYPE: &'static str = "Product";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "EntityType",
+        value: "Product",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __shard: u32 = {
@@ -326,7 +330,7 @@ impl ProductUpdate {
             )?;
             __rt::codec::hash_shard(&__key, 10u32)
         };
-        let mut update = __rt::ops::Update::new("Product", self.or_create);
+        let mut update = __rt::ops::Update::of::<Product>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Product",
@@ -441,7 +445,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "ShardID",
-            entity_type_attribute: "EntityType",
             ttl_attribute: None,
         }
     }
@@ -555,7 +558,7 @@ impl<'a> TenantRepository<'a> {
     }
 }
 fn __decode_tenant_products(item: &__rt::Item) -> __rt::Decoded<Product> {
-    __rt::decode_as(item, "EntityType", "tenant_products")
+    __rt::decode_as::<Product>(item, "tenant_products")
 }
 fn __request_tenant_products(
     __handle: &TenantRepository<'_>,
@@ -584,7 +587,7 @@ fn __request_tenant_products(
     })
 }
 fn __decode_products_in_category(item: &__rt::Item) -> __rt::Decoded<Product> {
-    __rt::decode_as(item, "EntityType", "products_in_category")
+    __rt::decode_as::<Product>(item, "products_in_category")
 }
 fn __request_products_in_category(
     __handle: &TenantRepository<'_>,

@@ -110,6 +110,10 @@ impl __rt::EntityKey for ProjectKey {
 }
 impl __rt::Entity for Project {
     const ENTITY_TYPE: &'static str = "Project";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "Project",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __project_key(scope, self.project_id.as_str())
@@ -220,7 +224,7 @@ impl ProjectUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Project", self.or_create);
+        let mut update = __rt::ops::Update::of::<Project>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Project",
@@ -314,6 +318,10 @@ impl __rt::EntityKey for TaskKey {
 }
 impl __rt::Entity for Task {
     const ENTITY_TYPE: &'static str = "Task";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "Task",
+    };
     const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -460,7 +468,7 @@ impl TaskUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Task", self.or_create);
+        let mut update = __rt::ops::Update::of::<Task>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Task",
@@ -620,6 +628,10 @@ impl __rt::EntityKey for CommentKey {
 }
 impl __rt::Entity for Comment {
     const ENTITY_TYPE: &'static str = "Comment";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "Comment",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __comment_key(
@@ -733,7 +745,7 @@ impl CommentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Comment", self.or_create);
+        let mut update = __rt::ops::Update::of::<Comment>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Comment",
@@ -836,7 +848,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity_type",
             ttl_attribute: None,
         }
     }
@@ -1088,7 +1099,7 @@ fn __request_project_tree(
     })
 }
 fn __decode_projects(item: &__rt::Item) -> __rt::Decoded<Project> {
-    __rt::decode_as(item, "entity_type", "projects")
+    __rt::decode_as::<Project>(item, "projects")
 }
 fn __request_projects(
     __handle: &TenantRepository<'_>,
@@ -1164,7 +1175,7 @@ fn __request_project_tasks(
     })
 }
 fn __decode_task_comments(item: &__rt::Item) -> __rt::Decoded<Comment> {
-    __rt::decode_as(item, "entity_type", "task_comments")
+    __rt::decode_as::<Comment>(item, "task_comments")
 }
 fn __request_task_comments(
     __handle: &TenantRepository<'_>,
@@ -1191,7 +1202,7 @@ fn __request_task_comments(
     })
 }
 fn __decode_my_tasks_due(item: &__rt::Item) -> __rt::Decoded<Task> {
-    __rt::decode_as(item, "entity_type", "my_tasks_due")
+    __rt::decode_as::<Task>(item, "my_tasks_due")
 }
 fn __request_my_tasks_due(
     __handle: &TenantRepository<'_>,

@@ -256,6 +256,10 @@ impl __rt::EntityKey for TenantKey {
 }
 impl __rt::Entity for Tenant {
     const ENTITY_TYPE: &'static str = "Tenant";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity",
+        value: "Tenant",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __tenant_key(scope)
@@ -330,7 +334,7 @@ impl TenantUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Tenant", self.or_create);
+        let mut update = __rt::ops::Update::of::<Tenant>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Tenant",
@@ -400,6 +404,10 @@ impl __rt::EntityKey for UserKey {
 }
 impl __rt::Entity for User {
     const ENTITY_TYPE: &'static str = "User";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity",
+        value: "User",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __user_key(scope, self.user_id.as_str())
@@ -499,7 +507,7 @@ impl UserUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("User", self.or_create);
+        let mut update = __rt::ops::Update::of::<User>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "User",
@@ -576,6 +584,10 @@ impl __rt::EntityKey for OrderKey {
 }
 impl __rt::Entity for Order {
     const ENTITY_TYPE: &'static str = "Order";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity",
+        value: "Order",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __order_key(scope, self.order_id.as_str())
@@ -716,7 +728,7 @@ impl OrderUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Order", self.or_create);
+        let mut update = __rt::ops::Update::of::<Order>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Order",
@@ -804,6 +816,10 @@ impl __rt::EntityKey for InventoryItemKey {
 }
 impl __rt::Entity for InventoryItem {
     const ENTITY_TYPE: &'static str = "InventoryItem";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity",
+        value: "InventoryItem",
+    };
     const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -897,7 +913,7 @@ impl InventoryItemUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("InventoryItem", self.or_create);
+        let mut update = __rt::ops::Update::of::<InventoryItem>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "InventoryItem",
@@ -1010,7 +1026,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity",
             ttl_attribute: None,
         }
     }
@@ -1238,7 +1253,7 @@ impl<'a> TenantRepository<'a> {
     }
 }
 fn __decode_tenant_profile(item: &__rt::Item) -> __rt::Decoded<Tenant> {
-    __rt::decode_as(item, "entity", "tenant_profile")
+    __rt::decode_as::<Tenant>(item, "tenant_profile")
 }
 fn __request_tenant_profile(
     __handle: &TenantRepository<'_>,
@@ -1263,7 +1278,7 @@ fn __request_tenant_profile(
     })
 }
 fn __decode_users(item: &__rt::Item) -> __rt::Decoded<User> {
-    __rt::decode_as(item, "entity", "users")
+    __rt::decode_as::<User>(item, "users")
 }
 fn __request_users(
     __handle: &TenantRepository<'_>,
@@ -1288,7 +1303,7 @@ fn __request_users(
     })
 }
 fn __decode_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
-    __rt::decode_as(item, "entity", "orders")
+    __rt::decode_as::<Order>(item, "orders")
 }
 fn __request_orders(
     __handle: &TenantRepository<'_>,
@@ -1375,7 +1390,7 @@ fn __request_all_tenant_data(
     })
 }
 fn __decode_user_by_email(item: &__rt::Item) -> __rt::Decoded<User> {
-    __rt::decode_as(item, "entity", "user_by_email")
+    __rt::decode_as::<User>(item, "user_by_email")
 }
 fn __request_user_by_email(
     __handle: &TenantRepository<'_>,
@@ -1400,7 +1415,7 @@ fn __request_user_by_email(
     })
 }
 fn __decode_pending_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
-    __rt::decode_as(item, "entity", "pending_orders")
+    __rt::decode_as::<Order>(item, "pending_orders")
 }
 fn __request_pending_orders(
     __handle: &TenantRepository<'_>,
@@ -1425,7 +1440,7 @@ fn __request_pending_orders(
     })
 }
 fn __decode_orders_by_status(item: &__rt::Item) -> __rt::Decoded<Order> {
-    __rt::decode_as(item, "entity", "orders_by_status")
+    __rt::decode_as::<Order>(item, "orders_by_status")
 }
 fn __request_orders_by_status(
     __handle: &TenantRepository<'_>,
@@ -1534,7 +1549,7 @@ impl PlaceOrderTransaction<'_> {
     }
 }
 fn __decode_inventory_items(item: &__rt::Item) -> __rt::Decoded<InventoryItem> {
-    __rt::decode_as(item, "entity", "inventory_items")
+    __rt::decode_as::<InventoryItem>(item, "inventory_items")
 }
 /// The batch of `inventory_items`.
 #[derive(Debug)]

@@ -113,6 +113,10 @@ impl __rt::EntityKey for CartItemKey {
 }
 impl __rt::Entity for CartItem {
     const ENTITY_TYPE: &'static str = "CartItem";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "CartItem",
+    };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __cart_item_key(
@@ -238,7 +242,7 @@ impl CartItemUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("CartItem", self.or_create);
+        let mut update = __rt::ops::Update::of::<CartItem>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "CartItem",
@@ -318,6 +322,10 @@ impl __rt::EntityKey for WishlistItemKey {
 }
 impl __rt::Entity for WishlistItem {
     const ENTITY_TYPE: &'static str = "WishlistItem";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "WishlistItem",
+    };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __wishlist_item_key(scope, self.user_id.as_str(), self.product_id.as_str())
@@ -411,7 +419,7 @@ impl WishlistItemUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("WishlistItem", self.or_create);
+        let mut update = __rt::ops::Update::of::<WishlistItem>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "WishlistItem",
@@ -482,6 +490,10 @@ impl __rt::EntityKey for CartCountKey {
 }
 impl __rt::Entity for CartCount {
     const ENTITY_TYPE: &'static str = "CartCount";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "CartCount",
+    };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __cart_count_key(scope, self.user_id.as_str(), self.status)
@@ -556,7 +568,7 @@ impl CartCountUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("CartCount", self.or_create);
+        let mut update = __rt::ops::Update::of::<CartCount>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "CartCount",
@@ -636,7 +648,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity_type",
             ttl_attribute: None,
         }
     }
@@ -867,7 +878,7 @@ impl Repository {
     }
 }
 fn __decode_whole_cart(item: &__rt::Item) -> __rt::Decoded<CartItem> {
-    __rt::decode_as(item, "entity_type", "whole_cart")
+    __rt::decode_as::<CartItem>(item, "whole_cart")
 }
 fn __request_whole_cart(
     __handle: &Repository,
@@ -893,7 +904,7 @@ fn __request_whole_cart(
     })
 }
 fn __decode_active_cart(item: &__rt::Item) -> __rt::Decoded<CartItem> {
-    __rt::decode_as(item, "entity_type", "active_cart")
+    __rt::decode_as::<CartItem>(item, "active_cart")
 }
 fn __request_active_cart(
     __handle: &Repository,
@@ -919,7 +930,7 @@ fn __request_active_cart(
     })
 }
 fn __decode_saved_for_later(item: &__rt::Item) -> __rt::Decoded<CartItem> {
-    __rt::decode_as(item, "entity_type", "saved_for_later")
+    __rt::decode_as::<CartItem>(item, "saved_for_later")
 }
 fn __request_saved_for_later(
     __handle: &Repository,
@@ -945,7 +956,7 @@ fn __request_saved_for_later(
     })
 }
 fn __decode_wishlist(item: &__rt::Item) -> __rt::Decoded<WishlistItem> {
-    __rt::decode_as(item, "entity_type", "wishlist")
+    __rt::decode_as::<WishlistItem>(item, "wishlist")
 }
 fn __request_wishlist(
     __handle: &Repository,
@@ -971,7 +982,7 @@ fn __request_wishlist(
     })
 }
 fn __decode_cart_counts(item: &__rt::Item) -> __rt::Decoded<CartCount> {
-    __rt::decode_as(item, "entity_type", "cart_counts")
+    __rt::decode_as::<CartCount>(item, "cart_counts")
 }
 fn __request_cart_counts(
     __handle: &Repository,
@@ -1264,6 +1275,7 @@ impl CheckoutTransaction<'_> {
 /// The `item_count` counter of [`CartCount`].
 pub const COUNTER_CART_COUNT: __rt::aggregate::Counter = __rt::aggregate::Counter {
     entity: "CartCount",
+    marker: <CartCount as __rt::Entity>::IDENTITY.marker(),
     count_attribute: "item_count",
 };
 /// The [`CartCount`] group a [`CartItem`] is counted in.

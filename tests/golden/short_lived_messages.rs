@@ -72,6 +72,10 @@ impl __rt::EntityKey for MessageKey {
 }
 impl __rt::Entity for Message {
     const ENTITY_TYPE: &'static str = "Message";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "Message",
+    };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __message_key(
@@ -227,7 +231,7 @@ impl MessageUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Message", self.or_create);
+        let mut update = __rt::ops::Update::of::<Message>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Message",
@@ -341,7 +345,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity_type",
             ttl_attribute: Some("expires_at"),
         }
     }
@@ -426,7 +429,7 @@ impl Repository {
     }
 }
 fn __decode_inbox(item: &__rt::Item) -> __rt::Decoded<Message> {
-    __rt::decode_as(item, "entity_type", "inbox")
+    __rt::decode_as::<Message>(item, "inbox")
 }
 fn __request_inbox(
     __handle: &Repository,
@@ -452,7 +455,7 @@ fn __request_inbox(
     })
 }
 fn __decode_inbox_since(item: &__rt::Item) -> __rt::Decoded<Message> {
-    __rt::decode_as(item, "entity_type", "inbox_since")
+    __rt::decode_as::<Message>(item, "inbox_since")
 }
 fn __request_inbox_since(
     __handle: &Repository,
@@ -479,7 +482,7 @@ fn __request_inbox_since(
     })
 }
 fn __decode_sent_messages(item: &__rt::Item) -> __rt::Decoded<Message> {
-    __rt::decode_as(item, "entity_type", "sent_messages")
+    __rt::decode_as::<Message>(item, "sent_messages")
 }
 fn __request_sent_messages(
     __handle: &Repository,

@@ -109,6 +109,10 @@ impl __rt::EntityKey for TicketKey {
 }
 impl __rt::Entity for Ticket {
     const ENTITY_TYPE: &'static str = "Ticket";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "Ticket",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __ticket_key(scope, self.id.as_str())
@@ -218,7 +222,7 @@ impl TicketUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Ticket", self.or_create);
+        let mut update = __rt::ops::Update::of::<Ticket>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Ticket",
@@ -303,6 +307,10 @@ impl __rt::EntityKey for CommentKey {
 }
 impl __rt::Entity for Comment {
     const ENTITY_TYPE: &'static str = "Comment";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "Comment",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __comment_key(scope, self.ticket_id.as_str(), self.created_at, self.id.as_str())
@@ -408,7 +416,7 @@ impl CommentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("Comment", self.or_create);
+        let mut update = __rt::ops::Update::of::<Comment>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "Comment",
@@ -470,6 +478,10 @@ impl __rt::EntityKey for TicketCountKey {
 }
 impl __rt::Entity for TicketCount {
     const ENTITY_TYPE: &'static str = "TicketCount";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "TicketCount",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __ticket_count_key(scope, self.status)
@@ -540,7 +552,7 @@ impl TicketCountUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("TicketCount", self.or_create);
+        let mut update = __rt::ops::Update::of::<TicketCount>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "TicketCount",
@@ -625,7 +637,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity_type",
             ttl_attribute: None,
         }
     }
@@ -869,7 +880,7 @@ fn __request_ticket_with_comments(
     })
 }
 fn __decode_ticket_summary(item: &__rt::Item) -> __rt::Decoded<Ticket> {
-    __rt::decode_as(item, "entity_type", "ticket_summary")
+    __rt::decode_as::<Ticket>(item, "ticket_summary")
 }
 fn __request_ticket_summary(
     __handle: &TenantRepository<'_>,
@@ -895,7 +906,7 @@ fn __request_ticket_summary(
     })
 }
 fn __decode_open_tickets(item: &__rt::Item) -> __rt::Decoded<Ticket> {
-    __rt::decode_as(item, "entity_type", "open_tickets")
+    __rt::decode_as::<Ticket>(item, "open_tickets")
 }
 fn __request_open_tickets(
     __handle: &TenantRepository<'_>,
@@ -919,7 +930,7 @@ fn __request_open_tickets(
     })
 }
 fn __decode_open_tickets_for_resolver(item: &__rt::Item) -> __rt::Decoded<Ticket> {
-    __rt::decode_as(item, "entity_type", "open_tickets_for_resolver")
+    __rt::decode_as::<Ticket>(item, "open_tickets_for_resolver")
 }
 fn __request_open_tickets_for_resolver(
     __handle: &TenantRepository<'_>,
@@ -1017,7 +1028,7 @@ impl CloseTicketsTransaction<'_> {
     }
 }
 fn __decode_ticket_counts_by_status(item: &__rt::Item) -> __rt::Decoded<TicketCount> {
-    __rt::decode_as(item, "entity_type", "ticket_counts_by_status")
+    __rt::decode_as::<TicketCount>(item, "ticket_counts_by_status")
 }
 fn __request_ticket_counts_by_status(
     __handle: &TenantRepository<'_>,
@@ -1043,6 +1054,7 @@ fn __request_ticket_counts_by_status(
 /// The `count` counter of [`TicketCount`].
 pub const COUNTER_TICKET_COUNT: __rt::aggregate::Counter = __rt::aggregate::Counter {
     entity: "TicketCount",
+    marker: <TicketCount as __rt::Entity>::IDENTITY.marker(),
     count_attribute: "count",
 };
 /// The [`TicketCount`] group a [`Ticket`] is counted in.
@@ -1095,7 +1107,7 @@ pub fn ticket_count_changes(
 ) -> (Vec<__rt::aggregate::CounterChange>, Vec<__rt::Error>) {
     __rt::aggregate::count_changes::<
         Ticket,
-    >(records, "entity_type", &COUNTER_TICKET_COUNT, ticket_group_for_ticket_count_image)
+    >(records, &COUNTER_TICKET_COUNT, ticket_group_for_ticket_count_image)
 }
 /// Builds `TENANT#<tenant>|TICKET#<id>`.
 fn __ticket_pk(

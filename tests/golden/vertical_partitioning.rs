@@ -171,6 +171,10 @@ impl __rt::EntityKey for DocumentMetaKey {
 }
 impl __rt::Entity for DocumentMeta {
     const ENTITY_TYPE: &'static str = "DocumentMeta";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "DocumentMeta",
+    };
     const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -333,7 +337,7 @@ impl DocumentMetaUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("DocumentMeta", self.or_create);
+        let mut update = __rt::ops::Update::of::<DocumentMeta>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "DocumentMeta",
@@ -467,6 +471,10 @@ impl __rt::EntityKey for DocumentBodyChunkKey {
 }
 impl __rt::Entity for DocumentBodyChunk {
     const ENTITY_TYPE: &'static str = "DocumentBodyChunk";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "DocumentBodyChunk",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __document_body_chunk_key(scope, self.document_id.as_str(), self.chunk)
@@ -550,7 +558,7 @@ impl DocumentBodyChunkUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("DocumentBodyChunk", self.or_create);
+        let mut update = __rt::ops::Update::of::<DocumentBodyChunk>(self.or_create);
         if self.or_create {
             __rt::ops::creatable("DocumentBodyChunk", &[("text", self.text.is_some())])?;
             update.put_value("document_id", &key.document_id, __rt::Store::Plain)?;
@@ -619,6 +627,10 @@ impl __rt::EntityKey for DocumentAttachmentKey {
 }
 impl __rt::Entity for DocumentAttachment {
     const ENTITY_TYPE: &'static str = "DocumentAttachment";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "DocumentAttachment",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __document_attachment_key(
@@ -752,7 +764,7 @@ impl DocumentAttachmentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("DocumentAttachment", self.or_create);
+        let mut update = __rt::ops::Update::of::<DocumentAttachment>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "DocumentAttachment",
@@ -838,6 +850,10 @@ impl __rt::EntityKey for DocumentShareKey {
 }
 impl __rt::Entity for DocumentShare {
     const ENTITY_TYPE: &'static str = "DocumentShare";
+    const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
+        attribute: "entity_type",
+        value: "DocumentShare",
+    };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __document_share_key(
@@ -941,7 +957,7 @@ impl DocumentShareUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::new("DocumentShare", self.or_create);
+        let mut update = __rt::ops::Update::of::<DocumentShare>(self.or_create);
         if self.or_create {
             __rt::ops::creatable(
                 "DocumentShare",
@@ -1044,7 +1060,6 @@ impl Repository {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
-            entity_type_attribute: "entity_type",
             ttl_attribute: None,
         }
     }
@@ -1377,7 +1392,7 @@ fn __request_whole_document(
     })
 }
 fn __decode_document_body(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
-    __rt::decode_as(item, "entity_type", "document_body")
+    __rt::decode_as::<DocumentBodyChunk>(item, "document_body")
 }
 fn __request_document_body(
     __handle: &TenantRepository<'_>,
@@ -1403,7 +1418,7 @@ fn __request_document_body(
     })
 }
 fn __decode_body_chunks_between(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
-    __rt::decode_as(item, "entity_type", "body_chunks_between")
+    __rt::decode_as::<DocumentBodyChunk>(item, "body_chunks_between")
 }
 fn __request_body_chunks_between(
     __handle: &TenantRepository<'_>,
@@ -1435,7 +1450,7 @@ fn __request_body_chunks_between(
     })
 }
 fn __decode_attachments(item: &__rt::Item) -> __rt::Decoded<DocumentAttachment> {
-    __rt::decode_as(item, "entity_type", "attachments")
+    __rt::decode_as::<DocumentAttachment>(item, "attachments")
 }
 fn __request_attachments(
     __handle: &TenantRepository<'_>,
@@ -1461,7 +1476,7 @@ fn __request_attachments(
     })
 }
 fn __decode_shares(item: &__rt::Item) -> __rt::Decoded<DocumentShare> {
-    __rt::decode_as(item, "entity_type", "shares")
+    __rt::decode_as::<DocumentShare>(item, "shares")
 }
 fn __request_shares(
     __handle: &TenantRepository<'_>,
@@ -1487,7 +1502,7 @@ fn __request_shares(
     })
 }
 fn __decode_recent_documents(item: &__rt::Item) -> __rt::Decoded<DocumentMeta> {
-    __rt::decode_as(item, "entity_type", "recent_documents")
+    __rt::decode_as::<DocumentMeta>(item, "recent_documents")
 }
 fn __request_recent_documents(
     __handle: &TenantRepository<'_>,
@@ -1599,7 +1614,7 @@ impl EditBodyTransaction<'_> {
     }
 }
 fn __decode_document_metas(item: &__rt::Item) -> __rt::Decoded<DocumentMeta> {
-    __rt::decode_as(item, "entity_type", "document_metas")
+    __rt::decode_as::<DocumentMeta>(item, "document_metas")
 }
 /// The batch of `document_metas`.
 #[derive(Debug)]

@@ -6,7 +6,7 @@ use crate::encoding::{self, is_delimiter};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, SortOp};
 
 use super::{entity_templates, entity_tokens, pattern_tokens, show_chars};
-use crate::lang::{intersects, key_syms, Candidates, Sym, Tok};
+use crate::lang::{intersects, key_syms, primary_key_tokens, Candidates, Sym, Tok};
 
 /// Why: a value containing a delimiter forges key structure and breaks parsing keys back.
 pub fn check_delimiter_injection(spec: &ir::Spec, diags: &mut Diagnostics) {
@@ -139,11 +139,11 @@ pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
         .iter()
         .map(|e| {
             (
-                entity_tokens(spec, e, &e.primary_key.pk),
+                primary_key_tokens(spec, e, &e.primary_key.pk),
                 e.primary_key
                     .sk
                     .as_ref()
-                    .map(|sk| entity_tokens(spec, e, sk)),
+                    .map(|sk| primary_key_tokens(spec, e, sk)),
             )
         })
         .collect();

@@ -131,8 +131,11 @@ pub fn check_item_sizes(spec: &ir::Spec, diags: &mut Diagnostics) {
             .flat_map(|k| k.templates())
             .map(|t| t.attribute.len() + template_size(spec, entity, t).unwrap_or(64))
             .sum::<usize>()
-            + spec.table.entity_type_attribute.len()
-            + entity.name.len();
+            + spec
+                .table
+                .entity_type
+                .marker(&entity.name)
+                .map_or(0, |(a, v)| a.len() + v.len());
         let worst = entity.attributes.values().try_fold(keys, |w, a| {
             Some(w.saturating_add(a.name.len() + max_value_size(a)?))
         });

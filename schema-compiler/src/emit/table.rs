@@ -172,7 +172,7 @@ pub fn index_projection(spec: &ir::Spec, projection: &Projection) -> IndexProjec
         Projection::Include(names) => names,
     };
     let mut attributes: Vec<String> = names.to_vec();
-    attributes.push(spec.table.entity_type_attribute.value.clone());
+    attributes.extend(spec.table.entity_type.attribute().map(|a| a.value.clone()));
     attributes.extend(spec.table.ttl.as_ref().map(|t| t.value.clone()));
     attributes.sort();
     attributes.dedup();

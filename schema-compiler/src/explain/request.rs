@@ -52,10 +52,9 @@ fn item_json(spec: &ir::Spec, entity: &ir::Entity) -> Value {
     let Value::Object(mut item) = key_json(spec, entity) else {
         return Value::Null;
     };
-    item.insert(
-        spec.table.entity_type_attribute.value.clone(),
-        typed("S", &entity.name.value),
-    );
+    if let Some((attribute, value)) = spec.table.entity_type.marker(&entity.name) {
+        item.insert(attribute.to_owned(), typed("S", value));
+    }
     for a in entity.attributes.values() {
         item.insert(
             a.name.value.clone(),
@@ -92,19 +91,30 @@ fn transact_item(spec: &ir::Spec, op: TransactionOp, entity: &ir::Entity) -> Val
             "ConditionExpression": "attribute_not_exists(#pk)",
             "ExpressionAttributeNames": pk,
         } }),
-        TransactionOp::Update => json!({ "Update": {
-            "TableName": table_name(spec),
-            "Key": key_json(spec, entity),
-            "UpdateExpression": "SET #et = :et, #s0 = :s0 REMOVE #r0",
-            "ConditionExpression": "attribute_exists(#pk)",
-            "ExpressionAttributeNames": {
+        TransactionOp::Update => {
+            let mut names = json!({
                 "#pk": spec.table.partition_key.name.value,
-                "#et": spec.table.entity_type_attribute.value,
                 "#s0": "<attribute set>",
                 "#r0": "<attribute removed>",
-            },
-            "ExpressionAttributeValues": { ":et": { "S": entity.name.value }, ":s0": "<value>" },
-        } }),
+            });
+            let mut values = json!({ ":s0": "<value>" });
+            let expression = match spec.table.entity_type.marker(&entity.name) {
+                Some((attribute, value)) => {
+                    names["#et"] = json!(attribute);
+                    values[":et"] = typed("S", value);
+                    "SET #et = :et, #s0 = :s0 REMOVE #r0"
+                }
+                None => "SET #s0 = :s0 REMOVE #r0",
+            };
+            json!({ "Update": {
+                "TableName": table_name(spec),
+                "Key": key_json(spec, entity),
+                "UpdateExpression": expression,
+                "ConditionExpression": "attribute_exists(#pk)",
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": values,
+            } })
+        }
         TransactionOp::Delete => {
             json!({ "Delete": { "TableName": table_name(spec), "Key": key_json(spec, entity) } })
         }

@@ -463,12 +463,17 @@ impl Resolver<'_> {
     ) -> ir::KeyTemplate {
         let errors_before = self.diags.count(crate::diagnostics::Severity::Error);
         let raw = self.parse_raw_template(source);
+        // A natural key stores the attribute as it is, so a number key may
+        // be a decimal attribute.
+        let natural = matches!(raw.as_slice(), [RawSegment::Placeholder(n)] if n.value == key.name.value);
         let mut segments = Vec::with_capacity(raw.len());
         for seg in raw {
             match seg {
                 RawSegment::Literal(l) => segments.push(Segment::Literal(l)),
                 RawSegment::Placeholder(name) => {
-                    if let Some(kind) = self.bind_entity_placeholder(&name, entity, spec, place) {
+                    if let Some(kind) =
+                        self.bind_entity_placeholder(&name, entity, spec, place, natural)
+                    {
                         segments.push(Segment::Placeholder(ir::Placeholder { name, kind }));
                     }
                 }
@@ -510,9 +515,10 @@ impl Resolver<'_> {
         entity: &ir::Entity,
         spec: &ir::Spec,
         place: KeyPlace,
+        natural: bool,
     ) -> Option<PlaceholderKind> {
         if let Some(attr) = entity.attributes.get(&name.value) {
-            self.check_placeholder_attribute(name, attr, place);
+            self.check_placeholder_attribute(name, attr, place, natural);
             return Some(PlaceholderKind::Attribute);
         }
         if spec
@@ -534,13 +540,19 @@ impl Resolver<'_> {
         name: &Spanned<String>,
         attr: &ir::Attribute,
         place: KeyPlace,
+        natural: bool,
     ) {
-        if !attr.r#type.is_key_compatible() {
+        let natural_decimal = natural && matches!(attr.r#type, AttributeType::Decimal { .. });
+        if !attr.r#type.is_key_compatible() && !natural_decimal {
             self.error(
                 Diagnostic::new(Code::PlaceholderType, format!("`{name}` is {}, which cannot be part of a key", attr.r#type.article_name()))
                     .label(name.span, "this placeholder")
                     .label(attr.name.span, "attribute declared here")
-                    .help("key placeholders must be string, integer, datetime, enum or boolean attributes"),
+                    .help(if matches!(attr.r#type, AttributeType::Decimal { .. }) {
+                        "key placeholders must be string, integer, datetime, enum or boolean attributes; a decimal can only be a number key by itself (a natural key: `<price>` for a key named `price`)"
+                    } else {
+                        "key placeholders must be string, integer, datetime, enum or boolean attributes"
+                    }),
             );
         }
         if attr.optional && place == KeyPlace::Primary {
@@ -622,27 +634,28 @@ impl Resolver<'_> {
             self.error(
                 Diagnostic::new(Code::PlaceholderType, format!("key attribute `{}` is of type {:?}, but this template does not produce one", key.name, key.r#type))
                     .label(template.source.span, "this template")
-                    .help("a string key takes a template (or, as a natural key, a string, enum or RFC 3339 datetime attribute); a number key exactly one integer or epoch datetime placeholder, e.g. `<year>`; a binary key only a binary attribute of the same name"),
+                    .help("a string key takes a template (or, as a natural key, a string, enum or RFC 3339 datetime attribute); a number key exactly one integer or epoch datetime placeholder, e.g. `<year>` (or, as a natural key, an integer, decimal or epoch datetime attribute); a binary key only a binary attribute of the same name"),
             );
         }
     }
 
     /// Key attributes, the entity-type marker and placeholder names cannot be entity attributes,
-    /// except an index key attribute filled by a template that is exactly that attribute.
+    /// except a key attribute filled by a template that is exactly that
+    /// attribute (a natural key).
     fn check_reserved_names(&mut self, entity: &ir::Entity, spec: &ir::Spec) {
         let table = &spec.table;
-        let mut reserved: Vec<(&str, &str)> = vec![
-            (
-                table.partition_key.name.as_str(),
-                "the table's partition key",
-            ),
-            (
-                table.entity_type_attribute.as_str(),
-                "the entity-type attribute",
-            ),
-        ];
+        let natural = |template: Option<&ir::KeyTemplate>| template.is_some_and(|t| t.is_natural());
+        let mut reserved: Vec<(&str, &str)> = Vec::new();
+        if !natural(Some(&entity.primary_key.pk)) {
+            reserved.push((table.partition_key.name.as_str(), "the table's partition key"));
+        }
+        if let Some(attribute) = table.entity_type.attribute() {
+            reserved.push((attribute.as_str(), "the entity-type attribute"));
+        }
         if let Some(sk) = &table.sort_key {
-            reserved.push((sk.name.as_str(), "the table's sort key"));
+            if !natural(entity.primary_key.sk.as_ref()) {
+                reserved.push((sk.name.as_str(), "the table's sort key"));
+            }
         }
         if let Some(t) = &spec.tenant {
             reserved.push((t.placeholder.as_str(), "the tenant placeholder"));
@@ -658,7 +671,27 @@ impl Resolver<'_> {
                         format!("attribute `{}` has the name of {what}", attr.name),
                     )
                     .label(attr.name.span, "this attribute")
-                    .help("rename the attribute; key attributes are computed from the templates"),
+                    .help(if what.starts_with("the table's") {
+                        format!("rename the attribute, or make it the key itself: a key template of exactly `<{}>`", attr.name)
+                    } else {
+                        "rename the attribute; key attributes are computed from the templates".to_owned()
+                    }),
+                );
+            }
+        }
+        for template in entity.primary_key.templates().filter(|t| t.is_natural()) {
+            let Some(attr) = entity.attributes.get(&template.attribute) else {
+                continue;
+            };
+            if attr.optional {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidAttribute,
+                        format!("attribute `{}` is the table's key `{}`, so it cannot be optional", attr.name, template.attribute),
+                    )
+                    .label(attr.name.span, "this attribute")
+                    .label(template.source.span, "the key")
+                    .help("every item has its primary key: remove `optional: true`"),
                 );
             }
         }
@@ -817,6 +850,7 @@ fn natural_type_fits(key: ir::KeyType, ty: &AttributeType) -> bool {
         ir::KeyType::Number => matches!(
             ty,
             AttributeType::Integer { .. }
+                | AttributeType::Decimal { .. }
                 | AttributeType::Datetime {
                     format: ir::DatetimeFormat::EpochSeconds | ir::DatetimeFormat::EpochMillis,
                     ..

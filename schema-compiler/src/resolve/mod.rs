@@ -131,6 +131,7 @@ impl Resolver<'_> {
             lints: self.resolve_lints(&decl.lints),
         };
         spec.entities = self.resolve_entities(&decl.entities, &spec);
+        self.check_entity_type_values(&decl.table, &spec);
         spec.access_patterns = self.resolve_patterns(&decl.access_patterns, &spec);
         spec.roles = self.resolve_roles(&decl.roles, &decl.access_patterns);
         spec
@@ -189,15 +190,11 @@ impl Resolver<'_> {
             },
             |b| self.resolve_billing(b),
         );
-        let entity_type_attribute = decl
-            .entity_type_attribute
-            .clone()
-            .unwrap_or_else(|| Spanned::dummy(DEFAULT_ENTITY_TYPE_ATTRIBUTE.to_owned()));
-        self.check_attribute_name(&entity_type_attribute);
+        let entity_type = self.resolve_entity_type(decl);
         let names = [
             Some(&partition_key.name),
             sort_key.as_ref().map(|k| &k.name),
-            Some(&entity_type_attribute),
+            entity_type.attribute(),
         ];
         self.check_distinct(names.into_iter().flatten(), "table key attribute");
         ir::Table {
@@ -208,7 +205,112 @@ impl Resolver<'_> {
             ttl: decl.ttl.clone(),
             billing,
             stream: decl.stream.as_ref().map(|s| s.value),
-            entity_type_attribute,
+            entity_type,
+        }
+    }
+
+    /// `entity_type: keys`, `entity_type: { attribute, values }`, or the
+    /// short `entity_type_attribute: name` (default `entity_type`). The
+    /// values map is checked against the entities once they are resolved
+    /// ([`Resolver::check_entity_type_values`]).
+    fn resolve_entity_type(&mut self, decl: &syntax::TableDecl) -> ir::EntityType {
+        if let (Some(short), Some(long)) = (&decl.entity_type_attribute, &decl.entity_type) {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    "`entity_type_attribute` and `entity_type` both say how entities are told",
+                )
+                .label(short.span, "short form")
+                .label(long.span, "long form")
+                .help("keep one: `entity_type_attribute: kind` is `entity_type: { attribute: kind }`"),
+            );
+        }
+        let attribute = |name: Spanned<String>, values: IndexMap<String, String>| {
+            ir::EntityType::Attribute { name, values }
+        };
+        let Some(decl_type) = &decl.entity_type else {
+            let name = decl
+                .entity_type_attribute
+                .clone()
+                .unwrap_or_else(|| Spanned::dummy(DEFAULT_ENTITY_TYPE_ATTRIBUTE.to_owned()));
+            self.check_attribute_name(&name);
+            return attribute(name, IndexMap::new());
+        };
+        match (&decl_type.by, &decl_type.attribute) {
+            (_, Some(name)) => {
+                self.check_attribute_name(name);
+                let values = decl_type
+                    .values
+                    .iter()
+                    .map(|(entity, value)| (entity.value.clone(), value.value.clone()))
+                    .collect();
+                attribute(name.clone(), values)
+            }
+            (Some(by), None) if by.value == "keys" => ir::EntityType::Keys,
+            (by, None) => {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        format!(
+                            "unknown entity type rule `{}`",
+                            by.as_ref().map_or("", |b| b.value.as_str())
+                        ),
+                    )
+                    .label(decl_type.span, "not an entity type rule")
+                    .help("write `keys` (the primary key tells the entity) or `{ attribute: kind, values: { Order: order } }`"),
+                );
+                ir::EntityType::Keys
+            }
+        }
+    }
+
+    /// Every entity named in `entity_type.values` exists, and no two
+    /// entities store the same value.
+    fn check_entity_type_values(&mut self, decl: &syntax::TableDecl, spec: &ir::Spec) {
+        let Some(decl_type) = &decl.entity_type else {
+            return;
+        };
+        for (entity, value) in decl_type.values.iter() {
+            if !spec.entities.contains_key(&entity.value) {
+                let mut d = Diagnostic::new(
+                    Code::UnknownEntity,
+                    format!("no entity is named `{entity}`"),
+                )
+                .label(entity.span, "unknown entity");
+                d = d.help(
+                    match did_you_mean(entity, spec.entities.keys().map(String::as_str)) {
+                        Some(close) => format!("did you mean `{close}`?"),
+                        None => "name an entity declared under `entities:`".to_owned(),
+                    },
+                );
+                self.error(d);
+            }
+            if value.value.is_empty() {
+                self.error(
+                    Diagnostic::new(Code::InvalidValue, "an entity type value cannot be empty")
+                        .label(value.span, "empty value")
+                        .help("give each entity a non-empty value"),
+                );
+            }
+        }
+        let mut seen: IndexMap<&str, &str> = IndexMap::new();
+        for entity in spec.entities.keys() {
+            let value = spec.table.entity_type.value_of(entity);
+            if let Some(first) = seen.insert(value, entity) {
+                let span = decl_type
+                    .values
+                    .get(entity)
+                    .or_else(|| decl_type.values.get(first))
+                    .map_or(decl_type.span, |v| v.span);
+                self.error(
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        format!("entities `{first}` and `{entity}` store the same entity type value `{value}`"),
+                    )
+                    .label(span, "this value")
+                    .help("give each entity its own value: reads tell items apart by it"),
+                );
+            }
         }
     }
 

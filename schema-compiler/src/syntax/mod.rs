@@ -90,10 +90,62 @@ pub struct TableDecl {
     /// DynamoDB Streams view type, if the table has a stream.
     #[serde(default)]
     pub stream: Option<Spanned<StreamView>>,
-    /// The attribute that records each item's entity type (default `entity_type`).
+    /// The attribute that records each item's entity type (default
+    /// `entity_type`); the short form of `entity_type: { attribute: … }`.
     #[serde(default)]
     pub entity_type_attribute: Option<Spanned<String>>,
+    /// How an item's entity is told: `keys` (by the shape of its primary
+    /// key, no attribute written), or `{ attribute, values }` (an attribute
+    /// holding a value per entity, by default the entity's name).
+    #[serde(default)]
+    pub entity_type: Option<Spanned<EntityTypeDecl>>,
 }
+
+/// How an item's entity is told: `keys`, or `{ attribute, values }`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EntityTypeDecl {
+    /// The short form as written (`keys`).
+    pub by: Option<Spanned<String>>,
+    /// The attribute holding the entity type.
+    pub attribute: Option<Spanned<String>>,
+    /// The value stored for each entity (default: the entity's name).
+    pub values: NamedMap<String>,
+}
+
+/// The long form of [`EntityTypeDecl`].
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EntityTypeFull {
+    /// The attribute holding the entity type.
+    pub attribute: Spanned<String>,
+    /// The value stored for each entity, by entity name (default: the entity's name).
+    #[serde(default)]
+    pub values: NamedMap<String>,
+}
+
+impl Shorthand for EntityTypeDecl {
+    type Full = EntityTypeFull;
+    const EXPECTING: &'static str = "`keys` or { attribute, values }";
+    fn from_str(s: &str) -> Self {
+        EntityTypeDecl {
+            by: Some(Spanned::dummy(s.to_owned())),
+            attribute: None,
+            values: NamedMap::default(),
+        }
+    }
+    fn from_full(full: EntityTypeFull) -> Self {
+        EntityTypeDecl {
+            by: None,
+            attribute: Some(full.attribute),
+            values: full.values,
+        }
+    }
+}
+shorthand_impls!(
+    EntityTypeDecl,
+    "EntityType",
+    json!({ "type": "string", "enum": ["keys"] })
+);
 
 /// A key attribute: a name (`pk`) or a name with a DynamoDB scalar type.
 #[derive(Debug, Clone, PartialEq, Serialize)]

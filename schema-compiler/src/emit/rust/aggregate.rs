@@ -117,6 +117,7 @@ impl<'a> Emitter<'a> {
         let konst = Self::counter_const(aggregate);
         let group_fn = Self::group_fn(of_name, aggregate);
         let a_key = key_type(a_name);
+        let a_ty = pascal_ident(a_name);
         let key_fields = self.key_attributes(aggregate).into_iter().map(|k| {
             let f = snake_ident(k.name.as_str());
             quote!(#f: Clone::clone(&item.#f),)
@@ -131,6 +132,7 @@ impl<'a> Emitter<'a> {
             #[doc = #counter_doc]
             pub const #konst: __rt::aggregate::Counter = __rt::aggregate::Counter {
                 entity: #a_name,
+                marker: <#a_ty as __rt::Entity>::IDENTITY.marker(),
                 count_attribute: #count,
             };
 
@@ -160,7 +162,6 @@ impl<'a> Emitter<'a> {
         let group_fn = Self::group_fn(of_name, aggregate);
         let image_fn = format_ident!("{}_image", group_fn);
         let handler = format_ident!("{}_changes", snake(a_name));
-        let eta = self.spec.table.entity_type_attribute.as_str();
         let scope = match (&self.spec.tenant, self.is_tenant_scoped(of)) {
             (Some(tenant), true) => {
                 let template = &of.primary_key.pk;
@@ -198,7 +199,7 @@ impl<'a> Emitter<'a> {
 
             #(#[doc = #doc])*
             pub fn #handler(records: &[__rt::aggregate::ChangeRecord]) -> (Vec<__rt::aggregate::CounterChange>, Vec<__rt::Error>) {
-                __rt::aggregate::count_changes::<#of_ty>(records, #eta, &#konst, #image_fn)
+                __rt::aggregate::count_changes::<#of_ty>(records, &#konst, #image_fn)
             }
         }
     }

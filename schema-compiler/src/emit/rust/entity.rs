@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use super::keys::Input;
 use super::names::{pascal_ident, snake, snake_ident};
 use super::{doc, key_type, update_type, Emitter};
-use crate::ir::{self, PlaceholderKind, ShardBy};
+use crate::ir::{self, KeyType, PlaceholderKind, ShardBy};
 
 /// How a placeholder's value is reached from a receiver (`self`, `key`).
 #[derive(Clone, Copy)]
@@ -339,9 +339,11 @@ impl Emitter<'_> {
             .version_attribute
             .as_deref()
             .map(|v| quote!(const VERSION_ATTRIBUTE: Option<&'static str> = Some(#v);));
+        let identity = self.identity(entity);
         quote! {
             impl __rt::Entity for #ty {
                 const ENTITY_TYPE: &'static str = #entity_name;
+                const IDENTITY: __rt::Identity = #identity;
                 #version_const
                 type Scope = #scope_ty;
 
@@ -360,10 +362,41 @@ impl Emitter<'_> {
         }
     }
 
+    /// How the entity's items are told from others': the entity-type
+    /// attribute's value, or the shape of the primary key (the language
+    /// `check`'s `key_collision` proves disjoint between entities).
+    fn identity(&self, entity: &ir::Entity) -> TokenStream {
+        if let Some((attribute, value)) = self.spec.table.entity_type.marker(&entity.name) {
+            return quote!(__rt::Identity::Attribute { attribute: #attribute, value: #value });
+        }
+        let keys = entity.primary_key.templates().map(|t| {
+            let attribute = t.attribute.as_str();
+            let shape = match self.key_type(None, attribute) {
+                KeyType::Number => quote!(__rt::KeyShape::N),
+                KeyType::Binary => quote!(__rt::KeyShape::B),
+                KeyType::String => {
+                    let parts = shape_parts(&crate::lang::primary_key_tokens(self.spec, entity, t));
+                    quote!(__rt::KeyShape::S(&[#(#parts),*]))
+                }
+            };
+            quote!((#attribute, #shape))
+        });
+        quote!(__rt::Identity::Key(&[#(#keys),*]))
+    }
+
     fn to_item_body(&self, entity: &ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
-        let eta = self.spec.table.entity_type_attribute.as_str();
-        let attributes = entity.attributes.values().map(|a| {
+        let marker = self.spec.table.entity_type.marker(&entity.name).map(|(attribute, value)| {
+            quote!(w.raw(#attribute, __rt::AttributeValue::S(#value.to_owned()));)
+        });
+        // A natural table key is the attribute itself, already in the key item.
+        let natural: Vec<&str> = entity
+            .primary_key
+            .templates()
+            .filter(|t| t.is_natural())
+            .map(|t| t.attribute.as_str())
+            .collect();
+        let attributes = entity.attributes.values().filter(|a| !natural.contains(&a.name.as_str())).map(|a| {
             let attribute = a.name.as_str();
             let f = self.field_ident(a);
             let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
@@ -387,7 +420,7 @@ impl Emitter<'_> {
             let __tenant = scope;
             #shard
             let mut w = __rt::ItemWriter::new(#key?, #name, #capacity);
-            w.raw(#eta, __rt::AttributeValue::S(#name.to_owned()));
+            #marker
             #(#attributes)*
             #(#index_keys)*
             Ok(w.finish())
@@ -532,6 +565,7 @@ impl Emitter<'_> {
 
     fn emit_update(&self, entity: &ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
+        let entity_ty = self.entity_ident(entity);
         let ty = update_type(name);
         let key_ty = key_type(name);
         let scope_ty = self.scope_type(entity);
@@ -675,7 +709,15 @@ impl Emitter<'_> {
             };
             quote!((#attribute, self.#f.is_some() #added),)
         });
-        let key_sets = key_attributes.iter().map(|a| {
+        // A natural table key is the key itself: DynamoDB writes it with
+        // the item and refuses an update that names it.
+        let natural: Vec<&str> = entity
+            .primary_key
+            .templates()
+            .filter(|t| t.is_natural())
+            .map(|t| t.attribute.as_str())
+            .collect();
+        let key_sets = key_attributes.iter().filter(|a| !natural.contains(&a.name.as_str())).map(|a| {
             let attribute = a.name.as_str();
             let f = snake_ident(attribute);
             let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
@@ -725,7 +767,7 @@ impl Emitter<'_> {
                 pub fn to_update(&self, #key_param: &#key_ty, scope: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
                     let __tenant = scope;
                     #shard
-                    let mut update = __rt::ops::Update::new(#name, self.or_create);
+                    let mut update = __rt::ops::Update::of::<#entity_ty>(self.or_create);
                     #create
                     #(#sets)*
                     #(#adds)*
@@ -933,4 +975,47 @@ fn field_doc(entity: &ir::Entity, attribute: &ir::Attribute) -> TokenStream {
         None => summary,
     };
     doc(Some(&text))
+}
+
+/// The runtime shape of a key template's language: literal runs, and each
+/// placeholder position as its characters.
+fn shape_parts(tokens: &[crate::lang::Tok]) -> Vec<TokenStream> {
+    use crate::lang::Tok;
+    let ranges = |set: &ir::CharSet| {
+        let pairs = set.ranges.iter().map(|&(lo, hi)| {
+            let (lo, hi) = (
+                proc_macro2::Literal::character(lo),
+                proc_macro2::Literal::character(hi),
+            );
+            quote!((#lo, #hi))
+        });
+        quote!(&[#(#pairs),*])
+    };
+    let mut out = Vec::new();
+    let mut literal = String::new();
+    for token in tokens {
+        if let Tok::Char(c) = token {
+            literal.push(*c);
+            continue;
+        }
+        if !literal.is_empty() {
+            out.push(quote!(__rt::Shape::Lit(#literal)));
+            literal.clear();
+        }
+        out.push(match token {
+            Tok::Class(set) => {
+                let r = ranges(set);
+                quote!(__rt::Shape::Class(#r))
+            }
+            Tok::One(set) => {
+                let r = ranges(set);
+                quote!(__rt::Shape::One(#r))
+            }
+            Tok::Char(_) => continue,
+        });
+    }
+    if !literal.is_empty() {
+        out.push(quote!(__rt::Shape::Lit(#literal)));
+    }
+    out
 }

@@ -707,12 +707,13 @@ fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
                 AttributeType::Enum { .. } => quote!(#av::S(#expr.as_str().to_owned())),
                 AttributeType::Boolean => quote!(#av::Bool(#expr)),
                 AttributeType::String { .. } => quote!(#av::S(#expr.to_owned())),
+                // The decimal's canonical text (`Decimal::as_str`).
+                AttributeType::Decimal { .. } => quote!(#av::N(#expr.to_owned())),
                 // Unreachable for an accepted spec: a natural key is a
                 // placeholder, and resolve's `check_placeholder_attribute`
                 // (`singletable::placeholder_type`) rejects placeholders of
                 // these types.
-                AttributeType::Decimal { .. }
-                | AttributeType::List { .. }
+                AttributeType::List { .. }
                 | AttributeType::Map
                 | AttributeType::Binary { .. } => quote!(#av::S(#expr.to_owned())),
             }

@@ -275,26 +275,53 @@ impl<'a> Emitter<'a> {
     ) -> TokenStream {
         let name = self.private_fn(Private::Decode(pattern.name.to_string()));
         let pattern_name = pattern.name.as_str();
-        let eta = self.spec.table.entity_type_attribute.as_str();
         let collection = returns.len() > 1;
-        let arms = returns.iter().map(|e| {
+        let decode = |e: &String| {
             let ty = pascal_ident(e);
             if collection {
                 let en = item_enum(pattern);
-                quote!(#e => <#ty as __rt::Entity>::from_item(item).map(|v| Some(#en::#ty(v))),)
+                quote!(<#ty as __rt::Entity>::from_item(item).map(|v| Some(#en::#ty(v))))
             } else {
-                quote!(#e => <#ty as __rt::Entity>::from_item(item).map(Some),)
+                quote!(<#ty as __rt::Entity>::from_item(item).map(Some))
             }
-        });
+        };
         let skipped: Vec<&String> = matching.iter().filter(|m| !returns.contains(m)).collect();
-        if let ([_], []) = (returns, skipped.as_slice()) {
+        if let ([only], []) = (returns, skipped.as_slice()) {
+            let ty = pascal_ident(only);
             return quote! {
                 fn #name(item: &__rt::Item) -> __rt::Decoded<#item> {
-                    __rt::decode_as(item, #eta, #pattern_name)
+                    __rt::decode_as::<#ty>(item, #pattern_name)
                 }
             };
         }
-        let skip = (!skipped.is_empty()).then(|| quote!(#(#skipped)|* => Ok(None),));
+        let Some(eta) = self.spec.table.entity_type.attribute().map(|a| a.as_str()) else {
+            // The table tells entities by their keys: at most one entity's
+            // key shape matches (`key_collision` proves it).
+            let arms = returns.iter().map(|e| {
+                let ty = pascal_ident(e);
+                let decode = decode(e);
+                quote!(if <#ty as __rt::Entity>::IDENTITY.matches(item) { return #decode; })
+            });
+            let skips = skipped.iter().map(|e| {
+                let ty = pascal_ident(e);
+                quote!(if <#ty as __rt::Entity>::IDENTITY.matches(item) { return Ok(None); })
+            });
+            let pk = self.spec.table.partition_key.name.as_str();
+            return quote! {
+                fn #name(item: &__rt::Item) -> __rt::Decoded<#item> {
+                    #(#arms)*
+                    #(#skips)*
+                    Err(__rt::DecodeError::new(#pattern_name, #pk, __rt::DecodeProblem::NotOfEntity(None)))
+                }
+            };
+        };
+        let arms = returns.iter().map(|e| {
+            let value = self.spec.table.entity_type.value_of(e);
+            let decode = decode(e);
+            quote!(#value => #decode,)
+        });
+        let skipped = skipped.iter().map(|e| self.spec.table.entity_type.value_of(e));
+        let skip = (!matching.iter().all(|m| returns.contains(m))).then(|| quote!(#(#skipped)|* => Ok(None),));
         quote! {
             fn #name(item: &__rt::Item) -> __rt::Decoded<#item> {
                 match __rt::entity_type(item, #eta, #pattern_name)? {

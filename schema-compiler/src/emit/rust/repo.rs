@@ -146,7 +146,6 @@ impl Emitter<'_> {
             None => " The table: a client and the table name.".to_owned(),
         };
         let pk = self.spec.table.partition_key.name.as_str();
-        let eta = self.spec.table.entity_type_attribute.as_str();
         let ttl = option_tokens(self.spec.table.ttl.as_ref().map(|t| {
             let t = t.as_str();
             quote!(#t)
@@ -284,7 +283,6 @@ impl Emitter<'_> {
                     __rt::ops::TableInfo {
                         name: &self.table_name,
                         partition_key: #pk,
-                        entity_type_attribute: #eta,
                         ttl_attribute: #ttl,
                     }
                 }

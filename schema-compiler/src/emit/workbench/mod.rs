@@ -111,7 +111,9 @@ fn non_key_attributes(spec: &ir::Spec) -> Vec<AttributeDefinition> {
             add(k.name.as_str(), super::table::key_type_code(k.r#type));
         }
     }
-    add(spec.table.entity_type_attribute.as_str(), "S");
+    if let Some(attribute) = spec.table.entity_type.attribute() {
+        add(attribute.as_str(), "S");
+    }
     for entity in spec.entities.values() {
         for a in entity.attributes.values() {
             add(a.name.as_str(), dynamo_type(&a.r#type));
@@ -154,7 +156,9 @@ fn facet(spec: &ir::Spec, entity: &ir::Entity, tenants: &[String]) -> Facet {
             non_key.push(name.to_owned());
         }
     };
-    add(spec.table.entity_type_attribute.as_str());
+    if let Some(attribute) = spec.table.entity_type.attribute() {
+        add(attribute.as_str());
+    }
     for a in entity.attributes.values() {
         add(a.name.as_str());
     }

@@ -481,10 +481,9 @@ pub fn item(spec: &ir::Spec, entity: &ir::Entity, sample: &Sample) -> Item {
             item.insert(t.attribute.clone(), v);
         }
     }
-    item.insert(
-        spec.table.entity_type_attribute.value.clone(),
-        AttributeValue::S(entity.name.value.clone()),
-    );
+    if let Some((attribute, value)) = spec.table.entity_type.marker(&entity.name) {
+        item.insert(attribute.to_owned(), AttributeValue::S(value.to_owned()));
+    }
     for a in entity.attributes.values() {
         if let Some(v) = sample.values.get(a.name.as_str()) {
             item.insert(a.name.value.clone(), stored(a, v));
