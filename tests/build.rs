@@ -28,6 +28,9 @@ fn main() {
             "index_membership_by_attributes.yaml",
             "user_names_like_generated_locals.yaml",
             "private_helpers_cannot_clash.yaml",
+            "existing_table_natural_keys.yaml",
+            "existing_table_key_shapes.yaml",
+            "existing_table_discriminator.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

@@ -46,6 +46,9 @@ pub mod generated {
     generated!(index_membership_by_attributes);
     generated!(user_names_like_generated_locals);
     generated!(private_helpers_cannot_clash);
+    generated!(existing_table_natural_keys);
+    generated!(existing_table_key_shapes);
+    generated!(existing_table_discriminator);
 }
 
 /// The soundness harness's generated specs that `check` accepted, each

@@ -166,7 +166,11 @@ pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
                 Diagnostic::new(Code::KeyCollision, format!("entities `{}` and `{}` can produce the same primary key", a.name, b.name))
                     .label(span_b, format!("`{}`'s key", b.name))
                     .label(span_a, format!("`{}`'s key", a.name))
-                    .help("give each entity its own literal in the key, e.g. `TICKET#<id>` and `COMMENT#<id>`, or narrow the placeholders' patterns"),
+                    .help(if spec.table.partition_key.r#type == ir::KeyType::String {
+                        "give each entity its own literal in the key, e.g. `TICKET#<id>` and `COMMENT#<id>`, or narrow the placeholders' patterns"
+                    } else {
+                        "a number or binary key holds the value alone, whatever its range: give each entity a sort key of its own, or key the table on strings with a literal per entity (`LEVEL#<id>`)"
+                    }),
             );
         }
     }

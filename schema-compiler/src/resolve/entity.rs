@@ -679,22 +679,6 @@ impl Resolver<'_> {
                 );
             }
         }
-        for template in entity.primary_key.templates().filter(|t| t.is_natural()) {
-            let Some(attr) = entity.attributes.get(&template.attribute) else {
-                continue;
-            };
-            if attr.optional {
-                self.error(
-                    Diagnostic::new(
-                        Code::InvalidAttribute,
-                        format!("attribute `{}` is the table's key `{}`, so it cannot be optional", attr.name, template.attribute),
-                    )
-                    .label(attr.name.span, "this attribute")
-                    .label(template.source.span, "the key")
-                    .help("every item has its primary key: remove `optional: true`"),
-                );
-            }
-        }
         for (index_name, key) in &entity.index_keys {
             for template in key.templates() {
                 let clash = entity.attributes.get(&template.attribute);

@@ -362,6 +362,16 @@ impl Emitter<'_> {
         }
     }
 
+    /// Whether `attribute` is the table's partition or sort key.
+    fn is_table_key(&self, attribute: &str) -> bool {
+        let table = &self.spec.table;
+        table.partition_key.name.value == attribute
+            || table
+                .sort_key
+                .as_ref()
+                .is_some_and(|k| k.name.value == attribute)
+    }
+
     /// How the entity's items are told from others': the entity-type
     /// attribute's value, or the shape of the primary key (the language
     /// `check`'s `key_collision` proves disjoint between entities).
@@ -717,7 +727,21 @@ impl Emitter<'_> {
             .filter(|t| t.is_natural())
             .map(|t| t.attribute.as_str())
             .collect();
-        let key_sets = key_attributes.iter().filter(|a| !natural.contains(&a.name.as_str())).map(|a| {
+        let set_keys: Vec<&&ir::Attribute> = key_attributes
+            .iter()
+            .filter(|a| !natural.contains(&a.name.as_str()))
+            .collect();
+        // Index keys recomputed by the update read the key's fields for
+        // their key-attribute placeholders.
+        let index_reads_key = entity
+            .index_keys
+            .values()
+            .flat_map(|k| k.templates())
+            .filter(|t| !t.is_natural() && !self.is_table_key(&t.attribute))
+            .flat_map(|t| t.placeholders())
+            .any(|p| key_attributes.iter().any(|k| k.name == p.name));
+        let uses_key = !set_keys.is_empty() || index_reads_key || Self::random_shard(entity).is_some();
+        let key_sets = set_keys.into_iter().map(|a| {
             let attribute = a.name.as_str();
             let f = snake_ident(attribute);
             let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
@@ -731,7 +755,7 @@ impl Emitter<'_> {
         };
         let shard = self.bind_shard(entity, Receiver { name: "key" });
         // The key's fields are read for the key attributes and the shard.
-        let key_param = if key_attributes.is_empty() && Self::random_shard(entity).is_none() {
+        let key_param = if !uses_key {
             format_ident!("_key")
         } else {
             format_ident!("key")
@@ -786,16 +810,9 @@ impl Emitter<'_> {
         let name = entity.name.as_str();
         let mut out = Vec::new();
         let mut label = 0;
-        let table = &self.spec.table;
         // The table's own key attributes (an inverted index's keys, a local
         // index's partition key) never change and cannot be set.
-        let table_key = |attribute: &str| {
-            table.partition_key.name.value == attribute
-                || table
-                    .sort_key
-                    .as_ref()
-                    .is_some_and(|k| k.name.value == attribute)
-        };
+        let table_key = |attribute: &str| self.is_table_key(attribute);
         for (index, key) in &entity.index_keys {
             for t in key
                 .templates()

@@ -1,0 +1,291 @@
+//! Specs that describe tables written by other code, end to end: items put
+//! with plain PutItem requests (what `aws dynamodb put-item` sends) are read
+//! back by the generated repositories, and what the repositories write is
+//! exactly the attributes the spec declares (natural keys stored once, no
+//! entity-type attribute unless the spec names one).
+
+use futures_util::StreamExt;
+use schema_runtime::sdk::types::AttributeValue;
+use schema_runtime::{DecodeProblem, Error, Item};
+use singletable_tests::generated::{
+    existing_table_discriminator as discriminator, existing_table_key_shapes as shapes,
+    existing_table_natural_keys as natural,
+};
+use singletable_tests::server;
+
+async fn client() -> schema_runtime::sdk::Client {
+    server::client(&server::server().await.endpoint)
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+fn item(pairs: &[(&str, AttributeValue)]) -> Item {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect()
+}
+
+/// PutItem as another program would send it.
+async fn put_raw(client: &schema_runtime::sdk::Client, table: &str, item: Item) {
+    client
+        .put_item()
+        .table_name(table)
+        .set_item(Some(item))
+        .send()
+        .await
+        .expect("a plain put");
+}
+
+async fn get_raw(client: &schema_runtime::sdk::Client, table: &str, key: Item) -> Item {
+    client
+        .get_item()
+        .table_name(table)
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await
+        .expect("a plain get")
+        .item
+        .expect("the item exists")
+}
+
+#[tokio::test]
+async fn natural_keys_read_and_write_the_table_as_it_is() {
+    use natural::{Repository, Score, ScoreKey, ScoreUpdate};
+    let client = client().await;
+    let table = server::unique_table("GameScores");
+    let repo = Repository::new(client.clone()).with_table_name(table.clone());
+    repo.create_table().await.unwrap();
+    // Items as another program wrote them: the key attributes are the
+    // items' own attributes, numbers as DynamoDB numbers, no type marker.
+    let foreign = [
+        ("ann", "chess", "1200", "4.25", "7"),
+        ("bob", "chess", "-5", "3.5", "0"),
+        ("cy", "chess", "2400", "4.75", "12"),
+        ("ann", "go", "300", "2", "1"),
+    ];
+    for (user, game, score, rating, wins) in foreign {
+        put_raw(
+            &client,
+            &table,
+            item(&[
+                ("user_id", s(user)),
+                ("game_id", s(game)),
+                ("top_score", n(score)),
+                ("rating", n(rating)),
+                ("wins", n(wins)),
+            ]),
+        )
+        .await;
+    }
+    let key = |u: &str, g: &str| ScoreKey {
+        user_id: u.into(),
+        game_id: g.into(),
+    };
+    let ann = repo.score(&key("ann", "chess")).await.unwrap().expect("ann's chess score");
+    assert_eq!(
+        (ann.top_score, ann.rating.as_str(), ann.wins, ann.nickname.as_deref()),
+        (1200, "4.25", 7, None)
+    );
+    let mine: Vec<Score> = repo.scores_of_user("ann").all().await.unwrap();
+    assert_eq!(
+        mine.iter().map(|s| s.game_id.as_str()).collect::<Vec<_>>(),
+        ["chess", "go"]
+    );
+    // Number index keys sort numerically, negative numbers included.
+    let board: Vec<(String, i64)> = repo
+        .leaderboard("chess", -10)
+        .all()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.user_id, s.top_score))
+        .collect();
+    assert_eq!(
+        board,
+        [("cy".into(), 2400), ("ann".into(), 1200), ("bob".into(), -5)]
+    );
+    let above: Vec<i64> = repo
+        .leaderboard("chess", 1200)
+        .all()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.top_score)
+        .collect();
+    assert_eq!(above, [2400, 1200]);
+    // A decimal number key: 4.75 > 4.25 > 3.5 as numbers.
+    let rated: Vec<String> = repo
+        .best_rated("chess")
+        .all()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.rating.as_str().to_owned())
+        .collect();
+    assert_eq!(rated, ["4.75", "4.25", "3.5"]);
+
+    // The repository writes the same item back byte for byte: the natural
+    // keys once, under their own names, and nothing the spec does not declare.
+    let before = get_raw(&client, &table, item(&[("user_id", s("ann")), ("game_id", s("chess"))])).await;
+    repo.put_score(&ann).await.unwrap();
+    let after = get_raw(&client, &table, item(&[("user_id", s("ann")), ("game_id", s("chess"))])).await;
+    assert_eq!(after, before, "a read item is written back unchanged");
+
+    let dee = Score {
+        user_id: "dee".into(),
+        game_id: "go".into(),
+        top_score: 10,
+        rating: "1.5".parse().unwrap(),
+        wins: 2,
+        nickname: Some("D".into()),
+    };
+    repo.create_score(&dee).await.unwrap();
+    let stored = get_raw(&client, &table, item(&[("user_id", s("dee")), ("game_id", s("go"))])).await;
+    let mut names: Vec<&str> = stored.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["game_id", "nickname", "rating", "top_score", "user_id", "wins"]
+    );
+    assert_eq!(stored["top_score"], n("10"));
+    assert!(
+        matches!(repo.create_score(&dee).await, Err(Error::ConditionFailed { .. })),
+        "create refuses an existing natural key"
+    );
+    // An update leaves the key attributes alone (DynamoDB refuses to set them).
+    repo.update_score(&key("dee", "go"), ScoreUpdate::default().wins(3).top_score(99))
+        .await
+        .unwrap();
+    let updated = repo.score(&key("dee", "go")).await.unwrap().unwrap();
+    assert_eq!((updated.wins, updated.top_score), (3, 99));
+    let stored = get_raw(&client, &table, item(&[("user_id", s("dee")), ("game_id", s("go"))])).await;
+    assert_eq!(stored.len(), 6, "no attribute added by the update: {stored:?}");
+    assert!(repo.delete_score(&key("dee", "go")).await.unwrap());
+}
+
+#[tokio::test]
+async fn key_shapes_tell_entities_without_a_type_attribute() {
+    use shapes::{Customer, CustomerWithOrdersItem, Order, OrderKey, Repository};
+    let client = client().await;
+    let table = server::unique_table("Shop");
+    let repo = Repository::new(client.clone()).with_table_name(table.clone());
+    repo.create_table().await.unwrap();
+    put_raw(
+        &client,
+        &table,
+        item(&[("PK", s("CUSTOMER#c1")), ("SK", s("PROFILE")), ("customer_id", s("c1")), ("name", s("Cleo"))]),
+    )
+    .await;
+    for (id, total) in [("1", "10.5"), ("2", "99.99")] {
+        put_raw(
+            &client,
+            &table,
+            item(&[
+                ("PK", s("CUSTOMER#c1")),
+                ("SK", s(&format!("ORDER#{id}"))),
+                ("customer_id", s("c1")),
+                ("order_id", s(id)),
+                ("total", n(total)),
+            ]),
+        )
+        .await;
+    }
+    let all = repo.customer_with_orders("c1").all().await.unwrap();
+    assert!(matches!(&all[..], [
+        CustomerWithOrdersItem::Order(Order { order_id: a, .. }),
+        CustomerWithOrdersItem::Order(Order { order_id: b, .. }),
+        CustomerWithOrdersItem::Customer(Customer { name, .. }),
+    ] if a == "1" && b == "2" && name == "Cleo"), "{all:?}");
+
+    // What the repository writes carries no entity-type attribute.
+    let order = Order {
+        customer_id: "c1".into(),
+        order_id: "3".into(),
+        total: "1".parse().unwrap(),
+    };
+    repo.create_order(&order).await.unwrap();
+    let stored = get_raw(&client, &table, item(&[("PK", s("CUSTOMER#c1")), ("SK", s("ORDER#3"))])).await;
+    let mut names: Vec<&str> = stored.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["PK", "SK", "customer_id", "order_id", "total"]);
+    let got = repo
+        .get_order(&OrderKey { customer_id: "c1".into(), order_id: "3".into() })
+        .await
+        .unwrap();
+    assert_eq!(got, Some(order));
+
+    // An item whose key is no entity's (another program's `NOTE#…`) is an
+    // error of its own; the other items still decode.
+    put_raw(
+        &client,
+        &table,
+        item(&[("PK", s("CUSTOMER#c1")), ("SK", s("NOTE#1")), ("text", s("call back"))]),
+    )
+    .await;
+    let results: Vec<Result<CustomerWithOrdersItem, Error>> =
+        repo.customer_with_orders("c1").items().collect().await;
+    let (good, bad): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
+    assert_eq!(good.len(), 4);
+    match &bad[..] {
+        [Err(Error::Decode(e))] => {
+            assert_eq!(e.problem, DecodeProblem::NotOfEntity(None), "{e}");
+            assert_eq!(e.attribute, "PK");
+        }
+        other => panic!("expected one decode error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_discriminator_attribute_maps_its_values_to_entities() {
+    use discriminator::{CustomerWithOrdersItem, Order, Repository};
+    let client = client().await;
+    let table = server::unique_table("Shop");
+    let repo = Repository::new(client.clone()).with_table_name(table.clone());
+    repo.create_table().await.unwrap();
+    put_raw(
+        &client,
+        &table,
+        item(&[
+            ("PK", s("CUSTOMER#c1")),
+            ("SK", s("PROFILE")),
+            ("kind", s("customer")),
+            ("customer_id", s("c1")),
+            ("name", s("Cleo")),
+        ]),
+    )
+    .await;
+    let order = Order {
+        customer_id: "c1".into(),
+        order_id: "7".into(),
+        total: "2.5".parse().unwrap(),
+    };
+    repo.put_order(&order).await.unwrap();
+    let stored = get_raw(&client, &table, item(&[("PK", s("CUSTOMER#c1")), ("SK", s("ORDER#7"))])).await;
+    assert_eq!(stored["kind"], s("order"), "the spec's value, not the entity's name");
+    let all = repo.customer_with_orders("c1").all().await.unwrap();
+    assert_eq!(all.len(), 2);
+    assert!(matches!(&all[1], CustomerWithOrdersItem::Customer(c) if c.name == "Cleo"));
+    // A value the spec does not map is named in the error.
+    put_raw(
+        &client,
+        &table,
+        item(&[("PK", s("CUSTOMER#c1")), ("SK", s("ORDER#8")), ("kind", s("Order")), ("customer_id", s("c1")), ("order_id", s("8")), ("total", n("1"))]),
+    )
+    .await;
+    let results: Vec<Result<CustomerWithOrdersItem, Error>> =
+        repo.customer_with_orders("c1").items().collect().await;
+    let errors: Vec<String> = results
+        .iter()
+        .filter_map(|r| r.as_ref().err().map(ToString::to_string))
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("kind") && errors[0].contains("\"Order\""), "{}", errors[0]);
+}
