@@ -142,7 +142,6 @@ async fn both_round_trip_through_the_generated_repository() {
     let table = TableInfo {
         name: repo.table_name(),
         partition_key: "pk",
-        entity_type_attribute: "entity_type",
         ttl_attribute: None,
     };
 

@@ -130,7 +130,6 @@ fn table(name: &str) -> TableInfo<'_> {
     TableInfo {
         name,
         partition_key: "pk",
-        entity_type_attribute: "entity_type",
         ttl_attribute: None,
     }
 }
