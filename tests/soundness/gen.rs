@@ -5,7 +5,8 @@
 //! strings, offset integers, enums and booleans; overloaded and sparse
 //! global indexes, inverted indexes keyed on the table's own attributes,
 //! local indexes; queries with every sort-key operator, both orders,
-//! limits and small pages), biased towards near-collisions: shared key
+//! limits and small pages; a third of the tables tell entities by their
+//! key shapes instead of an entity-type attribute), biased towards near-collisions: shared key
 //! prefixes, literals that are prefixes of each other, enum values that
 //! are prefixes of each other, one attribute name with two types. It also
 //! draws the items to write and the calls to make, and encodes every key
@@ -357,6 +358,9 @@ pub struct Spec {
     pub seed: u64,
     /// The table's TTL attribute `exp`.
     pub ttl: bool,
+    /// `entity_type: keys`: items carry no entity-type attribute, and every
+    /// read tells entities apart by their primary keys' shapes.
+    pub by_keys: bool,
     pub entities: Vec<Entity>,
     pub indexes: Vec<Index>,
     pub patterns: Vec<Pattern>,
@@ -694,9 +698,13 @@ pub fn generate(seed: u64) -> Spec {
             declares_returns: rng.u8(..5) < 2,
         });
     }
+    // Drawn apart from the main sequence, so that the rest of each seed's
+    // spec stays what it was.
+    let by_keys = fastrand::Rng::with_seed(seed ^ 0xe7e7).u8(..3) == 0;
     Spec {
         seed,
         ttl,
+        by_keys,
         entities,
         indexes,
         patterns,
@@ -709,9 +717,10 @@ impl Spec {
         let mut y = String::new();
         let _ = writeln!(y, "# soundness harness, seed {}", self.seed);
         let ttl = if self.ttl { ", ttl: exp" } else { "" };
+        let by_keys = if self.by_keys { ", entity_type: keys" } else { "" };
         let _ = writeln!(
             y,
-            "version: 1\ntable: {{ name: Soundness, partition_key: pk, sort_key: sk{ttl} }}"
+            "version: 1\ntable: {{ name: Soundness, partition_key: pk, sort_key: sk{ttl}{by_keys} }}"
         );
         y.push_str("tenant: { placeholder: tenant, id_pattern: \"^[a-z0-9]{1,12}$\" }\n");
         y.push_str("lints: { gsi_write_isolation: allow, unused_index: allow, unused_entity: allow, low_cardinality_index: allow }\n");
