@@ -328,6 +328,9 @@ pub struct Attribute {
     pub typical_size: Option<u64>,
     /// In keys, `%` and delimiter characters are percent-encoded.
     pub escape: bool,
+    /// Kept only inside the primary key: read back out of it, never written
+    /// as an attribute of its own.
+    pub key_only: bool,
 }
 
 impl Attribute {

@@ -55,7 +55,7 @@ fn item_json(spec: &ir::Spec, entity: &ir::Entity) -> Value {
     if let Some((attribute, value)) = spec.table.entity_type.marker(&entity.name) {
         item.insert(attribute.to_owned(), typed("S", value));
     }
-    for a in entity.attributes.values() {
+    for a in entity.attributes.values().filter(|a| !a.key_only) {
         item.insert(
             a.name.value.clone(),
             typed(dynamo_type(&a.r#type), &format!("<{}>", a.name)),

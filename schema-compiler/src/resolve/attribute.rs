@@ -46,6 +46,7 @@ impl Resolver<'_> {
                 )
             }),
             escape: decl.escape.as_ref().is_some_and(|e| e.value),
+            key_only: decl.key_only.as_ref().is_some_and(|k| k.value),
         }
     }
 

@@ -92,6 +92,7 @@ impl Resolver<'_> {
         entity.index_keys = self.resolve_index_keys(decl, &entity, spec);
         self.imply_index_keys(&mut entity, spec);
         self.check_reserved_names(&entity, spec);
+        self.check_key_only(&entity, decl);
         self.check_shard_placeholder(&entity, decl);
         entity.version_attribute = self.resolve_version(decl, &entity);
         entity.examples = decl
@@ -690,6 +691,55 @@ impl Resolver<'_> {
                             .help(format!("make the template exactly `<{}>` to index the attribute itself, or rename the attribute", template.attribute)),
                     );
                 }
+            }
+        }
+    }
+
+    /// A `key_only` attribute is read back out of a key, so it must be a
+    /// placeholder of a computed key template that an item has whenever it
+    /// has the attribute: the primary key, or an index key whose other
+    /// placeholders are required.
+    fn check_key_only(&mut self, entity: &ir::Entity, decl: &syntax::EntityDecl) {
+        let required = |p: &ir::Placeholder| {
+            p.kind != PlaceholderKind::Attribute
+                || entity.attributes.get(&p.name.value).is_some_and(|a| !a.optional)
+        };
+        for (name, attr_decl) in decl.attributes.iter() {
+            let Some(flag) = attr_decl.key_only.as_ref().filter(|k| k.value) else {
+                continue;
+            };
+            let in_key = std::iter::once(&entity.primary_key)
+                .chain(entity.index_keys.values())
+                .flat_map(|k| k.templates())
+                .any(|t| {
+                    // Every other placeholder is required: the key is
+                    // there whenever the attribute is.
+                    !t.is_natural()
+                        && t.placeholders()
+                            .filter(|p| p.name.value != name.value)
+                            .all(required)
+                        && t.placeholders().any(|p| {
+                            p.kind == PlaceholderKind::Attribute && p.name.value == name.value
+                        })
+                });
+            if !in_key {
+                let natural = entity
+                    .primary_key
+                    .templates()
+                    .any(|t| t.is_natural() && t.attribute == name.value);
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidAttribute,
+                        format!("`key_only` attribute `{name}` is in no key that items with it always have"),
+                    )
+                    .label(flag.span, "key only")
+                    .label(entity.primary_key.pk.source.span, "the primary key")
+                    .help(if natural {
+                        "a natural key is the attribute itself, stored as the key: remove `key_only`"
+                    } else {
+                        "a key_only attribute is read back out of a key the item has whenever it has the attribute (the primary key, or an index key whose other placeholders are required): put it in such a key, or remove `key_only`"
+                    }),
+                );
             }
         }
     }

@@ -471,6 +471,9 @@ pub struct AttributeDecl {
     /// Strings in keys: percent-encode `%` and every delimiter character, so
     /// any value is safe in a key template and decodes back exactly.
     pub escape: Option<Spanned<bool>>,
+    /// The value lives only inside the primary key (an existing table's
+    /// key part): read back out of the key, never written as an attribute.
+    pub key_only: Option<Spanned<bool>>,
 }
 
 /// The long form of [`AttributeDecl`].
@@ -522,6 +525,10 @@ pub struct AttributeFull {
     /// any value is safe in a key template and decodes back exactly.
     #[serde(default)]
     pub escape: Option<Spanned<bool>>,
+    /// The value lives only inside the primary key (an existing table's key
+    /// part): read back out of the key, never written as an attribute of its own.
+    #[serde(default)]
+    pub key_only: Option<Spanned<bool>>,
 }
 
 impl Shorthand for AttributeDecl {
@@ -555,6 +562,7 @@ impl Shorthand for AttributeDecl {
             precision: f.precision,
             typical_size: f.typical_size,
             escape: f.escape,
+            key_only: f.key_only,
         }
     }
 }

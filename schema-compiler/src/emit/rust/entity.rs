@@ -406,7 +406,12 @@ impl Emitter<'_> {
             .filter(|t| t.is_natural())
             .map(|t| t.attribute.as_str())
             .collect();
-        let attributes = entity.attributes.values().filter(|a| !natural.contains(&a.name.as_str())).map(|a| {
+        // A `key_only` attribute is kept in the key alone.
+        let attributes = entity
+            .attributes
+            .values()
+            .filter(|a| !a.key_only && !natural.contains(&a.name.as_str()))
+            .map(|a| {
             let attribute = a.name.as_str();
             let f = self.field_ident(a);
             let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
@@ -625,7 +630,8 @@ impl Emitter<'_> {
             }
         });
         let version = entity.version_attribute.as_deref();
-        let sets = changeable.iter().map(|a| {
+        // A `key_only` attribute is written only into the index keys built from it.
+        let sets = changeable.iter().filter(|a| !a.key_only).map(|a| {
             let attribute = a.name.as_str();
             let f = snake_ident(attribute);
             let value = self.to_av(name, a, quote!(value));
@@ -729,7 +735,7 @@ impl Emitter<'_> {
             .collect();
         let set_keys: Vec<&&ir::Attribute> = key_attributes
             .iter()
-            .filter(|a| !natural.contains(&a.name.as_str()))
+            .filter(|a| !a.key_only && !natural.contains(&a.name.as_str()))
             .collect();
         // Index keys recomputed by the update read the key's fields for
         // their key-attribute placeholders.

@@ -115,7 +115,7 @@ fn non_key_attributes(spec: &ir::Spec) -> Vec<AttributeDefinition> {
         add(attribute.as_str(), "S");
     }
     for entity in spec.entities.values() {
-        for a in entity.attributes.values() {
+        for a in entity.attributes.values().filter(|a| !a.key_only) {
             add(a.name.as_str(), dynamo_type(&a.r#type));
         }
     }
@@ -159,7 +159,7 @@ fn facet(spec: &ir::Spec, entity: &ir::Entity, tenants: &[String]) -> Facet {
     if let Some(attribute) = spec.table.entity_type.attribute() {
         add(attribute.as_str());
     }
-    for a in entity.attributes.values() {
+    for a in entity.attributes.values().filter(|a| !a.key_only) {
         add(a.name.as_str());
     }
     for key in entity.index_keys.values() {

@@ -484,7 +484,7 @@ pub fn item(spec: &ir::Spec, entity: &ir::Entity, sample: &Sample) -> Item {
     if let Some((attribute, value)) = spec.table.entity_type.marker(&entity.name) {
         item.insert(attribute.to_owned(), AttributeValue::S(value.to_owned()));
     }
-    for a in entity.attributes.values() {
+    for a in entity.attributes.values().filter(|a| !a.key_only) {
         if let Some(v) = sample.values.get(a.name.as_str()) {
             item.insert(a.name.value.clone(), stored(a, v));
         }

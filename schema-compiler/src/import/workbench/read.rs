@@ -312,16 +312,11 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
     let table_items = items(t.get("TableData"), &mut notes, &format!("table `{name}`"));
     let facetless = facets.is_empty();
     if facetless {
-        facets.push(Facet {
-            name: name.clone(),
-            pk_alias: None,
-            sk_alias: None,
-            items: table_items,
-            declared: attributes
-                .iter()
-                .map(|(n, _): &(String, String)| n.clone())
-                .collect(),
-        });
+        let declared: Vec<String> = attributes
+            .iter()
+            .map(|(n, _): &(String, String)| n.clone())
+            .collect();
+        facets = split_facetless(&name, table_items, &declared, &pk, sk.as_ref());
     } else if !table_items.is_empty() {
         notes.push(format!(
             "{} table-level items outside any facet were left out",
@@ -376,4 +371,86 @@ pub fn read_model(v: &Value) -> Result<Model, String> {
         tables: out,
         notes,
     })
+}
+
+/// The kinds of item of a table without facets: by a discriminator
+/// attribute (`type`, `kind`, `entity_type`, … in every item), else by the
+/// literal prefixes of their keys (`USER#…` and `ORDER#…`). One kind keeps
+/// the table's name.
+fn split_facetless(
+    name: &str,
+    items: Vec<super::Item>,
+    declared: &[String],
+    pk: &Key,
+    sk: Option<&Key>,
+) -> Vec<Facet> {
+    let facet = |name: String, items: Vec<super::Item>| Facet {
+        name,
+        pk_alias: None,
+        sk_alias: None,
+        items,
+        declared: declared.to_vec(),
+    };
+    let text = |item: &super::Item, attribute: &str| match item.get(attribute) {
+        Some(AttributeValue::S(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let mut groups: indexmap::IndexMap<String, Vec<super::Item>> = indexmap::IndexMap::new();
+    if let Some(discriminator) = discriminator(&items, pk, sk) {
+        for item in items {
+            let kind = text(&item, &discriminator).unwrap_or_default();
+            groups.entry(kind).or_default().push(item);
+        }
+    } else {
+        for item in items {
+            let pk_prefix = text(&item, &pk.name).and_then(|v| literal_prefix(&v));
+            let sk_prefix = sk.and_then(|k| text(&item, &k.name)).and_then(|v| literal_prefix(&v));
+            // The sort key tells the kinds of one partition apart; the
+            // partition key, those of a table without a sort key.
+            let kind = sk_prefix.or(pk_prefix).unwrap_or_default();
+            groups.entry(kind).or_default().push(item);
+        }
+    }
+    if groups.len() < 2 {
+        let items = groups.into_values().flatten().collect();
+        return vec![facet(name.to_owned(), items)];
+    }
+    groups
+        .into_iter()
+        .map(|(kind, items)| {
+            let kind = if kind.is_empty() { name.to_owned() } else { kind };
+            facet(kind, items)
+        })
+        .collect()
+}
+
+/// An attribute named like a discriminator that every item holds as a string.
+fn discriminator(items: &[super::Item], pk: &Key, sk: Option<&Key>) -> Option<String> {
+    const NAMES: [&str; 8] = [
+        "type", "kind", "entitytype", "itemtype", "recordtype", "typename", "et", "entity",
+    ];
+    let first = items.first()?;
+    first
+        .keys()
+        .filter(|k| **k != pk.name && sk.is_none_or(|s| **k != s.name))
+        .find(|k| {
+            let folded: String = k
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
+            NAMES.contains(&folded.as_str())
+                && items
+                    .iter()
+                    .all(|i| matches!(i.get(k.as_str()), Some(AttributeValue::S(s)) if !s.is_empty()))
+        })
+        .cloned()
+}
+
+/// The literal start of a key value: the text before its first delimiter
+/// (`#`, `|`, `:`), when that text has no digits (`USER` of `USER#42`).
+fn literal_prefix(value: &str) -> Option<String> {
+    let end = value.find(['#', '|', ':'])?;
+    let head = &value[..end];
+    (!head.is_empty() && !head.chars().any(|c| c.is_ascii_digit())).then(|| head.to_owned())
 }

@@ -83,6 +83,10 @@ fn attribute(name: &str, a: &Attr, examples_max: Option<i64>) -> String {
     if a.optional {
         fields.push("optional: true".into());
     }
+    // Made up to hold a part of a key: the items do not have it.
+    if a.synthetic {
+        fields.push("key_only: true".into());
+    }
     format!("      {}: {{ {} }}\n", yaml::key(name), fields.join(", "))
 }
 
@@ -234,8 +238,26 @@ pub fn render_spec(
         }
         None => out.push_str("  billing: on_demand\n"),
     }
-    if let Some(eta) = &inferred.entity_type_attribute {
-        let _ = writeln!(out, "  entity_type_attribute: {}", yaml::string(eta));
+    match &inferred.entity_type_attribute {
+        Some(eta) if inferred.entity_type_values.is_empty() => {
+            let _ = writeln!(out, "  entity_type_attribute: {}", yaml::string(eta));
+        }
+        Some(eta) => {
+            let values: Vec<String> = inferred
+                .entity_type_values
+                .iter()
+                .map(|(entity, value)| format!("{}: {}", yaml::key(entity), yaml::string(value)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  entity_type: {{ attribute: {}, values: {{ {} }} }}",
+                yaml::string(eta),
+                values.join(", ")
+            );
+        }
+        None => out.push_str(
+            "  # The items carry no entity-type attribute: their keys tell the entity.\n  entity_type: keys\n",
+        ),
     }
     let tenant = inferred.tenant.as_ref().map(|(t, _)| t.as_str());
     if let Some((placeholder, ids)) = &inferred.tenant {

@@ -113,6 +113,8 @@ pub struct Inferred {
     pub tenant: Option<(String, Vec<String>)>,
     /// The attribute every item names its entity in.
     pub entity_type_attribute: Option<String>,
+    /// Entities whose value in that attribute is not their name.
+    pub entity_type_values: Vec<(String, String)>,
     /// Entities.
     pub entities: Vec<Entity>,
     /// What could not be inferred.
@@ -223,7 +225,16 @@ fn find_tenant(table: &ModelTable) -> Option<String> {
 /// The attribute naming each facet's entity type, when every item has it.
 fn find_entity_type(table: &ModelTable) -> Option<String> {
     let first = table.facets.first()?.items.first()?;
-    let candidates = first.keys().filter(|k| is_identifier(k));
+    // A key attribute is never the marker, even when it is constant per
+    // facet (a sort key `METADATA`).
+    let keys: Vec<&str> = std::iter::once(&table.pk)
+        .chain(&table.sk)
+        .chain(table.gsis.iter().flat_map(|g| std::iter::once(&g.pk).chain(&g.sk)))
+        .map(|k| k.name.as_str())
+        .collect();
+    let candidates = first
+        .keys()
+        .filter(|k| is_identifier(k) && !keys.contains(&k.as_str()));
     for name in candidates {
         let mut names = BTreeSet::new();
         let ok = table.facets.iter().all(|f| {
@@ -239,7 +250,7 @@ fn find_entity_type(table: &ModelTable) -> Option<String> {
                 && f.items.len() == f.items.iter().filter(|i| i.contains_key(name)).count()
                 && values
                     .iter()
-                    .all(|v| is_identifier(v) && names.insert(v.to_string()))
+                    .all(|v| !v.is_empty() && names.insert(entity_name(v)))
         });
         if ok && table.facets.iter().all(|f| !f.items.is_empty()) {
             return Some(name.clone());
@@ -259,7 +270,13 @@ fn facet_entity(
         AttributeValue::S(s) => Some(s.clone()),
         _ => None,
     }) {
-        Some(n) => n,
+        Some(value) => {
+            let name = entity_name(&value);
+            if name != value {
+                inferred.entity_type_values.push((name.clone(), value));
+            }
+            name
+        }
         None => entity_name(&facet.name),
     };
     let table_keys: Vec<&str> = std::iter::once(table.pk.name.as_str())
@@ -428,6 +445,7 @@ fn facet_entity(
             }
         }
     }
+    e.naturalize(table);
     // Key attributes are computed from the templates, not stored as values.
     for ex in &mut e.examples {
         ex.values.retain(|k, _| e.attrs.contains_key(k));
@@ -447,6 +465,82 @@ fn facet_entity(
         ));
     }
     e
+}
+
+impl Entity {
+    /// A table key whose template is one placeholder made up to hold the
+    /// whole value is the item's own attribute: a natural key, stored once
+    /// under the key's name, as the table stores it. (A placeholder bound to
+    /// an attribute the items really have is left alone: the table keeps a
+    /// copy of it in the key.)
+    fn naturalize(&mut self, table: &ModelTable) {
+        let keys = std::iter::once(&table.pk).chain(table.sk.as_ref());
+        for key in keys {
+            let template = if key.name == table.pk.name {
+                &self.pk
+            } else {
+                match &self.sk {
+                    Some(sk) => sk,
+                    None => continue,
+                }
+            };
+            let [Seg::Attr(made)] = template.segs.as_slice() else {
+                continue;
+            };
+            let made = made.clone();
+            let synthetic = self.attrs.get(&made).is_some_and(|a| a.synthetic);
+            if !synthetic || !is_identifier(&key.name) || self.attrs.contains_key(&key.name) {
+                continue;
+            }
+            let Some(index) = self.attrs.get_index_of(&made) else {
+                continue;
+            };
+            let mut attr = self.attrs.shift_remove(&made).unwrap_or_else(|| unreachable!());
+            attr.synthetic = false;
+            attr.width = None;
+            if key.r#type == "N" {
+                let values: Vec<&AttributeValue> = self
+                    .examples
+                    .iter()
+                    .filter_map(|x| x.values.get(&made))
+                    .collect();
+                attr.kind = kind_of(&values, Some("N"));
+            }
+            self.attrs.insert(key.name.clone(), attr);
+            let last = self.attrs.len() - 1;
+            self.attrs.move_index(last, index);
+            for x in &mut self.examples {
+                if let Some(v) = x.values.shift_remove(&made) {
+                    x.values.insert(key.name.clone(), v);
+                }
+            }
+            let rename = |t: &mut Template| {
+                for s in &mut t.segs {
+                    if *s == Seg::Attr(made.clone()) {
+                        *s = Seg::Attr(key.name.clone());
+                    }
+                }
+            };
+            rename(&mut self.pk);
+            if let Some(sk) = &mut self.sk {
+                rename(sk);
+            }
+            for (pk, sk) in self.indexes.values_mut() {
+                rename(pk);
+                if let Some(sk) = sk {
+                    rename(sk);
+                }
+            }
+            // The key is the attribute itself: nothing left to guess.
+            let natural = |t: &Template| t.segs == [Seg::Attr(key.name.clone())];
+            if natural(&self.pk) {
+                self.pk.comment = None;
+            }
+            if let Some(sk) = self.sk.as_mut().filter(|sk| natural(sk)) {
+                sk.comment = None;
+            }
+        }
+    }
 }
 
 /// Infers the entities of a table.
