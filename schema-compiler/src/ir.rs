@@ -348,6 +348,7 @@ impl Attribute {
             AttributeType::Decimal { .. }
             | AttributeType::List { .. }
             | AttributeType::Map
+            | AttributeType::Set { .. }
             | AttributeType::Binary { .. } => KeyEncoding::None,
         }
     }
@@ -374,6 +375,7 @@ impl Attribute {
             | AttributeType::List { .. }
             | AttributeType::Map
             | AttributeType::Binary { .. }) => other.name().to_owned(),
+            AttributeType::Set { of } => format!("set of {}s", of.name()),
         }
     }
 }
@@ -501,6 +503,11 @@ pub enum AttributeType {
     },
     /// A map with string keys and any values.
     Map,
+    /// A DynamoDB set (`SS`, `NS` or `BS`): distinct values, never empty.
+    Set {
+        /// What it holds.
+        of: SetOf,
+    },
     /// Bytes.
     Binary {
         /// Least length.
@@ -508,6 +515,41 @@ pub enum AttributeType {
         /// Greatest length.
         max_length: Option<u64>,
     },
+}
+
+/// The values a set holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SetOf {
+    /// Strings (`SS`).
+    String,
+    /// Integers (`NS`).
+    Integer,
+    /// Decimals (`NS`).
+    Decimal,
+    /// Bytes (`BS`).
+    Binary,
+}
+
+impl SetOf {
+    /// The DynamoDB type tag of the set.
+    pub fn tag(self) -> &'static str {
+        match self {
+            SetOf::String => "SS",
+            SetOf::Integer | SetOf::Decimal => "NS",
+            SetOf::Binary => "BS",
+        }
+    }
+
+    /// The element type's name as written in specs.
+    pub fn name(self) -> &'static str {
+        match self {
+            SetOf::String => "string",
+            SetOf::Integer => "integer",
+            SetOf::Decimal => "decimal",
+            SetOf::Binary => "binary",
+        }
+    }
 }
 
 /// `"an integer"`, `"a string"`: a type name with its article.
@@ -537,6 +579,7 @@ impl AttributeType {
             AttributeType::Enum { .. } => "enum",
             AttributeType::List { .. } => "list",
             AttributeType::Map => "map",
+            AttributeType::Set { .. } => "set",
             AttributeType::Binary { .. } => "binary",
         }
     }

@@ -404,15 +404,17 @@ fn reference_models() -> Vec<(String, String)> {
     out
 }
 
-/// Every attribute of `original`, normalized, has the same value in `exported`.
-fn contains(
+/// `exported` is `original` with each value normalized (docs/import.md):
+/// the same attributes, no more, with the same values.
+fn same_item(
     exported: &serde_json::Map<String, Value>,
     original: &serde_json::Map<String, Value>,
 ) -> bool {
-    original.iter().all(|(name, value)| {
-        let normalized = normalize_value(value).map(|v| serde_json::to_value(v).unwrap());
-        exported.get(name) == normalized.as_ref()
-    })
+    exported.len() == original.len()
+        && original.iter().all(|(name, value)| {
+            let normalized = normalize_value(value).map(|v| serde_json::to_value(v).unwrap());
+            exported.get(name) == normalized.as_ref()
+        })
 }
 
 #[test]
@@ -481,9 +483,10 @@ fn real_exports_import_check_and_export_back_the_same_tables_keys_gsis_and_items
             for item in original_items {
                 let item = item.as_object().unwrap();
                 assert!(
-                    exported_items.iter().any(|x| contains(x, item)),
-                    "{file} {name}: no exported item carries {}",
-                    Value::Object(item.clone())
+                    exported_items.iter().any(|x| same_item(x, item)),
+                    "{file} {name}: no exported item is {}\n(exported: {})",
+                    Value::Object(item.clone()),
+                    serde_json::to_string(&exported_items).unwrap()
                 );
             }
         }

@@ -461,6 +461,132 @@ impl std::fmt::Display for Decimal {
     }
 }
 
+/// Numeric order: `-2 < -1.5 < 0 < 0.45 < 0.5 < 10`.
+impl Ord for Decimal {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Canonical text: an optional `-`, the whole part without leading
+        // zeros, and a fraction without trailing zeros, so magnitudes
+        // compare by the whole part's length, then digit by digit.
+        fn magnitude(text: &str) -> (usize, &str, &str) {
+            let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+            let whole = if whole == "0" { "" } else { whole };
+            (whole.len(), whole, fraction)
+        }
+        let (a_negative, a) = match self.0.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, self.0.as_str()),
+        };
+        let (b_negative, b) = match other.0.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, other.0.as_str()),
+        };
+        match (a_negative, b_negative) {
+            (true, false) => std::cmp::Ordering::Less,
+            (false, true) => std::cmp::Ordering::Greater,
+            (false, false) => magnitude(a).cmp(&magnitude(b)),
+            (true, true) => magnitude(b).cmp(&magnitude(a)),
+        }
+    }
+}
+
+impl PartialOrd for Decimal {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A DynamoDB set: distinct values, never empty (DynamoDB stores no empty
+/// set: an optional set attribute is absent instead).
+fn check_set(len: usize, context: &'static str, name: &'static str) -> Result<(), ValueError> {
+    if len == 0 {
+        return Err(ValueError {
+            context,
+            name,
+            problem: "DynamoDB stores no empty set: leave the attribute out (make it optional) instead".to_owned(),
+        });
+    }
+    Ok(())
+}
+
+fn set_element<T>(
+    i: usize,
+    parsed: Result<T, String>,
+) -> Result<T, DecodeProblem> {
+    parsed.map_err(|why| DecodeProblem::Invalid(format!("element {i}: {why}")))
+}
+
+impl Attr for std::collections::BTreeSet<String> {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::Ss(self.iter().cloned().collect())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        match av {
+            AttributeValue::Ss(values) => Ok(values.iter().cloned().collect()),
+            other => Err(wrong_type("SS", other)),
+        }
+    }
+    fn store(&self, _: Store, context: &'static str, name: &'static str) -> Result<AttributeValue, ValueError> {
+        check_set(self.len(), context, name)?;
+        Ok(self.to_av())
+    }
+}
+
+impl Attr for std::collections::BTreeSet<i64> {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::Ns(self.iter().map(i64::to_string).collect())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        match av {
+            AttributeValue::Ns(values) => values
+                .iter()
+                .enumerate()
+                .map(|(i, n)| set_element(i, n.parse::<i64>().map_err(|_| format!("{n:?} is not an integer"))))
+                .collect(),
+            other => Err(wrong_type("NS", other)),
+        }
+    }
+    fn store(&self, _: Store, context: &'static str, name: &'static str) -> Result<AttributeValue, ValueError> {
+        check_set(self.len(), context, name)?;
+        Ok(self.to_av())
+    }
+}
+
+impl Attr for std::collections::BTreeSet<Decimal> {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::Ns(self.iter().map(|d| d.0.clone()).collect())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        match av {
+            AttributeValue::Ns(values) => values
+                .iter()
+                .enumerate()
+                .map(|(i, n)| set_element(i, n.parse::<Decimal>()))
+                .collect(),
+            other => Err(wrong_type("NS", other)),
+        }
+    }
+    fn store(&self, _: Store, context: &'static str, name: &'static str) -> Result<AttributeValue, ValueError> {
+        check_set(self.len(), context, name)?;
+        Ok(self.to_av())
+    }
+}
+
+impl Attr for std::collections::BTreeSet<Vec<u8>> {
+    fn to_av(&self) -> AttributeValue {
+        AttributeValue::Bs(self.iter().map(|b| Blob::new(b.clone())).collect())
+    }
+    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        match av {
+            AttributeValue::Bs(values) => Ok(values.iter().map(|b| b.as_ref().to_vec()).collect()),
+            other => Err(wrong_type("BS", other)),
+        }
+    }
+    fn store(&self, _: Store, context: &'static str, name: &'static str) -> Result<AttributeValue, ValueError> {
+        check_set(self.len(), context, name)?;
+        Ok(self.to_av())
+    }
+}
+
 impl From<i64> for Decimal {
     fn from(n: i64) -> Self {
         Decimal(n.to_string())
@@ -593,6 +719,41 @@ mod tests {
         assert!(push_str(&mut k, "abcde", &domain, "E", "id").is_err());
         push_str(&mut k, "abc", &domain, "E", "id").unwrap();
         assert_eq!(k, "abc");
+    }
+
+    #[test]
+    fn decimals_order_as_numbers() {
+        let sorted = ["-100", "-2", "-1.5", "-0.05", "0", "0.045", "0.45", "0.5", "1", "9.99", "10", "100.5"];
+        let parsed: Vec<Decimal> = sorted.iter().map(|s| s.parse().unwrap()).collect();
+        for (i, a) in parsed.iter().enumerate() {
+            for (j, b) in parsed.iter().enumerate() {
+                assert_eq!(a.cmp(b), i.cmp(&j), "{a} against {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn sets_refuse_empty_and_read_their_own_type() {
+        use std::collections::BTreeSet;
+        let empty: BTreeSet<String> = BTreeSet::new();
+        assert!(empty.store(Store::Plain, "E", "tags").is_err());
+        let tags: BTreeSet<String> = ["b".into(), "a".into()].into();
+        let stored = tags.store(Store::Plain, "E", "tags").unwrap();
+        assert_eq!(stored, AttributeValue::Ss(vec!["a".into(), "b".into()]));
+        assert_eq!(BTreeSet::<String>::from_av(&stored).unwrap(), tags);
+        assert!(BTreeSet::<String>::from_av(&AttributeValue::L(vec![])).is_err());
+        let numbers = AttributeValue::Ns(vec!["10".into(), "-2".into(), "1.50".into()]);
+        let decimals = BTreeSet::<Decimal>::from_av(&numbers).unwrap();
+        assert_eq!(
+            decimals.iter().map(Decimal::as_str).collect::<Vec<_>>(),
+            ["-2", "1.5", "10"]
+        );
+        assert!(BTreeSet::<i64>::from_av(&numbers).is_err(), "1.50 is no integer");
+        let bytes = AttributeValue::Bs(vec![Blob::new(vec![2]), Blob::new(vec![1])]);
+        assert_eq!(
+            BTreeSet::<Vec<u8>>::from_av(&bytes).unwrap(),
+            [vec![1], vec![2]].into()
+        );
     }
 
     #[test]

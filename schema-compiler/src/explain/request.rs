@@ -92,18 +92,18 @@ fn transact_item(spec: &ir::Spec, op: TransactionOp, entity: &ir::Entity) -> Val
             "ExpressionAttributeNames": pk,
         } }),
         TransactionOp::Update => {
-            let mut names = json!({
-                "#pk": spec.table.partition_key.name.value,
-                "#s0": "<attribute set>",
-                "#r0": "<attribute removed>",
-            });
-            let mut values = json!({ ":s0": "<value>" });
-            let expression = match spec.table.entity_type.marker(&entity.name) {
-                Some((attribute, value)) => {
-                    names["#et"] = json!(attribute);
-                    values[":et"] = typed("S", value);
-                    "SET #et = :et, #s0 = :s0 REMOVE #r0"
-                }
+            let mut names = json!({ "#pk": spec.table.partition_key.name.value });
+            let mut values = json!({});
+            let marker = spec.table.entity_type.marker(&entity.name);
+            if let Some((attribute, value)) = marker {
+                names["#et"] = json!(attribute);
+                values[":et"] = typed("S", value);
+            }
+            names["#s0"] = json!("<attribute set>");
+            names["#r0"] = json!("<attribute removed>");
+            values[":s0"] = json!("<value>");
+            let expression = match marker {
+                Some(_) => "SET #et = :et, #s0 = :s0 REMOVE #r0",
                 None => "SET #s0 = :s0 REMOVE #r0",
             };
             json!({ "Update": {

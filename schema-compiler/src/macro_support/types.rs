@@ -46,6 +46,7 @@ pub(super) fn check_type(attribute: &AttributeType, ty: &syn::Type) -> Result<()
         AttributeType::Datetime { .. } => &["DateTime"],
         AttributeType::List { .. } => &["Vec"],
         AttributeType::Map => &["Item", "HashMap"],
+        AttributeType::Set { .. } => &["BTreeSet"],
         AttributeType::Binary { .. } => &["Blob"],
         AttributeType::Enum { .. } => {
             return match name {
@@ -70,6 +71,12 @@ pub(super) fn expected_type(attribute: &AttributeType) -> &'static str {
         AttributeType::Datetime { .. } => "`schema_runtime::DateTime`",
         AttributeType::List { .. } => "a `Vec<_>`",
         AttributeType::Map => "`schema_runtime::Item`",
+        AttributeType::Set { of } => match of {
+            crate::ir::SetOf::String => "`BTreeSet<String>`",
+            crate::ir::SetOf::Integer => "`BTreeSet<i64>`",
+            crate::ir::SetOf::Decimal => "`BTreeSet<schema_runtime::Decimal>`",
+            crate::ir::SetOf::Binary => "`BTreeSet<Vec<u8>>`",
+        },
         AttributeType::Binary { .. } => "`schema_runtime::Blob`",
         AttributeType::Enum { .. } => {
             "an enum type (`Copy`, with `as_str`, `FromStr` and `schema_runtime::Attr`, like the generated ones)"

@@ -7,8 +7,8 @@ use crate::syntax::AttributeDecl;
 
 use super::{bounds, or_span, text, Resolver};
 
-const TYPE_NAMES: [&str; 9] = [
-    "string", "integer", "decimal", "boolean", "datetime", "enum", "list", "map", "binary",
+const TYPE_NAMES: [&str; 10] = [
+    "string", "integer", "decimal", "boolean", "datetime", "enum", "list", "map", "set", "binary",
 ];
 
 /// Which options each type accepts, for "does not apply" errors.
@@ -20,6 +20,7 @@ fn allowed_options(ty: &str) -> &'static [&'static str] {
         "datetime" => &["format", "precision"],
         "enum" => &["values"],
         "list" => &["items", "min_length", "max_length"],
+        "set" => &["items"],
         "binary" => &["min_length", "max_length"],
         _ => &[],
     }
@@ -128,8 +129,39 @@ impl Resolver<'_> {
                 min_length: self.min_length(decl),
                 max_length: self.length_bounds(decl),
             },
+            "set" => AttributeType::Set {
+                of: self.set_of(decl, &ty)?,
+            },
             _ => AttributeType::Map,
         })
+    }
+
+    /// What a set holds: DynamoDB has sets of strings, numbers and binaries.
+    fn set_of(&mut self, decl: &Spanned<AttributeDecl>, ty: &Spanned<String>) -> Option<ir::SetOf> {
+        let Some(items) = &decl.items else {
+            self.error(
+                Diagnostic::new(Code::InvalidAttribute, "a set needs `items`")
+                    .label(ty.span, "this set")
+                    .help("write `{ type: set, items: string }` (or `integer`, `decimal`, `binary`)"),
+            );
+            return None;
+        };
+        let name = or_span(&items.r#type, items.span);
+        let of = match name.as_str() {
+            "string" => ir::SetOf::String,
+            "integer" => ir::SetOf::Integer,
+            "decimal" => ir::SetOf::Decimal,
+            "binary" => ir::SetOf::Binary,
+            other => {
+                self.error(
+                    Diagnostic::new(Code::InvalidAttribute, format!("DynamoDB has no set of `{other}`"))
+                        .label(name.span, "set items")
+                        .help("a set holds strings, integers, decimals or binaries; use a list for other values"),
+                );
+                return None;
+            }
+        };
+        Some(of)
     }
 
     fn list_items(

@@ -149,12 +149,16 @@ fn attribute_value(attribute: &ir::Attribute, value: &Value) -> Result<ExampleVa
             Value::String(s) => ExampleValue::Text(s.clone()),
             _ => return Err(wrong()),
         },
-        AttributeType::List { .. } | AttributeType::Map | AttributeType::Binary { .. } => {
+        AttributeType::List { .. }
+        | AttributeType::Map
+        | AttributeType::Set { .. }
+        | AttributeType::Binary { .. } => {
             let av: ir::AttributeValue =
                 serde_json::from_value(value.clone()).map_err(|_| wrong())?;
-            let expected = match attribute.r#type {
+            let expected = match &attribute.r#type {
                 AttributeType::List { .. } => "L",
                 AttributeType::Map => "M",
+                AttributeType::Set { of } => of.tag(),
                 _ => "B",
             };
             if av.type_name() != expected {

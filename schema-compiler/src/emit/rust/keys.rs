@@ -395,6 +395,7 @@ impl Emitter<'_> {
             | AttributeType::Decimal { .. }
             | AttributeType::List { .. }
             | AttributeType::Map
+            | AttributeType::Set { .. }
             | AttributeType::Binary { .. } => {
                 let parse = parse_text(attribute);
                 if attribute.optional {
@@ -681,6 +682,7 @@ fn push_value(input: Input<'_>, domains: &Domains, context: TokenStream) -> Toke
                 AttributeType::Decimal { .. }
                 | AttributeType::List { .. }
                 | AttributeType::Map
+                | AttributeType::Set { .. }
                 | AttributeType::Binary { .. } => {
                     quote!(::core::compile_error!("this attribute type cannot be part of a key");)
                 }
@@ -715,6 +717,7 @@ fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
                 // these types.
                 AttributeType::List { .. }
                 | AttributeType::Map
+                | AttributeType::Set { .. }
                 | AttributeType::Binary { .. } => quote!(#av::S(#expr.to_owned())),
             }
         }
@@ -744,6 +747,7 @@ fn parse_text(attribute: &ir::Attribute) -> TokenStream {
         | AttributeType::Decimal { .. }
         | AttributeType::List { .. }
         | AttributeType::Map
+        | AttributeType::Set { .. }
         | AttributeType::Binary { .. } => quote!(__rt::reader::text),
     }
 }

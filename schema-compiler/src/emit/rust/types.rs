@@ -5,7 +5,7 @@ use quote::{format_ident, quote};
 
 use super::names::{pascal, pascal_ident};
 use super::Emitter;
-use crate::ir::{self, AttributeType, DatetimeFormat, TimePrecision};
+use crate::ir::{self, AttributeType, DatetimeFormat, SetOf, TimePrecision};
 
 /// The [`schema_runtime::TimeFormat`] tokens of a datetime type.
 pub fn time_format(format: DatetimeFormat, precision: TimePrecision) -> TokenStream {
@@ -61,6 +61,12 @@ impl Emitter<'_> {
                 _ => quote!(Vec<__rt::AttributeValue>),
             },
             AttributeType::Map => quote!(__rt::Item),
+            AttributeType::Set { of } => match of {
+                SetOf::String => quote!(::std::collections::BTreeSet<String>),
+                SetOf::Integer => quote!(::std::collections::BTreeSet<i64>),
+                SetOf::Decimal => quote!(::std::collections::BTreeSet<__rt::Decimal>),
+                SetOf::Binary => quote!(::std::collections::BTreeSet<Vec<u8>>),
+            },
             AttributeType::Binary { .. } => quote!(__rt::Blob),
         }
     }
@@ -212,6 +218,7 @@ pub fn store_how(attribute: &ir::Attribute) -> Option<TokenStream> {
         | AttributeType::Enum { .. }
         | AttributeType::List { .. }
         | AttributeType::Map
+        | AttributeType::Set { .. }
         | AttributeType::Binary { .. } => None,
     }
 }

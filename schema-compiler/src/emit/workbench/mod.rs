@@ -71,6 +71,7 @@ pub fn dynamo_type(ty: &AttributeType) -> &'static str {
         },
         AttributeType::List { .. } => "L",
         AttributeType::Map => "M",
+        AttributeType::Set { of } => of.tag(),
         AttributeType::Binary { .. } => "B",
     }
 }

@@ -69,8 +69,12 @@ fn attribute(name: &str, a: &Attr, examples_max: Option<i64>) -> String {
         Kind::Map => "map",
         Kind::List => "list",
         Kind::Binary => "binary",
+        Kind::Set(_) => "set",
     };
     fields.push(format!("type: {ty}"));
+    if let Kind::Set(of) = a.kind {
+        fields.push(format!("items: {}", of.name()));
+    }
     if a.kind == Kind::String && !a.key_texts.is_empty() {
         fields.push(format!("pattern: {}", yaml::string(&pattern(a))));
     }

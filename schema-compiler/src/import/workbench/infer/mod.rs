@@ -52,6 +52,8 @@ pub enum Kind {
     List,
     /// `binary`.
     Binary,
+    /// `set` of strings, integers, decimals or binaries.
+    Set(crate::ir::SetOf),
 }
 
 /// An inferred attribute.
@@ -194,7 +196,22 @@ fn kind_of(values: &[&AttributeValue], declared: Option<&str>) -> Kind {
         }
         "BOOL" => Kind::Boolean,
         "M" => Kind::Map,
-        "L" | "SS" | "NS" | "BS" => Kind::List,
+        "SS" => Kind::Set(crate::ir::SetOf::String),
+        "BS" => Kind::Set(crate::ir::SetOf::Binary),
+        "NS" => {
+            let integers = values.iter().all(|v| match v {
+                AttributeValue::Ns(ns) => ns
+                    .iter()
+                    .all(|n| n.parse::<i64>().is_ok_and(|i| i.to_string() == *n)),
+                _ => false,
+            });
+            Kind::Set(if integers {
+                crate::ir::SetOf::Integer
+            } else {
+                crate::ir::SetOf::Decimal
+            })
+        }
+        "L" => Kind::List,
         "B" => Kind::Binary,
         _ => Kind::String,
     }
@@ -351,17 +368,6 @@ fn facet_entity(
             .filter_map(|i| i.get(n))
             .filter(|v| !matches!(v, AttributeValue::Null(_)))
             .collect();
-        if values.iter().any(|v| {
-            matches!(
-                v,
-                AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_)
-            )
-        }) {
-            inferred.notes.push(format!(
-                "entity `{}`: `{n}` is a set: imported as a list",
-                e.name
-            ));
-        }
         let declared = table
             .attributes
             .iter()
