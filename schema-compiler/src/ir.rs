@@ -37,6 +37,20 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// The type of the key attribute `name` of the table or an index
+    /// (`String` when no key has that name).
+    pub fn key_type_of(&self, name: &str) -> KeyType {
+        std::iter::once(&self.table.partition_key)
+            .chain(&self.table.sort_key)
+            .chain(
+                self.indexes
+                    .values()
+                    .flat_map(|i| std::iter::once(&i.partition_key).chain(&i.sort_key)),
+            )
+            .find(|k| k.name.value == name)
+            .map_or(KeyType::String, |k| k.r#type)
+    }
+
     /// The partition-key templates of the access patterns that query, with
     /// their access pattern: each becomes a `dynamodb:LeadingKeys` pattern.
     pub fn query_partition_keys(&self) -> impl Iterator<Item = (&AccessPattern, &KeyTemplate)> {

@@ -92,7 +92,7 @@ impl Resolver<'_> {
         entity.index_keys = self.resolve_index_keys(decl, &entity, spec);
         self.imply_index_keys(&mut entity, spec);
         self.check_reserved_names(&entity, spec);
-        self.check_key_only(&entity, decl);
+        self.check_key_only(&entity, decl, spec);
         self.check_shard_placeholder(&entity, decl);
         entity.version_attribute = self.resolve_version(decl, &entity);
         entity.examples = decl
@@ -699,7 +699,7 @@ impl Resolver<'_> {
     /// placeholder of a computed key template that an item has whenever it
     /// has the attribute: the primary key, or an index key whose other
     /// placeholders are required.
-    fn check_key_only(&mut self, entity: &ir::Entity, decl: &syntax::EntityDecl) {
+    fn check_key_only(&mut self, entity: &ir::Entity, decl: &syntax::EntityDecl, spec: &ir::Spec) {
         let required = |p: &ir::Placeholder| {
             p.kind != PlaceholderKind::Attribute
                 || entity.attributes.get(&p.name.value).is_some_and(|a| !a.optional)
@@ -715,6 +715,7 @@ impl Resolver<'_> {
                     // Every other placeholder is required: the key is
                     // there whenever the attribute is.
                     !t.is_natural()
+                        && spec.key_type_of(&t.attribute) == ir::KeyType::String
                         && t.placeholders()
                             .filter(|p| p.name.value != name.value)
                             .all(required)
@@ -737,7 +738,7 @@ impl Resolver<'_> {
                     .help(if natural {
                         "a natural key is the attribute itself, stored as the key: remove `key_only`"
                     } else {
-                        "a key_only attribute is read back out of a key the item has whenever it has the attribute (the primary key, or an index key whose other placeholders are required): put it in such a key, or remove `key_only`"
+                        "a key_only attribute is read back out of a string key the item has whenever it has the attribute (the primary key, or an index key whose other placeholders are required): put it in such a key, or remove `key_only`"
                     }),
                 );
             }

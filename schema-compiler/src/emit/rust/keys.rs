@@ -333,7 +333,11 @@ impl Emitter<'_> {
         context: &str,
         input: &dyn Fn(&'t ir::Placeholder) -> Input<'t>,
     ) -> TokenStream {
-        if template.is_natural() {
+        // A natural key, and a number key's one placeholder, hold the value
+        // as it is stored: a number key is a DynamoDB number, not the
+        // zero-padded (and offset) text of a string key.
+        let single = matches!(template.segments.as_slice(), [Segment::Placeholder(_)]);
+        if template.is_natural() || (key_type == KeyType::Number && single) {
             if let Some(p) = template.placeholders().next() {
                 return natural_value(input(p), context);
             }
@@ -372,7 +376,9 @@ impl Emitter<'_> {
         attribute: &ir::Attribute,
     ) -> TokenStream {
         let name = attribute.name.as_str();
-        let sources = templates.iter().map(|t| {
+        // Placeholders are read back out of string keys; a number key holds
+        // the value itself, stored under the key's name.
+        let sources = templates.iter().filter(|t| self.spec.key_type_of(&t.attribute) == KeyType::String).map(|t| {
             let key = t.attribute.as_str();
             let steps = Self::steps_const(t);
             let end = Self::steps_to(t, (PlaceholderKind::Attribute, name));

@@ -451,6 +451,17 @@ pub fn key_value(
         let v = sample.values.get(template.attribute.as_str())?;
         return Some(stored(a, v));
     }
+    // A number key's one placeholder is the number itself.
+    if let (ir::KeyType::Number, [Segment::Placeholder(p)]) = (key_type, template.segments.as_slice()) {
+        return match p.kind {
+            PlaceholderKind::Shard => Some(AttributeValue::N(sample.shard?.to_string())),
+            PlaceholderKind::Attribute => {
+                let a = entity.attributes.get(p.name.as_str())?;
+                Some(stored(a, sample.values.get(p.name.as_str())?))
+            }
+            PlaceholderKind::Tenant => None,
+        };
+    }
     let mut text = String::new();
     for segment in &template.segments {
         match segment {

@@ -75,12 +75,26 @@ fn match_alias(segs: &[(bool, String)], value: &str) -> Option<Vec<String>> {
     go(segs, value, &mut out).then_some(out)
 }
 
-/// Splits a key value at the delimiters: parts and the delimiters between them.
-fn split(value: &str) -> (Vec<String>, Vec<char>) {
+/// The delimiters keys are commonly built with, most common first: `#` and
+/// `|`, else `:`, else `_`. A key's values are split at the first class all
+/// of them contain (so timestamps keep their `:` when `#` delimits).
+const DELIMITER_CLASSES: [&[char]; 3] = [&DELIMITERS, &[':'], &['_']];
+
+/// The delimiter class of a key's values.
+fn delimiter_class<'v>(values: impl Iterator<Item = &'v str> + Clone) -> &'static [char] {
+    DELIMITER_CLASSES
+        .into_iter()
+        .find(|class| values.clone().all(|v| v.contains(*class)))
+        .unwrap_or(&DELIMITERS)
+}
+
+/// Splits a key value at the delimiters of `class`: parts and the
+/// delimiters between them.
+fn split_at(value: &str, class: &[char]) -> (Vec<String>, Vec<char>) {
     let mut parts = vec![String::new()];
     let mut delimiters = Vec::new();
     for c in value.chars() {
-        if DELIMITERS.contains(&c) {
+        if class.contains(&c) {
             delimiters.push(c);
             parts.push(String::new());
         } else if let Some(last) = parts.last_mut() {
@@ -220,10 +234,11 @@ impl Entity {
         // Names that become the same Rust field (`ProcessedDate` and
         // `processed_date`) count as taken too.
         let taken = |n: &str| {
+            let field = crate::naming::snake(n);
             self.attrs
                 .keys()
-                .any(|a| a == n || crate::naming::snake(a) == crate::naming::snake(n))
-                || self.reserved.iter().any(|r| r == n)
+                .chain(&self.reserved)
+                .any(|a| a == n || crate::naming::snake(a) == field)
         };
         if !taken(base) {
             return base.to_owned();
@@ -358,7 +373,9 @@ impl Entity {
         values: &[(usize, String)],
         ctx: &Ctx<'_>,
     ) -> Option<Template> {
-        let splits: Vec<(Vec<String>, Vec<char>)> = values.iter().map(|(_, v)| split(v)).collect();
+        let class = delimiter_class(values.iter().map(|(_, v)| v.as_str()));
+        let splits: Vec<(Vec<String>, Vec<char>)> =
+            values.iter().map(|(_, v)| split_at(v, class)).collect();
         let (first_parts, delimiters) = splits.first()?.clone();
         if splits
             .iter()
@@ -369,7 +386,7 @@ impl Entity {
         let alias_names: Vec<String> = alias
             .filter(|a| parse_alias(a).is_none())
             .map(|a| {
-                split(a)
+                split_at(a, class)
                     .0
                     .iter()
                     .filter(|p| !p.is_empty())
@@ -505,11 +522,19 @@ mod tests {
     #[test]
     fn values_split_at_delimiters() {
         assert_eq!(
-            split("TENANT#1|TICKET#2"),
+            split_at("TENANT#1|TICKET#2", &DELIMITERS),
             (
                 vec!["TENANT".into(), "1".into(), "TICKET".into(), "2".into()],
                 vec!['#', '|', '#']
             )
         );
+    }
+
+    #[test]
+    fn keys_split_at_the_first_delimiter_class_all_values_have() {
+        assert_eq!(delimiter_class(["A#1:2", "A#3"].into_iter()), &DELIMITERS);
+        assert_eq!(delimiter_class(["A:1", "B:2"].into_iter()), &[':']);
+        assert_eq!(delimiter_class(["u_1", "u_2"].into_iter()), &['_']);
+        assert_eq!(delimiter_class(["plain", "u_2"].into_iter()), &DELIMITERS);
     }
 }

@@ -495,7 +495,14 @@ impl Entity {
             };
             let made = made.clone();
             let synthetic = self.attrs.get(&made).is_some_and(|a| a.synthetic);
-            if !synthetic || !is_identifier(&key.name) || self.attrs.contains_key(&key.name) {
+            // The key's name must be free as a field too (`gameId` beside
+            // a made-up `game_id`); otherwise the made-up name stays.
+            let field = crate::naming::snake(&key.name);
+            let clash = self
+                .attrs
+                .keys()
+                .any(|a| *a != made && crate::naming::snake(a) == field);
+            if !synthetic || !is_identifier(&key.name) || self.attrs.contains_key(&key.name) || clash {
                 continue;
             }
             let Some(index) = self.attrs.get_index_of(&made) else {
