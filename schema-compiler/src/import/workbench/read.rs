@@ -424,22 +424,28 @@ fn split_facetless(
         .collect()
 }
 
-/// An attribute named like a discriminator that every item holds as a string.
-fn discriminator(items: &[super::Item], pk: &Key, sk: Option<&Key>) -> Option<String> {
+/// Whether an attribute is named like a discriminator: `type`, `kind`,
+/// `entity_type`, `__typename`, `EntityType`, …
+pub(super) fn is_discriminator_name(name: &str) -> bool {
     const NAMES: [&str; 8] = [
         "type", "kind", "entitytype", "itemtype", "recordtype", "typename", "et", "entity",
     ];
+    let folded: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    NAMES.contains(&folded.as_str())
+}
+
+/// An attribute named like a discriminator that every item holds as a string.
+fn discriminator(items: &[super::Item], pk: &Key, sk: Option<&Key>) -> Option<String> {
     let first = items.first()?;
     first
         .keys()
         .filter(|k| **k != pk.name && sk.is_none_or(|s| **k != s.name))
         .find(|k| {
-            let folded: String = k
-                .chars()
-                .filter(|c| c.is_ascii_alphanumeric())
-                .map(|c| c.to_ascii_lowercase())
-                .collect();
-            NAMES.contains(&folded.as_str())
+            is_discriminator_name(k)
                 && items
                     .iter()
                     .all(|i| matches!(i.get(k.as_str()), Some(AttributeValue::S(s)) if !s.is_empty()))

@@ -249,9 +249,20 @@ fn find_entity_type(table: &ModelTable) -> Option<String> {
         .chain(table.gsis.iter().flat_map(|g| std::iter::once(&g.pk).chain(&g.sk)))
         .map(|k| k.name.as_str())
         .collect();
-    let candidates = first
+    // One kind of item has no discriminator: a constant attribute there is
+    // data (`Category: "Amazon Web Services"`), unless it is named like one.
+    let several = table.facets.len() > 1;
+    let mut candidates: Vec<&String> = first
         .keys()
-        .filter(|k| is_identifier(k) && !keys.contains(&k.as_str()));
+        .filter(|k| {
+            is_identifier(k)
+                && !keys.contains(&k.as_str())
+                && (several || super::read::is_discriminator_name(k))
+        })
+        .collect();
+    // Attributes named like discriminators first (a `status` that happens
+    // to differ per facet is data).
+    candidates.sort_by_key(|k| !super::read::is_discriminator_name(k));
     for name in candidates {
         let mut names = BTreeSet::new();
         let ok = table.facets.iter().all(|f| {
