@@ -37,7 +37,87 @@ fn main() {
     schema_compiler::Compiler::new()
         .compile_to_out_dir(&specs)
         .unwrap();
+    imported();
     soundness();
+}
+
+/// Imports the real NoSQL Workbench exports beside the repository
+/// (`../shared/references/workbench-models`) and the examples of real
+/// export shapes (`schema-compiler/tests/data/workbench`), and compiles
+/// every spec: `imported_modules.rs` (the modules, for the library) and
+/// `imported_checks.rs` (one `imported!(module, partition key, [entities])`
+/// per spec, for `tests/imported_models.rs`).
+fn imported() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
+    let mut models: Vec<std::path::PathBuf> = Vec::new();
+    for dir in [
+        root.join("../shared/references/workbench-models"),
+        root.join("schema-compiler/tests/data/workbench"),
+    ] {
+        println!("cargo:rerun-if-changed={}", dir.display());
+        // The real exports are reference data beside the repository; the
+        // test counts the specs, so a missing folder fails there.
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        models.extend(
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json")),
+        );
+    }
+    models.sort();
+    let (mut modules, mut checks, mut paths) = (String::new(), String::new(), Vec::new());
+    for model in &models {
+        let stem: String = model
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let json = std::fs::read_to_string(model).unwrap();
+        let imported = schema_compiler::import::workbench::import_workbench(&json)
+            .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
+        for spec in imported.specs {
+            let module = format!(
+                "imported_{stem}_{}",
+                spec.file_name.trim_end_matches(".yaml")
+            );
+            let path = out.join(format!("{module}.yaml"));
+            std::fs::write(&path, &spec.yaml).unwrap();
+            let compilation = schema_compiler::Compiler::new().file(&path).compile();
+            assert!(
+                !compilation.has_errors(),
+                "{}: {}\n{}",
+                model.display(),
+                spec.file_name,
+                compilation.report()
+            );
+            let ir = &compilation.specs[0].spec;
+            let entities: Vec<String> = ir.entities.values().map(|e| e.type_name()).collect();
+            let _ = writeln!(modules, "generated!({module});");
+            let _ = writeln!(
+                checks,
+                "imported!({module}, {:?}, [{}]);",
+                ir.table.partition_key.name.value,
+                entities.join(", ")
+            );
+            paths.push(path);
+        }
+    }
+    schema_compiler::Compiler::new()
+        .compile_to_out_dir(&paths)
+        .unwrap();
+    std::fs::write(out.join("imported_modules.rs"), modules).unwrap();
+    std::fs::write(out.join("imported_checks.rs"), checks).unwrap();
 }
 
 /// `SOUNDNESS_SPECS` specs (default 48) from seed `SOUNDNESS_SEED` (default 0) on.

@@ -120,7 +120,9 @@ impl EntityType {
     /// The value stored for `entity` in the entity-type attribute.
     pub fn value_of<'a>(&'a self, entity: &'a str) -> &'a str {
         match self {
-            EntityType::Attribute { values, .. } => values.get(entity).map_or(entity, String::as_str),
+            EntityType::Attribute { values, .. } => {
+                values.get(entity).map_or(entity, String::as_str)
+            }
             EntityType::Keys => entity,
         }
     }
@@ -248,6 +250,14 @@ pub struct Entity {
     /// Sample items declared in the spec (the Workbench model shows these
     /// instead of generated ones); `Some(vec![])` shows none.
     pub examples: Option<Vec<Example>>,
+}
+
+impl Entity {
+    /// The name of the entity's type in a generated module (`UserProfile`
+    /// for `user_profile`).
+    pub fn type_name(&self) -> String {
+        crate::naming::pascal(&self.name)
+    }
 }
 
 /// A sample item of an entity, as declared in the spec.

@@ -53,7 +53,11 @@ pub fn entity_tokens(spec: &ir::Spec, entity: &ir::Entity, template: &ir::KeyTem
 /// always meet. `key_collision` decides disjointness on these, and the
 /// runtime tells entities apart by the same language
 /// (`Identity::Key`).
-pub fn primary_key_tokens(spec: &ir::Spec, entity: &ir::Entity, template: &ir::KeyTemplate) -> Vec<Tok> {
+pub fn primary_key_tokens(
+    spec: &ir::Spec,
+    entity: &ir::Entity,
+    template: &ir::KeyTemplate,
+) -> Vec<Tok> {
     let key_type = std::iter::once(&spec.table.partition_key)
         .chain(&spec.table.sort_key)
         .find(|k| k.name.value == template.attribute)

@@ -57,8 +57,18 @@ const SECONDS: [&str; 3] = ["LINE", "V", "SKU"];
 const CONSTANTS: [&str; 4] = ["METADATA", "PROFILE", "#META", "A"];
 const DELIMITERS: [char; 4] = ['#', '|', ':', '_'];
 const ATTRIBUTE_NAMES: [&str; 12] = [
-    "name", "Email", "createdAt", "total", "active", "tags", "scores", "rates", "blobs",
-    "address", "lines", "note",
+    "name",
+    "Email",
+    "createdAt",
+    "total",
+    "active",
+    "tags",
+    "scores",
+    "rates",
+    "blobs",
+    "address",
+    "lines",
+    "note",
 ];
 
 fn value_of(rng: &mut Rng, name: &str, n: usize) -> Value {
@@ -231,7 +241,10 @@ fn round_trip(model: &Value) -> Result<(), String> {
             .generate_rust()
             .map_err(|e| e.to_string())?;
         if rust.iter().any(|f| f.contents.contains("compile_error")) {
-            return Err(format!("the generated Rust has a compile_error!:\n{}", spec.yaml));
+            return Err(format!(
+                "the generated Rust has a compile_error!:\n{}",
+                spec.yaml
+            ));
         }
     }
     let original_items: Vec<Map<String, Value>> = {
@@ -288,7 +301,10 @@ fn generated_models_import_check_and_round_trip() {
             .and_then(|v| v.parse().ok())
             .unwrap_or(default)
     };
-    let (count, first) = (number("IMPORT_MODELS", 300), number("IMPORT_MODELS_SEED", 0));
+    let (count, first) = (
+        number("IMPORT_MODELS", 300),
+        number("IMPORT_MODELS_SEED", 0),
+    );
     let mut failures = Vec::new();
     for seed in first..first + count {
         let m = model(seed);

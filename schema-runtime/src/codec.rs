@@ -502,16 +502,15 @@ fn check_set(len: usize, context: &'static str, name: &'static str) -> Result<()
         return Err(ValueError {
             context,
             name,
-            problem: "DynamoDB stores no empty set: leave the attribute out (make it optional) instead".to_owned(),
+            problem:
+                "DynamoDB stores no empty set: leave the attribute out (make it optional) instead"
+                    .to_owned(),
         });
     }
     Ok(())
 }
 
-fn set_element<T>(
-    i: usize,
-    parsed: Result<T, String>,
-) -> Result<T, DecodeProblem> {
+fn set_element<T>(i: usize, parsed: Result<T, String>) -> Result<T, DecodeProblem> {
     parsed.map_err(|why| DecodeProblem::Invalid(format!("element {i}: {why}")))
 }
 
@@ -525,7 +524,12 @@ impl Attr for std::collections::BTreeSet<String> {
             other => Err(wrong_type("SS", other)),
         }
     }
-    fn store(&self, _: Store, context: &'static str, name: &'static str) -> Result<AttributeValue, ValueError> {
+    fn store(
+        &self,
+        _: Store,
+        context: &'static str,
+        name: &'static str,
+    ) -> Result<AttributeValue, ValueError> {
         check_set(self.len(), context, name)?;
         Ok(self.to_av())
     }
@@ -540,12 +544,23 @@ impl Attr for std::collections::BTreeSet<i64> {
             AttributeValue::Ns(values) => values
                 .iter()
                 .enumerate()
-                .map(|(i, n)| set_element(i, n.parse::<i64>().map_err(|_| format!("{n:?} is not an integer"))))
+                .map(|(i, n)| {
+                    set_element(
+                        i,
+                        n.parse::<i64>()
+                            .map_err(|_| format!("{n:?} is not an integer")),
+                    )
+                })
                 .collect(),
             other => Err(wrong_type("NS", other)),
         }
     }
-    fn store(&self, _: Store, context: &'static str, name: &'static str) -> Result<AttributeValue, ValueError> {
+    fn store(
+        &self,
+        _: Store,
+        context: &'static str,
+        name: &'static str,
+    ) -> Result<AttributeValue, ValueError> {
         check_set(self.len(), context, name)?;
         Ok(self.to_av())
     }
@@ -565,7 +580,12 @@ impl Attr for std::collections::BTreeSet<Decimal> {
             other => Err(wrong_type("NS", other)),
         }
     }
-    fn store(&self, _: Store, context: &'static str, name: &'static str) -> Result<AttributeValue, ValueError> {
+    fn store(
+        &self,
+        _: Store,
+        context: &'static str,
+        name: &'static str,
+    ) -> Result<AttributeValue, ValueError> {
         check_set(self.len(), context, name)?;
         Ok(self.to_av())
     }
@@ -581,7 +601,12 @@ impl Attr for std::collections::BTreeSet<Vec<u8>> {
             other => Err(wrong_type("BS", other)),
         }
     }
-    fn store(&self, _: Store, context: &'static str, name: &'static str) -> Result<AttributeValue, ValueError> {
+    fn store(
+        &self,
+        _: Store,
+        context: &'static str,
+        name: &'static str,
+    ) -> Result<AttributeValue, ValueError> {
         check_set(self.len(), context, name)?;
         Ok(self.to_av())
     }
@@ -723,7 +748,9 @@ mod tests {
 
     #[test]
     fn decimals_order_as_numbers() {
-        let sorted = ["-100", "-2", "-1.5", "-0.05", "0", "0.045", "0.45", "0.5", "1", "9.99", "10", "100.5"];
+        let sorted = [
+            "-100", "-2", "-1.5", "-0.05", "0", "0.045", "0.45", "0.5", "1", "9.99", "10", "100.5",
+        ];
         let parsed: Vec<Decimal> = sorted.iter().map(|s| s.parse().unwrap()).collect();
         for (i, a) in parsed.iter().enumerate() {
             for (j, b) in parsed.iter().enumerate() {
@@ -748,7 +775,10 @@ mod tests {
             decimals.iter().map(Decimal::as_str).collect::<Vec<_>>(),
             ["-2", "1.5", "10"]
         );
-        assert!(BTreeSet::<i64>::from_av(&numbers).is_err(), "1.50 is no integer");
+        assert!(
+            BTreeSet::<i64>::from_av(&numbers).is_err(),
+            "1.50 is no integer"
+        );
         let bytes = AttributeValue::Bs(vec![Blob::new(vec![2]), Blob::new(vec![1])]);
         assert_eq!(
             BTreeSet::<Vec<u8>>::from_av(&bytes).unwrap(),

@@ -73,7 +73,12 @@ impl Identity {
 
     /// Checks that `item` is of `entity`: an error naming the attribute
     /// (or key) at fault otherwise. `context` names the read in errors.
-    pub fn check(&self, item: &Item, entity: &'static str, context: &'static str) -> Result<(), DecodeError> {
+    pub fn check(
+        &self,
+        item: &Item,
+        entity: &'static str,
+        context: &'static str,
+    ) -> Result<(), DecodeError> {
         if self.matches(item) {
             return Ok(());
         }
@@ -192,9 +197,17 @@ mod tests {
 
     #[test]
     fn literals_and_classes_match_exactly() {
-        let shape = [Shape::Lit("USER#"), Shape::Class(LOWER), Shape::Lit("|O#"), Shape::Class(DIGITS)];
+        let shape = [
+            Shape::Lit("USER#"),
+            Shape::Class(LOWER),
+            Shape::Lit("|O#"),
+            Shape::Class(DIGITS),
+        ];
         assert!(string_matches(&shape, "USER#ann|O#42"));
-        assert!(!string_matches(&shape, "USER#|O#42"), "a class takes at least one character");
+        assert!(
+            !string_matches(&shape, "USER#|O#42"),
+            "a class takes at least one character"
+        );
         assert!(!string_matches(&shape, "USER#ann|O#"));
         assert!(!string_matches(&shape, "USER#Ann|O#42"));
         assert!(!string_matches(&shape, "USER#ann|O#42x"));

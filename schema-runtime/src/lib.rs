@@ -36,8 +36,8 @@ pub mod codec;
 mod cursor;
 mod entity;
 mod error;
-mod identity;
 pub mod iam;
+mod identity;
 mod isolation;
 #[doc(hidden)]
 pub mod ops;
@@ -59,11 +59,11 @@ pub use batch::{
 pub use codec::{Attr, Decimal, TimeFormat};
 pub use cursor::{Cursor, Position};
 pub use entity::{entity_type, optional, optional_with, required, required_with, Entity};
-pub use identity::{Identity, KeyShape, Shape};
 pub use error::{
     CancellationReason, CursorError, DecodeError, DecodeProblem, Error, ForeignItem, ForeignReason,
     ValueError,
 };
+pub use identity::{Identity, KeyShape, Shape};
 pub use isolation::TenantKeys;
 pub use query::{Decoder, Page, Query, QueryRequest, DEFAULT_CONCURRENCY};
 pub use tenant::{same_tenant_rules, InvalidTenantId, TenantId, TenantRules};

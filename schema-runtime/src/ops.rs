@@ -326,7 +326,11 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
                 format!("#a{i} :a{i}")
             })
             .collect();
-        expression.push_str(if expression.is_empty() { "ADD " } else { " ADD " });
+        expression.push_str(if expression.is_empty() {
+            "ADD "
+        } else {
+            " ADD "
+        });
         expression.push_str(&adds.join(", "));
     }
     if !update.remove.is_empty() {
@@ -339,7 +343,11 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
                 format!("#r{i}")
             })
             .collect();
-        expression.push_str(if expression.is_empty() { "REMOVE " } else { " REMOVE " });
+        expression.push_str(if expression.is_empty() {
+            "REMOVE "
+        } else {
+            " REMOVE "
+        });
         expression.push_str(&removes.join(", "));
     }
     if !conditions.iter().any(|c| c.contains("#pk")) {

@@ -14,6 +14,6 @@ pub use crate::{
 };
 pub use crate::{
     Attr, Blob, DateTime, Decimal, DecodeError, DecodeProblem, Decoder, Entity, EntityKey, Error,
-    Identity, Item, KeyShape, Shape, Query, QueryRequest, RetryPolicy, TenantId, TenantKeys, TenantRules, TimeFormat,
-    TransactGet, ValueError,
+    Identity, Item, KeyShape, Query, QueryRequest, RetryPolicy, Shape, TenantId, TenantKeys,
+    TenantRules, TimeFormat, TransactGet, ValueError,
 };

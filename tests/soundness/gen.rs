@@ -717,7 +717,11 @@ impl Spec {
         let mut y = String::new();
         let _ = writeln!(y, "# soundness harness, seed {}", self.seed);
         let ttl = if self.ttl { ", ttl: exp" } else { "" };
-        let by_keys = if self.by_keys { ", entity_type: keys" } else { "" };
+        let by_keys = if self.by_keys {
+            ", entity_type: keys"
+        } else {
+            ""
+        };
         let _ = writeln!(
             y,
             "version: 1\ntable: {{ name: Soundness, partition_key: pk, sort_key: sk{ttl}{by_keys} }}"

@@ -28,6 +28,13 @@ macro_rules! generated {
     };
 }
 
+/// The repositories generated from imported NoSQL Workbench models: the
+/// real exports beside the repository and the examples of real export
+/// shapes in `schema-compiler/tests/data/workbench` (see `build.rs`).
+pub mod imported {
+    include!(concat!(env!("OUT_DIR"), "/imported_modules.rs"));
+}
+
 /// The generated repositories, one module per spec.
 pub mod generated {
     generated!(contest_votes);

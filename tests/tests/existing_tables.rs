@@ -108,9 +108,15 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
     client
         .update_item()
         .table_name(&table)
-        .set_key(Some(item(&[("user_id", s("ann")), ("game_id", s("chess"))])))
+        .set_key(Some(item(&[
+            ("user_id", s("ann")),
+            ("game_id", s("chess")),
+        ])))
         .update_expression("SET badges = :b, levels = :l, odds = :o, tokens = :t")
-        .expression_attribute_values(":b", AttributeValue::Ss(vec!["gold".into(), "early".into()]))
+        .expression_attribute_values(
+            ":b",
+            AttributeValue::Ss(vec!["gold".into(), "early".into()]),
+        )
         .expression_attribute_values(":l", AttributeValue::Ns(vec!["10".into(), "2".into()]))
         .expression_attribute_values(":o", AttributeValue::Ns(vec!["0.5".into(), "-1.25".into()]))
         .expression_attribute_values(
@@ -120,14 +126,26 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         .send()
         .await
         .unwrap();
-    let ann = repo.score(&key("ann", "chess")).await.unwrap().expect("ann's chess score");
-    assert_eq!(ann.badges, Some(BTreeSet::from(["early".to_owned(), "gold".to_owned()])));
+    let ann = repo
+        .score(&key("ann", "chess"))
+        .await
+        .unwrap()
+        .expect("ann's chess score");
+    assert_eq!(
+        ann.badges,
+        Some(BTreeSet::from(["early".to_owned(), "gold".to_owned()]))
+    );
     assert_eq!(ann.levels, Some(BTreeSet::from([2, 10])));
     let odds: Vec<&str> = ann.odds.iter().flatten().map(|d| d.as_str()).collect();
     assert_eq!(odds, ["-1.25", "0.5"], "decimals in numeric order");
     assert_eq!(ann.tokens, Some(BTreeSet::from([vec![0], vec![9, 9]])));
     assert_eq!(
-        (ann.top_score, ann.rating.as_str(), ann.wins, ann.nickname.as_deref()),
+        (
+            ann.top_score,
+            ann.rating.as_str(),
+            ann.wins,
+            ann.nickname.as_deref()
+        ),
         (1200, "4.25", 7, None)
     );
     let mine: Vec<Score> = repo.scores_of_user("ann").all().await.unwrap();
@@ -146,7 +164,11 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         .collect();
     assert_eq!(
         board,
-        [("cy".into(), 2400), ("ann".into(), 1200), ("bob".into(), -5)]
+        [
+            ("cy".into(), 2400),
+            ("ann".into(), 1200),
+            ("bob".into(), -5)
+        ]
     );
     let above: Vec<i64> = repo
         .leaderboard("chess", 1200)
@@ -170,9 +192,19 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
 
     // The repository writes the same item back byte for byte: the natural
     // keys once, under their own names, and nothing the spec does not declare.
-    let before = get_raw(&client, &table, item(&[("user_id", s("ann")), ("game_id", s("chess"))])).await;
+    let before = get_raw(
+        &client,
+        &table,
+        item(&[("user_id", s("ann")), ("game_id", s("chess"))]),
+    )
+    .await;
     repo.put_score(&ann).await.unwrap();
-    let after = get_raw(&client, &table, item(&[("user_id", s("ann")), ("game_id", s("chess"))])).await;
+    let after = get_raw(
+        &client,
+        &table,
+        item(&[("user_id", s("ann")), ("game_id", s("chess"))]),
+    )
+    .await;
     assert_eq!(
         normalized(after),
         normalized(before),
@@ -199,26 +231,53 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         tokens: None,
     };
     repo.create_score(&dee).await.unwrap();
-    let stored = get_raw(&client, &table, item(&[("user_id", s("dee")), ("game_id", s("go"))])).await;
+    let stored = get_raw(
+        &client,
+        &table,
+        item(&[("user_id", s("dee")), ("game_id", s("go"))]),
+    )
+    .await;
     let mut names: Vec<&str> = stored.keys().map(String::as_str).collect();
     names.sort_unstable();
     assert_eq!(
         names,
-        ["game_id", "nickname", "rating", "top_score", "user_id", "wins"]
+        [
+            "game_id",
+            "nickname",
+            "rating",
+            "top_score",
+            "user_id",
+            "wins"
+        ]
     );
     assert_eq!(stored["top_score"], n("10"));
     assert!(
-        matches!(repo.create_score(&dee).await, Err(Error::ConditionFailed { .. })),
+        matches!(
+            repo.create_score(&dee).await,
+            Err(Error::ConditionFailed { .. })
+        ),
         "create refuses an existing natural key"
     );
     // An update leaves the key attributes alone (DynamoDB refuses to set them).
-    repo.update_score(&key("dee", "go"), ScoreUpdate::default().wins(3).top_score(99))
-        .await
-        .unwrap();
+    repo.update_score(
+        &key("dee", "go"),
+        ScoreUpdate::default().wins(3).top_score(99),
+    )
+    .await
+    .unwrap();
     let updated = repo.score(&key("dee", "go")).await.unwrap().unwrap();
     assert_eq!((updated.wins, updated.top_score), (3, 99));
-    let stored = get_raw(&client, &table, item(&[("user_id", s("dee")), ("game_id", s("go"))])).await;
-    assert_eq!(stored.len(), 6, "no attribute added by the update: {stored:?}");
+    let stored = get_raw(
+        &client,
+        &table,
+        item(&[("user_id", s("dee")), ("game_id", s("go"))]),
+    )
+    .await;
+    assert_eq!(
+        stored.len(),
+        6,
+        "no attribute added by the update: {stored:?}"
+    );
     assert!(repo.delete_score(&key("dee", "go")).await.unwrap());
 }
 
@@ -232,7 +291,12 @@ async fn key_shapes_tell_entities_without_a_type_attribute() {
     put_raw(
         &client,
         &table,
-        item(&[("PK", s("CUSTOMER#c1")), ("SK", s("PROFILE")), ("customer_id", s("c1")), ("name", s("Cleo"))]),
+        item(&[
+            ("PK", s("CUSTOMER#c1")),
+            ("SK", s("PROFILE")),
+            ("customer_id", s("c1")),
+            ("name", s("Cleo")),
+        ]),
     )
     .await;
     for (id, total) in [("1", "10.5"), ("2", "99.99")] {
@@ -250,11 +314,14 @@ async fn key_shapes_tell_entities_without_a_type_attribute() {
         .await;
     }
     let all = repo.customer_with_orders("c1").all().await.unwrap();
-    assert!(matches!(&all[..], [
+    assert!(
+        matches!(&all[..], [
         CustomerWithOrdersItem::Order(Order { order_id: a, .. }),
         CustomerWithOrdersItem::Order(Order { order_id: b, .. }),
         CustomerWithOrdersItem::Customer(Customer { name, .. }),
-    ] if a == "1" && b == "2" && name == "Cleo"), "{all:?}");
+    ] if a == "1" && b == "2" && name == "Cleo"),
+        "{all:?}"
+    );
 
     // What the repository writes carries no entity-type attribute.
     let order = Order {
@@ -263,12 +330,20 @@ async fn key_shapes_tell_entities_without_a_type_attribute() {
         total: "1".parse().unwrap(),
     };
     repo.create_order(&order).await.unwrap();
-    let stored = get_raw(&client, &table, item(&[("PK", s("CUSTOMER#c1")), ("SK", s("ORDER#3"))])).await;
+    let stored = get_raw(
+        &client,
+        &table,
+        item(&[("PK", s("CUSTOMER#c1")), ("SK", s("ORDER#3"))]),
+    )
+    .await;
     let mut names: Vec<&str> = stored.keys().map(String::as_str).collect();
     names.sort_unstable();
     assert_eq!(names, ["PK", "SK", "customer_id", "order_id", "total"]);
     let got = repo
-        .get_order(&OrderKey { customer_id: "c1".into(), order_id: "3".into() })
+        .get_order(&OrderKey {
+            customer_id: "c1".into(),
+            order_id: "3".into(),
+        })
         .await
         .unwrap();
     assert_eq!(got, Some(order));
@@ -278,7 +353,11 @@ async fn key_shapes_tell_entities_without_a_type_attribute() {
     put_raw(
         &client,
         &table,
-        item(&[("PK", s("CUSTOMER#c1")), ("SK", s("NOTE#1")), ("text", s("call back"))]),
+        item(&[
+            ("PK", s("CUSTOMER#c1")),
+            ("SK", s("NOTE#1")),
+            ("text", s("call back")),
+        ]),
     )
     .await;
     let results: Vec<Result<CustomerWithOrdersItem, Error>> =
@@ -319,8 +398,17 @@ async fn a_discriminator_attribute_maps_its_values_to_entities() {
         total: "2.5".parse().unwrap(),
     };
     repo.put_order(&order).await.unwrap();
-    let stored = get_raw(&client, &table, item(&[("PK", s("CUSTOMER#c1")), ("SK", s("ORDER#7"))])).await;
-    assert_eq!(stored["kind"], s("order"), "the spec's value, not the entity's name");
+    let stored = get_raw(
+        &client,
+        &table,
+        item(&[("PK", s("CUSTOMER#c1")), ("SK", s("ORDER#7"))]),
+    )
+    .await;
+    assert_eq!(
+        stored["kind"],
+        s("order"),
+        "the spec's value, not the entity's name"
+    );
     let all = repo.customer_with_orders("c1").all().await.unwrap();
     assert_eq!(all.len(), 2);
     assert!(matches!(&all[1], CustomerWithOrdersItem::Customer(c) if c.name == "Cleo"));
@@ -328,7 +416,14 @@ async fn a_discriminator_attribute_maps_its_values_to_entities() {
     put_raw(
         &client,
         &table,
-        item(&[("PK", s("CUSTOMER#c1")), ("SK", s("ORDER#8")), ("kind", s("Order")), ("customer_id", s("c1")), ("order_id", s("8")), ("total", n("1"))]),
+        item(&[
+            ("PK", s("CUSTOMER#c1")),
+            ("SK", s("ORDER#8")),
+            ("kind", s("Order")),
+            ("customer_id", s("c1")),
+            ("order_id", s("8")),
+            ("total", n("1")),
+        ]),
     )
     .await;
     let results: Vec<Result<CustomerWithOrdersItem, Error>> =
@@ -338,5 +433,9 @@ async fn a_discriminator_attribute_maps_its_values_to_entities() {
         .filter_map(|r| r.as_ref().err().map(ToString::to_string))
         .collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(errors[0].contains("kind") && errors[0].contains("\"Order\""), "{}", errors[0]);
+    assert!(
+        errors[0].contains("kind") && errors[0].contains("\"Order\""),
+        "{}",
+        errors[0]
+    );
 }

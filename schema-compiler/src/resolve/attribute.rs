@@ -142,7 +142,9 @@ impl Resolver<'_> {
             self.error(
                 Diagnostic::new(Code::InvalidAttribute, "a set needs `items`")
                     .label(ty.span, "this set")
-                    .help("write `{ type: set, items: string }` (or `integer`, `decimal`, `binary`)"),
+                    .help(
+                        "write `{ type: set, items: string }` (or `integer`, `decimal`, `binary`)",
+                    ),
             );
             return None;
         };

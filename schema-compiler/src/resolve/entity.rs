@@ -466,7 +466,8 @@ impl Resolver<'_> {
         let raw = self.parse_raw_template(source);
         // A natural key stores the attribute as it is, so a number key may
         // be a decimal attribute.
-        let natural = matches!(raw.as_slice(), [RawSegment::Placeholder(n)] if n.value == key.name.value);
+        let natural =
+            matches!(raw.as_slice(), [RawSegment::Placeholder(n)] if n.value == key.name.value);
         let mut segments = Vec::with_capacity(raw.len());
         for seg in raw {
             match seg {
@@ -648,7 +649,10 @@ impl Resolver<'_> {
         let natural = |template: Option<&ir::KeyTemplate>| template.is_some_and(|t| t.is_natural());
         let mut reserved: Vec<(&str, &str)> = Vec::new();
         if !natural(Some(&entity.primary_key.pk)) {
-            reserved.push((table.partition_key.name.as_str(), "the table's partition key"));
+            reserved.push((
+                table.partition_key.name.as_str(),
+                "the table's partition key",
+            ));
         }
         if let Some(attribute) = table.entity_type.attribute() {
             reserved.push((attribute.as_str(), "the entity-type attribute"));
@@ -702,7 +706,10 @@ impl Resolver<'_> {
     fn check_key_only(&mut self, entity: &ir::Entity, decl: &syntax::EntityDecl, spec: &ir::Spec) {
         let required = |p: &ir::Placeholder| {
             p.kind != PlaceholderKind::Attribute
-                || entity.attributes.get(&p.name.value).is_some_and(|a| !a.optional)
+                || entity
+                    .attributes
+                    .get(&p.name.value)
+                    .is_some_and(|a| !a.optional)
         };
         for (name, attr_decl) in decl.attributes.iter() {
             let Some(flag) = attr_decl.key_only.as_ref().filter(|k| k.value) else {

@@ -222,7 +222,9 @@ impl Resolver<'_> {
                 )
                 .label(short.span, "short form")
                 .label(long.span, "long form")
-                .help("keep one: `entity_type_attribute: kind` is `entity_type: { attribute: kind }`"),
+                .help(
+                    "keep one: `entity_type_attribute: kind` is `entity_type: { attribute: kind }`",
+                ),
             );
         }
         let attribute = |name: Spanned<String>, values: IndexMap<String, String>| {

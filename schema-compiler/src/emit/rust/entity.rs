@@ -412,29 +412,41 @@ impl Emitter<'_> {
             .values()
             .filter(|a| !a.key_only && !natural.contains(&a.name.as_str()))
             .map(|a| {
-            let attribute = a.name.as_str();
-            let f = self.field_ident(a);
-            let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
-            if a.optional {
-                quote!(w.put_opt(#attribute, &self.#f, #how)?;)
-            } else {
-                quote!(w.put(#attribute, &self.#f, #how)?;)
-            }
-        });
+                let attribute = a.name.as_str();
+                let f = self.field_ident(a);
+                let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
+                if a.optional {
+                    quote!(w.put_opt(#attribute, &self.#f, #how)?;)
+                } else {
+                    quote!(w.put(#attribute, &self.#f, #how)?;)
+                }
+            })
+            .collect::<Vec<_>>();
         let capacity = proc_macro2::Literal::usize_unsuffixed(
             entity.attributes.len() + 1 + entity.index_keys.len() * 2,
         );
-        let index_keys = entity.index_keys.iter().flat_map(|(index, key)| {
-            key.templates()
-                .filter(|t| !t.is_natural())
-                .map(move |t| self.index_key_insert(entity, index, t))
-        });
+        let index_keys: Vec<TokenStream> = entity
+            .index_keys
+            .iter()
+            .flat_map(|(index, key)| {
+                key.templates()
+                    .filter(|t| !t.is_natural())
+                    .map(move |t| self.index_key_insert(entity, index, t))
+            })
+            .collect();
         let shard = self.bind_shard(entity, Receiver { name: "self" });
         let key = self.key_call(entity, Receiver { name: "self" });
+        // An item of nothing but its keys (natural or key-only attributes,
+        // no entity-type attribute) adds nothing to the key item.
+        let writer = if marker.is_none() && attributes.is_empty() && index_keys.is_empty() {
+            quote!(w)
+        } else {
+            quote!(mut w)
+        };
         quote! {
             let __tenant = scope;
             #shard
-            let mut w = __rt::ItemWriter::new(#key?, #name, #capacity);
+            let #writer = __rt::ItemWriter::new(#key?, #name, #capacity);
             #marker
             #(#attributes)*
             #(#index_keys)*
@@ -524,9 +536,12 @@ impl Emitter<'_> {
                     let holds = t
                         .placeholders()
                         .any(|p| p.kind == PlaceholderKind::Attribute && p.name == a.name);
-                    // A local index repeats the table's partition key: one source each.
+                    // A local index repeats the table's partition key: one
+                    // source each. Placeholders are read back out of string
+                    // keys; a number key holds the value itself.
                     if holds
                         && !t.is_natural()
+                        && self.spec.key_type_of(&t.attribute) == KeyType::String
                         && !templates.iter().any(|o| o.attribute == t.attribute)
                     {
                         templates.push(t);
@@ -666,7 +681,7 @@ impl Emitter<'_> {
                     quote!(update.put(#attribute, &self.#f, #how)?;)
                 }
             }
-        });
+        }).collect::<Vec<_>>();
         // Counters: integer attributes outside every index key can be added
         // to (DynamoDB's ADD: atomic, and a missing attribute counts as 0).
         let in_index_key = |a: &ir::Attribute| {
@@ -705,11 +720,14 @@ impl Emitter<'_> {
                 }
             }
         });
-        let adds = counters.iter().map(|a| {
-            let attribute = a.name.as_str();
-            let f = format_ident!("add_{}", snake(attribute));
-            quote!(update.add_to(#attribute, self.#f);)
-        });
+        let adds: Vec<TokenStream> = counters
+            .iter()
+            .map(|a| {
+                let attribute = a.name.as_str();
+                let f = format_ident!("add_{}", snake(attribute));
+                quote!(update.add_to(#attribute, self.#f);)
+            })
+            .collect();
         let index_updates = self.index_key_updates(entity, &changeable);
         // `or_create()` writes what `create` would: every required
         // attribute (a counter may be added to instead), and the key's own
@@ -746,13 +764,27 @@ impl Emitter<'_> {
             .filter(|t| !t.is_natural() && !self.is_table_key(&t.attribute))
             .flat_map(|t| t.placeholders())
             .any(|p| key_attributes.iter().any(|k| k.name == p.name));
-        let uses_key = !set_keys.is_empty() || index_reads_key || Self::random_shard(entity).is_some();
-        let key_sets = set_keys.into_iter().map(|a| {
-            let attribute = a.name.as_str();
-            let f = snake_ident(attribute);
-            let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
-            quote!(update.put_value(#attribute, &key.#f, #how)?;)
-        });
+        let uses_key =
+            !set_keys.is_empty() || index_reads_key || Self::random_shard(entity).is_some();
+        let key_sets: Vec<TokenStream> = set_keys
+            .into_iter()
+            .map(|a| {
+                let attribute = a.name.as_str();
+                let f = snake_ident(attribute);
+                let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
+                quote!(update.put_value(#attribute, &key.#f, #how)?;)
+            })
+            .collect();
+        // An entity of nothing but its keys has nothing to change.
+        let update_binding = if sets.is_empty()
+            && adds.is_empty()
+            && index_updates.is_empty()
+            && key_sets.is_empty()
+        {
+            quote!(update)
+        } else {
+            quote!(mut update)
+        };
         let create = quote! {
             if self.or_create {
                 __rt::ops::creatable(#name, &[#(#required)*])?;
@@ -797,7 +829,7 @@ impl Emitter<'_> {
                 pub fn to_update(&self, #key_param: &#key_ty, scope: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
                     let __tenant = scope;
                     #shard
-                    let mut update = __rt::ops::Update::of::<#entity_ty>(self.or_create);
+                    let #update_binding = __rt::ops::Update::of::<#entity_ty>(self.or_create);
                     #create
                     #(#sets)*
                     #(#adds)*

@@ -376,9 +376,7 @@ impl Emitter<'_> {
         attribute: &ir::Attribute,
     ) -> TokenStream {
         let name = attribute.name.as_str();
-        // Placeholders are read back out of string keys; a number key holds
-        // the value itself, stored under the key's name.
-        let sources = templates.iter().filter(|t| self.spec.key_type_of(&t.attribute) == KeyType::String).map(|t| {
+        let sources = templates.iter().map(|t| {
             let key = t.attribute.as_str();
             let steps = Self::steps_const(t);
             let end = Self::steps_to(t, (PlaceholderKind::Attribute, name));

@@ -320,8 +320,11 @@ impl<'a> Emitter<'a> {
             let decode = decode(e);
             quote!(#value => #decode,)
         });
-        let skipped = skipped.iter().map(|e| self.spec.table.entity_type.value_of(e));
-        let skip = (!matching.iter().all(|m| returns.contains(m))).then(|| quote!(#(#skipped)|* => Ok(None),));
+        let skipped = skipped
+            .iter()
+            .map(|e| self.spec.table.entity_type.value_of(e));
+        let skip = (!matching.iter().all(|m| returns.contains(m)))
+            .then(|| quote!(#(#skipped)|* => Ok(None),));
         quote! {
             fn #name(item: &__rt::Item) -> __rt::Decoded<#item> {
                 match __rt::entity_type(item, #eta, #pattern_name)? {

@@ -452,7 +452,9 @@ pub fn key_value(
         return Some(stored(a, v));
     }
     // A number key's one placeholder is the number itself.
-    if let (ir::KeyType::Number, [Segment::Placeholder(p)]) = (key_type, template.segments.as_slice()) {
+    if let (ir::KeyType::Number, [Segment::Placeholder(p)]) =
+        (key_type, template.segments.as_slice())
+    {
         return match p.kind {
             PlaceholderKind::Shard => Some(AttributeValue::N(sample.shard?.to_string())),
             PlaceholderKind::Attribute => {

@@ -404,7 +404,9 @@ fn split_facetless(
     } else {
         for item in items {
             let pk_prefix = text(&item, &pk.name).and_then(|v| literal_prefix(&v));
-            let sk_prefix = sk.and_then(|k| text(&item, &k.name)).and_then(|v| literal_prefix(&v));
+            let sk_prefix = sk
+                .and_then(|k| text(&item, &k.name))
+                .and_then(|v| literal_prefix(&v));
             // The sort key tells the kinds of one partition apart; the
             // partition key, those of a table without a sort key.
             let kind = sk_prefix.or(pk_prefix).unwrap_or_default();
@@ -418,7 +420,11 @@ fn split_facetless(
     groups
         .into_iter()
         .map(|(kind, items)| {
-            let kind = if kind.is_empty() { name.to_owned() } else { kind };
+            let kind = if kind.is_empty() {
+                name.to_owned()
+            } else {
+                kind
+            };
             facet(kind, items)
         })
         .collect()
@@ -428,7 +434,14 @@ fn split_facetless(
 /// `entity_type`, `__typename`, `EntityType`, …
 pub(super) fn is_discriminator_name(name: &str) -> bool {
     const NAMES: [&str; 8] = [
-        "type", "kind", "entitytype", "itemtype", "recordtype", "typename", "et", "entity",
+        "type",
+        "kind",
+        "entitytype",
+        "itemtype",
+        "recordtype",
+        "typename",
+        "et",
+        "entity",
     ];
     let folded: String = name
         .chars()
@@ -446,9 +459,9 @@ fn discriminator(items: &[super::Item], pk: &Key, sk: Option<&Key>) -> Option<St
         .filter(|k| **k != pk.name && sk.is_none_or(|s| **k != s.name))
         .find(|k| {
             is_discriminator_name(k)
-                && items
-                    .iter()
-                    .all(|i| matches!(i.get(k.as_str()), Some(AttributeValue::S(s)) if !s.is_empty()))
+                && items.iter().all(
+                    |i| matches!(i.get(k.as_str()), Some(AttributeValue::S(s)) if !s.is_empty()),
+                )
         })
         .cloned()
 }

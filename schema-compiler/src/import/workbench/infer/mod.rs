@@ -246,7 +246,12 @@ fn find_entity_type(table: &ModelTable) -> Option<String> {
     // facet (a sort key `METADATA`).
     let keys: Vec<&str> = std::iter::once(&table.pk)
         .chain(&table.sk)
-        .chain(table.gsis.iter().flat_map(|g| std::iter::once(&g.pk).chain(&g.sk)))
+        .chain(
+            table
+                .gsis
+                .iter()
+                .flat_map(|g| std::iter::once(&g.pk).chain(&g.sk)),
+        )
         .map(|k| k.name.as_str())
         .collect();
     // One kind of item has no discriminator: a constant attribute there is
@@ -513,13 +518,20 @@ impl Entity {
                 .attrs
                 .keys()
                 .any(|a| *a != made && crate::naming::snake(a) == field);
-            if !synthetic || !is_identifier(&key.name) || self.attrs.contains_key(&key.name) || clash {
+            if !synthetic
+                || !is_identifier(&key.name)
+                || self.attrs.contains_key(&key.name)
+                || clash
+            {
                 continue;
             }
             let Some(index) = self.attrs.get_index_of(&made) else {
                 continue;
             };
-            let mut attr = self.attrs.shift_remove(&made).unwrap_or_else(|| unreachable!());
+            let mut attr = self
+                .attrs
+                .shift_remove(&made)
+                .unwrap_or_else(|| unreachable!());
             attr.synthetic = false;
             attr.width = None;
             if key.r#type == "N" {
