@@ -76,7 +76,7 @@ fn value_of(rng: &mut Rng, name: &str, n: usize) -> Value {
         "name" | "Email" | "note" => json!({ "S": format!("{name} {n}") }),
         "createdAt" => json!({ "S": format!("2024-05-0{}T12:00:00Z", 1 + n % 9) }),
         "total" => json!({ "N": *rng.pick(&["12.5", "3", "-7.25", "100"]) }),
-        "active" => json!({ "BOOL": n % 2 == 0 }),
+        "active" => json!({ "BOOL": n.is_multiple_of(2) }),
         "tags" => json!({ "SS": ["a", format!("t{n}")] }),
         "scores" => json!({ "NS": ["1", format!("{}", 10 + n)] }),
         "rates" => json!({ "NS": ["0.5", format!("1.{}", 1 + n)] }),
@@ -128,13 +128,15 @@ fn model(seed: u64) -> Value {
         } else {
             Shape::Prefixed(prefix, d)
         };
+        let constant = CONSTANTS[rng.below(CONSTANTS.len())];
+        let second = SECONDS[rng.below(SECONDS.len())];
         let sk_shape = if number_sk {
             Shape::Whole
         } else {
             match rng.below(3) {
-                0 if kinds == 1 => Shape::Constant(*rng.pick(&CONSTANTS)),
+                0 if kinds == 1 => Shape::Constant(constant),
                 0 | 1 => Shape::Prefixed(prefix, d),
-                _ => Shape::Two(prefix, d, *rng.pick(&SECONDS)),
+                _ => Shape::Two(prefix, d, second),
             }
         };
         let attributes: Vec<&str> = ATTRIBUTE_NAMES
