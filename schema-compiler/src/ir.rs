@@ -355,9 +355,16 @@ pub struct Attribute {
     /// Kept only inside the primary key: read back out of it, never written
     /// as an attribute of its own.
     pub key_only: bool,
+    /// The attribute's name in the table, when it is not `name`.
+    pub stored_as: Option<String>,
 }
 
 impl Attribute {
+    /// The attribute's name in the table's items.
+    pub fn stored(&self) -> &str {
+        self.stored_as.as_deref().unwrap_or(&self.name.value)
+    }
+
     /// How a value of this attribute is written into a key.
     pub fn key_encoding(&self) -> KeyEncoding {
         match &self.r#type {

@@ -56,7 +56,7 @@ const PREFIXES: [&str; 6] = ["USER", "ORDER", "ITEM", "GAME", "c", "p"];
 const SECONDS: [&str; 3] = ["LINE", "V", "SKU"];
 const CONSTANTS: [&str; 4] = ["METADATA", "PROFILE", "#META", "A"];
 const DELIMITERS: [char; 4] = ['#', '|', ':', '_'];
-const ATTRIBUTE_NAMES: [&str; 12] = [
+const ATTRIBUTE_NAMES: [&str; 16] = [
     "name",
     "Email",
     "createdAt",
@@ -69,11 +69,18 @@ const ATTRIBUTE_NAMES: [&str; 12] = [
     "address",
     "lines",
     "note",
+    "Status#Time",
+    "follower#",
+    "created_at",
+    "first name",
 ];
 
 fn value_of(rng: &mut Rng, name: &str, n: usize) -> Value {
     match name {
-        "name" | "Email" | "note" => json!({ "S": format!("{name} {n}") }),
+        "name" | "Email" | "note" | "Status#Time" | "follower#" | "first name" => {
+            json!({ "S": format!("{name} {n}") })
+        }
+        "created_at" => json!({ "N": format!("{}", 1_700_000_000 + n) }),
         "createdAt" => json!({ "S": format!("2024-05-0{}T12:00:00Z", 1 + n % 9) }),
         "total" => json!({ "N": *rng.pick(&["12.5", "3", "-7.25", "100"]) }),
         "active" => json!({ "BOOL": n.is_multiple_of(2) }),

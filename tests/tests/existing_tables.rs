@@ -112,7 +112,9 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
             ("user_id", s("ann")),
             ("game_id", s("chess")),
         ])))
-        .update_expression("SET badges = :b, levels = :l, odds = :o, tokens = :t")
+        .update_expression("SET badges = :b, levels = :l, odds = :o, tokens = :t, #st = :st")
+        .expression_attribute_names("#st", "Status#Time")
+        .expression_attribute_values(":st", s("ACTIVE#2024-05-01"))
         .expression_attribute_values(
             ":b",
             AttributeValue::Ss(vec!["gold".into(), "early".into()]),
@@ -139,6 +141,8 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
     let odds: Vec<&str> = ann.odds.iter().flatten().map(|d| d.as_str()).collect();
     assert_eq!(odds, ["-1.25", "0.5"], "decimals in numeric order");
     assert_eq!(ann.tokens, Some(BTreeSet::from([vec![0], vec![9, 9]])));
+    // An attribute name Rust cannot have, read under the spec's name.
+    assert_eq!(ann.status_time.as_deref(), Some("ACTIVE#2024-05-01"));
     assert_eq!(
         (
             ann.top_score,
@@ -229,6 +233,7 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         levels: None,
         odds: None,
         tokens: None,
+        status_time: Some("NEW#2024-06-01".into()),
     };
     repo.create_score(&dee).await.unwrap();
     let stored = get_raw(
@@ -242,6 +247,7 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
     assert_eq!(
         names,
         [
+            "Status#Time",
             "game_id",
             "nickname",
             "rating",
@@ -275,8 +281,21 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
     .await;
     assert_eq!(
         stored.len(),
-        6,
+        7,
         "no attribute added by the update: {stored:?}"
+    );
+    repo.update_score(&key("dee", "go"), ScoreUpdate::default().status_time(None))
+        .await
+        .unwrap();
+    let stored = get_raw(
+        &client,
+        &table,
+        item(&[("user_id", s("dee")), ("game_id", s("go"))]),
+    )
+    .await;
+    assert!(
+        !stored.contains_key("Status#Time"),
+        "removed under its stored name: {stored:?}"
     );
     assert!(repo.delete_score(&key("dee", "go")).await.unwrap());
 }

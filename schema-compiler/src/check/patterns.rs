@@ -97,6 +97,7 @@ pub fn check_index_projections(spec: &ir::Spec, diags: &mut Diagnostics) {
                 .filter(|a| {
                     !a.optional
                         && !projected.contains(&a.name.as_str())
+                        && !projected.contains(&a.stored())
                         && !in_keys.contains(&a.name.as_str())
                 })
                 .map(|a| a.name.as_str())
@@ -137,7 +138,13 @@ pub fn check_projection_names(spec: &ir::Spec, diags: &mut Diagnostics) {
             .filter(|e| e.index_keys.contains_key(&index.name.value))
             .collect();
         for name in names {
-            if writers.iter().any(|e| e.attributes.contains_key(name)) {
+            // A projection names an attribute by its spec name or the name
+            // it is stored under.
+            if writers.iter().any(|e| {
+                e.attributes
+                    .values()
+                    .any(|a| a.name.value == *name || a.stored() == name)
+            }) {
                 continue;
             }
             diags.push(

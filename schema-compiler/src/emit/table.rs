@@ -171,7 +171,16 @@ pub fn index_projection(spec: &ir::Spec, projection: &Projection) -> IndexProjec
         Projection::KeysOnly => &[],
         Projection::Include(names) => names,
     };
-    let mut attributes: Vec<String> = names.to_vec();
+    // The table's names for them: an attribute's stored name.
+    let mut attributes: Vec<String> = names
+        .iter()
+        .map(|n| {
+            spec.entities
+                .values()
+                .find_map(|e| e.attributes.get(n).map(|a| a.stored().to_owned()))
+                .unwrap_or_else(|| n.clone())
+        })
+        .collect();
     attributes.extend(spec.table.entity_type.attribute().map(|a| a.value.clone()));
     attributes.extend(spec.table.ttl.as_ref().map(|t| t.value.clone()));
     attributes.sort();

@@ -57,7 +57,7 @@ fn item_json(spec: &ir::Spec, entity: &ir::Entity) -> Value {
     }
     for a in entity.attributes.values().filter(|a| !a.key_only) {
         item.insert(
-            a.name.value.clone(),
+            a.stored().to_owned(),
             typed(dynamo_type(&a.r#type), &format!("<{}>", a.name)),
         );
     }

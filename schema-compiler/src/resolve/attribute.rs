@@ -48,6 +48,34 @@ impl Resolver<'_> {
             }),
             escape: decl.escape.as_ref().is_some_and(|e| e.value),
             key_only: decl.key_only.as_ref().is_some_and(|k| k.value),
+            stored_as: decl.stored_as.as_ref().map(|s| {
+                self.check_stored_name(s);
+                s.value.clone()
+            }),
+        }
+    }
+
+    /// A name DynamoDB accepts for an attribute: 1 to 255 bytes, not
+    /// starting with the `__` generated code keeps.
+    fn check_stored_name(&mut self, name: &Spanned<String>) {
+        let problem = if name.is_empty() {
+            Some("an attribute name cannot be empty")
+        } else if name.len() > 255 {
+            Some("DynamoDB attribute names are at most 255 bytes")
+        } else if name.starts_with("__") {
+            Some("names starting with `__` are kept for generated code")
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidName,
+                    format!("`stored_as: {:?}`: {problem}", name.value),
+                )
+                .label(name.span, "stored name")
+                .help("write the attribute's name in the table"),
+            );
         }
     }
 

@@ -684,6 +684,7 @@ impl Resolver<'_> {
                 );
             }
         }
+        self.check_stored_names(entity, spec);
         for (index_name, key) in &entity.index_keys {
             for template in key.templates() {
                 let clash = entity.attributes.get(&template.attribute);
@@ -695,6 +696,65 @@ impl Resolver<'_> {
                             .help(format!("make the template exactly `<{}>` to index the attribute itself, or rename the attribute", template.attribute)),
                     );
                 }
+            }
+        }
+    }
+
+    /// Names given with `stored_as` are the item's attribute names: distinct
+    /// from each other and from every other attribute's, and not a key
+    /// attribute or the entity-type attribute. A natural key is stored
+    /// under the key's name, so it takes no `stored_as`.
+    fn check_stored_names(&mut self, entity: &ir::Entity, spec: &ir::Spec) {
+        let keys: Vec<&str> = std::iter::once(&spec.table.partition_key)
+            .chain(&spec.table.sort_key)
+            .chain(
+                spec.indexes
+                    .values()
+                    .flat_map(|i| std::iter::once(&i.partition_key).chain(&i.sort_key)),
+            )
+            .map(|k| k.name.as_str())
+            .chain(spec.table.entity_type.attribute().map(|a| a.as_str()))
+            .collect();
+        let mut seen: Vec<&ir::Attribute> = Vec::new();
+        for attr in entity.attributes.values() {
+            let stored = attr.stored();
+            if let Some(other) = seen.iter().find(|o| o.stored() == stored) {
+                self.error(
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        format!(
+                            "attributes `{}` and `{}` are both stored as `{stored}`",
+                            other.name, attr.name
+                        ),
+                    )
+                    .label(attr.name.span, "second")
+                    .label(other.name.span, "first")
+                    .help(
+                        "an item holds one value per attribute name: store each under its own name",
+                    ),
+                );
+            }
+            seen.push(attr);
+            if attr.stored_as.is_none() {
+                continue;
+            }
+            let natural = std::iter::once(&entity.primary_key)
+                .chain(entity.index_keys.values())
+                .flat_map(|k| k.templates())
+                .any(|t| t.is_natural() && t.attribute == attr.name.value);
+            if natural || keys.contains(&stored) {
+                self.error(
+                    Diagnostic::new(
+                        Code::ReservedName,
+                        if natural {
+                            format!("attribute `{}` is a natural key, stored under the key's name: it cannot be stored as `{stored}`", attr.name)
+                        } else {
+                            format!("attribute `{}` would be stored as `{stored}`, a key attribute or the entity-type attribute", attr.name)
+                        },
+                    )
+                    .label(attr.name.span, "this attribute")
+                    .help("remove `stored_as`, or give it the attribute's own name in the table"),
+                );
             }
         }
     }

@@ -474,6 +474,9 @@ pub struct AttributeDecl {
     /// The value lives only inside the primary key (an existing table's
     /// key part): read back out of the key, never written as an attribute.
     pub key_only: Option<Spanned<bool>>,
+    /// The attribute's name in the table when it is not the spec's name
+    /// (any name DynamoDB accepts: `Status#Time`, `follower#`).
+    pub stored_as: Option<Spanned<String>>,
 }
 
 /// The long form of [`AttributeDecl`].
@@ -529,6 +532,11 @@ pub struct AttributeFull {
     /// part): read back out of the key, never written as an attribute of its own.
     #[serde(default)]
     pub key_only: Option<Spanned<bool>>,
+    /// The attribute's name in the table when it is not the spec's name
+    /// (any name DynamoDB accepts: `Status#Time`, `follower#`); the spec,
+    /// templates and the Rust field use the spec's name.
+    #[serde(default)]
+    pub stored_as: Option<Spanned<String>>,
 }
 
 impl Shorthand for AttributeDecl {
@@ -563,6 +571,7 @@ impl Shorthand for AttributeDecl {
             typical_size: f.typical_size,
             escape: f.escape,
             key_only: f.key_only,
+            stored_as: f.stored_as,
         }
     }
 }

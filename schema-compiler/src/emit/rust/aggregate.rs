@@ -122,10 +122,26 @@ impl<'a> Emitter<'a> {
             let f = snake_ident(k.name.as_str());
             quote!(#f: Clone::clone(&item.#f),)
         });
-        let attributes = counted.spec.group_by.iter().map(|g| {
-            let f = snake_ident(g);
-            quote!((#g, __rt::Attr::to_av(&item.#f)),)
-        });
+        // The counter item's grouping attributes, under their stored names
+        // (a key-only one lives in the counter's key alone).
+        let attributes = counted
+            .spec
+            .group_by
+            .iter()
+            .filter(|g| {
+                !aggregate
+                    .attributes
+                    .get(g.as_str())
+                    .is_some_and(|a| a.key_only)
+            })
+            .map(|g| {
+                let f = snake_ident(g);
+                let stored = aggregate
+                    .attributes
+                    .get(g.as_str())
+                    .map_or(g.as_str(), |a| a.stored());
+                quote!((#stored, __rt::Attr::to_av(&item.#f)),)
+            });
         let counter_doc = format!(" The `{count}` counter of [`{a_name}`].");
         let group_doc = format!(" The [`{a_name}`] group a [`{of_name}`] is counted in.");
         let mut out = quote! {

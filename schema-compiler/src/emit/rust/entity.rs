@@ -338,6 +338,7 @@ impl Emitter<'_> {
         let version_const = entity
             .version_attribute
             .as_deref()
+            .map(|v| entity.attributes.get(v).map_or(v, |a| a.stored()))
             .map(|v| quote!(const VERSION_ATTRIBUTE: Option<&'static str> = Some(#v);));
         let identity = self.identity(entity);
         quote! {
@@ -412,7 +413,7 @@ impl Emitter<'_> {
             .values()
             .filter(|a| !a.key_only && !natural.contains(&a.name.as_str()))
             .map(|a| {
-                let attribute = a.name.as_str();
+                let attribute = a.stored();
                 let f = self.field_ident(a);
                 let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
                 if a.optional {
@@ -648,6 +649,7 @@ impl Emitter<'_> {
         // A `key_only` attribute is written only into the index keys built from it.
         let sets = changeable.iter().filter(|a| !a.key_only).map(|a| {
             let attribute = a.name.as_str();
+            let stored = a.stored();
             let f = snake_ident(attribute);
             let value = self.to_av(name, a, quote!(value));
             if Some(attribute) == version {
@@ -655,18 +657,18 @@ impl Emitter<'_> {
                 quote! {
                     match &self.#f {
                         Some(value) => {
-                            update.set.push((#attribute, #value));
+                            update.set.push((#stored, #value));
                             let expected = value.checked_sub(1).ok_or(__rt::ValueError {
                                 context: #name,
-                                name: #attribute,
+                                name: #stored,
                                 problem: String::from("the version cannot go below its minimum"),
                             })?;
-                            update.expect_version = Some((#attribute, expected));
+                            update.expect_version = Some((#stored, expected));
                         }
                         None => {
                             return Err(__rt::Error::Value(__rt::ValueError {
                                 context: #name,
-                                name: #attribute,
+                                name: #stored,
                                 problem: String::from(#missing),
                             }));
                         }
@@ -676,9 +678,9 @@ impl Emitter<'_> {
                 let how =
                     super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
                 if a.optional {
-                    quote!(update.put_opt(#attribute, &self.#f, #how)?;)
+                    quote!(update.put_opt(#stored, &self.#f, #how)?;)
                 } else {
-                    quote!(update.put(#attribute, &self.#f, #how)?;)
+                    quote!(update.put(#stored, &self.#f, #how)?;)
                 }
             }
         }).collect::<Vec<_>>();
@@ -723,9 +725,9 @@ impl Emitter<'_> {
         let adds: Vec<TokenStream> = counters
             .iter()
             .map(|a| {
-                let attribute = a.name.as_str();
-                let f = format_ident!("add_{}", snake(attribute));
-                quote!(update.add_to(#attribute, self.#f);)
+                let stored = a.stored();
+                let f = format_ident!("add_{}", snake(a.name.as_str()));
+                quote!(update.add_to(#stored, self.#f);)
             })
             .collect();
         let index_updates = self.index_key_updates(entity, &changeable);
@@ -769,10 +771,10 @@ impl Emitter<'_> {
         let key_sets: Vec<TokenStream> = set_keys
             .into_iter()
             .map(|a| {
-                let attribute = a.name.as_str();
-                let f = snake_ident(attribute);
+                let stored = a.stored();
+                let f = snake_ident(a.name.as_str());
                 let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
-                quote!(update.put_value(#attribute, &key.#f, #how)?;)
+                quote!(update.put_value(#stored, &key.#f, #how)?;)
             })
             .collect();
         // An entity of nothing but its keys has nothing to change.
@@ -983,7 +985,7 @@ impl Emitter<'_> {
 /// `r.required("title")?`: reading an attribute no key holds through the
 /// `Fields` reader `r`.
 fn field_read(attribute: &ir::Attribute) -> TokenStream {
-    let name = attribute.name.as_str();
+    let name = attribute.stored();
     match (&attribute.r#type, attribute.optional) {
         (ir::AttributeType::Datetime { format, precision }, optional) => {
             let format = super::types::time_format(*format, *precision);
@@ -1016,7 +1018,13 @@ fn field_doc(entity: &ir::Entity, attribute: &ir::Attribute) -> TokenStream {
             keys.push(format!("the `{index}` key"));
         }
     }
-    let mut summary = format!("`{name}`: {}", attribute.describe_type());
+    let mut summary = match attribute.stored_as.as_deref() {
+        Some(stored) => format!(
+            "`{name}` (stored as `{stored}`): {}",
+            attribute.describe_type()
+        ),
+        None => format!("`{name}`: {}", attribute.describe_type()),
+    };
     if attribute.optional {
         summary.push_str(", optional");
     }

@@ -375,11 +375,13 @@ impl Emitter<'_> {
         templates: &[&ir::KeyTemplate],
         attribute: &ir::Attribute,
     ) -> TokenStream {
-        let name = attribute.name.as_str();
+        let placeholder = attribute.name.as_str();
+        // The item's attribute is read first, under its stored name.
+        let name = attribute.stored();
         let sources = templates.iter().map(|t| {
             let key = t.attribute.as_str();
             let steps = Self::steps_const(t);
-            let end = Self::steps_to(t, (PlaceholderKind::Attribute, name));
+            let end = Self::steps_to(t, (PlaceholderKind::Attribute, placeholder));
             quote!((#key, &#steps[..#end]))
         });
         let sources = quote!(&[#(#sources),*]);

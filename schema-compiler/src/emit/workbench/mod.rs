@@ -117,7 +117,7 @@ fn non_key_attributes(spec: &ir::Spec) -> Vec<AttributeDefinition> {
     }
     for entity in spec.entities.values() {
         for a in entity.attributes.values().filter(|a| !a.key_only) {
-            add(a.name.as_str(), dynamo_type(&a.r#type));
+            add(a.stored(), dynamo_type(&a.r#type));
         }
     }
     out
@@ -161,7 +161,7 @@ fn facet(spec: &ir::Spec, entity: &ir::Entity, tenants: &[String]) -> Facet {
         add(attribute.as_str());
     }
     for a in entity.attributes.values().filter(|a| !a.key_only) {
-        add(a.name.as_str());
+        add(a.stored());
     }
     for key in entity.index_keys.values() {
         for t in key.templates() {

@@ -512,7 +512,7 @@ pub fn item(spec: &ir::Spec, entity: &ir::Entity, sample: &Sample) -> Item {
     }
     for a in entity.attributes.values().filter(|a| !a.key_only) {
         if let Some(v) = sample.values.get(a.name.as_str()) {
-            item.insert(a.name.value.clone(), stored(a, v));
+            item.insert(a.stored().to_owned(), stored(a, v));
         }
     }
     for (index, key) in &entity.index_keys {

@@ -91,6 +91,9 @@ fn attribute(name: &str, a: &Attr, examples_max: Option<i64>) -> String {
     if a.synthetic {
         fields.push("key_only: true".into());
     }
+    if let Some(stored) = &a.stored_as {
+        fields.push(format!("stored_as: {}", yaml::string(stored)));
+    }
     format!("      {}: {{ {} }}\n", yaml::key(name), fields.join(", "))
 }
 

@@ -133,6 +133,7 @@ impl Entity {
             delimiters: BTreeSet::new(),
             width: None,
             synthetic,
+            stored_as: None,
         });
     }
 
@@ -229,7 +230,7 @@ impl Entity {
         }
     }
 
-    fn fresh(&self, base: &str) -> String {
+    pub(super) fn fresh(&self, base: &str) -> String {
         let base = if base.is_empty() { "value" } else { base };
         // Names that become the same Rust field (`ProcessedDate` and
         // `processed_date`) count as taken too.

@@ -71,6 +71,9 @@ pub struct Attr {
     pub width: Option<usize>,
     /// Made up to hold a part of a key.
     pub synthetic: bool,
+    /// The attribute's name in the table, when it is no spec name
+    /// (`Status#Time`, or a name whose field another attribute takes).
+    pub stored_as: Option<String>,
 }
 
 /// A sample item as an example.
@@ -351,6 +354,8 @@ fn facet_entity(
                 })
         })
         .collect();
+    // Names in the table → spec names, where they differ.
+    let mut renamed: IndexMap<String, String> = IndexMap::new();
     let mut names: Vec<String> = Vec::new();
     for item in &facet.items {
         for k in item.keys() {
@@ -371,13 +376,18 @@ fn facet_entity(
         {
             continue;
         }
-        if !is_identifier(n) {
-            inferred.notes.push(format!(
-                "entity `{}`: attribute `{n}` is not an identifier: left out",
-                e.name
-            ));
-            continue;
-        }
+        // A name that is no identifier (`Status#Time`), or whose field
+        // another attribute already takes, gets a spec name of its own and
+        // keeps its name in the table.
+        let field = crate::naming::snake(n);
+        let clash = e.attrs.keys().any(|a| crate::naming::snake(a) == field);
+        let spec_name = if is_identifier(n) && !clash && !n.starts_with("__") {
+            n.clone()
+        } else {
+            let name = e.fresh(&snake(n));
+            renamed.insert(n.clone(), name.clone());
+            name
+        };
         let values: Vec<&AttributeValue> = facet
             .items
             .iter()
@@ -389,9 +399,12 @@ fn facet_entity(
             .iter()
             .find(|(a, _)| a == n)
             .map(|(_, t)| t.as_str());
-        e.add_attr(n, kind_of(&values, declared), false);
-        if values.len() < facet.items.len() || facet.items.is_empty() {
-            if let Some(a) = e.attrs.get_mut(n) {
+        e.add_attr(&spec_name, kind_of(&values, declared), false);
+        if let Some(a) = e.attrs.get_mut(&spec_name) {
+            if spec_name != *n {
+                a.stored_as = Some(n.clone());
+            }
+            if values.len() < facet.items.len() || facet.items.is_empty() {
                 a.optional = true;
             }
         }
@@ -408,9 +421,10 @@ fn facet_entity(
                     !matches!(v, AttributeValue::Null(_))
                         && (table_keys.contains(&k.as_str())
                             || computed.contains(&k.as_str())
+                            || renamed.contains_key(*k)
                             || e.attrs.contains_key(*k))
                 })
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .map(|(k, v)| (renamed.get(k).unwrap_or(k).clone(), v.clone()))
                 .collect(),
         })
         .collect();
@@ -511,60 +525,47 @@ impl Entity {
             };
             let made = made.clone();
             let synthetic = self.attrs.get(&made).is_some_and(|a| a.synthetic);
-            // The key's name must be free as a field too (`gameId` beside
-            // a made-up `game_id`); otherwise the made-up name stays.
-            let field = crate::naming::snake(&key.name);
-            let clash = self
-                .attrs
-                .keys()
-                .any(|a| *a != made && crate::naming::snake(a) == field);
-            if !synthetic
-                || !is_identifier(&key.name)
-                || self.attrs.contains_key(&key.name)
-                || clash
-            {
+            if !synthetic || !is_identifier(&key.name) || self.attrs.contains_key(&key.name) {
                 continue;
             }
-            let Some(index) = self.attrs.get_index_of(&made) else {
-                continue;
-            };
-            let mut attr = self
+            // The key's name must be free as a field too: an attribute that
+            // takes it (`created_at` beside a key `createdAt`) moves to a
+            // spec name of its own, keeping its name in the table.
+            let field = crate::naming::snake(&key.name);
+            let clashing: Vec<String> = self
                 .attrs
-                .shift_remove(&made)
-                .unwrap_or_else(|| unreachable!());
-            attr.synthetic = false;
-            attr.width = None;
+                .keys()
+                .filter(|a| **a != made && crate::naming::snake(a) == field)
+                .cloned()
+                .collect();
+            // An index keyed on that attribute keeps it under its name.
+            let index_key = |name: &str| {
+                table
+                    .gsis
+                    .iter()
+                    .any(|g| g.pk.name == name || g.sk.as_ref().is_some_and(|k| k.name == name))
+            };
+            if clashing.iter().any(|a| index_key(a)) {
+                continue;
+            }
+            for other in clashing {
+                let spec_name = self.fresh(&format!("{field}_attribute"));
+                self.rename_attr(&other, &spec_name);
+            }
+            self.rename_attr(&made, &key.name);
+            if let Some(attr) = self.attrs.get_mut(&key.name) {
+                attr.synthetic = false;
+                attr.width = None;
+            }
             if key.r#type == "N" {
                 let values: Vec<&AttributeValue> = self
                     .examples
                     .iter()
-                    .filter_map(|x| x.values.get(&made))
+                    .filter_map(|x| x.values.get(&key.name))
                     .collect();
-                attr.kind = kind_of(&values, Some("N"));
-            }
-            self.attrs.insert(key.name.clone(), attr);
-            let last = self.attrs.len() - 1;
-            self.attrs.move_index(last, index);
-            for x in &mut self.examples {
-                if let Some(v) = x.values.shift_remove(&made) {
-                    x.values.insert(key.name.clone(), v);
-                }
-            }
-            let rename = |t: &mut Template| {
-                for s in &mut t.segs {
-                    if *s == Seg::Attr(made.clone()) {
-                        *s = Seg::Attr(key.name.clone());
-                    }
-                }
-            };
-            rename(&mut self.pk);
-            if let Some(sk) = &mut self.sk {
-                rename(sk);
-            }
-            for (pk, sk) in self.indexes.values_mut() {
-                rename(pk);
-                if let Some(sk) = sk {
-                    rename(sk);
+                let kind = kind_of(&values, Some("N"));
+                if let Some(attr) = self.attrs.get_mut(&key.name) {
+                    attr.kind = kind;
                 }
             }
             // The key is the attribute itself: nothing left to guess.
@@ -574,6 +575,79 @@ impl Entity {
             }
             if let Some(sk) = self.sk.as_mut().filter(|sk| natural(sk)) {
                 sk.comment = None;
+            }
+        }
+        // A made-up attribute is read back out of a string key; one that
+        // only a number key holds is stored as an attribute after all.
+        let in_string_key = |name: &str| {
+            let key_type = |key: &str| {
+                std::iter::once(&table.pk)
+                    .chain(&table.sk)
+                    .chain(
+                        table
+                            .gsis
+                            .iter()
+                            .flat_map(|g| std::iter::once(&g.pk).chain(&g.sk)),
+                    )
+                    .find(|k| k.name == key)
+                    .map_or("S", |k| k.r#type)
+            };
+            let table_keys = std::iter::once((&table.pk, Some(&self.pk)))
+                .chain(table.sk.as_ref().map(|k| (k, self.sk.as_ref())));
+            table_keys.into_iter().any(|(k, t)| {
+                key_type(&k.name) == "S"
+                    && t.is_some_and(|t| t.segs.contains(&Seg::Attr(name.to_owned())))
+            })
+        };
+        let number_only: Vec<String> = self
+            .attrs
+            .iter()
+            .filter(|(n, a)| a.synthetic && !in_string_key(n))
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in number_only {
+            if let Some(a) = self.attrs.get_mut(&name) {
+                a.synthetic = false;
+            }
+        }
+    }
+
+    /// Renames attribute `from` to `to` in the attributes (in place), the
+    /// examples and the templates; a real attribute keeps its name in the
+    /// table as `stored_as`.
+    fn rename_attr(&mut self, from: &str, to: &str) {
+        let Some(index) = self.attrs.get_index_of(from) else {
+            return;
+        };
+        let Some(mut attr) = self.attrs.shift_remove(from) else {
+            return;
+        };
+        if !attr.synthetic && attr.stored_as.is_none() {
+            attr.stored_as = Some(from.to_owned());
+        }
+        self.attrs.insert(to.to_owned(), attr);
+        let last = self.attrs.len() - 1;
+        self.attrs.move_index(last, index);
+        for x in &mut self.examples {
+            if let Some(v) = x.values.shift_remove(from) {
+                x.values.insert(to.to_owned(), v);
+            }
+        }
+        let rename = |t: &mut Template| {
+            for s in &mut t.segs {
+                if *s == Seg::Attr(from.to_owned()) {
+                    *s = Seg::Attr(to.to_owned());
+                }
+            }
+        };
+        rename(&mut self.pk);
+        if let Some(sk) = &mut self.sk {
+            rename(sk);
+        }
+        for (pk, sk) in self.indexes.values_mut() {
+            rename(pk);
+            if let Some(sk) = sk {
+                rename(sk);
             }
         }
     }
