@@ -615,6 +615,18 @@ impl AttributeType {
         }
     }
 
+    /// The values of an enum, or of the enum elements of a list (of lists,
+    /// …): the type has a generated enum (`Vec<Size>` for a list of sizes).
+    pub fn enum_values(&self) -> Option<&Vec<String>> {
+        match self {
+            AttributeType::Enum { values } => Some(values),
+            AttributeType::List {
+                items: Some(items), ..
+            } => items.enum_values(),
+            _ => None,
+        }
+    }
+
     /// Whether a value of this type can be encoded into a key template.
     pub fn is_key_compatible(&self) -> bool {
         matches!(

@@ -4,7 +4,7 @@ use proc_macro2::Ident;
 
 use indexmap::IndexMap;
 
-use crate::ir::{self, AttributeType};
+use crate::ir;
 use crate::source::Span;
 
 const KEYWORDS: &[&str] = &[
@@ -262,7 +262,7 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         else {
             continue;
         };
-        let ir::AttributeType::Enum { values } = &attribute.r#type else {
+        let Some(values) = attribute.r#type.enum_values() else {
             continue;
         };
         let of = format!("attribute `{}` of `{}`", key.1, key.0);
@@ -352,7 +352,7 @@ pub fn enum_names(spec: &ir::Spec) -> IndexMap<(String, String), String> {
     let mut by_attribute: IndexMap<&str, Vec<(&str, &Vec<String>)>> = IndexMap::new();
     for entity in spec.entities.values() {
         for attribute in entity.attributes.values() {
-            if let AttributeType::Enum { values } = &attribute.r#type {
+            if let Some(values) = attribute.r#type.enum_values() {
                 by_attribute
                     .entry(attribute.name.as_str())
                     .or_default()

@@ -112,7 +112,14 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
             ("user_id", s("ann")),
             ("game_id", s("chess")),
         ])))
-        .update_expression("SET badges = :b, levels = :l, odds = :o, tokens = :t, #st = :st")
+        .update_expression(
+            "SET badges = :b, levels = :l, odds = :o, tokens = :t, #st = :st, modes = :m, rounds = :r",
+        )
+        .expression_attribute_values(":m", AttributeValue::L(vec![s("casual"), s("ranked")]))
+        .expression_attribute_values(
+            ":r",
+            AttributeValue::L(vec![AttributeValue::L(vec![s("win"), s("draw")]), AttributeValue::L(vec![])]),
+        )
         .expression_attribute_names("#st", "Status#Time")
         .expression_attribute_values(":st", s("ACTIVE#2024-05-01"))
         .expression_attribute_values(
@@ -143,6 +150,13 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
     assert_eq!(ann.tokens, Some(BTreeSet::from([vec![0], vec![9, 9]])));
     // An attribute name Rust cannot have, read under the spec's name.
     assert_eq!(ann.status_time.as_deref(), Some("ACTIVE#2024-05-01"));
+    // Lists of enums, typed.
+    use natural::{Modes, Rounds};
+    assert_eq!(ann.modes, Some(vec![Modes::Casual, Modes::Ranked]));
+    assert_eq!(
+        ann.rounds,
+        Some(vec![vec![Rounds::Win, Rounds::Draw], vec![]])
+    );
     assert_eq!(
         (
             ann.top_score,
@@ -234,6 +248,8 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         odds: None,
         tokens: None,
         status_time: Some("NEW#2024-06-01".into()),
+        modes: None,
+        rounds: None,
     };
     repo.create_score(&dee).await.unwrap();
     let stored = get_raw(

@@ -54,11 +54,12 @@ impl Emitter<'_> {
                 quote!(#name)
             }
             AttributeType::List { items, .. } => match items {
-                Some(items) if !matches!(**items, AttributeType::Enum { .. }) => {
+                // A list of enums holds the attribute's generated enum.
+                Some(items) => {
                     let inner = self.type_of(entity, attribute, items);
                     quote!(Vec<#inner>)
                 }
-                _ => quote!(Vec<__rt::AttributeValue>),
+                None => quote!(Vec<__rt::AttributeValue>),
             },
             AttributeType::Map => quote!(__rt::Item),
             AttributeType::Set { of } => match of {
@@ -103,7 +104,7 @@ impl Emitter<'_> {
         let mut out = TokenStream::new();
         for entity in self.spec.entities.values() {
             for attribute in entity.attributes.values() {
-                let AttributeType::Enum { values } = &attribute.r#type else {
+                let Some(values) = attribute.r#type.enum_values() else {
                     continue;
                 };
                 let name = &self.enums[&(entity.name.to_string(), attribute.name.to_string())];
