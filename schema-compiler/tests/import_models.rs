@@ -117,6 +117,9 @@ fn model(seed: u64) -> Value {
     let kinds = 1 + rng.below(3);
     let facets = rng.chance(3) || kinds == 1;
     let discriminator = !facets && rng.chance(2);
+    // A GSI: keyed on computed keys (`GSI1PK`: `STATUS#<n>`), or on an
+    // attribute of the items (`owner`), sparse when some items lack it.
+    let gsi = rng.below(3);
     let mut facet_list = Vec::new();
     let mut used_prefixes = Vec::new();
     let mut all_items = Vec::new();
@@ -178,6 +181,22 @@ fn model(seed: u64) -> Value {
                 let kind = ["order line", "customer", "item"][k];
                 item.insert("type".into(), json!({ "S": kind }));
             }
+            match gsi {
+                1 if n % 3 != 2 => {
+                    item.insert(
+                        "GSI1PK".into(),
+                        json!({ "S": format!("{prefix}{d}STATUS{d}{}", n % 2) }),
+                    );
+                    item.insert(
+                        "GSI1SK".into(),
+                        json!({ "S": format!("2024-05-0{}T12:00:00Z{d}{id}", 1 + n) }),
+                    );
+                }
+                2 => {
+                    item.insert("owner".into(), json!({ "S": format!("owner{}", n % 2) }));
+                }
+                _ => {}
+            }
             for a in &attributes {
                 if optional.contains(a) && n % 2 == 1 {
                     continue;
@@ -206,6 +225,26 @@ fn model(seed: u64) -> Value {
         "KeyAttributes": keys,
         "BillingMode": "PAY_PER_REQUEST",
     });
+    match gsi {
+        1 => {
+            table["GlobalSecondaryIndexes"] = json!([{
+                "IndexName": "GSI1",
+                "KeyAttributes": {
+                    "PartitionKey": { "AttributeName": "GSI1PK", "AttributeType": "S" },
+                    "SortKey": { "AttributeName": "GSI1SK", "AttributeType": "S" },
+                },
+                "Projection": { "ProjectionType": "ALL" },
+            }]);
+        }
+        2 => {
+            table["GlobalSecondaryIndexes"] = json!([{
+                "IndexName": "ByOwner",
+                "KeyAttributes": { "PartitionKey": { "AttributeName": "owner", "AttributeType": "S" } },
+                "Projection": { "ProjectionType": "KEYS_ONLY" },
+            }]);
+        }
+        _ => {}
+    }
     if facets {
         table["TableFacets"] = Value::Array(facet_list);
     } else {

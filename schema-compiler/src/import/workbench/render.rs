@@ -29,7 +29,8 @@ fn key_decl(k: &Key) -> String {
     format!("{{ name: {}, type: {ty} }}", yaml::string(&k.name))
 }
 
-/// A character class of the characters seen, without the delimiters.
+/// A character class of the characters seen, without the delimiters of
+/// the templates the attribute is in.
 fn pattern(a: &Attr) -> String {
     let mut chars: BTreeSet<char> = BTreeSet::new();
     for t in &a.key_texts {
@@ -37,12 +38,9 @@ fn pattern(a: &Attr) -> String {
     }
     let mut class = String::from("A-Za-z0-9_");
     for c in chars {
-        if c.is_ascii_alphanumeric()
-            || c == '_'
-            || a.delimiters.contains(&c)
-            || c == '#'
-            || c == '|'
-        {
+        // The delimiters of the templates it is in stay out; a placeholder
+        // holding a whole key admits every character its values have.
+        if c.is_ascii_alphanumeric() || c == '_' || a.delimiters.contains(&c) {
             continue;
         }
         if regex_syntax::is_meta_character(c) {

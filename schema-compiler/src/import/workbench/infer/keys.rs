@@ -80,11 +80,21 @@ fn match_alias(segs: &[(bool, String)], value: &str) -> Option<Vec<String>> {
 /// of them contain (so timestamps keep their `:` when `#` delimits).
 const DELIMITER_CLASSES: [&[char]; 3] = [&DELIMITERS, &[':'], &['_']];
 
-/// The delimiter class of a key's values.
+/// The delimiter class of a key's values. A `:` between two digits is a
+/// time of day (`19:18:00`), not a delimiter.
 fn delimiter_class<'v>(values: impl Iterator<Item = &'v str> + Clone) -> &'static [char] {
+    let clock = |v: &str| {
+        let b = v.as_bytes();
+        b.windows(3)
+            .any(|w| w[1] == b':' && w[0].is_ascii_digit() && w[2].is_ascii_digit())
+    };
     DELIMITER_CLASSES
         .into_iter()
-        .find(|class| values.clone().all(|v| v.contains(*class)))
+        .find(|class| {
+            values
+                .clone()
+                .all(|v| v.contains(*class) && !(class.contains(&':') && clock(v)))
+        })
         .unwrap_or(&DELIMITERS)
 }
 
@@ -186,7 +196,7 @@ impl Entity {
     }
 
     /// A key of one placeholder holding the whole value.
-    fn plain(
+    pub(super) fn plain(
         &mut self,
         key: &Key,
         alias: Option<&str>,
@@ -300,7 +310,10 @@ impl Entity {
         let delimiters: Vec<char> = segs
             .iter()
             .filter(|(p, _)| !p)
-            .flat_map(|(_, t)| t.chars().filter(|c| DELIMITERS.contains(c)))
+            .flat_map(|(_, t)| {
+                t.chars()
+                    .filter(|c| DELIMITER_CLASSES.iter().any(|class| class.contains(c)))
+            })
             .collect();
         let mut out = Vec::new();
         let mut k = 0;
@@ -537,5 +550,10 @@ mod tests {
         assert_eq!(delimiter_class(["A:1", "B:2"].into_iter()), &[':']);
         assert_eq!(delimiter_class(["u_1", "u_2"].into_iter()), &['_']);
         assert_eq!(delimiter_class(["plain", "u_2"].into_iter()), &DELIMITERS);
+        assert_eq!(
+            delimiter_class(["2020-06-21T19:18:00", "2020-06-21T19:20:00"].into_iter()),
+            &DELIMITERS,
+            "a time of day is not split"
+        );
     }
 }

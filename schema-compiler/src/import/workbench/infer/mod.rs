@@ -471,6 +471,30 @@ fn facet_entity(
                 });
             } else {
                 let t = e.infer_key(k, None, &rows, &ctx(k.r#type));
+                // The item has the key exactly when it has the template's
+                // attributes (else the spec would write a key the item does
+                // not have); otherwise the whole key is one optional value.
+                let has = |x: &Example, t: &Template| {
+                    t.segs.iter().all(|s| match s {
+                        Seg::Attr(a) => x.values.contains_key(a),
+                        Seg::Lit(_) | Seg::Tenant | Seg::Shard => true,
+                    })
+                };
+                let consistent = e
+                    .examples
+                    .iter()
+                    .all(|x| x.values.contains_key(&k.name) == has(x, &t));
+                let t = if consistent {
+                    t
+                } else {
+                    let values: Vec<(usize, String)> = rows
+                        .iter()
+                        .filter_map(|&i| {
+                            Some((i, scalar(e.examples[i].values.get(&k.name)?)?.to_owned()))
+                        })
+                        .collect();
+                    e.plain(k, None, &values, "some items without this key have every attribute a template would build it from")
+                };
                 templates.push(t);
             }
         }
@@ -481,6 +505,7 @@ fn facet_entity(
             }
         }
     }
+    e.drop_unused_synthetic();
     e.naturalize(table);
     // Key attributes are computed from the templates, not stored as values.
     for ex in &mut e.examples {
@@ -553,9 +578,18 @@ impl Entity {
                 self.rename_attr(&other, &spec_name);
             }
             self.rename_attr(&made, &key.name);
+            // A number placeholder of a string index key keeps the width its
+            // texts there have; as the key itself it has none.
+            let in_index = self.indexes.values().any(|(pk, sk)| {
+                std::iter::once(pk)
+                    .chain(sk)
+                    .any(|t| t.segs.contains(&Seg::Attr(key.name.clone())))
+            });
             if let Some(attr) = self.attrs.get_mut(&key.name) {
                 attr.synthetic = false;
-                attr.width = None;
+                if !in_index {
+                    attr.width = None;
+                }
             }
             if key.r#type == "N" {
                 let values: Vec<&AttributeValue> = self
@@ -592,10 +626,21 @@ impl Entity {
                     .find(|k| k.name == key)
                     .map_or("S", |k| k.r#type)
             };
-            let table_keys = std::iter::once((&table.pk, Some(&self.pk)))
-                .chain(table.sk.as_ref().map(|k| (k, self.sk.as_ref())));
-            table_keys.into_iter().any(|(k, t)| {
-                key_type(&k.name) == "S"
+            let table_keys = std::iter::once((table.pk.name.as_str(), Some(&self.pk))).chain(
+                table
+                    .sk
+                    .as_ref()
+                    .map(|k| (k.name.as_str(), self.sk.as_ref())),
+            );
+            let index_keys = table.gsis.iter().filter_map(|g| {
+                let (pk, sk) = self.indexes.get(&g.name)?;
+                Some(
+                    std::iter::once((g.pk.name.as_str(), Some(pk)))
+                        .chain(g.sk.as_ref().map(|k| (k.name.as_str(), sk.as_ref()))),
+                )
+            });
+            table_keys.chain(index_keys.flatten()).any(|(k, t)| {
+                key_type(k) == "S"
                     && t.is_some_and(|t| t.segs.contains(&Seg::Attr(name.to_owned())))
             })
         };
@@ -608,6 +653,36 @@ impl Entity {
         for name in number_only {
             if let Some(a) = self.attrs.get_mut(&name) {
                 a.synthetic = false;
+            }
+        }
+    }
+
+    /// Forgets the attributes made up for key parts that no template uses
+    /// any more (a template given up for a plain placeholder).
+    fn drop_unused_synthetic(&mut self) {
+        let used: Vec<String> = std::iter::once(&self.pk)
+            .chain(&self.sk)
+            .chain(
+                self.indexes
+                    .values()
+                    .flat_map(|(pk, sk)| std::iter::once(pk).chain(sk)),
+            )
+            .flat_map(|t| &t.segs)
+            .filter_map(|s| match s {
+                Seg::Attr(a) => Some(a.clone()),
+                _ => None,
+            })
+            .collect();
+        let unused: Vec<String> = self
+            .attrs
+            .iter()
+            .filter(|(n, a)| a.synthetic && !used.contains(n))
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in unused {
+            self.attrs.shift_remove(&name);
+            for x in &mut self.examples {
+                x.values.shift_remove(&name);
             }
         }
     }
