@@ -103,12 +103,51 @@ fn imported() {
             );
             let ir = &compilation.specs[0].spec;
             let entities: Vec<String> = ir.entities.values().map(|e| e.type_name()).collect();
+            // Each inferred query, called with the values of each sample
+            // item of the entity it returns.
+            let rust_path = format!("singletable_tests::imported::{module}");
+            let mut queries = Vec::new();
+            for pattern in ir.access_patterns.values() {
+                let schema_compiler::ir::Operation::Query(q) = &pattern.operation else {
+                    continue;
+                };
+                let ([returned], None) = (q.returns.as_slice(), &ir.tenant) else {
+                    continue;
+                };
+                let entity = &ir.entities[returned];
+                let args: Option<Vec<String>> = q
+                    .params
+                    .values()
+                    .map(|p| {
+                        let (_, attribute) = p.binds.iter().find(|(e, _)| e == returned)?;
+                        let a = &entity.attributes[attribute];
+                        let field = a.field_name();
+                        Some(match a.r#type {
+                            schema_compiler::ir::AttributeType::Integer { .. }
+                            | schema_compiler::ir::AttributeType::Boolean
+                            | schema_compiler::ir::AttributeType::Datetime { .. }
+                            | schema_compiler::ir::AttributeType::Enum { .. } => {
+                                format!("e.{field}")
+                            }
+                            _ => format!("e.{field}.as_str()"),
+                        })
+                    })
+                    .collect();
+                let Some(args) = args else { continue };
+                queries.push(format!(
+                    "({ty}, |repo: &{rust_path}::Repository, e: &{rust_path}::{ty}| repo.{method}({args}))",
+                    ty = entity.type_name(),
+                    method = pattern.method_name(),
+                    args = args.join(", ")
+                ));
+            }
             let _ = writeln!(modules, "generated!({module});");
             let _ = writeln!(
                 checks,
-                "imported!({module}, {:?}, [{}]);",
+                "imported!({module}, {:?}, [{}], [{}]);",
                 ir.table.partition_key.name.value,
-                entities.join(", ")
+                entities.join(", "),
+                queries.join(", ")
             );
             paths.push(path);
         }

@@ -252,6 +252,13 @@ pub struct Entity {
     pub examples: Option<Vec<Example>>,
 }
 
+impl AccessPattern {
+    /// The pattern's method in a generated repository.
+    pub fn method_name(&self) -> String {
+        crate::naming::snake_ident(&self.name).to_string()
+    }
+}
+
 impl Entity {
     /// The name of the entity's type in a generated module (`UserProfile`
     /// for `user_profile`).
@@ -360,6 +367,11 @@ pub struct Attribute {
 }
 
 impl Attribute {
+    /// The attribute's field in a generated struct (`r#type` for `type`).
+    pub fn field_name(&self) -> String {
+        crate::naming::snake_ident(&self.name).to_string()
+    }
+
     /// The attribute's name in the table's items.
     pub fn stored(&self) -> &str {
         self.stored_as.as_deref().unwrap_or(&self.name.value)

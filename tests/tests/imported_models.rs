@@ -115,8 +115,19 @@ where
     items.len()
 }
 
+/// The sample items of facet `facet`.
+fn facet_items(model: &serde_json::Value, facet: &str) -> Vec<serde_json::Value> {
+    model["DataModel"][0]["TableFacets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["FacetName"] == facet)
+        .and_then(|f| f["TableData"].as_array().cloned())
+        .unwrap_or_default()
+}
+
 macro_rules! imported {
-    ($module:ident, $partition_key:expr, [$($entity:ident),*]) => {
+    ($module:ident, $partition_key:expr, [$($entity:ident),*], [$(($returned:ident, $query:expr)),*]) => {
         #[tokio::test]
         async fn $module() {
             use singletable_tests::imported::$module as spec;
@@ -131,6 +142,18 @@ macro_rules! imported {
             let mut checked = 0;
             $(checked += check::<spec::$entity>(&client, &table, &model).await;)*
             assert_eq!(checked, expected, "every sample item");
+            // Every inferred query finds each sample item of its entity by
+            // the item's own values.
+            $(
+                for json in facet_items(&model, stringify!($returned)) {
+                    let item = dynamo_json::item(&json).unwrap();
+                    let e = <spec::$returned as Entity>::from_item(&item).unwrap();
+                    let found = ($query)(&repo, &e).all().await.unwrap_or_else(|err| {
+                        panic!("{}: {err}", stringify!($query))
+                    });
+                    assert!(found.contains(&e), "{} does not find {json}", stringify!($query));
+                }
+            )*
         }
     };
 }

@@ -61,15 +61,50 @@ pub fn import_workbench(json: &str) -> Result<Imported, String> {
             let inferred = infer::infer_table(table);
             let mut notes = table.notes.clone();
             notes.extend(inferred.notes.iter().cloned());
+            let file_name = format!("{}.yaml", file_stem(&table.name));
+            let spec = render::render_spec(&model.name, &model.description, table, &inferred);
+            let yaml = with_patterns(&file_name, spec, render::candidate_patterns(&inferred));
             ImportedSpec {
                 table: table.name.clone(),
-                file_name: format!("{}.yaml", file_stem(&table.name)),
-                yaml: render::render_spec(&model.name, &model.description, table, &inferred),
+                file_name,
+                yaml,
                 notes,
             }
         })
         .collect();
     Ok(Imported { specs, notes })
+}
+
+/// The spec with each candidate access pattern `check` accepts: a pattern
+/// that adds an error (a query that could return entities of other shapes,
+/// a parameter bound to attributes of different types) is left out, so the
+/// importer never writes a spec its own checker rejects.
+fn with_patterns(file_name: &str, spec: String, candidates: Vec<String>) -> String {
+    let errors = |yaml: &str| {
+        crate::Compiler::new()
+            .source(file_name.to_owned(), yaml.to_owned())
+            .compile()
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == crate::diagnostics::Severity::Error)
+            .count()
+    };
+    let base = errors(&spec);
+    let mut kept: Vec<String> = Vec::new();
+    for candidate in candidates {
+        let mut trial = kept.clone();
+        trial.push(candidate.clone());
+        let yaml = format!("{spec}access_patterns:\n{}", trial.concat());
+        if errors(&yaml) <= base {
+            kept.push(candidate);
+        }
+    }
+    let note = "# access_patterns: the model does not record them. Those below are the ones every\n# table has (a get per entity, a query per partition and per index); add the\n# queries the application makes.\n";
+    if kept.is_empty() {
+        format!("{spec}{note}")
+    } else {
+        format!("{spec}{note}access_patterns:\n{}", kept.concat())
+    }
 }
 
 fn file_stem(name: &str) -> String {

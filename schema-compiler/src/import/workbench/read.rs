@@ -420,12 +420,26 @@ fn split_facetless(
     groups
         .into_iter()
         .map(|(kind, items)| {
-            let kind = if kind.is_empty() {
-                name.to_owned()
-            } else {
-                kind
+            // `CUSTOMER` names the entity `Customer`.
+            let kind = match kind.as_str() {
+                "" => name.to_owned(),
+                k if k.chars().all(|c| !c.is_ascii_lowercase()) => {
+                    let lower = k.to_ascii_lowercase();
+                    let mut chars = lower.chars();
+                    chars
+                        .next()
+                        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+                        .unwrap_or_default()
+                }
+                _ => kind,
             };
-            facet(kind, items)
+            // Each kind declares the attributes its items have, not every
+            // attribute of the table.
+            let mut f = facet(kind, Vec::new());
+            f.declared
+                .retain(|d| items.iter().any(|i| i.contains_key(d)));
+            f.items = items;
+            f
         })
         .collect()
 }

@@ -320,6 +320,67 @@ pub fn render_spec(
     for e in &inferred.entities {
         entity(&mut out, e, tenant);
     }
-    out.push_str("# access_patterns: the model does not record them; add one per query the application makes.\n");
+    out
+}
+
+/// Access patterns an imported table surely has, one YAML entry each: a
+/// get per entity, a query of each entity's partition (narrowed to its
+/// sort-key prefix), and a query per index it is in. The importer keeps
+/// those `check` accepts.
+pub fn candidate_patterns(inferred: &Inferred) -> Vec<String> {
+    let tenant = inferred
+        .tenant
+        .as_ref()
+        .map_or("tenant", |(t, _)| t.as_str());
+    let prefix = |t: &Template| -> String {
+        t.segs
+            .iter()
+            .map_while(|s| match s {
+                Seg::Lit(l) => Some(l.replace('<', "<<")),
+                _ => None,
+            })
+            .collect()
+    };
+    let query = |pk: &Template, sk: Option<&Template>| {
+        let condition = sk
+            .map(prefix)
+            .filter(|p| !p.is_empty())
+            .map(|p| format!(", sk: {{ begins_with: {} }}", yaml::string(&p)))
+            .unwrap_or_default();
+        format!(
+            "{{ pk: {}{condition} }}",
+            yaml::string(&template(pk, tenant))
+        )
+    };
+    let mut out = Vec::new();
+    for e in &inferred.entities {
+        let name = super::infer::snake(&e.name);
+        let entity = yaml::key(&e.name);
+        out.push(format!(
+            "  {name}:\n    description: \"As a reader of the table, I want one `{}` by its key.\"\n    get: {entity}\n",
+            e.name
+        ));
+        if e.sk.is_some()
+            && e.pk
+                .segs
+                .iter()
+                .any(|s| matches!(s, Seg::Attr(_) | Seg::Tenant))
+        {
+            out.push(format!(
+                "  {name}_in_partition:\n    description: \"As a reader of the table, I want the `{}` items of one partition.\"\n    query: {}\n    returns: {entity}\n",
+                e.name,
+                query(&e.pk, e.sk.as_ref())
+            ));
+        }
+        for (index, (pk, sk)) in &e.indexes {
+            out.push(format!(
+                "  {name}_by_{}:\n    description: \"As a reader of the table, I want the `{}` items of one `{index}` partition.\"\n    index: {}\n    query: {}\n    returns: {entity}\n",
+                super::infer::snake(index),
+                e.name,
+                yaml::key(index),
+                query(pk, sk.as_ref())
+            ));
+        }
+    }
     out
 }

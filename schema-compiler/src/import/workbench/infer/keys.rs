@@ -416,7 +416,10 @@ impl Entity {
                 segs.push(Seg::Lit(delimiters[j - 1].to_string()));
             }
             let constant = texts.iter().all(|t| *t == texts[0]);
-            let literal_like = !texts[0].chars().any(|c| c.is_ascii_digit()) || values.len() > 1;
+            // A constant word is a literal (`METADATA`, `ORDER`); a constant
+            // with digits is a value all samples happen to share (`c1`,
+            // `player001`), unless the alias says otherwise.
+            let literal_like = !texts[0].chars().any(|c| c.is_ascii_digit());
             if texts[0].is_empty()
                 || (constant && literal_like && !self.tenant_part(ctx, values, &texts))
             {
