@@ -12,14 +12,36 @@ use crate::source::{span_of_location, with_current_file, FileId, SourceMap, Span
 
 use super::SpecDecl;
 
+/// The parser thread's stack: the deepest spec (64 levels) in a debug build
+/// needs about 8 MiB; only the pages touched are committed.
+const PARSE_STACK: usize = 64 * 1024 * 1024;
+
 /// Parses one spec file. On failure the YAML error is recorded as a
 /// diagnostic and `None` is returned.
 pub fn parse_spec(sources: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<SpecDecl> {
     let text = &sources.get(file)?.text;
-    // YAML 1.2 booleans: `no`, `on`, `y` are words (enum values, names), not booleans.
-    let options = serde_saphyr::options! { strict_booleans: true };
-    let result = with_current_file(file, || {
-        serde_saphyr::from_str_with_options::<SpecDecl>(text, options)
+    let parse = || {
+        // YAML 1.2 booleans: `no`, `on`, `y` are words (enum values, names), not booleans.
+        let options = serde_saphyr::options! { strict_booleans: true };
+        with_current_file(file, || {
+            serde_saphyr::from_str_with_options::<SpecDecl>(text, options)
+        })
+    };
+    // The deserializer recurses per level of YAML nesting (at most 64, the
+    // parser's own limit) through many generic frames: on its own thread
+    // with a stack that holds the deepest spec in a debug build (a build
+    // script, a test thread's 2 MiB would not), or here if no thread starts.
+    let result = std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name("singletable-parse".to_owned())
+            .stack_size(PARSE_STACK)
+            .spawn_scoped(scope, parse)
+        {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => parse(),
+        }
     });
     match result {
         Ok(spec) => Some(spec),

@@ -252,19 +252,25 @@ pub fn sample_value(entity: &ir::Entity, attribute: &ir::Attribute, n: usize) ->
         AttributeType::Binary { .. } => Value::Stored(AttributeValue::B(base64(
             format!("{name}-{}", n + 1).as_bytes(),
         ))),
-        AttributeType::Set { of } => Value::Stored(match of {
-            ir::SetOf::String => {
-                AttributeValue::Ss((1..=2).map(|i| format!("{name}-{}", n + i)).collect())
-            }
-            ir::SetOf::Integer | ir::SetOf::Decimal => {
-                AttributeValue::Ns((1..=2).map(|i| (n + i).to_string()).collect())
-            }
-            ir::SetOf::Binary => AttributeValue::Bs(
-                (1..=2)
-                    .map(|i| base64(format!("{name}-{}", n + i).as_bytes()))
-                    .collect(),
-            ),
-        }),
+        AttributeType::Set { of } => Value::Stored(set_sample(name, *of, n)),
+    }
+}
+
+/// Two values of a set (out of line: `sample_value` recurses through
+/// nested lists, so its frame stays small).
+fn set_sample(name: &str, of: ir::SetOf, n: usize) -> AttributeValue {
+    match of {
+        ir::SetOf::String => {
+            AttributeValue::Ss((1..=2).map(|i| format!("{name}-{}", n + i)).collect())
+        }
+        ir::SetOf::Integer | ir::SetOf::Decimal => {
+            AttributeValue::Ns((1..=2).map(|i| (n + i).to_string()).collect())
+        }
+        ir::SetOf::Binary => AttributeValue::Bs(
+            (1..=2)
+                .map(|i| base64(format!("{name}-{}", n + i).as_bytes()))
+                .collect(),
+        ),
     }
 }
 
