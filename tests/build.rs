@@ -31,6 +31,8 @@ fn main() {
             "existing_table_natural_keys.yaml",
             "existing_table_key_shapes.yaml",
             "existing_table_discriminator.yaml",
+            "existing_table_binary_keys.yaml",
+            "index_key_of_two_attributes.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

@@ -113,8 +113,10 @@ fn model(seed: u64) -> Value {
         ("tenant_id", "sort"),
     ]);
     let has_sk = !rng.chance(4);
+    // A table keyed on bytes (one kind of item, a natural binary key).
+    let binary_pk = rng.chance(8);
     let number_sk = has_sk && rng.chance(4);
-    let kinds = 1 + rng.below(3);
+    let kinds = if binary_pk { 1 } else { 1 + rng.below(3) };
     let facets = rng.chance(3) || kinds == 1;
     let discriminator = !facets && rng.chance(2);
     // A GSI: keyed on computed keys (`GSI1PK`: `STATUS#<n>`), or on an
@@ -168,7 +170,13 @@ fn model(seed: u64) -> Value {
                 _ => format!("{}{}", 100 + k, n),
             };
             let mut item = Map::new();
-            item.insert(pk_name.into(), json!({ "S": key_value(&pk_shape, &id, n) }));
+            if binary_pk {
+                // Base64 of a few bytes that differ per item.
+                let b64 = ["AAE=", "AgM=", "BAU=", "BgcI"][n % 4];
+                item.insert(pk_name.into(), json!({ "B": b64 }));
+            } else {
+                item.insert(pk_name.into(), json!({ "S": key_value(&pk_shape, &id, n) }));
+            }
             if has_sk {
                 let sk = if number_sk {
                     json!({ "N": format!("{}", n * 7 + k) })
@@ -213,7 +221,9 @@ fn model(seed: u64) -> Value {
             "NonKeyAttributes": attributes,
         }));
     }
-    let mut keys = json!({ "PartitionKey": { "AttributeName": pk_name, "AttributeType": "S" } });
+    let pk_type = if binary_pk { "B" } else { "S" };
+    let mut keys =
+        json!({ "PartitionKey": { "AttributeName": pk_name, "AttributeType": pk_type } });
     if has_sk {
         keys["SortKey"] = json!({
             "AttributeName": sk_name,
@@ -284,10 +294,15 @@ fn round_trip(model: &Value) -> Result<(), String> {
         }
         // The generated Rust compiles as far as the emitter can tell: it
         // prints without a `compile_error!`.
-        let rust = Compiler::new()
-            .source(spec.file_name.clone(), spec.yaml.clone())
-            .generate_rust()
-            .map_err(|e| e.to_string())?;
+        let generated = std::panic::catch_unwind(|| {
+            Compiler::new()
+                .source(spec.file_name.clone(), spec.yaml.clone())
+                .generate_rust()
+        });
+        let rust = match generated {
+            Ok(rust) => rust.map_err(|e| e.to_string())?,
+            Err(_) => return Err(format!("generating Rust panicked:\n{}", spec.yaml)),
+        };
         if rust.iter().any(|f| f.contents.contains("compile_error")) {
             return Err(format!(
                 "the generated Rust has a compile_error!:\n{}",

@@ -56,6 +56,8 @@ pub mod generated {
     generated!(existing_table_natural_keys);
     generated!(existing_table_key_shapes);
     generated!(existing_table_discriminator);
+    generated!(existing_table_binary_keys);
+    generated!(index_key_of_two_attributes);
 }
 
 /// The soundness harness's generated specs that `check` accepted, each

@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 
 use schema_runtime::{Blob, DecodeProblem, Error, Item};
 use singletable_tests::generated::{
-    existing_table_discriminator as discriminator, existing_table_key_shapes as shapes,
-    existing_table_natural_keys as natural,
+    existing_table_binary_keys as binary, existing_table_discriminator as discriminator,
+    existing_table_key_shapes as shapes, existing_table_natural_keys as natural,
 };
 use singletable_tests::server;
 
@@ -473,4 +473,69 @@ async fn a_discriminator_attribute_maps_its_values_to_entities() {
         "{}",
         errors[0]
     );
+}
+
+#[tokio::test]
+async fn binary_and_number_natural_keys() {
+    use binary::{ReadingKey, Repository};
+    let client = client().await;
+    let table = server::unique_table("Readings");
+    let repo = Repository::new(client.clone()).with_table_name(table.clone());
+    repo.create_table().await.unwrap();
+    let device = Blob::new((0u8..16).collect::<Vec<_>>());
+    let other = Blob::new(vec![7u8; 16]);
+    for (d, seq, celsius) in [
+        (&device, "1", "20.5"),
+        (&device, "2", "21"),
+        (&device, "10", "-3.25"),
+        (&other, "1", "9"),
+    ] {
+        put_raw(
+            &client,
+            &table,
+            item(&[
+                ("device", AttributeValue::B(d.clone())),
+                ("seq", n(seq)),
+                ("celsius", n(celsius)),
+            ]),
+        )
+        .await;
+    }
+    let key = ReadingKey {
+        device: device.clone(),
+        seq: 10,
+    };
+    let got = repo.reading(&key).await.unwrap().expect("the reading");
+    assert_eq!((got.seq, got.celsius.as_str()), (10, "-3.25"));
+    // Number sort keys order numerically: 2 before 10.
+    let from_two: Vec<i64> = repo
+        .readings(&device, 2)
+        .all()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.seq)
+        .collect();
+    assert_eq!(from_two, [2, 10]);
+    // Written back as it was: the binary key as bytes, the number as a number.
+    let before = get_raw(
+        &client,
+        &table,
+        item(&[
+            ("device", AttributeValue::B(device.clone())),
+            ("seq", n("10")),
+        ]),
+    )
+    .await;
+    repo.put_reading(&got).await.unwrap();
+    let after = get_raw(
+        &client,
+        &table,
+        item(&[
+            ("device", AttributeValue::B(device.clone())),
+            ("seq", n("10")),
+        ]),
+    )
+    .await;
+    assert_eq!(after, before);
 }

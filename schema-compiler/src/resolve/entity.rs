@@ -544,8 +544,14 @@ impl Resolver<'_> {
         place: KeyPlace,
         natural: bool,
     ) {
-        let natural_decimal = natural && matches!(attr.r#type, AttributeType::Decimal { .. });
-        if !attr.r#type.is_key_compatible() && !natural_decimal {
+        // A natural key stores the attribute as it is: a decimal as a
+        // number key, bytes as a binary key.
+        let natural_only = natural
+            && matches!(
+                attr.r#type,
+                AttributeType::Decimal { .. } | AttributeType::Binary { .. }
+            );
+        if !attr.r#type.is_key_compatible() && !natural_only {
             self.error(
                 Diagnostic::new(Code::PlaceholderType, format!("`{name}` is {}, which cannot be part of a key", attr.r#type.article_name()))
                     .label(name.span, "this placeholder")

@@ -55,11 +55,7 @@ impl Emitter<'_> {
     fn field_value(&self, receiver: Receiver<'_>, attribute: &ir::Attribute) -> TokenStream {
         let r = format_ident!("{}", receiver.name);
         let f = self.field_ident(attribute);
-        if Self::is_copy(&attribute.r#type) {
-            quote!(#r.#f)
-        } else {
-            quote!(#r.#f.as_str())
-        }
+        Self::borrowed(quote!(#r.#f), &attribute.r#type)
     }
 
     /// Statements binding `__shard` for `entity` from `receiver`'s fields.
@@ -123,12 +119,8 @@ impl Emitter<'_> {
             .into_iter()
             .map(|a| {
                 let f = snake_ident(a.name.as_str());
-                if Self::is_copy(&a.r#type) {
-                    let t = self.value_type(entity.name.as_str(), a);
-                    quote!(#f: #t)
-                } else {
-                    quote!(#f: &str)
-                }
+                let t = self.borrowed_type(entity.name.as_str(), a);
+                quote!(#f: #t)
             })
             .collect()
     }
@@ -953,7 +945,7 @@ impl Emitter<'_> {
                             let nones = values.iter().map(|_| quote!(None));
                             quote! {
                                 match (#(#values,)*) {
-                                    (#(#patterns,)*) => #push
+                                    (#(#patterns,)*) => { #push }
                                     (#(#nones,)*) => {}
                                     _ => #missing,
                                 }

@@ -269,12 +269,8 @@ impl Emitter<'_> {
                                 Input::Value {
                                     entity, attribute, ..
                                 } => {
-                                    if Self::is_copy(&attribute.r#type) {
-                                        let ty = self.value_type(entity, attribute);
-                                        quote!(#ident: #ty)
-                                    } else {
-                                        quote!(#ident: &str)
-                                    }
+                                    let ty = self.borrowed_type(entity, attribute);
+                                    quote!(#ident: #ty)
                                 }
                             });
                             param_names.push((p.name.to_string(), ident.clone()));
@@ -717,14 +713,14 @@ fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
                 AttributeType::String { .. } => quote!(#av::S(#expr.to_owned())),
                 // The decimal's canonical text (`Decimal::as_str`).
                 AttributeType::Decimal { .. } => quote!(#av::N(#expr.to_owned())),
+                AttributeType::Binary { .. } => quote!(#av::B(Clone::clone(#expr))),
                 // Unreachable for an accepted spec: a natural key is a
                 // placeholder, and resolve's `check_placeholder_attribute`
                 // (`singletable::placeholder_type`) rejects placeholders of
                 // these types.
-                AttributeType::List { .. }
-                | AttributeType::Map
-                | AttributeType::Set { .. }
-                | AttributeType::Binary { .. } => quote!(#av::S(#expr.to_owned())),
+                AttributeType::List { .. } | AttributeType::Map | AttributeType::Set { .. } => {
+                    quote!(#av::S(#expr.to_owned()))
+                }
             }
         }
     }

@@ -213,10 +213,8 @@ impl<'a> Emitter<'a> {
             .map(|p| {
                 let name = snake_ident(p.name.as_str());
                 let ty = match plan.params.get(p.name.as_str()) {
-                    Some((entity, a)) if Self::is_copy(&a.r#type) => {
-                        self.value_type(entity.name.as_str(), a)
-                    }
-                    _ => quote!(&str),
+                    Some((entity, a)) => self.borrowed_type(entity.name.as_str(), a),
+                    None => quote!(&str),
                 };
                 quote!(#name: #ty)
             })

@@ -72,6 +72,26 @@ impl Emitter<'_> {
         }
     }
 
+    /// The type a key value of `attribute` is passed as: by value for
+    /// `Copy` types, `&Blob` for bytes, `&str` otherwise.
+    pub(super) fn borrowed_type(&self, entity: &str, attribute: &ir::Attribute) -> TokenStream {
+        match &attribute.r#type {
+            ty if Self::is_copy(ty) => self.value_type(entity, attribute),
+            AttributeType::Binary { .. } => quote!(&__rt::Blob),
+            _ => quote!(&str),
+        }
+    }
+
+    /// `field` (an expression of the attribute's type) borrowed as
+    /// [`Emitter::borrowed_type`].
+    pub(super) fn borrowed(field: TokenStream, ty: &AttributeType) -> TokenStream {
+        match ty {
+            ty if Self::is_copy(ty) => field,
+            AttributeType::Binary { .. } => quote!(&#field),
+            _ => quote!(#field.as_str()),
+        }
+    }
+
     /// Whether values of the type are `Copy` (passed by value).
     pub(super) fn is_copy(ty: &AttributeType) -> bool {
         matches!(

@@ -191,6 +191,14 @@ impl Entity {
         if ctx.key_type == "N" {
             return self.number_key(key, alias, &values);
         }
+        if ctx.key_type == "B" {
+            return self.plain(
+                key,
+                alias,
+                &values,
+                "a binary key holds bytes, not a template",
+            );
+        }
         self.template_from_parts(key, alias, &values, ctx)
             .unwrap_or_else(|| self.plain(key, alias, &values, "the sample keys share no pattern"))
     }
@@ -208,18 +216,18 @@ impl Entity {
                 .filter(|a| !a.contains(DELIMITERS))
                 .map_or_else(|| snake(&key.name), snake),
         );
-        let kind = if key.r#type == "N" {
-            Kind::Integer
-        } else {
-            Kind::String
+        let kind = match key.r#type {
+            "N" => Kind::Integer,
+            "B" => Kind::Binary,
+            _ => Kind::String,
         };
         self.add_attr(&name, kind, true);
         for (i, text) in values {
             if let Some(e) = self.examples.get_mut(*i) {
-                let v = if kind == Kind::Integer {
-                    AttributeValue::N(text.clone())
-                } else {
-                    AttributeValue::S(text.clone())
+                let v = match kind {
+                    Kind::Integer => AttributeValue::N(text.clone()),
+                    Kind::Binary => AttributeValue::B(text.clone()),
+                    _ => AttributeValue::S(text.clone()),
                 };
                 e.values.insert(name.clone(), v);
             }

@@ -480,10 +480,14 @@ fn facet_entity(
                         Seg::Lit(_) | Seg::Tenant | Seg::Shard => true,
                     })
                 };
-                let consistent = e
-                    .examples
-                    .iter()
-                    .all(|x| x.values.contains_key(&k.name) == has(x, &t));
+                // A sparse key of several values would lose one of them
+                // whenever another is missing: it is one value too.
+                let parts = t.segs.iter().filter(|s| matches!(s, Seg::Attr(_))).count();
+                let sparse = rows.len() < e.examples.len();
+                let consistent = !(sparse && parts > 1)
+                    && e.examples
+                        .iter()
+                        .all(|x| x.values.contains_key(&k.name) == has(x, &t));
                 let t = if consistent {
                     t
                 } else {
