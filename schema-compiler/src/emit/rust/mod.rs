@@ -33,6 +33,33 @@ pub fn render_rust(spec: &ir::Spec, source: &str) -> String {
             .expect("invariant: the emitter produces a syntactically valid Rust file");
         out.push_str(&prettyplease::unparse(&file));
     }
+    link_entity_types(spec, out)
+}
+
+/// Doc links name entities as the spec does (`[`customer`]`); where the
+/// generated type's name differs (`Customer`), the link gets its target.
+fn link_entity_types(spec: &ir::Spec, text: String) -> String {
+    let renamed: Vec<(String, String)> = spec
+        .entities
+        .values()
+        .map(|e| (e.name.value.clone(), e.type_name()))
+        .filter(|(name, ty)| name != ty)
+        .collect();
+    if renamed.is_empty() {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if !line.trim_start().starts_with("///") {
+            out.push_str(line);
+            continue;
+        }
+        let mut line = line.to_owned();
+        for (name, ty) in &renamed {
+            line = line.replace(&format!("[`{name}`]"), &format!("[`{name}`]({ty})"));
+        }
+        out.push_str(&line);
+    }
     out
 }
 
@@ -343,13 +370,47 @@ fn option_str(value: Option<&str>) -> TokenStream {
     }
 }
 
+/// A spec's free text as Markdown rustdoc accepts: a bare URL (which
+/// rustdoc's `bare_urls` lint refuses) is written as an autolink `<…>`.
+pub(super) fn user_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = ["https://", "http://"]
+        .iter()
+        .filter_map(|s| rest.find(s))
+        .min()
+    {
+        let (before, url_on) = rest.split_at(at);
+        out.push_str(before);
+        let end = url_on.find(char::is_whitespace).unwrap_or(url_on.len());
+        let (url, after) = url_on.split_at(end);
+        let url_end = url
+            .trim_end_matches(['.', ',', ';', ':', ')', '!', '?', '\'', '"'])
+            .len();
+        let (url, tail) = url.split_at(url_end);
+        // Already a link or code: `<url>`, `(url)`, `` `url` ``.
+        if before.ends_with(['<', '(', '`']) {
+            out.push_str(url);
+        } else {
+            out.push('<');
+            out.push_str(url);
+            out.push('>');
+        }
+        out.push_str(tail);
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Doc attributes for an optional description, one per line (printed as
 /// `///` lines).
 fn doc(text: Option<&str>) -> TokenStream {
     match text {
         Some(text) => {
             let lines = text.trim().lines().map(|line| {
-                let line = line.trim_end();
+                let line = user_text(line.trim_end());
+                let line = line.as_str();
                 if line.is_empty() {
                     String::new()
                 } else {
@@ -370,4 +431,23 @@ fn key_type(entity: &str) -> proc_macro2::Ident {
 /// `Ticket` → `TicketUpdate`.
 fn update_type(entity: &str) -> proc_macro2::Ident {
     format_ident!("{}Update", names::pascal(entity))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::user_text;
+
+    #[test]
+    fn bare_urls_become_autolinks_and_links_stay() {
+        assert_eq!(
+            user_text("see https://example.com/a.html."),
+            "see <https://example.com/a.html>."
+        );
+        assert_eq!(
+            user_text("<https://x.io> and [x](https://x.io)"),
+            "<https://x.io> and [x](https://x.io)"
+        );
+        assert_eq!(user_text("`http://x` (http://y)"), "`http://x` (http://y)");
+        assert_eq!(user_text("no url"), "no url");
+    }
 }

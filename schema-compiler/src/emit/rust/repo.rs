@@ -142,7 +142,10 @@ impl Emitter<'_> {
     pub(super) fn emit_repositories(&self) -> TokenStream {
         let table_def = self.emit_table_def();
         let repo_doc = match &self.spec.description {
-            Some(d) => format!(" The table: a client and the table name. {}", d.trim()),
+            Some(d) => format!(
+                " The table: a client and the table name. {}",
+                super::user_text(d.trim())
+            ),
             None => " The table: a client and the table name.".to_owned(),
         };
         let pk = self.spec.table.partition_key.name.as_str();

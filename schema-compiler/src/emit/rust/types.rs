@@ -76,9 +76,16 @@ impl Emitter<'_> {
     /// `Copy` types, `&Blob` for bytes, `&str` otherwise.
     pub(super) fn borrowed_type(&self, entity: &str, attribute: &ir::Attribute) -> TokenStream {
         match &attribute.r#type {
-            ty if Self::is_copy(ty) => self.value_type(entity, attribute),
+            AttributeType::Integer { .. }
+            | AttributeType::Boolean
+            | AttributeType::Datetime { .. }
+            | AttributeType::Enum { .. } => self.value_type(entity, attribute),
             AttributeType::Binary { .. } => quote!(&__rt::Blob),
-            _ => quote!(&str),
+            AttributeType::String { .. }
+            | AttributeType::Decimal { .. }
+            | AttributeType::List { .. }
+            | AttributeType::Map
+            | AttributeType::Set { .. } => quote!(&str),
         }
     }
 
@@ -86,9 +93,16 @@ impl Emitter<'_> {
     /// [`Emitter::borrowed_type`].
     pub(super) fn borrowed(field: TokenStream, ty: &AttributeType) -> TokenStream {
         match ty {
-            ty if Self::is_copy(ty) => field,
+            AttributeType::Integer { .. }
+            | AttributeType::Boolean
+            | AttributeType::Datetime { .. }
+            | AttributeType::Enum { .. } => field,
             AttributeType::Binary { .. } => quote!(&#field),
-            _ => quote!(#field.as_str()),
+            AttributeType::String { .. }
+            | AttributeType::Decimal { .. }
+            | AttributeType::List { .. }
+            | AttributeType::Map
+            | AttributeType::Set { .. } => quote!(#field.as_str()),
         }
     }
 
