@@ -514,101 +514,90 @@ fn set_element<T>(i: usize, parsed: Result<T, String>) -> Result<T, DecodeProble
     parsed.map_err(|why| DecodeProblem::Invalid(format!("element {i}: {why}")))
 }
 
-impl Attr for std::collections::BTreeSet<String> {
+/// A value DynamoDB keeps in a set: strings (`SS`), numbers (`NS`) or
+/// bytes (`BS`). A `BTreeSet` of one is an [`Attr`].
+pub trait SetElement: Ord + Sized {
+    /// The set as stored.
+    fn to_set(set: &std::collections::BTreeSet<Self>) -> AttributeValue;
+    /// The set read back.
+    fn from_set(av: &AttributeValue) -> Result<std::collections::BTreeSet<Self>, DecodeProblem>;
+}
+
+impl<T: SetElement> Attr for std::collections::BTreeSet<T> {
     fn to_av(&self) -> AttributeValue {
-        AttributeValue::Ss(self.iter().cloned().collect())
+        T::to_set(self)
     }
     fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+        T::from_set(av)
+    }
+    fn store(
+        &self,
+        _: Store,
+        context: &'static str,
+        name: &'static str,
+    ) -> Result<AttributeValue, ValueError> {
+        check_set(self.len(), context, name)?;
+        Ok(self.to_av())
+    }
+}
+
+/// The elements of a number set, each parsed by `parse`.
+fn number_set<T: Ord>(
+    av: &AttributeValue,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<std::collections::BTreeSet<T>, DecodeProblem> {
+    match av {
+        AttributeValue::Ns(values) => values
+            .iter()
+            .enumerate()
+            .map(|(i, n)| set_element(i, parse(n)))
+            .collect(),
+        other => Err(wrong_type("NS", other)),
+    }
+}
+
+impl SetElement for String {
+    fn to_set(set: &std::collections::BTreeSet<Self>) -> AttributeValue {
+        AttributeValue::Ss(set.iter().cloned().collect())
+    }
+    fn from_set(av: &AttributeValue) -> Result<std::collections::BTreeSet<Self>, DecodeProblem> {
         match av {
             AttributeValue::Ss(values) => Ok(values.iter().cloned().collect()),
             other => Err(wrong_type("SS", other)),
         }
     }
-    fn store(
-        &self,
-        _: Store,
-        context: &'static str,
-        name: &'static str,
-    ) -> Result<AttributeValue, ValueError> {
-        check_set(self.len(), context, name)?;
-        Ok(self.to_av())
+}
+
+impl SetElement for i64 {
+    fn to_set(set: &std::collections::BTreeSet<Self>) -> AttributeValue {
+        AttributeValue::Ns(set.iter().map(i64::to_string).collect())
+    }
+    fn from_set(av: &AttributeValue) -> Result<std::collections::BTreeSet<Self>, DecodeProblem> {
+        number_set(av, |n| {
+            n.parse::<i64>()
+                .map_err(|_| format!("{n:?} is not an integer"))
+        })
     }
 }
 
-impl Attr for std::collections::BTreeSet<i64> {
-    fn to_av(&self) -> AttributeValue {
-        AttributeValue::Ns(self.iter().map(i64::to_string).collect())
+impl SetElement for Decimal {
+    fn to_set(set: &std::collections::BTreeSet<Self>) -> AttributeValue {
+        AttributeValue::Ns(set.iter().map(|d| d.0.clone()).collect())
     }
-    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
-        match av {
-            AttributeValue::Ns(values) => values
-                .iter()
-                .enumerate()
-                .map(|(i, n)| {
-                    set_element(
-                        i,
-                        n.parse::<i64>()
-                            .map_err(|_| format!("{n:?} is not an integer")),
-                    )
-                })
-                .collect(),
-            other => Err(wrong_type("NS", other)),
-        }
-    }
-    fn store(
-        &self,
-        _: Store,
-        context: &'static str,
-        name: &'static str,
-    ) -> Result<AttributeValue, ValueError> {
-        check_set(self.len(), context, name)?;
-        Ok(self.to_av())
+    fn from_set(av: &AttributeValue) -> Result<std::collections::BTreeSet<Self>, DecodeProblem> {
+        number_set(av, str::parse::<Decimal>)
     }
 }
 
-impl Attr for std::collections::BTreeSet<Decimal> {
-    fn to_av(&self) -> AttributeValue {
-        AttributeValue::Ns(self.iter().map(|d| d.0.clone()).collect())
+impl SetElement for Vec<u8> {
+    fn to_set(set: &std::collections::BTreeSet<Self>) -> AttributeValue {
+        AttributeValue::Bs(set.iter().map(|b| Blob::new(b.clone())).collect())
     }
-    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
-        match av {
-            AttributeValue::Ns(values) => values
-                .iter()
-                .enumerate()
-                .map(|(i, n)| set_element(i, n.parse::<Decimal>()))
-                .collect(),
-            other => Err(wrong_type("NS", other)),
-        }
-    }
-    fn store(
-        &self,
-        _: Store,
-        context: &'static str,
-        name: &'static str,
-    ) -> Result<AttributeValue, ValueError> {
-        check_set(self.len(), context, name)?;
-        Ok(self.to_av())
-    }
-}
-
-impl Attr for std::collections::BTreeSet<Vec<u8>> {
-    fn to_av(&self) -> AttributeValue {
-        AttributeValue::Bs(self.iter().map(|b| Blob::new(b.clone())).collect())
-    }
-    fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
+    fn from_set(av: &AttributeValue) -> Result<std::collections::BTreeSet<Self>, DecodeProblem> {
         match av {
             AttributeValue::Bs(values) => Ok(values.iter().map(|b| b.as_ref().to_vec()).collect()),
             other => Err(wrong_type("BS", other)),
         }
-    }
-    fn store(
-        &self,
-        _: Store,
-        context: &'static str,
-        name: &'static str,
-    ) -> Result<AttributeValue, ValueError> {
-        check_set(self.len(), context, name)?;
-        Ok(self.to_av())
     }
 }
 

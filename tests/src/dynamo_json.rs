@@ -80,3 +80,16 @@ pub fn item(v: &Value) -> Result<Item, String> {
         .map(|(k, v)| Ok((k.clone(), attribute_value(v)?)))
         .collect()
 }
+
+/// The item with each set's elements in one order: DynamoDB keeps no order
+/// in a set, so items are compared as the sets they hold.
+pub fn normalized(mut item: Item) -> Item {
+    for value in item.values_mut() {
+        match value {
+            AttributeValue::Ss(v) | AttributeValue::Ns(v) => v.sort(),
+            AttributeValue::Bs(v) => v.sort_by(|a, b| a.as_ref().cmp(b.as_ref())),
+            _ => {}
+        }
+    }
+    item
+}

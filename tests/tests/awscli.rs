@@ -24,6 +24,33 @@ fn env(name: &str) -> String {
         .unwrap_or_else(|| panic!("{name} is not set: run this test through scripts/test"))
 }
 
+/// Runs the AWS CLI with `args` against the test server; its standard
+/// output. Fails the test when the command fails.
+fn aws(args: &[String]) -> Vec<u8> {
+    let output = Command::new(env("SINGLETABLE_AWS_CLI"))
+        .args(args)
+        .args([
+            "--endpoint-url",
+            &env("DYNAMODB_ENDPOINT"),
+            "--region",
+            "us-east-1",
+            "--output",
+            "json",
+        ])
+        .env("AWS_ACCESS_KEY_ID", "local")
+        .env("AWS_SECRET_ACCESS_KEY", "local")
+        .env("AWS_DEFAULT_REGION", "us-east-1")
+        .output()
+        .expect("the AWS CLI runs");
+    assert!(
+        output.status.success(),
+        "aws {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
 /// Runs the `explain` command of `pattern` with `values` in place of its
 /// placeholders; the items it returns.
 fn run_cli(pattern: &str, values: &[(&str, &str)], table: &str) -> Vec<Item> {
@@ -47,29 +74,8 @@ fn run_cli(pattern: &str, values: &[(&str, &str)], table: &str) -> Vec<Item> {
             "{pattern}: unfilled placeholder in {arg}"
         );
     }
-    let output = Command::new(env("SINGLETABLE_AWS_CLI"))
-        .args(&args)
-        .args([
-            "--endpoint-url",
-            &env("DYNAMODB_ENDPOINT"),
-            "--region",
-            "us-east-1",
-            "--output",
-            "json",
-        ])
-        .env("AWS_ACCESS_KEY_ID", "local")
-        .env("AWS_SECRET_ACCESS_KEY", "local")
-        .env("AWS_DEFAULT_REGION", "us-east-1")
-        .output()
-        .expect("the AWS CLI runs");
-    assert!(
-        output.status.success(),
-        "aws {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let json: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("the AWS CLI prints JSON");
+    let output = aws(&args);
+    let json: serde_json::Value = serde_json::from_slice(&output).expect("the AWS CLI prints JSON");
     json["Items"]
         .as_array()
         .expect("a query's Items")
@@ -138,4 +144,55 @@ async fn explain_cli_commands_return_what_the_repository_returns() {
         compared += 5;
     }
     assert_eq!(compared, 10);
+}
+
+#[tokio::test]
+#[ignore = "needs the AWS CLI; scripts/test runs it"]
+async fn items_put_with_the_aws_cli_are_read_as_they_are() {
+    use singletable_tests::generated::existing_table_natural_keys::{Repository, ScoreKey};
+    // A table keyed on its items' own attributes, with no entity-type
+    // attribute: what another program, here the AWS CLI, writes is read.
+    let table = server::unique_table("GameScoresCli");
+    let repo = Repository::new(server::client(&env("DYNAMODB_ENDPOINT"))).with_table_name(&table);
+    repo.create_table().await.unwrap();
+    for item in [
+        r#"{"user_id":{"S":"ann"},"game_id":{"S":"chess"},"top_score":{"N":"1200"},"rating":{"N":"4.25"},"wins":{"N":"7"},"Status#Time":{"S":"ACTIVE#2024"},"badges":{"SS":["gold","early"]}}"#,
+        r#"{"user_id":{"S":"bob"},"game_id":{"S":"chess"},"top_score":{"N":"-5"},"rating":{"N":"3.5"},"wins":{"N":"0"}}"#,
+    ] {
+        aws(&[
+            "dynamodb",
+            "put-item",
+            "--table-name",
+            &table,
+            "--item",
+            item,
+        ]
+        .map(String::from));
+    }
+    let ann = repo
+        .score(&ScoreKey {
+            user_id: "ann".into(),
+            game_id: "chess".into(),
+        })
+        .await
+        .unwrap()
+        .expect("the item the CLI put");
+    assert_eq!(
+        (
+            ann.top_score,
+            ann.rating.as_str(),
+            ann.status_time.as_deref()
+        ),
+        (1200, "4.25", Some("ACTIVE#2024"))
+    );
+    assert_eq!(ann.badges.map(|b| b.len()), Some(2));
+    let board: Vec<(String, i64)> = repo
+        .leaderboard("chess", -10)
+        .all()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.user_id, s.top_score))
+        .collect();
+    assert_eq!(board, [("ann".to_owned(), 1200), ("bob".to_owned(), -5)]);
 }

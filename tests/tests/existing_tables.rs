@@ -4,11 +4,13 @@
 //! exactly the attributes the spec declares (natural keys stored once, no
 //! entity-type attribute unless the spec names one).
 
-use futures_util::StreamExt;
-use schema_runtime::sdk::types::AttributeValue;
 use std::collections::BTreeSet;
 
+use futures_util::StreamExt;
+use schema_runtime::sdk::types::AttributeValue;
+
 use schema_runtime::{Blob, DecodeProblem, Error, Item};
+use singletable_tests::dynamo_json::normalized;
 use singletable_tests::generated::{
     existing_table_binary_keys as binary, existing_table_discriminator as discriminator,
     existing_table_key_shapes as shapes, existing_table_natural_keys as natural,
@@ -32,19 +34,6 @@ fn item(pairs: &[(&str, AttributeValue)]) -> Item {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), v.clone()))
         .collect()
-}
-
-/// The item with each set's elements in one order: DynamoDB keeps no
-/// order in a set.
-fn normalized(mut item: Item) -> Item {
-    for value in item.values_mut() {
-        match value {
-            AttributeValue::Ss(v) | AttributeValue::Ns(v) => v.sort(),
-            AttributeValue::Bs(v) => v.sort_by(|a, b| a.as_ref().cmp(b.as_ref())),
-            _ => {}
-        }
-    }
-    item
 }
 
 /// PutItem as another program would send it.

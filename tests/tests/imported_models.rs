@@ -9,22 +9,9 @@ use std::fmt::Debug;
 
 use schema_compiler::emit::workbench;
 use schema_runtime::ops::{self, TableInfo};
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{Entity, Item};
-use singletable_tests::{dynamo_json, server};
-
-/// The item with each set's elements in one order: DynamoDB keeps no order
-/// in a set.
-fn normalized(mut item: Item) -> Item {
-    for value in item.values_mut() {
-        match value {
-            AttributeValue::Ss(v) | AttributeValue::Ns(v) => v.sort(),
-            AttributeValue::Bs(v) => v.sort_by(|a, b| a.as_ref().cmp(b.as_ref())),
-            _ => {}
-        }
-    }
-    item
-}
+use schema_runtime::Entity;
+use singletable_tests::dynamo_json::{self, normalized};
+use singletable_tests::server;
 
 /// The spec's Workbench model (its sample items are the imported model's,
 /// as `schema-compiler/tests/outputs.rs` and `import_models.rs` prove).

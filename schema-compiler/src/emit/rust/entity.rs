@@ -393,12 +393,7 @@ impl Emitter<'_> {
             quote!(w.raw(#attribute, __rt::AttributeValue::S(#value.to_owned()));)
         });
         // A natural table key is the attribute itself, already in the key item.
-        let natural: Vec<&str> = entity
-            .primary_key
-            .templates()
-            .filter(|t| t.is_natural())
-            .map(|t| t.attribute.as_str())
-            .collect();
+        let natural = natural_table_keys(entity);
         // A `key_only` attribute is kept in the key alone.
         let attributes = entity
             .attributes
@@ -739,12 +734,7 @@ impl Emitter<'_> {
         });
         // A natural table key is the key itself: DynamoDB writes it with
         // the item and refuses an update that names it.
-        let natural: Vec<&str> = entity
-            .primary_key
-            .templates()
-            .filter(|t| t.is_natural())
-            .map(|t| t.attribute.as_str())
-            .collect();
+        let natural = natural_table_keys(entity);
         let set_keys: Vec<&&ir::Attribute> = key_attributes
             .iter()
             .filter(|a| !a.key_only && !natural.contains(&a.name.as_str()))
@@ -1030,6 +1020,16 @@ fn field_doc(entity: &ir::Entity, attribute: &ir::Attribute) -> TokenStream {
         None => summary,
     };
     doc(Some(&text))
+}
+
+/// The table keys of `entity` that are its own attributes (natural keys).
+fn natural_table_keys(entity: &ir::Entity) -> Vec<&str> {
+    entity
+        .primary_key
+        .templates()
+        .filter(|t| t.is_natural())
+        .map(|t| t.attribute.as_str())
+        .collect()
 }
 
 /// The runtime shape of a key template's language: literal runs, and each

@@ -336,6 +336,17 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
     })
 }
 
+impl ModelTable {
+    /// The key attributes of the table and of its GSIs.
+    pub fn key_attributes(&self) -> impl Iterator<Item = &Key> {
+        std::iter::once(&self.pk).chain(&self.sk).chain(
+            self.gsis
+                .iter()
+                .flat_map(|g| std::iter::once(&g.pk).chain(&g.sk)),
+        )
+    }
+}
+
 /// Reads the model's tables.
 pub fn read_model(v: &Value) -> Result<Model, String> {
     let tables = v

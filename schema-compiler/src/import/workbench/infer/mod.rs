@@ -247,16 +247,7 @@ fn find_entity_type(table: &ModelTable) -> Option<String> {
     let first = table.facets.first()?.items.first()?;
     // A key attribute is never the marker, even when it is constant per
     // facet (a sort key `METADATA`).
-    let keys: Vec<&str> = std::iter::once(&table.pk)
-        .chain(&table.sk)
-        .chain(
-            table
-                .gsis
-                .iter()
-                .flat_map(|g| std::iter::once(&g.pk).chain(&g.sk)),
-        )
-        .map(|k| k.name.as_str())
-        .collect();
+    let keys: Vec<&str> = table.key_attributes().map(|k| k.name.as_str()).collect();
     // One kind of item has no discriminator: a constant attribute there is
     // data (`Category: "Amazon Web Services"`), unless it is named like one.
     let several = table.facets.len() > 1;
@@ -619,14 +610,8 @@ impl Entity {
         // only a number key holds is stored as an attribute after all.
         let in_string_key = |name: &str| {
             let key_type = |key: &str| {
-                std::iter::once(&table.pk)
-                    .chain(&table.sk)
-                    .chain(
-                        table
-                            .gsis
-                            .iter()
-                            .flat_map(|g| std::iter::once(&g.pk).chain(&g.sk)),
-                    )
+                table
+                    .key_attributes()
                     .find(|k| k.name == key)
                     .map_or("S", |k| k.r#type)
             };
