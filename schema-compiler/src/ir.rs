@@ -40,6 +40,13 @@ impl Spec {
     /// The type of the key attribute `name` of the table or an index
     /// (`String` when no key has that name).
     pub fn key_type_of(&self, name: &str) -> KeyType {
+        self.key_attributes()
+            .find(|k| k.name.value == name)
+            .map_or(KeyType::String, |k| k.r#type)
+    }
+
+    /// The key attributes of the table, then of each index.
+    pub fn key_attributes(&self) -> impl Iterator<Item = &KeyAttribute> {
         std::iter::once(&self.table.partition_key)
             .chain(&self.table.sort_key)
             .chain(
@@ -47,8 +54,6 @@ impl Spec {
                     .values()
                     .flat_map(|i| std::iter::once(&i.partition_key).chain(&i.sort_key)),
             )
-            .find(|k| k.name.value == name)
-            .map_or(KeyType::String, |k| k.r#type)
     }
 
     /// The partition-key templates of the access patterns that query, with

@@ -58,11 +58,7 @@ pub fn primary_key_tokens(
     entity: &ir::Entity,
     template: &ir::KeyTemplate,
 ) -> Vec<Tok> {
-    let key_type = std::iter::once(&spec.table.partition_key)
-        .chain(&spec.table.sort_key)
-        .find(|k| k.name.value == template.attribute)
-        .map_or(ir::KeyType::String, |k| k.r#type);
-    match key_type {
+    match spec.key_type_of(&template.attribute) {
         ir::KeyType::String => entity_tokens(spec, entity, template),
         ir::KeyType::Number | ir::KeyType::Binary => vec![Tok::Class(CharSet::any())],
     }

@@ -37,14 +37,8 @@ async fn check<E>(
 where
     E: Entity<Scope = ()> + PartialEq + Debug,
 {
-    let facet = model["DataModel"][0]["TableFacets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["FacetName"] == E::ENTITY_TYPE)
-        .unwrap_or_else(|| panic!("no facet {}", E::ENTITY_TYPE));
-    let items = facet["TableData"].as_array().unwrap();
-    for json in items {
+    let items = facet_items(model, E::ENTITY_TYPE);
+    for json in &items {
         let item = dynamo_json::item(json).unwrap();
         client
             .put_item()
@@ -102,15 +96,15 @@ where
     items.len()
 }
 
-/// The sample items of facet `facet`.
+/// The sample items of facet `facet`; a missing facet fails the test.
 fn facet_items(model: &serde_json::Value, facet: &str) -> Vec<serde_json::Value> {
-    model["DataModel"][0]["TableFacets"]
+    let found = model["DataModel"][0]["TableFacets"]
         .as_array()
         .unwrap()
         .iter()
         .find(|f| f["FacetName"] == facet)
-        .and_then(|f| f["TableData"].as_array().cloned())
-        .unwrap_or_default()
+        .unwrap_or_else(|| panic!("no facet {facet}"));
+    found["TableData"].as_array().cloned().unwrap_or_default()
 }
 
 macro_rules! imported {
@@ -132,7 +126,7 @@ macro_rules! imported {
             // Every inferred query finds each sample item of its entity by
             // the item's own values.
             $(
-                for json in facet_items(&model, stringify!($returned)) {
+                for json in facet_items(&model, <spec::$returned as Entity>::ENTITY_TYPE) {
                     let item = dynamo_json::item(&json).unwrap();
                     let e = <spec::$returned as Entity>::from_item(&item).unwrap();
                     let found = ($query)(&repo, &e).all().await.unwrap_or_else(|err| {

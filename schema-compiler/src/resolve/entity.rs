@@ -711,13 +711,8 @@ impl Resolver<'_> {
     /// attribute or the entity-type attribute. A natural key is stored
     /// under the key's name, so it takes no `stored_as`.
     fn check_stored_names(&mut self, entity: &ir::Entity, spec: &ir::Spec) {
-        let keys: Vec<&str> = std::iter::once(&spec.table.partition_key)
-            .chain(&spec.table.sort_key)
-            .chain(
-                spec.indexes
-                    .values()
-                    .flat_map(|i| std::iter::once(&i.partition_key).chain(&i.sort_key)),
-            )
+        let keys: Vec<&str> = spec
+            .key_attributes()
             .map(|k| k.name.as_str())
             .chain(spec.table.entity_type.attribute().map(|a| a.as_str()))
             .collect();
