@@ -33,6 +33,7 @@ fn main() {
             "existing_table_discriminator.yaml",
             "existing_table_binary_keys.yaml",
             "index_key_of_two_attributes.yaml",
+            "typed_maps.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

@@ -222,11 +222,11 @@ pub fn entity_placeholder_domain(
         PlaceholderKind::Tenant => spec
             .tenant
             .as_ref()
-            .map_or_else(|| type_domain(&AttributeType::Map, false), tenant_domain),
+            .map_or_else(|| type_domain(&AttributeType::ANY, false), tenant_domain),
         PlaceholderKind::Shard => shard_domain(entity.shards.as_ref().map_or(1, |s| s.count.value)),
         PlaceholderKind::Attribute => match entity.attributes.get(&p.name.value) {
             Some(a) => type_domain(&a.r#type, a.escape),
-            None => type_domain(&AttributeType::Map, false),
+            None => type_domain(&AttributeType::ANY, false),
         },
     }
 }

@@ -395,7 +395,7 @@ impl Attribute {
             AttributeType::Enum { .. } | AttributeType::Boolean => KeyEncoding::Word,
             AttributeType::Decimal { .. }
             | AttributeType::List { .. }
-            | AttributeType::Map
+            | AttributeType::Map { .. }
             | AttributeType::Set { .. }
             | AttributeType::Binary { .. } => KeyEncoding::None,
         }
@@ -421,7 +421,7 @@ impl Attribute {
             | AttributeType::Boolean
             | AttributeType::Datetime { .. }
             | AttributeType::List { .. }
-            | AttributeType::Map
+            | AttributeType::Map { .. }
             | AttributeType::Binary { .. }) => other.name().to_owned(),
             AttributeType::Set { of } => format!("set of {}s", of.name()),
         }
@@ -549,8 +549,13 @@ pub enum AttributeType {
         /// Greatest number of elements.
         max_length: Option<u64>,
     },
-    /// A map with string keys and any values.
-    Map,
+    /// A map: with declared `fields`, a record (a generated struct); without,
+    /// string keys and any values.
+    Map {
+        /// The declared fields, in declaration order (their `name`s are the
+        /// spec's; `stored_as` names them in the stored map).
+        fields: Option<IndexMap<String, Attribute>>,
+    },
     /// A DynamoDB set (`SS`, `NS` or `BS`): distinct values, never empty.
     Set {
         /// What it holds.
@@ -611,6 +616,73 @@ pub fn with_article(name: &str) -> String {
 }
 
 impl AttributeType {
+    /// A type whose values are anything: the untyped map.
+    pub const ANY: AttributeType = AttributeType::Map { fields: None };
+
+    /// The declared fields of a typed map, or of the typed-map elements of
+    /// a list (of lists, …): the type has a generated struct.
+    pub fn record_fields(&self) -> Option<&IndexMap<String, Attribute>> {
+        match self {
+            AttributeType::Map { fields } => fields.as_ref(),
+            AttributeType::List {
+                items: Some(items), ..
+            } => items.record_fields(),
+            _ => None,
+        }
+    }
+
+    /// Whether a stored value (DynamoDB JSON) is of this type: its type
+    /// tag, an enum's values, and through lists and typed maps (every
+    /// required field present) the same for what they hold; the error
+    /// names the path to the value at fault.
+    pub fn check_stored(&self, av: &AttributeValue) -> Result<(), String> {
+        let expected = match self {
+            AttributeType::String { .. } | AttributeType::Enum { .. } => "S",
+            AttributeType::Datetime { format, .. } => match format {
+                DatetimeFormat::Rfc3339 => "S",
+                DatetimeFormat::EpochSeconds | DatetimeFormat::EpochMillis => "N",
+            },
+            AttributeType::Integer { .. } | AttributeType::Decimal { .. } => "N",
+            AttributeType::Boolean => "BOOL",
+            AttributeType::List { .. } => "L",
+            AttributeType::Map { .. } => "M",
+            AttributeType::Set { of } => of.tag(),
+            AttributeType::Binary { .. } => "B",
+        };
+        if av.type_name() != expected {
+            return Err(format!("is {}, expected {expected}", av.type_name()));
+        }
+        match (self, av) {
+            (AttributeType::Enum { values }, AttributeValue::S(text)) if !values.contains(text) => {
+                Err(format!("is `{text}`, not one of {}", values.join(", ")))
+            }
+            (
+                AttributeType::List {
+                    items: Some(items), ..
+                },
+                AttributeValue::L(elements),
+            ) => elements.iter().enumerate().try_for_each(|(i, e)| {
+                items
+                    .check_stored(e)
+                    .map_err(|why| format!("element {i} {why}"))
+            }),
+            (
+                AttributeType::Map {
+                    fields: Some(fields),
+                },
+                AttributeValue::M(map),
+            ) => fields.values().try_for_each(|f| match map.get(f.stored()) {
+                None | Some(AttributeValue::Null(_)) if f.optional => Ok(()),
+                None => Err(format!("has no field `{}`", f.stored())),
+                Some(value) => f
+                    .r#type
+                    .check_stored(value)
+                    .map_err(|why| format!("field `{}` {why}", f.stored())),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The type's name with its article: `an integer`, `a string`.
     pub fn article_name(&self) -> String {
         with_article(self.name())
@@ -626,7 +698,7 @@ impl AttributeType {
             AttributeType::Datetime { .. } => "datetime",
             AttributeType::Enum { .. } => "enum",
             AttributeType::List { .. } => "list",
-            AttributeType::Map => "map",
+            AttributeType::Map { .. } => "map",
             AttributeType::Set { .. } => "set",
             AttributeType::Binary { .. } => "binary",
         }

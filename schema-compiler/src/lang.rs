@@ -306,7 +306,7 @@ pub fn condition_holds(
         positions: Some(vec![CharSet {
             ranges: vec![('\u{1}', '\u{1}')],
         }]),
-        ..encoding::type_domain(&ir::AttributeType::Map, false)
+        ..encoding::type_domain(&ir::AttributeType::ANY, false)
     };
     let tie = |domain: &dyn Fn(&ir::Placeholder) -> Domain, p: &ir::Placeholder| {
         if tied && p.kind == ir::PlaceholderKind::Tenant {

@@ -253,33 +253,38 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             add(&fields, "shard".to_owned(), origin, span);
         }
     }
-    let mut enums: Vec<(String, &Vec<String>)> = Vec::new();
-    for (key, rust) in enum_names(spec) {
-        let Some(attribute) = spec
+    let defs: IndexMap<(String, String), TypeDef<'_>> = typed_paths(spec).into_iter().collect();
+    let mut emitted: Vec<String> = Vec::new();
+    for (key, rust) in type_names(spec) {
+        let def = defs[&key];
+        let span = spec
             .entities
             .get(&key.0)
-            .and_then(|e| e.attributes.get(&key.1))
-        else {
-            continue;
-        };
-        let Some(values) = attribute.r#type.enum_values() else {
-            continue;
-        };
+            .and_then(|e| e.attributes.get(key.1.split('.').next().unwrap_or(&key.1)))
+            .map_or(Span::default(), |a| a.name.span);
         let of = format!("attribute `{}` of `{}`", key.1, key.0);
-        // Attributes with the same values share one enum.
-        if !enums.iter().any(|(n, v)| *n == rust && *v == values) {
-            enums.push((rust.clone(), values));
-            add(
-                module,
-                rust.clone(),
-                format!("the enum of {of}"),
-                attribute.name.span,
-            );
+        // Attributes with the same definition share one type.
+        if emitted.contains(&rust) {
+            continue;
         }
-        let variants = format!("enum {rust} of `{}`", key.0);
-        for value in values {
-            let origin = format!("the variant of value `{value}` of {of}");
-            add(&variants, pascal(value), origin, attribute.name.span);
+        emitted.push(rust.clone());
+        match def {
+            TypeDef::Enum(values) => {
+                add(module, rust.clone(), format!("the enum of {of}"), span);
+                let variants = format!("enum {rust} of `{}`", key.0);
+                for value in values {
+                    let origin = format!("the variant of value `{value}` of {of}");
+                    add(&variants, pascal(value), origin, span);
+                }
+            }
+            TypeDef::Record(fields) => {
+                add(module, rust.clone(), format!("the struct of {of}"), span);
+                let scope = format!("struct {rust}");
+                for field in fields.values() {
+                    let origin = format!("the field `{}` of {of}", field.name);
+                    add(&scope, snake(&field.name), origin, field.name.span);
+                }
+            }
         }
     }
     for pattern in spec.access_patterns.values() {
@@ -345,37 +350,92 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
     found
 }
 
-/// One Rust enum per distinct set of values of an attribute name: `Status`
-/// when every entity's `status` has the same values, `TicketStatus` otherwise
-/// (and whenever the short name is taken by an entity).
-pub fn enum_names(spec: &ir::Spec) -> IndexMap<(String, String), String> {
-    let mut by_attribute: IndexMap<&str, Vec<(&str, &Vec<String>)>> = IndexMap::new();
-    for entity in spec.entities.values() {
-        for attribute in entity.attributes.values() {
-            if let Some(values) = attribute.r#type.enum_values() {
-                by_attribute
-                    .entry(attribute.name.as_str())
-                    .or_default()
-                    .push((entity.name.as_str(), values));
+/// What a generated type of an attribute is: an enum of its values or a
+/// struct of a typed map's fields.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TypeDef<'a> {
+    /// An enum (or a list of enums).
+    Enum(&'a Vec<String>),
+    /// A typed map (or a list of them).
+    Record(&'a IndexMap<String, ir::Attribute>),
+}
+
+impl<'a> TypeDef<'a> {
+    /// The generated type a value of `ty` holds, if any.
+    pub fn of(ty: &'a ir::AttributeType) -> Option<TypeDef<'a>> {
+        ty.enum_values()
+            .map(TypeDef::Enum)
+            .or_else(|| ty.record_fields().map(TypeDef::Record))
+    }
+}
+
+/// Every attribute or map field with a generated type, as `(entity,
+/// path)` — the path is the attribute's name, then `.field` per map level —
+/// with its definition, in declaration order.
+pub fn typed_paths(spec: &ir::Spec) -> Vec<((String, String), TypeDef<'_>)> {
+    fn visit<'a>(
+        entity: &str,
+        path: String,
+        ty: &'a ir::AttributeType,
+        out: &mut Vec<((String, String), TypeDef<'a>)>,
+    ) {
+        let Some(def) = TypeDef::of(ty) else { return };
+        out.push(((entity.to_owned(), path.clone()), def));
+        if let TypeDef::Record(fields) = def {
+            for field in fields.values() {
+                visit(entity, format!("{path}.{}", field.name), &field.r#type, out);
             }
         }
+    }
+    let mut out = Vec::new();
+    for entity in spec.entities.values() {
+        for attribute in entity.attributes.values() {
+            let path = attribute.name.value.clone();
+            visit(&entity.name, path, &attribute.r#type, &mut out);
+        }
+    }
+    out
+}
+
+/// One Rust type per distinct definition of an attribute's (or a map
+/// field's) name: `Status` when every `status` has the same values (or
+/// fields), `TicketStatus` (`OrderAddressGeo` for a field) otherwise, and
+/// whenever the short name is taken by an entity or another generated type.
+pub fn type_names(spec: &ir::Spec) -> IndexMap<(String, String), String> {
+    let paths = typed_paths(spec);
+    let short_of = |path: &str| pascal(path.rsplit('.').next().unwrap_or(path));
+    let mut by_short: IndexMap<String, Vec<TypeDef<'_>>> = IndexMap::new();
+    for ((_, path), def) in &paths {
+        by_short.entry(short_of(path)).or_default().push(*def);
     }
     let taken = |name: &str| {
         spec.entities.keys().any(|e| pascal(e) == name)
             || ["Tenancy", "TenantId", "Repository", "TenantRepository"].contains(&name)
     };
     let mut names = IndexMap::new();
-    for (attribute, uses) in by_attribute {
-        let short = pascal(attribute);
-        let shared = uses.windows(2).all(|w| w[0].1 == w[1].1) && !taken(&short);
-        for (entity, _) in uses {
-            let name = if shared {
-                short.clone()
-            } else {
-                format!("{}{short}", pascal(entity))
-            };
-            names.insert((entity.to_owned(), attribute.to_owned()), name);
+    let mut defined: IndexMap<String, TypeDef<'_>> = IndexMap::new();
+    for ((entity, path), def) in paths {
+        let short = short_of(&path);
+        let shared = by_short[&short].windows(2).all(|w| w[0] == w[1]) && !taken(&short);
+        let base = if shared {
+            short
+        } else {
+            let mut name = pascal(&entity);
+            for segment in path.split('.') {
+                name.push_str(&pascal(segment));
+            }
+            name
+        };
+        // Prefixed names can still meet (`address_geo` and `address.geo`):
+        // a later, different definition takes a number.
+        let mut name = base.clone();
+        let mut n = 2;
+        while defined.get(&name).is_some_and(|d| *d != def) || (name != base && taken(&name)) {
+            name = format!("{base}{n}");
+            n += 1;
         }
+        defined.entry(name.clone()).or_insert(def);
+        names.insert((entity, path), name);
     }
     names
 }

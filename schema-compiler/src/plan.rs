@@ -76,9 +76,9 @@ fn typical_value_size(a: &ir::Attribute) -> usize {
         ir::AttributeType::Binary { max_length, .. } => {
             max_length.map_or(64, |m| (m as usize).min(64))
         }
-        ir::AttributeType::List { .. } | ir::AttributeType::Map | ir::AttributeType::Set { .. } => {
-            64
-        }
+        ir::AttributeType::List { .. }
+        | ir::AttributeType::Map { .. }
+        | ir::AttributeType::Set { .. } => 64,
     }
 }
 

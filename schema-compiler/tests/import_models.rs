@@ -88,9 +88,50 @@ fn value_of(rng: &mut Rng, name: &str, n: usize) -> Value {
         "scores" => json!({ "NS": ["1", format!("{}", 10 + n)] }),
         "rates" => json!({ "NS": ["0.5", format!("1.{}", 1 + n)] }),
         "blobs" => json!({ "BS": ["AAE=", "AgM="] }),
-        "address" => json!({ "M": { "city": { "S": format!("city {n}") } } }),
+        "address" => record(rng, n, 0),
+        "lines" if rng.chance(2) => {
+            let count = rng.below(3);
+            json!({ "L": (0..count).map(|i| record(rng, n + i, 1)).collect::<Vec<_>>() })
+        }
         _ => json!({ "L": [{ "S": "x" }, { "N": format!("{n}") }] }),
     }
+}
+
+/// A map that is sometimes a record (its samples agree on their fields,
+/// some optional, some named as no identifier, nested, in lists) and
+/// sometimes not (a field's type differs between samples, a `NULL`
+/// inside, an empty map), so the importer's typed-map inference meets both.
+fn record(rng: &mut Rng, n: usize, depth: usize) -> Value {
+    let mut m = serde_json::Map::new();
+    m.insert("city".into(), json!({ "S": format!("city {n}") }));
+    if rng.chance(2) {
+        m.insert("zip-code".into(), json!({ "S": format!("{}", 10_000 + n) }));
+    }
+    if rng.chance(3) {
+        m.insert("floor".into(), json!({ "N": format!("{}", n % 7) }));
+    }
+    if rng.chance(4) {
+        m.insert("tags".into(), json!({ "SS": ["a", format!("t{n}")] }));
+    }
+    if rng.chance(5) {
+        // Sometimes a number, sometimes a string: no one type.
+        let v = if rng.chance(2) {
+            json!({ "N": "1" })
+        } else {
+            json!({ "S": "one" })
+        };
+        m.insert("mixed".into(), v);
+    }
+    if rng.chance(8) {
+        m.insert("gone".into(), json!({ "NULL": true }));
+    }
+    if depth < 2 && rng.chance(3) {
+        m.insert("geo".into(), record(rng, n, depth + 1));
+    }
+    if rng.chance(12) {
+        m.clear();
+    }
+    json!({ "M": m })
 }
 
 fn key_value(shape: &Shape, id: &str, n: usize) -> String {
@@ -269,8 +310,14 @@ fn model(seed: u64) -> Value {
 
 /// Imports `model`; every spec checks clean, and its export holds the same
 /// key schema and exactly the model's items (normalized as the docs say).
-fn round_trip(model: &Value) -> Result<(), String> {
+/// The number of typed maps (`fields:`) the specs declare.
+fn round_trip(model: &Value) -> Result<usize, String> {
     let imported = import_workbench(&model.to_string())?;
+    let typed_maps = imported
+        .specs
+        .iter()
+        .map(|s| s.yaml.matches("fields:").count())
+        .sum();
     let mut exported_items: Vec<Map<String, Value>> = Vec::new();
     for spec in &imported.specs {
         let compilation = Compiler::new()
@@ -351,7 +398,7 @@ fn round_trip(model: &Value) -> Result<(), String> {
             specs.join("\n---\n")
         ));
     }
-    Ok(())
+    Ok(typed_maps)
 }
 
 /// Seeds `IMPORT_MODELS_SEED..+IMPORT_MODELS` (default `0..300`); the
@@ -369,12 +416,20 @@ fn generated_models_import_check_and_round_trip() {
         number("IMPORT_MODELS_SEED", 0),
     );
     let mut failures = Vec::new();
+    let mut typed_maps = 0;
     for seed in first..first + count {
         let m = model(seed);
-        if let Err(e) = round_trip(&m) {
-            failures.push(format!("seed {seed}: {e}\nmodel: {m}"));
+        match round_trip(&m) {
+            Ok(n) => typed_maps += n,
+            Err(e) => failures.push(format!("seed {seed}: {e}\nmodel: {m}")),
         }
     }
+    // The generator's maps agree on their fields often enough that typed
+    // maps are inferred, and disagree often enough that some are not.
+    assert!(
+        count < 50 || typed_maps > 0,
+        "no typed map inferred from {count} models"
+    );
     assert!(
         failures.is_empty(),
         "{} of {count} generated models failed; the first:\n{}",

@@ -61,6 +61,12 @@ fn base() -> Value {
                               "items": { "type": "string", "min_length": 1, "max_length": 20, "typical_size": 5 } },
                     "amounts": { "type": "list", "items": { "type": "decimal", "min": 0, "max": 10, "scale": 2 } },
                     "thumbnail": { "type": "binary", "min_length": 1, "max_length": 1024, "optional": true },
+                    "address": { "type": "map", "optional": true, "fields": {
+                        "street": { "type": "string", "min_length": 1, "max_length": 100 },
+                        "floor": { "type": "integer", "min": -5, "max": 200 },
+                        "area": { "type": "decimal", "min": 0, "max": 1000, "scale": 2 },
+                        "photo": { "type": "binary", "min_length": 1, "max_length": 1024, "optional": true },
+                        "rooms": { "type": "list", "min_length": 0, "max_length": 20, "items": { "type": "string", "max_length": 20 } } } },
                     "expires_at": { "type": "datetime", "format": "epoch_seconds" },
                     "version": { "type": "integer", "min": 0 }
                 },

@@ -361,12 +361,58 @@ impl<T: Attr> Attr for Vec<T> {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    T::from_av(v).map_err(|p| DecodeProblem::Invalid(format!("element {i}: {p:?}")))
+                    T::from_av(v).map_err(|p| DecodeProblem::Invalid(format!("element {i} {p}")))
                 })
                 .collect(),
             other => Err(wrong_type("L", other)),
         }
     }
+    /// Each element under its own type's rules (a typed map's fields).
+    fn store(
+        &self,
+        _: Store,
+        context: &'static str,
+        name: &'static str,
+    ) -> Result<AttributeValue, ValueError> {
+        let mut elements = Vec::with_capacity(self.len());
+        for (i, element) in self.iter().enumerate() {
+            elements.push(
+                element
+                    .store(Store::Plain, context, name)
+                    .map_err(|e| e.in_field(&format!("element {i}")))?,
+            );
+        }
+        Ok(AttributeValue::L(elements))
+    }
+}
+
+/// Reads a typed map (a record of declared fields) with `read`, which takes
+/// its fields through a [`crate::reader::Fields`] reader; a field's problem
+/// becomes the map's, naming the field.
+pub fn record<T>(
+    av: &AttributeValue,
+    ty: &'static str,
+    read: impl FnOnce(&crate::reader::Fields<'_>) -> Result<T, crate::DecodeError>,
+) -> Result<T, DecodeProblem> {
+    match av {
+        AttributeValue::M(map) => read(&crate::reader::Fields::new(map, ty))
+            .map_err(|e| DecodeProblem::Invalid(format!("field `{}` {}", e.attribute, e.problem))),
+        other => Err(wrong_type("M", other)),
+    }
+}
+
+/// A map's field under its rules: `value` stored as `how` says, an error
+/// naming the field.
+pub fn store_field<T: Attr>(
+    value: &T,
+    how: Store,
+    field: &str,
+    context: &'static str,
+    name: &'static str,
+) -> Result<AttributeValue, ValueError> {
+    value
+        .store(how, context, name)
+        .map_err(|e| e.in_field(field))
 }
 
 /// An exact decimal number, kept as text in the canonical form DynamoDB

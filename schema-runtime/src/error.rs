@@ -57,8 +57,18 @@ impl fmt::Display for DecodeError {
             attribute,
             problem,
         } = self;
-        write!(f, "cannot decode {entity}: attribute `{attribute}` ")?;
-        match problem {
+        write!(
+            f,
+            "cannot decode {entity}: attribute `{attribute}` {problem}"
+        )
+    }
+}
+
+/// The problem as the rest of a sentence about the attribute: `is missing`,
+/// `is of type S, expected N`.
+impl fmt::Display for DecodeProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             DecodeProblem::Missing => f.write_str("is missing"),
             DecodeProblem::WrongType { expected, found } => {
                 write!(f, "is of type {found}, expected {expected}")
@@ -101,6 +111,17 @@ impl fmt::Display for ValueError {
 }
 
 impl std::error::Error for ValueError {}
+
+impl ValueError {
+    /// The error of a map's field `field`, as an error of the map: the
+    /// problem names the field (`field `zip`: 12 bytes, more than …`).
+    pub fn in_field(self, field: &str) -> ValueError {
+        ValueError {
+            problem: format!("field `{field}`: {}", self.problem),
+            ..self
+        }
+    }
+}
 
 /// An item the table returned that the handle did not ask for, refused
 /// before it is decoded. The keys a handle builds already name its tenant

@@ -119,7 +119,7 @@ fn max_value_size(a: &ir::Attribute) -> Option<usize> {
         AttributeType::Datetime { .. } => Some(30),
         AttributeType::Enum { values } => values.iter().map(String::len).max(),
         AttributeType::Binary { max_length, .. } => max_length.map(|m| m as usize),
-        AttributeType::List { .. } | AttributeType::Map | AttributeType::Set { .. } => None,
+        AttributeType::List { .. } | AttributeType::Map { .. } | AttributeType::Set { .. } => None,
     }
 }
 

@@ -107,13 +107,13 @@ pub(crate) fn pattern_tokens(
 pub(crate) fn pattern_domain(spec: &ir::Spec, query: &ir::Query, p: &ir::Placeholder) -> Domain {
     match p.kind {
         PlaceholderKind::Tenant => spec.tenant.as_ref().map_or_else(
-            || encoding::type_domain(&ir::AttributeType::Map, false),
+            || encoding::type_domain(&ir::AttributeType::ANY, false),
             encoding::tenant_domain,
         ),
         PlaceholderKind::Shard => encoding::shard_domain(u32::MAX),
         PlaceholderKind::Attribute => match query.params.get(&p.name.value) {
             Some(param) => param_domain(param),
-            None => encoding::type_domain(&ir::AttributeType::Map, false),
+            None => encoding::type_domain(&ir::AttributeType::ANY, false),
         },
     }
 }

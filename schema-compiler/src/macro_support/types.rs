@@ -45,7 +45,7 @@ pub(super) fn check_type(attribute: &AttributeType, ty: &syn::Type) -> Result<()
         AttributeType::Boolean => &["bool"],
         AttributeType::Datetime { .. } => &["DateTime"],
         AttributeType::List { .. } => &["Vec"],
-        AttributeType::Map => &["Item", "HashMap"],
+        AttributeType::Map { .. } => &["Item", "HashMap"],
         AttributeType::Set { .. } => &["BTreeSet"],
         AttributeType::Binary { .. } => &["Blob"],
         AttributeType::Enum { .. } => {
@@ -70,7 +70,7 @@ pub(super) fn expected_type(attribute: &AttributeType) -> &'static str {
         AttributeType::Boolean => "`bool`",
         AttributeType::Datetime { .. } => "`schema_runtime::DateTime`",
         AttributeType::List { .. } => "a `Vec<_>`",
-        AttributeType::Map => "`schema_runtime::Item`",
+        AttributeType::Map { .. } => "`schema_runtime::Item`",
         AttributeType::Set { of } => match of {
             crate::ir::SetOf::String => "`BTreeSet<String>`",
             crate::ir::SetOf::Integer => "`BTreeSet<i64>`",

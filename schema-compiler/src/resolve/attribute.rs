@@ -3,7 +3,9 @@
 use crate::diagnostics::{did_you_mean, Code, Diagnostic};
 use crate::ir::{self, AttributeType, CharSet};
 use crate::source::{Span, Spanned};
+use crate::syntax::de::NamedMap;
 use crate::syntax::AttributeDecl;
+use indexmap::IndexMap;
 
 use super::{bounds, or_span, text, Resolver};
 
@@ -21,6 +23,7 @@ fn allowed_options(ty: &str) -> &'static [&'static str] {
         "enum" => &["values"],
         "list" => &["items", "min_length", "max_length"],
         "set" => &["items"],
+        "map" => &["fields"],
         "binary" => &["min_length", "max_length"],
         _ => &[],
     }
@@ -32,7 +35,7 @@ impl Resolver<'_> {
         name: &Spanned<String>,
         decl: &Spanned<AttributeDecl>,
     ) -> ir::Attribute {
-        let r#type = self.resolve_type(decl, 1, 1).unwrap_or(AttributeType::Map);
+        let r#type = self.resolve_type(decl, 1, 1).unwrap_or(AttributeType::ANY);
         ir::Attribute {
             name: name.clone(),
             r#type,
@@ -49,20 +52,122 @@ impl Resolver<'_> {
             escape: decl.escape.as_ref().is_some_and(|e| e.value),
             key_only: decl.key_only.as_ref().is_some_and(|k| k.value),
             stored_as: decl.stored_as.as_ref().map(|s| {
-                self.check_stored_name(s);
+                self.check_stored_name(s, false);
                 s.value.clone()
             }),
         }
     }
 
-    /// A name DynamoDB accepts for an attribute: 1 to 255 bytes, not
-    /// starting with the `__` generated code keeps.
-    fn check_stored_name(&mut self, name: &Spanned<String>) {
+    /// The fields of a typed map nested `depth` levels deep: each typed like
+    /// an attribute, stored under its name (or `stored_as`) in the map.
+    fn resolve_fields(
+        &mut self,
+        fields: &NamedMap<AttributeDecl>,
+        ty: &Spanned<String>,
+        depth: usize,
+    ) -> Option<IndexMap<String, ir::Attribute>> {
+        if !self.within_nesting(depth, ty.span) {
+            return None;
+        }
+        if fields.0.is_empty() {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidAttribute,
+                    "a map with `fields` needs at least one",
+                )
+                .label(ty.span, "this map")
+                .help("declare its fields, or remove `fields` for a map of any keys and values"),
+            );
+            return None;
+        }
+        let mut out: IndexMap<String, ir::Attribute> = IndexMap::with_capacity(fields.0.len());
+        for (name, decl) in &fields.0 {
+            self.check_attribute_name(name);
+            for (option, given) in [
+                ("escape", decl.escape.as_ref().map(|v| v.span)),
+                ("key_only", decl.key_only.as_ref().map(|v| v.span)),
+                ("typical_size", decl.typical_size.as_ref().map(|v| v.span)),
+            ] {
+                if let Some(span) = given {
+                    self.error(
+                        Diagnostic::new(
+                            Code::InvalidAttribute,
+                            format!("`{option}` does not apply to a map's field"),
+                        )
+                        .label(span, format!("`{option}` given here"))
+                        .help(format!("remove `{option}`: a field is never part of a key, and the map's size counts for the attribute")),
+                    );
+                }
+            }
+            let field = ir::Attribute {
+                name: name.clone(),
+                r#type: self
+                    .resolve_type(decl, depth + 1, 1)
+                    .unwrap_or(AttributeType::ANY),
+                optional: decl.optional.as_ref().is_some_and(|o| o.value),
+                description: text(&decl.description),
+                typical_size: None,
+                escape: false,
+                key_only: false,
+                stored_as: decl.stored_as.as_ref().map(|s| {
+                    self.check_stored_name(s, true);
+                    s.value.clone()
+                }),
+            };
+            if let Some(other) = out.values().find(|o| o.stored() == field.stored()) {
+                self.error(
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        format!(
+                            "fields `{}` and `{}` are both stored as `{}`",
+                            other.name,
+                            field.name,
+                            field.stored()
+                        ),
+                    )
+                    .label(field.name.span, "second")
+                    .label(other.name.span, "first")
+                    .help("a map holds one value per name: store each field under its own name"),
+                );
+                continue;
+            }
+            if out.contains_key(&name.value) {
+                continue;
+            }
+            out.insert(name.value.clone(), field);
+        }
+        Some(out)
+    }
+
+    /// Whether a value `depth` levels deep is within DynamoDB's nesting
+    /// limit; reports it when not.
+    fn within_nesting(&mut self, depth: usize, span: Span) -> bool {
+        if depth <= bounds::NESTING {
+            return true;
+        }
+        self.error(
+            Diagnostic::new(
+                Code::InvalidBounds,
+                format!(
+                    "values nested {depth} levels deep; DynamoDB nests at most {} levels",
+                    bounds::NESTING
+                ),
+            )
+            .label(span, "too deep")
+            .help("flatten the structure, or store the inner levels as a map or binary"),
+        );
+        false
+    }
+
+    /// A name DynamoDB accepts for an attribute (or a map's field): 1 to
+    /// 255 bytes; an attribute's does not start with the `__` generated
+    /// code keeps.
+    fn check_stored_name(&mut self, name: &Spanned<String>, field: bool) {
         let problem = if name.is_empty() {
             Some("an attribute name cannot be empty")
         } else if name.len() > 255 {
             Some("DynamoDB attribute names are at most 255 bytes")
-        } else if name.starts_with("__") {
+        } else if name.starts_with("__") && !field {
             Some("names starting with `__` are kept for generated code")
         } else {
             None
@@ -160,7 +265,12 @@ impl Resolver<'_> {
             "set" => AttributeType::Set {
                 of: self.set_of(decl, &ty)?,
             },
-            _ => AttributeType::Map,
+            _ => AttributeType::Map {
+                fields: decl
+                    .fields
+                    .as_ref()
+                    .and_then(|f| self.resolve_fields(f, &ty, depth)),
+            },
         })
     }
 
@@ -200,25 +310,14 @@ impl Resolver<'_> {
         depth: usize,
         least: u64,
     ) -> Option<AttributeType> {
-        if depth > bounds::NESTING {
-            self.error(
-                Diagnostic::new(
-                    Code::InvalidBounds,
-                    format!(
-                        "lists nested {depth} levels deep; DynamoDB nests at most {} levels",
-                        bounds::NESTING
-                    ),
-                )
-                .label(items.span, "too deep")
-                .help("flatten the structure, or store the inner levels as a map or binary"),
-            );
+        if !self.within_nesting(depth, items.span) {
             return None;
         }
         self.resolve_type(items, depth, least)
     }
 
     fn check_options_apply(&mut self, ty: &Spanned<String>, decl: &AttributeDecl) {
-        let given: [(&str, Option<Span>); 11] = [
+        let given: [(&str, Option<Span>); 12] = [
             ("escape", decl.escape.as_ref().map(|v| v.span)),
             ("min_length", decl.min_length.as_ref().map(|v| v.span)),
             ("max_length", decl.max_length.as_ref().map(|v| v.span)),
@@ -233,6 +332,12 @@ impl Resolver<'_> {
                     .map(|v| v.first().map_or(ty.span, |f| f.span)),
             ),
             ("items", decl.items.as_ref().map(|v| v.span)),
+            (
+                "fields",
+                decl.fields
+                    .as_ref()
+                    .map(|f| f.0.first().map_or(ty.span, |(n, _)| n.span)),
+            ),
             ("format", decl.format.as_ref().map(|v| v.span)),
             ("precision", decl.precision.as_ref().map(|v| v.span)),
         ];

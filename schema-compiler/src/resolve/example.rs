@@ -150,20 +150,24 @@ fn attribute_value(attribute: &ir::Attribute, value: &Value) -> Result<ExampleVa
             _ => return Err(wrong()),
         },
         AttributeType::List { .. }
-        | AttributeType::Map
+        | AttributeType::Map { .. }
         | AttributeType::Set { .. }
         | AttributeType::Binary { .. } => {
             let av: ir::AttributeValue =
                 serde_json::from_value(value.clone()).map_err(|_| wrong())?;
             let expected = match &attribute.r#type {
                 AttributeType::List { .. } => "L",
-                AttributeType::Map => "M",
+                AttributeType::Map { .. } => "M",
                 AttributeType::Set { of } => of.tag(),
                 _ => "B",
             };
             if av.type_name() != expected {
                 return Err(format!("`{name}` must be DynamoDB JSON of type {expected}"));
             }
+            attribute
+                .r#type
+                .check_stored(&av)
+                .map_err(|why| format!("`{name}` {why}"))?;
             ExampleValue::Stored(av)
         }
     })

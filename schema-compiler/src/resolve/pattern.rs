@@ -446,7 +446,7 @@ impl Resolver<'_> {
                 });
             }
         }
-        let any = || crate::encoding::type_domain(&AttributeType::Map, false);
+        let any = || crate::encoding::type_domain(&AttributeType::ANY, false);
         let operand_domain = |ph: &ir::Placeholder| match ph.kind {
             PlaceholderKind::Tenant => spec
                 .tenant

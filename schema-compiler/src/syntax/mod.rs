@@ -462,6 +462,8 @@ pub struct AttributeDecl {
     pub values: Option<Vec<Spanned<String>>>,
     /// Lists: the element type.
     pub items: Option<Box<Spanned<AttributeDecl>>>,
+    /// Maps: the declared fields (a record); without, any keys and values.
+    pub fields: Option<NamedMap<AttributeDecl>>,
     /// Datetimes: how the value is stored (`rfc3339` default, `epoch_seconds`, `epoch_millis`).
     pub format: Option<Spanned<DatetimeFormat>>,
     /// Datetimes: fractional digits of the RFC 3339 form (`seconds`, `millis` default, `micros`, `nanos`).
@@ -483,7 +485,7 @@ pub struct AttributeDecl {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AttributeFull {
-    /// One of `string`, `integer`, `decimal`, `boolean`, `datetime`, `enum`, `list`, `map`, `binary`.
+    /// One of `string`, `integer`, `decimal`, `boolean`, `datetime`, `enum`, `list`, `map`, `set`, `binary`.
     pub r#type: Spanned<String>,
     /// The attribute may be absent (default false).
     #[serde(default)]
@@ -515,6 +517,10 @@ pub struct AttributeFull {
     /// Lists: the element type.
     #[serde(default)]
     pub items: Option<Box<Spanned<AttributeDecl>>>,
+    /// Maps: the declared fields, by name, each typed like an attribute (a
+    /// generated struct); without `fields`, a map holds any keys and values.
+    #[serde(default)]
+    pub fields: Option<NamedMap<AttributeDecl>>,
     /// Datetimes: `rfc3339` (default), `epoch_seconds` or `epoch_millis`.
     #[serde(default)]
     pub format: Option<Spanned<DatetimeFormat>>,
@@ -566,6 +572,7 @@ impl Shorthand for AttributeDecl {
             scale: f.scale,
             values: f.values,
             items: f.items,
+            fields: f.fields,
             format: f.format,
             precision: f.precision,
             typical_size: f.typical_size,

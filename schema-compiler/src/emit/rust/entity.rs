@@ -966,7 +966,7 @@ impl Emitter<'_> {
 
 /// `r.required("title")?`: reading an attribute no key holds through the
 /// `Fields` reader `r`.
-fn field_read(attribute: &ir::Attribute) -> TokenStream {
+pub(super) fn field_read(attribute: &ir::Attribute) -> TokenStream {
     let name = attribute.stored();
     match (&attribute.r#type, attribute.optional) {
         (ir::AttributeType::Datetime { format, precision }, optional) => {

@@ -396,7 +396,7 @@ impl Emitter<'_> {
             | AttributeType::Boolean
             | AttributeType::Decimal { .. }
             | AttributeType::List { .. }
-            | AttributeType::Map
+            | AttributeType::Map { .. }
             | AttributeType::Set { .. }
             | AttributeType::Binary { .. } => {
                 let parse = parse_text(attribute);
@@ -683,7 +683,7 @@ fn push_value(input: Input<'_>, domains: &Domains, context: TokenStream) -> Toke
                 // on specs without errors.
                 AttributeType::Decimal { .. }
                 | AttributeType::List { .. }
-                | AttributeType::Map
+                | AttributeType::Map { .. }
                 | AttributeType::Set { .. }
                 | AttributeType::Binary { .. } => {
                     quote!(::core::compile_error!("this attribute type cannot be part of a key");)
@@ -718,7 +718,9 @@ fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
                 // placeholder, and resolve's `check_placeholder_attribute`
                 // (`singletable::placeholder_type`) rejects placeholders of
                 // these types.
-                AttributeType::List { .. } | AttributeType::Map | AttributeType::Set { .. } => {
+                AttributeType::List { .. }
+                | AttributeType::Map { .. }
+                | AttributeType::Set { .. } => {
                     quote!(#av::S(#expr.to_owned()))
                 }
             }
@@ -748,7 +750,7 @@ fn parse_text(attribute: &ir::Attribute) -> TokenStream {
         AttributeType::Datetime { .. }
         | AttributeType::Decimal { .. }
         | AttributeType::List { .. }
-        | AttributeType::Map
+        | AttributeType::Map { .. }
         | AttributeType::Set { .. }
         | AttributeType::Binary { .. } => quote!(__rt::reader::text),
     }

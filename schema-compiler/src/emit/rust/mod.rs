@@ -71,8 +71,9 @@ pub fn emit_rust(spec: &ir::Spec) -> TokenStream {
 /// Names chosen for the generated items, and the spec they come from.
 pub(crate) struct Emitter<'a> {
     spec: &'a ir::Spec,
-    /// Rust enum type per `(entity, attribute)` of enum type.
-    enums: IndexMap<(String, String), String>,
+    /// The generated type (enum or struct) per `(entity, path)` of an enum
+    /// or typed map (see [`crate::naming::type_names`]).
+    types: IndexMap<(String, String), String>,
     /// The key functions and key domains, planned before printing.
     keys: keys::KeyTable,
     /// The module-private functions' names, claimed before printing.
@@ -147,7 +148,7 @@ impl<'a> Emitter<'a> {
     fn new(spec: &'a ir::Spec) -> Self {
         let mut emitter = Emitter {
             spec,
-            enums: names::enum_names(spec),
+            types: crate::naming::type_names(spec),
             keys: keys::KeyTable::default(),
             private: IndexMap::new(),
             patterns: Vec::new(),
@@ -211,7 +212,7 @@ impl<'a> Emitter<'a> {
     fn emit_parts(&self) -> Vec<TokenStream> {
         let table_name = self.spec.table.name.as_str();
         let tenant = self.emit_tenant();
-        let enums = self.emit_enums();
+        let enums = self.emit_types();
         let mut parts = vec![quote! {
             use ::schema_runtime::__private as __rt;
 

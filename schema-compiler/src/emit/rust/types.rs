@@ -3,9 +3,12 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::names::{pascal, pascal_ident};
+use indexmap::IndexMap;
+
+use super::names::{pascal, pascal_ident, snake_ident};
 use super::Emitter;
 use crate::ir::{self, AttributeType, DatetimeFormat, SetOf, TimePrecision};
+use crate::naming::TypeDef;
 
 /// The [`schema_runtime::TimeFormat`] tokens of a datetime type.
 pub fn time_format(format: DatetimeFormat, precision: TimePrecision) -> TokenStream {
@@ -38,30 +41,34 @@ impl Emitter<'_> {
         self.type_of(entity, attribute.name.as_str(), &attribute.r#type)
     }
 
-    fn type_of(&self, entity: &str, attribute: &str, ty: &AttributeType) -> TokenStream {
+    /// The Rust type of a value of `ty` at `path` (an attribute's name, then
+    /// `.field` per typed-map level) of `entity`.
+    fn type_of(&self, entity: &str, path: &str, ty: &AttributeType) -> TokenStream {
+        let named = || {
+            let name = self
+                .types
+                .get(&(entity.to_owned(), path.to_owned()))
+                .expect("invariant: type_names covers every enum and typed map");
+            let name = format_ident!("{name}");
+            quote!(#name)
+        };
         match ty {
             AttributeType::String { .. } => quote!(String),
             AttributeType::Integer { .. } => quote!(i64),
             AttributeType::Decimal { .. } => quote!(__rt::Decimal),
             AttributeType::Boolean => quote!(bool),
             AttributeType::Datetime { .. } => quote!(__rt::DateTime),
-            AttributeType::Enum { .. } => {
-                let name = self
-                    .enums
-                    .get(&(entity.to_owned(), attribute.to_owned()))
-                    .expect("invariant: enum_names covers every enum attribute");
-                let name = format_ident!("{name}");
-                quote!(#name)
-            }
+            AttributeType::Enum { .. } | AttributeType::Map { fields: Some(_) } => named(),
             AttributeType::List { items, .. } => match items {
-                // A list of enums holds the attribute's generated enum.
+                // A list of enums (or typed maps) holds the attribute's
+                // generated type.
                 Some(items) => {
-                    let inner = self.type_of(entity, attribute, items);
+                    let inner = self.type_of(entity, path, items);
                     quote!(Vec<#inner>)
                 }
                 None => quote!(Vec<__rt::AttributeValue>),
             },
-            AttributeType::Map => quote!(__rt::Item),
+            AttributeType::Map { fields: None } => quote!(__rt::Item),
             AttributeType::Set { of } => match of {
                 SetOf::String => quote!(::std::collections::BTreeSet<String>),
                 SetOf::Integer => quote!(::std::collections::BTreeSet<i64>),
@@ -84,7 +91,7 @@ impl Emitter<'_> {
             AttributeType::String { .. }
             | AttributeType::Decimal { .. }
             | AttributeType::List { .. }
-            | AttributeType::Map
+            | AttributeType::Map { .. }
             | AttributeType::Set { .. } => quote!(&str),
         }
     }
@@ -101,7 +108,7 @@ impl Emitter<'_> {
             AttributeType::String { .. }
             | AttributeType::Decimal { .. }
             | AttributeType::List { .. }
-            | AttributeType::Map
+            | AttributeType::Map { .. }
             | AttributeType::Set { .. } => quote!(#field.as_str()),
         }
     }
@@ -132,25 +139,130 @@ impl Emitter<'_> {
         }
     }
 
-    /// One Rust enum per enum attribute name (see [`enum_names`]).
-    pub(super) fn emit_enums(&self) -> TokenStream {
+    /// One Rust enum or struct per generated type name (see
+    /// [`crate::naming::type_names`]).
+    pub(super) fn emit_types(&self) -> TokenStream {
         let mut seen = Vec::new();
         let mut out = TokenStream::new();
-        for entity in self.spec.entities.values() {
-            for attribute in entity.attributes.values() {
-                let Some(values) = attribute.r#type.enum_values() else {
-                    continue;
-                };
-                let name = &self.enums[&(entity.name.to_string(), attribute.name.to_string())];
-                if seen.contains(name) {
-                    continue;
-                }
-                seen.push(name.clone());
-                out.extend(emit_enum(name, values, attribute.description.as_deref()));
+        for ((entity, path), def) in crate::naming::typed_paths(self.spec) {
+            let name = &self.types[&(entity.clone(), path.clone())];
+            if seen.contains(name) {
+                continue;
             }
+            seen.push(name.clone());
+            let description = self.spec.entities[&entity]
+                .attributes
+                .get(&path)
+                .and_then(|a| a.description.as_deref());
+            out.extend(match def {
+                TypeDef::Enum(values) => emit_enum(name, values, description),
+                TypeDef::Record(fields) => self.emit_record(&entity, &path, name, fields),
+            });
         }
         out
     }
+
+    /// The struct of a typed map: a field per declared field, stored as a
+    /// DynamoDB map under the fields' stored names.
+    fn emit_record(
+        &self,
+        entity: &str,
+        path: &str,
+        name: &str,
+        fields: &IndexMap<String, ir::Attribute>,
+    ) -> TokenStream {
+        let ty = format_ident!("{name}");
+        let idents: Vec<_> = fields.values().map(|f| snake_ident(&f.name)).collect();
+        let decls = fields.values().zip(&idents).map(|(f, ident)| {
+            let t = self.type_of(entity, &format!("{path}.{}", f.name), &f.r#type);
+            let t = if f.optional { quote!(Option<#t>) } else { t };
+            let doc = record_field_doc(f);
+            quote!(#doc pub #ident: #t,)
+        });
+        // Stored under the spec's rules (`store`), or as each type stores
+        // itself (`to_av`, which cannot fail).
+        let puts = |strict: bool| {
+            fields.values().zip(&idents).map(move |(f, ident)| {
+                let stored = f.stored();
+                let value = if f.optional {
+                    quote!(value)
+                } else {
+                    quote!(&self.#ident)
+                };
+                let av = if strict {
+                    let how = store_how(f).unwrap_or_else(|| quote!(__rt::Store::Plain));
+                    quote!(__rt::codec::store_field(#value, #how, #stored, context, name)?)
+                } else {
+                    quote!(__rt::Attr::to_av(#value))
+                };
+                if f.optional {
+                    quote! {
+                        if let Some(value) = &self.#ident {
+                            map.insert(#stored.to_owned(), #av);
+                        }
+                    }
+                } else {
+                    quote!(map.insert(#stored.to_owned(), #av);)
+                }
+            })
+        };
+        let strict = puts(true);
+        let lenient = puts(false);
+        let reads = fields.values().zip(&idents).map(|(f, ident)| {
+            let read = super::entity::field_read(f);
+            quote!(#ident: #read,)
+        });
+        let capacity = proc_macro2::Literal::usize_unsuffixed(fields.len());
+        let doc = super::doc(Some(&format!(
+            "A map of declared fields (`{path}` of `{entity}`), stored as a DynamoDB map."
+        )));
+        quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq)]
+            pub struct #ty {
+                #(#decls)*
+            }
+
+            impl __rt::Attr for #ty {
+                /// The map, each field as its type stores itself; `store`
+                /// applies the spec's rules (datetime formats, lengths, non-empty sets).
+                fn to_av(&self) -> __rt::AttributeValue {
+                    let mut map = __rt::Item::with_capacity(#capacity);
+                    #(#lenient)*
+                    __rt::AttributeValue::M(map)
+                }
+                fn store(
+                    &self,
+                    _: __rt::Store,
+                    context: &'static str,
+                    name: &'static str,
+                ) -> Result<__rt::AttributeValue, __rt::ValueError> {
+                    let mut map = __rt::Item::with_capacity(#capacity);
+                    #(#strict)*
+                    Ok(__rt::AttributeValue::M(map))
+                }
+                fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
+                    __rt::codec::record(av, #name, |r| Ok(#ty { #(#reads)* }))
+                }
+            }
+        }
+    }
+}
+
+/// A typed map's field's docs: its description, then its stored name.
+fn record_field_doc(field: &ir::Attribute) -> TokenStream {
+    let mut lines = Vec::new();
+    if let Some(d) = &field.description {
+        lines.push(d.clone());
+        lines.push(String::new());
+    }
+    let mut line = format!("Field `{}`: {}", field.stored(), field.describe_type());
+    if field.optional {
+        line.push_str(", optional");
+    }
+    line.push('.');
+    lines.push(line);
+    super::doc(Some(&lines.join("\n")))
 }
 
 fn variant_names(values: &[String]) -> Vec<proc_macro2::Ident> {
@@ -246,13 +358,19 @@ pub fn store_how(attribute: &ir::Attribute) -> Option<TokenStream> {
             };
             Some(quote!(__rt::Store::Length(#min, #max)))
         }
+        // A typed map (or a list of them) stores its fields under their rules.
+        AttributeType::List { .. } | AttributeType::Map { .. }
+            if attribute.r#type.record_fields().is_some() =>
+        {
+            Some(quote!(__rt::Store::Plain))
+        }
         AttributeType::String { .. }
         | AttributeType::Integer { .. }
         | AttributeType::Decimal { .. }
         | AttributeType::Boolean
         | AttributeType::Enum { .. }
         | AttributeType::List { .. }
-        | AttributeType::Map
+        | AttributeType::Map { .. }
         | AttributeType::Set { .. }
         | AttributeType::Binary { .. } => None,
     }

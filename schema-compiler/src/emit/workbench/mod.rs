@@ -70,7 +70,7 @@ pub fn dynamo_type(ty: &AttributeType) -> &'static str {
             DatetimeFormat::EpochSeconds | DatetimeFormat::EpochMillis => "N",
         },
         AttributeType::List { .. } => "L",
-        AttributeType::Map => "M",
+        AttributeType::Map { .. } => "M",
         AttributeType::Set { of } => of.tag(),
         AttributeType::Binary { .. } => "B",
     }

@@ -241,7 +241,23 @@ pub fn sample_value(entity: &ir::Entity, attribute: &ir::Attribute, n: usize) ->
             };
             Value::Stored(AttributeValue::L((0..count).map(element).collect()))
         }
-        AttributeType::Map => {
+        // Every declared field (optional ones in every other sample), each
+        // as its type stores it.
+        AttributeType::Map {
+            fields: Some(fields),
+        } => Value::Stored(AttributeValue::M(
+            fields
+                .values()
+                .filter(|f| !f.optional || n.is_multiple_of(2))
+                .map(|f| {
+                    (
+                        f.stored().to_owned(),
+                        stored(f, &sample_value(entity, f, n)),
+                    )
+                })
+                .collect(),
+        )),
+        AttributeType::Map { fields: None } => {
             let mut map = IndexMap::new();
             map.insert(
                 "note".to_owned(),

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::infer::{Attr, Entity, Inferred, Kind, Seg, Template};
+use super::infer::{Attr, Entity, Inferred, Kind, Seg, Shape, Template};
 use super::read::{Key, ModelTable};
 use crate::import::yaml;
 use crate::ir::AttributeValue;
@@ -57,9 +57,8 @@ fn pattern(a: &Attr) -> String {
     format!("^[{class}]{{1,{}}}$", (longest * 2).max(64))
 }
 
-fn attribute(name: &str, a: &Attr, examples_max: Option<i64>) -> String {
-    let mut fields = Vec::new();
-    let ty = match a.kind {
+fn type_name(kind: Kind) -> &'static str {
+    match kind {
         Kind::String => "string",
         Kind::Integer => "integer",
         Kind::Decimal => "decimal",
@@ -68,10 +67,54 @@ fn attribute(name: &str, a: &Attr, examples_max: Option<i64>) -> String {
         Kind::List => "list",
         Kind::Binary => "binary",
         Kind::Set(_) => "set",
-    };
-    fields.push(format!("type: {ty}"));
-    if let Kind::Set(of) = a.kind {
-        fields.push(format!("items: {}", of.name()));
+    }
+}
+
+/// The options after `type:` that say what a shape holds: a set's items,
+/// a typed map's fields, a list's elements.
+fn shape_options(shape: &Shape) -> Vec<String> {
+    match shape {
+        Shape::Of(Kind::Set(of)) => vec![format!("items: {}", of.name())],
+        Shape::Of(_) => Vec::new(),
+        Shape::Record(fields) => {
+            let fields: Vec<String> = fields
+                .iter()
+                .map(|f| {
+                    let mut options = vec![format!("type: {}", shape_type(&f.shape))];
+                    options.extend(shape_options(&f.shape));
+                    if f.optional {
+                        options.push("optional: true".into());
+                    }
+                    if let Some(stored) = &f.stored_as {
+                        options.push(format!("stored_as: {}", yaml::string(stored)));
+                    }
+                    format!("{}: {{ {} }}", yaml::key(&f.name), options.join(", "))
+                })
+                .collect();
+            vec![format!("fields: {{ {} }}", fields.join(", "))]
+        }
+        Shape::ListOf(inner) => {
+            let mut options = vec![format!("type: {}", shape_type(inner))];
+            options.extend(shape_options(inner));
+            vec![format!("items: {{ {} }}", options.join(", "))]
+        }
+    }
+}
+
+fn shape_type(shape: &Shape) -> &'static str {
+    match shape {
+        Shape::Of(kind) => type_name(*kind),
+        Shape::Record(_) => "map",
+        Shape::ListOf(_) => "list",
+    }
+}
+
+fn attribute(name: &str, a: &Attr, examples_max: Option<i64>) -> String {
+    let mut fields = Vec::new();
+    fields.push(format!("type: {}", type_name(a.kind)));
+    match &a.shape {
+        Some(shape) => fields.extend(shape_options(shape)),
+        None => fields.extend(shape_options(&Shape::Of(a.kind))),
     }
     if a.kind == Kind::String && !a.key_texts.is_empty() {
         fields.push(format!("pattern: {}", yaml::string(&pattern(a))));

@@ -144,6 +144,7 @@ impl Entity {
             width: None,
             synthetic,
             stored_as: None,
+            shape: None,
         });
     }
 

@@ -74,6 +74,134 @@ pub struct Attr {
     /// The attribute's name in the table, when it is no spec name
     /// (`Status#Time`, or a name whose field another attribute takes).
     pub stored_as: Option<String>,
+    /// The declared fields of a map (or of a list's maps), when every
+    /// value agrees on them.
+    pub shape: Option<Shape>,
+}
+
+/// What a map or list holds, when its values agree on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// Values of one kind (a map or list of anything, for those).
+    Of(Kind),
+    /// A map of declared fields.
+    Record(Vec<Field>),
+    /// A list of values of one shape.
+    ListOf(Box<Shape>),
+}
+
+/// A field of an inferred typed map.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// The spec's name.
+    pub name: String,
+    /// The name in the stored map, when it is no spec name.
+    pub stored_as: Option<String>,
+    /// What it holds.
+    pub shape: Shape,
+    /// Absent from some maps.
+    pub optional: bool,
+}
+
+/// Typed maps nest at most this deep; deeper maps stay untyped.
+const RECORD_DEPTH: usize = 8;
+/// A map with more distinct names than this is a dictionary, not a record.
+const RECORD_FIELDS: usize = 64;
+
+/// The shape the maps (or the lists of maps) in `values` agree on: every
+/// name's values of one DynamoDB type, no `NULL` inside (it would not be
+/// written back); `None` when they do not agree, which leaves them untyped.
+pub(super) fn shape_of(values: &[&AttributeValue], depth: usize) -> Option<Shape> {
+    if values.is_empty() || depth > RECORD_DEPTH {
+        return None;
+    }
+    if values.iter().all(|v| matches!(v, AttributeValue::L(_))) {
+        let elements: Vec<&AttributeValue> = values
+            .iter()
+            .flat_map(|v| match v {
+                AttributeValue::L(l) => l.as_slice(),
+                _ => &[],
+            })
+            .collect();
+        if !elements.iter().all(|e| matches!(e, AttributeValue::M(_))) {
+            return None;
+        }
+        return match shape_of(&elements, depth + 1)? {
+            record @ Shape::Record(_) => Some(Shape::ListOf(Box::new(record))),
+            _ => None,
+        };
+    }
+    let maps: Vec<&IndexMap<String, AttributeValue>> = values
+        .iter()
+        .map(|v| match v {
+            AttributeValue::M(m) => Some(m),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let mut names: Vec<&String> = Vec::new();
+    for map in &maps {
+        for name in map.keys() {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    if names.is_empty() || names.len() > RECORD_FIELDS {
+        return None;
+    }
+    let mut fields: Vec<Field> = Vec::with_capacity(names.len());
+    for name in names {
+        let present: Vec<&AttributeValue> = maps.iter().filter_map(|m| m.get(name)).collect();
+        let tag = present[0].type_name();
+        if tag == "NULL" || present.iter().any(|v| v.type_name() != tag) {
+            return None;
+        }
+        let shape = match tag {
+            "M" => shape_of(&present, depth + 1).unwrap_or(Shape::Of(Kind::Map)),
+            "L" => shape_of(&present, depth + 1).unwrap_or(Shape::Of(Kind::List)),
+            _ => Shape::Of(kind_of(&present, None)),
+        };
+        if has_null(&present) {
+            return None;
+        }
+        // A name that is no identifier, or whose Rust field another field
+        // takes, gets a spec name of its own and keeps its stored name.
+        let taken = |n: &str| {
+            fields
+                .iter()
+                .any(|f| crate::naming::snake(&f.name) == crate::naming::snake(n))
+        };
+        let (spec_name, stored_as) =
+            if is_identifier(name) && !name.starts_with("__") && !taken(name) {
+                (name.clone(), None)
+            } else {
+                let base = snake(name);
+                let mut candidate = base.clone();
+                let mut n = 2;
+                while taken(&candidate) {
+                    candidate = format!("{base}_{n}");
+                    n += 1;
+                }
+                (candidate, Some(name.clone()))
+            };
+        fields.push(Field {
+            name: spec_name,
+            stored_as,
+            shape,
+            optional: present.len() < maps.len(),
+        });
+    }
+    Some(Shape::Record(fields))
+}
+
+/// Whether a `NULL` is anywhere in `values`.
+fn has_null(values: &[&AttributeValue]) -> bool {
+    values.iter().any(|v| match v {
+        AttributeValue::Null(_) => true,
+        AttributeValue::L(l) => has_null(&l.iter().collect::<Vec<_>>()),
+        AttributeValue::M(m) => has_null(&m.values().collect::<Vec<_>>()),
+        _ => false,
+    })
 }
 
 /// A sample item as an example.
@@ -390,8 +518,12 @@ fn facet_entity(
             .iter()
             .find(|(a, _)| a == n)
             .map(|(_, t)| t.as_str());
-        e.add_attr(&spec_name, kind_of(&values, declared), false);
+        let kind = kind_of(&values, declared);
+        e.add_attr(&spec_name, kind, false);
         if let Some(a) = e.attrs.get_mut(&spec_name) {
+            if matches!(kind, Kind::Map | Kind::List) && !has_null(&values) {
+                a.shape = shape_of(&values, 1);
+            }
             if spec_name != *n {
                 a.stored_as = Some(n.clone());
             }
