@@ -315,6 +315,57 @@ fn create_table_defines_exactly_the_key_attributes() {
     }
 }
 
+/// DynamoDB refuses an `INCLUDE` projection of no attributes: a
+/// `keys_only` index of a table whose keys tell the entity (no entity-type
+/// attribute) and without TTL stays `KEYS_ONLY`; every `INCLUDE` of every
+/// spec and pass fixture names at least one attribute.
+#[test]
+fn index_projections_are_ones_dynamodb_accepts() {
+    let keys_only = r#"
+version: 1
+table: { name: Scores, partition_key: user_id, sort_key: game_id, entity_type: keys }
+indexes:
+  by_game: { partition_key: game_id, sort_key: user_id, projection: keys_only }
+entities:
+  Score:
+    attributes: { user_id: string, game_id: string, wins: integer }
+    key: { pk: "<user_id>", sk: "<game_id>" }
+access_patterns:
+  score: { get: Score }
+"#;
+    let compilation = Compiler::new()
+        .source("keys_only.yaml", keys_only)
+        .compile();
+    assert!(!compilation.has_errors(), "{}", compilation.report());
+    let def = table::create_table(&compilation.specs[0].spec);
+    let index = &def.global_secondary_indexes[0];
+    assert_eq!(index.projection.projection_type, "KEYS_ONLY");
+    assert!(index.projection.non_key_attributes.is_empty());
+    let paths = spec_paths()
+        .into_iter()
+        .chain(support::fixture_paths("pass"));
+    for path in paths {
+        let compilation = Compiler::new().file(&path).compile();
+        let Some(spec) = compilation.specs.first() else {
+            continue;
+        };
+        let def = table::create_table(&spec.spec);
+        for i in def
+            .global_secondary_indexes
+            .iter()
+            .chain(&def.local_secondary_indexes)
+        {
+            assert!(
+                i.projection.projection_type != "INCLUDE"
+                    || !i.projection.non_key_attributes.is_empty(),
+                "{}: {} is an INCLUDE of nothing",
+                path.display(),
+                i.index_name
+            );
+        }
+    }
+}
+
 /// A model's tables with their keys, GSIs, facets (aliases, attributes,
 /// items as sets) and declared attributes, for comparison.
 fn shape(model: &Value) -> BTreeMap<String, Value> {

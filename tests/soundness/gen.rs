@@ -37,6 +37,9 @@ pub enum Ty {
     Datetime { digits: u8 },
     /// A datetime stored as epoch seconds (the TTL attribute).
     Epoch,
+    /// A typed map (never in a key): a generated struct with optional
+    /// fields, a datetime, a set and a nested typed map inside.
+    Record,
 }
 
 /// Instants and how docs/spec.md says they are written: RFC 3339 in UTC.
@@ -61,6 +64,11 @@ impl Ty {
             Ty::Datetime { digits: 0 } => "{ type: datetime, precision: seconds }".into(),
             Ty::Datetime { .. } => "{ type: datetime, precision: millis }".into(),
             Ty::Epoch => "{ type: datetime, format: epoch_seconds }".into(),
+            Ty::Record => "{ type: map, fields: { label: string, n: integer?, \
+                at: { type: datetime, precision: seconds, optional: true }, \
+                tags: { type: set, items: string, optional: true }, \
+                inner: { type: map, optional: true, fields: { x: decimal } } } }"
+                .into(),
         }
     }
 
@@ -138,6 +146,17 @@ impl Ty {
                     key: format!("{secs:012}"),
                 })
                 .collect(),
+            Ty::Record => [
+                r#"Info { label: "a".to_owned(), n: None, at: None, tags: None, inner: None }"#,
+                r#"Info { label: "b c#".to_owned(), n: Some(-3_i64), at: Some(schema_runtime::DateTime::from_secs(951_782_400)), tags: Some(["x".to_owned(), "y".to_owned()].into_iter().collect()), inner: Some(Inner { x: "-1.50".parse().unwrap() }) }"#,
+                r#"Info { label: String::new(), n: Some(9_007_199_254_740_993_i64), at: None, tags: None, inner: Some(Inner { x: "1E+3".parse().unwrap() }) }"#,
+            ]
+            .iter()
+            .map(|rust| Value {
+                rust: (*rust).to_owned(),
+                key: String::new(),
+            })
+            .collect(),
         }
     }
 
@@ -612,6 +631,13 @@ pub fn generate(seed: u64) -> Spec {
                     max: 1_000_000,
                 },
                 optional: false,
+            });
+        }
+        if rng.u8(..3) == 0 {
+            attrs.push(Attr {
+                name: "info".into(),
+                ty: Ty::Record,
+                optional: rng.bool(),
             });
         }
         if ttl && rng.bool() {
@@ -1174,9 +1200,12 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                     Ty::Str { .. } | Ty::Escaped => {
                         v.rust.trim_end_matches(".to_owned()").to_owned()
                     }
-                    Ty::Int { .. } | Ty::Enum(_) | Ty::Bool | Ty::Datetime { .. } | Ty::Epoch => {
-                        v.rust.clone()
-                    }
+                    Ty::Int { .. }
+                    | Ty::Enum(_)
+                    | Ty::Bool
+                    | Ty::Datetime { .. }
+                    | Ty::Epoch
+                    | Ty::Record => v.rust.clone(),
                 };
                 args.push(arg);
                 keys.push((param.clone(), v.key.clone()));

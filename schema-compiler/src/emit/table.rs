@@ -185,6 +185,14 @@ pub fn index_projection(spec: &ir::Spec, projection: &Projection) -> IndexProjec
     attributes.extend(spec.table.ttl.as_ref().map(|t| t.value.clone()));
     attributes.sort();
     attributes.dedup();
+    // Nothing to add (a table whose keys tell the entity, without TTL):
+    // DynamoDB refuses an `INCLUDE` of no attributes.
+    if attributes.is_empty() {
+        return IndexProjection {
+            projection_type: "KEYS_ONLY",
+            non_key_attributes: Vec::new(),
+        };
+    }
     IndexProjection {
         projection_type: "INCLUDE",
         non_key_attributes: attributes,

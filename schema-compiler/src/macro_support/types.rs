@@ -45,10 +45,10 @@ pub(super) fn check_type(attribute: &AttributeType, ty: &syn::Type) -> Result<()
         AttributeType::Boolean => &["bool"],
         AttributeType::Datetime { .. } => &["DateTime"],
         AttributeType::List { .. } => &["Vec"],
-        AttributeType::Map { .. } => &["Item", "HashMap"],
+        AttributeType::Map { fields: None } => &["Item", "HashMap"],
         AttributeType::Set { .. } => &["BTreeSet"],
         AttributeType::Binary { .. } => &["Blob"],
-        AttributeType::Enum { .. } => {
+        AttributeType::Enum { .. } | AttributeType::Map { fields: Some(_) } => {
             return match name {
                 Some(n) if !KNOWN.contains(&n.as_str()) => Ok(()),
                 _ => Err(expected_type(attribute).to_owned()),
@@ -70,7 +70,10 @@ pub(super) fn expected_type(attribute: &AttributeType) -> &'static str {
         AttributeType::Boolean => "`bool`",
         AttributeType::Datetime { .. } => "`schema_runtime::DateTime`",
         AttributeType::List { .. } => "a `Vec<_>`",
-        AttributeType::Map { .. } => "`schema_runtime::Item`",
+        AttributeType::Map { fields: None } => "`schema_runtime::Item`",
+        AttributeType::Map { fields: Some(_) } => {
+            "a struct of the map's fields implementing `schema_runtime::Attr` (like the generated ones)"
+        }
         AttributeType::Set { of } => match of {
             crate::ir::SetOf::String => "`BTreeSet<String>`",
             crate::ir::SetOf::Integer => "`BTreeSet<i64>`",
