@@ -34,6 +34,7 @@ fn main() {
             "existing_table_binary_keys.yaml",
             "index_key_of_two_attributes.yaml",
             "typed_maps.yaml",
+            "declared_bounds.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

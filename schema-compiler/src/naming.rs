@@ -397,6 +397,22 @@ pub fn typed_paths(spec: &ir::Spec) -> Vec<((String, String), TypeDef<'_>)> {
     out
 }
 
+/// The type of the value at `path` (an attribute's name, then `.field`
+/// per typed-map level, through lists of typed maps) of `entity`.
+pub fn type_at<'a>(spec: &'a ir::Spec, entity: &str, path: &str) -> Option<&'a ir::AttributeType> {
+    let mut segments = path.split('.');
+    let mut ty = &spec
+        .entities
+        .get(entity)?
+        .attributes
+        .get(segments.next()?)?
+        .r#type;
+    for segment in segments {
+        ty = &ty.record_fields()?.get(segment)?.r#type;
+    }
+    Some(ty)
+}
+
 /// One Rust type per distinct definition of an attribute's (or a map
 /// field's) name: `Status` when every `status` has the same values (or
 /// fields), `TicketStatus` (`OrderAddressGeo` for a field) otherwise, and

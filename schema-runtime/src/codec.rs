@@ -228,18 +228,74 @@ pub trait Attr: Sized {
     fn to_av(&self) -> AttributeValue;
     /// The value read back.
     fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem>;
-    /// The value to store under the spec's rules for it (a string's length
-    /// bounds, a datetime's format); `name` of `context` in errors.
+    /// Whether the value keeps the spec's rules for it (a string's lengths
+    /// and pattern, an integer's range, a decimal's bounds and scale, a
+    /// list's lengths and its elements' rules); why not, as the rest of a
+    /// sentence about the value.
+    fn check(&self, how: Store) -> Result<(), String> {
+        let _ = how;
+        Ok(())
+    }
+    /// The value to store under the spec's rules for it ([`Attr::check`],
+    /// and a datetime's format); `name` of `context` in errors.
     fn store(
         &self,
         how: Store,
         context: &'static str,
         name: &'static str,
     ) -> Result<AttributeValue, ValueError> {
-        let _ = (how, context, name);
+        self.check(how)
+            .map_err(|problem| value_error(context, name, problem))?;
         Ok(self.to_av())
     }
 }
+
+/// A string pattern (the spec's regular expression), compiled on first use.
+pub struct Pattern {
+    source: &'static str,
+    regex: std::sync::OnceLock<Result<regex::Regex, String>>,
+}
+
+impl Pattern {
+    /// The pattern of `source`.
+    pub const fn new(source: &'static str) -> Self {
+        Pattern {
+            source,
+            regex: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The regular expression as written in the spec.
+    pub fn source(&self) -> &'static str {
+        self.source
+    }
+
+    /// Whether `text` matches; an error when the pattern does not compile.
+    pub fn is_match(&self, text: &str) -> Result<bool, String> {
+        let regex = self.regex.get_or_init(|| {
+            regex::Regex::new(self.source)
+                .map_err(|e| format!("the pattern `{}` does not compile: {e}", self.source))
+        });
+        match regex {
+            Ok(regex) => Ok(regex.is_match(text)),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+impl std::fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Pattern").field(&self.source).finish()
+    }
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
+impl Eq for Pattern {}
 
 /// The spec's rules for storing one attribute's value, beyond its type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -248,24 +304,76 @@ pub enum Store {
     Plain,
     /// A string of this many bytes at least, and at most.
     Length(usize, Option<usize>),
+    /// A string of this many bytes at least, at most, matching `pattern`.
+    Text {
+        /// Least length in bytes.
+        min: usize,
+        /// Greatest length in bytes.
+        max: Option<usize>,
+        /// The regular expression every value matches.
+        pattern: &'static Pattern,
+    },
     /// A datetime in this format.
     Time(TimeFormat),
+    /// An integer in `min..=max`.
+    Integer {
+        /// Least value.
+        min: i64,
+        /// Greatest value.
+        max: i64,
+    },
+    /// A decimal within bounds (as written in the spec), with at most
+    /// `scale` digits after the point.
+    Decimal {
+        /// Least value.
+        min: Option<&'static str>,
+        /// Greatest value.
+        max: Option<&'static str>,
+        /// Digits after the point.
+        scale: Option<u32>,
+    },
+    /// A list of this many elements at least, and at most, each stored
+    /// under `items`.
+    List {
+        /// Least number of elements.
+        min: usize,
+        /// Greatest number of elements.
+        max: Option<usize>,
+        /// The elements' rules.
+        items: Option<&'static Store>,
+    },
+    /// Bytes: this many at least, and at most.
+    Bytes(usize, Option<usize>),
+}
+
+/// A count of `unit` within `min..=max`.
+fn check_count(count: usize, min: usize, max: Option<usize>, unit: &str) -> Result<(), String> {
+    if count < min {
+        return Err(format!("{count} {unit}, fewer than the {min} required"));
+    }
+    match max {
+        Some(max) if count > max => Err(format!("{count} {unit}, more than the {max} allowed")),
+        _ => Ok(()),
+    }
 }
 
 impl Attr for String {
     fn to_av(&self) -> AttributeValue {
         AttributeValue::S(self.clone())
     }
-    fn store(
-        &self,
-        how: Store,
-        context: &'static str,
-        name: &'static str,
-    ) -> Result<AttributeValue, ValueError> {
-        if let Store::Length(min, max) = how {
-            check_length(self, min, max, context, name)?;
+    fn check(&self, how: Store) -> Result<(), String> {
+        match how {
+            Store::Length(min, max) => check_count(self.len(), min, max, "bytes"),
+            Store::Text { min, max, pattern } => {
+                check_count(self.len(), min, max, "bytes")?;
+                if pattern.is_match(self)? {
+                    Ok(())
+                } else {
+                    Err(format!("{self:?} does not match `{}`", pattern.source()))
+                }
+            }
+            _ => Ok(()),
         }
-        Ok(self.to_av())
     }
     fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
         expect_s(av).map(str::to_owned)
@@ -275,6 +383,14 @@ impl Attr for String {
 impl Attr for i64 {
     fn to_av(&self) -> AttributeValue {
         AttributeValue::N(self.to_string())
+    }
+    fn check(&self, how: Store) -> Result<(), String> {
+        match how {
+            Store::Integer { min, max } if !(min..=max).contains(self) => {
+                Err(format!("{self} is outside {min}..={max}"))
+            }
+            _ => Ok(()),
+        }
     }
     fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
         match av {
@@ -302,6 +418,12 @@ impl Attr for Blob {
     fn to_av(&self) -> AttributeValue {
         AttributeValue::B(self.clone())
     }
+    fn check(&self, how: Store) -> Result<(), String> {
+        match how {
+            Store::Bytes(min, max) => check_count(self.as_ref().len(), min, max, "bytes"),
+            _ => Ok(()),
+        }
+    }
     fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
         match av {
             AttributeValue::B(b) => Ok(b.clone()),
@@ -322,7 +444,7 @@ impl Attr for DateTime {
     ) -> Result<AttributeValue, ValueError> {
         match how {
             Store::Time(format) => datetime_to_av(*self, format, context, name),
-            Store::Plain | Store::Length(..) => Ok(self.to_av()),
+            _ => Ok(self.to_av()),
         }
     }
     fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
@@ -367,19 +489,38 @@ impl<T: Attr> Attr for Vec<T> {
             other => Err(wrong_type("L", other)),
         }
     }
-    /// Each element under its own type's rules (a typed map's fields).
+    fn check(&self, how: Store) -> Result<(), String> {
+        let Store::List { min, max, items } = how else {
+            return Ok(());
+        };
+        check_count(self.len(), min, max, "elements")?;
+        let items = items.copied().unwrap_or(Store::Plain);
+        self.iter()
+            .enumerate()
+            .try_for_each(|(i, e)| e.check(items).map_err(|why| format!("element {i}: {why}")))
+    }
+    /// Each element under the elements' rules, and its own type's (a typed
+    /// map's fields).
     fn store(
         &self,
-        _: Store,
+        how: Store,
         context: &'static str,
         name: &'static str,
     ) -> Result<AttributeValue, ValueError> {
+        let items = match how {
+            Store::List { min, max, items } => {
+                check_count(self.len(), min, max, "elements")
+                    .map_err(|problem| value_error(context, name, problem))?;
+                items.copied().unwrap_or(Store::Plain)
+            }
+            _ => Store::Plain,
+        };
         let mut elements = Vec::with_capacity(self.len());
         for (i, element) in self.iter().enumerate() {
             elements.push(
                 element
-                    .store(Store::Plain, context, name)
-                    .map_err(|e| e.in_field(&format!("element {i}")))?,
+                    .store(items, context, name)
+                    .map_err(|e| e.within(format_args!("element {i}")))?,
             );
         }
         Ok(AttributeValue::L(elements))
@@ -656,6 +797,25 @@ impl From<i64> for Decimal {
 impl Attr for Decimal {
     fn to_av(&self) -> AttributeValue {
         AttributeValue::N(self.0.clone())
+    }
+    fn check(&self, how: Store) -> Result<(), String> {
+        let Store::Decimal { min, max, scale } = how else {
+            return Ok(());
+        };
+        let bound = |b: Option<&str>| b.and_then(|b| b.parse::<Decimal>().ok());
+        if let Some(min) = bound(min).filter(|min| self < min) {
+            return Err(format!("{self} is less than the least value {min}"));
+        }
+        if let Some(max) = bound(max).filter(|max| self > max) {
+            return Err(format!("{self} is more than the greatest value {max}"));
+        }
+        let digits = self.0.split_once('.').map_or(0, |(_, f)| f.len());
+        match scale {
+            Some(scale) if digits > scale as usize => Err(format!(
+                "{self} has {digits} digits after the point, more than the {scale} allowed"
+            )),
+            _ => Ok(()),
+        }
     }
     fn from_av(av: &AttributeValue) -> Result<Self, DecodeProblem> {
         match av {

@@ -116,8 +116,14 @@ impl ValueError {
     /// The error of a map's field `field`, as an error of the map: the
     /// problem names the field (`field `zip`: 12 bytes, more than …`).
     pub fn in_field(self, field: &str) -> ValueError {
+        self.within(format_args!("field `{field}`"))
+    }
+
+    /// The error of a part of the value (`element 3`), as an error of the
+    /// value: the problem names the part.
+    pub fn within(self, part: impl fmt::Display) -> ValueError {
         ValueError {
-            problem: format!("field `{field}`: {}", self.problem),
+            problem: format!("{part}: {}", self.problem),
             ..self
         }
     }

@@ -207,6 +207,16 @@ pub struct Fields<'a> {
     entity: &'static str,
 }
 
+/// A value read back and checked against the spec's rules for it.
+fn checked<T: crate::Attr>(
+    av: &crate::sdk::types::AttributeValue,
+    how: crate::codec::Store,
+) -> Result<T, crate::DecodeProblem> {
+    let value = T::from_av(av)?;
+    value.check(how).map_err(crate::DecodeProblem::Invalid)?;
+    Ok(value)
+}
+
 /// Where a placeholder can be read back from: key attributes paired with the
 /// steps that end at the placeholder in their templates.
 pub type Sources<'s> = &'s [(&'static str, &'s [Step])];
@@ -225,6 +235,26 @@ impl<'a> Fields<'a> {
     /// An optional attribute.
     pub fn optional<T: crate::Attr>(&self, name: &str) -> Result<Option<T>, DecodeError> {
         crate::entity::optional(self.item, self.entity, name)
+    }
+
+    /// A required attribute that keeps the spec's rules for it (an item
+    /// written by other code may not): one that breaks them is
+    /// [`DecodeProblem::Invalid`](crate::DecodeProblem::Invalid).
+    pub fn checked<T: crate::Attr>(
+        &self,
+        name: &str,
+        how: crate::codec::Store,
+    ) -> Result<T, DecodeError> {
+        crate::entity::required_with(self.item, self.entity, name, |av| checked(av, how))
+    }
+
+    /// An optional attribute that keeps the spec's rules when present.
+    pub fn checked_opt<T: crate::Attr>(
+        &self,
+        name: &str,
+        how: crate::codec::Store,
+    ) -> Result<Option<T>, DecodeError> {
+        crate::entity::optional_with(self.item, self.entity, name, |av| checked(av, how))
     }
 
     /// A required datetime stored in `format`.

@@ -70,8 +70,8 @@ impl __rt::Entity for Contestant {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Contestant".to_owned()));
-        w.put("contest_id", &self.contest_id, __rt::Store::Plain)?;
-        w.put("contestant_id", &self.contestant_id, __rt::Store::Plain)?;
+        w.put("contest_id", &self.contest_id, __CONTESTANT_CONTEST_ID_RULE)?;
+        w.put("contestant_id", &self.contestant_id, __CONTESTANT_CONTESTANT_ID_RULE)?;
         w.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
         Ok(w.finish())
     }
@@ -84,7 +84,7 @@ impl __rt::Entity for Contestant {
                 .keyed("contest_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             contestant_id: r
                 .keyed("contestant_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            name: r.required("name")?,
+            name: r.checked("name", __rt::Store::Length(0, Some(200)))?,
         })
     }
 }
@@ -132,8 +132,14 @@ impl ContestantUpdate {
         let mut update = __rt::ops::Update::of::<Contestant>(self.or_create);
         if self.or_create {
             __rt::ops::creatable("Contestant", &[("name", self.name.is_some())])?;
-            update.put_value("contest_id", &key.contest_id, __rt::Store::Plain)?;
-            update.put_value("contestant_id", &key.contestant_id, __rt::Store::Plain)?;
+            update
+                .put_value("contest_id", &key.contest_id, __CONTESTANT_CONTEST_ID_RULE)?;
+            update
+                .put_value(
+                    "contestant_id",
+                    &key.contestant_id,
+                    __CONTESTANT_CONTESTANT_ID_RULE,
+                )?;
         }
         update.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
         Ok(update)
@@ -232,9 +238,16 @@ impl __rt::Entity for VoteShard {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("VoteShard".to_owned()));
-        w.put("contest_id", &self.contest_id, __rt::Store::Plain)?;
-        w.put("contestant_id", &self.contestant_id, __rt::Store::Plain)?;
-        w.put("votes", &self.votes, __rt::Store::Plain)?;
+        w.put("contest_id", &self.contest_id, __VOTE_SHARD_CONTEST_ID_RULE)?;
+        w.put("contestant_id", &self.contestant_id, __VOTE_SHARD_CONTESTANT_ID_RULE)?;
+        w.put(
+            "votes",
+            &self.votes,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -260,7 +273,14 @@ impl __rt::Entity for VoteShard {
                 .keyed("contest_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             contestant_id: r
                 .keyed("contestant_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
-            votes: r.required("votes")?,
+            votes: r
+                .checked(
+                    "votes",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
         })
     }
 }
@@ -323,10 +343,24 @@ impl VoteShardUpdate {
                 "VoteShard",
                 &[("votes", self.votes.is_some() || self.add_votes.is_some())],
             )?;
-            update.put_value("contest_id", &key.contest_id, __rt::Store::Plain)?;
-            update.put_value("contestant_id", &key.contestant_id, __rt::Store::Plain)?;
+            update
+                .put_value("contest_id", &key.contest_id, __VOTE_SHARD_CONTEST_ID_RULE)?;
+            update
+                .put_value(
+                    "contestant_id",
+                    &key.contestant_id,
+                    __VOTE_SHARD_CONTESTANT_ID_RULE,
+                )?;
         }
-        update.put("votes", &self.votes, __rt::Store::Plain)?;
+        update
+            .put(
+                "votes",
+                &self.votes,
+                __rt::Store::Integer {
+                    min: 0i64,
+                    max: 9223372036854775807i64,
+                },
+            )?;
         update.add_to("votes", self.add_votes);
         Ok(update)
     }
@@ -400,9 +434,16 @@ impl __rt::Entity for VoteTotal {
             5,
         );
         w.raw("entity_type", __rt::AttributeValue::S("VoteTotal".to_owned()));
-        w.put("contest_id", &self.contest_id, __rt::Store::Plain)?;
-        w.put("contestant_id", &self.contestant_id, __rt::Store::Plain)?;
-        w.put("votes", &self.votes, __rt::Store::Plain)?;
+        w.put("contest_id", &self.contest_id, __VOTE_TOTAL_CONTEST_ID_RULE)?;
+        w.put("contestant_id", &self.contestant_id, __VOTE_TOTAL_CONTESTANT_ID_RULE)?;
+        w.put(
+            "votes",
+            &self.votes,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
         w.put(
             "tallied_at",
             &self.tallied_at,
@@ -419,7 +460,14 @@ impl __rt::Entity for VoteTotal {
                 .keyed("contest_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             contestant_id: r
                 .keyed("contestant_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            votes: r.required("votes")?,
+            votes: r
+                .checked(
+                    "votes",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
             tallied_at: r.time("tallied_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -486,10 +534,24 @@ impl VoteTotalUpdate {
                     ("tallied_at", self.tallied_at.is_some()),
                 ],
             )?;
-            update.put_value("contest_id", &key.contest_id, __rt::Store::Plain)?;
-            update.put_value("contestant_id", &key.contestant_id, __rt::Store::Plain)?;
+            update
+                .put_value("contest_id", &key.contest_id, __VOTE_TOTAL_CONTEST_ID_RULE)?;
+            update
+                .put_value(
+                    "contestant_id",
+                    &key.contestant_id,
+                    __VOTE_TOTAL_CONTESTANT_ID_RULE,
+                )?;
         }
-        update.put("votes", &self.votes, __rt::Store::Plain)?;
+        update
+            .put(
+                "votes",
+                &self.votes,
+                __rt::Store::Integer {
+                    min: 0i64,
+                    max: 9223372036854775807i64,
+                },
+            )?;
         update
             .put(
                 "tallied_at",
@@ -920,6 +982,66 @@ const __CONTEST_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(36usize),
     alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
     escape: false,
+};
+static __CONTESTANT_CONTEST_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __CONTESTANT_CONTESTANT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __VOTE_SHARD_CONTEST_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __VOTE_SHARD_CONTESTANT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __VOTE_TOTAL_CONTEST_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __VOTE_TOTAL_CONTESTANT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

@@ -73,7 +73,7 @@ impl __rt::Entity for User {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("User".to_owned()));
-        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        w.put("user_id", &self.user_id, __USER_USER_ID_RULE)?;
         w.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
         w.put("display_name", &self.display_name, __rt::Store::Length(0, Some(200)))?;
         w.raw("sk", __rt::S(__user_pk("User", __tenant, self.user_id.as_str())?));
@@ -101,8 +101,8 @@ impl __rt::Entity for User {
                     &[("pk", &PK_STEPS[..4]), ("sk", &SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            email: r.required("email")?,
-            display_name: r.required("display_name")?,
+            email: r.checked("email", __rt::Store::Length(0, Some(254)))?,
+            display_name: r.checked("display_name", __rt::Store::Length(0, Some(200)))?,
         })
     }
 }
@@ -160,7 +160,7 @@ impl UserUpdate {
                     ("display_name", self.display_name.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
+            update.put_value("user_id", &key.user_id, __USER_USER_ID_RULE)?;
         }
         update.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
         update
@@ -228,9 +228,9 @@ impl __rt::Entity for Role {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Role".to_owned()));
-        w.put("role", &self.role, __rt::Store::Plain)?;
+        w.put("role", &self.role, __ROLE_ROLE_RULE)?;
         w.put_opt("description", &self.description, __rt::Store::Length(0, Some(500)))?;
-        w.put("permissions", &self.permissions, __rt::Store::Plain)?;
+        w.put("permissions", &self.permissions, __ROLE_PERMISSIONS_RULE)?;
         w.raw("sk", __rt::S(__role_pk("Role", __tenant, self.role.as_str())?));
         w.raw("pk", __rt::S(__role_pk("Role", __tenant, self.role.as_str())?));
         Ok(w.finish())
@@ -256,8 +256,9 @@ impl __rt::Entity for Role {
                     &[("pk", &PK_STEPS[..4]), ("sk", &SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            description: r.optional("description")?,
-            permissions: r.required("permissions")?,
+            description: r
+                .checked_opt("description", __rt::Store::Length(0, Some(500)))?,
+            permissions: r.checked("permissions", __ROLE_PERMISSIONS_RULE)?,
         })
     }
 }
@@ -309,7 +310,7 @@ impl RoleUpdate {
                 "Role",
                 &[("permissions", self.permissions.is_some())],
             )?;
-            update.put_value("role", &key.role, __rt::Store::Plain)?;
+            update.put_value("role", &key.role, __ROLE_ROLE_RULE)?;
         }
         update
             .put_opt(
@@ -317,7 +318,7 @@ impl RoleUpdate {
                 &self.description,
                 __rt::Store::Length(0, Some(500)),
             )?;
-        update.put("permissions", &self.permissions, __rt::Store::Plain)?;
+        update.put("permissions", &self.permissions, __ROLE_PERMISSIONS_RULE)?;
         Ok(update)
     }
 }
@@ -386,9 +387,9 @@ impl __rt::Entity for RoleAssignment {
             7,
         );
         w.raw("entity_type", __rt::AttributeValue::S("RoleAssignment".to_owned()));
-        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
-        w.put("role", &self.role, __rt::Store::Plain)?;
-        w.put("granted_by", &self.granted_by, __rt::Store::Plain)?;
+        w.put("user_id", &self.user_id, __ROLE_ASSIGNMENT_USER_ID_RULE)?;
+        w.put("role", &self.role, __ROLE_ASSIGNMENT_ROLE_RULE)?;
+        w.put("granted_by", &self.granted_by, __ROLE_ASSIGNMENT_GRANTED_BY_RULE)?;
         w.put(
             "granted_at",
             &self.granted_at,
@@ -418,7 +419,7 @@ impl __rt::Entity for RoleAssignment {
         Ok(RoleAssignment {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
             role: r.keyed("role", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
-            granted_by: r.required("granted_by")?,
+            granted_by: r.checked("granted_by", __ROLE_ASSIGNMENT_GRANTED_BY_RULE)?,
             granted_at: r.time("granted_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -483,10 +484,10 @@ impl RoleAssignmentUpdate {
                     ("granted_at", self.granted_at.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
-            update.put_value("role", &key.role, __rt::Store::Plain)?;
+            update.put_value("user_id", &key.user_id, __ROLE_ASSIGNMENT_USER_ID_RULE)?;
+            update.put_value("role", &key.role, __ROLE_ASSIGNMENT_ROLE_RULE)?;
         }
-        update.put("granted_by", &self.granted_by, __rt::Store::Plain)?;
+        update.put("granted_by", &self.granted_by, __ROLE_ASSIGNMENT_GRANTED_BY_RULE)?;
         update
             .put(
                 "granted_at",
@@ -1139,6 +1140,61 @@ const __ROLE: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(32usize),
     alphabet: &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')],
     escape: false,
+};
+static __USER_USER_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __ROLE_ROLE_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z][a-z0-9_-]{0,31}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __ROLE_PERMISSIONS_RULE: __rt::Store = __rt::Store::List {
+    min: 0,
+    max: Some(200),
+    items: None,
+};
+static __ROLE_ASSIGNMENT_USER_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __ROLE_ASSIGNMENT_ROLE_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z][a-z0-9_-]{0,31}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __ROLE_ASSIGNMENT_GRANTED_BY_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

@@ -112,7 +112,7 @@ impl __rt::Entity for Device {
             5,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Device".to_owned()));
-        w.put("device_id", &self.device_id, __rt::Store::Plain)?;
+        w.put("device_id", &self.device_id, __DEVICE_DEVICE_ID_RULE)?;
         w.put("model", &self.model, __rt::Store::Length(0, Some(64)))?;
         w.put("site", &self.site, __rt::Store::Length(0, Some(200)))?;
         w.put(
@@ -128,8 +128,8 @@ impl __rt::Entity for Device {
         Ok(Device {
             device_id: r
                 .keyed("device_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
-            model: r.required("model")?,
-            site: r.required("site")?,
+            model: r.checked("model", __rt::Store::Length(0, Some(64)))?,
+            site: r.checked("site", __rt::Store::Length(0, Some(200)))?,
             installed_at: r.time("installed_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -192,7 +192,7 @@ impl DeviceUpdate {
                     ("installed_at", self.installed_at.is_some()),
                 ],
             )?;
-            update.put_value("device_id", &key.device_id, __rt::Store::Plain)?;
+            update.put_value("device_id", &key.device_id, __DEVICE_DEVICE_ID_RULE)?;
         }
         update.put("model", &self.model, __rt::Store::Length(0, Some(64)))?;
         update.put("site", &self.site, __rt::Store::Length(0, Some(200)))?;
@@ -280,17 +280,36 @@ impl __rt::Entity for DeviceReport {
             11,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DeviceReport".to_owned()));
-        w.put("device_id", &self.device_id, __rt::Store::Plain)?;
+        w.put("device_id", &self.device_id, __DEVICE_REPORT_DEVICE_ID_RULE)?;
         w.put(
             "reported_at",
             &self.reported_at,
             __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
         )?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put("temperature_c", &self.temperature_c, __rt::Store::Plain)?;
-        w.put("battery_percent", &self.battery_percent, __rt::Store::Plain)?;
+        w.put(
+            "temperature_c",
+            &self.temperature_c,
+            __rt::Store::Decimal {
+                min: Some("-100"),
+                max: Some("200"),
+                scale: Some(1u32),
+            },
+        )?;
+        w.put(
+            "battery_percent",
+            &self.battery_percent,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 100i64,
+            },
+        )?;
         w.put_opt("fault_code", &self.fault_code, __rt::Store::Length(0, Some(32)))?;
-        w.put_opt("escalated_to", &self.escalated_to, __rt::Store::Plain)?;
+        w.put_opt(
+            "escalated_to",
+            &self.escalated_to,
+            __DEVICE_REPORT_ESCALATED_TO_RULE,
+        )?;
         w.put_opt(
             "escalated_at",
             &self.escalated_at,
@@ -312,10 +331,26 @@ impl __rt::Entity for DeviceReport {
                     &[("sk", &SK_STEPS[..2])],
                 )?,
             status: r.required("status")?,
-            temperature_c: r.required("temperature_c")?,
-            battery_percent: r.required("battery_percent")?,
-            fault_code: r.optional("fault_code")?,
-            escalated_to: r.optional("escalated_to")?,
+            temperature_c: r
+                .checked(
+                    "temperature_c",
+                    __rt::Store::Decimal {
+                        min: Some("-100"),
+                        max: Some("200"),
+                        scale: Some(1u32),
+                    },
+                )?,
+            battery_percent: r
+                .checked(
+                    "battery_percent",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 100i64,
+                    },
+                )?,
+            fault_code: r.checked_opt("fault_code", __rt::Store::Length(0, Some(32)))?,
+            escalated_to: r
+                .checked_opt("escalated_to", __DEVICE_REPORT_ESCALATED_TO_RULE)?,
             escalated_at: r.time_opt("escalated_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -416,7 +451,8 @@ impl DeviceReportUpdate {
                     ),
                 ],
             )?;
-            update.put_value("device_id", &key.device_id, __rt::Store::Plain)?;
+            update
+                .put_value("device_id", &key.device_id, __DEVICE_REPORT_DEVICE_ID_RULE)?;
             update
                 .put_value(
                     "reported_at",
@@ -425,11 +461,33 @@ impl DeviceReportUpdate {
                 )?;
         }
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update.put("temperature_c", &self.temperature_c, __rt::Store::Plain)?;
-        update.put("battery_percent", &self.battery_percent, __rt::Store::Plain)?;
+        update
+            .put(
+                "temperature_c",
+                &self.temperature_c,
+                __rt::Store::Decimal {
+                    min: Some("-100"),
+                    max: Some("200"),
+                    scale: Some(1u32),
+                },
+            )?;
+        update
+            .put(
+                "battery_percent",
+                &self.battery_percent,
+                __rt::Store::Integer {
+                    min: 0i64,
+                    max: 100i64,
+                },
+            )?;
         update
             .put_opt("fault_code", &self.fault_code, __rt::Store::Length(0, Some(32)))?;
-        update.put_opt("escalated_to", &self.escalated_to, __rt::Store::Plain)?;
+        update
+            .put_opt(
+                "escalated_to",
+                &self.escalated_to,
+                __DEVICE_REPORT_ESCALATED_TO_RULE,
+            )?;
         update
             .put_opt(
                 "escalated_at",
@@ -839,6 +897,36 @@ const __ESCALATED_TO: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(64usize),
     alphabet: &[('-', '.'), ('0', '9'), ('_', '_'), ('a', 'z')],
     escape: false,
+};
+static __DEVICE_DEVICE_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Z0-9-]{4,32}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __DEVICE_REPORT_DEVICE_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Z0-9-]{4,32}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __DEVICE_REPORT_ESCALATED_TO_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9._-]{1,64}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

@@ -183,14 +183,14 @@ impl __rt::Entity for ActivityEvent {
             11,
         );
         w.raw("entity_type", __rt::AttributeValue::S("ActivityEvent".to_owned()));
-        w.put("month", &self.month, __rt::Store::Plain)?;
+        w.put("month", &self.month, __ACTIVITY_EVENT_MONTH_RULE)?;
         w.put(
             "occurred_at",
             &self.occurred_at,
             __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
         )?;
-        w.put("event_id", &self.event_id, __rt::Store::Plain)?;
-        w.put("actor_id", &self.actor_id, __rt::Store::Plain)?;
+        w.put("event_id", &self.event_id, __ACTIVITY_EVENT_EVENT_ID_RULE)?;
+        w.put("actor_id", &self.actor_id, __ACTIVITY_EVENT_ACTOR_ID_RULE)?;
         w.put("action", &self.action, __rt::Store::Plain)?;
         w.put("resource", &self.resource, __rt::Store::Length(0, Some(512)))?;
         w.put_opt("details", &self.details, __rt::Store::Plain)?;
@@ -270,7 +270,7 @@ impl __rt::Entity for ActivityEvent {
                     __rt::reader::text,
                 )?,
             action: r.required("action")?,
-            resource: r.required("resource")?,
+            resource: r.checked("resource", __rt::Store::Length(0, Some(512)))?,
             details: r.optional("details")?,
             expires_at: r.time("expires_at", __rt::TimeFormat::EpochSeconds)?,
         })
@@ -360,16 +360,16 @@ impl ActivityEventUpdate {
                     ("expires_at", self.expires_at.is_some()),
                 ],
             )?;
-            update.put_value("month", &key.month, __rt::Store::Plain)?;
+            update.put_value("month", &key.month, __ACTIVITY_EVENT_MONTH_RULE)?;
             update
                 .put_value(
                     "occurred_at",
                     &key.occurred_at,
                     __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
                 )?;
-            update.put_value("event_id", &key.event_id, __rt::Store::Plain)?;
+            update.put_value("event_id", &key.event_id, __ACTIVITY_EVENT_EVENT_ID_RULE)?;
         }
-        update.put("actor_id", &self.actor_id, __rt::Store::Plain)?;
+        update.put("actor_id", &self.actor_id, __ACTIVITY_EVENT_ACTOR_ID_RULE)?;
         update.put("action", &self.action, __rt::Store::Plain)?;
         update.put("resource", &self.resource, __rt::Store::Length(0, Some(512)))?;
         update.put_opt("details", &self.details, __rt::Store::Plain)?;
@@ -467,8 +467,15 @@ impl __rt::Entity for MonthlyActivityCount {
             3,
         );
         w.raw("entity_type", __rt::AttributeValue::S("MonthlyActivityCount".to_owned()));
-        w.put("month", &self.month, __rt::Store::Plain)?;
-        w.put("event_count", &self.event_count, __rt::Store::Plain)?;
+        w.put("month", &self.month, __MONTHLY_ACTIVITY_COUNT_MONTH_RULE)?;
+        w.put(
+            "event_count",
+            &self.event_count,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -476,7 +483,14 @@ impl __rt::Entity for MonthlyActivityCount {
         let r = __rt::reader::Fields::new(item, "MonthlyActivityCount");
         Ok(MonthlyActivityCount {
             month: r.keyed("month", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            event_count: r.required("event_count")?,
+            event_count: r
+                .checked(
+                    "event_count",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
         })
     }
 }
@@ -544,9 +558,17 @@ impl MonthlyActivityCountUpdate {
                     ),
                 ],
             )?;
-            update.put_value("month", &key.month, __rt::Store::Plain)?;
+            update.put_value("month", &key.month, __MONTHLY_ACTIVITY_COUNT_MONTH_RULE)?;
         }
-        update.put("event_count", &self.event_count, __rt::Store::Plain)?;
+        update
+            .put(
+                "event_count",
+                &self.event_count,
+                __rt::Store::Integer {
+                    min: 0i64,
+                    max: 9223372036854775807i64,
+                },
+            )?;
         update.add_to("event_count", self.add_event_count);
         Ok(update)
     }
@@ -1147,6 +1169,46 @@ const __ACTOR_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(36usize),
     alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
     escape: false,
+};
+static __ACTIVITY_EVENT_MONTH_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[0-9]{4}-(0[1-9]|1[0-2])$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __ACTIVITY_EVENT_EVENT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __ACTIVITY_EVENT_ACTOR_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __MONTHLY_ACTIVITY_COUNT_MONTH_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[0-9]{4}-(0[1-9]|1[0-2])$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

@@ -141,9 +141,9 @@ impl __rt::Entity for UserProfile {
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         let r = __rt::reader::Fields::new(item, "UserProfile");
         Ok(UserProfile {
-            display_name: r.required("display_name")?,
-            bio: r.optional("bio")?,
-            avatar_url: r.optional("avatar_url")?,
+            display_name: r.checked("display_name", __rt::Store::Length(0, Some(100)))?,
+            bio: r.checked_opt("bio", __rt::Store::Length(0, Some(500)))?,
+            avatar_url: r.checked_opt("avatar_url", __rt::Store::Length(0, Some(2048)))?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -306,14 +306,35 @@ impl __rt::Entity for Photo {
             12,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Photo".to_owned()));
-        w.put("photo_id", &self.photo_id, __rt::Store::Plain)?;
+        w.put("photo_id", &self.photo_id, __PHOTO_PHOTO_ID_RULE)?;
         w.put("url", &self.url, __rt::Store::Length(0, Some(2048)))?;
         w.put_opt("caption", &self.caption, __rt::Store::Length(0, Some(2000)))?;
         w.put("image_format", &self.image_format, __rt::Store::Plain)?;
-        w.put("width", &self.width, __rt::Store::Plain)?;
-        w.put("height", &self.height, __rt::Store::Plain)?;
-        w.put("size_bytes", &self.size_bytes, __rt::Store::Plain)?;
-        w.put_opt("tags", &self.tags, __rt::Store::Plain)?;
+        w.put(
+            "width",
+            &self.width,
+            __rt::Store::Integer {
+                min: 1i64,
+                max: 100000i64,
+            },
+        )?;
+        w.put(
+            "height",
+            &self.height,
+            __rt::Store::Integer {
+                min: 1i64,
+                max: 100000i64,
+            },
+        )?;
+        w.put(
+            "size_bytes",
+            &self.size_bytes,
+            __rt::Store::Integer {
+                min: 1i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
+        w.put_opt("tags", &self.tags, __PHOTO_TAGS_RULE)?;
         w.put(
             "uploaded_at",
             &self.uploaded_at,
@@ -342,13 +363,34 @@ impl __rt::Entity for Photo {
                     &[("sk", &SK_STEPS[..2]), ("lsi1sk", &LSI1SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            url: r.required("url")?,
-            caption: r.optional("caption")?,
+            url: r.checked("url", __rt::Store::Length(0, Some(2048)))?,
+            caption: r.checked_opt("caption", __rt::Store::Length(0, Some(2000)))?,
             image_format: r.required("image_format")?,
-            width: r.required("width")?,
-            height: r.required("height")?,
-            size_bytes: r.required("size_bytes")?,
-            tags: r.optional("tags")?,
+            width: r
+                .checked(
+                    "width",
+                    __rt::Store::Integer {
+                        min: 1i64,
+                        max: 100000i64,
+                    },
+                )?,
+            height: r
+                .checked(
+                    "height",
+                    __rt::Store::Integer {
+                        min: 1i64,
+                        max: 100000i64,
+                    },
+                )?,
+            size_bytes: r
+                .checked(
+                    "size_bytes",
+                    __rt::Store::Integer {
+                        min: 1i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
+            tags: r.checked_opt("tags", __PHOTO_TAGS_RULE)?,
             uploaded_at: r
                 .keyed_time(
                     "uploaded_at",
@@ -473,15 +515,39 @@ impl PhotoUpdate {
                     ("uploaded_at", self.uploaded_at.is_some()),
                 ],
             )?;
-            update.put_value("photo_id", &key.photo_id, __rt::Store::Plain)?;
+            update.put_value("photo_id", &key.photo_id, __PHOTO_PHOTO_ID_RULE)?;
         }
         update.put("url", &self.url, __rt::Store::Length(0, Some(2048)))?;
         update.put_opt("caption", &self.caption, __rt::Store::Length(0, Some(2000)))?;
         update.put("image_format", &self.image_format, __rt::Store::Plain)?;
-        update.put("width", &self.width, __rt::Store::Plain)?;
-        update.put("height", &self.height, __rt::Store::Plain)?;
-        update.put("size_bytes", &self.size_bytes, __rt::Store::Plain)?;
-        update.put_opt("tags", &self.tags, __rt::Store::Plain)?;
+        update
+            .put(
+                "width",
+                &self.width,
+                __rt::Store::Integer {
+                    min: 1i64,
+                    max: 100000i64,
+                },
+            )?;
+        update
+            .put(
+                "height",
+                &self.height,
+                __rt::Store::Integer {
+                    min: 1i64,
+                    max: 100000i64,
+                },
+            )?;
+        update
+            .put(
+                "size_bytes",
+                &self.size_bytes,
+                __rt::Store::Integer {
+                    min: 1i64,
+                    max: 9223372036854775807i64,
+                },
+            )?;
+        update.put_opt("tags", &self.tags, __PHOTO_TAGS_RULE)?;
         update
             .put(
                 "uploaded_at",
@@ -969,6 +1035,21 @@ const __PHOTO_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(26usize),
     alphabet: &[('0', '9'), ('A', 'H'), ('J', 'K'), ('M', 'N'), ('P', 'T'), ('V', 'Z')],
     escape: false,
+};
+static __PHOTO_PHOTO_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[0-9A-HJKMNP-TV-Z]{26}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __PHOTO_TAGS_RULE: __rt::Store = __rt::Store::List {
+    min: 0,
+    max: Some(50),
+    items: None,
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

@@ -182,10 +182,18 @@ impl __rt::Entity for Product {
             10,
         );
         w.raw("EntityType", __rt::AttributeValue::S("Product".to_owned()));
-        w.put("product_id", &self.product_id, __rt::Store::Plain)?;
+        w.put("product_id", &self.product_id, __PRODUCT_PRODUCT_ID_RULE)?;
         w.put("name", &self.name, __rt::Store::Length(0, Some(300)))?;
-        w.put("category", &self.category, __rt::Store::Plain)?;
-        w.put("price", &self.price, __rt::Store::Plain)?;
+        w.put("category", &self.category, __PRODUCT_CATEGORY_RULE)?;
+        w.put(
+            "price",
+            &self.price,
+            __rt::Store::Decimal {
+                min: Some("0"),
+                max: None,
+                scale: Some(2u32),
+            },
+        )?;
         w.put("currency", &self.currency, __rt::Store::Plain)?;
         w.put("doc", &self.doc, __rt::Store::Plain)?;
         w.put(
@@ -227,14 +235,22 @@ impl __rt::Entity for Product {
                     ],
                     __rt::reader::text,
                 )?,
-            name: r.required("name")?,
+            name: r.checked("name", __rt::Store::Length(0, Some(300)))?,
             category: r
                 .keyed(
                     "category",
                     &[("gsi1pk", &GSI1PK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            price: r.required("price")?,
+            price: r
+                .checked(
+                    "price",
+                    __rt::Store::Decimal {
+                        min: Some("0"),
+                        max: None,
+                        scale: Some(2u32),
+                    },
+                )?,
             currency: r.required("currency")?,
             doc: r.required("doc")?,
             updated_at: r.time("updated_at", __rt::TimeFormat::Rfc3339(3))?,
@@ -343,11 +359,20 @@ impl ProductUpdate {
                     ("updated_at", self.updated_at.is_some()),
                 ],
             )?;
-            update.put_value("product_id", &key.product_id, __rt::Store::Plain)?;
+            update.put_value("product_id", &key.product_id, __PRODUCT_PRODUCT_ID_RULE)?;
         }
         update.put("name", &self.name, __rt::Store::Length(0, Some(300)))?;
-        update.put("category", &self.category, __rt::Store::Plain)?;
-        update.put("price", &self.price, __rt::Store::Plain)?;
+        update.put("category", &self.category, __PRODUCT_CATEGORY_RULE)?;
+        update
+            .put(
+                "price",
+                &self.price,
+                __rt::Store::Decimal {
+                    min: Some("0"),
+                    max: None,
+                    scale: Some(2u32),
+                },
+            )?;
         update.put("currency", &self.currency, __rt::Store::Plain)?;
         update.put("doc", &self.doc, __rt::Store::Plain)?;
         update
@@ -764,6 +789,26 @@ const __CATEGORY: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(64usize),
     alphabet: &[('-', '-'), ('0', '9'), ('a', 'z')],
     escape: false,
+};
+static __PRODUCT_PRODUCT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,64}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __PRODUCT_CATEGORY_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,64}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

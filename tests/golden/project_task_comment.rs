@@ -126,9 +126,9 @@ impl __rt::Entity for Project {
             7,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Project".to_owned()));
-        w.put("project_id", &self.project_id, __rt::Store::Plain)?;
+        w.put("project_id", &self.project_id, __PROJECT_PROJECT_ID_RULE)?;
         w.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
-        w.put("name_key", &self.name_key, __rt::Store::Plain)?;
+        w.put("name_key", &self.name_key, __PROJECT_NAME_KEY_RULE)?;
         w.put(
             "created_at",
             &self.created_at,
@@ -162,7 +162,7 @@ impl __rt::Entity for Project {
                     &[("sk", &SK_STEPS[..2]), ("gsi1sk", &GSI1SK_STEPS[..3])],
                     __rt::reader::text,
                 )?,
-            name: r.required("name")?,
+            name: r.checked("name", __rt::Store::Length(0, Some(200)))?,
             name_key: r
                 .keyed(
                     "name_key",
@@ -234,10 +234,10 @@ impl ProjectUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("project_id", &key.project_id, __rt::Store::Plain)?;
+            update.put_value("project_id", &key.project_id, __PROJECT_PROJECT_ID_RULE)?;
         }
         update.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
-        update.put("name_key", &self.name_key, __rt::Store::Plain)?;
+        update.put("name_key", &self.name_key, __PROJECT_NAME_KEY_RULE)?;
         update
             .put(
                 "created_at",
@@ -335,17 +335,24 @@ impl __rt::Entity for Task {
             10,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Task".to_owned()));
-        w.put("project_id", &self.project_id, __rt::Store::Plain)?;
-        w.put("task_id", &self.task_id, __rt::Store::Plain)?;
+        w.put("project_id", &self.project_id, __TASK_PROJECT_ID_RULE)?;
+        w.put("task_id", &self.task_id, __TASK_TASK_ID_RULE)?;
         w.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put_opt("assignee_id", &self.assignee_id, __rt::Store::Plain)?;
+        w.put_opt("assignee_id", &self.assignee_id, __TASK_ASSIGNEE_ID_RULE)?;
         w.put_opt(
             "due_at",
             &self.due_at,
             __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
         )?;
-        w.put("version", &self.version, __rt::Store::Plain)?;
+        w.put(
+            "version",
+            &self.version,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
         if let Some(__v_assignee_id) = self.assignee_id.as_deref() {
             w.raw("gsi2pk", __rt::S(__task_gsi2pk("Task", __tenant, __v_assignee_id)?));
         }
@@ -386,7 +393,7 @@ impl __rt::Entity for Task {
                     &[("sk", &SK_STEPS[..4]), ("gsi2sk", &GSI2SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            title: r.required("title")?,
+            title: r.checked("title", __rt::Store::Length(0, Some(300)))?,
             status: r.required("status")?,
             assignee_id: r
                 .keyed_opt(
@@ -400,7 +407,14 @@ impl __rt::Entity for Task {
                     __rt::TimeFormat::Rfc3339(0),
                     &[("gsi2sk", &GSI2SK_STEPS[..2])],
                 )?,
-            version: r.required("version")?,
+            version: r
+                .checked(
+                    "version",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
         })
     }
 }
@@ -478,12 +492,12 @@ impl TaskUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            update.put_value("project_id", &key.project_id, __rt::Store::Plain)?;
-            update.put_value("task_id", &key.task_id, __rt::Store::Plain)?;
+            update.put_value("project_id", &key.project_id, __TASK_PROJECT_ID_RULE)?;
+            update.put_value("task_id", &key.task_id, __TASK_TASK_ID_RULE)?;
         }
         update.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update.put_opt("assignee_id", &self.assignee_id, __rt::Store::Plain)?;
+        update.put_opt("assignee_id", &self.assignee_id, __TASK_ASSIGNEE_ID_RULE)?;
         update
             .put_opt(
                 "due_at",
@@ -492,7 +506,20 @@ impl TaskUpdate {
             )?;
         match &self.version {
             Some(value) => {
-                update.set.push(("version", __rt::Attr::to_av(value)));
+                update
+                    .set
+                    .push((
+                        "version",
+                        __rt::Attr::store(
+                            value,
+                            __rt::Store::Integer {
+                                min: 0i64,
+                                max: 9223372036854775807i64,
+                            },
+                            "Task",
+                            "version",
+                        )?,
+                    ));
                 let expected = value
                     .checked_sub(1)
                     .ok_or(__rt::ValueError {
@@ -654,10 +681,10 @@ impl __rt::Entity for Comment {
             7,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Comment".to_owned()));
-        w.put("project_id", &self.project_id, __rt::Store::Plain)?;
-        w.put("task_id", &self.task_id, __rt::Store::Plain)?;
-        w.put("comment_id", &self.comment_id, __rt::Store::Plain)?;
-        w.put("author_id", &self.author_id, __rt::Store::Plain)?;
+        w.put("project_id", &self.project_id, __COMMENT_PROJECT_ID_RULE)?;
+        w.put("task_id", &self.task_id, __COMMENT_TASK_ID_RULE)?;
+        w.put("comment_id", &self.comment_id, __COMMENT_COMMENT_ID_RULE)?;
+        w.put("author_id", &self.author_id, __COMMENT_AUTHOR_ID_RULE)?;
         w.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
         w.put(
             "created_at",
@@ -682,8 +709,8 @@ impl __rt::Entity for Comment {
             task_id: r.keyed("task_id", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
             comment_id: r
                 .keyed("comment_id", &[("sk", &SK_STEPS[..6])], __rt::reader::text)?,
-            author_id: r.required("author_id")?,
-            body: r.required("body")?,
+            author_id: r.checked("author_id", __COMMENT_AUTHOR_ID_RULE)?,
+            body: r.checked("body", __rt::Store::Length(0, Some(10000)))?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -755,11 +782,11 @@ impl CommentUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("project_id", &key.project_id, __rt::Store::Plain)?;
-            update.put_value("task_id", &key.task_id, __rt::Store::Plain)?;
-            update.put_value("comment_id", &key.comment_id, __rt::Store::Plain)?;
+            update.put_value("project_id", &key.project_id, __COMMENT_PROJECT_ID_RULE)?;
+            update.put_value("task_id", &key.task_id, __COMMENT_TASK_ID_RULE)?;
+            update.put_value("comment_id", &key.comment_id, __COMMENT_COMMENT_ID_RULE)?;
         }
-        update.put("author_id", &self.author_id, __rt::Store::Plain)?;
+        update.put("author_id", &self.author_id, __COMMENT_AUTHOR_ID_RULE)?;
         update.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
         update
             .put(
@@ -1526,6 +1553,96 @@ const __COMMENT_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(26usize),
     alphabet: &[('0', '9'), ('A', 'H'), ('J', 'K'), ('M', 'N'), ('P', 'T'), ('V', 'Z')],
     escape: false,
+};
+static __PROJECT_PROJECT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __PROJECT_NAME_KEY_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9 _-]{1,200}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __TASK_PROJECT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __TASK_TASK_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __TASK_ASSIGNEE_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __COMMENT_PROJECT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __COMMENT_TASK_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __COMMENT_COMMENT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[0-9A-HJKMNP-TV-Z]{26}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __COMMENT_AUTHOR_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

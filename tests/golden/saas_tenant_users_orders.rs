@@ -280,7 +280,7 @@ impl __rt::Entity for Tenant {
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         let r = __rt::reader::Fields::new(item, "Tenant");
         Ok(Tenant {
-            name: r.required("name")?,
+            name: r.checked("name", __rt::Store::Length(0, Some(200)))?,
             plan: r.required("plan")?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
@@ -420,8 +420,8 @@ impl __rt::Entity for User {
             7,
         );
         w.raw("entity", __rt::AttributeValue::S("User".to_owned()));
-        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
-        w.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
+        w.put("user_id", &self.user_id, __USER_USER_ID_RULE)?;
+        w.put("email", &self.email, __USER_EMAIL_RULE)?;
         w.put("role", &self.role, __rt::Store::Plain)?;
         w.put_opt(
             "last_login",
@@ -513,9 +513,9 @@ impl UserUpdate {
                 "User",
                 &[("email", self.email.is_some()), ("role", self.role.is_some())],
             )?;
-            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
+            update.put_value("user_id", &key.user_id, __USER_USER_ID_RULE)?;
         }
-        update.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
+        update.put("email", &self.email, __USER_EMAIL_RULE)?;
         update.put("role", &self.role, __rt::Store::Plain)?;
         update
             .put_opt(
@@ -600,12 +600,20 @@ impl __rt::Entity for Order {
             10,
         );
         w.raw("entity", __rt::AttributeValue::S("Order".to_owned()));
-        w.put("order_id", &self.order_id, __rt::Store::Plain)?;
-        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        w.put("order_id", &self.order_id, __ORDER_ORDER_ID_RULE)?;
+        w.put("user_id", &self.user_id, __ORDER_USER_ID_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put("total", &self.total, __rt::Store::Plain)?;
+        w.put(
+            "total",
+            &self.total,
+            __rt::Store::Decimal {
+                min: Some("0"),
+                max: None,
+                scale: Some(2u32),
+            },
+        )?;
         w.put("currency", &self.currency, __rt::Store::Plain)?;
-        w.put("lines", &self.lines, __rt::Store::Plain)?;
+        w.put("lines", &self.lines, __ORDER_LINES_RULE)?;
         w.put(
             "created_at",
             &self.created_at,
@@ -640,16 +648,24 @@ impl __rt::Entity for Order {
                     &[("sk", &SK_STEPS[..2]), ("gsi1sk", &GSI1SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            user_id: r.required("user_id")?,
+            user_id: r.checked("user_id", __ORDER_USER_ID_RULE)?,
             status: r
                 .keyed(
                     "status",
                     &[("gsi1pk", &GSI1PK_STEPS[..4])],
                     __rt::reader::parsed,
                 )?,
-            total: r.required("total")?,
+            total: r
+                .checked(
+                    "total",
+                    __rt::Store::Decimal {
+                        min: Some("0"),
+                        max: None,
+                        scale: Some(2u32),
+                    },
+                )?,
             currency: r.required("currency")?,
-            lines: r.required("lines")?,
+            lines: r.checked("lines", __ORDER_LINES_RULE)?,
             created_at: r
                 .keyed_time(
                     "created_at",
@@ -741,13 +757,22 @@ impl OrderUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("order_id", &key.order_id, __rt::Store::Plain)?;
+            update.put_value("order_id", &key.order_id, __ORDER_ORDER_ID_RULE)?;
         }
-        update.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        update.put("user_id", &self.user_id, __ORDER_USER_ID_RULE)?;
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update.put("total", &self.total, __rt::Store::Plain)?;
+        update
+            .put(
+                "total",
+                &self.total,
+                __rt::Store::Decimal {
+                    min: Some("0"),
+                    max: None,
+                    scale: Some(2u32),
+                },
+            )?;
         update.put("currency", &self.currency, __rt::Store::Plain)?;
-        update.put("lines", &self.lines, __rt::Store::Plain)?;
+        update.put("lines", &self.lines, __ORDER_LINES_RULE)?;
         update
             .put(
                 "created_at",
@@ -833,10 +858,31 @@ impl __rt::Entity for InventoryItem {
             5,
         );
         w.raw("entity", __rt::AttributeValue::S("InventoryItem".to_owned()));
-        w.put("sku", &self.sku, __rt::Store::Plain)?;
-        w.put("on_hand", &self.on_hand, __rt::Store::Plain)?;
-        w.put("reserved", &self.reserved, __rt::Store::Plain)?;
-        w.put("version", &self.version, __rt::Store::Plain)?;
+        w.put("sku", &self.sku, __INVENTORY_ITEM_SKU_RULE)?;
+        w.put(
+            "on_hand",
+            &self.on_hand,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
+        w.put(
+            "reserved",
+            &self.reserved,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
+        w.put(
+            "version",
+            &self.version,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -844,9 +890,30 @@ impl __rt::Entity for InventoryItem {
         let r = __rt::reader::Fields::new(item, "InventoryItem");
         Ok(InventoryItem {
             sku: r.keyed("sku", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            on_hand: r.required("on_hand")?,
-            reserved: r.required("reserved")?,
-            version: r.required("version")?,
+            on_hand: r
+                .checked(
+                    "on_hand",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
+            reserved: r
+                .checked(
+                    "reserved",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
+            version: r
+                .checked(
+                    "version",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
         })
     }
 }
@@ -923,13 +990,42 @@ impl InventoryItemUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            update.put_value("sku", &key.sku, __rt::Store::Plain)?;
+            update.put_value("sku", &key.sku, __INVENTORY_ITEM_SKU_RULE)?;
         }
-        update.put("on_hand", &self.on_hand, __rt::Store::Plain)?;
-        update.put("reserved", &self.reserved, __rt::Store::Plain)?;
+        update
+            .put(
+                "on_hand",
+                &self.on_hand,
+                __rt::Store::Integer {
+                    min: 0i64,
+                    max: 9223372036854775807i64,
+                },
+            )?;
+        update
+            .put(
+                "reserved",
+                &self.reserved,
+                __rt::Store::Integer {
+                    min: 0i64,
+                    max: 9223372036854775807i64,
+                },
+            )?;
         match &self.version {
             Some(value) => {
-                update.set.push(("version", __rt::Attr::to_av(value)));
+                update
+                    .set
+                    .push((
+                        "version",
+                        __rt::Attr::store(
+                            value,
+                            __rt::Store::Integer {
+                                min: 0i64,
+                                max: 9223372036854775807i64,
+                            },
+                            "InventoryItem",
+                            "version",
+                        )?,
+                    ));
                 let expected = value
                     .checked_sub(1)
                     .ok_or(__rt::ValueError {
@@ -1729,6 +1825,61 @@ const __SKU: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(32usize),
     alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z')],
     escape: false,
+};
+static __USER_USER_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __USER_EMAIL_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,190}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: Some(254),
+        pattern: &PATTERN,
+    }
+};
+static __ORDER_ORDER_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __ORDER_USER_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __ORDER_LINES_RULE: __rt::Store = __rt::Store::List {
+    min: 1,
+    max: Some(100),
+    items: None,
+};
+static __INVENTORY_ITEM_SKU_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Z0-9-]{1,32}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

@@ -139,12 +139,27 @@ impl __rt::Entity for CartItem {
             8,
         );
         w.raw("entity_type", __rt::AttributeValue::S("CartItem".to_owned()));
-        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
-        w.put("product_id", &self.product_id, __rt::Store::Plain)?;
+        w.put("user_id", &self.user_id, __CART_ITEM_USER_ID_RULE)?;
+        w.put("product_id", &self.product_id, __CART_ITEM_PRODUCT_ID_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
         w.put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
-        w.put("quantity", &self.quantity, __rt::Store::Plain)?;
-        w.put("unit_price", &self.unit_price, __rt::Store::Plain)?;
+        w.put(
+            "quantity",
+            &self.quantity,
+            __rt::Store::Integer {
+                min: 1i64,
+                max: 99i64,
+            },
+        )?;
+        w.put(
+            "unit_price",
+            &self.unit_price,
+            __rt::Store::Decimal {
+                min: Some("0"),
+                max: None,
+                scale: Some(2u32),
+            },
+        )?;
         w.put(
             "added_at",
             &self.added_at,
@@ -166,9 +181,24 @@ impl __rt::Entity for CartItem {
             product_id: r
                 .keyed("product_id", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
             status: r.keyed("status", &[("sk", &SK_STEPS[..2])], __rt::reader::parsed)?,
-            product_name: r.required("product_name")?,
-            quantity: r.required("quantity")?,
-            unit_price: r.required("unit_price")?,
+            product_name: r.checked("product_name", __rt::Store::Length(0, Some(200)))?,
+            quantity: r
+                .checked(
+                    "quantity",
+                    __rt::Store::Integer {
+                        min: 1i64,
+                        max: 99i64,
+                    },
+                )?,
+            unit_price: r
+                .checked(
+                    "unit_price",
+                    __rt::Store::Decimal {
+                        min: Some("0"),
+                        max: None,
+                        scale: Some(2u32),
+                    },
+                )?,
             added_at: r.time("added_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -253,14 +283,32 @@ impl CartItemUpdate {
                     ("added_at", self.added_at.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
+            update.put_value("user_id", &key.user_id, __CART_ITEM_USER_ID_RULE)?;
             update.put_value("status", &key.status, __rt::Store::Plain)?;
-            update.put_value("product_id", &key.product_id, __rt::Store::Plain)?;
+            update
+                .put_value("product_id", &key.product_id, __CART_ITEM_PRODUCT_ID_RULE)?;
         }
         update
             .put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
-        update.put("quantity", &self.quantity, __rt::Store::Plain)?;
-        update.put("unit_price", &self.unit_price, __rt::Store::Plain)?;
+        update
+            .put(
+                "quantity",
+                &self.quantity,
+                __rt::Store::Integer {
+                    min: 1i64,
+                    max: 99i64,
+                },
+            )?;
+        update
+            .put(
+                "unit_price",
+                &self.unit_price,
+                __rt::Store::Decimal {
+                    min: Some("0"),
+                    max: None,
+                    scale: Some(2u32),
+                },
+            )?;
         update
             .put(
                 "added_at",
@@ -338,8 +386,8 @@ impl __rt::Entity for WishlistItem {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("WishlistItem".to_owned()));
-        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
-        w.put("product_id", &self.product_id, __rt::Store::Plain)?;
+        w.put("user_id", &self.user_id, __WISHLIST_ITEM_USER_ID_RULE)?;
+        w.put("product_id", &self.product_id, __WISHLIST_ITEM_PRODUCT_ID_RULE)?;
         w.put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
         w.put_opt("note", &self.note, __rt::Store::Length(0, Some(500)))?;
         w.put(
@@ -357,8 +405,8 @@ impl __rt::Entity for WishlistItem {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             product_id: r
                 .keyed("product_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            product_name: r.required("product_name")?,
-            note: r.optional("note")?,
+            product_name: r.checked("product_name", __rt::Store::Length(0, Some(200)))?,
+            note: r.checked_opt("note", __rt::Store::Length(0, Some(500)))?,
             added_at: r.time("added_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -428,8 +476,13 @@ impl WishlistItemUpdate {
                     ("added_at", self.added_at.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
-            update.put_value("product_id", &key.product_id, __rt::Store::Plain)?;
+            update.put_value("user_id", &key.user_id, __WISHLIST_ITEM_USER_ID_RULE)?;
+            update
+                .put_value(
+                    "product_id",
+                    &key.product_id,
+                    __WISHLIST_ITEM_PRODUCT_ID_RULE,
+                )?;
         }
         update
             .put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
@@ -506,9 +559,16 @@ impl __rt::Entity for CartCount {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("CartCount".to_owned()));
-        w.put("user_id", &self.user_id, __rt::Store::Plain)?;
+        w.put("user_id", &self.user_id, __CART_COUNT_USER_ID_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put("item_count", &self.item_count, __rt::Store::Plain)?;
+        w.put(
+            "item_count",
+            &self.item_count,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -518,7 +578,14 @@ impl __rt::Entity for CartCount {
         Ok(CartCount {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             status: r.keyed("status", &[("sk", &SK_STEPS[..2])], __rt::reader::parsed)?,
-            item_count: r.required("item_count")?,
+            item_count: r
+                .checked(
+                    "item_count",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
         })
     }
 }
@@ -579,10 +646,18 @@ impl CartCountUpdate {
                     ),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __rt::Store::Plain)?;
+            update.put_value("user_id", &key.user_id, __CART_COUNT_USER_ID_RULE)?;
             update.put_value("status", &key.status, __rt::Store::Plain)?;
         }
-        update.put("item_count", &self.item_count, __rt::Store::Plain)?;
+        update
+            .put(
+                "item_count",
+                &self.item_count,
+                __rt::Store::Integer {
+                    min: 0i64,
+                    max: 9223372036854775807i64,
+                },
+            )?;
         update.add_to("item_count", self.add_item_count);
         Ok(update)
     }
@@ -1344,6 +1419,56 @@ const __USER_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(36usize),
     alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
     escape: false,
+};
+static __CART_ITEM_USER_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __CART_ITEM_PRODUCT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __WISHLIST_ITEM_USER_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __WISHLIST_ITEM_PRODUCT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __CART_COUNT_USER_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

@@ -98,9 +98,9 @@ impl __rt::Entity for Message {
             10,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Message".to_owned()));
-        w.put("recipient_id", &self.recipient_id, __rt::Store::Plain)?;
-        w.put("sender_id", &self.sender_id, __rt::Store::Plain)?;
-        w.put("message_id", &self.message_id, __rt::Store::Plain)?;
+        w.put("recipient_id", &self.recipient_id, __MESSAGE_RECIPIENT_ID_RULE)?;
+        w.put("sender_id", &self.sender_id, __MESSAGE_SENDER_ID_RULE)?;
+        w.put("message_id", &self.message_id, __MESSAGE_MESSAGE_ID_RULE)?;
         w.put("body", &self.body, __rt::Store::Length(1, Some(4000)))?;
         w.put(
             "sent_at",
@@ -159,7 +159,7 @@ impl __rt::Entity for Message {
                     &[("sk", &SK_STEPS[..4]), ("gsi1sk", &GSI1SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            body: r.required("body")?,
+            body: r.checked("body", __rt::Store::Length(1, Some(4000)))?,
             sent_at: r
                 .keyed_time(
                     "sent_at",
@@ -242,16 +242,21 @@ impl MessageUpdate {
                     ("expires_at", self.expires_at.is_some()),
                 ],
             )?;
-            update.put_value("recipient_id", &key.recipient_id, __rt::Store::Plain)?;
+            update
+                .put_value(
+                    "recipient_id",
+                    &key.recipient_id,
+                    __MESSAGE_RECIPIENT_ID_RULE,
+                )?;
             update
                 .put_value(
                     "sent_at",
                     &key.sent_at,
                     __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
                 )?;
-            update.put_value("message_id", &key.message_id, __rt::Store::Plain)?;
+            update.put_value("message_id", &key.message_id, __MESSAGE_MESSAGE_ID_RULE)?;
         }
-        update.put("sender_id", &self.sender_id, __rt::Store::Plain)?;
+        update.put("sender_id", &self.sender_id, __MESSAGE_SENDER_ID_RULE)?;
         update.put("body", &self.body, __rt::Store::Length(1, Some(4000)))?;
         update.put("is_read", &self.is_read, __rt::Store::Plain)?;
         update
@@ -639,6 +644,36 @@ const __MESSAGE_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(26usize),
     alphabet: &[('0', '9'), ('A', 'H'), ('J', 'K'), ('M', 'N'), ('P', 'T'), ('V', 'Z')],
     escape: false,
+};
+static __MESSAGE_RECIPIENT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __MESSAGE_SENDER_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __MESSAGE_MESSAGE_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[0-9A-HJKMNP-TV-Z]{26}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

@@ -125,10 +125,10 @@ impl __rt::Entity for Ticket {
             8,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Ticket".to_owned()));
-        w.put("id", &self.id, __rt::Store::Plain)?;
+        w.put("id", &self.id, __TICKET_ID_RULE)?;
         w.put("title", &self.title, __rt::Store::Length(0, Some(200)))?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put_opt("resolver", &self.resolver, __rt::Store::Plain)?;
+        w.put_opt("resolver", &self.resolver, __TICKET_RESOLVER_RULE)?;
         w.put(
             "created_at",
             &self.created_at,
@@ -156,14 +156,14 @@ impl __rt::Entity for Ticket {
         let r = __rt::reader::Fields::new(item, "Ticket");
         Ok(Ticket {
             id: r.keyed("id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
-            title: r.required("title")?,
+            title: r.checked("title", __rt::Store::Length(0, Some(200)))?,
             status: r
                 .keyed(
                     "status",
                     &[("tenant_status", &TENANT_STATUS_STEPS[..4])],
                     __rt::reader::parsed,
                 )?,
-            resolver: r.optional("resolver")?,
+            resolver: r.checked_opt("resolver", __TICKET_RESOLVER_RULE)?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -232,11 +232,11 @@ impl TicketUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("id", &key.id, __rt::Store::Plain)?;
+            update.put_value("id", &key.id, __TICKET_ID_RULE)?;
         }
         update.put("title", &self.title, __rt::Store::Length(0, Some(200)))?;
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update.put_opt("resolver", &self.resolver, __rt::Store::Plain)?;
+        update.put_opt("resolver", &self.resolver, __TICKET_RESOLVER_RULE)?;
         update
             .put(
                 "created_at",
@@ -328,8 +328,8 @@ impl __rt::Entity for Comment {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Comment".to_owned()));
-        w.put("ticket_id", &self.ticket_id, __rt::Store::Plain)?;
-        w.put("id", &self.id, __rt::Store::Plain)?;
+        w.put("ticket_id", &self.ticket_id, __COMMENT_TICKET_ID_RULE)?;
+        w.put("id", &self.id, __COMMENT_ID_RULE)?;
         w.put("author", &self.author, __rt::Store::Plain)?;
         w.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
         w.put(
@@ -358,7 +358,7 @@ impl __rt::Entity for Comment {
                 .keyed("ticket_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
             id: r.keyed("id", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
             author: r.required("author")?,
-            body: r.required("body")?,
+            body: r.checked("body", __rt::Store::Length(0, Some(10000)))?,
             created_at: r
                 .keyed_time(
                     "created_at",
@@ -422,14 +422,14 @@ impl CommentUpdate {
                 "Comment",
                 &[("author", self.author.is_some()), ("body", self.body.is_some())],
             )?;
-            update.put_value("ticket_id", &key.ticket_id, __rt::Store::Plain)?;
+            update.put_value("ticket_id", &key.ticket_id, __COMMENT_TICKET_ID_RULE)?;
             update
                 .put_value(
                     "created_at",
                     &key.created_at,
                     __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
                 )?;
-            update.put_value("id", &key.id, __rt::Store::Plain)?;
+            update.put_value("id", &key.id, __COMMENT_ID_RULE)?;
         }
         update.put("author", &self.author, __rt::Store::Plain)?;
         update.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
@@ -1205,6 +1205,46 @@ const __ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(36usize),
     alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
     escape: false,
+};
+static __TICKET_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __TICKET_RESOLVER_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[a-z0-9._-]{1,64}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __COMMENT_TICKET_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __COMMENT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

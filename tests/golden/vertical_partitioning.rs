@@ -188,11 +188,18 @@ impl __rt::Entity for DocumentMeta {
             11,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentMeta".to_owned()));
-        w.put("document_id", &self.document_id, __rt::Store::Plain)?;
+        w.put("document_id", &self.document_id, __DOCUMENT_META_DOCUMENT_ID_RULE)?;
         w.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
-        w.put("owner_id", &self.owner_id, __rt::Store::Plain)?;
+        w.put("owner_id", &self.owner_id, __DOCUMENT_META_OWNER_ID_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put("chunk_count", &self.chunk_count, __rt::Store::Plain)?;
+        w.put(
+            "chunk_count",
+            &self.chunk_count,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 1000i64,
+            },
+        )?;
         w.put(
             "created_at",
             &self.created_at,
@@ -203,7 +210,14 @@ impl __rt::Entity for DocumentMeta {
             &self.updated_at,
             __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
         )?;
-        w.put("version", &self.version, __rt::Store::Plain)?;
+        w.put(
+            "version",
+            &self.version,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
         w.raw("gsi1pk", __rt::S(__document_meta_gsi1pk("DocumentMeta", __tenant)?));
         w.raw(
             "gsi1sk",
@@ -237,10 +251,17 @@ impl __rt::Entity for DocumentMeta {
                     &[("pk", &PK_STEPS[..4]), ("gsi1sk", &GSI1SK_STEPS[..3])],
                     __rt::reader::text,
                 )?,
-            title: r.required("title")?,
-            owner_id: r.required("owner_id")?,
+            title: r.checked("title", __rt::Store::Length(0, Some(300)))?,
+            owner_id: r.checked("owner_id", __DOCUMENT_META_OWNER_ID_RULE)?,
             status: r.required("status")?,
-            chunk_count: r.required("chunk_count")?,
+            chunk_count: r
+                .checked(
+                    "chunk_count",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 1000i64,
+                    },
+                )?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
             updated_at: r
                 .keyed_time(
@@ -248,7 +269,14 @@ impl __rt::Entity for DocumentMeta {
                     __rt::TimeFormat::Rfc3339(3),
                     &[("gsi1sk", &GSI1SK_STEPS[..1])],
                 )?,
-            version: r.required("version")?,
+            version: r
+                .checked(
+                    "version",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
         })
     }
 }
@@ -354,12 +382,25 @@ impl DocumentMetaUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            update.put_value("document_id", &key.document_id, __rt::Store::Plain)?;
+            update
+                .put_value(
+                    "document_id",
+                    &key.document_id,
+                    __DOCUMENT_META_DOCUMENT_ID_RULE,
+                )?;
         }
         update.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
-        update.put("owner_id", &self.owner_id, __rt::Store::Plain)?;
+        update.put("owner_id", &self.owner_id, __DOCUMENT_META_OWNER_ID_RULE)?;
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update.put("chunk_count", &self.chunk_count, __rt::Store::Plain)?;
+        update
+            .put(
+                "chunk_count",
+                &self.chunk_count,
+                __rt::Store::Integer {
+                    min: 0i64,
+                    max: 1000i64,
+                },
+            )?;
         update
             .put(
                 "created_at",
@@ -374,7 +415,20 @@ impl DocumentMetaUpdate {
             )?;
         match &self.version {
             Some(value) => {
-                update.set.push(("version", __rt::Attr::to_av(value)));
+                update
+                    .set
+                    .push((
+                        "version",
+                        __rt::Attr::store(
+                            value,
+                            __rt::Store::Integer {
+                                min: 0i64,
+                                max: 9223372036854775807i64,
+                            },
+                            "DocumentMeta",
+                            "version",
+                        )?,
+                    ));
                 let expected = value
                     .checked_sub(1)
                     .ok_or(__rt::ValueError {
@@ -487,8 +541,15 @@ impl __rt::Entity for DocumentBodyChunk {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentBodyChunk".to_owned()));
-        w.put("document_id", &self.document_id, __rt::Store::Plain)?;
-        w.put("chunk", &self.chunk, __rt::Store::Plain)?;
+        w.put("document_id", &self.document_id, __DOCUMENT_BODY_CHUNK_DOCUMENT_ID_RULE)?;
+        w.put(
+            "chunk",
+            &self.chunk,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 999i64,
+            },
+        )?;
         w.put("text", &self.text, __rt::Store::Length(0, Some(900)))?;
         Ok(w.finish())
     }
@@ -506,7 +567,7 @@ impl __rt::Entity for DocumentBodyChunk {
                 .keyed("document_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
             chunk: r
                 .keyed("chunk", &[("sk", &SK_STEPS[..2])], __rt::reader::integer::<0>)?,
-            text: r.required("text")?,
+            text: r.checked("text", __rt::Store::Length(0, Some(900)))?,
         })
     }
 }
@@ -561,8 +622,21 @@ impl DocumentBodyChunkUpdate {
         let mut update = __rt::ops::Update::of::<DocumentBodyChunk>(self.or_create);
         if self.or_create {
             __rt::ops::creatable("DocumentBodyChunk", &[("text", self.text.is_some())])?;
-            update.put_value("document_id", &key.document_id, __rt::Store::Plain)?;
-            update.put_value("chunk", &key.chunk, __rt::Store::Plain)?;
+            update
+                .put_value(
+                    "document_id",
+                    &key.document_id,
+                    __DOCUMENT_BODY_CHUNK_DOCUMENT_ID_RULE,
+                )?;
+            update
+                .put_value(
+                    "chunk",
+                    &key.chunk,
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 999i64,
+                    },
+                )?;
         }
         update.put("text", &self.text, __rt::Store::Length(0, Some(900)))?;
         Ok(update)
@@ -651,11 +725,22 @@ impl __rt::Entity for DocumentAttachment {
             8,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentAttachment".to_owned()));
-        w.put("document_id", &self.document_id, __rt::Store::Plain)?;
-        w.put("attachment_id", &self.attachment_id, __rt::Store::Plain)?;
+        w.put("document_id", &self.document_id, __DOCUMENT_ATTACHMENT_DOCUMENT_ID_RULE)?;
+        w.put(
+            "attachment_id",
+            &self.attachment_id,
+            __DOCUMENT_ATTACHMENT_ATTACHMENT_ID_RULE,
+        )?;
         w.put("file_name", &self.file_name, __rt::Store::Length(0, Some(255)))?;
         w.put("content_type", &self.content_type, __rt::Store::Length(0, Some(100)))?;
-        w.put("size_bytes", &self.size_bytes, __rt::Store::Plain)?;
+        w.put(
+            "size_bytes",
+            &self.size_bytes,
+            __rt::Store::Integer {
+                min: 0i64,
+                max: 9223372036854775807i64,
+            },
+        )?;
         w.put("object_key", &self.object_key, __rt::Store::Length(0, Some(1024)))?;
         w.put(
             "uploaded_at",
@@ -678,10 +763,17 @@ impl __rt::Entity for DocumentAttachment {
                 .keyed("document_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
             attachment_id: r
                 .keyed("attachment_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            file_name: r.required("file_name")?,
-            content_type: r.required("content_type")?,
-            size_bytes: r.required("size_bytes")?,
-            object_key: r.required("object_key")?,
+            file_name: r.checked("file_name", __rt::Store::Length(0, Some(255)))?,
+            content_type: r.checked("content_type", __rt::Store::Length(0, Some(100)))?,
+            size_bytes: r
+                .checked(
+                    "size_bytes",
+                    __rt::Store::Integer {
+                        min: 0i64,
+                        max: 9223372036854775807i64,
+                    },
+                )?,
+            object_key: r.checked("object_key", __rt::Store::Length(0, Some(1024)))?,
             uploaded_at: r.time("uploaded_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -779,13 +871,31 @@ impl DocumentAttachmentUpdate {
                     ("uploaded_at", self.uploaded_at.is_some()),
                 ],
             )?;
-            update.put_value("document_id", &key.document_id, __rt::Store::Plain)?;
-            update.put_value("attachment_id", &key.attachment_id, __rt::Store::Plain)?;
+            update
+                .put_value(
+                    "document_id",
+                    &key.document_id,
+                    __DOCUMENT_ATTACHMENT_DOCUMENT_ID_RULE,
+                )?;
+            update
+                .put_value(
+                    "attachment_id",
+                    &key.attachment_id,
+                    __DOCUMENT_ATTACHMENT_ATTACHMENT_ID_RULE,
+                )?;
         }
         update.put("file_name", &self.file_name, __rt::Store::Length(0, Some(255)))?;
         update
             .put("content_type", &self.content_type, __rt::Store::Length(0, Some(100)))?;
-        update.put("size_bytes", &self.size_bytes, __rt::Store::Plain)?;
+        update
+            .put(
+                "size_bytes",
+                &self.size_bytes,
+                __rt::Store::Integer {
+                    min: 0i64,
+                    max: 9223372036854775807i64,
+                },
+            )?;
         update.put("object_key", &self.object_key, __rt::Store::Length(0, Some(1024)))?;
         update
             .put(
@@ -874,8 +984,8 @@ impl __rt::Entity for DocumentShare {
             5,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentShare".to_owned()));
-        w.put("document_id", &self.document_id, __rt::Store::Plain)?;
-        w.put("principal_id", &self.principal_id, __rt::Store::Plain)?;
+        w.put("document_id", &self.document_id, __DOCUMENT_SHARE_DOCUMENT_ID_RULE)?;
+        w.put("principal_id", &self.principal_id, __DOCUMENT_SHARE_PRINCIPAL_ID_RULE)?;
         w.put("permission", &self.permission, __rt::Store::Plain)?;
         w.put(
             "granted_at",
@@ -966,8 +1076,18 @@ impl DocumentShareUpdate {
                     ("granted_at", self.granted_at.is_some()),
                 ],
             )?;
-            update.put_value("document_id", &key.document_id, __rt::Store::Plain)?;
-            update.put_value("principal_id", &key.principal_id, __rt::Store::Plain)?;
+            update
+                .put_value(
+                    "document_id",
+                    &key.document_id,
+                    __DOCUMENT_SHARE_DOCUMENT_ID_RULE,
+                )?;
+            update
+                .put_value(
+                    "principal_id",
+                    &key.principal_id,
+                    __DOCUMENT_SHARE_PRINCIPAL_ID_RULE,
+                )?;
         }
         update.put("permission", &self.permission, __rt::Store::Plain)?;
         update
@@ -1755,6 +1875,76 @@ const __DOCUMENT_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
     max_len: Some(36usize),
     alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
     escape: false,
+};
+static __DOCUMENT_META_DOCUMENT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __DOCUMENT_META_OWNER_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __DOCUMENT_BODY_CHUNK_DOCUMENT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __DOCUMENT_ATTACHMENT_DOCUMENT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __DOCUMENT_ATTACHMENT_ATTACHMENT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __DOCUMENT_SHARE_DOCUMENT_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
+};
+static __DOCUMENT_SHARE_PRINCIPAL_ID_RULE: __rt::Store = {
+    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
+        "^[A-Za-z0-9_-]{1,36}$",
+    );
+    __rt::Store::Text {
+        min: 0,
+        max: None,
+        pattern: &PATTERN,
+    }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

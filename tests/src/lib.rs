@@ -59,6 +59,7 @@ pub mod generated {
     generated!(existing_table_binary_keys);
     generated!(index_key_of_two_attributes);
     generated!(typed_maps);
+    generated!(declared_bounds);
 }
 
 /// The soundness harness's generated specs that `check` accepted, each

@@ -402,7 +402,7 @@ impl Emitter<'_> {
             .map(|a| {
                 let attribute = a.stored();
                 let f = self.field_ident(a);
-                let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
+                let how = self.rule_or_plain(name, a);
                 if a.optional {
                     quote!(w.put_opt(#attribute, &self.#f, #how)?;)
                 } else {
@@ -536,7 +536,7 @@ impl Emitter<'_> {
                     }
                 }
                 if templates.is_empty() {
-                    let read = field_read(a);
+                    let read = field_read(a, self.rule(name, &a.name, &a.r#type));
                     return quote!(#f: #read,);
                 }
                 for t in &templates {
@@ -662,8 +662,7 @@ impl Emitter<'_> {
                     }
                 }
             } else {
-                let how =
-                    super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
+                let how = self.rule_or_plain(name, a);
                 if a.optional {
                     quote!(update.put_opt(#stored, &self.#f, #how)?;)
                 } else {
@@ -755,7 +754,7 @@ impl Emitter<'_> {
             .map(|a| {
                 let stored = a.stored();
                 let f = snake_ident(a.name.as_str());
-                let how = super::types::store_how(a).unwrap_or_else(|| quote!(__rt::Store::Plain));
+                let how = self.rule_or_plain(name, a);
                 quote!(update.put_value(#stored, &key.#f, #how)?;)
             })
             .collect();
@@ -966,7 +965,7 @@ impl Emitter<'_> {
 
 /// `r.required("title")?`: reading an attribute no key holds through the
 /// `Fields` reader `r`.
-pub(super) fn field_read(attribute: &ir::Attribute) -> TokenStream {
+pub(super) fn field_read(attribute: &ir::Attribute, rule: Option<TokenStream>) -> TokenStream {
     let name = attribute.stored();
     match (&attribute.r#type, attribute.optional) {
         (ir::AttributeType::Datetime { format, precision }, optional) => {
@@ -975,6 +974,14 @@ pub(super) fn field_read(attribute: &ir::Attribute) -> TokenStream {
                 quote!(r.time_opt(#name, #format)?)
             } else {
                 quote!(r.time(#name, #format)?)
+            }
+        }
+        (ty, optional) if super::types::checks_on_read(ty) => {
+            let how = rule;
+            if optional {
+                quote!(r.checked_opt(#name, #how)?)
+            } else {
+                quote!(r.checked(#name, #how)?)
             }
         }
         (_, true) => quote!(r.optional(#name)?),

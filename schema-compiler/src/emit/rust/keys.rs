@@ -511,9 +511,11 @@ impl Emitter<'_> {
     pub(super) fn emit_domains(&self) -> TokenStream {
         let fns = self.keys.fns.values().map(|f| &f.item);
         let domains = self.keys.domains.by_content.values().map(|d| &d.item);
+        let rules = self.emit_rules();
         quote! {
             #(#fns)*
             #(#domains)*
+            #rules
         }
     }
 

@@ -74,6 +74,8 @@ pub(crate) struct Emitter<'a> {
     /// The generated type (enum or struct) per `(entity, path)` of an enum
     /// or typed map (see [`crate::naming::type_names`]).
     types: IndexMap<(String, String), String>,
+    /// The statics of long `Store` rules per `(entity, path)`.
+    rules: IndexMap<(String, String), proc_macro2::Ident>,
     /// The key functions and key domains, planned before printing.
     keys: keys::KeyTable,
     /// The module-private functions' names, claimed before printing.
@@ -149,6 +151,7 @@ impl<'a> Emitter<'a> {
         let mut emitter = Emitter {
             spec,
             types: crate::naming::type_names(spec),
+            rules: IndexMap::new(),
             keys: keys::KeyTable::default(),
             private: IndexMap::new(),
             patterns: Vec::new(),
@@ -193,6 +196,7 @@ impl<'a> Emitter<'a> {
             }
         }
         self.private = private;
+        self.rules = self.plan_rules(only, &mut taken);
         self.keys = self.plan_keys(only, &mut taken);
     }
 

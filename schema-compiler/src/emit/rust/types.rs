@@ -133,7 +133,7 @@ impl Emitter<'_> {
         value: TokenStream,
     ) -> TokenStream {
         let name = attribute.name.as_str();
-        match store_how(attribute) {
+        match self.rule(entity, name, &attribute.r#type) {
             Some(how) => quote!(__rt::Attr::store(#value, #how, #entity, #name)?),
             None => quote!(__rt::Attr::to_av(#value)),
         }
@@ -190,7 +190,9 @@ impl Emitter<'_> {
                     quote!(&self.#ident)
                 };
                 let av = if strict {
-                    let how = store_how(f).unwrap_or_else(|| quote!(__rt::Store::Plain));
+                    let how = self
+                        .rule(entity, &format!("{path}.{}", f.name), &f.r#type)
+                        .unwrap_or_else(|| quote!(__rt::Store::Plain));
                     quote!(__rt::codec::store_field(#value, #how, #stored, context, name)?)
                 } else {
                     quote!(__rt::Attr::to_av(#value))
@@ -209,7 +211,10 @@ impl Emitter<'_> {
         let strict = puts(true);
         let lenient = puts(false);
         let reads = fields.values().zip(&idents).map(|(f, ident)| {
-            let read = super::entity::field_read(f);
+            let read = super::entity::field_read(
+                f,
+                self.rule(entity, &format!("{path}.{}", f.name), &f.r#type),
+            );
             quote!(#ident: #read,)
         });
         let capacity = proc_macro2::Literal::usize_unsuffixed(fields.len());
@@ -335,10 +340,121 @@ fn emit_enum(name: &str, values: &[String], description: Option<&str>) -> TokenS
     }
 }
 
-/// The `Store` rule of an attribute beyond its type: a string's length
-/// bounds, a datetime's format; `None` when it is stored as it is.
-pub fn store_how(attribute: &ir::Attribute) -> Option<TokenStream> {
-    match &attribute.r#type {
+impl Emitter<'_> {
+    /// The `Store` rule of the value at `path` of `entity` (see
+    /// [`store_rule`]): the module's static of it when it is long (a
+    /// pattern, the elements' rules), else the rule itself.
+    pub(super) fn rule(&self, entity: &str, path: &str, ty: &AttributeType) -> Option<TokenStream> {
+        match self.rules.get(&(entity.to_owned(), path.to_owned())) {
+            Some(ident) => Some(quote!(#ident)),
+            None => store_rule(ty),
+        }
+    }
+
+    /// [`Emitter::rule`] of an attribute, `Store::Plain` without one.
+    pub(super) fn rule_or_plain(&self, entity: &str, attribute: &ir::Attribute) -> TokenStream {
+        self.rule(entity, &attribute.name, &attribute.r#type)
+            .unwrap_or_else(|| quote!(__rt::Store::Plain))
+    }
+
+    /// The statics of the long rules, planned in [`Emitter::plan_rules`].
+    pub(super) fn emit_rules(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for ((entity, path), ident) in &self.rules {
+            let Some(ty) = crate::naming::type_at(self.spec, entity, path) else {
+                continue;
+            };
+            let rule = store_rule(ty);
+            out.extend(quote!(static #ident: __rt::Store = #rule;));
+        }
+        out
+    }
+
+    /// Claims a static for every long rule of the entities (`only` one, for
+    /// the derive) and of their typed maps' fields.
+    pub(super) fn plan_rules(
+        &self,
+        only: Option<&str>,
+        taken: &mut super::PrivateNames,
+    ) -> IndexMap<(String, String), proc_macro2::Ident> {
+        let mut rules = IndexMap::new();
+        let mut visit = |entity: &str, path: String, ty: &AttributeType| {
+            if is_long(ty) {
+                let base = format!(
+                    "__{}_{}_RULE",
+                    crate::naming::screaming(entity),
+                    crate::naming::screaming(&path.replace('.', "_"))
+                );
+                rules.insert((entity.to_owned(), path), taken.claim(base));
+            }
+        };
+        for entity in self.spec.entities.values() {
+            if only.is_some_and(|o| o != entity.name.as_str()) {
+                continue;
+            }
+            for attribute in entity.attributes.values() {
+                visit(
+                    &entity.name,
+                    attribute.name.value.clone(),
+                    &attribute.r#type,
+                );
+            }
+        }
+        for ((entity, path), def) in crate::naming::typed_paths(self.spec) {
+            if only.is_some_and(|o| o != entity) {
+                continue;
+            }
+            if let TypeDef::Record(fields) = def {
+                for field in fields.values() {
+                    visit(&entity, format!("{path}.{}", field.name), &field.r#type);
+                }
+            }
+        }
+        rules
+    }
+}
+
+/// Whether a type's rule is long enough to be a static of its own: a
+/// pattern, or the elements' rules of a list.
+fn is_long(ty: &AttributeType) -> bool {
+    match ty {
+        AttributeType::String { pattern, .. } => pattern.is_some(),
+        AttributeType::List { .. } => store_rule(ty).is_some(),
+        AttributeType::Integer { .. }
+        | AttributeType::Decimal { .. }
+        | AttributeType::Boolean
+        | AttributeType::Datetime { .. }
+        | AttributeType::Enum { .. }
+        | AttributeType::Map { .. }
+        | AttributeType::Set { .. }
+        | AttributeType::Binary { .. } => false,
+    }
+}
+
+/// Whether a value read back is checked against its rule (every rule but a
+/// datetime's format, which its reader applies, and a typed map's, which
+/// checks its own fields).
+pub fn checks_on_read(ty: &AttributeType) -> bool {
+    !matches!(
+        ty,
+        AttributeType::Datetime { .. } | AttributeType::Map { .. }
+    ) && store_rule(ty).is_some()
+}
+
+/// The `Store` rule of a value beyond its type: a string's lengths and
+/// pattern, an integer's range, a decimal's bounds and scale, a list's
+/// lengths and its elements' rules, a binary's lengths, a datetime's
+/// format; `None` when it is stored as it is.
+fn store_rule(ty: &AttributeType) -> Option<TokenStream> {
+    let usize_lit = |n: u64| proc_macro2::Literal::usize_unsuffixed(n as usize);
+    let max_of = |max: &Option<u64>| match max {
+        Some(m) => {
+            let m = usize_lit(*m);
+            quote!(Some(#m))
+        }
+        None => quote!(None),
+    };
+    match ty {
         AttributeType::Datetime { format, precision } => {
             let format = time_format(*format, *precision);
             Some(quote!(__rt::Store::Time(#format)))
@@ -346,31 +462,83 @@ pub fn store_how(attribute: &ir::Attribute) -> Option<TokenStream> {
         AttributeType::String {
             min_length,
             max_length,
+            pattern,
             ..
-        } if min_length.is_some() || max_length.is_some() => {
-            let min = proc_macro2::Literal::usize_unsuffixed(min_length.unwrap_or(0) as usize);
-            let max = match max_length {
-                Some(m) => {
-                    let m = proc_macro2::Literal::usize_unsuffixed(*m as usize);
-                    quote!(Some(#m))
+        } => {
+            let min = usize_lit(min_length.unwrap_or(0));
+            let max = max_of(max_length);
+            match pattern {
+                Some(p) => Some(quote!({
+                    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(#p);
+                    __rt::Store::Text { min: #min, max: #max, pattern: &PATTERN }
+                })),
+                None if min_length.is_some() || max_length.is_some() => {
+                    Some(quote!(__rt::Store::Length(#min, #max)))
                 }
+                None => None,
+            }
+        }
+        AttributeType::Integer { min, max } if *min != i64::MIN || *max != i64::MAX => {
+            Some(quote!(__rt::Store::Integer { min: #min, max: #max }))
+        }
+        AttributeType::Decimal { min, max, scale }
+            if min.is_some() || max.is_some() || scale.is_some() =>
+        {
+            let text = |b: &Option<String>| match b {
+                Some(b) => quote!(Some(#b)),
                 None => quote!(None),
             };
-            Some(quote!(__rt::Store::Length(#min, #max)))
+            let (min, max) = (text(min), text(max));
+            let scale = match scale {
+                Some(s) => quote!(Some(#s)),
+                None => quote!(None),
+            };
+            Some(quote!(__rt::Store::Decimal { min: #min, max: #max, scale: #scale }))
         }
-        // A typed map (or a list of them) stores its fields under their rules.
-        AttributeType::List { .. } | AttributeType::Map { .. }
-            if attribute.r#type.record_fields().is_some() =>
-        {
-            Some(quote!(__rt::Store::Plain))
+        AttributeType::List {
+            items,
+            min_length,
+            max_length,
+        } => {
+            // A list of datetimes keeps its elements' own form (as it reads
+            // them back); every other element rule applies.
+            let item_rule = items
+                .as_deref()
+                .filter(|t| !matches!(t, AttributeType::Datetime { .. }))
+                .and_then(store_rule);
+            if min_length.is_none()
+                && max_length.is_none()
+                && item_rule.is_none()
+                && ty.record_fields().is_none()
+            {
+                return None;
+            }
+            let min = usize_lit(min_length.unwrap_or(0));
+            let max = max_of(max_length);
+            let items = match item_rule {
+                Some(rule) => quote!(Some({
+                    static ITEMS: __rt::Store = #rule;
+                    &ITEMS
+                })),
+                None => quote!(None),
+            };
+            Some(quote!(__rt::Store::List { min: #min, max: #max, items: #items }))
         }
-        AttributeType::String { .. }
-        | AttributeType::Integer { .. }
+        AttributeType::Binary {
+            min_length,
+            max_length,
+        } if min_length.is_some() || max_length.is_some() => {
+            let min = usize_lit(min_length.unwrap_or(0));
+            let max = max_of(max_length);
+            Some(quote!(__rt::Store::Bytes(#min, #max)))
+        }
+        // A typed map stores its fields under their rules.
+        AttributeType::Map { fields: Some(_) } => Some(quote!(__rt::Store::Plain)),
+        AttributeType::Integer { .. }
         | AttributeType::Decimal { .. }
         | AttributeType::Boolean
         | AttributeType::Enum { .. }
-        | AttributeType::List { .. }
-        | AttributeType::Map { .. }
+        | AttributeType::Map { fields: None }
         | AttributeType::Set { .. }
         | AttributeType::Binary { .. } => None,
     }
