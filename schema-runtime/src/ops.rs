@@ -505,12 +505,14 @@ pub fn delete_request(key: Item) -> Result<WriteRequest, Error> {
     Ok(WriteRequest::builder().delete_request(delete).build())
 }
 
-/// Decodes items read by a batch, skipping expired ones.
+/// Decodes items read by a batch, skipping expired ones: one result per
+/// item, so an item that does not decode is an error of its own and the
+/// others still decode.
 pub fn decode_batch<T>(
     items: Vec<Item>,
     table: &TableInfo<'_>,
     decode: crate::Decoder<T>,
-) -> Result<Vec<T>, Error> {
+) -> Vec<Result<T, Error>> {
     let now = crate::DateTime::from(std::time::SystemTime::now());
     let mut out = Vec::with_capacity(items.len());
     for item in items {
@@ -520,11 +522,13 @@ pub fn decode_batch<T>(
         {
             continue;
         }
-        if let Some(value) = decode(&item)? {
-            out.push(value);
+        match decode(&item) {
+            Ok(Some(value)) => out.push(Ok(value)),
+            Ok(None) => {}
+            Err(e) => out.push(Err(Error::Decode(e))),
         }
     }
-    Ok(out)
+    out
 }
 
 /// A table and the client that reaches it: what a repository's entity

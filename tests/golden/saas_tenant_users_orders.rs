@@ -1668,8 +1668,10 @@ impl InventoryItemsBatch<'_> {
         }
         self
     }
-    /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones.
-    pub async fn send(self) -> Result<Vec<InventoryItem>, __rt::Error> {
+    /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones: one result per item found, so an item that does not decode is an `Err` of its own and the others still decode. The whole read fails when a key stays unread or an item that was not asked for comes back.
+    pub async fn send(
+        self,
+    ) -> Result<Vec<Result<InventoryItem, __rt::Error>>, __rt::Error> {
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -1681,7 +1683,17 @@ impl InventoryItemsBatch<'_> {
                 self.repo.retry,
             )
             .await?;
-        __rt::ops::decode_batch(items, &self.repo.table_info(), __decode_inventory_items)
+        Ok(
+            __rt::ops::decode_batch(
+                items,
+                &self.repo.table_info(),
+                __decode_inventory_items,
+            ),
+        )
+    }
+    /// [`Self::send`], failing on the first item that does not decode.
+    pub async fn all(self) -> Result<Vec<InventoryItem>, __rt::Error> {
+        self.send().await?.into_iter().collect()
     }
 }
 /// Builds `TENANT#<tenant>|ACCOUNT`.

@@ -1757,8 +1757,10 @@ impl DocumentMetasBatch<'_> {
         }
         self
     }
-    /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones.
-    pub async fn send(self) -> Result<Vec<DocumentMeta>, __rt::Error> {
+    /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones: one result per item found, so an item that does not decode is an `Err` of its own and the others still decode. The whole read fails when a key stays unread or an item that was not asked for comes back.
+    pub async fn send(
+        self,
+    ) -> Result<Vec<Result<DocumentMeta, __rt::Error>>, __rt::Error> {
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -1770,7 +1772,17 @@ impl DocumentMetasBatch<'_> {
                 self.repo.retry,
             )
             .await?;
-        __rt::ops::decode_batch(items, &self.repo.table_info(), __decode_document_metas)
+        Ok(
+            __rt::ops::decode_batch(
+                items,
+                &self.repo.table_info(),
+                __decode_document_metas,
+            ),
+        )
+    }
+    /// [`Self::send`], failing on the first item that does not decode.
+    pub async fn all(self) -> Result<Vec<DocumentMeta>, __rt::Error> {
+        self.send().await?.into_iter().collect()
     }
 }
 /// Builds `ORG#<org>|DOC#<document_id>`.

@@ -221,3 +221,47 @@ async fn items_that_break_a_bound_are_errors_of_their_own_on_read() {
     assert_eq!(errors, expected);
     assert_eq!(decoded, [&product("good")]);
 }
+
+/// A batch get gives one result per item: an item that does not decode is
+/// an error of its own, and the other 49 still decode.
+#[tokio::test]
+async fn a_batch_get_reads_each_item_on_its_own() {
+    let (repo, table) = repo().await;
+    let mut keys = Vec::new();
+    for i in 0..50 {
+        let p = product(&format!("b{i:02}"));
+        keys.push(p.key());
+        repo.create_product(&p).await.unwrap();
+    }
+    repo.client()
+        .update_item()
+        .table_name(&table)
+        .key("pk", s("STORE#main"))
+        .key("sk", s("PRODUCT#b17"))
+        .update_expression("SET on_hand = :bad")
+        .expression_attribute_values(":bad", n("-1"))
+        .send()
+        .await
+        .unwrap();
+    let mut get = repo.some_products();
+    for key in &keys {
+        get.get_product(key);
+    }
+    let results = get.send().await.expect("every key read");
+    assert_eq!(results.len(), 50);
+    let errors: Vec<String> = results
+        .iter()
+        .filter_map(|r| r.as_ref().err().map(ToString::to_string))
+        .collect();
+    assert_eq!(
+        errors,
+        ["cannot decode Product: attribute `on_hand` is invalid: -1 is outside 0..=1000000"]
+    );
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 49);
+    // `all()` fails on the item that does not decode.
+    let mut get = repo.some_products();
+    for key in &keys {
+        get.get_product(key);
+    }
+    assert!(matches!(get.all().await, Err(Error::Decode(_))));
+}

@@ -124,7 +124,7 @@ async fn batched_reads_find_every_item_under_a_fifty_percent_fault_rate() {
             sku: format!("SKU-{i:04}"),
         });
     }
-    let items = get.send().await.expect("every key read despite the faults");
+    let items = get.all().await.expect("every key read despite the faults");
     eprintln!(
         "scenario batched reads: 600 keys; {}; verified {}",
         proxy.counts.summary(),

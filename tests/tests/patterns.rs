@@ -853,7 +853,7 @@ mod saas_tenant_users_orders_patterns {
         for sku in ["SKU-1", "SKU-2", "SKU-404"] {
             get.get_inventory_item(&InventoryItemKey { sku: sku.into() });
         }
-        let mut items = get.send().await.unwrap();
+        let mut items = get.all().await.unwrap();
         items.sort_by(|x, y| x.sku.cmp(&y.sku));
         assert_eq!(
             items,
@@ -871,7 +871,7 @@ mod saas_tenant_users_orders_patterns {
         other.get_inventory_item(&InventoryItemKey {
             sku: "SKU-1".into(),
         });
-        assert_eq!(other.send().await.unwrap(), vec![stock("SKU-1", 10)]);
+        assert_eq!(other.all().await.unwrap(), vec![stock("SKU-1", 10)]);
     }
 }
 
@@ -1155,7 +1155,7 @@ mod vertical_partitioning_patterns {
                 document_id: id.into(),
             });
         }
-        let mut got = metas.send().await.unwrap();
+        let mut got = metas.all().await.unwrap();
         got.sort_by(|x, y| x.document_id.cmp(&y.document_id));
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].title, "d1 of org1");

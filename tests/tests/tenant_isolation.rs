@@ -33,7 +33,7 @@ async fn read_inventory(
     for sku in skus {
         batch.get_inventory_item(&saas::InventoryItemKey { sku: (*sku).into() });
     }
-    let mut items = batch.send().await?;
+    let mut items = batch.all().await?;
     items.sort_by(|a, b| a.sku.cmp(&b.sku));
     Ok(items)
 }

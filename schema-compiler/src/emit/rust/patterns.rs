@@ -852,14 +852,19 @@ impl<'a> Emitter<'a> {
                 self.item_enum_def(pattern, &b.get),
                 self.decoder(pattern, &b.get, &b.get, &item),
                 quote! {
-                    /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones.
-                    pub async fn send(self) -> Result<Vec<#item>, __rt::Error> {
+                    /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones: one result per item found, so an item that does not decode is an `Err` of its own and the others still decode. The whole read fails when a key stays unread or an item that was not asked for comes back.
+                    pub async fn send(self) -> Result<Vec<Result<#item, __rt::Error>>, __rt::Error> {
                         if let Some(e) = self.error {
                             return Err(e);
                         }
                         #write_first
                         let items = __rt::batch_get(&self.repo.client, self.repo.table_name(), self.keys, false, self.repo.retry).await?;
-                        __rt::ops::decode_batch(items, &self.repo.table_info(), #decode)
+                        Ok(__rt::ops::decode_batch(items, &self.repo.table_info(), #decode))
+                    }
+
+                    /// [`Self::send`], failing on the first item that does not decode.
+                    pub async fn all(self) -> Result<Vec<#item>, __rt::Error> {
+                        self.send().await?.into_iter().collect()
                     }
                 },
             )
