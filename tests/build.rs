@@ -35,6 +35,7 @@ fn main() {
             "index_key_of_two_attributes.yaml",
             "typed_maps.yaml",
             "declared_bounds.yaml",
+            "sequence_numbers.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

@@ -196,8 +196,9 @@ pub async fn put<E: Entity>(
     })
 }
 
-/// Deletes the item at `key` and uncounts it, atomically; `false` when there
-/// was none.
+/// Deletes the item at `key` and uncounts it, atomically; returns the item
+/// as read before the delete (`None` when there was none), which the
+/// delete's condition keeps in the same group.
 pub async fn delete<E: Entity>(
     client: &Client,
     table: &TableInfo<'_>,
@@ -205,12 +206,13 @@ pub async fn delete<E: Entity>(
     scope: &E::Scope,
     counter: &Counter,
     group_of: GroupOf<E>,
-) -> Result<bool, Error> {
+) -> Result<Option<E>, Error> {
     for _ in 0..ATTEMPTS {
         let Some(old) = read(client, table, key.clone()).await? else {
-            return Ok(false);
+            return Ok(None);
         };
-        let old_group = group_of(&E::from_item(&old)?, scope)?;
+        let old_entity = E::from_item(&old)?;
+        let old_group = group_of(&old_entity, scope)?;
         let (condition, names, values) = still_in(table, &old_group);
         let delete = Delete::builder()
             .table_name(table.name)
@@ -226,7 +228,7 @@ pub async fn delete<E: Entity>(
         match transact_write(client, items, None).await {
             Err(e) if lost_race(&e) => continue,
             Err(e) => return Err(e),
-            Ok(()) => return Ok(true),
+            Ok(()) => return Ok(Some(old_entity)),
         }
     }
     Err(Error::ConditionFailed {
@@ -237,7 +239,9 @@ pub async fn delete<E: Entity>(
 
 /// Applies `update` to the item at `key`; when it changes the item's group,
 /// moves the count in the same transaction. [`Error::ConditionFailed`] when
-/// there is no item.
+/// there is no item. Returns the item as the update made it from the item
+/// it read (a transaction returns no values; its condition keeps the
+/// item's group, not its other attributes, as read).
 pub async fn update<E: Entity>(
     client: &Client,
     table: &TableInfo<'_>,
@@ -246,7 +250,7 @@ pub async fn update<E: Entity>(
     scope: &E::Scope,
     counter: &Counter,
     group_of: GroupOf<E>,
-) -> Result<(), Error> {
+) -> Result<E, Error> {
     for _ in 0..ATTEMPTS {
         let Some(old) = read(client, table, key.clone()).await? else {
             if !update.upsert {
@@ -264,11 +268,12 @@ pub async fn update<E: Entity>(
             let count = counter_update(table, counter, &group_of(&created, scope)?, 1)?;
             match transact_write(client, vec![put, count], None).await {
                 Err(e) if lost_race(&e) => continue,
-                other => return other,
+                other => return other.map(|()| created),
             }
         };
         let old_group = group_of(&E::from_item(&old)?, scope)?;
-        let new_group = group_of(&E::from_item(&applied(old, &update))?, scope)?;
+        let new_entity = E::from_item(&applied(old, &update))?;
+        let new_group = group_of(&new_entity, scope)?;
         let mut conditioned = update.clone();
         conditioned
             .expect
@@ -282,7 +287,7 @@ pub async fn update<E: Entity>(
         move_count(table, counter, &old_group, &new_group, &mut items)?;
         match transact_write(client, items, None).await {
             Err(e) if lost_race(&e) => continue,
-            other => return other,
+            other => return other.map(|()| new_entity),
         }
     }
     Err(Error::ConditionFailed {

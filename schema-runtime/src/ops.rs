@@ -257,8 +257,13 @@ fn versioned(error: Error, expected: Option<i64>) -> Error {
     }
 }
 
-/// DeleteItem; returns whether an item was deleted.
-pub async fn delete(client: &Client, table: &TableInfo<'_>, key: Item) -> Result<bool, Error> {
+/// DeleteItem; returns the item deleted, as it was (`None` when there was
+/// none).
+pub async fn delete(
+    client: &Client,
+    table: &TableInfo<'_>,
+    key: Item,
+) -> Result<Option<Item>, Error> {
     let output = client
         .delete_item()
         .table_name(table.name)
@@ -266,7 +271,7 @@ pub async fn delete(client: &Client, table: &TableInfo<'_>, key: Item) -> Result
         .return_values(crate::sdk::types::ReturnValue::AllOld)
         .send()
         .await?;
-    Ok(output.attributes.is_some_and(|a| !a.is_empty()))
+    Ok(output.attributes.filter(|a| !a.is_empty()))
 }
 
 struct UpdateExpression {
@@ -382,14 +387,14 @@ pub fn creatable(entity: &'static str, set: &[(&'static str, bool)]) -> Result<(
 }
 
 /// UpdateItem of an existing item; fails with [`Error::ConditionFailed`] when
-/// there is none.
+/// there is none. Returns the item as the update left it (`ALL_NEW`).
 pub async fn update(
     client: &Client,
     table: &TableInfo<'_>,
     key: Item,
     update: Update,
     entity: &'static str,
-) -> Result<(), Error> {
+) -> Result<Item, Error> {
     let UpdateExpression {
         expression,
         condition,
@@ -405,9 +410,10 @@ pub async fn update(
         .set_condition_expression((!condition.is_empty()).then_some(condition))
         .set_expression_attribute_names((!names.is_empty()).then_some(names))
         .set_expression_attribute_values((!values.is_empty()).then_some(values))
+        .return_values(crate::sdk::types::ReturnValue::AllNew)
         .send()
         .await
-        .map(drop)
+        .map(|output| output.attributes.unwrap_or_default())
         .map_err(|e| versioned(crate::write_error(e, entity, "update"), expected))
 }
 
@@ -589,31 +595,39 @@ impl Table<'_> {
         .await
     }
 
-    /// Applies `changes` to the item at `key`: [`update`].
+    /// Applies `changes` to the item at `key` ([`update`]) and returns the
+    /// item as the update left it. The update is applied even when that
+    /// item does not decode ([`Error::Decode`]).
     pub async fn update<K: crate::EntityKey>(
         &self,
         key: &K,
         scope: &<K::Entity as Entity>::Scope,
         changes: Update,
-    ) -> Result<(), Error> {
+    ) -> Result<K::Entity, Error> {
         let key = key.to_key_item(scope)?;
-        update(
+        let item = update(
             self.client,
             &self.info,
             key,
             changes,
             K::Entity::ENTITY_TYPE,
         )
-        .await
+        .await?;
+        Ok(K::Entity::from_item(&item)?)
     }
 
-    /// Deletes the item at `key`: [`delete`].
+    /// Deletes the item at `key` ([`delete`]) and returns it as it was
+    /// (`None` when there was none). The item is deleted even when it does
+    /// not decode ([`Error::Decode`]).
     pub async fn delete<K: crate::EntityKey>(
         &self,
         key: &K,
         scope: &<K::Entity as Entity>::Scope,
-    ) -> Result<bool, Error> {
-        delete(self.client, &self.info, key.to_key_item(scope)?).await
+    ) -> Result<Option<K::Entity>, Error> {
+        match delete(self.client, &self.info, key.to_key_item(scope)?).await? {
+            Some(item) => Ok(Some(K::Entity::from_item(&item)?)),
+            None => Ok(None),
+        }
     }
 }
 

@@ -651,20 +651,20 @@ impl Repository {
     pub async fn create_contestant(&self, item: &Contestant) -> Result<(), __rt::Error> {
         self.table().create(item, &()).await
     }
-    /// Applies a partial update to an existing [`Contestant`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Contestant`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_contestant(
         &self,
         key: &ContestantKey,
         update: ContestantUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Contestant, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`Contestant`] at `key`; returns whether there was one.
+    /// Deletes the [`Contestant`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_contestant(
         &self,
         key: &ContestantKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<Contestant>, __rt::Error> {
         self.table().delete(key, &()).await
     }
     /// Reads the [`VoteShard`] at `key`; `None` when there is none (or its TTL has passed).
@@ -682,20 +682,20 @@ impl Repository {
     pub async fn create_vote_shard(&self, item: &VoteShard) -> Result<(), __rt::Error> {
         self.table().create(item, &()).await
     }
-    /// Applies a partial update to an existing [`VoteShard`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`VoteShard`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_vote_shard(
         &self,
         key: &VoteShardKey,
         update: VoteShardUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<VoteShard, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`VoteShard`] at `key`; returns whether there was one.
+    /// Deletes the [`VoteShard`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_vote_shard(
         &self,
         key: &VoteShardKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<VoteShard>, __rt::Error> {
         self.table().delete(key, &()).await
     }
     /// Reads the [`VoteTotal`] at `key`; `None` when there is none (or its TTL has passed).
@@ -713,20 +713,20 @@ impl Repository {
     pub async fn create_vote_total(&self, item: &VoteTotal) -> Result<(), __rt::Error> {
         self.table().create(item, &()).await
     }
-    /// Applies a partial update to an existing [`VoteTotal`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`VoteTotal`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_vote_total(
         &self,
         key: &VoteTotalKey,
         update: VoteTotalUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<VoteTotal, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`VoteTotal`] at `key`; returns whether there was one.
+    /// Deletes the [`VoteTotal`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_vote_total(
         &self,
         key: &VoteTotalKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<VoteTotal>, __rt::Error> {
         self.table().delete(key, &()).await
     }
     /// As a viewer, I want to see the contestants of a contest.

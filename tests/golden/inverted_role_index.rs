@@ -615,17 +615,17 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_user(&self, item: &User) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`User`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`User`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_user(
         &self,
         key: &UserKey,
         update: UserUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<User, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`User`] at `key`; returns whether there was one.
-    pub async fn delete_user(&self, key: &UserKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`User`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`Role`] at `key`; `None` when there is none (or its TTL has passed).
@@ -640,17 +640,17 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_role(&self, item: &Role) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`Role`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Role`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_role(
         &self,
         key: &RoleKey,
         update: RoleUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Role, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Role`] at `key`; returns whether there was one.
-    pub async fn delete_role(&self, key: &RoleKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Role`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_role(&self, key: &RoleKey) -> Result<Option<Role>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`RoleAssignment`] at `key`; `None` when there is none (or its TTL has passed).
@@ -674,20 +674,20 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`RoleAssignment`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`RoleAssignment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_role_assignment(
         &self,
         key: &RoleAssignmentKey,
         update: RoleAssignmentUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<RoleAssignment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`RoleAssignment`] at `key`; returns whether there was one.
+    /// Deletes the [`RoleAssignment`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_role_assignment(
         &self,
         key: &RoleAssignmentKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<RoleAssignment>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// As a tenant admin, I want to see a user.

@@ -596,17 +596,20 @@ impl Repository {
     pub async fn create_device(&self, item: &Device) -> Result<(), __rt::Error> {
         self.table().create(item, &()).await
     }
-    /// Applies a partial update to an existing [`Device`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Device`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_device(
         &self,
         key: &DeviceKey,
         update: DeviceUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Device, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`Device`] at `key`; returns whether there was one.
-    pub async fn delete_device(&self, key: &DeviceKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Device`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_device(
+        &self,
+        key: &DeviceKey,
+    ) -> Result<Option<Device>, __rt::Error> {
         self.table().delete(key, &()).await
     }
     /// Reads the [`DeviceReport`] at `key`; `None` when there is none (or its TTL has passed).
@@ -630,20 +633,20 @@ impl Repository {
     ) -> Result<(), __rt::Error> {
         self.table().create(item, &()).await
     }
-    /// Applies a partial update to an existing [`DeviceReport`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`DeviceReport`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_device_report(
         &self,
         key: &DeviceReportKey,
         update: DeviceReportUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<DeviceReport, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`DeviceReport`] at `key`; returns whether there was one.
+    /// Deletes the [`DeviceReport`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_device_report(
         &self,
         key: &DeviceReportKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<DeviceReport>, __rt::Error> {
         self.table().delete(key, &()).await
     }
     /// As an operator, I want to see a device's details.

@@ -707,20 +707,20 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`ActivityEvent`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`ActivityEvent`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_activity_event(
         &self,
         key: &ActivityEventKey,
         update: ActivityEventUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<ActivityEvent, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`ActivityEvent`] at `key`; returns whether there was one.
+    /// Deletes the [`ActivityEvent`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_activity_event(
         &self,
         key: &ActivityEventKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<ActivityEvent>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`MonthlyActivityCount`] at `key`; `None` when there is none (or its TTL has passed).
@@ -744,20 +744,20 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`MonthlyActivityCount`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`MonthlyActivityCount`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_monthly_activity_count(
         &self,
         key: &MonthlyActivityCountKey,
         update: MonthlyActivityCountUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<MonthlyActivityCount, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`MonthlyActivityCount`] at `key`; returns whether there was one.
+    /// Deletes the [`MonthlyActivityCount`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_monthly_activity_count(
         &self,
         key: &MonthlyActivityCountKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// As a tenant admin, I want the activity of one month, newest first.

@@ -693,20 +693,20 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`UserProfile`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`UserProfile`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_user_profile(
         &self,
         key: &UserProfileKey,
         update: UserProfileUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<UserProfile, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`UserProfile`] at `key`; returns whether there was one.
+    /// Deletes the [`UserProfile`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_user_profile(
         &self,
         key: &UserProfileKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<UserProfile>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`Photo`] at `key`; `None` when there is none (or its TTL has passed).
@@ -721,17 +721,20 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_photo(&self, item: &Photo) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`Photo`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Photo`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_photo(
         &self,
         key: &PhotoKey,
         update: PhotoUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Photo, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Photo`] at `key`; returns whether there was one.
-    pub async fn delete_photo(&self, key: &PhotoKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Photo`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_photo(
+        &self,
+        key: &PhotoKey,
+    ) -> Result<Option<Photo>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// As a user, I want to see my profile.

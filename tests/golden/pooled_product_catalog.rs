@@ -521,17 +521,20 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_product(&self, item: &Product) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`Product`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Product`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_product(
         &self,
         key: &ProductKey,
         update: ProductUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Product, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Product`] at `key`; returns whether there was one.
-    pub async fn delete_product(&self, key: &ProductKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Product`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_product(
+        &self,
+        key: &ProductKey,
+    ) -> Result<Option<Product>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// As a shopper, I want to see one product of a tenant's catalog.

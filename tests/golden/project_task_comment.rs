@@ -926,17 +926,20 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_project(&self, item: &Project) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`Project`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Project`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_project(
         &self,
         key: &ProjectKey,
         update: ProjectUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Project, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Project`] at `key`; returns whether there was one.
-    pub async fn delete_project(&self, key: &ProjectKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Project`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_project(
+        &self,
+        key: &ProjectKey,
+    ) -> Result<Option<Project>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`Task`] at `key`; `None` when there is none (or its TTL has passed).
@@ -951,17 +954,20 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_task(&self, item: &Task) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`Task`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Task`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_task(
         &self,
         key: &TaskKey,
         update: TaskUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Task, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Task`] at `key`; returns whether there was one.
-    pub async fn delete_task_item(&self, key: &TaskKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Task`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_task_item(
+        &self,
+        key: &TaskKey,
+    ) -> Result<Option<Task>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`Comment`] at `key`; `None` when there is none (or its TTL has passed).
@@ -979,17 +985,20 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`Comment`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Comment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_comment(
         &self,
         key: &CommentKey,
         update: CommentUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Comment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Comment`] at `key`; returns whether there was one.
-    pub async fn delete_comment(&self, key: &CommentKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Comment`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_comment(
+        &self,
+        key: &CommentKey,
+    ) -> Result<Option<Comment>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// As a tenant admin, I want all projects of my tenant with everything under them.

@@ -1173,17 +1173,20 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_tenant(&self, item: &Tenant) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`Tenant`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Tenant`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_tenant(
         &self,
         key: &TenantKey,
         update: TenantUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Tenant, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Tenant`] at `key`; returns whether there was one.
-    pub async fn delete_tenant(&self, key: &TenantKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Tenant`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_tenant(
+        &self,
+        key: &TenantKey,
+    ) -> Result<Option<Tenant>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`User`] at `key`; `None` when there is none (or its TTL has passed).
@@ -1198,17 +1201,17 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_user(&self, item: &User) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`User`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`User`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_user(
         &self,
         key: &UserKey,
         update: UserUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<User, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`User`] at `key`; returns whether there was one.
-    pub async fn delete_user(&self, key: &UserKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`User`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`Order`] at `key`; `None` when there is none (or its TTL has passed).
@@ -1223,17 +1226,20 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_order(&self, item: &Order) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`Order`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Order`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_order(
         &self,
         key: &OrderKey,
         update: OrderUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Order, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Order`] at `key`; returns whether there was one.
-    pub async fn delete_order(&self, key: &OrderKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Order`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_order(
+        &self,
+        key: &OrderKey,
+    ) -> Result<Option<Order>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`InventoryItem`] at `key`; `None` when there is none (or its TTL has passed).
@@ -1257,20 +1263,20 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`InventoryItem`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`InventoryItem`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_inventory_item(
         &self,
         key: &InventoryItemKey,
         update: InventoryItemUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<InventoryItem, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`InventoryItem`] at `key`; returns whether there was one.
+    /// Deletes the [`InventoryItem`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_inventory_item(
         &self,
         key: &InventoryItemKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<InventoryItem>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// As a tenant admin, I want to see my tenant's profile.

@@ -771,13 +771,13 @@ impl Repository {
             )
             .await
     }
-    /// Applies a partial update to an existing [`CartItem`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`CartItem`]; fails with `Error::ConditionFailed` when there is none. Returns the item as the update made it from the item it read: the transaction keeps the item's group as read, not its other attributes, so a concurrent change to those may not show.
     /// The count in its [`CartCount`] group changes in the same transaction.
     pub async fn update_cart_item(
         &self,
         key: &CartItemKey,
         update: CartItemUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<CartItem, __rt::Error> {
         let repo = self;
         let changes = update.to_update(key, &())?;
         __rt::aggregate::update(
@@ -791,12 +791,12 @@ impl Repository {
             )
             .await
     }
-    /// Deletes the [`CartItem`] at `key`; returns whether there was one.
+    /// Deletes the [`CartItem`] at `key` and returns it as read before the delete (in the same group); `None` when there was none.
     /// The count in its [`CartCount`] group changes in the same transaction.
     pub async fn delete_cart_item(
         &self,
         key: &CartItemKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<CartItem>, __rt::Error> {
         let repo = self;
         __rt::aggregate::delete(
                 &repo.client,
@@ -829,20 +829,20 @@ impl Repository {
     ) -> Result<(), __rt::Error> {
         self.table().create(item, &()).await
     }
-    /// Applies a partial update to an existing [`WishlistItem`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`WishlistItem`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_wishlist_item(
         &self,
         key: &WishlistItemKey,
         update: WishlistItemUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<WishlistItem, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`WishlistItem`] at `key`; returns whether there was one.
+    /// Deletes the [`WishlistItem`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_wishlist_item(
         &self,
         key: &WishlistItemKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<WishlistItem>, __rt::Error> {
         self.table().delete(key, &()).await
     }
     /// Reads the [`CartCount`] at `key`; `None` when there is none (or its TTL has passed).
@@ -860,20 +860,20 @@ impl Repository {
     pub async fn create_cart_count(&self, item: &CartCount) -> Result<(), __rt::Error> {
         self.table().create(item, &()).await
     }
-    /// Applies a partial update to an existing [`CartCount`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`CartCount`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_cart_count(
         &self,
         key: &CartCountKey,
         update: CartCountUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<CartCount, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`CartCount`] at `key`; returns whether there was one.
+    /// Deletes the [`CartCount`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_cart_count(
         &self,
         key: &CartCountKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<CartCount>, __rt::Error> {
         self.table().delete(key, &()).await
     }
     /// As a shopper, I want to see my entire shopping cart, including items saved for later, whenever I log in.

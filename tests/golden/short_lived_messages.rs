@@ -378,17 +378,20 @@ impl Repository {
     pub async fn create_message(&self, item: &Message) -> Result<(), __rt::Error> {
         self.table().create(item, &()).await
     }
-    /// Applies a partial update to an existing [`Message`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Message`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_message(
         &self,
         key: &MessageKey,
         update: MessageUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Message, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`Message`] at `key`; returns whether there was one.
-    pub async fn delete_message(&self, key: &MessageKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Message`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_message(
+        &self,
+        key: &MessageKey,
+    ) -> Result<Option<Message>, __rt::Error> {
         self.table().delete(key, &()).await
     }
     /// As a user, I want to read my messages, newest first.

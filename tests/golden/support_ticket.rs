@@ -695,17 +695,20 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_ticket(&self, item: &Ticket) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`Ticket`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Ticket`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_ticket(
         &self,
         key: &TicketKey,
         update: TicketUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Ticket, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Ticket`] at `key`; returns whether there was one.
-    pub async fn delete_ticket(&self, key: &TicketKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Ticket`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_ticket(
+        &self,
+        key: &TicketKey,
+    ) -> Result<Option<Ticket>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`Comment`] at `key`; `None` when there is none (or its TTL has passed).
@@ -723,17 +726,20 @@ impl<'a> TenantRepository<'a> {
     pub async fn create_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`Comment`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`Comment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_comment(
         &self,
         key: &CommentKey,
         update: CommentUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<Comment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Comment`] at `key`; returns whether there was one.
-    pub async fn delete_comment(&self, key: &CommentKey) -> Result<bool, __rt::Error> {
+    /// Deletes the [`Comment`] at `key` and returns it as it was; `None` when there was none.
+    pub async fn delete_comment(
+        &self,
+        key: &CommentKey,
+    ) -> Result<Option<Comment>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`TicketCount`] at `key`; `None` when there is none (or its TTL has passed).
@@ -754,20 +760,20 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`TicketCount`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`TicketCount`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_ticket_count(
         &self,
         key: &TicketCountKey,
         update: TicketCountUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<TicketCount, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`TicketCount`] at `key`; returns whether there was one.
+    /// Deletes the [`TicketCount`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_ticket_count(
         &self,
         key: &TicketCountKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<TicketCount>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// As a user, I want to get a single ticket and all comments.

@@ -1237,20 +1237,20 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`DocumentMeta`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`DocumentMeta`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_meta(
         &self,
         key: &DocumentMetaKey,
         update: DocumentMetaUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<DocumentMeta, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`DocumentMeta`] at `key`; returns whether there was one.
+    /// Deletes the [`DocumentMeta`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_document_meta(
         &self,
         key: &DocumentMetaKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<DocumentMeta>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`DocumentBodyChunk`] at `key`; `None` when there is none (or its TTL has passed).
@@ -1274,20 +1274,20 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`DocumentBodyChunk`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`DocumentBodyChunk`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_body_chunk(
         &self,
         key: &DocumentBodyChunkKey,
         update: DocumentBodyChunkUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<DocumentBodyChunk, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`DocumentBodyChunk`] at `key`; returns whether there was one.
+    /// Deletes the [`DocumentBodyChunk`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_document_body_chunk(
         &self,
         key: &DocumentBodyChunkKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<DocumentBodyChunk>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`DocumentAttachment`] at `key`; `None` when there is none (or its TTL has passed).
@@ -1311,20 +1311,20 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`DocumentAttachment`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`DocumentAttachment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_attachment(
         &self,
         key: &DocumentAttachmentKey,
         update: DocumentAttachmentUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<DocumentAttachment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`DocumentAttachment`] at `key`; returns whether there was one.
+    /// Deletes the [`DocumentAttachment`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_document_attachment(
         &self,
         key: &DocumentAttachmentKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<DocumentAttachment>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// Reads the [`DocumentShare`] at `key`; `None` when there is none (or its TTL has passed).
@@ -1348,20 +1348,20 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().create(item, &self.tenant).await
     }
-    /// Applies a partial update to an existing [`DocumentShare`]; fails with `Error::ConditionFailed` when there is none.
+    /// Applies a partial update to an existing [`DocumentShare`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_share(
         &self,
         key: &DocumentShareKey,
         update: DocumentShareUpdate,
-    ) -> Result<(), __rt::Error> {
+    ) -> Result<DocumentShare, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`DocumentShare`] at `key`; returns whether there was one.
+    /// Deletes the [`DocumentShare`] at `key` and returns it as it was; `None` when there was none.
     pub async fn delete_document_share(
         &self,
         key: &DocumentShareKey,
-    ) -> Result<bool, __rt::Error> {
+    ) -> Result<Option<DocumentShare>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
     /// As an editor, I want to open a whole document, so that it can be rebuilt client-side.

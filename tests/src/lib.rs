@@ -60,6 +60,7 @@ pub mod generated {
     generated!(index_key_of_two_attributes);
     generated!(typed_maps);
     generated!(declared_bounds);
+    generated!(sequence_numbers);
 }
 
 /// The soundness harness's generated specs that `check` accepted, each

@@ -123,7 +123,7 @@ impl Run {
     }
 
     /// A write of a valid item: it must succeed.
-    pub fn wrote<E: Display>(&mut self, what: &str, result: Result<(), E>) {
+    pub fn wrote<T, E: Display>(&mut self, what: &str, result: Result<T, E>) {
         self.writes += 1;
         if let Err(e) = result {
             self.failed(what, &e);

@@ -197,7 +197,7 @@ async fn counters_with_optimistic_locking_stay_exact_under_faults() {
                         .reserved(current.reserved + 1)
                         .version(current.version + 1);
                     match t.update_inventory_item(&key, update).await {
-                        Ok(()) => break,
+                        Ok(_) => break,
                         Err(schema_runtime::Error::VersionConflict { .. }) => conflicts += 1,
                         Err(schema_runtime::Error::Service(_)) => failures += 1,
                         Err(other) => panic!("writer {w}: {other:?}"),

@@ -1279,7 +1279,7 @@ mod optimistic_locking {
                             .on_hand(current.on_hand - 1)
                             .version(current.version + 1);
                         match t.update_inventory_item(&key, update).await {
-                            Ok(()) => break,
+                            Ok(_) => break,
                             Err(Error::VersionConflict { .. }) => conflicts += 1,
                             Err(e) => panic!("{e:?}"),
                         }

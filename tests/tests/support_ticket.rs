@@ -176,8 +176,11 @@ async fn create_is_conditional_and_update_needs_an_item() {
         ),
         "{missing:?}"
     );
-    assert!(t.delete_ticket(&item.key()).await.unwrap());
-    assert!(!t.delete_ticket(&item.key()).await.unwrap());
+    // A delete returns the item as it was; a second finds none.
+    let stored = t.get_ticket(&item.key()).await.unwrap();
+    assert!(stored.is_some());
+    assert_eq!(t.delete_ticket(&item.key()).await.unwrap(), stored);
+    assert_eq!(t.delete_ticket(&item.key()).await.unwrap(), None);
 }
 
 #[tokio::test]

@@ -340,9 +340,8 @@ impl Emitter<'_> {
             None => format!(" Writes a [`{name}`], replacing any item with the same key."),
         };
         let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
-        let update_doc = format!(" Applies a partial update to an existing [`{name}`]; fails with `Error::ConditionFailed` when there is none.");
-        let delete_doc =
-            format!(" Deletes the [`{name}`] at `key`; returns whether there was one.");
+        let update_doc = format!(" Applies a partial update to an existing [`{name}`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).");
+        let delete_doc = format!(" Deletes the [`{name}`] at `key` and returns it as it was; `None` when there was none.");
         if let Some(counted) = self.transaction_counter(entity) {
             return self.counted_op_methods(
                 entity,
@@ -368,13 +367,13 @@ impl Emitter<'_> {
             }
 
             #[doc = #update_doc]
-            pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<(), #error> {
+            pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<#ty, #error> {
                 let changes = update.to_update(key, #scope)?;
                 #repo.table().update(key, #scope, changes).await
             }
 
             #[doc = #delete_doc]
-            pub async fn #delete(&self, key: &#key_ty) -> #result<bool, #error> {
+            pub async fn #delete(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
                 #repo.table().delete(key, #scope).await
             }
         }
@@ -407,9 +406,8 @@ impl Emitter<'_> {
         );
         let put_doc = format!(" Writes a [`{name}`], replacing any item with the same key.");
         let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
-        let update_doc = format!(" Applies a partial update to an existing [`{name}`]; fails with `Error::ConditionFailed` when there is none.");
-        let delete_doc =
-            format!(" Deletes the [`{name}`] at `key`; returns whether there was one.");
+        let update_doc = format!(" Applies a partial update to an existing [`{name}`]; fails with `Error::ConditionFailed` when there is none. Returns the item as the update made it from the item it read: the transaction keeps the item's group as read, not its other attributes, so a concurrent change to those may not show.");
+        let delete_doc = format!(" Deletes the [`{name}`] at `key` and returns it as read before the delete (in the same group); `None` when there was none.");
         quote! {
             #[doc = #get_doc]
             pub async fn #get(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
@@ -432,7 +430,7 @@ impl Emitter<'_> {
 
             #[doc = #update_doc]
             #[doc = #counted_doc]
-            pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<(), #error> {
+            pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<#ty, #error> {
                 let repo = #repo;
                 let changes = update.to_update(key, #scope)?;
                 __rt::aggregate::update(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, changes, #scope, &#konst, #group_fn).await
@@ -440,7 +438,7 @@ impl Emitter<'_> {
 
             #[doc = #delete_doc]
             #[doc = #counted_doc]
-            pub async fn #delete(&self, key: &#key_ty) -> #result<bool, #error> {
+            pub async fn #delete(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
                 let repo = #repo;
                 __rt::aggregate::delete(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, #scope, &#konst, #group_fn).await
             }

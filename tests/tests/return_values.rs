@@ -1,0 +1,89 @@
+//! Writes that say what they did: an update returns the item as it left
+//! it (so a counter hands out numbers no other caller gets), a delete
+//! returns the item it deleted — for plain entities (DynamoDB's `ALL_NEW`
+//! and `ALL_OLD`) and for entities counted in a transaction.
+
+use futures_util::future::join_all;
+use schema_runtime::DateTime;
+use singletable_tests::generated::sequence_numbers::{Repo, RepoKey, RepoUpdate, Repository};
+use singletable_tests::generated::shopping_cart;
+use singletable_tests::server;
+
+fn key() -> RepoKey {
+    RepoKey {
+        owner: "octo".into(),
+        name: "hello".into(),
+    }
+}
+
+#[tokio::test]
+async fn twenty_concurrent_allocations_get_twenty_distinct_numbers() {
+    let repo = Repository::new(server::client(&server::server().await.endpoint))
+        .with_table_name(server::unique_table("CodeHost"));
+    repo.create_table().await.unwrap();
+    // The first allocation creates the counter.
+    let first = repo
+        .update_repo(&key(), RepoUpdate::default().add_issue_count(1).or_create())
+        .await
+        .unwrap();
+    assert_eq!(first.issue_count, 1);
+    let key = key();
+    let allocations =
+        join_all((0..20).map(|_| repo.update_repo(&key, RepoUpdate::default().add_issue_count(1))))
+            .await;
+    let mut numbers: Vec<i64> = allocations
+        .into_iter()
+        .map(|r| r.expect("an allocation").issue_count)
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (2..=21).collect::<Vec<_>>());
+    // The rest of the item comes back too: the attribute set, and the keys.
+    let described = repo
+        .update_repo(&key, RepoUpdate::default().description(Some("hi".into())))
+        .await
+        .unwrap();
+    assert_eq!(
+        described,
+        Repo {
+            owner: "octo".into(),
+            name: "hello".into(),
+            issue_count: 21,
+            description: Some("hi".into()),
+        }
+    );
+    // A delete returns what it deleted; a second finds nothing.
+    assert_eq!(repo.delete_repo(&key).await.unwrap(), Some(described));
+    assert_eq!(repo.delete_repo(&key).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn writes_of_an_entity_counted_in_a_transaction_return_the_item() {
+    use shopping_cart::{CartItem, CartItemUpdate, Repository, Status};
+    let repo = Repository::new(server::client(&server::server().await.endpoint))
+        .with_table_name(server::unique_table("Carts"));
+    repo.create_table().await.unwrap();
+    let item = CartItem {
+        user_id: "ann".into(),
+        product_id: "p1".into(),
+        status: Status::Active,
+        product_name: "Tea".into(),
+        quantity: 1,
+        unit_price: "2.50".parse().unwrap(),
+        added_at: DateTime::from_secs(1_714_564_800),
+    };
+    repo.create_cart_item(&item).await.unwrap();
+    let updated = repo
+        .update_cart_item(&item.key(), CartItemUpdate::default().add_quantity(2))
+        .await
+        .unwrap();
+    assert_eq!(updated.quantity, 3);
+    assert_eq!(
+        Some(&updated),
+        repo.get_cart_item(&item.key()).await.unwrap().as_ref()
+    );
+    assert_eq!(
+        repo.delete_cart_item(&item.key()).await.unwrap(),
+        Some(updated)
+    );
+    assert_eq!(repo.delete_cart_item(&item.key()).await.unwrap(), None);
+}
