@@ -270,6 +270,78 @@ impl Entity {
     pub fn type_name(&self) -> String {
         crate::naming::pascal(&self.name)
     }
+
+    /// Whether `attribute` is a placeholder of the primary key (an update
+    /// never changes it).
+    pub fn in_primary_key(&self, attribute: &str) -> bool {
+        self.primary_key
+            .templates()
+            .flat_map(|t| t.placeholders())
+            .any(|p| p.kind == PlaceholderKind::Attribute && p.name.value == attribute)
+    }
+
+    /// What an update can do to attributes besides setting them, with the
+    /// method of the entity's update type that does it: add to a counter
+    /// (a required integer outside every index key, not the version), add
+    /// to a set and remove from an optional one, append to a list and
+    /// remove from it by index.
+    pub fn element_changes(&self) -> Vec<(String, &Attribute, ElementChange)> {
+        let in_index_key = |a: &Attribute| {
+            self.index_keys.values().any(|k| {
+                k.templates()
+                    .flat_map(|t| t.placeholders())
+                    .any(|p| p.name.value == a.name.value)
+            })
+        };
+        let mut out = Vec::new();
+        for a in self.attributes.values() {
+            if self.in_primary_key(&a.name) || a.key_only {
+                continue;
+            }
+            let field = a.field_name();
+            let field = field.trim_start_matches("r#");
+            match &a.r#type {
+                AttributeType::Integer { .. }
+                    if !a.optional
+                        && self.version_attribute.as_deref() != Some(a.name.as_str())
+                        && !in_index_key(a) =>
+                {
+                    out.push((format!("add_{field}"), a, ElementChange::Add));
+                }
+                AttributeType::Set { .. } => {
+                    out.push((format!("add_to_{field}"), a, ElementChange::SetAdd));
+                    if a.optional {
+                        out.push((format!("remove_from_{field}"), a, ElementChange::SetRemove));
+                    }
+                }
+                AttributeType::List { .. } => {
+                    out.push((format!("append_to_{field}"), a, ElementChange::ListAppend));
+                    out.push((
+                        format!("remove_from_{field}_at"),
+                        a,
+                        ElementChange::ListRemoveAt,
+                    ));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// A change of an attribute's elements by an update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElementChange {
+    /// Adds to a counter (`ADD`).
+    Add,
+    /// Adds elements to a set (`ADD`).
+    SetAdd,
+    /// Removes elements from a set (`DELETE`).
+    SetRemove,
+    /// Appends elements to a list (`list_append`).
+    ListAppend,
+    /// Removes elements of a list by index (`REMOVE list[i]`).
+    ListRemoveAt,
 }
 
 /// A sample item of an entity, as declared in the spec.

@@ -239,6 +239,22 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             let origin = format!("the `{verb}` method of entity `{name}`");
             add(methods, entity_op(spec, verb, name), origin, span);
         }
+        // The update type's methods: a setter per attribute an update can
+        // change and the element changes (its own two are reserved below).
+        let update = format!("impl {}Update", pascal(name));
+        for attribute in entity.attributes.values() {
+            if !entity.in_primary_key(&attribute.name) {
+                let origin = format!("the setter of attribute `{}` of `{name}`", attribute.name);
+                add(&update, snake(&attribute.name), origin, attribute.name.span);
+            }
+        }
+        for (method, attribute, _) in entity.element_changes() {
+            let origin = format!(
+                "the `{method}` change of attribute `{}` of `{name}`",
+                attribute.name
+            );
+            add(&update, method, origin, attribute.name.span);
+        }
         let fields = format!("struct {}", pascal(name));
         for attribute in entity.attributes.values() {
             let origin = format!("the field of attribute `{}` of `{name}`", attribute.name);
@@ -326,6 +342,9 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             }
             "the repository" if REPOSITORY_METHODS.contains(&name) => {
                 Some("a method every repository has")
+            }
+            scope if scope.starts_with("impl ") && ["or_create", "to_update"].contains(&name) => {
+                Some("a method every update type has")
             }
             _ => None,
         };

@@ -314,9 +314,77 @@ fn applied(mut item: Item, update: &Update) -> Item {
                 .map(|(a, b)| AttributeValue::N(a.saturating_add(b).to_string())),
             _ => None,
         };
-        item.insert((*name).to_owned(), sum.unwrap_or_else(|| value.clone()));
+        let set_union = match (item.get(*name), value) {
+            (Some(AttributeValue::Ss(old)), AttributeValue::Ss(add)) => {
+                Some(AttributeValue::Ss(union(old, add)))
+            }
+            (Some(AttributeValue::Ns(old)), AttributeValue::Ns(add)) => {
+                Some(AttributeValue::Ns(union(old, add)))
+            }
+            (Some(AttributeValue::Bs(old)), AttributeValue::Bs(add)) => {
+                Some(AttributeValue::Bs(union(old, add)))
+            }
+            _ => None,
+        };
+        item.insert(
+            (*name).to_owned(),
+            sum.or(set_union).unwrap_or_else(|| value.clone()),
+        );
+    }
+    for (name, value) in &update.delete {
+        let left = match (item.get(*name), value) {
+            (Some(AttributeValue::Ss(old)), AttributeValue::Ss(gone)) => {
+                Some(AttributeValue::Ss(without(old, gone))).filter(|v| !is_empty_set(v))
+            }
+            (Some(AttributeValue::Ns(old)), AttributeValue::Ns(gone)) => {
+                Some(AttributeValue::Ns(without(old, gone))).filter(|v| !is_empty_set(v))
+            }
+            (Some(AttributeValue::Bs(old)), AttributeValue::Bs(gone)) => {
+                Some(AttributeValue::Bs(without(old, gone))).filter(|v| !is_empty_set(v))
+            }
+            (old, _) => old.cloned(),
+        };
+        match left {
+            Some(left) => item.insert((*name).to_owned(), left),
+            None => item.remove(*name),
+        };
+    }
+    for (name, value) in &update.append {
+        let mut list = match item.remove(*name) {
+            Some(AttributeValue::L(old)) => old,
+            _ => Vec::new(),
+        };
+        if let AttributeValue::L(more) = value {
+            list.extend(more.iter().cloned());
+        }
+        item.insert((*name).to_owned(), AttributeValue::L(list));
+    }
+    for (name, index) in &update.remove_at {
+        if let Some(AttributeValue::L(list)) = item.get_mut(*name) {
+            if *index < list.len() {
+                list.remove(*index);
+            }
+        }
     }
     item
+}
+
+fn union<T: Clone + PartialEq>(old: &[T], add: &[T]) -> Vec<T> {
+    let mut out = old.to_vec();
+    out.extend(add.iter().filter(|v| !old.contains(v)).cloned());
+    out
+}
+
+fn without<T: Clone + PartialEq>(old: &[T], gone: &[T]) -> Vec<T> {
+    old.iter().filter(|v| !gone.contains(v)).cloned().collect()
+}
+
+fn is_empty_set(v: &AttributeValue) -> bool {
+    match v {
+        AttributeValue::Ss(s) | AttributeValue::Ns(s) => s.is_empty(),
+        AttributeValue::Bs(s) => s.is_empty(),
+        _ => false,
+    }
 }
 
 /// One change of an item, as a DynamoDB Streams record carries it: the

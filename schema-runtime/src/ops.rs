@@ -27,8 +27,17 @@ pub struct Update {
     pub set: Vec<(&'static str, AttributeValue)>,
     /// Attributes removed.
     pub remove: Vec<&'static str>,
-    /// Numbers added to (counters; a missing attribute counts as 0).
+    /// Numbers added to (counters; a missing attribute counts as 0), and
+    /// elements added to sets (DynamoDB's `ADD`).
     pub add: Vec<(&'static str, AttributeValue)>,
+    /// Elements removed from sets (DynamoDB's `DELETE`; a set left empty
+    /// is removed).
+    pub delete: Vec<(&'static str, AttributeValue)>,
+    /// Elements appended to lists (a missing list counts as empty).
+    pub append: Vec<(&'static str, AttributeValue)>,
+    /// Elements removed from lists, by index (`REMOVE list[i]`; an index
+    /// past the end removes nothing).
+    pub remove_at: Vec<(&'static str, usize)>,
     /// Optimistic locking: the version attribute and the version the stored
     /// item must have for the update to apply.
     pub expect_version: Option<(&'static str, i64)>,
@@ -106,6 +115,90 @@ impl Update {
         if let Some(n) = n {
             self.add.push((name, AttributeValue::N(n.to_string())));
         }
+    }
+
+    /// Adds elements to a set and removes others, when any were given;
+    /// an attribute also set by this update is an error, as DynamoDB
+    /// refuses two changes of one attribute.
+    pub fn change_set<T: crate::codec::SetElement>(
+        &mut self,
+        name: &'static str,
+        added: &std::collections::BTreeSet<T>,
+        removed: &std::collections::BTreeSet<T>,
+        also_set: bool,
+    ) -> Result<(), crate::ValueError> {
+        if added.is_empty() && removed.is_empty() {
+            return Ok(());
+        }
+        self.only_change(name, also_set)?;
+        if !added.is_empty() && !removed.is_empty() {
+            return Err(crate::ValueError {
+                context: self.entity,
+                name,
+                problem: "add to a set and remove from it in separate updates".to_owned(),
+            });
+        }
+        if !added.is_empty() {
+            self.add.push((name, T::to_set(added)));
+        }
+        if !removed.is_empty() {
+            self.delete.push((name, T::to_set(removed)));
+        }
+        Ok(())
+    }
+
+    /// Appends elements to a list and removes others by index, when any
+    /// were given (see [`Update::change_set`]).
+    pub fn change_list<T: crate::Attr>(
+        &mut self,
+        name: &'static str,
+        appended: &[T],
+        removed_at: &std::collections::BTreeSet<usize>,
+        also_set: bool,
+        how: crate::codec::Store,
+    ) -> Result<(), crate::ValueError> {
+        if appended.is_empty() && removed_at.is_empty() {
+            return Ok(());
+        }
+        self.only_change(name, also_set)?;
+        if !appended.is_empty() && !removed_at.is_empty() {
+            return Err(crate::ValueError {
+                context: self.entity,
+                name,
+                problem: "append to a list and remove from it in separate updates".to_owned(),
+            });
+        }
+        if !appended.is_empty() {
+            let items = match how {
+                crate::codec::Store::List { items, .. } => {
+                    items.copied().unwrap_or(crate::codec::Store::Plain)
+                }
+                _ => crate::codec::Store::Plain,
+            };
+            let mut elements = Vec::with_capacity(appended.len());
+            for (i, e) in appended.iter().enumerate() {
+                elements.push(
+                    e.store(items, self.entity, name)
+                        .map_err(|e| e.within(format_args!("appended element {i}")))?,
+                );
+            }
+            self.append.push((name, AttributeValue::L(elements)));
+        }
+        self.remove_at
+            .extend(removed_at.iter().rev().map(|&i| (name, i)));
+        Ok(())
+    }
+
+    fn only_change(&self, name: &'static str, also_set: bool) -> Result<(), crate::ValueError> {
+        if also_set {
+            return Err(crate::ValueError {
+                context: self.entity,
+                name,
+                problem: "set the attribute or change its elements, not both in one update"
+                    .to_owned(),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -315,6 +408,14 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
             "#ver = :prev".to_owned()
         });
     }
+    for (i, (name, value)) in update.append.into_iter().enumerate() {
+        names.insert(format!("#l{i}"), name.to_owned());
+        values.insert(format!(":l{i}"), value);
+        values.insert(":empty".to_owned(), AttributeValue::L(Vec::new()));
+        sets.push(format!(
+            "#l{i} = list_append(if_not_exists(#l{i}, :empty), :l{i})"
+        ));
+    }
     let mut expression = if sets.is_empty() {
         String::new()
     } else {
@@ -338,8 +439,26 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
         });
         expression.push_str(&adds.join(", "));
     }
-    if !update.remove.is_empty() {
-        let removes: Vec<String> = update
+    if !update.delete.is_empty() {
+        let deletes: Vec<String> = update
+            .delete
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, value))| {
+                names.insert(format!("#d{i}"), name.to_owned());
+                values.insert(format!(":d{i}"), value);
+                format!("#d{i} :d{i}")
+            })
+            .collect();
+        expression.push_str(if expression.is_empty() {
+            "DELETE "
+        } else {
+            " DELETE "
+        });
+        expression.push_str(&deletes.join(", "));
+    }
+    if !update.remove.is_empty() || !update.remove_at.is_empty() {
+        let mut removes: Vec<String> = update
             .remove
             .iter()
             .enumerate()
@@ -348,6 +467,10 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
                 format!("#r{i}")
             })
             .collect();
+        for (i, (name, index)) in update.remove_at.iter().enumerate() {
+            names.insert(format!("#ri{i}"), (*name).to_owned());
+            removes.push(format!("#ri{i}[{index}]"));
+        }
         expression.push_str(if expression.is_empty() {
             "REMOVE "
         } else {

@@ -274,6 +274,8 @@ fn __role_key(__tenant: &TenantId, role: &str) -> Result<__rt::Item, __rt::Value
 pub struct RoleUpdate {
     description: Option<Option<String>>,
     permissions: Option<Vec<String>>,
+    append_to_permissions: Vec<String>,
+    remove_from_permissions_at: ::std::collections::BTreeSet<usize>,
     or_create: bool,
 }
 impl RoleUpdate {
@@ -285,6 +287,19 @@ impl RoleUpdate {
     /// Sets `permissions`.
     pub fn permissions(mut self, value: impl Into<Vec<String>>) -> Self {
         self.permissions = Some(value.into());
+        self
+    }
+    /// Appends `values` to the list `permissions` (a missing list counts as empty), each checked against the elements' declared rules. Not with a `permissions` setter or a removal in the same update.
+    pub fn append_to_permissions(
+        mut self,
+        values: impl IntoIterator<Item = String>,
+    ) -> Self {
+        self.append_to_permissions.extend(values);
+        self
+    }
+    /// Removes the element at `index` of the list `permissions` (indexes of the list as stored; one past its end removes nothing). Not with a `permissions` setter or an append in the same update.
+    pub fn remove_from_permissions_at(mut self, index: usize) -> Self {
+        self.remove_from_permissions_at.insert(index);
         self
     }
     /// Create the item when there is none, from its key and what this
@@ -308,7 +323,13 @@ impl RoleUpdate {
         if self.or_create {
             __rt::ops::creatable(
                 "Role",
-                &[("permissions", self.permissions.is_some())],
+                &[
+                    (
+                        "permissions",
+                        self.permissions.is_some()
+                            || !self.append_to_permissions.is_empty(),
+                    ),
+                ],
             )?;
             update.put_value("role", &key.role, __ROLE_ROLE_RULE)?;
         }
@@ -319,6 +340,14 @@ impl RoleUpdate {
                 __rt::Store::Length(0, Some(500)),
             )?;
         update.put("permissions", &self.permissions, __ROLE_PERMISSIONS_RULE)?;
+        update
+            .change_list(
+                "permissions",
+                &self.append_to_permissions,
+                &self.remove_from_permissions_at,
+                self.permissions.is_some(),
+                __ROLE_PERMISSIONS_RULE,
+            )?;
         Ok(update)
     }
 }

@@ -424,6 +424,8 @@ pub struct PhotoUpdate {
     add_width: Option<i64>,
     add_height: Option<i64>,
     add_size_bytes: Option<i64>,
+    append_to_tags: Vec<String>,
+    remove_from_tags_at: ::std::collections::BTreeSet<usize>,
     or_create: bool,
 }
 impl PhotoUpdate {
@@ -480,6 +482,16 @@ impl PhotoUpdate {
     /// Adds `n` to `size_bytes` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `size_bytes` setter in the same update.
     pub fn add_size_bytes(mut self, n: i64) -> Self {
         self.add_size_bytes = Some(self.add_size_bytes.unwrap_or(0).saturating_add(n));
+        self
+    }
+    /// Appends `values` to the list `tags` (a missing list counts as empty), each checked against the elements' declared rules. Not with a `tags` setter or a removal in the same update.
+    pub fn append_to_tags(mut self, values: impl IntoIterator<Item = String>) -> Self {
+        self.append_to_tags.extend(values);
+        self
+    }
+    /// Removes the element at `index` of the list `tags` (indexes of the list as stored; one past its end removes nothing). Not with a `tags` setter or an append in the same update.
+    pub fn remove_from_tags_at(mut self, index: usize) -> Self {
+        self.remove_from_tags_at.insert(index);
         self
     }
     /// Create the item when there is none, from its key and what this
@@ -557,6 +569,14 @@ impl PhotoUpdate {
         update.add_to("width", self.add_width);
         update.add_to("height", self.add_height);
         update.add_to("size_bytes", self.add_size_bytes);
+        update
+            .change_list(
+                "tags",
+                &self.append_to_tags,
+                &self.remove_from_tags_at,
+                self.tags.is_some(),
+                __PHOTO_TAGS_RULE,
+            )?;
         if let Some(__v_uploaded_at) = self.uploaded_at {
             update
                 .key(

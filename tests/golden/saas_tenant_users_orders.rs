@@ -694,6 +694,8 @@ pub struct OrderUpdate {
     currency: Option<Currency>,
     lines: Option<Vec<__rt::Item>>,
     created_at: Option<__rt::DateTime>,
+    append_to_lines: Vec<__rt::Item>,
+    remove_from_lines_at: ::std::collections::BTreeSet<usize>,
     or_create: bool,
 }
 impl OrderUpdate {
@@ -727,6 +729,19 @@ impl OrderUpdate {
         self.created_at = Some(value.into());
         self
     }
+    /// Appends `values` to the list `lines` (a missing list counts as empty), each checked against the elements' declared rules. Not with a `lines` setter or a removal in the same update.
+    pub fn append_to_lines(
+        mut self,
+        values: impl IntoIterator<Item = __rt::Item>,
+    ) -> Self {
+        self.append_to_lines.extend(values);
+        self
+    }
+    /// Removes the element at `index` of the list `lines` (indexes of the list as stored; one past its end removes nothing). Not with a `lines` setter or an append in the same update.
+    pub fn remove_from_lines_at(mut self, index: usize) -> Self {
+        self.remove_from_lines_at.insert(index);
+        self
+    }
     /// Create the item when there is none, from its key and what this
     /// update sets (counters start at 0); without it the update fails
     /// with `Error::ConditionFailed` when there is no item. With a
@@ -753,7 +768,7 @@ impl OrderUpdate {
                     ("status", self.status.is_some()),
                     ("total", self.total.is_some()),
                     ("currency", self.currency.is_some()),
-                    ("lines", self.lines.is_some()),
+                    ("lines", self.lines.is_some() || !self.append_to_lines.is_empty()),
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
@@ -778,6 +793,14 @@ impl OrderUpdate {
                 "created_at",
                 &self.created_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
+            )?;
+        update
+            .change_list(
+                "lines",
+                &self.append_to_lines,
+                &self.remove_from_lines_at,
+                self.lines.is_some(),
+                __ORDER_LINES_RULE,
             )?;
         if let Some(__v_status) = self.status {
             update

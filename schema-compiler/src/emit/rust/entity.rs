@@ -670,50 +670,119 @@ impl Emitter<'_> {
                 }
             }
         }).collect::<Vec<_>>();
-        // Counters: integer attributes outside every index key can be added
-        // to (DynamoDB's ADD: atomic, and a missing attribute counts as 0).
-        let in_index_key = |a: &ir::Attribute| {
-            entity.index_keys.values().any(|k| {
-                k.templates()
-                    .flat_map(|t| t.placeholders())
-                    .any(|p| p.name.as_str() == a.name.as_str())
-            })
+        // Changes of an attribute's elements: counters (DynamoDB's ADD:
+        // atomic, a missing attribute counts as 0), set additions and
+        // removals, list appends and removals by index.
+        let changes = entity.element_changes();
+        // A list's element type (`AttributeValue` for an untyped list).
+        let element_type = |a: &ir::Attribute| -> TokenStream {
+            if let ir::AttributeType::List {
+                items: Some(items), ..
+            } = &a.r#type
+            {
+                self.type_of(name, a.name.as_str(), items)
+            } else {
+                quote!(__rt::AttributeValue)
+            }
         };
-        let counters: Vec<&ir::Attribute> = changeable
-            .iter()
-            .copied()
-            .filter(|a| {
-                matches!(a.r#type, ir::AttributeType::Integer { .. })
-                    && !a.optional
-                    && entity.version_attribute.as_deref() != Some(a.name.as_str())
-                    && !in_index_key(a)
-            })
-            .collect();
-        let add_fields = counters.iter().map(|a| {
-            let f = format_ident!("add_{}", snake(a.name.as_str()));
-            quote!(#f: Option<i64>,)
-        });
-        let add_setters = counters.iter().map(|a| {
-            let f = format_ident!("add_{}", snake(a.name.as_str()));
-            let d = format!(
-                " Adds `n` to `{}` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `{}` setter in the same update.",
-                a.name.as_str(),
-                snake(a.name.as_str())
-            );
-            quote! {
-                #[doc = #d]
-                pub fn #f(mut self, n: i64) -> Self {
-                    self.#f = Some(self.#f.unwrap_or(0).saturating_add(n));
-                    self
+        let add_fields = changes.iter().map(|(method, a, change)| {
+            let f = format_ident!("{method}");
+            match change {
+                ir::ElementChange::Add => quote!(#f: Option<i64>,),
+                ir::ElementChange::SetAdd | ir::ElementChange::SetRemove => {
+                    let t = self.value_type(name, a);
+                    quote!(#f: #t,)
+                }
+                ir::ElementChange::ListAppend => {
+                    let t = element_type(a);
+                    quote!(#f: Vec<#t>,)
+                }
+                ir::ElementChange::ListRemoveAt => {
+                    quote!(#f: ::std::collections::BTreeSet<usize>,)
                 }
             }
         });
-        let adds: Vec<TokenStream> = counters
+        let add_setters = changes.iter().map(|(method, a, change)| {
+            let f = format_ident!("{method}");
+            let attribute = a.name.as_str();
+            let field = snake(attribute);
+            match change {
+                ir::ElementChange::Add => {
+                    let d = format!(
+                        " Adds `n` to `{attribute}` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `{field}` setter in the same update."
+                    );
+                    quote! {
+                        #[doc = #d]
+                        pub fn #f(mut self, n: i64) -> Self {
+                            self.#f = Some(self.#f.unwrap_or(0).saturating_add(n));
+                            self
+                        }
+                    }
+                }
+                ir::ElementChange::SetAdd | ir::ElementChange::SetRemove => {
+                    let t = self.value_type(name, a);
+                    let d = if *change == ir::ElementChange::SetAdd {
+                        format!(" Adds `values` to the set `{attribute}` atomically (DynamoDB's `ADD`; a missing set is created). Not with a `{field}` setter in the same update.")
+                    } else {
+                        format!(" Removes `values` from the set `{attribute}` atomically (DynamoDB's `DELETE`; a set left empty is removed). Not with a `{field}` setter in the same update.")
+                    };
+                    quote! {
+                        #[doc = #d]
+                        pub fn #f(mut self, values: impl IntoIterator<Item = <#t as IntoIterator>::Item>) -> Self {
+                            self.#f.extend(values);
+                            self
+                        }
+                    }
+                }
+                ir::ElementChange::ListAppend => {
+                    let t = element_type(a);
+                    let d = format!(" Appends `values` to the list `{attribute}` (a missing list counts as empty), each checked against the elements' declared rules. Not with a `{field}` setter or a removal in the same update.");
+                    quote! {
+                        #[doc = #d]
+                        pub fn #f(mut self, values: impl IntoIterator<Item = #t>) -> Self {
+                            self.#f.extend(values);
+                            self
+                        }
+                    }
+                }
+                ir::ElementChange::ListRemoveAt => {
+                    let d = format!(" Removes the element at `index` of the list `{attribute}` (indexes of the list as stored; one past its end removes nothing). Not with a `{field}` setter or an append in the same update.");
+                    quote! {
+                        #[doc = #d]
+                        pub fn #f(mut self, index: usize) -> Self {
+                            self.#f.insert(index);
+                            self
+                        }
+                    }
+                }
+            }
+        });
+        let adds: Vec<TokenStream> = changes
             .iter()
-            .map(|a| {
+            .filter_map(|(method, a, change)| {
                 let stored = a.stored();
-                let f = format_ident!("add_{}", snake(a.name.as_str()));
-                quote!(update.add_to(#stored, self.#f);)
+                let f = format_ident!("{method}");
+                let setter = snake_ident(a.name.as_str());
+                match change {
+                    ir::ElementChange::Add => Some(quote!(update.add_to(#stored, self.#f);)),
+                    ir::ElementChange::SetAdd => {
+                        let removed = changes
+                            .iter()
+                            .find(|(_, b, c)| b.name == a.name && *c == ir::ElementChange::SetRemove)
+                            .map(|(m, _, _)| {
+                                let m = format_ident!("{m}");
+                                quote!(&self.#m)
+                            })
+                            .unwrap_or_else(|| quote!(&::std::collections::BTreeSet::new()));
+                        Some(quote!(update.change_set(#stored, &self.#f, #removed, self.#setter.is_some())?;))
+                    }
+                    ir::ElementChange::ListAppend => {
+                        let at = format_ident!("remove_from_{}_at", snake(a.name.as_str()));
+                        let how = self.rule_or_plain(name, a);
+                        Some(quote!(update.change_list(#stored, &self.#f, &self.#at, self.#setter.is_some(), #how)?;))
+                    }
+                    ir::ElementChange::SetRemove | ir::ElementChange::ListRemoveAt => None,
+                }
             })
             .collect();
         let index_updates = self.index_key_updates(entity, &changeable);
@@ -723,12 +792,22 @@ impl Emitter<'_> {
         let required = changeable.iter().filter(|a| !a.optional).map(|a| {
             let attribute = a.name.as_str();
             let f = snake_ident(attribute);
-            let added = if counters.iter().any(|c| c.name == a.name) {
-                let add = format_ident!("add_{}", snake(attribute));
-                quote!(|| self.#add.is_some())
-            } else {
-                quote!()
-            };
+            // A counter added to, a set added to or a list appended to is
+            // created by the update.
+            let added = changes
+                .iter()
+                .filter(|(_, b, _)| b.name == a.name)
+                .find_map(|(method, _, change)| {
+                    let m = format_ident!("{method}");
+                    match change {
+                        ir::ElementChange::Add => Some(quote!(|| self.#m.is_some())),
+                        ir::ElementChange::SetAdd | ir::ElementChange::ListAppend => {
+                            Some(quote!(|| !self.#m.is_empty()))
+                        }
+                        ir::ElementChange::SetRemove | ir::ElementChange::ListRemoveAt => None,
+                    }
+                })
+                .unwrap_or_default();
             quote!((#attribute, self.#f.is_some() #added),)
         });
         // A natural table key is the key itself: DynamoDB writes it with

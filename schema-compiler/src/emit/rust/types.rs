@@ -43,7 +43,7 @@ impl Emitter<'_> {
 
     /// The Rust type of a value of `ty` at `path` (an attribute's name, then
     /// `.field` per typed-map level) of `entity`.
-    fn type_of(&self, entity: &str, path: &str, ty: &AttributeType) -> TokenStream {
+    pub(super) fn type_of(&self, entity: &str, path: &str, ty: &AttributeType) -> TokenStream {
         let named = || {
             let name = self
                 .types
