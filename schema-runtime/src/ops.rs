@@ -3,8 +3,8 @@
 use crate::entity::Entity;
 use crate::error::Error;
 use crate::sdk::types::{
-    AttributeValue, ConditionCheck, Delete, DeleteRequest, Put, PutRequest, TransactWriteItem,
-    Update as SdkUpdate, WriteRequest,
+    AttributeValue, ConditionCheck, Delete, DeleteRequest, Put, PutRequest,
+    ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update as SdkUpdate, WriteRequest,
 };
 use crate::sdk::Client;
 use crate::Item;
@@ -331,11 +331,90 @@ pub async fn put(
             .set_expression_attribute_values(c.values);
     }
     let operation = if create { "create" } else { "put" };
-    request
+    let conditional = condition_present(&request);
+    let written = conditional.then(|| request.get_item().clone()).flatten();
+    let result = request
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
         .send()
-        .await
-        .map(drop)
-        .map_err(|e| versioned(crate::write_error(e, entity, operation), expected))
+        .await;
+    match result {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            // The condition failed on the very item this put writes: an
+            // attempt whose answer was lost wrote it, and the SDK retried.
+            let stored = match e.as_service_error() {
+                Some(
+                    crate::sdk::operation::put_item::PutItemError::ConditionalCheckFailedException(
+                        c,
+                    ),
+                ) => c.item(),
+                _ => None,
+            };
+            if let (Some(stored), Some(written)) = (stored, written.as_ref()) {
+                if same_item(stored, written) {
+                    return Ok(());
+                }
+            }
+            Err(versioned(
+                crate::write_error(e, entity, operation),
+                expected,
+            ))
+        }
+    }
+}
+
+fn condition_present(
+    request: &crate::sdk::operation::put_item::builders::PutItemFluentBuilder,
+) -> bool {
+    request.get_condition_expression().is_some()
+}
+
+/// Whether two items are the same as DynamoDB stores them: sets compare
+/// as sets (DynamoDB keeps no element order), numbers by value.
+pub fn same_item(a: &Item, b: &Item) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .all(|(name, value)| b.get(name).is_some_and(|other| same_value(value, other)))
+}
+
+fn same_value(a: &AttributeValue, b: &AttributeValue) -> bool {
+    fn same_set<T: Ord + Clone>(a: &[T], b: &[T]) -> bool {
+        let mut a = a.to_vec();
+        let mut b = b.to_vec();
+        a.sort();
+        b.sort();
+        a == b
+    }
+    fn same_number(a: &str, b: &str) -> bool {
+        match (a.parse::<crate::Decimal>(), b.parse::<crate::Decimal>()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
+        }
+    }
+    match (a, b) {
+        (AttributeValue::N(a), AttributeValue::N(b)) => same_number(a, b),
+        (AttributeValue::Ss(a), AttributeValue::Ss(b)) => same_set(a, b),
+        (AttributeValue::Ns(a), AttributeValue::Ns(b)) => {
+            let parse = |v: &[String]| -> Option<Vec<crate::Decimal>> {
+                v.iter().map(|n| n.parse().ok()).collect()
+            };
+            match (parse(a), parse(b)) {
+                (Some(a), Some(b)) => same_set(&a, &b),
+                _ => same_set(a, b),
+            }
+        }
+        (AttributeValue::Bs(a), AttributeValue::Bs(b)) => {
+            let bytes = |v: &[crate::Blob]| -> Vec<Vec<u8>> {
+                v.iter().map(|b| b.as_ref().to_vec()).collect()
+            };
+            same_set(&bytes(a), &bytes(b))
+        }
+        (AttributeValue::L(a), AttributeValue::L(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
+        }
+        (AttributeValue::M(a), AttributeValue::M(b)) => same_item(a, b),
+        (a, b) => a == b,
+    }
 }
 
 /// A failed condition of a versioned write is a version conflict.
@@ -518,6 +597,7 @@ pub async fn update(
     update: Update,
     entity: &'static str,
 ) -> Result<Item, Error> {
+    let own = OwnWrite::of(&update);
     let UpdateExpression {
         expression,
         condition,
@@ -525,7 +605,7 @@ pub async fn update(
         values,
         expected,
     } = update_expression(update, table);
-    client
+    let result = client
         .update_item()
         .table_name(table.name)
         .set_key(Some(key))
@@ -534,10 +614,64 @@ pub async fn update(
         .set_expression_attribute_names((!names.is_empty()).then_some(names))
         .set_expression_attribute_values((!values.is_empty()).then_some(values))
         .return_values(crate::sdk::types::ReturnValue::AllNew)
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
         .send()
-        .await
-        .map(|output| output.attributes.unwrap_or_default())
-        .map_err(|e| versioned(crate::write_error(e, entity, "update"), expected))
+        .await;
+    match result {
+        Ok(output) => Ok(output.attributes.unwrap_or_default()),
+        Err(e) => {
+            // A versioned update whose condition failed on an item that
+            // already holds the new version and every value this update
+            // sets (and none it removes): an attempt whose answer was lost
+            // applied it, and the SDK retried. The item is the update's.
+            let stored = match e.as_service_error() {
+                Some(crate::sdk::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => c.item(),
+                _ => None,
+            };
+            if let (Some(stored), Some(check)) = (stored, own.as_ref()) {
+                if check.applied_in(stored) {
+                    return Ok(stored.clone());
+                }
+            }
+            Err(versioned(crate::write_error(e, entity, "update"), expected))
+        }
+    }
+}
+
+/// What a versioned update writes, to recognise its own write in an item.
+struct OwnWrite {
+    version: (&'static str, i64),
+    set: Vec<(&'static str, AttributeValue)>,
+    remove: Vec<&'static str>,
+}
+
+impl OwnWrite {
+    fn of(update: &Update) -> Option<OwnWrite> {
+        let (attribute, expected) = update.expect_version?;
+        // Changes that depend on the stored value cannot be recognised.
+        if !(update.add.is_empty()
+            && update.delete.is_empty()
+            && update.append.is_empty()
+            && update.remove_at.is_empty())
+        {
+            return None;
+        }
+        Some(OwnWrite {
+            version: (attribute, expected.checked_add(1)?),
+            set: update.set.clone(),
+            remove: update.remove.clone(),
+        })
+    }
+
+    fn applied_in(&self, item: &Item) -> bool {
+        let (attribute, version) = self.version;
+        item.get(attribute) == Some(&AttributeValue::N(version.to_string()))
+            && self
+                .set
+                .iter()
+                .all(|(name, value)| item.get(*name).is_some_and(|v| same_value(v, value)))
+            && self.remove.iter().all(|name| !item.contains_key(*name))
+    }
 }
 
 /// A transaction item that puts (or, with `create`, creates) `item`, with

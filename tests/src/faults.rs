@@ -10,6 +10,11 @@
 //!
 //! [`start_with_latency`] faults nothing and holds every answer for a fixed
 //! time: a local server with the round trip of a remote one.
+//!
+//! [`start_losing`] passes every request to the server and then, for
+//! `rate` of the data requests, cuts the connection instead of answering:
+//! the request was applied and its answer lost, so the SDK retries a
+//! request the server already applied.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,6 +39,8 @@ pub struct Counts {
     pub delayed: AtomicU64,
     /// Batches cut short.
     pub partial_batches: AtomicU64,
+    /// Requests applied whose answers were lost.
+    pub lost: AtomicU64,
 }
 
 impl Counts {
@@ -41,18 +48,20 @@ impl Counts {
     pub fn summary(&self) -> String {
         let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
         format!(
-            "requests {}, faults {} (throttled {}, 5xx {}, dropped {}, delayed {}, partial batches {})",
+            "requests {}, faults {} (throttled {}, 5xx {}, dropped {}, delayed {}, partial batches {}, answers lost {})",
             n(&self.requests),
             n(&self.throttled)
                 + n(&self.server_errors)
                 + n(&self.dropped)
                 + n(&self.delayed)
-                + n(&self.partial_batches),
+                + n(&self.partial_batches)
+                + n(&self.lost),
             n(&self.throttled),
             n(&self.server_errors),
             n(&self.dropped),
             n(&self.delayed),
             n(&self.partial_batches),
+            n(&self.lost),
         )
     }
 }
@@ -73,18 +82,25 @@ enum Fault {
     Drop,
     Delay,
     PartialBatch,
+    Lost,
 }
 
 /// Starts a proxy to `upstream` (`http://127.0.0.1:PORT`) that faults
 /// `rate` of the data requests (0.0–1.0), choosing with `seed`.
 pub async fn start(upstream: &str, rate: f64, seed: u64) -> std::io::Result<FaultProxy> {
-    launch(upstream, rate, seed, None, Duration::ZERO).await
+    launch(upstream, rate, seed, None, Duration::ZERO, false).await
+}
+
+/// Starts a proxy that applies every request and loses the answer of
+/// `rate` of the data requests (0.0–1.0), choosing with `seed`.
+pub async fn start_losing(upstream: &str, rate: f64, seed: u64) -> std::io::Result<FaultProxy> {
+    launch(upstream, rate, seed, None, Duration::ZERO, true).await
 }
 
 /// Starts a proxy that passes every request and answers each after
 /// `latency` more: the network round trip a local server does not have.
 pub async fn start_with_latency(upstream: &str, latency: Duration) -> std::io::Result<FaultProxy> {
-    launch(upstream, 0.0, 0, None, latency).await
+    launch(upstream, 0.0, 0, None, latency, false).await
 }
 
 /// Starts a proxy that passes every request but rewrites the server's
@@ -92,7 +108,7 @@ pub async fn start_with_latency(upstream: &str, latency: Duration) -> std::io::R
 /// bug) that returns another tenant's items.
 pub async fn start_tampering(upstream: &str, from: &str, to: &str) -> std::io::Result<FaultProxy> {
     let tamper = Some((from.to_owned(), to.to_owned()));
-    launch(upstream, 0.0, 0, tamper, Duration::ZERO).await
+    launch(upstream, 0.0, 0, tamper, Duration::ZERO, false).await
 }
 
 async fn launch(
@@ -101,6 +117,7 @@ async fn launch(
     seed: u64,
     tamper: Option<(String, String)>,
     latency: Duration,
+    lose: bool,
 ) -> std::io::Result<FaultProxy> {
     let upstream = upstream
         .strip_prefix("http://")
@@ -120,7 +137,13 @@ async fn launch(
             let tamper = tamper.clone();
             tokio::spawn(async move {
                 let tamper = tamper.as_ref();
-                let _ = serve(socket, &upstream, rate, &rng, &counts, tamper, latency).await;
+                let faults = Faults {
+                    rate,
+                    tamper,
+                    latency,
+                    lose,
+                };
+                let _ = serve(socket, &upstream, &faults, &rng, &counts).await;
             });
         }
     });
@@ -327,15 +350,27 @@ fn split_batch(body: &Value, rng: &Mutex<fastrand::Rng>) -> Option<(Value, Map<S
     Some((body, held))
 }
 
+/// What a proxy does to the requests it passes.
+struct Faults<'a> {
+    rate: f64,
+    tamper: Option<&'a (String, String)>,
+    latency: Duration,
+    lose: bool,
+}
+
 async fn serve(
     mut client: TcpStream,
     upstream: &str,
-    rate: f64,
+    faults: &Faults<'_>,
     rng: &Mutex<fastrand::Rng>,
     counts: &Counts,
-    tamper: Option<&(String, String)>,
-    latency: Duration,
 ) -> std::io::Result<()> {
+    let Faults {
+        rate,
+        tamper,
+        latency,
+        lose,
+    } = *faults;
     let mut buffer = Vec::new();
     while let Some(request) = read_message(&mut client, &mut buffer).await? {
         counts.requests.fetch_add(1, Ordering::Relaxed);
@@ -350,6 +385,8 @@ async fn serve(
             let mut rng = rng.lock().map_err(|_| std::io::ErrorKind::Other)?;
             if !data || rng.f64() >= rate {
                 Fault::Pass
+            } else if lose {
+                Fault::Lost
             } else {
                 match rng.u8(0..if is_batch { 5 } else { 4 }) {
                     0 => Fault::Throttle,
@@ -386,6 +423,12 @@ async fn serve(
             }
             Fault::Drop => {
                 counts.dropped.fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+            Fault::Lost => {
+                // Applied by the server; the answer never arrives.
+                counts.lost.fetch_add(1, Ordering::Relaxed);
+                forward(upstream, &request_bytes(&request, &request.body)).await?;
                 return Ok(());
             }
             Fault::Delay => {

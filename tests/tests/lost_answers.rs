@@ -1,0 +1,88 @@
+//! Requests the server applies and whose answers are lost (the connection
+//! is cut after the write; the SDK retries): what the caller is told is
+//! true. A `create` that finds its own item reports success; a versioned
+//! update that finds its own write reports it, not a conflict with itself.
+//! A call whose every attempt lost its answer is a transport error — an
+//! unknown outcome, never a false "already exists" or "conflict".
+
+use saas_tenant_users_orders::*;
+use schema_runtime::Error;
+use singletable_tests::generated::saas_tenant_users_orders;
+use singletable_tests::{faults, server};
+
+fn item(i: i64) -> InventoryItem {
+    InventoryItem {
+        sku: format!("SKU-{i:04}"),
+        on_hand: i,
+        reserved: 0,
+        version: 0,
+    }
+}
+
+/// A transport failure after the SDK's retries: the outcome is unknown.
+fn unknown_outcome(e: &Error) -> bool {
+    matches!(e, Error::Service(_))
+}
+
+#[tokio::test]
+async fn creates_and_versioned_updates_are_told_the_truth_when_answers_are_lost() {
+    let upstream = server::server().await.endpoint.clone();
+    let direct = Repository::new(server::client(&upstream))
+        .with_table_name(server::unique_table("LostAnswers"));
+    direct.create_table().await.unwrap();
+    let tenant = TenantId::new("lost").unwrap();
+    let proxy = faults::start_losing(&upstream, 0.3, 11).await.unwrap();
+    let lossy =
+        Repository::new(server::client(&proxy.endpoint)).with_table_name(direct.table_name());
+    let t = lossy.for_tenant(&tenant);
+    let d = direct.for_tenant(&tenant);
+
+    let (mut created, mut unknown) = (0, 0);
+    for i in 0..40 {
+        match t.create_inventory_item(&item(i)).await {
+            Ok(()) => created += 1,
+            Err(e) if unknown_outcome(&e) => unknown += 1,
+            Err(e) => panic!("create {i}: a false answer: {e:?}"),
+        }
+        // Reported or not, the item is stored exactly once, as written.
+        let stored = d.get_inventory_item(&item(i).key()).await.unwrap();
+        assert_eq!(stored, Some(item(i)), "create {i}");
+    }
+    // An item that exists with other values is still a conflict.
+    let mut other = item(0);
+    other.on_hand = 999;
+    assert!(matches!(
+        t.create_inventory_item(&other).await,
+        Err(Error::ConditionFailed { .. }) | Err(Error::Service(_))
+    ));
+
+    let key = item(1).key();
+    let mut version = 0;
+    let mut updates = 0;
+    for step in 1..=20 {
+        let update = InventoryItemUpdate::default()
+            .on_hand(step)
+            .version(version + 1);
+        match t.update_inventory_item(&key, update).await {
+            Ok(got) => {
+                updates += 1;
+                assert_eq!((got.version, got.on_hand), (version + 1, step));
+                version = got.version;
+            }
+            Err(e) if unknown_outcome(&e) => {
+                // Unknown: read what is stored and go on from there.
+                version = d.get_inventory_item(&key).await.unwrap().unwrap().version;
+            }
+            Err(e) => panic!("update {step}: a false answer: {e:?}"),
+        }
+        assert_eq!(
+            d.get_inventory_item(&key).await.unwrap().unwrap().version,
+            version
+        );
+    }
+    eprintln!(
+        "lost answers: {}; creates reported {created}, unknown {unknown}; versioned updates reported {updates} of 20",
+        proxy.counts.summary()
+    );
+    assert!(proxy.counts.lost.load(std::sync::atomic::Ordering::Relaxed) > 8);
+}
