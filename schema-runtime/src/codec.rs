@@ -788,6 +788,27 @@ impl SetElement for Vec<u8> {
     }
 }
 
+/// Every `rust_decimal` value is a DynamoDB number (at most 28 digits).
+#[cfg(feature = "rust_decimal")]
+impl From<rust_decimal::Decimal> for Decimal {
+    fn from(d: rust_decimal::Decimal) -> Self {
+        let text = d.normalize().to_string();
+        // Always canonical already; parsed to keep one form of zero.
+        text.parse().unwrap_or(Decimal(text))
+    }
+}
+
+/// A DynamoDB number as a `rust_decimal` value: an error when it has more
+/// digits than `rust_decimal` keeps (28) or is out of its range.
+#[cfg(feature = "rust_decimal")]
+impl TryFrom<&Decimal> for rust_decimal::Decimal {
+    type Error = String;
+    fn try_from(d: &Decimal) -> Result<Self, String> {
+        rust_decimal::Decimal::from_str_exact(&d.0)
+            .map_err(|e| format!("{} does not fit a rust_decimal::Decimal: {e}", d.0))
+    }
+}
+
 impl From<i64> for Decimal {
     fn from(n: i64) -> Self {
         Decimal(n.to_string())
@@ -939,6 +960,31 @@ mod tests {
         assert!(push_str(&mut k, "abcde", &domain, "E", "id").is_err());
         push_str(&mut k, "abc", &domain, "E", "id").unwrap();
         assert_eq!(k, "abc");
+    }
+
+    #[cfg(feature = "rust_decimal")]
+    #[test]
+    fn decimals_convert_to_and_from_rust_decimal() {
+        for text in [
+            "0",
+            "-12.345",
+            "9.5",
+            "100",
+            "0.000001",
+            "79228162514264337593543950335",
+        ] {
+            let ours: Decimal = text.parse().unwrap();
+            let theirs = rust_decimal::Decimal::try_from(&ours).unwrap();
+            assert_eq!(Decimal::from(theirs), ours, "{text}");
+        }
+        let zero = rust_decimal::Decimal::new(-0, 3);
+        assert_eq!(Decimal::from(zero).as_str(), "0");
+        assert_eq!(
+            Decimal::from(rust_decimal::Decimal::new(950, 2)).as_str(),
+            "9.5"
+        );
+        let wide: Decimal = "1.2345678901234567890123456789012345".parse().unwrap();
+        assert!(rust_decimal::Decimal::try_from(&wide).is_err());
     }
 
     #[test]
