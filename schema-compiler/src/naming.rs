@@ -240,7 +240,7 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             add(methods, entity_op(spec, verb, name), origin, span);
         }
         // The update type's methods: a setter per attribute an update can
-        // change and the element changes (its own two are reserved below).
+        // change and the element changes (its own four are reserved below).
         let update = format!("impl {}Update", pascal(name));
         for attribute in entity.attributes.values() {
             if !entity.in_primary_key(&attribute.name) {
@@ -343,7 +343,11 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             "the repository" if REPOSITORY_METHODS.contains(&name) => {
                 Some("a method every repository has")
             }
-            scope if scope.starts_with("impl ") && ["or_create", "to_update"].contains(&name) => {
+            scope
+                if scope.starts_with("impl ")
+                    && ["or_create", "to_update", "idempotent", "idempotency_token"]
+                        .contains(&name) =>
+            {
                 Some("a method every update type has")
             }
             _ => None,

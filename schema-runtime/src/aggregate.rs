@@ -251,7 +251,13 @@ pub async fn update<E: Entity>(
     counter: &Counter,
     group_of: GroupOf<E>,
 ) -> Result<E, Error> {
-    for _ in 0..ATTEMPTS {
+    // An idempotent update sends its token with the first attempt; an
+    // attempt that lost a race was not applied, so the next takes a new one.
+    let mut token = update.idempotency_token.clone();
+    for attempt in 0..ATTEMPTS {
+        if attempt > 0 && update.idempotency_token.is_some() {
+            token = Some(ops::request_token());
+        }
         let Some(old) = read(client, table, key.clone()).await? else {
             if !update.upsert {
                 return Err(Error::ConditionFailed {
@@ -266,7 +272,7 @@ pub async fn update<E: Entity>(
             let put =
                 ops::transact_put(table, created.to_item(scope)?, true, None, E::ENTITY_TYPE)?;
             let count = counter_update(table, counter, &group_of(&created, scope)?, 1)?;
-            match transact_write(client, vec![put, count], None).await {
+            match transact_write(client, vec![put, count], token.take()).await {
                 Err(e) if lost_race(&e) => continue,
                 other => return other.map(|()| created),
             }
@@ -285,7 +291,7 @@ pub async fn update<E: Entity>(
             E::ENTITY_TYPE,
         )?];
         move_count(table, counter, &old_group, &new_group, &mut items)?;
-        match transact_write(client, items, None).await {
+        match transact_write(client, items, token.take()).await {
             Err(e) if lost_race(&e) => continue,
             other => return other.map(|()| new_entity),
         }

@@ -52,6 +52,14 @@ pub struct Update {
     /// The entity-type attribute and the entity's value, written with the
     /// update (none when the table tells entities by their keys).
     pub marker: Option<(&'static str, &'static str)>,
+    /// Apply once: as a transaction with this client request token, which
+    /// DynamoDB applies once however often it is sent within ten minutes.
+    pub idempotency_token: Option<String>,
+}
+
+/// A fresh client request token: 32 random hexadecimal digits.
+pub fn request_token() -> String {
+    format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..))
 }
 
 impl Update {
@@ -597,6 +605,9 @@ pub async fn update(
     update: Update,
     entity: &'static str,
 ) -> Result<Item, Error> {
+    if let Some(token) = update.idempotency_token.clone() {
+        return update_once(client, table, key, update, entity, token).await;
+    }
     let own = OwnWrite::of(&update);
     let UpdateExpression {
         expression,
@@ -636,6 +647,43 @@ pub async fn update(
             Err(versioned(crate::write_error(e, entity, "update"), expected))
         }
     }
+}
+
+/// An update applied once: a transaction of one item with a client request
+/// token (the SDK's retries of a lost answer resend it, and DynamoDB does
+/// not apply it again), then a strongly consistent read of the item, which
+/// may already show a later write.
+async fn update_once(
+    client: &Client,
+    table: &TableInfo<'_>,
+    key: Item,
+    update: Update,
+    entity: &'static str,
+    token: String,
+) -> Result<Item, Error> {
+    let expected = update.expect_version.map(|(_, v)| v);
+    let item = transact_update(table, key.clone(), update, entity)?;
+    match crate::batch::transact_write(client, vec![item], Some(token)).await {
+        Ok(()) => {}
+        Err(Error::TransactionCanceled(reasons))
+            if reasons.iter().any(|r| r.code == "ConditionalCheckFailed") =>
+        {
+            let failed = Error::ConditionFailed {
+                entity,
+                operation: "update",
+            };
+            return Err(versioned(failed, expected));
+        }
+        Err(e) => return Err(e),
+    }
+    let output = client
+        .get_item()
+        .table_name(table.name)
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await?;
+    Ok(output.item.unwrap_or_default())
 }
 
 /// What a versioned update writes, to recognise its own write in an item.

@@ -105,6 +105,7 @@ fn __contestant_key(
 pub struct ContestantUpdate {
     name: Option<String>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl ContestantUpdate {
     /// Sets `name`.
@@ -120,6 +121,20 @@ impl ContestantUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -142,6 +157,7 @@ impl ContestantUpdate {
                 )?;
         }
         update.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -306,6 +322,7 @@ pub struct VoteShardUpdate {
     votes: Option<i64>,
     add_votes: Option<i64>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl VoteShardUpdate {
     /// Sets `votes`.
@@ -326,6 +343,20 @@ impl VoteShardUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -362,6 +393,7 @@ impl VoteShardUpdate {
                 },
             )?;
         update.add_to("votes", self.add_votes);
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -491,6 +523,7 @@ pub struct VoteTotalUpdate {
     tallied_at: Option<__rt::DateTime>,
     add_votes: Option<i64>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl VoteTotalUpdate {
     /// Sets `votes`.
@@ -516,6 +549,20 @@ impl VoteTotalUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -559,6 +606,7 @@ impl VoteTotalUpdate {
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
         update.add_to("votes", self.add_votes);
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }

@@ -122,6 +122,7 @@ pub struct UserUpdate {
     email: Option<String>,
     display_name: Option<String>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl UserUpdate {
     /// Sets `email`.
@@ -142,6 +143,20 @@ impl UserUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -165,6 +180,7 @@ impl UserUpdate {
         update.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
         update
             .put("display_name", &self.display_name, __rt::Store::Length(0, Some(200)))?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -277,6 +293,7 @@ pub struct RoleUpdate {
     append_to_permissions: Vec<String>,
     remove_from_permissions_at: ::std::collections::BTreeSet<usize>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl RoleUpdate {
     /// Sets `description`; `None` removes it (and the index keys built from it).
@@ -310,6 +327,20 @@ impl RoleUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -348,6 +379,7 @@ impl RoleUpdate {
                 self.permissions.is_some(),
                 __ROLE_PERMISSIONS_RULE,
             )?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -475,6 +507,7 @@ pub struct RoleAssignmentUpdate {
     granted_by: Option<String>,
     granted_at: Option<__rt::DateTime>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl RoleAssignmentUpdate {
     /// Sets `granted_by`.
@@ -495,6 +528,20 @@ impl RoleAssignmentUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -523,6 +570,7 @@ impl RoleAssignmentUpdate {
                 &self.granted_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }

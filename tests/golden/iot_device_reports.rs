@@ -148,6 +148,7 @@ pub struct DeviceUpdate {
     site: Option<String>,
     installed_at: Option<__rt::DateTime>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl DeviceUpdate {
     /// Sets `model`.
@@ -173,6 +174,20 @@ impl DeviceUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -202,6 +217,7 @@ impl DeviceUpdate {
                 &self.installed_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -381,6 +397,7 @@ pub struct DeviceReportUpdate {
     escalated_at: Option<Option<__rt::DateTime>>,
     add_battery_percent: Option<i64>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl DeviceReportUpdate {
     /// Sets `status`.
@@ -428,6 +445,20 @@ impl DeviceReportUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -495,6 +526,7 @@ impl DeviceReportUpdate {
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
         update.add_to("battery_percent", self.add_battery_percent);
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }

@@ -305,6 +305,7 @@ pub struct ActivityEventUpdate {
     details: Option<Option<__rt::Item>>,
     expires_at: Option<__rt::DateTime>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl ActivityEventUpdate {
     /// Sets `actor_id`.
@@ -340,6 +341,20 @@ impl ActivityEventUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -406,6 +421,7 @@ impl ActivityEventUpdate {
                     ),
                 );
         }
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -518,6 +534,7 @@ pub struct MonthlyActivityCountUpdate {
     event_count: Option<i64>,
     add_event_count: Option<i64>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl MonthlyActivityCountUpdate {
     /// Sets `event_count`.
@@ -538,6 +555,20 @@ impl MonthlyActivityCountUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -570,6 +601,7 @@ impl MonthlyActivityCountUpdate {
                 },
             )?;
         update.add_to("event_count", self.add_event_count);
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }

@@ -163,6 +163,7 @@ pub struct UserProfileUpdate {
     avatar_url: Option<Option<String>>,
     created_at: Option<__rt::DateTime>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl UserProfileUpdate {
     /// Sets `display_name`.
@@ -193,6 +194,20 @@ impl UserProfileUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -227,6 +242,7 @@ impl UserProfileUpdate {
                 &self.created_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -427,6 +443,7 @@ pub struct PhotoUpdate {
     append_to_tags: Vec<String>,
     remove_from_tags_at: ::std::collections::BTreeSet<usize>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl PhotoUpdate {
     /// Sets `url`.
@@ -502,6 +519,20 @@ impl PhotoUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -586,6 +617,7 @@ impl PhotoUpdate {
                     ),
                 );
         }
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }

@@ -286,6 +286,7 @@ pub struct ProductUpdate {
     doc: Option<__rt::Item>,
     updated_at: Option<__rt::DateTime>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl ProductUpdate {
     /// Sets `name`.
@@ -326,6 +327,20 @@ impl ProductUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -397,6 +412,7 @@ impl ProductUpdate {
                     __rt::S(__product_product_id("Product", key.product_id.as_str())?),
                 );
         }
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }

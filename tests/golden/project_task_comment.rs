@@ -190,6 +190,7 @@ pub struct ProjectUpdate {
     name_key: Option<String>,
     created_at: Option<__rt::DateTime>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl ProjectUpdate {
     /// Sets `name`.
@@ -215,6 +216,20 @@ impl ProjectUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -260,6 +275,7 @@ impl ProjectUpdate {
                     ),
                 );
         }
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -438,6 +454,7 @@ pub struct TaskUpdate {
     due_at: Option<Option<__rt::DateTime>>,
     version: Option<i64>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl TaskUpdate {
     /// Sets `title`.
@@ -473,6 +490,20 @@ impl TaskUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -587,6 +618,7 @@ impl TaskUpdate {
                     );
             }
         }
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -738,6 +770,7 @@ pub struct CommentUpdate {
     body: Option<String>,
     created_at: Option<__rt::DateTime>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl CommentUpdate {
     /// Sets `author_id`.
@@ -763,6 +796,20 @@ impl CommentUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -794,6 +841,7 @@ impl CommentUpdate {
                 &self.created_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }

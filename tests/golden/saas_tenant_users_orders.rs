@@ -300,6 +300,7 @@ pub struct TenantUpdate {
     plan: Option<Plan>,
     created_at: Option<__rt::DateTime>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl TenantUpdate {
     /// Sets `name`.
@@ -325,6 +326,20 @@ impl TenantUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -353,6 +368,7 @@ impl TenantUpdate {
                 &self.created_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -473,6 +489,7 @@ pub struct UserUpdate {
     role: Option<Role>,
     last_login: Option<Option<__rt::DateTime>>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl UserUpdate {
     /// Sets `email`.
@@ -498,6 +515,20 @@ impl UserUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -529,6 +560,7 @@ impl UserUpdate {
         if self.or_create {
             update.key("gsi1sk", __rt::S(__user_sk("User", key.user_id.as_str())?));
         }
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -697,6 +729,7 @@ pub struct OrderUpdate {
     append_to_lines: Vec<__rt::Item>,
     remove_from_lines_at: ::std::collections::BTreeSet<usize>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl OrderUpdate {
     /// Sets `user_id`.
@@ -750,6 +783,20 @@ impl OrderUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -815,6 +862,7 @@ impl OrderUpdate {
                     ),
                 );
         }
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -959,6 +1007,7 @@ pub struct InventoryItemUpdate {
     add_on_hand: Option<i64>,
     add_reserved: Option<i64>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl InventoryItemUpdate {
     /// Sets `on_hand`.
@@ -994,6 +1043,20 @@ impl InventoryItemUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -1072,6 +1135,7 @@ impl InventoryItemUpdate {
         }
         update.add_to("on_hand", self.add_on_hand);
         update.add_to("reserved", self.add_reserved);
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }

@@ -183,6 +183,7 @@ pub struct TicketUpdate {
     resolver: Option<Option<String>>,
     created_at: Option<__rt::DateTime>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl TicketUpdate {
     /// Sets `title`.
@@ -213,6 +214,20 @@ impl TicketUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -250,6 +265,7 @@ impl TicketUpdate {
                     __rt::S(__ticket_tenant_status("Ticket", __tenant, __v_status)?),
                 );
         }
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -387,6 +403,7 @@ pub struct CommentUpdate {
     author: Option<String>,
     body: Option<String>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl CommentUpdate {
     /// Sets `author`.
@@ -407,6 +424,20 @@ impl CommentUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -433,6 +464,7 @@ impl CommentUpdate {
         }
         update.put("author", &self.author, __rt::Store::Plain)?;
         update.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -523,6 +555,7 @@ pub struct TicketCountUpdate {
     count: Option<i64>,
     add_count: Option<i64>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl TicketCountUpdate {
     /// Sets `count`.
@@ -545,6 +578,20 @@ impl TicketCountUpdate {
         self.or_create = true;
         self
     }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -562,6 +609,7 @@ impl TicketCountUpdate {
         }
         update.put("count", &self.count, __rt::Store::Plain)?;
         update.add_to("count", self.add_count);
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }

@@ -306,6 +306,7 @@ pub struct DocumentMetaUpdate {
     version: Option<i64>,
     add_chunk_count: Option<i64>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl DocumentMetaUpdate {
     /// Sets `title`.
@@ -356,6 +357,20 @@ impl DocumentMetaUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -471,6 +486,7 @@ impl DocumentMetaUpdate {
                     ),
                 );
         }
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -595,6 +611,7 @@ fn __document_body_chunk_key(
 pub struct DocumentBodyChunkUpdate {
     text: Option<String>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl DocumentBodyChunkUpdate {
     /// Sets `text`.
@@ -610,6 +627,20 @@ impl DocumentBodyChunkUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -639,6 +670,7 @@ impl DocumentBodyChunkUpdate {
                 )?;
         }
         update.put("text", &self.text, __rt::Store::Length(0, Some(900)))?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -807,6 +839,7 @@ pub struct DocumentAttachmentUpdate {
     uploaded_at: Option<__rt::DateTime>,
     add_size_bytes: Option<i64>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl DocumentAttachmentUpdate {
     /// Sets `file_name`.
@@ -847,6 +880,20 @@ impl DocumentAttachmentUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -904,6 +951,7 @@ impl DocumentAttachmentUpdate {
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
         update.add_to("size_bytes", self.add_size_bytes);
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }
@@ -1038,6 +1086,7 @@ pub struct DocumentShareUpdate {
     permission: Option<Permission>,
     granted_at: Option<__rt::DateTime>,
     or_create: bool,
+    idempotency_token: Option<String>,
 }
 impl DocumentShareUpdate {
     /// Sets `permission`.
@@ -1058,6 +1107,20 @@ impl DocumentShareUpdate {
     /// version before the one set (`Error::VersionConflict`).
     pub fn or_create(mut self) -> Self {
         self.or_create = true;
+        self
+    }
+    /// Apply this update once, even when its answer is lost and the
+    /// request is sent again (a counter counts once): it runs as a
+    /// transaction with a client request token, fixed now, so this
+    /// value sent again within ten minutes is applied once. The item
+    /// returned is read right after and may show later writes.
+    pub fn idempotent(self) -> Self {
+        self.idempotency_token(__rt::ops::request_token())
+    }
+    /// [`Self::idempotent`] with the caller's own token (at most 36
+    /// characters), to send the same update again after an error.
+    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+        self.idempotency_token = Some(token.into());
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -1096,6 +1159,7 @@ impl DocumentShareUpdate {
                 &self.granted_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
+        update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
 }

@@ -86,3 +86,60 @@ async fn creates_and_versioned_updates_are_told_the_truth_when_answers_are_lost(
     );
     assert!(proxy.counts.lost.load(std::sync::atomic::Ordering::Relaxed) > 8);
 }
+
+/// A counter counts once per call with `idempotent()`, even when answers
+/// are lost: the update runs as a transaction with a client request token,
+/// and sending the same update value again (after an unknown outcome)
+/// reuses the token. Without it, a retried `ADD` counts twice.
+#[tokio::test]
+async fn idempotent_counters_count_once_when_answers_are_lost() {
+    use singletable_tests::generated::sequence_numbers::{RepoKey, RepoUpdate, Repository};
+    let upstream = server::server().await.endpoint.clone();
+    let direct = Repository::new(server::client(&upstream))
+        .with_table_name(server::unique_table("LostCounts"));
+    direct.create_table().await.unwrap();
+    let proxy = faults::start_losing(&upstream, 0.3, 5).await.unwrap();
+    let lossy =
+        Repository::new(server::client(&proxy.endpoint)).with_table_name(direct.table_name());
+    let key = |name: &str| RepoKey {
+        owner: "octo".into(),
+        name: name.into(),
+    };
+    let count = |name: &'static str| {
+        let direct = &direct;
+        async move {
+            direct
+                .get_repo(&key(name))
+                .await
+                .unwrap()
+                .map_or(0, |r| r.issue_count)
+        }
+    };
+    for name in ["once", "plain"] {
+        direct
+            .update_repo(
+                &key(name),
+                RepoUpdate::default().add_issue_count(0).or_create(),
+            )
+            .await
+            .unwrap();
+    }
+    let mut resent = 0;
+    for _ in 0..20 {
+        let update = RepoUpdate::default().add_issue_count(1).idempotent();
+        // Until an answer arrives, send the same update value again.
+        while let Err(e) = lossy.update_repo(&key("once"), update.clone()).await {
+            assert!(matches!(e, Error::Service(_)), "{e:?}");
+            resent += 1;
+        }
+        let _ = lossy
+            .update_repo(&key("plain"), RepoUpdate::default().add_issue_count(1))
+            .await;
+    }
+    let (once, plain) = (count("once").await, count("plain").await);
+    eprintln!(
+        "lost answers, counters: {}; idempotent counter {once} after 20 calls ({resent} resent by the caller), plain counter {plain}",
+        proxy.counts.summary()
+    );
+    assert_eq!(once, 20, "each idempotent call counted once");
+}

@@ -838,15 +838,7 @@ impl Emitter<'_> {
             })
             .collect();
         // An entity of nothing but its keys has nothing to change.
-        let update_binding = if sets.is_empty()
-            && adds.is_empty()
-            && index_updates.is_empty()
-            && key_sets.is_empty()
-        {
-            quote!(update)
-        } else {
-            quote!(mut update)
-        };
+        let update_binding = quote!(mut update);
         let create = quote! {
             if self.or_create {
                 __rt::ops::creatable(#name, &[#(#required)*])?;
@@ -870,6 +862,7 @@ impl Emitter<'_> {
                 #(#fields)*
                 #(#add_fields)*
                 or_create: bool,
+                idempotency_token: Option<String>,
             }
 
             impl #ty {
@@ -887,6 +880,22 @@ impl Emitter<'_> {
                     self
                 }
 
+                /// Apply this update once, even when its answer is lost and the
+                /// request is sent again (a counter counts once): it runs as a
+                /// transaction with a client request token, fixed now, so this
+                /// value sent again within ten minutes is applied once. The item
+                /// returned is read right after and may show later writes.
+                pub fn idempotent(self) -> Self {
+                    self.idempotency_token(__rt::ops::request_token())
+                }
+
+                /// [`Self::idempotent`] with the caller's own token (at most 36
+                /// characters), to send the same update again after an error.
+                pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+                    self.idempotency_token = Some(token.into());
+                    self
+                }
+
                 /// The attributes to set and remove, index keys included.
                 pub fn to_update(&self, #key_param: &#key_ty, scope: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
                     let __tenant = scope;
@@ -896,6 +905,7 @@ impl Emitter<'_> {
                     #(#sets)*
                     #(#adds)*
                     #(#index_updates)*
+                    update.idempotency_token.clone_from(&self.idempotency_token);
                     Ok(update)
                 }
             }
