@@ -441,6 +441,8 @@ pub struct Attribute {
     pub key_only: bool,
     /// The attribute's name in the table, when it is not `name`.
     pub stored_as: Option<String>,
+    /// A datetime the repository sets on the writes this names.
+    pub timestamp: Option<crate::syntax::Timestamp>,
 }
 
 impl Attribute {

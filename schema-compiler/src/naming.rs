@@ -241,14 +241,21 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         }
         // The update type's methods: a setter per attribute an update can
         // change and the element changes (its own four are reserved below).
+        // (Two setters that clash are two fields that clash, reported for
+        // the struct: setters are listed only where they meet another name.)
         let update = format!("impl {}Update", pascal(name));
+        let changes = entity.element_changes();
+        let own = ["or_create", "to_update", "idempotent", "idempotency_token"];
         for attribute in entity.attributes.values() {
-            if !entity.in_primary_key(&attribute.name) {
+            let setter = snake(&attribute.name);
+            let meets = own.contains(&setter.as_str())
+                || changes.iter().any(|(method, _, _)| *method == setter);
+            if meets && !entity.in_primary_key(&attribute.name) && attribute.timestamp.is_none() {
                 let origin = format!("the setter of attribute `{}` of `{name}`", attribute.name);
-                add(&update, snake(&attribute.name), origin, attribute.name.span);
+                add(&update, setter, origin, attribute.name.span);
             }
         }
-        for (method, attribute, _) in entity.element_changes() {
+        for (method, attribute, _) in changes {
             let origin = format!(
                 "the `{method}` change of attribute `{}` of `{name}`",
                 attribute.name

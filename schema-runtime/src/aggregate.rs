@@ -105,17 +105,7 @@ fn still_in(
     (expression, names, (!values.is_empty()).then_some(values))
 }
 
-/// The stored item at `key`, read consistently.
-async fn read(client: &Client, table: &TableInfo<'_>, key: Item) -> Result<Option<Item>, Error> {
-    let output = client
-        .get_item()
-        .table_name(table.name)
-        .set_key(Some(key))
-        .consistent_read(true)
-        .send()
-        .await?;
-    Ok(output.item.filter(|item| !item.is_empty()))
-}
+use ops::read_consistent as read;
 
 /// Whether a transaction failed because its first item's condition did not
 /// hold (another writer changed the item since it was read).
@@ -307,6 +297,10 @@ pub async fn update<E: Entity>(
 fn applied(mut item: Item, update: &Update) -> Item {
     for (name, value) in &update.set {
         item.insert((*name).to_owned(), value.clone());
+    }
+    for (name, value) in &update.set_if_absent {
+        item.entry((*name).to_owned())
+            .or_insert_with(|| value.clone());
     }
     for name in &update.remove {
         item.remove(*name);

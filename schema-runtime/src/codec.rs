@@ -116,6 +116,25 @@ pub enum TimeFormat {
     EpochMillis,
 }
 
+/// The time now, as precise as `format` stores it (so the value written
+/// and the value read back are equal).
+pub fn now(format: TimeFormat) -> DateTime {
+    at_precision(DateTime::from(std::time::SystemTime::now()), format)
+}
+
+/// `time` as precise as `format` stores it.
+pub fn at_precision(time: DateTime, format: TimeFormat) -> DateTime {
+    let now = time;
+    let nanos = now.subsec_nanos();
+    let kept = match format {
+        TimeFormat::Rfc3339(0) | TimeFormat::EpochSeconds => 0,
+        TimeFormat::Rfc3339(3) | TimeFormat::EpochMillis => nanos - nanos % 1_000_000,
+        TimeFormat::Rfc3339(6) => nanos - nanos % 1_000,
+        TimeFormat::Rfc3339(_) => nanos,
+    };
+    DateTime::from_secs_and_nanos(now.secs(), kept)
+}
+
 /// Appends a datetime placeholder in its fixed-width key form.
 pub fn push_datetime(
     key: &mut String,

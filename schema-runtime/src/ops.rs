@@ -52,6 +52,9 @@ pub struct Update {
     /// The entity-type attribute and the entity's value, written with the
     /// update (none when the table tells entities by their keys).
     pub marker: Option<(&'static str, &'static str)>,
+    /// Attributes set only when the item does not hold them yet (a
+    /// `created` timestamp of an update that may create the item).
+    pub set_if_absent: Vec<(&'static str, AttributeValue)>,
     /// Apply once: as a transaction with this client request token, which
     /// DynamoDB applies once however often it is sent within ten minutes.
     pub idempotency_token: Option<String>,
@@ -495,6 +498,11 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
             "#ver = :prev".to_owned()
         });
     }
+    for (i, (name, value)) in update.set_if_absent.into_iter().enumerate() {
+        names.insert(format!("#n{i}"), name.to_owned());
+        values.insert(format!(":n{i}"), value);
+        sets.push(format!("#n{i} = if_not_exists(#n{i}, :n{i})"));
+    }
     for (i, (name, value)) in update.append.into_iter().enumerate() {
         names.insert(format!("#l{i}"), name.to_owned());
         values.insert(format!(":l{i}"), value);
@@ -676,6 +684,17 @@ async fn update_once(
         }
         Err(e) => return Err(e),
     }
+    Ok(read_consistent(client, table, key)
+        .await?
+        .unwrap_or_default())
+}
+
+/// The stored item at `key`, read consistently (`None` when there is none).
+pub(crate) async fn read_consistent(
+    client: &Client,
+    table: &TableInfo<'_>,
+    key: Item,
+) -> Result<Option<Item>, Error> {
     let output = client
         .get_item()
         .table_name(table.name)
@@ -683,7 +702,7 @@ async fn update_once(
         .consistent_read(true)
         .send()
         .await?;
-    Ok(output.item.unwrap_or_default())
+    Ok(output.item.filter(|item| !item.is_empty()))
 }
 
 /// What a versioned update writes, to recognise its own write in an item.

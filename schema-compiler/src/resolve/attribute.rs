@@ -55,6 +55,40 @@ impl Resolver<'_> {
                 self.check_stored_name(s, false);
                 s.value.clone()
             }),
+            timestamp: decl.timestamp.as_ref().map(|t| {
+                self.check_timestamp(decl, t);
+                t.value
+            }),
+        }
+    }
+
+    /// A timestamp is a required `datetime` the item always holds.
+    fn check_timestamp(
+        &mut self,
+        decl: &Spanned<AttributeDecl>,
+        t: &Spanned<crate::syntax::Timestamp>,
+    ) {
+        let ty = or_span(&decl.r#type, decl.span);
+        let problem = if ty.as_str() != "datetime" {
+            Some(format!(
+                "a timestamp is a datetime, not {}",
+                ir::with_article(&ty)
+            ))
+        } else if decl.optional.as_ref().is_some_and(|o| o.value) {
+            Some("a timestamp is set on every write it names: it cannot be optional".to_owned())
+        } else if decl.key_only.as_ref().is_some_and(|k| k.value) {
+            Some("a timestamp is an attribute of its own: it cannot be `key_only`".to_owned())
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            self.error(
+                Diagnostic::new(Code::InvalidAttribute, problem)
+                    .label(t.span, "timestamp")
+                    .help(
+                        "declare `{ type: datetime, timestamp: created }` (or `updated`), required",
+                    ),
+            );
         }
     }
 
@@ -87,6 +121,7 @@ impl Resolver<'_> {
                 ("escape", decl.escape.as_ref().map(|v| v.span)),
                 ("key_only", decl.key_only.as_ref().map(|v| v.span)),
                 ("typical_size", decl.typical_size.as_ref().map(|v| v.span)),
+                ("timestamp", decl.timestamp.as_ref().map(|v| v.span)),
             ] {
                 if let Some(span) = given {
                     self.error(
@@ -109,6 +144,7 @@ impl Resolver<'_> {
                 typical_size: None,
                 escape: false,
                 key_only: false,
+                timestamp: None,
                 stored_as: decl.stored_as.as_ref().map(|s| {
                     self.check_stored_name(s, true);
                     s.value.clone()

@@ -691,6 +691,7 @@ impl Resolver<'_> {
             }
         }
         self.check_stored_names(entity, spec);
+        self.check_timestamps(entity);
         for (index_name, key) in &entity.index_keys {
             for template in key.templates() {
                 let clash = entity.attributes.get(&template.attribute);
@@ -703,6 +704,53 @@ impl Resolver<'_> {
                     );
                 }
             }
+        }
+    }
+
+    /// A timestamp changes on every write it names, so it is never part of
+    /// a key (the item would move, or leave its index entry stale), and an
+    /// entity has at most one of each kind.
+    fn check_timestamps(&mut self, entity: &ir::Entity) {
+        let mut seen: Vec<(&crate::syntax::Timestamp, &ir::Attribute)> = Vec::new();
+        for attr in entity.attributes.values() {
+            let Some(kind) = &attr.timestamp else {
+                continue;
+            };
+            let in_key = std::iter::once(&entity.primary_key)
+                .chain(entity.index_keys.values())
+                .flat_map(|k| k.templates())
+                .any(|t| t.placeholders().any(|p| p.name.value == attr.name.value));
+            if in_key {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidAttribute,
+                        format!("timestamp `{}` is part of a key", attr.name),
+                    )
+                    .label(attr.name.span, "set on every write")
+                    .help("a key built from a time that changes on writes would move the item; key the item on a datetime the caller sets"),
+                );
+            }
+            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == kind) {
+                self.error(
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        format!(
+                            "`{}` and `{}` are both `{}` timestamps of `{}`",
+                            first.name,
+                            attr.name,
+                            match kind {
+                                crate::syntax::Timestamp::Created => "created",
+                                crate::syntax::Timestamp::Updated => "updated",
+                            },
+                            entity.name
+                        ),
+                    )
+                    .label(attr.name.span, "second")
+                    .label(first.name.span, "first")
+                    .help("keep one: both would hold the same time"),
+                );
+            }
+            seen.push((kind, attr));
         }
     }
 

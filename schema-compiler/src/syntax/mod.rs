@@ -479,6 +479,20 @@ pub struct AttributeDecl {
     /// The attribute's name in the table when it is not the spec's name
     /// (any name DynamoDB accepts: `Status#Time`, `follower#`).
     pub stored_as: Option<Spanned<String>>,
+    /// A datetime the repository sets: `created` (on create and put),
+    /// `updated` (on every write).
+    pub timestamp: Option<Spanned<Timestamp>>,
+}
+
+/// Which writes set a timestamp attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Timestamp {
+    /// The time the item was created or put (an update that creates it
+    /// sets it too; other updates keep it).
+    Created,
+    /// The time of the item's latest write: create, put or update.
+    Updated,
 }
 
 /// The long form of [`AttributeDecl`].
@@ -543,6 +557,12 @@ pub struct AttributeFull {
     /// templates and the Rust field use the spec's name.
     #[serde(default)]
     pub stored_as: Option<Spanned<String>>,
+    /// A `datetime` the repository sets to the time of the write:
+    /// `created` on create and put (and an update that creates the item),
+    /// `updated` on every write. Required, never part of a key, and not
+    /// set by callers (the update type has no setter for it).
+    #[serde(default)]
+    pub timestamp: Option<Spanned<Timestamp>>,
 }
 
 impl Shorthand for AttributeDecl {
@@ -579,6 +599,7 @@ impl Shorthand for AttributeDecl {
             escape: f.escape,
             key_only: f.key_only,
             stored_as: f.stored_as,
+            timestamp: f.timestamp,
         }
     }
 }

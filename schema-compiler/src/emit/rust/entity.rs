@@ -265,6 +265,7 @@ impl Emitter<'_> {
         let entity_impl = self.emit_entity_impl(entity);
         let key_fn = self.emit_key_fn(entity);
         let update = self.emit_update(entity);
+        let stamp = has_timestamps(entity).then(|| with_timestamps(entity));
         quote! {
             #entity_doc
             #[doc = #key_doc]
@@ -287,6 +288,7 @@ impl Emitter<'_> {
                 pub fn key(&self) -> #key_ty {
                     #key_ty::from(self)
                 }
+                #stamp
             }
 
             impl From<&#ty> for #key_ty {
@@ -588,11 +590,39 @@ impl Emitter<'_> {
         let key_ty = key_type(name);
         let scope_ty = self.scope_type(entity);
         let key_attributes = self.key_attributes(entity);
+        // Timestamps are set by the repository, not by callers.
         let changeable: Vec<&ir::Attribute> = entity
             .attributes
             .values()
-            .filter(|a| !key_attributes.iter().any(|k| k.name == a.name))
+            .filter(|a| !key_attributes.iter().any(|k| k.name == a.name) && a.timestamp.is_none())
             .collect();
+        let stamps = entity
+            .attributes
+            .values()
+            .filter_map(|a| {
+                let kind = a.timestamp?;
+                let ir::AttributeType::Datetime { format, precision } = &a.r#type else {
+                    return None;
+                };
+                let stored = a.stored();
+                let format = super::types::time_format(*format, *precision);
+                let how = self.rule_or_plain(name, a);
+                Some(match kind {
+                    crate::syntax::Timestamp::Updated => quote! {
+                        update.put_value(#stored, &__rt::codec::at_precision(now, #format), #how)?;
+                    },
+                    crate::syntax::Timestamp::Created => quote! {
+                        if self.or_create {
+                            let created = __rt::codec::at_precision(now, #format);
+                            let created = __rt::Attr::store(&created, #how, #name, #stored)?;
+                            update.set_if_absent.push((#stored, created));
+                        }
+                    },
+                })
+            })
+            .collect::<Vec<_>>();
+        let now = (!stamps.is_empty())
+            .then(|| quote!(let now = __rt::DateTime::from(::std::time::SystemTime::now());));
         let fields = changeable.iter().map(|a| {
             let f = snake_ident(a.name.as_str());
             let t = self.value_type(name, a);
@@ -905,6 +935,8 @@ impl Emitter<'_> {
                     #(#sets)*
                     #(#adds)*
                     #(#index_updates)*
+                    #now
+                    #(#stamps)*
                     update.idempotency_token.clone_from(&self.idempotency_token);
                     Ok(update)
                 }
@@ -1169,4 +1201,46 @@ fn shape_parts(tokens: &[crate::lang::Tok]) -> Vec<TokenStream> {
         out.push(quote!(__rt::Shape::Lit(#literal)));
     }
     out
+}
+
+/// `item` (a reference to an entity) as the repository writes it: with its
+/// timestamps set to now (`&item.with_timestamps()`), or as it is.
+pub(super) fn stamped(entity: &ir::Entity, item: TokenStream) -> TokenStream {
+    if has_timestamps(entity) {
+        quote!(&#item.with_timestamps())
+    } else {
+        item
+    }
+}
+
+/// Whether the repository sets some of the entity's attributes (timestamps).
+pub(super) fn has_timestamps(entity: &ir::Entity) -> bool {
+    entity.attributes.values().any(|a| a.timestamp.is_some())
+}
+
+/// The `with_timestamps` method of an entity with timestamps: the entity
+/// with every timestamp set to now, as precise as it is stored.
+fn with_timestamps(entity: &ir::Entity) -> TokenStream {
+    let sets = entity
+        .attributes
+        .values()
+        .filter(|a| a.timestamp.is_some())
+        .filter_map(|a| {
+            let ir::AttributeType::Datetime { format, precision } = &a.r#type else {
+                return None;
+            };
+            let f = snake_ident(a.name.as_str());
+            let format = super::types::time_format(*format, *precision);
+            Some(quote!(item.#f = __rt::codec::at_precision(now, #format);))
+        });
+    quote! {
+        /// This item as the repository writes it on create and put: every
+        /// timestamp set to now (as precise as it is stored).
+        pub fn with_timestamps(&self) -> Self {
+            let now = __rt::DateTime::from(::std::time::SystemTime::now());
+            let mut item = self.clone();
+            #(#sets)*
+            item
+        }
+    }
 }

@@ -636,11 +636,12 @@ impl<'a> Emitter<'a> {
                     let m = format_ident!("{}_{s}", if create { "create" } else { "put" });
                     let label = m.to_string();
                     let d = format!(" {} a [`{entity}`].", if create { "Creates (fails the transaction if it exists)" } else { "Puts" });
+                    let stamped = super::entity::stamped(e, quote!(item));
                     quote! {
                         #[doc = #d]
                         pub fn #m(&mut self, item: &#ty) -> &mut Self {
                             let info = self.repo.table_info();
-                            let item = __rt::Entity::to_item(item, #scope)
+                            let item = __rt::Entity::to_item(#stamped, #scope)
                                 .map_err(__rt::Error::from)
                                 .and_then(|item| __rt::ops::transact_put(&info, item, #create, #version, #entity));
                             self.push(#label, item)
@@ -765,10 +766,11 @@ impl<'a> Emitter<'a> {
             let scope = self.scope_expr(e, handle);
             let m = format_ident!("put_{}", snake(entity));
             let d = format!(" Adds a put of a [`{entity}`].");
+            let stamped = super::entity::stamped(e, quote!(item));
             methods.push(quote! {
                 #[doc = #d]
                 pub fn #m(&mut self, item: &#ty) -> &mut Self {
-                    let request = __rt::Entity::to_item(item, #scope)
+                    let request = __rt::Entity::to_item(#stamped, #scope)
                         .map_err(__rt::Error::from)
                         .and_then(__rt::ops::put_request);
                     self.push_write(request)

@@ -332,6 +332,22 @@ impl Emitter<'_> {
         let scope = self.scope_expr(entity, handle);
         let result = quote!(Result);
         let error = quote!(__rt::Error);
+        // An entity with timestamps is written with them set to now, and
+        // the item as written is returned.
+        let stamped = super::entity::has_timestamps(entity);
+        let written = if stamped { quote!(#ty) } else { quote!(()) };
+        // `call` is a write of `item`: as it is, or stamped and returned.
+        let write = |call: TokenStream| {
+            if stamped {
+                quote! {
+                    let item = &item.with_timestamps();
+                    #call?;
+                    Ok(item.clone())
+                }
+            } else {
+                call
+            }
+        };
         let get_doc = format!(
             " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
         );
@@ -342,6 +358,8 @@ impl Emitter<'_> {
         let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
         let update_doc = format!(" Applies a partial update to an existing [`{name}`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).");
         let delete_doc = format!(" Deletes the [`{name}`] at `key` and returns it as it was; `None` when there was none.");
+        let put_body = write(quote!(#repo.table().put(item, #scope).await));
+        let create_body = write(quote!(#repo.table().create(item, #scope).await));
         if let Some(counted) = self.transaction_counter(entity) {
             return self.counted_op_methods(
                 entity,
@@ -357,13 +375,13 @@ impl Emitter<'_> {
             }
 
             #[doc = #put_doc]
-            pub async fn #put(&self, item: &#ty) -> #result<(), #error> {
-                #repo.table().put(item, #scope).await
+            pub async fn #put(&self, item: &#ty) -> #result<#written, #error> {
+                #put_body
             }
 
             #[doc = #create_doc]
-            pub async fn #create(&self, item: &#ty) -> #result<(), #error> {
-                #repo.table().create(item, #scope).await
+            pub async fn #create(&self, item: &#ty) -> #result<#written, #error> {
+                #create_body
             }
 
             #[doc = #update_doc]
@@ -399,8 +417,30 @@ impl Emitter<'_> {
         let group_fn = Self::group_fn(name, counted.aggregate);
         let result = quote!(Result);
         let error = quote!(__rt::Error);
+        // An entity with timestamps is written with them set to now, and
+        // the item as written is returned.
+        let stamped = super::entity::has_timestamps(entity);
+        let written = if stamped { quote!(#ty) } else { quote!(()) };
+        // `call` is a write of `item`: as it is, or stamped and returned.
+        let write = |call: TokenStream| {
+            if stamped {
+                quote! {
+                    let item = &item.with_timestamps();
+                    #call?;
+                    Ok(item.clone())
+                }
+            } else {
+                call
+            }
+        };
         let counted_doc =
             format!(" The count in its [`{a_name}`] group changes in the same transaction.");
+        let put_body = write(
+            quote!(__rt::aggregate::put(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await),
+        );
+        let create_body = write(
+            quote!(__rt::aggregate::create(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await),
+        );
         let get_doc = format!(
             " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
         );
@@ -416,16 +456,16 @@ impl Emitter<'_> {
 
             #[doc = #put_doc]
             #[doc = #counted_doc]
-            pub async fn #put(&self, item: &#ty) -> #result<(), #error> {
+            pub async fn #put(&self, item: &#ty) -> #result<#written, #error> {
                 let repo = #repo;
-                __rt::aggregate::put(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await
+                #put_body
             }
 
             #[doc = #create_doc]
             #[doc = #counted_doc]
-            pub async fn #create(&self, item: &#ty) -> #result<(), #error> {
+            pub async fn #create(&self, item: &#ty) -> #result<#written, #error> {
                 let repo = #repo;
-                __rt::aggregate::create(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await
+                #create_body
             }
 
             #[doc = #update_doc]
