@@ -546,6 +546,51 @@ impl<T: Attr> Attr for Vec<T> {
     }
 }
 
+/// Checks a value already in its stored form (a natural key's) against
+/// the spec's rules for it, as [`Attr::check`] does for the typed value.
+pub fn check_value(
+    av: &AttributeValue,
+    how: Store,
+    context: &'static str,
+    name: &'static str,
+) -> Result<(), ValueError> {
+    fn typed<T: Attr>(av: &AttributeValue, how: Store) -> Result<(), String> {
+        T::from_av(av)
+            .map_err(|p| p.to_string())
+            .and_then(|v| v.check(how))
+    }
+    let checked = match how {
+        Store::Length(..) | Store::Text { .. } => typed::<String>(av, how),
+        Store::Integer { .. } => typed::<i64>(av, how),
+        Store::Decimal { .. } => typed::<Decimal>(av, how),
+        Store::Bytes(..) => typed::<Blob>(av, how),
+        Store::Plain | Store::Time(_) | Store::List { .. } => Ok(()),
+    };
+    checked.map_err(|problem| value_error(context, name, problem))
+}
+
+/// Checks a string key part against the spec's rules for it (a `key_only`
+/// attribute's pattern, which the key's alphabet alone does not prove).
+pub fn check_text(
+    value: &str,
+    how: Store,
+    context: &'static str,
+    name: &'static str,
+) -> Result<(), ValueError> {
+    let checked =
+        match how {
+            Store::Length(min, max) => check_count(value.len(), min, max, "bytes"),
+            Store::Text { min, max, pattern } => check_count(value.len(), min, max, "bytes")
+                .and_then(|()| match pattern.is_match(value) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err(format!("{value:?} does not match `{}`", pattern.source())),
+                    Err(e) => Err(e),
+                }),
+            _ => Ok(()),
+        };
+    checked.map_err(|problem| value_error(context, name, problem))
+}
+
 /// Reads a typed map (a record of declared fields) with `read`, which takes
 /// its fields through a [`crate::reader::Fields`] reader; a field's problem
 /// becomes the map's, naming the field.

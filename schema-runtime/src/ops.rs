@@ -52,12 +52,46 @@ pub struct Update {
     /// The entity-type attribute and the entity's value, written with the
     /// update (none when the table tells entities by their keys).
     pub marker: Option<(&'static str, &'static str)>,
+    /// Bounds the stored value (or a list's size) must be within for the
+    /// update to keep the declared ones: checked by DynamoDB with the write,
+    /// as `Error::ConditionFailed` when they do not hold.
+    pub bounds: Vec<Bound>,
     /// Attributes set only when the item does not hold them yet (a
     /// `created` timestamp of an update that may create the item).
     pub set_if_absent: Vec<(&'static str, AttributeValue)>,
     /// Apply once: as a transaction with this client request token, which
     /// DynamoDB applies once however often it is sent within ten minutes.
     pub idempotency_token: Option<String>,
+}
+
+/// A bound on the stored value an update changes relative to itself (a
+/// counter's `ADD`, a list's appends and removals): what it must be before
+/// the update for the declared bounds to hold after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// A number in `min..=max`, or absent when `absent` is allowed.
+    Value {
+        /// The attribute.
+        name: &'static str,
+        /// Least value before the update.
+        min: i64,
+        /// Greatest value before the update.
+        max: i64,
+        /// Whether the attribute may be absent.
+        absent: bool,
+    },
+    /// A list of `min..=max` elements, or absent (an empty list) when
+    /// `absent` is allowed.
+    Size {
+        /// The attribute.
+        name: &'static str,
+        /// Least size before the update.
+        min: i64,
+        /// Greatest size before the update.
+        max: i64,
+        /// Whether the attribute may be absent.
+        absent: bool,
+    },
 }
 
 /// A fresh client request token: 32 random hexadecimal digits.
@@ -121,11 +155,39 @@ impl Update {
         self.set.push((name, value));
     }
 
-    /// Adds to a counter when a number was given.
-    pub fn add_to(&mut self, name: &'static str, n: Option<i64>) {
-        if let Some(n) = n {
-            self.add.push((name, AttributeValue::N(n.to_string())));
+    /// Adds to a counter when a number was given; with the counter's
+    /// declared range (`how`), the update applies only when the sum stays in
+    /// it (a missing counter counts as 0), and an attribute also set by this
+    /// update is an error.
+    pub fn add_to(
+        &mut self,
+        name: &'static str,
+        n: Option<i64>,
+        also_set: bool,
+        how: crate::codec::Store,
+    ) -> Result<(), crate::ValueError> {
+        let Some(n) = n else { return Ok(()) };
+        self.only_change(name, also_set)?;
+        self.add.push((name, AttributeValue::N(n.to_string())));
+        if let crate::codec::Store::Integer { min, max } = how {
+            if min != i64::MIN || max != i64::MAX {
+                let (lo, hi) = (min.saturating_sub(n), max.saturating_sub(n));
+                if lo > hi {
+                    return Err(crate::ValueError {
+                        context: self.entity,
+                        name,
+                        problem: format!("adding {n} leaves {min}..={max} whatever the value"),
+                    });
+                }
+                self.bounds.push(Bound::Value {
+                    name,
+                    min: lo,
+                    max: hi,
+                    absent: (min..=max).contains(&n),
+                });
+            }
         }
+        Ok(())
     }
 
     /// Adds elements to a set and removes others, when any were given;
@@ -178,6 +240,26 @@ impl Update {
                 name,
                 problem: "append to a list and remove from it in separate updates".to_owned(),
             });
+        }
+        if let crate::codec::Store::List { min, max, .. } = how {
+            let (min, max) = (min as i64, max.map_or(i64::MAX, |m| m as i64));
+            let (added, removed) = (appended.len() as i64, removed_at.len() as i64);
+            if added > 0 && max != i64::MAX {
+                self.bounds.push(Bound::Size {
+                    name,
+                    min: 0,
+                    max: max - added,
+                    absent: added <= max,
+                });
+            }
+            if removed > 0 && min > 0 {
+                self.bounds.push(Bound::Size {
+                    name,
+                    min: min.saturating_add(removed),
+                    max: i64::MAX,
+                    absent: false,
+                });
+            }
         }
         if !appended.is_empty() {
             let items = match how {
@@ -344,15 +426,20 @@ pub async fn put(
     let operation = if create { "create" } else { "put" };
     let conditional = condition_present(&request);
     let written = conditional.then(|| request.get_item().clone()).flatten();
+    let attempts = Attempts::default();
     let result = request
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .customize()
+        .interceptor(attempts.clone())
         .send()
         .await;
     match result {
         Ok(_) => Ok(()),
         Err(e) => {
-            // The condition failed on the very item this put writes: an
-            // attempt whose answer was lost wrote it, and the SDK retried.
+            // The SDK sent the request again and the condition failed on
+            // the very item this put writes: the earlier attempt, whose
+            // answer was lost, wrote it. (On a first attempt, an identical
+            // item is another writer's: a real conflict.)
             let stored = match e.as_service_error() {
                 Some(
                     crate::sdk::operation::put_item::PutItemError::ConditionalCheckFailedException(
@@ -361,7 +448,9 @@ pub async fn put(
                 ) => c.item(),
                 _ => None,
             };
-            if let (Some(stored), Some(written)) = (stored, written.as_ref()) {
+            if let (Some(stored), Some(written), true) =
+                (stored, written.as_ref(), attempts.retried())
+            {
                 if same_item(stored, written) {
                     return Ok(());
                 }
@@ -371,6 +460,33 @@ pub async fn put(
                 expected,
             ))
         }
+    }
+}
+
+/// Counts the attempts of one request (the SDK's retries included).
+#[derive(Debug, Clone, Default)]
+struct Attempts(std::sync::Arc<std::sync::atomic::AtomicU32>);
+
+impl Attempts {
+    /// Whether the request was sent more than once.
+    fn retried(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed) > 1
+    }
+}
+
+impl crate::sdk::config::Intercept for Attempts {
+    fn name(&self) -> &'static str {
+        "singletable attempt counter"
+    }
+
+    fn read_before_attempt(
+        &self,
+        _: &crate::sdk::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &crate::sdk::config::RuntimeComponents,
+        _: &mut crate::sdk::config::ConfigBag,
+    ) -> Result<(), crate::sdk::error::BoxError> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -487,6 +603,47 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
         names.insert(format!("#x{i}"), name.to_owned());
         values.insert(format!(":x{i}"), value);
         conditions.push(format!("#x{i} = :x{i}"));
+    }
+    for (i, bound) in update.bounds.iter().enumerate() {
+        let (name, min, max, absent, size) = match *bound {
+            Bound::Value {
+                name,
+                min,
+                max,
+                absent,
+            } => (name, min, max, absent, false),
+            Bound::Size {
+                name,
+                min,
+                max,
+                absent,
+            } => (name, min, max, absent, true),
+        };
+        names.insert(format!("#b{i}"), name.to_owned());
+        let subject = if size {
+            format!("size(#b{i})")
+        } else {
+            format!("#b{i}")
+        };
+        let mut parts = Vec::new();
+        if min != i64::MIN && !(size && min <= 0) {
+            values.insert(format!(":bl{i}"), AttributeValue::N(min.to_string()));
+            parts.push(format!("{subject} >= :bl{i}"));
+        }
+        if max != i64::MAX {
+            values.insert(format!(":bh{i}"), AttributeValue::N(max.to_string()));
+            parts.push(format!("{subject} <= :bh{i}"));
+        }
+        let within = if parts.is_empty() {
+            format!("attribute_exists(#b{i})")
+        } else {
+            parts.join(" AND ")
+        };
+        conditions.push(if absent {
+            format!("(attribute_not_exists(#b{i}) OR ({within}))")
+        } else {
+            format!("({within})")
+        });
     }
     if let Some((attribute, expected)) = update.expect_version {
         names.insert("#ver".to_owned(), attribute.to_owned());
@@ -617,6 +774,7 @@ pub async fn update(
         return update_once(client, table, key, update, entity, token).await;
     }
     let own = OwnWrite::of(&update);
+    let attempts = Attempts::default();
     let UpdateExpression {
         expression,
         condition,
@@ -634,6 +792,8 @@ pub async fn update(
         .set_expression_attribute_values((!values.is_empty()).then_some(values))
         .return_values(crate::sdk::types::ReturnValue::AllNew)
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .customize()
+        .interceptor(attempts.clone())
         .send()
         .await;
     match result {
@@ -647,7 +807,7 @@ pub async fn update(
                 Some(crate::sdk::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => c.item(),
                 _ => None,
             };
-            if let (Some(stored), Some(check)) = (stored, own.as_ref()) {
+            if let (Some(stored), Some(check), true) = (stored, own.as_ref(), attempts.retried()) {
                 if check.applied_in(stored) {
                     return Ok(stored.clone());
                 }

@@ -260,8 +260,8 @@ impl __rt::Entity for VoteShard {
             "votes",
             &self.votes,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 9223372036854775807i64,
+                min: 0,
+                max: i64::MAX,
             },
         )?;
         Ok(w.finish())
@@ -293,8 +293,8 @@ impl __rt::Entity for VoteShard {
                 .checked(
                     "votes",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 9223372036854775807i64,
+                        min: 0,
+                        max: i64::MAX,
                     },
                 )?,
         })
@@ -388,11 +388,20 @@ impl VoteShardUpdate {
                 "votes",
                 &self.votes,
                 __rt::Store::Integer {
-                    min: 0i64,
-                    max: 9223372036854775807i64,
+                    min: 0,
+                    max: i64::MAX,
                 },
             )?;
-        update.add_to("votes", self.add_votes);
+        update
+            .add_to(
+                "votes",
+                self.add_votes,
+                self.votes.is_some(),
+                __rt::Store::Integer {
+                    min: 0,
+                    max: i64::MAX,
+                },
+            )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
@@ -472,8 +481,8 @@ impl __rt::Entity for VoteTotal {
             "votes",
             &self.votes,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 9223372036854775807i64,
+                min: 0,
+                max: i64::MAX,
             },
         )?;
         w.put(
@@ -496,8 +505,8 @@ impl __rt::Entity for VoteTotal {
                 .checked(
                     "votes",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 9223372036854775807i64,
+                        min: 0,
+                        max: i64::MAX,
                     },
                 )?,
             tallied_at: r.time("tallied_at", __rt::TimeFormat::Rfc3339(3))?,
@@ -595,8 +604,8 @@ impl VoteTotalUpdate {
                 "votes",
                 &self.votes,
                 __rt::Store::Integer {
-                    min: 0i64,
-                    max: 9223372036854775807i64,
+                    min: 0,
+                    max: i64::MAX,
                 },
             )?;
         update
@@ -605,7 +614,16 @@ impl VoteTotalUpdate {
                 &self.tallied_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
-        update.add_to("votes", self.add_votes);
+        update
+            .add_to(
+                "votes",
+                self.add_votes,
+                self.votes.is_some(),
+                __rt::Store::Integer {
+                    min: 0,
+                    max: i64::MAX,
+                },
+            )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }

@@ -316,8 +316,8 @@ impl __rt::Entity for DeviceReport {
             "battery_percent",
             &self.battery_percent,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 100i64,
+                min: 0,
+                max: 100,
             },
         )?;
         w.put_opt("fault_code", &self.fault_code, __rt::Store::Length(0, Some(32)))?;
@@ -360,8 +360,8 @@ impl __rt::Entity for DeviceReport {
                 .checked(
                     "battery_percent",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 100i64,
+                        min: 0,
+                        max: 100,
                     },
                 )?,
             fault_code: r.checked_opt("fault_code", __rt::Store::Length(0, Some(32)))?,
@@ -507,8 +507,8 @@ impl DeviceReportUpdate {
                 "battery_percent",
                 &self.battery_percent,
                 __rt::Store::Integer {
-                    min: 0i64,
-                    max: 100i64,
+                    min: 0,
+                    max: 100,
                 },
             )?;
         update
@@ -525,7 +525,16 @@ impl DeviceReportUpdate {
                 &self.escalated_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
-        update.add_to("battery_percent", self.add_battery_percent);
+        update
+            .add_to(
+                "battery_percent",
+                self.add_battery_percent,
+                self.battery_percent.is_some(),
+                __rt::Store::Integer {
+                    min: 0,
+                    max: 100,
+                },
+            )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }

@@ -488,8 +488,8 @@ impl __rt::Entity for MonthlyActivityCount {
             "event_count",
             &self.event_count,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 9223372036854775807i64,
+                min: 0,
+                max: i64::MAX,
             },
         )?;
         Ok(w.finish())
@@ -503,8 +503,8 @@ impl __rt::Entity for MonthlyActivityCount {
                 .checked(
                     "event_count",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 9223372036854775807i64,
+                        min: 0,
+                        max: i64::MAX,
                     },
                 )?,
         })
@@ -596,11 +596,20 @@ impl MonthlyActivityCountUpdate {
                 "event_count",
                 &self.event_count,
                 __rt::Store::Integer {
-                    min: 0i64,
-                    max: 9223372036854775807i64,
+                    min: 0,
+                    max: i64::MAX,
                 },
             )?;
-        update.add_to("event_count", self.add_event_count);
+        update
+            .add_to(
+                "event_count",
+                self.add_event_count,
+                self.event_count.is_some(),
+                __rt::Store::Integer {
+                    min: 0,
+                    max: i64::MAX,
+                },
+            )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }

@@ -330,24 +330,24 @@ impl __rt::Entity for Photo {
             "width",
             &self.width,
             __rt::Store::Integer {
-                min: 1i64,
-                max: 100000i64,
+                min: 1,
+                max: 100000,
             },
         )?;
         w.put(
             "height",
             &self.height,
             __rt::Store::Integer {
-                min: 1i64,
-                max: 100000i64,
+                min: 1,
+                max: 100000,
             },
         )?;
         w.put(
             "size_bytes",
             &self.size_bytes,
             __rt::Store::Integer {
-                min: 1i64,
-                max: 9223372036854775807i64,
+                min: 1,
+                max: i64::MAX,
             },
         )?;
         w.put_opt("tags", &self.tags, __PHOTO_TAGS_RULE)?;
@@ -386,24 +386,24 @@ impl __rt::Entity for Photo {
                 .checked(
                     "width",
                     __rt::Store::Integer {
-                        min: 1i64,
-                        max: 100000i64,
+                        min: 1,
+                        max: 100000,
                     },
                 )?,
             height: r
                 .checked(
                     "height",
                     __rt::Store::Integer {
-                        min: 1i64,
-                        max: 100000i64,
+                        min: 1,
+                        max: 100000,
                     },
                 )?,
             size_bytes: r
                 .checked(
                     "size_bytes",
                     __rt::Store::Integer {
-                        min: 1i64,
-                        max: 9223372036854775807i64,
+                        min: 1,
+                        max: i64::MAX,
                     },
                 )?,
             tags: r.checked_opt("tags", __PHOTO_TAGS_RULE)?,
@@ -568,8 +568,8 @@ impl PhotoUpdate {
                 "width",
                 &self.width,
                 __rt::Store::Integer {
-                    min: 1i64,
-                    max: 100000i64,
+                    min: 1,
+                    max: 100000,
                 },
             )?;
         update
@@ -577,8 +577,8 @@ impl PhotoUpdate {
                 "height",
                 &self.height,
                 __rt::Store::Integer {
-                    min: 1i64,
-                    max: 100000i64,
+                    min: 1,
+                    max: 100000,
                 },
             )?;
         update
@@ -586,8 +586,8 @@ impl PhotoUpdate {
                 "size_bytes",
                 &self.size_bytes,
                 __rt::Store::Integer {
-                    min: 1i64,
-                    max: 9223372036854775807i64,
+                    min: 1,
+                    max: i64::MAX,
                 },
             )?;
         update.put_opt("tags", &self.tags, __PHOTO_TAGS_RULE)?;
@@ -597,9 +597,36 @@ impl PhotoUpdate {
                 &self.uploaded_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
-        update.add_to("width", self.add_width);
-        update.add_to("height", self.add_height);
-        update.add_to("size_bytes", self.add_size_bytes);
+        update
+            .add_to(
+                "width",
+                self.add_width,
+                self.width.is_some(),
+                __rt::Store::Integer {
+                    min: 1,
+                    max: 100000,
+                },
+            )?;
+        update
+            .add_to(
+                "height",
+                self.add_height,
+                self.height.is_some(),
+                __rt::Store::Integer {
+                    min: 1,
+                    max: 100000,
+                },
+            )?;
+        update
+            .add_to(
+                "size_bytes",
+                self.add_size_bytes,
+                self.size_bytes.is_some(),
+                __rt::Store::Integer {
+                    min: 1,
+                    max: i64::MAX,
+                },
+            )?;
         update
             .change_list(
                 "tags",

@@ -365,8 +365,8 @@ impl __rt::Entity for Task {
             "version",
             &self.version,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 9223372036854775807i64,
+                min: 0,
+                max: i64::MAX,
             },
         )?;
         if let Some(__v_assignee_id) = self.assignee_id.as_deref() {
@@ -427,8 +427,8 @@ impl __rt::Entity for Task {
                 .checked(
                     "version",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 9223372036854775807i64,
+                        min: 0,
+                        max: i64::MAX,
                     },
                 )?,
         })
@@ -544,8 +544,8 @@ impl TaskUpdate {
                         __rt::Attr::store(
                             value,
                             __rt::Store::Integer {
-                                min: 0i64,
-                                max: 9223372036854775807i64,
+                                min: 0,
+                                max: i64::MAX,
                             },
                             "Task",
                             "version",

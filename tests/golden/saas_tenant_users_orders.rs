@@ -934,24 +934,24 @@ impl __rt::Entity for InventoryItem {
             "on_hand",
             &self.on_hand,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 9223372036854775807i64,
+                min: 0,
+                max: i64::MAX,
             },
         )?;
         w.put(
             "reserved",
             &self.reserved,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 9223372036854775807i64,
+                min: 0,
+                max: i64::MAX,
             },
         )?;
         w.put(
             "version",
             &self.version,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 9223372036854775807i64,
+                min: 0,
+                max: i64::MAX,
             },
         )?;
         Ok(w.finish())
@@ -965,24 +965,24 @@ impl __rt::Entity for InventoryItem {
                 .checked(
                     "on_hand",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 9223372036854775807i64,
+                        min: 0,
+                        max: i64::MAX,
                     },
                 )?,
             reserved: r
                 .checked(
                     "reserved",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 9223372036854775807i64,
+                        min: 0,
+                        max: i64::MAX,
                     },
                 )?,
             version: r
                 .checked(
                     "version",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 9223372036854775807i64,
+                        min: 0,
+                        max: i64::MAX,
                     },
                 )?,
         })
@@ -1083,8 +1083,8 @@ impl InventoryItemUpdate {
                 "on_hand",
                 &self.on_hand,
                 __rt::Store::Integer {
-                    min: 0i64,
-                    max: 9223372036854775807i64,
+                    min: 0,
+                    max: i64::MAX,
                 },
             )?;
         update
@@ -1092,8 +1092,8 @@ impl InventoryItemUpdate {
                 "reserved",
                 &self.reserved,
                 __rt::Store::Integer {
-                    min: 0i64,
-                    max: 9223372036854775807i64,
+                    min: 0,
+                    max: i64::MAX,
                 },
             )?;
         match &self.version {
@@ -1105,8 +1105,8 @@ impl InventoryItemUpdate {
                         __rt::Attr::store(
                             value,
                             __rt::Store::Integer {
-                                min: 0i64,
-                                max: 9223372036854775807i64,
+                                min: 0,
+                                max: i64::MAX,
                             },
                             "InventoryItem",
                             "version",
@@ -1133,8 +1133,26 @@ impl InventoryItemUpdate {
                 );
             }
         }
-        update.add_to("on_hand", self.add_on_hand);
-        update.add_to("reserved", self.add_reserved);
+        update
+            .add_to(
+                "on_hand",
+                self.add_on_hand,
+                self.on_hand.is_some(),
+                __rt::Store::Integer {
+                    min: 0,
+                    max: i64::MAX,
+                },
+            )?;
+        update
+            .add_to(
+                "reserved",
+                self.add_reserved,
+                self.reserved.is_some(),
+                __rt::Store::Integer {
+                    min: 0,
+                    max: i64::MAX,
+                },
+            )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }

@@ -147,8 +147,8 @@ impl __rt::Entity for CartItem {
             "quantity",
             &self.quantity,
             __rt::Store::Integer {
-                min: 1i64,
-                max: 99i64,
+                min: 1,
+                max: 99,
             },
         )?;
         w.put(
@@ -186,8 +186,8 @@ impl __rt::Entity for CartItem {
                 .checked(
                     "quantity",
                     __rt::Store::Integer {
-                        min: 1i64,
-                        max: 99i64,
+                        min: 1,
+                        max: 99,
                     },
                 )?,
             unit_price: r
@@ -310,8 +310,8 @@ impl CartItemUpdate {
                 "quantity",
                 &self.quantity,
                 __rt::Store::Integer {
-                    min: 1i64,
-                    max: 99i64,
+                    min: 1,
+                    max: 99,
                 },
             )?;
         update
@@ -330,7 +330,16 @@ impl CartItemUpdate {
                 &self.added_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
-        update.add_to("quantity", self.add_quantity);
+        update
+            .add_to(
+                "quantity",
+                self.add_quantity,
+                self.quantity.is_some(),
+                __rt::Store::Integer {
+                    min: 1,
+                    max: 99,
+                },
+            )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
@@ -597,8 +606,8 @@ impl __rt::Entity for CartCount {
             "item_count",
             &self.item_count,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 9223372036854775807i64,
+                min: 0,
+                max: i64::MAX,
             },
         )?;
         Ok(w.finish())
@@ -614,8 +623,8 @@ impl __rt::Entity for CartCount {
                 .checked(
                     "item_count",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 9223372036854775807i64,
+                        min: 0,
+                        max: i64::MAX,
                     },
                 )?,
         })
@@ -701,11 +710,20 @@ impl CartCountUpdate {
                 "item_count",
                 &self.item_count,
                 __rt::Store::Integer {
-                    min: 0i64,
-                    max: 9223372036854775807i64,
+                    min: 0,
+                    max: i64::MAX,
                 },
             )?;
-        update.add_to("item_count", self.add_item_count);
+        update
+            .add_to(
+                "item_count",
+                self.add_item_count,
+                self.item_count.is_some(),
+                __rt::Store::Integer {
+                    min: 0,
+                    max: i64::MAX,
+                },
+            )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }

@@ -608,7 +608,8 @@ impl TicketCountUpdate {
             update.put_value("status", &key.status, __rt::Store::Plain)?;
         }
         update.put("count", &self.count, __rt::Store::Plain)?;
-        update.add_to("count", self.add_count);
+        update
+            .add_to("count", self.add_count, self.count.is_some(), __rt::Store::Plain)?;
         update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }
@@ -995,7 +996,16 @@ fn __request_open_tickets_for_resolver(
     let __v0 = __rt::S(
         __open_tickets_tenant_status("open_tickets_for_resolver", __tenant)?,
     );
-    let __v1 = __rt::AttributeValue::S(resolver.to_owned());
+    let __v1 = {
+        let value = __rt::AttributeValue::S(resolver.to_owned());
+        __rt::codec::check_value(
+            &value,
+            __TICKET_RESOLVER_RULE,
+            "open_tickets_for_resolver",
+            "resolver",
+        )?;
+        value
+    };
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         table: __table.to_owned(),

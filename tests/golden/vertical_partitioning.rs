@@ -196,8 +196,8 @@ impl __rt::Entity for DocumentMeta {
             "chunk_count",
             &self.chunk_count,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 1000i64,
+                min: 0,
+                max: 1000,
             },
         )?;
         w.put(
@@ -214,8 +214,8 @@ impl __rt::Entity for DocumentMeta {
             "version",
             &self.version,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 9223372036854775807i64,
+                min: 0,
+                max: i64::MAX,
             },
         )?;
         w.raw("gsi1pk", __rt::S(__document_meta_gsi1pk("DocumentMeta", __tenant)?));
@@ -258,8 +258,8 @@ impl __rt::Entity for DocumentMeta {
                 .checked(
                     "chunk_count",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 1000i64,
+                        min: 0,
+                        max: 1000,
                     },
                 )?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
@@ -273,8 +273,8 @@ impl __rt::Entity for DocumentMeta {
                 .checked(
                     "version",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 9223372036854775807i64,
+                        min: 0,
+                        max: i64::MAX,
                     },
                 )?,
         })
@@ -412,8 +412,8 @@ impl DocumentMetaUpdate {
                 "chunk_count",
                 &self.chunk_count,
                 __rt::Store::Integer {
-                    min: 0i64,
-                    max: 1000i64,
+                    min: 0,
+                    max: 1000,
                 },
             )?;
         update
@@ -437,8 +437,8 @@ impl DocumentMetaUpdate {
                         __rt::Attr::store(
                             value,
                             __rt::Store::Integer {
-                                min: 0i64,
-                                max: 9223372036854775807i64,
+                                min: 0,
+                                max: i64::MAX,
                             },
                             "DocumentMeta",
                             "version",
@@ -465,7 +465,16 @@ impl DocumentMetaUpdate {
                 );
             }
         }
-        update.add_to("chunk_count", self.add_chunk_count);
+        update
+            .add_to(
+                "chunk_count",
+                self.add_chunk_count,
+                self.chunk_count.is_some(),
+                __rt::Store::Integer {
+                    min: 0,
+                    max: 1000,
+                },
+            )?;
         if self.or_create {
             update
                 .key(
@@ -562,8 +571,8 @@ impl __rt::Entity for DocumentBodyChunk {
             "chunk",
             &self.chunk,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 999i64,
+                min: 0,
+                max: 999,
             },
         )?;
         w.put("text", &self.text, __rt::Store::Length(0, Some(900)))?;
@@ -664,8 +673,8 @@ impl DocumentBodyChunkUpdate {
                     "chunk",
                     &key.chunk,
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 999i64,
+                        min: 0,
+                        max: 999,
                     },
                 )?;
         }
@@ -769,8 +778,8 @@ impl __rt::Entity for DocumentAttachment {
             "size_bytes",
             &self.size_bytes,
             __rt::Store::Integer {
-                min: 0i64,
-                max: 9223372036854775807i64,
+                min: 0,
+                max: i64::MAX,
             },
         )?;
         w.put("object_key", &self.object_key, __rt::Store::Length(0, Some(1024)))?;
@@ -801,8 +810,8 @@ impl __rt::Entity for DocumentAttachment {
                 .checked(
                     "size_bytes",
                     __rt::Store::Integer {
-                        min: 0i64,
-                        max: 9223372036854775807i64,
+                        min: 0,
+                        max: i64::MAX,
                     },
                 )?,
             object_key: r.checked("object_key", __rt::Store::Length(0, Some(1024)))?,
@@ -939,8 +948,8 @@ impl DocumentAttachmentUpdate {
                 "size_bytes",
                 &self.size_bytes,
                 __rt::Store::Integer {
-                    min: 0i64,
-                    max: 9223372036854775807i64,
+                    min: 0,
+                    max: i64::MAX,
                 },
             )?;
         update.put("object_key", &self.object_key, __rt::Store::Length(0, Some(1024)))?;
@@ -950,7 +959,16 @@ impl DocumentAttachmentUpdate {
                 &self.uploaded_at,
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
-        update.add_to("size_bytes", self.add_size_bytes);
+        update
+            .add_to(
+                "size_bytes",
+                self.add_size_bytes,
+                self.size_bytes.is_some(),
+                __rt::Store::Integer {
+                    min: 0,
+                    max: i64::MAX,
+                },
+            )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
         Ok(update)
     }

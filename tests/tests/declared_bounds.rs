@@ -265,3 +265,72 @@ async fn a_batch_get_reads_each_item_on_its_own() {
     }
     assert!(matches!(get.all().await, Err(Error::Decode(_))));
 }
+
+/// Changes relative to the stored value keep the declared bounds through
+/// the write's condition: a counter stays in its range, a list within its
+/// lengths; a counter also set in the same update is refused before any
+/// request.
+#[tokio::test]
+async fn counters_and_element_changes_keep_their_bounds() {
+    let (repo, _table) = repo().await;
+    let p = product("c");
+    repo.create_product(&p).await.unwrap();
+    let key = p.key();
+    let at_zero = repo.get_product(&key).await.unwrap().unwrap();
+    assert_eq!(at_zero.on_hand, 0);
+    assert!(matches!(
+        repo.update_product(&key, ProductUpdate::default().add_on_hand(-5))
+            .await,
+        Err(Error::ConditionFailed { .. })
+    ));
+    let up = repo
+        .update_product(&key, ProductUpdate::default().add_on_hand(7))
+        .await
+        .unwrap();
+    assert_eq!(up.on_hand, 7);
+    assert!(matches!(
+        repo.update_product(&key, ProductUpdate::default().add_on_hand(1_000_000))
+            .await,
+        Err(Error::ConditionFailed { .. })
+    ));
+    match repo
+        .update_product(&key, ProductUpdate::default().on_hand(3).add_on_hand(1))
+        .await
+    {
+        Err(Error::Value(e)) => assert_eq!(e.name, "on_hand"),
+        other => panic!("expected a value error, got {other:?}"),
+    }
+    // `sizes` holds 2 of at most 5 elements, at least 1.
+    let grown = repo
+        .update_product(
+            &key,
+            ProductUpdate::default().append_to_sizes([
+                "M".to_owned(),
+                "L".to_owned(),
+                "XL".to_owned(),
+            ]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(grown.sizes.len(), 5);
+    assert!(matches!(
+        repo.update_product(
+            &key,
+            ProductUpdate::default().append_to_sizes(["S".to_owned()])
+        )
+        .await,
+        Err(Error::ConditionFailed { .. })
+    ));
+    let mut shrink = ProductUpdate::default();
+    for i in 0..4 {
+        shrink = shrink.remove_from_sizes_at(i);
+    }
+    let shrunk = repo.update_product(&key, shrink).await.unwrap();
+    assert_eq!(shrunk.sizes, ["XL"]);
+    assert!(matches!(
+        repo.update_product(&key, ProductUpdate::default().remove_from_sizes_at(0))
+            .await,
+        Err(Error::ConditionFailed { .. })
+    ));
+    assert_eq!(repo.get_product(&key).await.unwrap(), Some(shrunk));
+}

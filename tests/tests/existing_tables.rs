@@ -307,6 +307,13 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         .await
         .unwrap()
         .is_some());
+    // A natural key is written as it is: its attribute's pattern applies.
+    let mut bad = repo.get_score(&key("ann", "chess")).await.unwrap().unwrap();
+    bad.user_id = "Ann!".into();
+    match repo.create_score(&bad).await {
+        Err(Error::Value(e)) => assert_eq!((e.context, e.name), ("Score", "user_id")),
+        other => panic!("expected a value error, got {other:?}"),
+    }
 }
 
 #[tokio::test]

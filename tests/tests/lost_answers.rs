@@ -48,6 +48,12 @@ async fn creates_and_versioned_updates_are_told_the_truth_when_answers_are_lost(
         let stored = d.get_inventory_item(&item(i).key()).await.unwrap();
         assert_eq!(stored, Some(item(i)), "create {i}");
     }
+    // An identical item another writer created is a conflict: only a
+    // request the SDK sent again may find its own item.
+    assert!(matches!(
+        d.create_inventory_item(&item(0)).await,
+        Err(Error::ConditionFailed { .. })
+    ));
     // An item that exists with other values is still a conflict.
     let mut other = item(0);
     other.on_hand = 999;

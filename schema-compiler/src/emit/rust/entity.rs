@@ -621,8 +621,16 @@ impl Emitter<'_> {
                 })
             })
             .collect::<Vec<_>>();
-        let now = (!stamps.is_empty())
-            .then(|| quote!(let now = __rt::DateTime::from(::std::time::SystemTime::now());));
+        // An idempotent update's value is fixed when its token is: its
+        // timestamps too, or a resend would differ from what was sent.
+        let stamped = !stamps.is_empty();
+        let now = stamped.then(|| {
+            quote!(let now = self.stamped_at.unwrap_or_else(|| __rt::DateTime::from(::std::time::SystemTime::now()));)
+        });
+        let stamped_field = stamped.then(|| quote!(stamped_at: Option<__rt::DateTime>,));
+        let fix_stamp = stamped.then(|| {
+            quote!(self.stamped_at = Some(__rt::DateTime::from(::std::time::SystemTime::now()));)
+        });
         let fields = changeable.iter().map(|a| {
             let f = snake_ident(a.name.as_str());
             let t = self.value_type(name, a);
@@ -794,7 +802,10 @@ impl Emitter<'_> {
                 let f = format_ident!("{method}");
                 let setter = snake_ident(a.name.as_str());
                 match change {
-                    ir::ElementChange::Add => Some(quote!(update.add_to(#stored, self.#f);)),
+                    ir::ElementChange::Add => {
+                        let how = self.rule_or_plain(name, a);
+                        Some(quote!(update.add_to(#stored, self.#f, self.#setter.is_some(), #how)?;))
+                    }
                     ir::ElementChange::SetAdd => {
                         let removed = changes
                             .iter()
@@ -893,6 +904,7 @@ impl Emitter<'_> {
                 #(#add_fields)*
                 or_create: bool,
                 idempotency_token: Option<String>,
+                #stamped_field
             }
 
             impl #ty {
@@ -923,6 +935,7 @@ impl Emitter<'_> {
                 /// characters), to send the same update again after an error.
                 pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
                     self.idempotency_token = Some(token.into());
+                    #fix_stamp
                     self
                 }
 

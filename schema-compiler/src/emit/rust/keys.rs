@@ -335,7 +335,25 @@ impl Emitter<'_> {
         let single = matches!(template.segments.as_slice(), [Segment::Placeholder(_)]);
         if template.is_natural() || (key_type == KeyType::Number && single) {
             if let Some(p) = template.placeholders().next() {
-                return natural_value(input(p), context);
+                // The value is stored as it is: the rules of its attribute
+                // apply, as to any attribute written.
+                let rule = match input(p) {
+                    Input::Value {
+                        entity, attribute, ..
+                    } if super::types::checks_on_read(&attribute.r#type) => self
+                        .rule(entity, &attribute.name, &attribute.r#type)
+                        .map(|rule| (rule, attribute.name.as_str())),
+                    Input::Value { .. } | Input::Tenant(_) | Input::Shard(_) => None,
+                };
+                let value = natural_value(input(p), context);
+                return match rule {
+                    Some((rule, name)) => quote!({
+                        let value = #value;
+                        __rt::codec::check_value(&value, #rule, #context, #name)?;
+                        value
+                    }),
+                    None => value,
+                };
             }
         }
         let key = self.build_key_string(template, context, input);

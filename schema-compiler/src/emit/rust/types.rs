@@ -479,6 +479,15 @@ fn store_rule(ty: &AttributeType) -> Option<TokenStream> {
             }
         }
         AttributeType::Integer { min, max } if *min != i64::MIN || *max != i64::MAX => {
+            let bound = |n: i64| match n {
+                i64::MIN => quote!(i64::MIN),
+                i64::MAX => quote!(i64::MAX),
+                n => {
+                    let n = proc_macro2::Literal::i64_unsuffixed(n);
+                    quote!(#n)
+                }
+            };
+            let (min, max) = (bound(*min), bound(*max));
             Some(quote!(__rt::Store::Integer { min: #min, max: #max }))
         }
         AttributeType::Decimal { min, max, scale }

@@ -108,9 +108,10 @@ const RECORD_DEPTH: usize = 8;
 /// A map with more distinct names than this is a dictionary, not a record.
 const RECORD_FIELDS: usize = 64;
 
-/// The shape the maps (or the lists of maps) in `values` agree on: every
-/// name's values of one DynamoDB type, no `NULL` inside (it would not be
-/// written back); `None` when they do not agree, which leaves them untyped.
+/// The shape the maps (or the lists of maps) in `values` agree on: two
+/// maps at least, every name's values of one DynamoDB type, no `NULL`
+/// inside (it would not be written back); `None` when they do not agree,
+/// which leaves them untyped.
 pub(super) fn shape_of(values: &[&AttributeValue], depth: usize) -> Option<Shape> {
     if values.is_empty() || depth > RECORD_DEPTH {
         return None;
@@ -146,7 +147,10 @@ pub(super) fn shape_of(values: &[&AttributeValue], depth: usize) -> Option<Shape
             }
         }
     }
-    if names.is_empty() || names.len() > RECORD_FIELDS {
+    // One map says nothing of which names are fields and which are data
+    // (a dictionary): a record needs two maps that agree. A field the spec
+    // does not declare would be dropped by a write back.
+    if maps.len() < 2 || names.is_empty() || names.len() > RECORD_FIELDS {
         return None;
     }
     let mut fields: Vec<Field> = Vec::with_capacity(names.len());
