@@ -307,6 +307,17 @@ pub enum Error {
         /// The version the write expected to find.
         expected: i64,
     },
+    /// A conditional write the SDK sent more than once (an earlier attempt
+    /// failed without an answer) found the item holding exactly what it
+    /// writes: the earlier attempt wrote it and its answer was lost, or
+    /// another writer wrote the same. The item is as the call asked;
+    /// whether this call wrote it cannot be known.
+    AlreadyAsWritten {
+        /// The entity.
+        entity: &'static str,
+        /// The operation (`create`, `put`, `update`).
+        operation: &'static str,
+    },
     /// A transaction was canceled; one reason per item that failed.
     TransactionCanceled(Vec<CancellationReason>),
     /// A transaction has more items than the access pattern allows; no
@@ -367,6 +378,10 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "{operation} of {entity} failed: the stored version is not {expected} (changed or deleted by another writer)"
+            ),
+            Error::AlreadyAsWritten { entity, operation } => write!(
+                f,
+                "{operation} of {entity}: the item already holds what this call writes (an earlier attempt whose answer was lost wrote it, or another writer wrote the same)"
             ),
             Error::TransactionCanceled(reasons) => {
                 f.write_str("transaction canceled")?;

@@ -437,9 +437,10 @@ pub async fn put(
         Ok(_) => Ok(()),
         Err(e) => {
             // The SDK sent the request again and the condition failed on
-            // the very item this put writes: the earlier attempt, whose
-            // answer was lost, wrote it. (On a first attempt, an identical
-            // item is another writer's: a real conflict.)
+            // the very item this put writes: the earlier attempt wrote it
+            // (its answer lost), or another writer wrote the same — not a
+            // conflict, and not known to be this call's. (On a first
+            // attempt, an identical item is another writer's: a conflict.)
             let stored = match e.as_service_error() {
                 Some(
                     crate::sdk::operation::put_item::PutItemError::ConditionalCheckFailedException(
@@ -452,7 +453,7 @@ pub async fn put(
                 (stored, written.as_ref(), attempts.retried())
             {
                 if same_item(stored, written) {
-                    return Ok(());
+                    return Err(Error::AlreadyAsWritten { entity, operation });
                 }
             }
             Err(versioned(
@@ -799,17 +800,20 @@ pub async fn update(
     match result {
         Ok(output) => Ok(output.attributes.unwrap_or_default()),
         Err(e) => {
-            // A versioned update whose condition failed on an item that
-            // already holds the new version and every value this update
-            // sets (and none it removes): an attempt whose answer was lost
-            // applied it, and the SDK retried. The item is the update's.
+            // A versioned update sent again whose condition failed on an
+            // item that already holds the new version and every value this
+            // update sets (and none it removes): the earlier attempt applied
+            // it (its answer lost), or another writer wrote the same.
             let stored = match e.as_service_error() {
                 Some(crate::sdk::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => c.item(),
                 _ => None,
             };
             if let (Some(stored), Some(check), true) = (stored, own.as_ref(), attempts.retried()) {
                 if check.applied_in(stored) {
-                    return Ok(stored.clone());
+                    return Err(Error::AlreadyAsWritten {
+                        entity,
+                        operation: "update",
+                    });
                 }
             }
             Err(versioned(crate::write_error(e, entity, "update"), expected))
