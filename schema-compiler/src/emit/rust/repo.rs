@@ -332,22 +332,7 @@ impl Emitter<'_> {
         let scope = self.scope_expr(entity, handle);
         let result = quote!(Result);
         let error = quote!(__rt::Error);
-        // An entity with timestamps is written with them set to now, and
-        // the item as written is returned.
-        let stamped = super::entity::has_timestamps(entity);
-        let written = if stamped { quote!(#ty) } else { quote!(()) };
-        // `call` is a write of `item`: as it is, or stamped and returned.
-        let write = |call: TokenStream| {
-            if stamped {
-                quote! {
-                    let item = &item.with_timestamps();
-                    #call?;
-                    Ok(item.clone())
-                }
-            } else {
-                call
-            }
-        };
+        let (written, write) = stamped_write(entity, &ty);
         let get_doc = format!(
             " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
         );
@@ -417,22 +402,7 @@ impl Emitter<'_> {
         let group_fn = Self::group_fn(name, counted.aggregate);
         let result = quote!(Result);
         let error = quote!(__rt::Error);
-        // An entity with timestamps is written with them set to now, and
-        // the item as written is returned.
-        let stamped = super::entity::has_timestamps(entity);
-        let written = if stamped { quote!(#ty) } else { quote!(()) };
-        // `call` is a write of `item`: as it is, or stamped and returned.
-        let write = |call: TokenStream| {
-            if stamped {
-                quote! {
-                    let item = &item.with_timestamps();
-                    #call?;
-                    Ok(item.clone())
-                }
-            } else {
-                call
-            }
-        };
+        let (written, write) = stamped_write(entity, &ty);
         let counted_doc =
             format!(" The count in its [`{a_name}`] group changes in the same transaction.");
         let put_body = write(
@@ -484,4 +454,27 @@ impl Emitter<'_> {
             }
         }
     }
+}
+
+/// What `create_`/`put_` of `entity` (of Rust type `ty`) return, and their
+/// body around the write `call` of `item`: an entity with timestamps is
+/// written with them set to now and the item as written is returned.
+fn stamped_write(
+    entity: &ir::Entity,
+    ty: &proc_macro2::Ident,
+) -> (TokenStream, impl Fn(TokenStream) -> TokenStream) {
+    let stamped = super::entity::has_timestamps(entity);
+    let written = if stamped { quote!(#ty) } else { quote!(()) };
+    let write = move |call: TokenStream| {
+        if stamped {
+            quote! {
+                let item = &item.with_timestamps();
+                #call?;
+                Ok(item.clone())
+            }
+        } else {
+            call
+        }
+    };
+    (written, write)
 }
