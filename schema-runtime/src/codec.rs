@@ -124,15 +124,14 @@ pub fn now(format: TimeFormat) -> DateTime {
 
 /// `time` as precise as `format` stores it.
 pub fn at_precision(time: DateTime, format: TimeFormat) -> DateTime {
-    let now = time;
-    let nanos = now.subsec_nanos();
+    let nanos = time.subsec_nanos();
     let kept = match format {
         TimeFormat::Rfc3339(0) | TimeFormat::EpochSeconds => 0,
         TimeFormat::Rfc3339(3) | TimeFormat::EpochMillis => nanos - nanos % 1_000_000,
         TimeFormat::Rfc3339(6) => nanos - nanos % 1_000,
         TimeFormat::Rfc3339(_) => nanos,
     };
-    DateTime::from_secs_and_nanos(now.secs(), kept)
+    DateTime::from_secs_and_nanos(time.secs(), kept)
 }
 
 /// Appends a datetime placeholder in its fixed-width key form.
@@ -566,28 +565,6 @@ pub fn check_value(
         Store::Bytes(..) => typed::<Blob>(av, how),
         Store::Plain | Store::Time(_) | Store::List { .. } => Ok(()),
     };
-    checked.map_err(|problem| value_error(context, name, problem))
-}
-
-/// Checks a string key part against the spec's rules for it (a `key_only`
-/// attribute's pattern, which the key's alphabet alone does not prove).
-pub fn check_text(
-    value: &str,
-    how: Store,
-    context: &'static str,
-    name: &'static str,
-) -> Result<(), ValueError> {
-    let checked =
-        match how {
-            Store::Length(min, max) => check_count(value.len(), min, max, "bytes"),
-            Store::Text { min, max, pattern } => check_count(value.len(), min, max, "bytes")
-                .and_then(|()| match pattern.is_match(value) {
-                    Ok(true) => Ok(()),
-                    Ok(false) => Err(format!("{value:?} does not match `{}`", pattern.source())),
-                    Err(e) => Err(e),
-                }),
-            _ => Ok(()),
-        };
     checked.map_err(|problem| value_error(context, name, problem))
 }
 

@@ -424,7 +424,8 @@ pub async fn put(
             .set_expression_attribute_values(c.values);
     }
     let operation = if create { "create" } else { "put" };
-    let conditional = condition_present(&request);
+    // The item written, to recognise it when a conditional put is retried.
+    let conditional = request.get_condition_expression().is_some();
     let written = conditional.then(|| request.get_item().clone()).flatten();
     let attempts = Attempts::default();
     let result = request
@@ -489,12 +490,6 @@ impl crate::sdk::config::Intercept for Attempts {
         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
-}
-
-fn condition_present(
-    request: &crate::sdk::operation::put_item::builders::PutItemFluentBuilder,
-) -> bool {
-    request.get_condition_expression().is_some()
 }
 
 /// Whether two items are the same as DynamoDB stores them: sets compare
