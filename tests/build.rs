@@ -36,6 +36,7 @@ fn main() {
             "typed_maps.yaml",
             "declared_bounds.yaml",
             "sequence_numbers.yaml",
+            "partial_reads.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );
@@ -139,8 +140,19 @@ fn imported() {
                     })
                     .collect();
                 let Some(args) = args else { continue };
+                // What the query returns of the item: the entity, or the
+                // part of it the index carries.
+                let view = match schema_compiler::emit::rust::partial_types(pattern)
+                    .get(returned.as_str())
+                {
+                    Some(partial) => format!(
+                        "|e: &{rust_path}::{ty}| {rust_path}::{partial}::from(e)",
+                        ty = entity.type_name()
+                    ),
+                    None => format!("|e: &{rust_path}::{ty}| e.clone()", ty = entity.type_name()),
+                };
                 queries.push(format!(
-                    "({ty}, |repo: &{rust_path}::Repository, e: &{rust_path}::{ty}| repo.{method}({args}))",
+                    "({ty}, |repo: &{rust_path}::Repository, e: &{rust_path}::{ty}| repo.{method}({args}), {view})",
                     ty = entity.type_name(),
                     method = pattern.method_name(),
                     args = args.join(", ")
@@ -231,6 +243,10 @@ fn soundness() {
                         })
                         .collect(),
                     returns: q.returns.clone(),
+                    partials: schema_compiler::emit::rust::partial_types(p)
+                        .into_iter()
+                        .map(|(e, ty)| (e.to_owned(), ty))
+                        .collect(),
                 }),
                 _ => None,
             })

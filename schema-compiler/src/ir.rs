@@ -990,6 +990,14 @@ pub struct AccessPattern {
     pub description: Option<String>,
     /// What it does.
     pub operation: Operation,
+    /// The attributes a get or query reads, by spec name, when it names
+    /// them (`select`): every other attribute is left out of the request.
+    pub select: Option<Vec<String>>,
+    /// The entities it reads in part, with the attributes (spec names) of
+    /// their partial types: those `select` names, or, on an index that
+    /// does not project every attribute, those the index carries
+    /// (projected, or held by the table's or the index's keys).
+    pub partials: IndexMap<String, Vec<String>>,
     /// Expected rate.
     pub rate: Option<Rate>,
 }

@@ -168,6 +168,28 @@ pub fn item_enum(pattern: &ir::AccessPattern) -> Option<String> {
     }
 }
 
+/// The partial types of an access pattern that reads entities in part
+/// ([`ir::AccessPattern::partials`]), by entity: `ticket_titles` →
+/// `TicketTitlesItem` when it reads one entity, `TicketTitlesTicket`,
+/// `TicketTitlesComment`, … (the variants of `TicketTitlesItem`) when it
+/// reads several.
+pub fn partial_types(pattern: &ir::AccessPattern) -> IndexMap<&str, String> {
+    let several = pattern.named_entities().len() > 1;
+    let base = pascal(pattern.name.as_str());
+    pattern
+        .partials
+        .keys()
+        .map(|e| {
+            let name = if several {
+                format!("{base}{}", pascal(e))
+            } else {
+                format!("{base}Item")
+            };
+            (e.as_str(), name)
+        })
+        .collect()
+}
+
 /// One name the emitter generates, with the spec name it comes from.
 #[derive(Debug, Clone)]
 pub struct GeneratedName {
@@ -332,6 +354,16 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
                 module,
                 ty,
                 format!("the item enum of access pattern `{name}`"),
+                span,
+            );
+        }
+        // A partial's fields are its entity's, whose clashes the entity's
+        // struct reports.
+        for (entity, ty) in partial_types(pattern) {
+            add(
+                module,
+                ty,
+                format!("the partial `{entity}` of access pattern `{name}`"),
                 span,
             );
         }

@@ -36,6 +36,20 @@ pub trait Entity: Sized {
     fn from_item(item: &Item) -> Result<Self, DecodeError>;
 }
 
+/// Some of an entity's attributes: what an access pattern reads when its
+/// index does not project every attribute, or when it `select`s them.
+///
+/// Implemented by generated code (`TicketsByStatusItem`).
+pub trait Partial: Sized {
+    /// The entity it is part of: its items are told by its
+    /// [`Entity::IDENTITY`].
+    type Of: Entity;
+
+    /// Reads the attributes from an item; errors name the attribute at
+    /// fault.
+    fn from_item(item: &Item) -> Result<Self, DecodeError>;
+}
+
 /// Reads a required attribute.
 pub fn required<T: Attr>(item: &Item, entity: &'static str, name: &str) -> Result<T, DecodeError> {
     match item.get(name) {
@@ -120,4 +134,12 @@ pub type Decoded<T> = Result<Option<T>, DecodeError>;
 pub fn decode_as<E: Entity>(item: &Item, context: &'static str) -> Decoded<E> {
     E::IDENTITY.check(item, E::ENTITY_TYPE, context)?;
     E::from_item(item).map(Some)
+}
+
+/// [`decode_as`] for a query that reads one entity in part: the item must
+/// be of `P::Of`.
+pub fn decode_partial_as<P: Partial>(item: &Item, context: &'static str) -> Decoded<P> {
+    let of = <P::Of as Entity>::IDENTITY;
+    of.check(item, <P::Of as Entity>::ENTITY_TYPE, context)?;
+    P::from_item(item).map(Some)
 }

@@ -58,7 +58,7 @@ pub use batch::{
 };
 pub use codec::{Attr, Decimal, TimeFormat};
 pub use cursor::{Cursor, Position};
-pub use entity::{entity_type, optional, optional_with, required, required_with, Entity};
+pub use entity::{entity_type, optional, optional_with, required, required_with, Entity, Partial};
 pub use error::{
     CancellationReason, CursorError, DecodeError, DecodeProblem, Error, ForeignItem, ForeignReason,
     ValueError,

@@ -333,6 +333,61 @@ pub async fn get<E: Entity>(
     }
 }
 
+/// GetItem of the attributes `projection` names (every one when empty),
+/// read as the partial type `P`, skipping expired items; an item with
+/// another key than the one asked for is refused ([`Error::ForeignItem`]).
+pub async fn get_partial<P: crate::Partial>(
+    client: &Client,
+    table: &TableInfo<'_>,
+    key: Item,
+    consistent_read: bool,
+    projection: &[&str],
+) -> Result<Option<P>, Error> {
+    let names = projection_names(projection).collect::<std::collections::HashMap<_, _>>();
+    let output = client
+        .get_item()
+        .table_name(table.name)
+        .set_key(Some(key.clone()))
+        .consistent_read(consistent_read)
+        .set_projection_expression(projection_expression(projection))
+        .set_expression_attribute_names((!names.is_empty()).then_some(names))
+        .send()
+        .await?;
+    let Some(item) = output.item.filter(|item| !item.is_empty()) else {
+        return Ok(None);
+    };
+    crate::isolation::check_requested(&item, std::slice::from_ref(&key), "get")?;
+    if let Some(ttl) = table.ttl_attribute {
+        let now = crate::DateTime::from(std::time::SystemTime::now());
+        if crate::codec::is_expired(&item, ttl, now) {
+            return Ok(None);
+        }
+    }
+    let of = <P::Of as Entity>::IDENTITY;
+    let entity = <P::Of as Entity>::ENTITY_TYPE;
+    of.check(&item, entity, entity)?;
+    Ok(Some(P::from_item(&item)?))
+}
+
+/// The placeholders of a projection's attributes: `#a0`, `#a1`, ….
+pub(crate) fn projection_names<'p>(
+    projection: &'p [&'p str],
+) -> impl Iterator<Item = (String, String)> + 'p {
+    projection
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (format!("#a{i}"), (*name).to_owned()))
+}
+
+/// `#a0, #a1, …` for a projection's attributes; `None` when empty.
+pub(crate) fn projection_expression(projection: &[&str]) -> Option<String> {
+    if projection.is_empty() {
+        return None;
+    }
+    let placeholders: Vec<String> = (0..projection.len()).map(|i| format!("#a{i}")).collect();
+    Some(placeholders.join(", "))
+}
+
 /// Expression attribute names as the SDK takes them.
 pub(crate) fn names(pairs: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
     pairs
@@ -1038,6 +1093,19 @@ impl Table<'_> {
         scope: &<K::Entity as Entity>::Scope,
     ) -> Result<Option<K::Entity>, Error> {
         get(self.client, &self.info, key.to_key_item(scope)?, false).await
+    }
+
+    /// Reads the attributes `projection` names of the item at `key`, as
+    /// the partial type `P`: [`get_partial`].
+    pub async fn get_partial<K: crate::EntityKey, P: crate::Partial<Of = K::Entity>>(
+        &self,
+        key: &K,
+        scope: &<K::Entity as Entity>::Scope,
+        consistent_read: bool,
+        projection: &[&str],
+    ) -> Result<Option<P>, Error> {
+        let key = key.to_key_item(scope)?;
+        get_partial(self.client, &self.info, key, consistent_read, projection).await
     }
 
     /// Reads the item at `key` with a strongly consistent read: [`get`].

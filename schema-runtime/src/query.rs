@@ -47,6 +47,9 @@ pub struct QueryRequest {
     /// index key names a tenant only because the writer said so; the table
     /// partition key is the one IAM confines writes to.
     pub tenant: Option<TenantKeys>,
+    /// The attributes to read (a ProjectionExpression); empty: every
+    /// attribute the table or index holds.
+    pub projection: &'static [&'static str],
 }
 
 /// Decodes one item; `Ok(None)` skips it (an entity the pattern does not return).
@@ -184,7 +187,12 @@ impl<T: Send + 'static> Query<T> {
         let shared = Arc::new(Shared {
             client,
             pk_attribute,
-            names: crate::ops::names(request.names),
+            names: {
+                let mut names = crate::ops::names(request.names);
+                names.extend(crate::ops::projection_names(request.projection));
+                names
+            },
+            projection: crate::ops::projection_expression(request.projection),
             request,
             decode,
             page_size,
@@ -272,6 +280,8 @@ struct Shared<T> {
     request: QueryRequest,
     /// `request.names` as the SDK takes them, built once for every page.
     names: HashMap<String, String>,
+    /// `request.projection` as an expression.
+    projection: Option<String>,
     decode: Decoder<T>,
     page_size: Option<i32>,
     concurrency: usize,
@@ -495,6 +505,7 @@ async fn fetch<T>(
         .key_condition_expression(request.key_condition)
         .set_expression_attribute_names(Some(shared.names.clone()))
         .set_expression_attribute_values(Some(request.partitions[index].clone()))
+        .set_projection_expression(shared.projection.clone())
         .consistent_read(request.consistent_read)
         .scan_index_forward(request.forward)
         .set_limit(page_limit)

@@ -864,6 +864,7 @@ fn __request_contestants(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_vote_shards(item: &__rt::Item) -> __rt::Decoded<VoteShard> {
@@ -895,6 +896,7 @@ fn __request_vote_shards(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_leaderboard(item: &__rt::Item) -> __rt::Decoded<VoteTotal> {
@@ -921,6 +923,7 @@ fn __request_leaderboard(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 /// The batch of `publish_totals`.

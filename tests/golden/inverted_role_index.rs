@@ -854,6 +854,7 @@ fn __request_user_roles(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 /// An item returned by `user_with_roles`.
@@ -905,6 +906,7 @@ fn __request_user_with_roles(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_role_members(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
@@ -931,6 +933,7 @@ fn __request_role_members(
         sort_key: Some("pk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_admins(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
@@ -956,6 +959,7 @@ fn __request_admins(
         sort_key: Some("pk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 /// An item returned by `role_with_members`.
@@ -1007,6 +1011,7 @@ fn __request_role_with_members(
         sort_key: Some("pk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 /// The transaction of `grant_role`.

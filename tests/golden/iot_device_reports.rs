@@ -773,6 +773,7 @@ fn __request_device_reports_between(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_latest_device_reports(item: &__rt::Item) -> __rt::Decoded<DeviceReport> {
@@ -799,6 +800,7 @@ fn __request_latest_device_reports(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_escalations_for_technician(
@@ -831,6 +833,7 @@ fn __request_escalations_for_technician(
         sort_key: Some("reported_at"),
         key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_recent_escalations_for_technician(
@@ -870,6 +873,7 @@ fn __request_recent_escalations_for_technician(
         sort_key: Some("reported_at"),
         key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
         tenant: None,
+        projection: &[],
     })
 }
 /// Builds `DEVICE#<device_id>`.

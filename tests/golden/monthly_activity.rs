@@ -902,6 +902,7 @@ fn __request_month_activity(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_activity_between(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -932,6 +933,7 @@ fn __request_activity_between(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_activity_since(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -959,6 +961,7 @@ fn __request_activity_since(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_activity_before(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -986,6 +989,7 @@ fn __request_activity_before(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_actor_activity(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -1014,6 +1018,7 @@ fn __request_actor_activity(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_monthly_counts(item: &__rt::Item) -> __rt::Decoded<MonthlyActivityCount> {
@@ -1043,6 +1048,7 @@ fn __request_monthly_counts(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 /// The `event_count` counter of [`MonthlyActivityCount`].

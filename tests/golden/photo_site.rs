@@ -899,6 +899,7 @@ fn __request_photos_between(
         sort_key: Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_latest_photos(item: &__rt::Item) -> __rt::Decoded<Photo> {
@@ -924,6 +925,7 @@ fn __request_latest_photos(
         sort_key: Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_photos_since(item: &__rt::Item) -> __rt::Decoded<Photo> {
@@ -950,6 +952,7 @@ fn __request_photos_since(
         sort_key: Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
+        projection: &[],
     })
 }
 /// An item returned by `account_contents`.
@@ -1000,6 +1003,7 @@ fn __request_account_contents(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
+        projection: &[],
     })
 }
 /// The batch of `delete_account_items`.

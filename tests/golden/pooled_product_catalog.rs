@@ -628,6 +628,7 @@ fn __request_tenant_products(
         tenant: Some(
             __rt::TenantKeys::new(__tenant, "ShardID", &[("TENANT#", Some('|'))]),
         ),
+        projection: &[],
     })
 }
 fn __decode_products_in_category(item: &__rt::Item) -> __rt::Decoded<Product> {
@@ -659,6 +660,7 @@ fn __request_products_in_category(
         tenant: Some(
             __rt::TenantKeys::new(__tenant, "ShardID", &[("TENANT#", Some('|'))]),
         ),
+        projection: &[],
     })
 }
 /// The batch of `import_products`.

@@ -1180,6 +1180,7 @@ fn __request_project_tree(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_projects(item: &__rt::Item) -> __rt::Decoded<Project> {
@@ -1204,6 +1205,7 @@ fn __request_projects(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 /// An item returned by `project_tasks`.
@@ -1256,6 +1258,7 @@ fn __request_project_tasks(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_task_comments(item: &__rt::Item) -> __rt::Decoded<Comment> {
@@ -1283,6 +1286,7 @@ fn __request_task_comments(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_my_tasks_due(item: &__rt::Item) -> __rt::Decoded<Task> {
@@ -1310,6 +1314,7 @@ fn __request_my_tasks_due(
         sort_key: Some("gsi2sk"),
         key_attributes: &["pk", "sk", "gsi2pk", "gsi2sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 /// The transaction of `delete_task`.

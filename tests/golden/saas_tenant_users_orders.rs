@@ -1482,6 +1482,7 @@ fn __request_tenant_profile(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_users(item: &__rt::Item) -> __rt::Decoded<User> {
@@ -1507,6 +1508,7 @@ fn __request_users(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1532,6 +1534,7 @@ fn __request_orders(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 /// An item returned by `all_tenant_data`.
@@ -1594,6 +1597,7 @@ fn __request_all_tenant_data(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_user_by_email(item: &__rt::Item) -> __rt::Decoded<User> {
@@ -1619,6 +1623,7 @@ fn __request_user_by_email(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_pending_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1644,6 +1649,7 @@ fn __request_pending_orders(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_orders_by_status(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1671,6 +1677,7 @@ fn __request_orders_by_status(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 /// The transaction of `place_order`.

@@ -1042,6 +1042,7 @@ fn __request_whole_cart(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_active_cart(item: &__rt::Item) -> __rt::Decoded<CartItem> {
@@ -1068,6 +1069,7 @@ fn __request_active_cart(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_saved_for_later(item: &__rt::Item) -> __rt::Decoded<CartItem> {
@@ -1094,6 +1096,7 @@ fn __request_saved_for_later(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_wishlist(item: &__rt::Item) -> __rt::Decoded<WishlistItem> {
@@ -1120,6 +1123,7 @@ fn __request_wishlist(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_cart_counts(item: &__rt::Item) -> __rt::Decoded<CartCount> {
@@ -1146,6 +1150,7 @@ fn __request_cart_counts(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 /// The transaction of `add_to_cart`.

@@ -476,6 +476,7 @@ fn __request_inbox(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_inbox_since(item: &__rt::Item) -> __rt::Decoded<Message> {
@@ -503,6 +504,7 @@ fn __request_inbox_since(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: None,
+        projection: &[],
     })
 }
 fn __decode_sent_messages(item: &__rt::Item) -> __rt::Decoded<Message> {
@@ -529,6 +531,7 @@ fn __request_sent_messages(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: None,
+        projection: &[],
     })
 }
 /// The batch of `delete_messages`.

@@ -932,6 +932,7 @@ fn __request_ticket_with_comments(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_ticket_summary(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -958,6 +959,7 @@ fn __request_ticket_summary(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_open_tickets(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -982,6 +984,7 @@ fn __request_open_tickets(
         sort_key: Some("resolver"),
         key_attributes: &["pk", "sk", "tenant_status", "resolver"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_open_tickets_for_resolver(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -1019,6 +1022,7 @@ fn __request_open_tickets_for_resolver(
         sort_key: Some("resolver"),
         key_attributes: &["pk", "sk", "tenant_status", "resolver"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 /// The transaction of `close_tickets`.
@@ -1113,6 +1117,7 @@ fn __request_ticket_counts_by_status(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        projection: &[],
     })
 }
 /// The `count` counter of [`TicketCount`].

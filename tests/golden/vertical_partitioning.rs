@@ -1591,6 +1591,7 @@ fn __request_whole_document(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_document_body(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
@@ -1617,6 +1618,7 @@ fn __request_document_body(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_body_chunks_between(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
@@ -1649,6 +1651,7 @@ fn __request_body_chunks_between(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_attachments(item: &__rt::Item) -> __rt::Decoded<DocumentAttachment> {
@@ -1675,6 +1678,7 @@ fn __request_attachments(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_shares(item: &__rt::Item) -> __rt::Decoded<DocumentShare> {
@@ -1701,6 +1705,7 @@ fn __request_shares(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
+        projection: &[],
     })
 }
 fn __decode_recent_documents(item: &__rt::Item) -> __rt::Decoded<DocumentMeta> {
@@ -1725,6 +1730,7 @@ fn __request_recent_documents(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
+        projection: &[],
     })
 }
 /// The transaction of `edit_body`.

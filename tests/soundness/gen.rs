@@ -369,6 +369,8 @@ pub struct Pattern {
     pub global: bool,
     /// Declares `returns: <the source entity>` (otherwise `check` infers them).
     pub declares_returns: bool,
+    /// `select`: attributes of the source entity, read as a partial type.
+    pub select: Option<Vec<String>>,
 }
 
 /// A generated spec.
@@ -713,6 +715,27 @@ pub fn generate(seed: u64) -> Spec {
             7 => Some((Op::Gte, vec![bound(&mut rng)])),
             _ => Some((Op::Between, vec![bound(&mut rng), bound(&mut rng)])),
         };
+        // Drawn apart from the main sequence (see `by_keys`); only where
+        // every attribute is carried (the table, or an index of `ALL`), so
+        // that the selection never names what the index leaves out.
+        let mut picks = fastrand::Rng::with_seed(seed ^ 0x5e1e_c7 ^ n as u64);
+        let carries_all = index.as_ref().is_none_or(|i| {
+            indexes
+                .iter()
+                .any(|x| x.name == *i && x.projection.is_none())
+        });
+        let select = (carries_all && picks.u8(..4) == 0).then(|| {
+            let mut names: Vec<String> = e
+                .attrs
+                .iter()
+                .filter(|_| picks.bool())
+                .map(|a| a.name.clone())
+                .collect();
+            if names.is_empty() {
+                names.extend(e.attrs.first().map(|a| a.name.clone()));
+            }
+            names
+        });
         patterns.push(Pattern {
             name: format!("q{n}"),
             index,
@@ -722,6 +745,7 @@ pub fn generate(seed: u64) -> Spec {
             source,
             global: e.global,
             declares_returns: rng.u8(..5) < 2,
+            select,
         });
     }
     // Drawn apart from the main sequence, so that the rest of each seed's
@@ -857,6 +881,9 @@ impl Spec {
             }
             if p.declares_returns {
                 let _ = writeln!(y, "    returns: {}", self.entities[p.source].name);
+            }
+            if let Some(select) = &p.select {
+                let _ = writeln!(y, "    select: [{}]", select.join(", "));
             }
         }
         y
@@ -1053,6 +1080,8 @@ pub struct Call {
     /// generator's own type for that attribute draws and encodes its values.
     pub params: Vec<(String, String, String)>,
     pub returns: Vec<String>,
+    /// The entities it reads in part, with their partial types.
+    pub partials: Vec<(String, String)>,
 }
 
 fn pascal(snake: &str) -> String {
@@ -1295,6 +1324,27 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                     .collect();
                 format!("|e| match e {{ {} }}", arms.join(", "))
             };
+            // Read in part: the stored item decoded as its entity and cut
+            // down to the partial type is what the call must return.
+            let partial = |r: &String| call.partials.iter().find(|(e, _)| e == r).map(|(_, ty)| ty);
+            let expect = match call.returns.as_slice() {
+                [one] => partial(one)
+                    .map(|ty| format!("|i| {one}::from_item(i).map(|e| {ty}::from(&e))")),
+                several if several.iter().any(|r| partial(r).is_some()) => {
+                    let arms: Vec<String> = several
+                        .iter()
+                        .map(|r| {
+                            let value = match partial(r) {
+                                Some(ty) => format!("{ty}::from(&e)"),
+                                None => "e".to_owned(),
+                            };
+                            format!("if {r}::IDENTITY.matches(i) {{ return {r}::from_item(i).map(|e| {}Item::{r}({value})); }}", pascal(&p.name))
+                        })
+                        .collect();
+                    Some(format!("|i| {{ {} Err(schema_runtime::DecodeError::new(\"soundness\", \"pk\", schema_runtime::DecodeProblem::NotOfEntity(None))) }}", arms.join(" ")))
+                }
+                _ => None,
+            };
             let projected = match index.and_then(|i| i.projection.as_ref()) {
                 None => "None".to_owned(),
                 Some(names) => format!("Some(&{names:?})"),
@@ -1304,9 +1354,13 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             } else {
                 "None"
             };
+            let (call_fn, result) = match &expect {
+                Some(expect) => ("queried_as", format!("{query}.all().await, {expect}")),
+                None => ("queried", format!("{query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>())")),
+            };
             let _ = writeln!(
                 d,
-                "        run.queried(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl}, projected: {projected} }}, {query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>()));",
+                "        run.{call_fn}(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl}, projected: {projected} }}, {result});",
                 p.name,
                 pks.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
                 operands

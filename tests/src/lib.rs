@@ -61,6 +61,7 @@ pub mod generated {
     generated!(typed_maps);
     generated!(declared_bounds);
     generated!(sequence_numbers);
+    generated!(partial_reads);
 }
 
 /// The soundness harness's generated specs that `check` accepted, each

@@ -244,4 +244,73 @@ impl Run {
             ));
         }
     }
+
+    /// A call's result read as partial types (or a mix with whole
+    /// entities): each must equal what `expect` makes of a stored item the
+    /// semantics return (the stored item decoded as its entity, then cut
+    /// down to the partial), in the same order.
+    pub fn queried_as<T: PartialEq + Debug, E1: Debug, E2: Debug>(
+        &mut self,
+        case: Case,
+        got: Result<Vec<T>, E2>,
+        expect: impl Fn(&Item) -> Result<T, E1>,
+    ) {
+        self.queries += 1;
+        let expected_items = self.expected(&case);
+        let got = match got {
+            Ok(values) => values,
+            Err(e) => {
+                let problem = format!(
+                    "{case:?}: the call failed ({e:?}), DynamoDB's semantics return {} item(s)",
+                    expected_items.len()
+                );
+                self.disagreements.push(problem);
+                return;
+            }
+        };
+        let mut expected = Vec::new();
+        for item in &expected_items {
+            match expect(item) {
+                Ok(value) => expected.push(value),
+                Err(e) => {
+                    let problem = format!("{case:?}: a stored item does not decode: {e:?}");
+                    self.disagreements.push(problem);
+                    return;
+                }
+            }
+        }
+        // Match in order; an expected item the call skipped is a tie loss
+        // when an item it returned has the same index key (see `Run`).
+        let mut matched = vec![false; expected.len()];
+        let mut next = 0;
+        let mut in_order = true;
+        for value in &got {
+            match (next..expected.len()).find(|&i| expected[i] == *value) {
+                Some(i) => {
+                    matched[i] = true;
+                    next = i + 1;
+                }
+                None => in_order = false,
+            }
+        }
+        fn key<'i>(item: &'i Item, case: &Case) -> (Option<&'i str>, Option<&'i str>) {
+            (string(item, case.pk_attr), string(item, case.sk_attr))
+        }
+        let missing: Vec<usize> = (0..expected.len()).filter(|&i| !matched[i]).collect();
+        let tied = |i: usize| {
+            (0..expected.len()).any(|k| {
+                matched[k] && key(expected_items[k], &case) == key(expected_items[i], &case)
+            })
+        };
+        if in_order && missing.is_empty() {
+            return;
+        }
+        if in_order && case.pk_attr != "pk" && missing.iter().all(|&i| tied(i)) {
+            let lost: Vec<&T> = missing.iter().map(|&i| &expected[i]).collect();
+            self.tie_losses.push(format!("{case:?}: lost {lost:?}"));
+            return;
+        }
+        self.disagreements
+            .push(format!("{case:?}: expected {expected:?}, got {got:?}"));
+    }
 }

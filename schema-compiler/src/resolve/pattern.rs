@@ -71,10 +71,13 @@ impl Resolver<'_> {
                 }),
             }
         });
+        let (select, partials) = self.resolve_reads(decl, &operation, spec);
         Some(ir::AccessPattern {
             name: name.clone(),
             description: text(&decl.description),
             operation,
+            select,
+            partials,
             rate,
         })
     }
@@ -131,6 +134,124 @@ impl Resolver<'_> {
             .as_ref()
             .and_then(|b| self.resolve_batch(b, spec))
             .map(ir::Operation::Batch)
+    }
+
+    /// What a get or query reads of each entity: `select`'s attributes,
+    /// or those its index carries when it does not carry them all (see
+    /// [`ir::AccessPattern::partials`]).
+    fn resolve_reads(
+        &mut self,
+        decl: &syntax::AccessPatternDecl,
+        operation: &ir::Operation,
+        spec: &ir::Spec,
+    ) -> (Option<Vec<String>>, IndexMap<String, Vec<String>>) {
+        let (names, index): (Vec<&String>, Option<&ir::Index>) = match operation {
+            ir::Operation::Get { entity, .. } => (vec![entity], None),
+            ir::Operation::Query(q) => (
+                q.returns.iter().collect(),
+                match &q.index {
+                    IndexRef::Index(i) => spec.indexes.get(i),
+                    IndexRef::Table => None,
+                },
+            ),
+            ir::Operation::Transaction(_) | ir::Operation::Batch(_) => {
+                if let Some(select) = &decl.select {
+                    self.error(
+                        Diagnostic::new(
+                            Code::InvalidValue,
+                            "`select` only applies to a get or a query",
+                        )
+                        .label(select.span, "`select` given here")
+                        .help("remove it: transactions and batches read or write whole items"),
+                    );
+                }
+                return (None, IndexMap::new());
+            }
+        };
+        let entities: Vec<&ir::Entity> =
+            names.iter().filter_map(|n| spec.entities.get(*n)).collect();
+        let carried =
+            |e: &ir::Entity, a: &ir::Attribute| index.is_none_or(|i| index_carries(spec, i, e, a));
+        let mut partials = IndexMap::new();
+        let Some(select) = &decl.select else {
+            for e in entities {
+                if e.attributes.values().all(|a| carried(e, a)) {
+                    continue;
+                }
+                let view = e
+                    .attributes
+                    .values()
+                    .filter(|a| carried(e, a))
+                    .map(|a| a.name.value.clone())
+                    .collect();
+                partials.insert(e.name.value.clone(), view);
+            }
+            return (None, partials);
+        };
+        if select.value.is_empty() {
+            self.error(
+                Diagnostic::new(Code::InvalidValue, "`select` names no attribute")
+                    .label(select.span, "empty `select`")
+                    .help("list the attributes to read, or remove `select` to read whole items"),
+            );
+        }
+        let mut selected: Vec<String> = Vec::new();
+        for name in &select.value {
+            let holders: Vec<&&ir::Entity> = entities
+                .iter()
+                .filter(|e| e.attributes.contains_key(&name.value))
+                .collect();
+            if holders.is_empty() {
+                let known = entities
+                    .iter()
+                    .flat_map(|e| e.attributes.keys().map(String::as_str));
+                let help = match did_you_mean(name, known) {
+                    Some(close) => format!("did you mean `{close}`?"),
+                    None => "name attributes of the entities it reads".to_owned(),
+                };
+                self.error(
+                    Diagnostic::new(
+                        Code::UnknownAttribute,
+                        format!("`select` names `{name}`, which no entity it reads has"),
+                    )
+                    .label(name.span, "unknown attribute")
+                    .help(help),
+                );
+                continue;
+            }
+            for e in holders {
+                let a = &e.attributes[&name.value];
+                if let Some(i) = index.filter(|_| !carried(e, a)) {
+                    self.error(
+                        Diagnostic::new(
+                            Code::IndexProjection,
+                            format!(
+                                "index `{}` does not carry `{name}` of `{}`, which `select` reads",
+                                i.name, e.name
+                            ),
+                        )
+                        .label(name.span, "not projected")
+                        .label(i.name.span, "this index's projection")
+                        .help(format!(
+                            "add `{name}` to the index's projection, or leave it out of `select`"
+                        )),
+                    );
+                }
+            }
+            if !selected.contains(&name.value) {
+                selected.push(name.value.clone());
+            }
+        }
+        for e in entities {
+            let view = e
+                .attributes
+                .keys()
+                .filter(|a| selected.contains(a))
+                .cloned()
+                .collect();
+            partials.insert(e.name.value.clone(), view);
+        }
+        (Some(selected), partials)
     }
 
     fn check_query_only_options(&mut self, decl: &syntax::AccessPatternDecl) {
@@ -944,4 +1065,55 @@ fn literal_problem(value: &str, ty: &AttributeType, escape: bool, partial: bool)
             }
         }
     }
+}
+
+/// Whether an item of `entity` read through `index` carries `attribute`:
+/// projected (the TTL attribute always is, see
+/// [`crate::emit::table::index_projection`]), or a key of the table or the
+/// index, or held by a placeholder of the entity's table or index keys
+/// (read back out of the key).
+pub(crate) fn index_carries(
+    spec: &ir::Spec,
+    index: &ir::Index,
+    entity: &ir::Entity,
+    attribute: &ir::Attribute,
+) -> bool {
+    if spec
+        .table
+        .ttl
+        .as_ref()
+        .is_some_and(|t| t.value == attribute.stored())
+    {
+        return true;
+    }
+    let projected = match &index.projection {
+        ir::Projection::All => return true,
+        ir::Projection::KeysOnly => false,
+        ir::Projection::Include(names) => names
+            .iter()
+            .any(|n| *n == attribute.name.value || n == attribute.stored()),
+    };
+    let keys = [
+        Some(&spec.table.partition_key),
+        spec.table.sort_key.as_ref(),
+        Some(&index.partition_key),
+        index.sort_key.as_ref(),
+    ];
+    let is_key = keys
+        .into_iter()
+        .flatten()
+        .any(|k| k.name.value == attribute.stored());
+    let in_templates = entity
+        .primary_key
+        .templates()
+        .chain(
+            entity
+                .index_keys
+                .get(&index.name.value)
+                .into_iter()
+                .flat_map(|k| k.templates()),
+        )
+        .flat_map(|t| t.placeholders())
+        .any(|p| p.kind == PlaceholderKind::Attribute && p.name.value == attribute.name.value);
+    projected || is_key || in_templates
 }

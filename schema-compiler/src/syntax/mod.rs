@@ -729,6 +729,10 @@ pub struct AccessPatternDecl {
     /// Strongly consistent reads (table and local indexes only).
     #[serde(default)]
     pub consistent_read: Option<Spanned<bool>>,
+    /// The attributes a get or query reads (a ProjectionExpression): the
+    /// method returns a partial type holding exactly them.
+    #[serde(default)]
+    pub select: Option<Spanned<Vec<Spanned<String>>>>,
     /// Expected request rate, for capacity and cost figures.
     #[serde(default)]
     pub rate: Option<Spanned<RateDecl>>,

@@ -504,13 +504,36 @@ impl Emitter<'_> {
     }
 
     fn decode_body(&self, entity: &ir::Entity) -> TokenStream {
+        self.decode_fields(entity, None)
+    }
+
+    /// The body of `from_item` of `entity`'s struct, or of a partial type
+    /// of it: the partial's attributes, read from the item or from the
+    /// table's keys or those of the index it was read through.
+    pub(super) fn decode_fields(
+        &self,
+        entity: &ir::Entity,
+        partial: Option<&Partial<'_>>,
+    ) -> TokenStream {
         let name = entity.name.as_str();
-        let ty = self.entity_ident(entity);
+        let ty = match partial {
+            Some(p) => p.ty.clone(),
+            None => self.entity_ident(entity),
+        };
+        let index_keys: Vec<&ir::EntityKey> = match partial {
+            None => entity.index_keys.values().collect(),
+            Some(p) => p
+                .index
+                .and_then(|i| entity.index_keys.get(i))
+                .into_iter()
+                .collect(),
+        };
         // The key templates read back from: each one's steps are declared once.
         let mut read_from: Vec<&ir::KeyTemplate> = Vec::new();
         let fields: Vec<TokenStream> = entity
             .attributes
             .values()
+            .filter(|a| partial.is_none_or(|p| p.attributes.contains(&a.name.value)))
             .map(|a| {
                 let f = self.field_ident(a);
                 // An attribute an index projection leaves out is read back out
@@ -521,7 +544,7 @@ impl Emitter<'_> {
                 for t in entity
                     .primary_key
                     .templates()
-                    .chain(entity.index_keys.values().flat_map(|k| k.templates()))
+                    .chain(index_keys.iter().flat_map(|k| k.templates()))
                 {
                     let holds = t
                         .placeholders()
@@ -550,18 +573,20 @@ impl Emitter<'_> {
                 quote!(#f: #read,)
             })
             .collect();
-        let shard = Self::random_shard(entity).map(|_| {
-            let t = entity
-                .primary_key
-                .templates()
-                .find(|t| t.placeholders().any(|p| p.kind == PlaceholderKind::Shard))
-                .unwrap_or(&entity.primary_key.pk);
-            if !read_from.contains(&t) {
-                read_from.push(t);
-            }
-            let read = self.read_shard(entity, t);
-            quote!(shard: #read,)
-        });
+        let shard = Self::random_shard(entity)
+            .filter(|_| partial.is_none())
+            .map(|_| {
+                let t = entity
+                    .primary_key
+                    .templates()
+                    .find(|t| t.placeholders().any(|p| p.kind == PlaceholderKind::Shard))
+                    .unwrap_or(&entity.primary_key.pk);
+                if !read_from.contains(&t) {
+                    read_from.push(t);
+                }
+                let read = self.read_shard(entity, t);
+                quote!(shard: #read,)
+            });
         let steps = read_from.iter().map(|t| {
             let steps_name = Self::steps_const(t);
             let steps = self.key_steps(entity, t);
@@ -570,6 +595,7 @@ impl Emitter<'_> {
         let defaults = self
             .binding
             .iter()
+            .filter(|_| partial.is_none())
             .flat_map(|b| &b.defaults)
             .map(|f| quote!(#f: Default::default(),));
         quote! {
@@ -580,6 +606,69 @@ impl Emitter<'_> {
                 #(#fields)*
                 #(#defaults)*
             })
+        }
+    }
+
+    /// A partial type of `entity` ([`ir::AccessPattern::partials`]): the
+    /// struct of its attributes and its `impl Partial`.
+    pub(super) fn emit_partial(
+        &self,
+        entity: &ir::Entity,
+        partial: &Partial<'_>,
+        what: &str,
+    ) -> TokenStream {
+        let ty = &partial.ty;
+        let entity_ty = self.entity_ident(entity);
+        let fields = entity
+            .attributes
+            .values()
+            .filter(|a| partial.attributes.contains(&a.name.value))
+            .map(|a| {
+                let f = snake_ident(a.name.as_str());
+                let t = self.value_type(entity.name.as_str(), a);
+                let d = field_doc(entity, a);
+                if a.optional {
+                    quote!(#d pub #f: Option<#t>,)
+                } else {
+                    quote!(#d pub #f: #t,)
+                }
+            });
+        let copies = entity
+            .attributes
+            .values()
+            .filter(|a| partial.attributes.contains(&a.name.value))
+            .map(|a| {
+                let f = snake_ident(a.name.as_str());
+                let from = self.field_ident(a);
+                quote!(#f: Clone::clone(&entity.#from),)
+            });
+        let entity_param = if partial.attributes.is_empty() {
+            format_ident!("_entity")
+        } else {
+            format_ident!("entity")
+        };
+        let decode = self.decode_fields(entity, Some(partial));
+        let doc = format!(" The attributes of a [`{}`] {what}.", entity.name.as_str());
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, PartialEq)]
+            pub struct #ty {
+                #(#fields)*
+            }
+
+            impl From<&#entity_ty> for #ty {
+                fn from(#entity_param: &#entity_ty) -> Self {
+                    #ty { #(#copies)* }
+                }
+            }
+
+            impl __rt::Partial for #ty {
+                type Of = #entity_ty;
+
+                fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
+                    #decode
+                }
+            }
         }
     }
 
@@ -1256,4 +1345,16 @@ fn with_timestamps(entity: &ir::Entity) -> TokenStream {
             item
         }
     }
+}
+
+/// A partial type of an entity: its name, the attributes it holds (spec
+/// names) and the index it is read through.
+#[derive(Debug, Clone)]
+pub(super) struct Partial<'p> {
+    /// The struct.
+    pub ty: proc_macro2::Ident,
+    /// Its attributes.
+    pub attributes: &'p [String],
+    /// The index read, whose keys may hold some of them.
+    pub index: Option<&'p str>,
 }

@@ -10,6 +10,7 @@ mod entity;
 mod iam;
 mod keys;
 pub(crate) use crate::naming as names;
+pub use crate::naming::partial_types;
 mod patterns;
 mod repo;
 mod types;

@@ -23,12 +23,23 @@ pub(super) struct PatternPlan<'a> {
     pub entities: IndexMap<&'a str, &'a ir::Entity>,
     /// Per query parameter: the first entity attribute it binds.
     pub params: IndexMap<&'a str, (&'a ir::Entity, &'a ir::Attribute)>,
+    /// The partial type of each entity it reads in part.
+    pub partials: IndexMap<&'a str, Ident>,
 }
 
 impl<'a> PatternPlan<'a> {
     /// The entity named `name` in the pattern.
     fn entity(&self, name: &str) -> Option<&'a ir::Entity> {
         self.entities.get(name).copied()
+    }
+
+    /// The type an item of entity `name` is read as: its partial type, or
+    /// its struct.
+    fn read_type(&self, name: &str) -> Ident {
+        match self.partials.get(name) {
+            Some(ty) => ty.clone(),
+            None => pascal_ident(name),
+        }
     }
 }
 
@@ -83,11 +94,16 @@ impl<'a> Emitter<'a> {
                 } else {
                     Handle::Table
                 };
+                let partials = crate::naming::partial_types(pattern)
+                    .into_iter()
+                    .map(|(e, ty)| (e, format_ident!("{ty}")))
+                    .collect();
                 PatternPlan {
                     pattern,
                     handle,
                     entities,
                     params,
+                    partials,
                 }
             })
             .collect()
@@ -110,7 +126,7 @@ impl<'a> Emitter<'a> {
                 Operation::Query(q) => self.query_support(plan, q),
                 Operation::Transaction(t) => self.transaction_builder(plan, t),
                 Operation::Batch(b) => self.batch_builder(plan, b),
-                Operation::Get { .. } => TokenStream::new(),
+                Operation::Get { .. } => self.partial_defs(plan),
             })
             .collect()
     }
@@ -136,9 +152,24 @@ impl<'a> Emitter<'a> {
                 let Some(e) = plan.entity(entity) else {
                     return unplanned();
                 };
-                let ty = pascal_ident(entity);
                 let key_ty = key_type(entity);
                 let scope = self.scope_expr(e, handle);
+                if let Some(ty) = plan.partials.get(entity.as_str()) {
+                    let projection = self.projection(plan, None);
+                    let doc = Self::pattern_doc(
+                        pattern,
+                        format!(
+                            "GetItem of the attributes of one [`{entity}`] that [`{ty}`] holds."
+                        ),
+                    );
+                    return quote! {
+                        #doc
+                        pub async fn #name(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
+                            #repo.table().get_partial(key, #scope, #consistent_read, #projection).await
+                        }
+                    };
+                }
+                let ty = pascal_ident(entity);
                 let doc = Self::pattern_doc(pattern, format!("GetItem of one [`{entity}`]."));
                 let read = if *consistent_read {
                     format_ident!("get_consistent")
@@ -155,7 +186,7 @@ impl<'a> Emitter<'a> {
             Operation::Query(q) => {
                 let params = self.param_list(plan, q);
                 let args = q.params.keys().map(|p| snake_ident(p));
-                let item = self.query_item_type(pattern, q);
+                let item = self.query_item_type(plan, q);
                 let request = self.private_fn(Private::Request(pattern.name.to_string()));
                 let decode = self.private_fn(Private::Decode(pattern.name.to_string()));
                 let index = match &q.index {
@@ -221,74 +252,167 @@ impl<'a> Emitter<'a> {
             .collect()
     }
 
-    fn query_item_type(&self, pattern: &ir::AccessPattern, q: &ir::Query) -> TokenStream {
+    fn query_item_type(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> TokenStream {
         match q.returns.as_slice() {
             [one] => {
-                let ty = pascal_ident(one);
+                let ty = plan.read_type(one);
                 quote!(#ty)
             }
             _ => {
-                let ty = item_enum(pattern);
+                let ty = item_enum(plan.pattern);
                 quote!(#ty)
             }
         }
     }
 
     fn query_support(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> TokenStream {
-        let pattern = plan.pattern;
-        let item = self.query_item_type(pattern, q);
-        let item_enum = self.item_enum_def(pattern, &q.returns);
-        let decode = self.decoder(pattern, &q.returns, &q.matching, &item);
+        let item = self.query_item_type(plan, q);
+        let partials = self.partial_defs(plan);
+        let item_enum = self.item_enum_def(plan, &q.returns);
+        let decode = self.decoder(plan, &q.returns, &q.matching, &item);
         let request = self.request_fn(plan, q);
         quote! {
+            #partials
             #item_enum
             #decode
             #request
         }
     }
 
-    fn item_enum_def(&self, pattern: &ir::AccessPattern, returns: &[String]) -> TokenStream {
+    /// The partial types of the entities `plan`'s pattern reads in part.
+    fn partial_defs(&self, plan: &PatternPlan<'_>) -> TokenStream {
+        let pattern = plan.pattern;
+        let index = match &pattern.operation {
+            Operation::Query(q) => match &q.index {
+                IndexRef::Index(i) => Some(i.as_str()),
+                IndexRef::Table => None,
+            },
+            Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => None,
+        };
+        let what = match (&pattern.select, index) {
+            (Some(_), _) => format!("that `{}` selects", pattern.name.as_str()),
+            (None, Some(i)) => format!(
+                "that index `{i}` carries, as `{}` reads them",
+                pattern.name.as_str()
+            ),
+            (None, None) => format!("that `{}` reads", pattern.name.as_str()),
+        };
+        plan.partials
+            .iter()
+            .filter_map(|(entity, ty)| {
+                let e = plan.entity(entity)?;
+                let partial = super::entity::Partial {
+                    ty: ty.clone(),
+                    attributes: pattern.partials.get(*entity)?,
+                    index,
+                };
+                Some(self.emit_partial(e, &partial, &what))
+            })
+            .collect()
+    }
+
+    /// The stored attributes a pattern with `select` asks for
+    /// (ProjectionExpression), as a static slice; empty (every attribute)
+    /// without `select`. Besides those selected: the whole of each entity
+    /// read whole, the keys of the table and of `index` (they place the
+    /// item and prove its tenant), the entity-type attribute and the TTL.
+    fn projection(&self, plan: &PatternPlan<'a>, index: Option<&str>) -> TokenStream {
+        if plan.pattern.select.is_none() {
+            return quote!(&[]);
+        }
+        let table = &self.spec.table;
+        let mut names: Vec<&'a str> = Vec::new();
+        let push = |n: &'a str, names: &mut Vec<&'a str>| {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        };
+        let index = index.and_then(|i| self.spec.indexes.get(i));
+        for k in [
+            Some(&table.partition_key),
+            table.sort_key.as_ref(),
+            index.map(|i| &i.partition_key),
+            index.and_then(|i| i.sort_key.as_ref()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            push(k.name.as_str(), &mut names);
+        }
+        for a in table.entity_type.attribute().into_iter().chain(&table.ttl) {
+            push(a.as_str(), &mut names);
+        }
+        for (name, e) in &plan.entities {
+            let whole = !plan.partials.contains_key(name);
+            let partial = plan.pattern.partials.get(*name);
+            for a in e.attributes.values() {
+                let read = whole || partial.is_some_and(|p| p.contains(&a.name.value));
+                if read && !a.key_only {
+                    push(a.stored(), &mut names);
+                }
+            }
+        }
+        quote!(&[#(#names),*])
+    }
+
+    fn item_enum_def(&self, plan: &PatternPlan<'_>, returns: &[String]) -> TokenStream {
         if returns.len() < 2 {
             return TokenStream::new();
         }
-        let ty = item_enum(pattern);
+        let ty = item_enum(plan.pattern);
         let variants = returns.iter().map(|e| pascal_ident(e));
-        let doc = format!(" An item returned by `{}`.", pattern.name.as_str());
-        let variant_docs = returns.iter().map(|e| format!(" A [`{e}`]."));
+        let payloads = returns.iter().map(|e| plan.read_type(e));
+        let doc = format!(" An item returned by `{}`.", plan.pattern.name.as_str());
+        let variant_docs = returns.iter().map(|e| match plan.partials.get(e.as_str()) {
+            Some(p) => format!(" Attributes of a [`{e}`] ([`{p}`])."),
+            None => format!(" A [`{e}`]."),
+        });
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, PartialEq)]
             pub enum #ty {
-                #( #[doc = #variant_docs] #variants(#variants), )*
+                #( #[doc = #variant_docs] #variants(#payloads), )*
             }
         }
     }
 
     fn decoder(
         &self,
-        pattern: &ir::AccessPattern,
+        plan: &PatternPlan<'_>,
         returns: &[String],
         matching: &[String],
         item: &TokenStream,
     ) -> TokenStream {
+        let pattern = plan.pattern;
         let name = self.private_fn(Private::Decode(pattern.name.to_string()));
         let pattern_name = pattern.name.as_str();
         let collection = returns.len() > 1;
         let decode = |e: &String| {
-            let ty = pascal_ident(e);
+            let ty = plan.read_type(e);
+            let read = if plan.partials.contains_key(e.as_str()) {
+                quote!(<#ty as __rt::Partial>::from_item(item))
+            } else {
+                quote!(<#ty as __rt::Entity>::from_item(item))
+            };
             if collection {
                 let en = item_enum(pattern);
-                quote!(<#ty as __rt::Entity>::from_item(item).map(|v| Some(#en::#ty(v))))
+                let variant = pascal_ident(e);
+                quote!(#read.map(|v| Some(#en::#variant(v))))
             } else {
-                quote!(<#ty as __rt::Entity>::from_item(item).map(Some))
+                quote!(#read.map(Some))
             }
         };
         let skipped: Vec<&String> = matching.iter().filter(|m| !returns.contains(m)).collect();
         if let ([only], []) = (returns, skipped.as_slice()) {
-            let ty = pascal_ident(only);
+            let ty = plan.read_type(only);
+            let decode_as = if plan.partials.contains_key(only.as_str()) {
+                quote!(decode_partial_as)
+            } else {
+                quote!(decode_as)
+            };
             return quote! {
                 fn #name(item: &__rt::Item) -> __rt::Decoded<#item> {
-                    __rt::decode_as::<#ty>(item, #pattern_name)
+                    __rt::#decode_as::<#ty>(item, #pattern_name)
                 }
             };
         }
@@ -527,6 +651,7 @@ impl<'a> Emitter<'a> {
             }
             None => quote!(None),
         };
+        let projection = self.projection(plan, index);
         let fill = match self.shard_plan(plan, q) {
             None => one,
             Some((_, Some(hash))) => quote!({ let __shard: u32 = #hash; #one }),
@@ -549,6 +674,7 @@ impl<'a> Emitter<'a> {
                     sort_key: #sort_key,
                     key_attributes: &[#(#key_attributes),*],
                     tenant: #tenant_keys,
+                    projection: #projection,
                 })
             }
         }
@@ -851,8 +977,8 @@ impl<'a> Emitter<'a> {
                 }
             });
             (
-                self.item_enum_def(pattern, &b.get),
-                self.decoder(pattern, &b.get, &b.get, &item),
+                self.item_enum_def(plan, &b.get),
+                self.decoder(plan, &b.get, &b.get, &item),
                 quote! {
                     /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones: one result per item found, so an item that does not decode is an `Err` of its own and the others still decode. The whole read fails when a key stays unread or an item that was not asked for comes back.
                     pub async fn send(self) -> Result<Vec<Result<#item, __rt::Error>>, __rt::Error> {
