@@ -307,15 +307,17 @@ pub enum Error {
         /// The version the write expected to find.
         expected: i64,
     },
-    /// A conditional write the SDK sent more than once (an earlier attempt
-    /// failed without an answer) found the item holding exactly what it
-    /// writes: the earlier attempt wrote it and its answer was lost, or
-    /// another writer wrote the same. The item is as the call asked;
-    /// whether this call wrote it cannot be known.
+    /// A write the SDK sent more than once (an earlier attempt failed
+    /// without an answer) found the item already as it leaves it: a
+    /// conditional write found it holding exactly what it writes, a delete
+    /// found nothing to delete. The earlier attempt did it and its answer
+    /// was lost, or another writer did the same. The item is as the call
+    /// asked; whether this call made it so (and, for a delete, what the
+    /// item held) cannot be known.
     AlreadyAsWritten {
         /// The entity.
         entity: &'static str,
-        /// The operation (`create`, `put`, `update`).
+        /// The operation (`create`, `put`, `update`, `delete`).
         operation: &'static str,
     },
     /// A transaction was canceled; one reason per item that failed.
@@ -381,7 +383,7 @@ impl fmt::Display for Error {
             ),
             Error::AlreadyAsWritten { entity, operation } => write!(
                 f,
-                "{operation} of {entity}: the item already holds what this call writes (an earlier attempt whose answer was lost wrote it, or another writer wrote the same)"
+                "{operation} of {entity}: the item is already as this call leaves it (an earlier attempt whose answer was lost made it so, or another writer did the same)"
             ),
             Error::TransactionCanceled(reasons) => {
                 f.write_str("transaction canceled")?;

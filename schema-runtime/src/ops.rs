@@ -607,21 +607,38 @@ fn versioned(error: Error, expected: Option<i64>) -> Error {
     }
 }
 
-/// DeleteItem; returns the item deleted, as it was (`None` when there was
-/// none).
+/// DeleteItem of an item of `entity`; returns the item deleted, as it was
+/// (`None` when there was none).
+///
+/// When the SDK sent the request more than once and the last attempt found
+/// nothing to delete, an earlier attempt may have deleted the item and lost
+/// its answer: "there was none" would be false, and what was deleted cannot
+/// be known. The item is absent, as the call asks:
+/// [`Error::AlreadyAsWritten`].
 pub async fn delete(
     client: &Client,
     table: &TableInfo<'_>,
     key: Item,
+    entity: &'static str,
 ) -> Result<Option<Item>, Error> {
+    let attempts = Attempts::default();
     let output = client
         .delete_item()
         .table_name(table.name)
         .set_key(Some(key))
         .return_values(crate::sdk::types::ReturnValue::AllOld)
+        .customize()
+        .interceptor(attempts.clone())
         .send()
         .await?;
-    Ok(output.attributes.filter(|a| !a.is_empty()))
+    match output.attributes.filter(|a| !a.is_empty()) {
+        Some(item) => Ok(Some(item)),
+        None if attempts.retried() => Err(Error::AlreadyAsWritten {
+            entity,
+            operation: "delete",
+        }),
+        None => Ok(None),
+    }
 }
 
 struct UpdateExpression {
@@ -1175,7 +1192,8 @@ impl Table<'_> {
         key: &K,
         scope: &<K::Entity as Entity>::Scope,
     ) -> Result<Option<K::Entity>, Error> {
-        match delete(self.client, &self.info, key.to_key_item(scope)?).await? {
+        let key = key.to_key_item(scope)?;
+        match delete(self.client, &self.info, key, K::Entity::ENTITY_TYPE).await? {
             Some(item) => Ok(Some(K::Entity::from_item(&item)?)),
             None => Ok(None),
         }

@@ -726,7 +726,7 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`Contestant`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`Contestant`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_contestant(
         &self,
         key: &ContestantKey,
@@ -757,7 +757,7 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`VoteShard`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`VoteShard`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_vote_shard(
         &self,
         key: &VoteShardKey,
@@ -788,7 +788,7 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`VoteTotal`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`VoteTotal`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_vote_total(
         &self,
         key: &VoteTotalKey,

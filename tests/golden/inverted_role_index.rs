@@ -701,7 +701,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`User`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`User`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
@@ -726,7 +726,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Role`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`Role`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_role(&self, key: &RoleKey) -> Result<Option<Role>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
@@ -760,7 +760,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`RoleAssignment`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`RoleAssignment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_role_assignment(
         &self,
         key: &RoleAssignmentKey,

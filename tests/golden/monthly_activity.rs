@@ -757,7 +757,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`ActivityEvent`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`ActivityEvent`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_activity_event(
         &self,
         key: &ActivityEventKey,
@@ -794,7 +794,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`MonthlyActivityCount`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`MonthlyActivityCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_monthly_activity_count(
         &self,
         key: &MonthlyActivityCountKey,

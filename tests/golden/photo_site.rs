@@ -781,7 +781,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`UserProfile`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`UserProfile`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_user_profile(
         &self,
         key: &UserProfileKey,
@@ -809,7 +809,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Photo`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`Photo`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_photo(
         &self,
         key: &PhotoKey,

@@ -1287,7 +1287,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Tenant`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`Tenant`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_tenant(
         &self,
         key: &TenantKey,
@@ -1315,7 +1315,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`User`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`User`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
     }
@@ -1340,7 +1340,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Order`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`Order`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_order(
         &self,
         key: &OrderKey,
@@ -1377,7 +1377,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`InventoryItem`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`InventoryItem`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_inventory_item(
         &self,
         key: &InventoryItemKey,

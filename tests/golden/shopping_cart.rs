@@ -904,7 +904,7 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`WishlistItem`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`WishlistItem`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_wishlist_item(
         &self,
         key: &WishlistItemKey,
@@ -935,7 +935,7 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`CartCount`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`CartCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_cart_count(
         &self,
         key: &CartCountKey,

@@ -403,7 +403,7 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
-    /// Deletes the [`Message`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`Message`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_message(
         &self,
         key: &MessageKey,

@@ -753,7 +753,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Ticket`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`Ticket`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_ticket(
         &self,
         key: &TicketKey,
@@ -784,7 +784,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`Comment`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`Comment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_comment(
         &self,
         key: &CommentKey,
@@ -818,7 +818,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`TicketCount`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`TicketCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_ticket_count(
         &self,
         key: &TicketCountKey,

@@ -1328,7 +1328,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`DocumentMeta`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`DocumentMeta`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_meta(
         &self,
         key: &DocumentMetaKey,
@@ -1365,7 +1365,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`DocumentBodyChunk`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`DocumentBodyChunk`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_body_chunk(
         &self,
         key: &DocumentBodyChunkKey,
@@ -1402,7 +1402,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`DocumentAttachment`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`DocumentAttachment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_attachment(
         &self,
         key: &DocumentAttachmentKey,
@@ -1439,7 +1439,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
-    /// Deletes the [`DocumentShare`] at `key` and returns it as it was; `None` when there was none.
+    /// Deletes the [`DocumentShare`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_share(
         &self,
         key: &DocumentShareKey,

@@ -156,3 +156,49 @@ async fn idempotent_counters_count_once_when_answers_are_lost() {
     );
     assert_eq!(once, 20, "each idempotent call counted once");
 }
+
+/// A delete whose answer was lost is retried by the SDK and finds nothing
+/// left: it reports `Error::AlreadyAsWritten` (the item is gone, as asked;
+/// this call's earlier attempt or another writer deleted it), never "there
+/// was none". A delete that was answered returns the item it deleted.
+#[tokio::test]
+async fn deletes_are_told_the_truth_when_answers_are_lost() {
+    let upstream = server::server().await.endpoint.clone();
+    let direct = Repository::new(server::client(&upstream))
+        .with_table_name(server::unique_table("LostDeletes"));
+    direct.create_table().await.unwrap();
+    let tenant = TenantId::new("lost").unwrap();
+    let d = direct.for_tenant(&tenant);
+    for i in 0..40 {
+        d.create_inventory_item(&item(i)).await.unwrap();
+    }
+    let proxy = faults::start_losing(&upstream, 0.3, 17).await.unwrap();
+    let lossy =
+        Repository::new(server::client(&proxy.endpoint)).with_table_name(direct.table_name());
+    let t = lossy.for_tenant(&tenant);
+
+    let (mut deleted, mut as_written, mut unknown) = (0, 0, 0);
+    for i in 0..40 {
+        match t.delete_inventory_item(&item(i).key()).await {
+            Ok(Some(old)) => {
+                assert_eq!(old, item(i), "delete {i} returns the item it deleted");
+                deleted += 1;
+            }
+            Err(Error::AlreadyAsWritten { operation, .. }) => {
+                assert_eq!(operation, "delete");
+                as_written += 1;
+            }
+            Err(e) if unknown_outcome(&e) => unknown += 1,
+            // Every item existed: "there was none" would be false.
+            other => panic!("delete {i}: a false answer: {other:?}"),
+        }
+        assert_eq!(d.get_inventory_item(&item(i).key()).await.unwrap(), None);
+    }
+    // Answered on its first attempt, a delete of nothing is `None`.
+    assert_eq!(d.delete_inventory_item(&item(0).key()).await.unwrap(), None);
+    eprintln!(
+        "lost answers, deletes: {}; deleted {deleted}, already as written {as_written}, unknown {unknown}",
+        proxy.counts.summary()
+    );
+    assert!(as_written > 0, "no delete met its own lost answer");
+}

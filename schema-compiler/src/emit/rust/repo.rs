@@ -342,7 +342,7 @@ impl Emitter<'_> {
         };
         let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
         let update_doc = format!(" Applies a partial update to an existing [`{name}`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).");
-        let delete_doc = format!(" Deletes the [`{name}`] at `key` and returns it as it was; `None` when there was none.");
+        let delete_doc = format!(" Deletes the [`{name}`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.");
         let put_body = write(quote!(#repo.table().put(item, #scope).await));
         let create_body = write(quote!(#repo.table().create(item, #scope).await));
         if let Some(counted) = self.transaction_counter(entity) {
