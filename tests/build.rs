@@ -37,6 +37,7 @@ fn main() {
             "declared_bounds.yaml",
             "sequence_numbers.yaml",
             "partial_reads.yaml",
+            "filtered_queries.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

@@ -1084,6 +1084,84 @@ pub struct Query {
     pub order: Order,
     /// Strongly consistent.
     pub consistent_read: bool,
+    /// The filter: conditions on attributes that must all hold for an item
+    /// to be returned (a FilterExpression, applied after the key condition
+    /// has read the items).
+    pub filter: Vec<FilterCondition>,
+}
+
+/// One condition of a query's filter.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FilterCondition {
+    /// The attribute, by spec name.
+    pub attribute: String,
+    /// Its stored name.
+    pub stored: String,
+    /// The operator.
+    pub op: FilterOp,
+    /// The operands: none (`exists`), one, two (`between`) or several (`in`).
+    pub operands: Vec<FilterOperand>,
+    /// Where it was written.
+    #[serde(skip)]
+    pub span: Span,
+}
+
+/// A filter operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FilterOp {
+    /// `a = :v`
+    Equals,
+    /// `a <> :v`
+    NotEquals,
+    /// `a < :v`
+    Lt,
+    /// `a <= :v`
+    Lte,
+    /// `a > :v`
+    Gt,
+    /// `a >= :v`
+    Gte,
+    /// `a BETWEEN :a AND :b`
+    Between,
+    /// `a IN (:a, …)`
+    In,
+    /// `begins_with(a, :v)`
+    BeginsWith,
+    /// `contains(a, :v)`
+    Contains,
+    /// `attribute_exists(a)`
+    Exists,
+    /// `attribute_not_exists(a)`
+    NotExists,
+}
+
+/// A filter operand: a literal, or a parameter of the generated method.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FilterOperand {
+    /// A value written in the spec, as DynamoDB stores it.
+    Literal(FilterLiteral),
+    /// `<name>`: a parameter of the method, of this type (the attribute's,
+    /// or its elements' for `contains` on a set).
+    Param {
+        /// The parameter's name.
+        name: String,
+        /// Its type.
+        r#type: AttributeType,
+    },
+}
+
+/// A literal filter operand, as DynamoDB stores it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FilterLiteral {
+    /// A string (`S`).
+    S(String),
+    /// A number (`N`), as written.
+    N(String),
+    /// A boolean (`BOOL`).
+    Bool(bool),
 }
 
 /// A sort-key condition.

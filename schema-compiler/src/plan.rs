@@ -24,6 +24,8 @@ pub struct Plan {
     pub index: Option<String>,
     /// `#pk = :pk AND begins_with(#sk, :sk)`.
     pub key_condition: Option<String>,
+    /// A query's filter: `#f0 = :f0_0 AND attribute_exists(#f1)`.
+    pub filter: Option<String>,
     /// Expression attribute names.
     pub names: BTreeMap<String, String>,
     /// Expression attribute values, as templates (`TENANT#<tenant>|OPEN`).
@@ -130,6 +132,7 @@ pub(crate) fn plan(spec: &ir::Spec, pattern: &ir::AccessPattern) -> Plan {
         table: spec.table.name.value.clone(),
         index: None,
         key_condition: None,
+        filter: None,
         names: BTreeMap::new(),
         values: BTreeMap::new(),
         scan_index_forward: true,
@@ -245,6 +248,21 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
     }
     let condition = key_condition(q);
     plan.key_condition = Some(condition);
+    plan.filter = filter_expression(q);
+    for (i, condition) in q.filter.iter().enumerate() {
+        plan.names
+            .insert(format!("#f{i}"), condition.stored.clone());
+        for (j, operand) in condition.operands.iter().enumerate() {
+            let text = match operand {
+                ir::FilterOperand::Literal(ir::FilterLiteral::S(t) | ir::FilterLiteral::N(t)) => {
+                    t.clone()
+                }
+                ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => b.to_string(),
+                ir::FilterOperand::Param { name, .. } => format!("<{name}>"),
+            };
+            plan.values.insert(format!(":f{i}_{j}"), text);
+        }
+    }
     let largest = q
         .returns
         .iter()
@@ -252,6 +270,69 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
         .max()
         .unwrap_or(0);
     plan.read_units = read_units(largest.saturating_mul(items), q.consistent_read);
+}
+
+/// A query's FilterExpression: its conditions joined by `AND`, the
+/// attribute of condition `i` named `#f{i}`, its operands `:f{i}_{j}`.
+pub fn filter_expression(q: &ir::Query) -> Option<String> {
+    use ir::FilterOp as F;
+    if q.filter.is_empty() {
+        return None;
+    }
+    let terms: Vec<String> = q
+        .filter
+        .iter()
+        .enumerate()
+        .map(|(i, condition)| {
+            let a = format!("#f{i}");
+            let v: Vec<String> = (0..condition.operands.len())
+                .map(|j| format!(":f{i}_{j}"))
+                .collect();
+            let first = v.first().map_or("", String::as_str);
+            match condition.op {
+                F::Equals => format!("{a} = {first}"),
+                F::NotEquals => format!("{a} <> {first}"),
+                F::Lt => format!("{a} < {first}"),
+                F::Lte => format!("{a} <= {first}"),
+                F::Gt => format!("{a} > {first}"),
+                F::Gte => format!("{a} >= {first}"),
+                F::Between => format!(
+                    "{a} BETWEEN {first} AND {}",
+                    v.get(1).map_or("", String::as_str)
+                ),
+                F::In => format!("{a} IN ({})", v.join(", ")),
+                F::BeginsWith => format!("begins_with({a}, {first})"),
+                F::Contains => format!("contains({a}, {first})"),
+                F::Exists => format!("attribute_exists({a})"),
+                F::NotExists => format!("attribute_not_exists({a})"),
+            }
+        })
+        .collect();
+    Some(terms.join(" AND "))
+}
+
+/// A query's filter as people read it: `status = live AND price <= <max_price>`.
+pub fn filter_text(q: &ir::Query) -> Option<String> {
+    let mut text = filter_expression(q)?;
+    // Longest placeholders first: `:f1_10` before `:f1_1`.
+    let mut replacements: Vec<(String, String)> = Vec::new();
+    for (i, condition) in q.filter.iter().enumerate() {
+        replacements.push((format!("#f{i}"), condition.attribute.clone()));
+        for (j, operand) in condition.operands.iter().enumerate() {
+            let value = match operand {
+                ir::FilterOperand::Literal(ir::FilterLiteral::S(t)) => format!("{t:?}"),
+                ir::FilterOperand::Literal(ir::FilterLiteral::N(n)) => n.clone(),
+                ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => b.to_string(),
+                ir::FilterOperand::Param { name, .. } => format!("<{name}>"),
+            };
+            replacements.push((format!(":f{i}_{j}"), value));
+        }
+    }
+    replacements.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+    for (from, to) in replacements {
+        text = text.replace(&from, &to);
+    }
+    Some(text)
 }
 
 /// The key condition expression of a query: `#pk = :pk AND begins_with(#sk, :sk)`.

@@ -50,6 +50,11 @@ pub struct QueryRequest {
     /// The attributes to read (a ProjectionExpression); empty: every
     /// attribute the table or index holds.
     pub projection: &'static [&'static str],
+    /// The filter (a FilterExpression over `names`), applied by DynamoDB
+    /// after the key condition read the items.
+    pub filter: Option<&'static str>,
+    /// The filter's operands (`:f0_0`, …), sent with every partition's.
+    pub filter_values: Item,
 }
 
 /// Decodes one item; `Ok(None)` skips it (an entity the pattern does not return).
@@ -497,6 +502,13 @@ async fn fetch<T>(
         (Some(r), None) => Some(i32::try_from(r).unwrap_or(i32::MAX)),
         (None, p) => p,
     };
+    let mut values = request.partitions[index].clone();
+    values.extend(
+        request
+            .filter_values
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
     let output = shared
         .client
         .query()
@@ -504,8 +516,9 @@ async fn fetch<T>(
         .set_index_name(request.index.map(str::to_owned))
         .key_condition_expression(request.key_condition)
         .set_expression_attribute_names(Some(shared.names.clone()))
-        .set_expression_attribute_values(Some(request.partitions[index].clone()))
+        .set_expression_attribute_values(Some(values))
         .set_projection_expression(shared.projection.clone())
+        .set_filter_expression(request.filter.map(str::to_owned))
         .consistent_read(request.consistent_read)
         .scan_index_forward(request.forward)
         .set_limit(page_limit)

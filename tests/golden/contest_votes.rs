@@ -865,6 +865,8 @@ fn __request_contestants(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_vote_shards(item: &__rt::Item) -> __rt::Decoded<VoteShard> {
@@ -897,6 +899,8 @@ fn __request_vote_shards(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_leaderboard(item: &__rt::Item) -> __rt::Decoded<VoteTotal> {
@@ -924,6 +928,8 @@ fn __request_leaderboard(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// The batch of `publish_totals`.

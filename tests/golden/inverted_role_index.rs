@@ -855,6 +855,8 @@ fn __request_user_roles(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// An item returned by `user_with_roles`.
@@ -907,6 +909,8 @@ fn __request_user_with_roles(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_role_members(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
@@ -934,6 +938,8 @@ fn __request_role_members(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_admins(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
@@ -960,6 +966,8 @@ fn __request_admins(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// An item returned by `role_with_members`.
@@ -1012,6 +1020,8 @@ fn __request_role_with_members(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// The transaction of `grant_role`.

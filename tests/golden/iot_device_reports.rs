@@ -774,6 +774,8 @@ fn __request_device_reports_between(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_latest_device_reports(item: &__rt::Item) -> __rt::Decoded<DeviceReport> {
@@ -801,6 +803,8 @@ fn __request_latest_device_reports(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_escalations_for_technician(
@@ -834,6 +838,8 @@ fn __request_escalations_for_technician(
         key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_recent_escalations_for_technician(
@@ -874,6 +880,8 @@ fn __request_recent_escalations_for_technician(
         key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// Builds `DEVICE#<device_id>`.

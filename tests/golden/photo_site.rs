@@ -900,6 +900,8 @@ fn __request_photos_between(
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_latest_photos(item: &__rt::Item) -> __rt::Decoded<Photo> {
@@ -926,6 +928,8 @@ fn __request_latest_photos(
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_photos_since(item: &__rt::Item) -> __rt::Decoded<Photo> {
@@ -953,6 +957,8 @@ fn __request_photos_since(
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// An item returned by `account_contents`.
@@ -1004,6 +1010,8 @@ fn __request_account_contents(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// The batch of `delete_account_items`.

@@ -629,6 +629,8 @@ fn __request_tenant_products(
             __rt::TenantKeys::new(__tenant, "ShardID", &[("TENANT#", Some('|'))]),
         ),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_products_in_category(item: &__rt::Item) -> __rt::Decoded<Product> {
@@ -661,6 +663,8 @@ fn __request_products_in_category(
             __rt::TenantKeys::new(__tenant, "ShardID", &[("TENANT#", Some('|'))]),
         ),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// The batch of `import_products`.

@@ -1483,6 +1483,8 @@ fn __request_tenant_profile(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_users(item: &__rt::Item) -> __rt::Decoded<User> {
@@ -1509,6 +1511,8 @@ fn __request_users(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1535,6 +1539,8 @@ fn __request_orders(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// An item returned by `all_tenant_data`.
@@ -1598,6 +1604,8 @@ fn __request_all_tenant_data(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_user_by_email(item: &__rt::Item) -> __rt::Decoded<User> {
@@ -1624,6 +1632,8 @@ fn __request_user_by_email(
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_pending_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1650,6 +1660,8 @@ fn __request_pending_orders(
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_orders_by_status(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1678,6 +1690,8 @@ fn __request_orders_by_status(
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// The transaction of `place_order`.

@@ -1043,6 +1043,8 @@ fn __request_whole_cart(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_active_cart(item: &__rt::Item) -> __rt::Decoded<CartItem> {
@@ -1070,6 +1072,8 @@ fn __request_active_cart(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_saved_for_later(item: &__rt::Item) -> __rt::Decoded<CartItem> {
@@ -1097,6 +1101,8 @@ fn __request_saved_for_later(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_wishlist(item: &__rt::Item) -> __rt::Decoded<WishlistItem> {
@@ -1124,6 +1130,8 @@ fn __request_wishlist(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_cart_counts(item: &__rt::Item) -> __rt::Decoded<CartCount> {
@@ -1151,6 +1159,8 @@ fn __request_cart_counts(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// The transaction of `add_to_cart`.

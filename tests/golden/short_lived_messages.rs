@@ -477,6 +477,8 @@ fn __request_inbox(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_inbox_since(item: &__rt::Item) -> __rt::Decoded<Message> {
@@ -505,6 +507,8 @@ fn __request_inbox_since(
         key_attributes: &["pk", "sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_sent_messages(item: &__rt::Item) -> __rt::Decoded<Message> {
@@ -532,6 +536,8 @@ fn __request_sent_messages(
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: None,
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// The batch of `delete_messages`.

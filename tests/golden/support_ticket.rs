@@ -933,6 +933,8 @@ fn __request_ticket_with_comments(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_ticket_summary(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -960,6 +962,8 @@ fn __request_ticket_summary(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_open_tickets(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -985,6 +989,8 @@ fn __request_open_tickets(
         key_attributes: &["pk", "sk", "tenant_status", "resolver"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_open_tickets_for_resolver(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -1023,6 +1029,8 @@ fn __request_open_tickets_for_resolver(
         key_attributes: &["pk", "sk", "tenant_status", "resolver"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// The transaction of `close_tickets`.
@@ -1118,6 +1126,8 @@ fn __request_ticket_counts_by_status(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// The `count` counter of [`TicketCount`].

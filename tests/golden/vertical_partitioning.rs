@@ -1592,6 +1592,8 @@ fn __request_whole_document(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_document_body(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
@@ -1619,6 +1621,8 @@ fn __request_document_body(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_body_chunks_between(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
@@ -1652,6 +1656,8 @@ fn __request_body_chunks_between(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_attachments(item: &__rt::Item) -> __rt::Decoded<DocumentAttachment> {
@@ -1679,6 +1685,8 @@ fn __request_attachments(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_shares(item: &__rt::Item) -> __rt::Decoded<DocumentShare> {
@@ -1706,6 +1714,8 @@ fn __request_shares(
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 fn __decode_recent_documents(item: &__rt::Item) -> __rt::Decoded<DocumentMeta> {
@@ -1731,6 +1741,8 @@ fn __request_recent_documents(
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
         projection: &[],
+        filter: None,
+        filter_values: __rt::Item::new(),
     })
 }
 /// The transaction of `edit_body`.

@@ -62,6 +62,7 @@ pub mod generated {
     generated!(declared_bounds);
     generated!(sequence_numbers);
     generated!(partial_reads);
+    generated!(filtered_queries);
 }
 
 /// The soundness harness's generated specs that `check` accepted, each

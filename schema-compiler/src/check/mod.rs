@@ -54,6 +54,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         keys::check_sort_order,
         keys::check_prefix_delimited,
         patterns::check_sharded_gets,
+        patterns::check_filters,
         limits::check_index_count,
         limits::check_key_sizes,
         limits::check_item_sizes,

@@ -57,6 +57,51 @@ pub fn check_sharded_gets(spec: &ir::Spec, diags: &mut Diagnostics) {
     }
 }
 
+/// Why: DynamoDB reads (and bills) every item a query's key condition
+/// matches before its filter drops any, and `Limit` counts the items read:
+/// a filter that keeps few items costs as much as reading them all, and
+/// pages may come back empty. A filter is never what isolates tenants
+/// (the key condition is), so it is a cost, not a safety, question.
+pub fn check_filters(spec: &ir::Spec, diags: &mut Diagnostics) {
+    /// Read units of one page (1 MB) read eventually consistent.
+    const PAGE_UNITS: f64 = 1024.0 / 4.0 / 2.0;
+    for pattern in spec.access_patterns.values() {
+        let Operation::Query(q) = &pattern.operation else {
+            continue;
+        };
+        let Some(first) = q.filter.first() else {
+            continue;
+        };
+        let attributes: Vec<&str> = q.filter.iter().map(|f| f.attribute.as_str()).collect();
+        let factor = if q.consistent_read { 2.0 } else { 1.0 };
+        let page = PAGE_UNITS * factor;
+        let rate = match &pattern.rate {
+            Some(r) => format!(
+                "; at the declared {} calls/s, up to {:.0} read units/s if each call reads one full page",
+                r.per_second,
+                r.per_second * page
+            ),
+            None => String::new(),
+        };
+        diags.push(
+            Diagnostic::new(
+                Code::FilterAmplification,
+                format!(
+                    "`{}` filters on {} after its key condition has read the items: every item the key condition matches is read and billed, kept or not",
+                    pattern.name,
+                    attributes.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", "),
+                ),
+            )
+            .label(first.span, "applied after the read")
+            .label(pattern.name.span, "this access pattern")
+            .help(format!(
+                "a call reads up to 1 MB per page ({page:.0} read units{}) whatever the filter keeps, and a page may return no item{rate}. When the filter keeps a small share, give those items a key of their own (a sort-key prefix or a sparse index); acknowledge with `lints: {{ filter_amplification: allow }}` when it keeps most",
+                if q.consistent_read { ", strongly consistent" } else { ", eventually consistent" }
+            )),
+        );
+    }
+}
+
 /// Why: an INCLUDE projection naming an attribute no entity in the index has is a typo.
 pub fn check_projection_names(spec: &ir::Spec, diags: &mut Diagnostics) {
     for index in spec.indexes.values() {

@@ -152,6 +152,9 @@ codes! {
     UnusedEntity = "unused_entity", Warning;
     /// A `get` of a randomly sharded entity cannot know the shard.
     ShardedGet = "sharded_get", Error;
+    /// A query's filter is applied after its key condition read the items:
+    /// every item read is billed, kept or not.
+    FilterAmplification = "filter_amplification", Warning;
 
     // ---- limits, capacity, cost (check) -------------------------------------
     /// More than 20 global or 5 local secondary indexes.

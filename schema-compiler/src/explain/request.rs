@@ -164,6 +164,21 @@ fn query_parameters(spec: &ir::Spec, q: &ir::Query, out: &mut Map<String, Value>
             );
         }
     }
+    if let Some(filter) = crate::plan::filter_expression(q) {
+        out.insert("FilterExpression".into(), filter.into());
+        for (i, condition) in q.filter.iter().enumerate() {
+            names.insert(format!("#f{i}"), condition.stored.clone().into());
+            for (j, operand) in condition.operands.iter().enumerate() {
+                let value = match operand {
+                    ir::FilterOperand::Literal(ir::FilterLiteral::S(t)) => typed("S", t),
+                    ir::FilterOperand::Literal(ir::FilterLiteral::N(n)) => typed("N", n),
+                    ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => json!({ "BOOL": b }),
+                    ir::FilterOperand::Param { name, .. } => json!(format!("<{name}>")),
+                };
+                values.insert(format!(":f{i}_{j}"), value);
+            }
+        }
+    }
     out.insert("ExpressionAttributeNames".into(), Value::Object(names));
     out.insert("ExpressionAttributeValues".into(), Value::Object(values));
     if q.order == ir::Order::Descending {

@@ -6,6 +6,7 @@
 mod attribute;
 mod entity;
 mod example;
+mod filter;
 mod healthy;
 mod pattern;
 mod role;

@@ -272,6 +272,7 @@ impl Resolver<'_> {
         }
         let options = [
             ("index", decl.index.as_ref().map(|v| v.span)),
+            ("filter", decl.filter.as_ref().map(|v| v.span)),
             ("returns", decl.returns.as_ref().map(|v| v.span)),
             ("order", decl.order.as_ref().map(|v| v.span)),
         ];
@@ -351,6 +352,10 @@ impl Resolver<'_> {
         if !returns.is_empty() {
             self.unbound_params(&keyed, &params);
         }
+        let filter = match &decl.filter {
+            Some(f) => self.resolve_filter(f, &index, &returns, &params, spec),
+            None => Vec::new(),
+        };
         Some(ir::Query {
             index,
             pk,
@@ -365,6 +370,7 @@ impl Resolver<'_> {
                 .as_ref()
                 .map_or(ir::Order::Ascending, |o| o.value),
             consistent_read: decl.consistent_read.as_ref().is_some_and(|c| c.value),
+            filter,
         })
     }
 

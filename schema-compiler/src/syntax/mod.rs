@@ -733,9 +733,95 @@ pub struct AccessPatternDecl {
     /// method returns a partial type holding exactly them.
     #[serde(default)]
     pub select: Option<Spanned<Vec<Spanned<String>>>>,
+    /// A query's filter: per attribute, one condition on it; all must hold
+    /// (a FilterExpression, applied after the key condition has read the
+    /// items).
+    #[serde(default)]
+    pub filter: Option<Spanned<NamedMap<FilterDecl>>>,
     /// Expected request rate, for capacity and cost figures.
     #[serde(default)]
     pub rate: Option<Spanned<RateDecl>>,
+}
+
+/// One filter condition on an attribute: exactly one operator. Operands
+/// are literals (typed by the attribute) or `<name>`, a parameter of the
+/// generated method.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FilterDecl {
+    /// `a = :v`
+    #[serde(default, alias = "=")]
+    pub equals: Option<Spanned<Scalar>>,
+    /// `a <> :v`
+    #[serde(default, alias = "<>")]
+    pub not_equals: Option<Spanned<Scalar>>,
+    /// `a < :v`
+    #[serde(default, alias = "<")]
+    pub lt: Option<Spanned<Scalar>>,
+    /// `a <= :v`
+    #[serde(default, alias = "<=")]
+    pub lte: Option<Spanned<Scalar>>,
+    /// `a > :v`
+    #[serde(default, alias = ">")]
+    pub gt: Option<Spanned<Scalar>>,
+    /// `a >= :v`
+    #[serde(default, alias = ">=")]
+    pub gte: Option<Spanned<Scalar>>,
+    /// `a BETWEEN :a AND :b`: two operands.
+    #[serde(default)]
+    pub between: Option<Spanned<Vec<Spanned<Scalar>>>>,
+    /// `a IN (:a, :b, …)`: one to 100 operands.
+    #[serde(default, rename = "in")]
+    pub is_in: Option<Spanned<Vec<Spanned<Scalar>>>>,
+    /// `begins_with(a, :v)` (strings).
+    #[serde(default)]
+    pub begins_with: Option<Spanned<Scalar>>,
+    /// `contains(a, :v)`: a substring of a string, an element of a set or list.
+    #[serde(default)]
+    pub contains: Option<Spanned<Scalar>>,
+    /// `attribute_exists(a)` (`true`) or `attribute_not_exists(a)` (`false`).
+    #[serde(default)]
+    pub exists: Option<Spanned<bool>>,
+}
+
+/// A YAML scalar as written: text, a number or a boolean.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// A string.
+    Text(String),
+    /// A number, as written.
+    Number(String),
+    /// A boolean.
+    Bool(bool),
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string, a number or a boolean")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Text(v.to_owned()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v.to_string()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v.to_string()))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Bool(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A query's key condition.

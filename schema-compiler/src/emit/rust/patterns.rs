@@ -185,7 +185,7 @@ impl<'a> Emitter<'a> {
             }
             Operation::Query(q) => {
                 let params = self.param_list(plan, q);
-                let args = q.params.keys().map(|p| snake_ident(p));
+                let args = Self::arg_names(q);
                 let item = self.query_item_type(plan, q);
                 let request = self.private_fn(Private::Request(pattern.name.to_string()));
                 let decode = self.private_fn(Private::Decode(pattern.name.to_string()));
@@ -194,9 +194,12 @@ impl<'a> Emitter<'a> {
                     IndexRef::Index(i) => format!("index `{i}`"),
                 };
                 let condition = crate::plan::key_condition(q);
+                let filter = crate::plan::filter_text(q)
+                    .map(|f| format!(" Filtered after the read: `{f}`."))
+                    .unwrap_or_default();
                 let doc = Self::pattern_doc(
                     pattern,
-                    format!("Query of {index}: `{condition}` with `:pk` = `{}`. Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.", q.pk.source.as_str()),
+                    format!("Query of {index}: `{condition}` with `:pk` = `{}`.{filter} Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.", q.pk.source.as_str()),
                 );
                 quote! {
                     #doc
@@ -237,19 +240,124 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// `resolver: &str, since: DateTime` parameters of a query.
+    /// `resolver: &str, since: DateTime` parameters of a query: its key
+    /// condition's, then its filter's.
     fn param_list(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> Vec<TokenStream> {
+        let keys = q.params.values().map(|p| {
+            let name = snake_ident(p.name.as_str());
+            let ty = match plan.params.get(p.name.as_str()) {
+                Some((entity, a)) => self.borrowed_type(entity.name.as_str(), a),
+                None => quote!(&str),
+            };
+            quote!(#name: #ty)
+        });
+        let filters = filter_params(q).map(|(condition, name, ty)| {
+            let ident = snake_ident(name);
+            let ty = self.filter_param_type(plan, condition, ty);
+            quote!(#ident: #ty)
+        });
+        keys.chain(filters).collect()
+    }
+
+    /// The argument names of a query's method, in [`Self::param_list`]'s
+    /// order.
+    fn arg_names(q: &ir::Query) -> Vec<Ident> {
         q.params
-            .values()
-            .map(|p| {
-                let name = snake_ident(p.name.as_str());
-                let ty = match plan.params.get(p.name.as_str()) {
-                    Some((entity, a)) => self.borrowed_type(entity.name.as_str(), a),
-                    None => quote!(&str),
-                };
-                quote!(#name: #ty)
+            .keys()
+            .map(|p| snake_ident(p))
+            .chain(filter_params(q).map(|(_, name, _)| snake_ident(name)))
+            .collect()
+    }
+
+    /// The type a filter parameter is passed as.
+    fn filter_param_type(
+        &self,
+        plan: &PatternPlan<'_>,
+        condition: &ir::FilterCondition,
+        ty: &ir::AttributeType,
+    ) -> TokenStream {
+        use ir::AttributeType as T;
+        match ty {
+            T::String { .. } => quote!(&str),
+            T::Decimal { .. } => quote!(&__rt::Decimal),
+            T::Enum { .. } => {
+                let entity = plan
+                    .entities
+                    .values()
+                    .find(|e| e.attributes.contains_key(&condition.attribute));
+                match entity {
+                    Some(e) => self.type_of(e.name.as_str(), &condition.attribute, ty),
+                    None => unplanned(),
+                }
+            }
+            other @ (T::Integer { .. }
+            | T::Boolean
+            | T::Datetime { .. }
+            | T::List { .. }
+            | T::Map { .. }
+            | T::Set { .. }
+            | T::Binary { .. }) => self.type_of("", "", other),
+        }
+    }
+
+    /// The `(placeholder, value expression)` pairs of a query's filter
+    /// operands (see [`crate::plan::filter_expression`]).
+    fn filter_values(&self, pattern: &str, q: &ir::Query) -> Vec<(String, TokenStream)> {
+        q.filter
+            .iter()
+            .enumerate()
+            .flat_map(|(i, condition)| {
+                condition
+                    .operands
+                    .iter()
+                    .enumerate()
+                    .map(move |(j, operand)| {
+                        (
+                            format!(":f{i}_{j}"),
+                            self.filter_value(pattern, condition, operand),
+                        )
+                    })
             })
             .collect()
+    }
+
+    /// A filter operand as an `AttributeValue` expression, stored as the
+    /// attribute is (a datetime in its format).
+    fn filter_value(
+        &self,
+        pattern: &str,
+        condition: &ir::FilterCondition,
+        operand: &ir::FilterOperand,
+    ) -> TokenStream {
+        use ir::AttributeType as T;
+        match operand {
+            ir::FilterOperand::Literal(ir::FilterLiteral::S(text)) => {
+                quote!(__rt::S(#text.to_owned()))
+            }
+            ir::FilterOperand::Literal(ir::FilterLiteral::N(n)) => quote!(__rt::N(#n.to_owned())),
+            ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => {
+                quote!(__rt::AttributeValue::Bool(#b))
+            }
+            ir::FilterOperand::Param { name, r#type } => {
+                let ident = snake_ident(name);
+                match r#type {
+                    T::String { .. } => quote!(__rt::S(#ident.to_owned())),
+                    T::Decimal { .. } => quote!(__rt::Attr::to_av(#ident)),
+                    T::Datetime { format, precision } => {
+                        let format = super::types::time_format(*format, *precision);
+                        let attribute = condition.attribute.as_str();
+                        quote!(__rt::Attr::store(&#ident, __rt::Store::Time(#format), #pattern, #attribute)?)
+                    }
+                    T::Integer { .. }
+                    | T::Boolean
+                    | T::Enum { .. }
+                    | T::List { .. }
+                    | T::Map { .. }
+                    | T::Set { .. }
+                    | T::Binary { .. } => quote!(__rt::Attr::to_av(&#ident)),
+                }
+            }
+        }
     }
 
     fn query_item_type(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> TokenStream {
@@ -652,6 +760,22 @@ impl<'a> Emitter<'a> {
             None => quote!(None),
         };
         let projection = self.projection(plan, index);
+        let filter_values = self.filter_values(pattern_name, q);
+        for (i, condition) in q.filter.iter().enumerate() {
+            let placeholder = format!("#f{i}");
+            let stored = condition.stored.as_str();
+            names.push(quote!((#placeholder, #stored)));
+        }
+        let filter = match crate::plan::filter_expression(q) {
+            Some(expression) => quote!(Some(#expression)),
+            None => quote!(None),
+        };
+        let filter_values = if filter_values.is_empty() {
+            quote!(__rt::Item::new())
+        } else {
+            let pairs = filter_values.iter().map(|(p, v)| quote!((#p, #v)));
+            quote!(__rt::ops::values([#(#pairs),*]))
+        };
         let fill = match self.shard_plan(plan, q) {
             None => one,
             Some((_, Some(hash))) => quote!({ let __shard: u32 = #hash; #one }),
@@ -675,6 +799,8 @@ impl<'a> Emitter<'a> {
                     key_attributes: &[#(#key_attributes),*],
                     tenant: #tenant_keys,
                     projection: #projection,
+                    filter: #filter,
+                    filter_values: #filter_values,
                 })
             }
         }
@@ -1069,4 +1195,17 @@ fn item_enum(pattern: &ir::AccessPattern) -> Ident {
 /// pattern names and emission runs only on resolved specs.
 fn unplanned() -> TokenStream {
     quote!(::core::compile_error!("an access pattern names an entity that was not planned");)
+}
+
+/// The parameters of a query's filter: each `<name>` operand with the
+/// condition it is in and its type, in the order written.
+fn filter_params(
+    q: &ir::Query,
+) -> impl Iterator<Item = (&ir::FilterCondition, &str, &ir::AttributeType)> {
+    q.filter.iter().flat_map(|condition| {
+        condition.operands.iter().filter_map(move |o| match o {
+            ir::FilterOperand::Param { name, r#type } => Some((condition, name.as_str(), r#type)),
+            ir::FilterOperand::Literal(_) => None,
+        })
+    })
 }
