@@ -55,6 +55,8 @@ pub struct QueryRequest {
     pub filter: Option<&'static str>,
     /// The filter's operands (`:f0_0`, …), sent with every partition's.
     pub filter_values: Item,
+    /// The operands of each `BETWEEN` of the filter, `(lower, upper)`.
+    pub filter_ranges: &'static [(&'static str, &'static str)],
 }
 
 /// Decodes one item; `Ok(None)` skips it (an entity the pattern does not return).
@@ -257,23 +259,46 @@ impl<T: Send + 'static> Query<T> {
 }
 
 impl QueryRequest {
-    /// Whether partition `index`'s sort-key range holds nothing by its
-    /// bounds: a `BETWEEN` (`:sk0`, `:sk1`) whose lower bound sorts after
-    /// its upper bound (key strings compare as UTF-8 bytes, as Rust's
-    /// `str` does). DynamoDB refuses such a request with a
-    /// ValidationException where the range is simply empty, so it is not
-    /// sent and the partition reads as empty.
+    /// Whether partition `index` holds nothing the query returns, by its
+    /// bounds alone: a sort-key `BETWEEN` (`:sk0`, `:sk1`), or a filter's
+    /// `BETWEEN`, whose lower bound sorts after its upper bound. DynamoDB
+    /// refuses such a request with a ValidationException where the range is
+    /// simply empty, so it is not sent and the partition reads as empty.
     fn empty_range(&self, index: usize) -> bool {
         let Some(values) = self.partitions.get(index) else {
             return false;
         };
-        match (values.get(":sk0"), values.get(":sk1")) {
-            (Some(AttributeValue::S(low)), Some(AttributeValue::S(high))) => low > high,
-            (Some(AttributeValue::B(low)), Some(AttributeValue::B(high))) => {
-                low.as_ref() > high.as_ref()
-            }
+        let key_range = match (values.get(":sk0"), values.get(":sk1")) {
+            (Some(low), Some(high)) => descending(low, high),
             _ => false,
+        };
+        key_range
+            || self.filter_ranges.iter().any(|(low, high)| {
+                match (self.filter_values.get(*low), self.filter_values.get(*high)) {
+                    (Some(low), Some(high)) => descending(low, high),
+                    _ => false,
+                }
+            })
+    }
+}
+
+/// Whether `low` sorts after `high` in DynamoDB's order: strings and
+/// binaries by their bytes (as Rust's `str` and slices compare), numbers
+/// by value.
+fn descending(low: &AttributeValue, high: &AttributeValue) -> bool {
+    match (low, high) {
+        (AttributeValue::S(low), AttributeValue::S(high)) => low > high,
+        (AttributeValue::B(low), AttributeValue::B(high)) => low.as_ref() > high.as_ref(),
+        (AttributeValue::N(low), AttributeValue::N(high)) => {
+            match (
+                low.parse::<crate::Decimal>(),
+                high.parse::<crate::Decimal>(),
+            ) {
+                (Ok(low), Ok(high)) => low > high,
+                _ => false,
+            }
         }
+        _ => false,
     }
 }
 

@@ -867,6 +867,7 @@ fn __request_contestants(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_vote_shards(item: &__rt::Item) -> __rt::Decoded<VoteShard> {
@@ -901,6 +902,7 @@ fn __request_vote_shards(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_leaderboard(item: &__rt::Item) -> __rt::Decoded<VoteTotal> {
@@ -930,6 +932,7 @@ fn __request_leaderboard(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The batch of `publish_totals`.

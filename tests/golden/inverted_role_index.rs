@@ -857,6 +857,7 @@ fn __request_user_roles(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// An item returned by `user_with_roles`.
@@ -911,6 +912,7 @@ fn __request_user_with_roles(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_role_members(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
@@ -940,6 +942,7 @@ fn __request_role_members(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_admins(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
@@ -968,6 +971,7 @@ fn __request_admins(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// An item returned by `role_with_members`.
@@ -1022,6 +1026,7 @@ fn __request_role_with_members(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The transaction of `grant_role`.

@@ -776,6 +776,7 @@ fn __request_device_reports_between(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_latest_device_reports(item: &__rt::Item) -> __rt::Decoded<DeviceReport> {
@@ -805,6 +806,7 @@ fn __request_latest_device_reports(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_escalations_for_technician(
@@ -840,6 +842,7 @@ fn __request_escalations_for_technician(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_recent_escalations_for_technician(
@@ -882,6 +885,7 @@ fn __request_recent_escalations_for_technician(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// Builds `DEVICE#<device_id>`.

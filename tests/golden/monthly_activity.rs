@@ -905,6 +905,7 @@ fn __request_month_activity(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_activity_between(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -938,6 +939,7 @@ fn __request_activity_between(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_activity_since(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -968,6 +970,7 @@ fn __request_activity_since(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_activity_before(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -998,6 +1001,7 @@ fn __request_activity_before(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_actor_activity(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -1029,6 +1033,7 @@ fn __request_actor_activity(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_monthly_counts(item: &__rt::Item) -> __rt::Decoded<MonthlyActivityCount> {
@@ -1061,6 +1066,7 @@ fn __request_monthly_counts(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The `event_count` counter of [`MonthlyActivityCount`].

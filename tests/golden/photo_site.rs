@@ -902,6 +902,7 @@ fn __request_photos_between(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_latest_photos(item: &__rt::Item) -> __rt::Decoded<Photo> {
@@ -930,6 +931,7 @@ fn __request_latest_photos(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_photos_since(item: &__rt::Item) -> __rt::Decoded<Photo> {
@@ -959,6 +961,7 @@ fn __request_photos_since(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// An item returned by `account_contents`.
@@ -1012,6 +1015,7 @@ fn __request_account_contents(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The batch of `delete_account_items`.

@@ -631,6 +631,7 @@ fn __request_tenant_products(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_products_in_category(item: &__rt::Item) -> __rt::Decoded<Product> {
@@ -665,6 +666,7 @@ fn __request_products_in_category(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The batch of `import_products`.

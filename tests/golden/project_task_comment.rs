@@ -1183,6 +1183,7 @@ fn __request_project_tree(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_projects(item: &__rt::Item) -> __rt::Decoded<Project> {
@@ -1210,6 +1211,7 @@ fn __request_projects(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// An item returned by `project_tasks`.
@@ -1265,6 +1267,7 @@ fn __request_project_tasks(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_task_comments(item: &__rt::Item) -> __rt::Decoded<Comment> {
@@ -1295,6 +1298,7 @@ fn __request_task_comments(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_my_tasks_due(item: &__rt::Item) -> __rt::Decoded<Task> {
@@ -1325,6 +1329,7 @@ fn __request_my_tasks_due(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The transaction of `delete_task`.

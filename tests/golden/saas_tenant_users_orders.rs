@@ -1485,6 +1485,7 @@ fn __request_tenant_profile(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_users(item: &__rt::Item) -> __rt::Decoded<User> {
@@ -1513,6 +1514,7 @@ fn __request_users(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1541,6 +1543,7 @@ fn __request_orders(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// An item returned by `all_tenant_data`.
@@ -1606,6 +1609,7 @@ fn __request_all_tenant_data(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_user_by_email(item: &__rt::Item) -> __rt::Decoded<User> {
@@ -1634,6 +1638,7 @@ fn __request_user_by_email(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_pending_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1662,6 +1667,7 @@ fn __request_pending_orders(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_orders_by_status(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1692,6 +1698,7 @@ fn __request_orders_by_status(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The transaction of `place_order`.

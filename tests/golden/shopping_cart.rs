@@ -1045,6 +1045,7 @@ fn __request_whole_cart(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_active_cart(item: &__rt::Item) -> __rt::Decoded<CartItem> {
@@ -1074,6 +1075,7 @@ fn __request_active_cart(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_saved_for_later(item: &__rt::Item) -> __rt::Decoded<CartItem> {
@@ -1103,6 +1105,7 @@ fn __request_saved_for_later(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_wishlist(item: &__rt::Item) -> __rt::Decoded<WishlistItem> {
@@ -1132,6 +1135,7 @@ fn __request_wishlist(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_cart_counts(item: &__rt::Item) -> __rt::Decoded<CartCount> {
@@ -1161,6 +1165,7 @@ fn __request_cart_counts(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The transaction of `add_to_cart`.

@@ -479,6 +479,7 @@ fn __request_inbox(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_inbox_since(item: &__rt::Item) -> __rt::Decoded<Message> {
@@ -509,6 +510,7 @@ fn __request_inbox_since(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_sent_messages(item: &__rt::Item) -> __rt::Decoded<Message> {
@@ -538,6 +540,7 @@ fn __request_sent_messages(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The batch of `delete_messages`.

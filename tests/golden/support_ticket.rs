@@ -935,6 +935,7 @@ fn __request_ticket_with_comments(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_ticket_summary(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -964,6 +965,7 @@ fn __request_ticket_summary(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_open_tickets(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -991,6 +993,7 @@ fn __request_open_tickets(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_open_tickets_for_resolver(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -1031,6 +1034,7 @@ fn __request_open_tickets_for_resolver(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The transaction of `close_tickets`.
@@ -1128,6 +1132,7 @@ fn __request_ticket_counts_by_status(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The `count` counter of [`TicketCount`].

@@ -1594,6 +1594,7 @@ fn __request_whole_document(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_document_body(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
@@ -1623,6 +1624,7 @@ fn __request_document_body(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_body_chunks_between(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
@@ -1658,6 +1660,7 @@ fn __request_body_chunks_between(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_attachments(item: &__rt::Item) -> __rt::Decoded<DocumentAttachment> {
@@ -1687,6 +1690,7 @@ fn __request_attachments(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_shares(item: &__rt::Item) -> __rt::Decoded<DocumentShare> {
@@ -1716,6 +1720,7 @@ fn __request_shares(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 fn __decode_recent_documents(item: &__rt::Item) -> __rt::Decoded<DocumentMeta> {
@@ -1743,6 +1748,7 @@ fn __request_recent_documents(
         projection: &[],
         filter: None,
         filter_values: __rt::Item::new(),
+        filter_ranges: &[],
     })
 }
 /// The transaction of `edit_body`.

@@ -186,6 +186,23 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         .map(|s| s.top_score)
         .collect();
     assert_eq!(above, [2400, 1200]);
+    // A number key's range compares numbers: -10 ..= 1500, and a range
+    // whose bounds are reversed is empty (DynamoDB refuses to be asked).
+    let between = |low, high| {
+        let repo = &repo;
+        async move {
+            repo.scores_between("chess", low, high)
+                .all()
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|s| s.top_score)
+                .collect::<Vec<i64>>()
+        }
+    };
+    assert_eq!(between(-10, 1500).await, [1200, -5]);
+    assert_eq!(between(1500, -10).await, Vec::<i64>::new());
+    assert_eq!(between(1200, 1200).await, [1200]);
     // A decimal number key: 4.75 > 4.25 > 3.5 as numbers.
     let rated: Vec<String> = repo
         .best_rated("chess")

@@ -766,6 +766,15 @@ impl<'a> Emitter<'a> {
             let stored = condition.stored.as_str();
             names.push(quote!((#placeholder, #stored)));
         }
+        let filter_ranges = q
+            .filter
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.op == ir::FilterOp::Between)
+            .map(|(i, _)| {
+                let (low, high) = (format!(":f{i}_0"), format!(":f{i}_1"));
+                quote!((#low, #high))
+            });
         let filter = match crate::plan::filter_expression(q) {
             Some(expression) => quote!(Some(#expression)),
             None => quote!(None),
@@ -801,6 +810,7 @@ impl<'a> Emitter<'a> {
                     projection: #projection,
                     filter: #filter,
                     filter_values: #filter_values,
+                    filter_ranges: &[#(#filter_ranges),*],
                 })
             }
         }
