@@ -371,6 +371,9 @@ pub struct Pattern {
     pub declares_returns: bool,
     /// `select`: attributes of the source entity, read as a partial type.
     pub select: Option<Vec<String>>,
+    /// A filter on `note`: the operator, its operands, and whether they
+    /// are passed as a parameter (`<probe>`, one operand) or written.
+    pub filter: Option<(crate::semantics::FilterOp, Vec<String>, bool)>,
 }
 
 /// A generated spec.
@@ -439,6 +442,36 @@ fn partial_projection(rng: &mut fastrand::Rng) -> Option<Vec<&'static str>> {
         1 => Some(vec!["note"]),
         _ => None,
     }
+}
+
+/// A filter on `note` (a string of `a-z`, up to 3 long, optional): an
+/// operator and operands from its value pool, passed as a parameter when
+/// the operator takes one operand (every other call).
+fn draw_filter(rng: &mut fastrand::Rng) -> (crate::semantics::FilterOp, Vec<String>, bool) {
+    use crate::semantics::FilterOp as F;
+    const VALUES: [&str; 6] = ["a", "ab", "b", "abc", "z", "c"];
+    let value = |rng: &mut fastrand::Rng| VALUES[rng.usize(..VALUES.len())].to_owned();
+    let op = [
+        F::Equals,
+        F::NotEquals,
+        F::Lt,
+        F::Gte,
+        F::Between,
+        F::In,
+        F::BeginsWith,
+        F::Contains,
+        F::Exists,
+        F::NotExists,
+    ][rng.usize(..10)];
+    let operands = match op {
+        F::Exists | F::NotExists => Vec::new(),
+        // Reversed bounds included: the range is then empty.
+        F::Between => vec![value(rng), value(rng)],
+        F::In => (0..1 + rng.usize(..3)).map(|_| value(rng)).collect(),
+        _ => vec![value(rng)],
+    };
+    let param = operands.len() == 1 && rng.bool();
+    (op, operands, param)
 }
 
 /// Draws a spec.
@@ -736,6 +769,14 @@ pub fn generate(seed: u64) -> Spec {
             }
             names
         });
+        // A filter on `note` (every entity's, never in a key), where the
+        // index carries it; drawn apart from the main sequence too.
+        let carries_note = index.as_ref().is_none_or(|i| {
+            indexes
+                .iter()
+                .any(|x| x.name == *i && x.projection.as_ref().is_none_or(|p| p.contains(&"note")))
+        });
+        let filter = (carries_note && picks.u8(..3) == 0).then(|| draw_filter(&mut picks));
         patterns.push(Pattern {
             name: format!("q{n}"),
             index,
@@ -746,6 +787,7 @@ pub fn generate(seed: u64) -> Spec {
             global: e.global,
             declares_returns: rng.u8(..5) < 2,
             select,
+            filter,
         });
     }
     // Drawn apart from the main sequence, so that the rest of each seed's
@@ -884,6 +926,14 @@ impl Spec {
             }
             if let Some(select) = &p.select {
                 let _ = writeln!(y, "    select: [{}]", select.join(", "));
+            }
+            if let Some((op, operands, param)) = &p.filter {
+                let operands = if *param {
+                    vec!["<probe>".to_owned()]
+                } else {
+                    operands.clone()
+                };
+                let _ = writeln!(y, "    filter:\n      note: {}", op.yaml(&operands));
             }
         }
         y
@@ -1301,6 +1351,10 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             } else {
                 format!("r{t}")
             };
+            let mut args = args.clone();
+            if let Some((_, operands, true)) = &p.filter {
+                args.push(format!("{:?}", operands[0]));
+            }
             let mut query = format!("{handle}.{}({})", p.name, args.join(", "));
             let _ = write!(query, ".page_size({page})");
             if let Some(l) = limit {
@@ -1354,13 +1408,24 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             } else {
                 "None"
             };
+            let filter = match &p.filter {
+                None => "None".to_owned(),
+                Some((op, operands, _)) => format!(
+                    "Some((\"note\", crate::soundness::FilterOp::{op:?}, vec![{}]))",
+                    operands
+                        .iter()
+                        .map(|o| format!("{o:?}.into()"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
             let (call_fn, result) = match &expect {
                 Some(expect) => ("queried_as", format!("{query}.all().await, {expect}")),
                 None => ("queried", format!("{query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>())")),
             };
             let _ = writeln!(
                 d,
-                "        run.{call_fn}(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl}, projected: {projected} }}, {result});",
+                "        run.{call_fn}(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl}, projected: {projected}, filter: {filter} }}, {result});",
                 p.name,
                 pks.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
                 operands

@@ -14,7 +14,7 @@ pub use schema_runtime::Item;
 
 #[path = "../soundness/semantics.rs"]
 mod semantics;
-pub use semantics::Op;
+pub use semantics::{FilterOp, Op};
 
 /// One call of an access pattern and what it should read.
 #[derive(Debug, Clone)]
@@ -43,6 +43,8 @@ pub struct Case {
     pub ttl: Option<&'static str>,
     /// The non-key attributes the queried index projects; `None`: all.
     pub projected: Option<&'static [&'static str]>,
+    /// The filter: a condition on a string attribute and its operands.
+    pub filter: Option<(&'static str, FilterOp, Vec<String>)>,
 }
 
 impl Case {
@@ -172,6 +174,13 @@ impl Run {
             .filter(|i| string(i, case.pk_attr).is_some_and(|pk| case.pks.iter().any(|p| p == pk)))
             .filter(|i| string(i, case.sk_attr).is_some_and(holds))
             .filter(|i| !case.ttl.is_some_and(|ttl| expired(i, ttl, now)))
+            .filter(|i| {
+                case.filter
+                    .as_ref()
+                    .is_none_or(|(attribute, op, operands)| {
+                        op.holds(string(i, attribute), operands)
+                    })
+            })
             .collect();
         hits.sort_by(|a, b| string(a, case.sk_attr).cmp(&string(b, case.sk_attr)));
         if case.descending {
@@ -279,20 +288,29 @@ impl Run {
                 }
             }
         }
-        // Match in order; an expected item the call skipped is a tie loss
-        // when an item it returned has the same index key (see `Run`).
+        // Match each returned value to an expected one (items whose sort
+        // keys tie may come in any order); an expected item the call
+        // skipped is a tie loss when an item it returned has the same
+        // index key (see `Run`).
         let mut matched = vec![false; expected.len()];
-        let mut next = 0;
-        let mut in_order = true;
+        let mut order = Vec::new();
+        let mut extra = 0;
         for value in &got {
-            match (next..expected.len()).find(|&i| expected[i] == *value) {
+            match (0..expected.len()).find(|&i| !matched[i] && expected[i] == *value) {
                 Some(i) => {
                     matched[i] = true;
-                    next = i + 1;
+                    order.push(i);
                 }
-                None => in_order = false,
+                None => extra += 1,
             }
         }
+        let sk = |i: usize| string(expected_items[i], case.sk_attr);
+        let in_sequence: Vec<Option<&str>> = (0..expected.len())
+            .filter(|&i| matched[i])
+            .map(sk)
+            .collect();
+        let in_order =
+            extra == 0 && order.iter().map(|&i| sk(i)).collect::<Vec<_>>() == in_sequence;
         fn key<'i>(item: &'i Item, case: &Case) -> (Option<&'i str>, Option<&'i str>) {
             (string(item, case.pk_attr), string(item, case.sk_attr))
         }
