@@ -144,6 +144,17 @@ pub fn entity_op(spec: &ir::Spec, verb: &str, entity: &str) -> String {
     }
 }
 
+/// `delete_ticket_when`: the conditional delete of an entity.
+pub fn delete_when(spec: &ir::Spec, entity: &str) -> String {
+    format!("{}_when", entity_op(spec, "delete", entity))
+}
+
+/// `STATUS`: the typed field constant of an attribute (`Ticket::STATUS`),
+/// for write conditions.
+pub fn field_const(attribute: &str) -> String {
+    snake(attribute).to_uppercase()
+}
+
 /// The verbs of the entity operations every repository offers.
 pub const ENTITY_OPS: &[&str] = &["get", "put", "create", "update", "delete"];
 
@@ -261,13 +272,25 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             let origin = format!("the `{verb}` method of entity `{name}`");
             add(methods, entity_op(spec, verb, name), origin, span);
         }
+        add(
+            methods,
+            delete_when(spec, name),
+            format!("the conditional delete of entity `{name}`"),
+            span,
+        );
         // The update type's methods: a setter per attribute an update can
         // change and the element changes (its own four are reserved below).
         // (Two setters that clash are two fields that clash, reported for
         // the struct: setters are listed only where they meet another name.)
         let update = format!("impl {}Update", pascal(name));
         let changes = entity.element_changes();
-        let own = ["or_create", "to_update", "idempotent", "idempotency_token"];
+        let own = [
+            "or_create",
+            "to_update",
+            "idempotent",
+            "idempotency_token",
+            "when",
+        ];
         for attribute in entity.attributes.values() {
             let setter = snake(&attribute.name);
             let meets = own.contains(&setter.as_str())
@@ -384,8 +407,14 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             }
             scope
                 if scope.starts_with("impl ")
-                    && ["or_create", "to_update", "idempotent", "idempotency_token"]
-                        .contains(&name) =>
+                    && [
+                        "or_create",
+                        "to_update",
+                        "idempotent",
+                        "idempotency_token",
+                        "when",
+                    ]
+                    .contains(&name) =>
             {
                 Some("a method every update type has")
             }

@@ -296,6 +296,18 @@ pub enum Error {
         /// The operation (`create`, `update`, …).
         operation: &'static str,
     },
+    /// A write's own condition (`when`, `delete_…_if`) did not hold on the
+    /// stored item, which DynamoDB returned with the failure
+    /// (`ReturnValuesOnConditionCheckFailure`): read it with
+    /// [`Error::stored_as`]. `None` when there was no item.
+    ConditionNotMet {
+        /// The entity.
+        entity: &'static str,
+        /// The operation (`update`, `delete`).
+        operation: &'static str,
+        /// The item as stored when the condition was evaluated.
+        stored: Option<Box<Item>>,
+    },
     /// Optimistic locking: a write of a versioned entity expected the
     /// stored version to be `expected`, and it was not (another writer got
     /// there first, or the item is gone). Read the item again and retry.
@@ -381,6 +393,15 @@ impl fmt::Display for Error {
                 f,
                 "{operation} of {entity} failed: the stored version is not {expected} (changed or deleted by another writer)"
             ),
+            Error::ConditionNotMet {
+                entity,
+                operation,
+                stored,
+            } => write!(
+                f,
+                "{operation} of {entity} failed: its condition does not hold on the stored item{}",
+                if stored.is_none() { " (there is none)" } else { "" }
+            ),
             Error::AlreadyAsWritten { entity, operation } => write!(
                 f,
                 "{operation} of {entity}: the item is already as this call leaves it (an earlier attempt whose answer was lost made it so, or another writer did the same)"
@@ -427,6 +448,20 @@ impl fmt::Display for Error {
                 }
             }
             Error::Service(e) => e.fmt(f),
+        }
+    }
+}
+
+impl Error {
+    /// The stored item a failed condition was evaluated on
+    /// ([`Error::ConditionNotMet`]), read as `E`; `None` for other errors
+    /// and when there was no item.
+    pub fn stored_as<E: crate::Entity>(&self) -> Option<Result<E, DecodeError>> {
+        match self {
+            Error::ConditionNotMet {
+                stored: Some(item), ..
+            } => Some(E::from_item(item)),
+            _ => None,
         }
     }
 }

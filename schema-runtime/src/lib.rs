@@ -33,6 +33,7 @@ pub use aws_sdk_dynamodb as sdk;
 pub mod aggregate;
 mod batch;
 pub mod codec;
+mod condition;
 mod cursor;
 mod entity;
 mod error;
@@ -57,6 +58,7 @@ pub use batch::{
     MAX_BATCH_WRITE, MAX_TRANSACTION,
 };
 pub use codec::{Attr, Decimal, TimeFormat};
+pub use condition::{Condition, Field};
 pub use cursor::{Cursor, Position};
 pub use entity::{entity_type, optional, optional_with, required, required_with, Entity, Partial};
 pub use error::{

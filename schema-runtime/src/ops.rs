@@ -62,6 +62,10 @@ pub struct Update {
     /// Apply once: as a transaction with this client request token, which
     /// DynamoDB applies once however often it is sent within ten minutes.
     pub idempotency_token: Option<String>,
+    /// The caller's condition on the stored item (`when`): the update
+    /// applies only when it holds, else `Error::ConditionNotMet` with the
+    /// stored item.
+    pub when: Option<crate::Condition>,
 }
 
 /// A bound on the stored value an update changes relative to itself (a
@@ -607,30 +611,68 @@ fn versioned(error: Error, expected: Option<i64>) -> Error {
     }
 }
 
-/// DeleteItem of an item of `entity`; returns the item deleted, as it was
-/// (`None` when there was none).
+/// DeleteItem of an item of `entity`, when `condition` (if any) holds on
+/// it; returns the item deleted, as it was (`None` when there was none).
 ///
 /// When the SDK sent the request more than once and the last attempt found
 /// nothing to delete, an earlier attempt may have deleted the item and lost
 /// its answer: "there was none" would be false, and what was deleted cannot
 /// be known. The item is absent, as the call asks:
-/// [`Error::AlreadyAsWritten`].
+/// [`Error::AlreadyAsWritten`]. A condition that does not hold is
+/// [`Error::ConditionNotMet`] with the stored item.
 pub async fn delete(
     client: &Client,
     table: &TableInfo<'_>,
     key: Item,
     entity: &'static str,
+    condition: Option<&crate::Condition>,
 ) -> Result<Option<Item>, Error> {
     let attempts = Attempts::default();
-    let output = client
+    let mut request = client
         .delete_item()
         .table_name(table.name)
         .set_key(Some(key))
-        .return_values(crate::sdk::types::ReturnValue::AllOld)
+        .return_values(crate::sdk::types::ReturnValue::AllOld);
+    if let Some(condition) = condition {
+        condition.check()?;
+        let (mut names, mut values) = (std::collections::HashMap::new(), Item::new());
+        let expression = condition.render(table.partition_key, &mut names, &mut values);
+        request = request
+            .condition_expression(expression)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+    }
+    let result = request
         .customize()
         .interceptor(attempts.clone())
         .send()
-        .await?;
+        .await;
+    let output = match result {
+        Ok(output) => output,
+        Err(e) => {
+            let stored = match e.as_service_error() {
+                Some(
+                    crate::sdk::operation::delete_item::DeleteItemError::ConditionalCheckFailedException(c),
+                ) => Some(c.item().cloned()),
+                _ => None,
+            };
+            return Err(match stored {
+                // Sent again, and the item is gone: an earlier attempt may
+                // have deleted it (its condition held then).
+                Some(None) if attempts.retried() => Error::AlreadyAsWritten {
+                    entity,
+                    operation: "delete",
+                },
+                Some(stored) => Error::ConditionNotMet {
+                    entity,
+                    operation: "delete",
+                    stored: stored.map(Box::new),
+                },
+                None => Error::from(e),
+            });
+        }
+    };
     match output.attributes.filter(|a| !a.is_empty()) {
         Some(item) => Ok(Some(item)),
         None if attempts.retried() => Err(Error::AlreadyAsWritten {
@@ -712,6 +754,9 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
         } else {
             format!("({within})")
         });
+    }
+    if let Some(when) = &update.when {
+        conditions.push(when.render(table.partition_key, &mut names, &mut values));
     }
     if let Some((attribute, expected)) = update.expect_version {
         names.insert("#ver".to_owned(), attribute.to_owned());
@@ -838,9 +883,13 @@ pub async fn update(
     update: Update,
     entity: &'static str,
 ) -> Result<Item, Error> {
+    if let Some(when) = &update.when {
+        when.check()?;
+    }
     if let Some(token) = update.idempotency_token.clone() {
         return update_once(client, table, key, update, entity, token).await;
     }
+    let conditional = update.when.is_some();
     let own = OwnWrite::of(&update);
     let attempts = Attempts::default();
     let UpdateExpression {
@@ -882,6 +931,15 @@ pub async fn update(
                         operation: "update",
                     });
                 }
+            }
+            // The caller's condition, on an item that exists: not met, and
+            // here is the item it was evaluated on.
+            if let (Some(stored), true, None) = (stored, conditional, expected) {
+                return Err(Error::ConditionNotMet {
+                    entity,
+                    operation: "update",
+                    stored: Some(Box::new(stored.clone())),
+                });
             }
             Err(versioned(crate::write_error(e, entity, "update"), expected))
         }
@@ -999,6 +1057,9 @@ pub fn transact_update(
     update: Update,
     entity: &'static str,
 ) -> Result<TransactWriteItem, Error> {
+    if let Some(when) = &update.when {
+        when.check()?;
+    }
     let UpdateExpression {
         expression,
         condition,
@@ -1193,7 +1254,22 @@ impl Table<'_> {
         scope: &<K::Entity as Entity>::Scope,
     ) -> Result<Option<K::Entity>, Error> {
         let key = key.to_key_item(scope)?;
-        match delete(self.client, &self.info, key, K::Entity::ENTITY_TYPE).await? {
+        match delete(self.client, &self.info, key, K::Entity::ENTITY_TYPE, None).await? {
+            Some(item) => Ok(Some(K::Entity::from_item(&item)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Deletes the item at `key` when `condition` holds on it: [`delete`].
+    pub async fn delete_if<K: crate::EntityKey>(
+        &self,
+        key: &K,
+        scope: &<K::Entity as Entity>::Scope,
+        condition: &crate::Condition,
+    ) -> Result<Option<K::Entity>, Error> {
+        let key = key.to_key_item(scope)?;
+        let entity = K::Entity::ENTITY_TYPE;
+        match delete(self.client, &self.info, key, entity, Some(condition)).await? {
             Some(item) => Ok(Some(K::Entity::from_item(&item)?)),
             None => Ok(None),
         }

@@ -13,7 +13,7 @@ pub use crate::{
     entity_type, optional, optional_with, required, required_with, transact_write,
 };
 pub use crate::{
-    Attr, Blob, DateTime, Decimal, DecodeError, DecodeProblem, Decoder, Entity, EntityKey, Error,
-    Identity, Item, KeyShape, Partial, Query, QueryRequest, RetryPolicy, Shape, TenantId,
-    TenantKeys, TenantRules, TimeFormat, TransactGet, ValueError,
+    Attr, Blob, Condition, DateTime, Decimal, DecodeError, DecodeProblem, Decoder, Entity,
+    EntityKey, Error, Field, Identity, Item, KeyShape, Partial, Query, QueryRequest, RetryPolicy,
+    Shape, TenantId, TenantKeys, TenantRules, TimeFormat, TransactGet, ValueError,
 };

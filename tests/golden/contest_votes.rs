@@ -23,6 +23,18 @@ pub struct ContestantKey {
     pub contestant_id: String,
 }
 impl Contestant {
+    /// `contest_id` of a stored [`Contestant`], for write conditions (`when`, `delete_…_when`).
+    pub const CONTEST_ID: __rt::Field<String> = __rt::Field::new(
+        "Contestant",
+        "contest_id",
+    );
+    /// `contestant_id` of a stored [`Contestant`], for write conditions (`when`, `delete_…_when`).
+    pub const CONTESTANT_ID: __rt::Field<String> = __rt::Field::new(
+        "Contestant",
+        "contestant_id",
+    );
+    /// `name` of a stored [`Contestant`], for write conditions (`when`, `delete_…_when`).
+    pub const NAME: __rt::Field<String> = __rt::Field::new("Contestant", "name");
     /// This item's primary key.
     pub fn key(&self) -> ContestantKey {
         ContestantKey::from(self)
@@ -106,6 +118,7 @@ pub struct ContestantUpdate {
     name: Option<String>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl ContestantUpdate {
     /// Sets `name`.
@@ -137,6 +150,19 @@ impl ContestantUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -158,6 +184,7 @@ impl ContestantUpdate {
         }
         update.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -189,6 +216,18 @@ pub struct VoteShardKey {
     pub contestant_id: String,
 }
 impl VoteShard {
+    /// `contest_id` of a stored [`VoteShard`], for write conditions (`when`, `delete_…_when`).
+    pub const CONTEST_ID: __rt::Field<String> = __rt::Field::new(
+        "VoteShard",
+        "contest_id",
+    );
+    /// `contestant_id` of a stored [`VoteShard`], for write conditions (`when`, `delete_…_when`).
+    pub const CONTESTANT_ID: __rt::Field<String> = __rt::Field::new(
+        "VoteShard",
+        "contestant_id",
+    );
+    /// `votes` of a stored [`VoteShard`], for write conditions (`when`, `delete_…_when`).
+    pub const VOTES: __rt::Field<i64> = __rt::Field::new("VoteShard", "votes");
     /// This item's primary key.
     pub fn key(&self) -> VoteShardKey {
         VoteShardKey::from(self)
@@ -323,6 +362,7 @@ pub struct VoteShardUpdate {
     add_votes: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl VoteShardUpdate {
     /// Sets `votes`.
@@ -357,6 +397,19 @@ impl VoteShardUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -403,6 +456,7 @@ impl VoteShardUpdate {
                 },
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -428,6 +482,24 @@ pub struct VoteTotalKey {
     pub contestant_id: String,
 }
 impl VoteTotal {
+    /// `contest_id` of a stored [`VoteTotal`], for write conditions (`when`, `delete_…_when`).
+    pub const CONTEST_ID: __rt::Field<String> = __rt::Field::new(
+        "VoteTotal",
+        "contest_id",
+    );
+    /// `contestant_id` of a stored [`VoteTotal`], for write conditions (`when`, `delete_…_when`).
+    pub const CONTESTANT_ID: __rt::Field<String> = __rt::Field::new(
+        "VoteTotal",
+        "contestant_id",
+    );
+    /// `votes` of a stored [`VoteTotal`], for write conditions (`when`, `delete_…_when`).
+    pub const VOTES: __rt::Field<i64> = __rt::Field::new("VoteTotal", "votes");
+    /// `tallied_at` of a stored [`VoteTotal`], for write conditions (`when`, `delete_…_when`).
+    pub const TALLIED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "VoteTotal",
+        "tallied_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> VoteTotalKey {
         VoteTotalKey::from(self)
@@ -533,6 +605,7 @@ pub struct VoteTotalUpdate {
     add_votes: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl VoteTotalUpdate {
     /// Sets `votes`.
@@ -572,6 +645,19 @@ impl VoteTotalUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -625,6 +711,7 @@ impl VoteTotalUpdate {
                 },
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -726,6 +813,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
+    /// Deletes the [`Contestant`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_contestant_when(
+        &self,
+        key: &ContestantKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Contestant>, __rt::Error> {
+        self.table().delete_if(key, &(), condition).await
+    }
     /// Deletes the [`Contestant`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_contestant(
         &self,
@@ -757,6 +852,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
+    /// Deletes the [`VoteShard`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_vote_shard_when(
+        &self,
+        key: &VoteShardKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<VoteShard>, __rt::Error> {
+        self.table().delete_if(key, &(), condition).await
+    }
     /// Deletes the [`VoteShard`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_vote_shard(
         &self,
@@ -787,6 +890,14 @@ impl Repository {
     ) -> Result<VoteTotal, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
+    }
+    /// Deletes the [`VoteTotal`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_vote_total_when(
+        &self,
+        key: &VoteTotalKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<VoteTotal>, __rt::Error> {
+        self.table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`VoteTotal`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_vote_total(

@@ -31,6 +31,15 @@ pub struct UserKey {
     pub user_id: String,
 }
 impl User {
+    /// `user_id` of a stored [`User`], for write conditions (`when`, `delete_…_when`).
+    pub const USER_ID: __rt::Field<String> = __rt::Field::new("User", "user_id");
+    /// `email` of a stored [`User`], for write conditions (`when`, `delete_…_when`).
+    pub const EMAIL: __rt::Field<String> = __rt::Field::new("User", "email");
+    /// `display_name` of a stored [`User`], for write conditions (`when`, `delete_…_when`).
+    pub const DISPLAY_NAME: __rt::Field<String> = __rt::Field::new(
+        "User",
+        "display_name",
+    );
     /// This item's primary key.
     pub fn key(&self) -> UserKey {
         UserKey::from(self)
@@ -123,6 +132,7 @@ pub struct UserUpdate {
     display_name: Option<String>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl UserUpdate {
     /// Sets `email`.
@@ -159,6 +169,19 @@ impl UserUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -181,6 +204,7 @@ impl UserUpdate {
         update
             .put("display_name", &self.display_name, __rt::Store::Length(0, Some(200)))?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -202,6 +226,15 @@ pub struct RoleKey {
     pub role: String,
 }
 impl Role {
+    /// `role` of a stored [`Role`], for write conditions (`when`, `delete_…_when`).
+    pub const ROLE: __rt::Field<String> = __rt::Field::new("Role", "role");
+    /// `description` of a stored [`Role`], for write conditions (`when`, `delete_…_when`).
+    pub const DESCRIPTION: __rt::Field<String> = __rt::Field::new("Role", "description");
+    /// `permissions` of a stored [`Role`], for write conditions (`when`, `delete_…_when`).
+    pub const PERMISSIONS: __rt::Field<Vec<String>> = __rt::Field::new(
+        "Role",
+        "permissions",
+    );
     /// This item's primary key.
     pub fn key(&self) -> RoleKey {
         RoleKey::from(self)
@@ -294,6 +327,7 @@ pub struct RoleUpdate {
     remove_from_permissions_at: ::std::collections::BTreeSet<usize>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl RoleUpdate {
     /// Sets `description`; `None` removes it (and the index keys built from it).
@@ -343,6 +377,19 @@ impl RoleUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -380,6 +427,7 @@ impl RoleUpdate {
                 __ROLE_PERMISSIONS_RULE,
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -405,6 +453,24 @@ pub struct RoleAssignmentKey {
     pub role: String,
 }
 impl RoleAssignment {
+    /// `user_id` of a stored [`RoleAssignment`], for write conditions (`when`, `delete_…_when`).
+    pub const USER_ID: __rt::Field<String> = __rt::Field::new(
+        "RoleAssignment",
+        "user_id",
+    );
+    /// `role` of a stored [`RoleAssignment`], for write conditions (`when`, `delete_…_when`).
+    pub const ROLE: __rt::Field<String> = __rt::Field::new("RoleAssignment", "role");
+    /// `granted_by` of a stored [`RoleAssignment`], for write conditions (`when`, `delete_…_when`).
+    pub const GRANTED_BY: __rt::Field<String> = __rt::Field::new(
+        "RoleAssignment",
+        "granted_by",
+    );
+    /// `granted_at` of a stored [`RoleAssignment`], for write conditions (`when`, `delete_…_when`).
+    pub const GRANTED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "RoleAssignment",
+        "granted_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> RoleAssignmentKey {
         RoleAssignmentKey::from(self)
@@ -508,6 +574,7 @@ pub struct RoleAssignmentUpdate {
     granted_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl RoleAssignmentUpdate {
     /// Sets `granted_by`.
@@ -544,6 +611,19 @@ impl RoleAssignmentUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -571,6 +651,7 @@ impl RoleAssignmentUpdate {
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -701,6 +782,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Deletes the [`User`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_user_when(
+        &self,
+        key: &UserKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<User>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
+    }
     /// Deletes the [`User`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
@@ -725,6 +814,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Role, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`Role`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_role_when(
+        &self,
+        key: &RoleKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Role>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Role`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_role(&self, key: &RoleKey) -> Result<Option<Role>, __rt::Error> {
@@ -759,6 +856,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<RoleAssignment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`RoleAssignment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_role_assignment_when(
+        &self,
+        key: &RoleAssignmentKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<RoleAssignment>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`RoleAssignment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_role_assignment(

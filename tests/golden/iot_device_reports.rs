@@ -70,6 +70,18 @@ pub struct DeviceKey {
     pub device_id: String,
 }
 impl Device {
+    /// `device_id` of a stored [`Device`], for write conditions (`when`, `delete_…_when`).
+    pub const DEVICE_ID: __rt::Field<String> = __rt::Field::new("Device", "device_id");
+    /// `model` of a stored [`Device`], for write conditions (`when`, `delete_…_when`).
+    pub const MODEL: __rt::Field<String> = __rt::Field::new("Device", "model");
+    /// `site` of a stored [`Device`], for write conditions (`when`, `delete_…_when`).
+    pub const SITE: __rt::Field<String> = __rt::Field::new("Device", "site");
+    /// `installed_at` of a stored [`Device`], for write conditions (`when`, `delete_…_when`).
+    pub const INSTALLED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Device",
+        "installed_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> DeviceKey {
         DeviceKey::from(self)
@@ -149,6 +161,7 @@ pub struct DeviceUpdate {
     installed_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl DeviceUpdate {
     /// Sets `model`.
@@ -190,6 +203,19 @@ impl DeviceUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -218,6 +244,7 @@ impl DeviceUpdate {
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -253,6 +280,45 @@ pub struct DeviceReportKey {
     pub reported_at: __rt::DateTime,
 }
 impl DeviceReport {
+    /// `device_id` of a stored [`DeviceReport`], for write conditions (`when`, `delete_…_when`).
+    pub const DEVICE_ID: __rt::Field<String> = __rt::Field::new(
+        "DeviceReport",
+        "device_id",
+    );
+    /// `reported_at` of a stored [`DeviceReport`], for write conditions (`when`, `delete_…_when`).
+    pub const REPORTED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "DeviceReport",
+        "reported_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
+    /// `status` of a stored [`DeviceReport`], for write conditions (`when`, `delete_…_when`).
+    pub const STATUS: __rt::Field<Status> = __rt::Field::new("DeviceReport", "status");
+    /// `temperature_c` of a stored [`DeviceReport`], for write conditions (`when`, `delete_…_when`).
+    pub const TEMPERATURE_C: __rt::Field<__rt::Decimal> = __rt::Field::new(
+        "DeviceReport",
+        "temperature_c",
+    );
+    /// `battery_percent` of a stored [`DeviceReport`], for write conditions (`when`, `delete_…_when`).
+    pub const BATTERY_PERCENT: __rt::Field<i64> = __rt::Field::new(
+        "DeviceReport",
+        "battery_percent",
+    );
+    /// `fault_code` of a stored [`DeviceReport`], for write conditions (`when`, `delete_…_when`).
+    pub const FAULT_CODE: __rt::Field<String> = __rt::Field::new(
+        "DeviceReport",
+        "fault_code",
+    );
+    /// `escalated_to` of a stored [`DeviceReport`], for write conditions (`when`, `delete_…_when`).
+    pub const ESCALATED_TO: __rt::Field<String> = __rt::Field::new(
+        "DeviceReport",
+        "escalated_to",
+    );
+    /// `escalated_at` of a stored [`DeviceReport`], for write conditions (`when`, `delete_…_when`).
+    pub const ESCALATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "DeviceReport",
+        "escalated_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> DeviceReportKey {
         DeviceReportKey::from(self)
@@ -398,6 +464,7 @@ pub struct DeviceReportUpdate {
     add_battery_percent: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl DeviceReportUpdate {
     /// Sets `status`.
@@ -459,6 +526,19 @@ impl DeviceReportUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -536,6 +616,7 @@ impl DeviceReportUpdate {
                 },
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -646,6 +727,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
+    /// Deletes the [`Device`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_device_when(
+        &self,
+        key: &DeviceKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Device>, __rt::Error> {
+        self.table().delete_if(key, &(), condition).await
+    }
     /// Deletes the [`Device`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_device(
         &self,
@@ -682,6 +771,14 @@ impl Repository {
     ) -> Result<DeviceReport, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
+    }
+    /// Deletes the [`DeviceReport`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_device_report_when(
+        &self,
+        key: &DeviceReportKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<DeviceReport>, __rt::Error> {
+        self.table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`DeviceReport`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_device_report(

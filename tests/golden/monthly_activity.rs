@@ -124,6 +124,42 @@ pub struct ActivityEventKey {
     pub event_id: String,
 }
 impl ActivityEvent {
+    /// `month` of a stored [`ActivityEvent`], for write conditions (`when`, `delete_…_when`).
+    pub const MONTH: __rt::Field<String> = __rt::Field::new("ActivityEvent", "month");
+    /// `occurred_at` of a stored [`ActivityEvent`], for write conditions (`when`, `delete_…_when`).
+    pub const OCCURRED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "ActivityEvent",
+        "occurred_at",
+        __rt::TimeFormat::Rfc3339(0),
+    );
+    /// `event_id` of a stored [`ActivityEvent`], for write conditions (`when`, `delete_…_when`).
+    pub const EVENT_ID: __rt::Field<String> = __rt::Field::new(
+        "ActivityEvent",
+        "event_id",
+    );
+    /// `actor_id` of a stored [`ActivityEvent`], for write conditions (`when`, `delete_…_when`).
+    pub const ACTOR_ID: __rt::Field<String> = __rt::Field::new(
+        "ActivityEvent",
+        "actor_id",
+    );
+    /// `action` of a stored [`ActivityEvent`], for write conditions (`when`, `delete_…_when`).
+    pub const ACTION: __rt::Field<Action> = __rt::Field::new("ActivityEvent", "action");
+    /// `resource` of a stored [`ActivityEvent`], for write conditions (`when`, `delete_…_when`).
+    pub const RESOURCE: __rt::Field<String> = __rt::Field::new(
+        "ActivityEvent",
+        "resource",
+    );
+    /// `details` of a stored [`ActivityEvent`], for write conditions (`when`, `delete_…_when`).
+    pub const DETAILS: __rt::Field<__rt::Item> = __rt::Field::new(
+        "ActivityEvent",
+        "details",
+    );
+    /// `expires_at` of a stored [`ActivityEvent`], for write conditions (`when`, `delete_…_when`).
+    pub const EXPIRES_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "ActivityEvent",
+        "expires_at",
+        __rt::TimeFormat::EpochSeconds,
+    );
     /// This item's primary key.
     pub fn key(&self) -> ActivityEventKey {
         ActivityEventKey::from(self)
@@ -306,6 +342,7 @@ pub struct ActivityEventUpdate {
     expires_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl ActivityEventUpdate {
     /// Sets `actor_id`.
@@ -355,6 +392,19 @@ impl ActivityEventUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -422,6 +472,7 @@ impl ActivityEventUpdate {
                 );
         }
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -441,6 +492,16 @@ pub struct MonthlyActivityCountKey {
     pub month: String,
 }
 impl MonthlyActivityCount {
+    /// `month` of a stored [`MonthlyActivityCount`], for write conditions (`when`, `delete_…_when`).
+    pub const MONTH: __rt::Field<String> = __rt::Field::new(
+        "MonthlyActivityCount",
+        "month",
+    );
+    /// `event_count` of a stored [`MonthlyActivityCount`], for write conditions (`when`, `delete_…_when`).
+    pub const EVENT_COUNT: __rt::Field<i64> = __rt::Field::new(
+        "MonthlyActivityCount",
+        "event_count",
+    );
     /// This item's primary key.
     pub fn key(&self) -> MonthlyActivityCountKey {
         MonthlyActivityCountKey::from(self)
@@ -535,6 +596,7 @@ pub struct MonthlyActivityCountUpdate {
     add_event_count: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl MonthlyActivityCountUpdate {
     /// Sets `event_count`.
@@ -569,6 +631,19 @@ impl MonthlyActivityCountUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -611,6 +686,7 @@ impl MonthlyActivityCountUpdate {
                 },
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -757,6 +833,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Deletes the [`ActivityEvent`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_activity_event_when(
+        &self,
+        key: &ActivityEventKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<ActivityEvent>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
+    }
     /// Deletes the [`ActivityEvent`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_activity_event(
         &self,
@@ -793,6 +877,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<MonthlyActivityCount, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`MonthlyActivityCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_monthly_activity_count_when(
+        &self,
+        key: &MonthlyActivityCountKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`MonthlyActivityCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_monthly_activity_count(

@@ -92,6 +92,24 @@ pub struct UserProfile {
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserProfileKey {}
 impl UserProfile {
+    /// `display_name` of a stored [`UserProfile`], for write conditions (`when`, `delete_…_when`).
+    pub const DISPLAY_NAME: __rt::Field<String> = __rt::Field::new(
+        "UserProfile",
+        "display_name",
+    );
+    /// `bio` of a stored [`UserProfile`], for write conditions (`when`, `delete_…_when`).
+    pub const BIO: __rt::Field<String> = __rt::Field::new("UserProfile", "bio");
+    /// `avatar_url` of a stored [`UserProfile`], for write conditions (`when`, `delete_…_when`).
+    pub const AVATAR_URL: __rt::Field<String> = __rt::Field::new(
+        "UserProfile",
+        "avatar_url",
+    );
+    /// `created_at` of a stored [`UserProfile`], for write conditions (`when`, `delete_…_when`).
+    pub const CREATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "UserProfile",
+        "created_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> UserProfileKey {
         UserProfileKey::from(self)
@@ -164,6 +182,7 @@ pub struct UserProfileUpdate {
     created_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl UserProfileUpdate {
     /// Sets `display_name`.
@@ -210,6 +229,19 @@ impl UserProfileUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -243,6 +275,7 @@ impl UserProfileUpdate {
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -280,6 +313,31 @@ pub struct PhotoKey {
     pub photo_id: String,
 }
 impl Photo {
+    /// `photo_id` of a stored [`Photo`], for write conditions (`when`, `delete_…_when`).
+    pub const PHOTO_ID: __rt::Field<String> = __rt::Field::new("Photo", "photo_id");
+    /// `url` of a stored [`Photo`], for write conditions (`when`, `delete_…_when`).
+    pub const URL: __rt::Field<String> = __rt::Field::new("Photo", "url");
+    /// `caption` of a stored [`Photo`], for write conditions (`when`, `delete_…_when`).
+    pub const CAPTION: __rt::Field<String> = __rt::Field::new("Photo", "caption");
+    /// `image_format` of a stored [`Photo`], for write conditions (`when`, `delete_…_when`).
+    pub const IMAGE_FORMAT: __rt::Field<ImageFormat> = __rt::Field::new(
+        "Photo",
+        "image_format",
+    );
+    /// `width` of a stored [`Photo`], for write conditions (`when`, `delete_…_when`).
+    pub const WIDTH: __rt::Field<i64> = __rt::Field::new("Photo", "width");
+    /// `height` of a stored [`Photo`], for write conditions (`when`, `delete_…_when`).
+    pub const HEIGHT: __rt::Field<i64> = __rt::Field::new("Photo", "height");
+    /// `size_bytes` of a stored [`Photo`], for write conditions (`when`, `delete_…_when`).
+    pub const SIZE_BYTES: __rt::Field<i64> = __rt::Field::new("Photo", "size_bytes");
+    /// `tags` of a stored [`Photo`], for write conditions (`when`, `delete_…_when`).
+    pub const TAGS: __rt::Field<Vec<String>> = __rt::Field::new("Photo", "tags");
+    /// `uploaded_at` of a stored [`Photo`], for write conditions (`when`, `delete_…_when`).
+    pub const UPLOADED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Photo",
+        "uploaded_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> PhotoKey {
         PhotoKey::from(self)
@@ -444,6 +502,7 @@ pub struct PhotoUpdate {
     remove_from_tags_at: ::std::collections::BTreeSet<usize>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl PhotoUpdate {
     /// Sets `url`.
@@ -533,6 +592,19 @@ impl PhotoUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -645,6 +717,7 @@ impl PhotoUpdate {
                 );
         }
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -781,6 +854,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Deletes the [`UserProfile`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_user_profile_when(
+        &self,
+        key: &UserProfileKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<UserProfile>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
+    }
     /// Deletes the [`UserProfile`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_user_profile(
         &self,
@@ -808,6 +889,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Photo, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`Photo`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_photo_when(
+        &self,
+        key: &PhotoKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Photo>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Photo`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_photo(

@@ -107,6 +107,27 @@ pub struct ProductKey {
     pub product_id: String,
 }
 impl Product {
+    /// `product_id` of a stored [`Product`], for write conditions (`when`, `delete_…_when`).
+    pub const PRODUCT_ID: __rt::Field<String> = __rt::Field::new(
+        "Product",
+        "product_id",
+    );
+    /// `name` of a stored [`Product`], for write conditions (`when`, `delete_…_when`).
+    pub const NAME: __rt::Field<String> = __rt::Field::new("Product", "name");
+    /// `category` of a stored [`Product`], for write conditions (`when`, `delete_…_when`).
+    pub const CATEGORY: __rt::Field<String> = __rt::Field::new("Product", "category");
+    /// `price` of a stored [`Product`], for write conditions (`when`, `delete_…_when`).
+    pub const PRICE: __rt::Field<__rt::Decimal> = __rt::Field::new("Product", "price");
+    /// `currency` of a stored [`Product`], for write conditions (`when`, `delete_…_when`).
+    pub const CURRENCY: __rt::Field<Currency> = __rt::Field::new("Product", "currency");
+    /// `doc` of a stored [`Product`], for write conditions (`when`, `delete_…_when`).
+    pub const DOC: __rt::Field<__rt::Item> = __rt::Field::new("Product", "doc");
+    /// `updated_at` of a stored [`Product`], for write conditions (`when`, `delete_…_when`).
+    pub const UPDATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Product",
+        "updated_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> ProductKey {
         ProductKey::from(self)
@@ -287,6 +308,7 @@ pub struct ProductUpdate {
     updated_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl ProductUpdate {
     /// Sets `name`.
@@ -341,6 +363,19 @@ impl ProductUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -413,6 +448,7 @@ impl ProductUpdate {
                 );
         }
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -545,6 +581,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Product, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`Product`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_product_when(
+        &self,
+        key: &ProductKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Product>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Product`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_product(

@@ -84,6 +84,21 @@ pub struct ProjectKey {
     pub project_id: String,
 }
 impl Project {
+    /// `project_id` of a stored [`Project`], for write conditions (`when`, `delete_…_when`).
+    pub const PROJECT_ID: __rt::Field<String> = __rt::Field::new(
+        "Project",
+        "project_id",
+    );
+    /// `name` of a stored [`Project`], for write conditions (`when`, `delete_…_when`).
+    pub const NAME: __rt::Field<String> = __rt::Field::new("Project", "name");
+    /// `name_key` of a stored [`Project`], for write conditions (`when`, `delete_…_when`).
+    pub const NAME_KEY: __rt::Field<String> = __rt::Field::new("Project", "name_key");
+    /// `created_at` of a stored [`Project`], for write conditions (`when`, `delete_…_when`).
+    pub const CREATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Project",
+        "created_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> ProjectKey {
         ProjectKey::from(self)
@@ -191,6 +206,7 @@ pub struct ProjectUpdate {
     created_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl ProjectUpdate {
     /// Sets `name`.
@@ -230,6 +246,19 @@ impl ProjectUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -276,6 +305,7 @@ impl ProjectUpdate {
                 );
         }
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -307,6 +337,24 @@ pub struct TaskKey {
     pub task_id: String,
 }
 impl Task {
+    /// `project_id` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
+    pub const PROJECT_ID: __rt::Field<String> = __rt::Field::new("Task", "project_id");
+    /// `task_id` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
+    pub const TASK_ID: __rt::Field<String> = __rt::Field::new("Task", "task_id");
+    /// `title` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
+    pub const TITLE: __rt::Field<String> = __rt::Field::new("Task", "title");
+    /// `status` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
+    pub const STATUS: __rt::Field<Status> = __rt::Field::new("Task", "status");
+    /// `assignee_id` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
+    pub const ASSIGNEE_ID: __rt::Field<String> = __rt::Field::new("Task", "assignee_id");
+    /// `due_at` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
+    pub const DUE_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Task",
+        "due_at",
+        __rt::TimeFormat::Rfc3339(0),
+    );
+    /// `version` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
+    pub const VERSION: __rt::Field<i64> = __rt::Field::new("Task", "version");
     /// This item's primary key.
     pub fn key(&self) -> TaskKey {
         TaskKey::from(self)
@@ -455,6 +503,7 @@ pub struct TaskUpdate {
     version: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl TaskUpdate {
     /// Sets `title`.
@@ -504,6 +553,19 @@ impl TaskUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -619,6 +681,7 @@ impl TaskUpdate {
             }
         }
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -654,6 +717,28 @@ pub struct CommentKey {
     pub comment_id: String,
 }
 impl Comment {
+    /// `project_id` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const PROJECT_ID: __rt::Field<String> = __rt::Field::new(
+        "Comment",
+        "project_id",
+    );
+    /// `task_id` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const TASK_ID: __rt::Field<String> = __rt::Field::new("Comment", "task_id");
+    /// `comment_id` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const COMMENT_ID: __rt::Field<String> = __rt::Field::new(
+        "Comment",
+        "comment_id",
+    );
+    /// `author_id` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const AUTHOR_ID: __rt::Field<String> = __rt::Field::new("Comment", "author_id");
+    /// `body` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const BODY: __rt::Field<String> = __rt::Field::new("Comment", "body");
+    /// `created_at` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const CREATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Comment",
+        "created_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> CommentKey {
         CommentKey::from(self)
@@ -771,6 +856,7 @@ pub struct CommentUpdate {
     created_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl CommentUpdate {
     /// Sets `author_id`.
@@ -812,6 +898,19 @@ impl CommentUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -842,6 +941,7 @@ impl CommentUpdate {
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -983,6 +1083,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Deletes the [`Project`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_project_when(
+        &self,
+        key: &ProjectKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Project>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
+    }
     /// Deletes the [`Project`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_project(
         &self,
@@ -1010,6 +1118,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Task, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`Task`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_task_item_when(
+        &self,
+        key: &TaskKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Task>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Task`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_task_item(
@@ -1041,6 +1157,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Comment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`Comment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_comment_when(
+        &self,
+        key: &CommentKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Comment>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Comment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_comment(

@@ -232,6 +232,16 @@ pub struct Tenant {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TenantKey {}
 impl Tenant {
+    /// `name` of a stored [`Tenant`], for write conditions (`when`, `delete_…_when`).
+    pub const NAME: __rt::Field<String> = __rt::Field::new("Tenant", "name");
+    /// `plan` of a stored [`Tenant`], for write conditions (`when`, `delete_…_when`).
+    pub const PLAN: __rt::Field<Plan> = __rt::Field::new("Tenant", "plan");
+    /// `created_at` of a stored [`Tenant`], for write conditions (`when`, `delete_…_when`).
+    pub const CREATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Tenant",
+        "created_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> TenantKey {
         TenantKey::from(self)
@@ -301,6 +311,7 @@ pub struct TenantUpdate {
     created_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl TenantUpdate {
     /// Sets `name`.
@@ -342,6 +353,19 @@ impl TenantUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -369,6 +393,7 @@ impl TenantUpdate {
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -394,6 +419,18 @@ pub struct UserKey {
     pub user_id: String,
 }
 impl User {
+    /// `user_id` of a stored [`User`], for write conditions (`when`, `delete_…_when`).
+    pub const USER_ID: __rt::Field<String> = __rt::Field::new("User", "user_id");
+    /// `email` of a stored [`User`], for write conditions (`when`, `delete_…_when`).
+    pub const EMAIL: __rt::Field<String> = __rt::Field::new("User", "email");
+    /// `role` of a stored [`User`], for write conditions (`when`, `delete_…_when`).
+    pub const ROLE: __rt::Field<Role> = __rt::Field::new("User", "role");
+    /// `last_login` of a stored [`User`], for write conditions (`when`, `delete_…_when`).
+    pub const LAST_LOGIN: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "User",
+        "last_login",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> UserKey {
         UserKey::from(self)
@@ -490,6 +527,7 @@ pub struct UserUpdate {
     last_login: Option<Option<__rt::DateTime>>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl UserUpdate {
     /// Sets `email`.
@@ -531,6 +569,19 @@ impl UserUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -561,6 +612,7 @@ impl UserUpdate {
             update.key("gsi1sk", __rt::S(__user_sk("User", key.user_id.as_str())?));
         }
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -590,6 +642,24 @@ pub struct OrderKey {
     pub order_id: String,
 }
 impl Order {
+    /// `order_id` of a stored [`Order`], for write conditions (`when`, `delete_…_when`).
+    pub const ORDER_ID: __rt::Field<String> = __rt::Field::new("Order", "order_id");
+    /// `user_id` of a stored [`Order`], for write conditions (`when`, `delete_…_when`).
+    pub const USER_ID: __rt::Field<String> = __rt::Field::new("Order", "user_id");
+    /// `status` of a stored [`Order`], for write conditions (`when`, `delete_…_when`).
+    pub const STATUS: __rt::Field<Status> = __rt::Field::new("Order", "status");
+    /// `total` of a stored [`Order`], for write conditions (`when`, `delete_…_when`).
+    pub const TOTAL: __rt::Field<__rt::Decimal> = __rt::Field::new("Order", "total");
+    /// `currency` of a stored [`Order`], for write conditions (`when`, `delete_…_when`).
+    pub const CURRENCY: __rt::Field<Currency> = __rt::Field::new("Order", "currency");
+    /// `lines` of a stored [`Order`], for write conditions (`when`, `delete_…_when`).
+    pub const LINES: __rt::Field<Vec<__rt::Item>> = __rt::Field::new("Order", "lines");
+    /// `created_at` of a stored [`Order`], for write conditions (`when`, `delete_…_when`).
+    pub const CREATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Order",
+        "created_at",
+        __rt::TimeFormat::Rfc3339(0),
+    );
     /// This item's primary key.
     pub fn key(&self) -> OrderKey {
         OrderKey::from(self)
@@ -730,6 +800,7 @@ pub struct OrderUpdate {
     remove_from_lines_at: ::std::collections::BTreeSet<usize>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl OrderUpdate {
     /// Sets `user_id`.
@@ -799,6 +870,19 @@ impl OrderUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -863,6 +947,7 @@ impl OrderUpdate {
                 );
         }
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -886,6 +971,14 @@ pub struct InventoryItemKey {
     pub sku: String,
 }
 impl InventoryItem {
+    /// `sku` of a stored [`InventoryItem`], for write conditions (`when`, `delete_…_when`).
+    pub const SKU: __rt::Field<String> = __rt::Field::new("InventoryItem", "sku");
+    /// `on_hand` of a stored [`InventoryItem`], for write conditions (`when`, `delete_…_when`).
+    pub const ON_HAND: __rt::Field<i64> = __rt::Field::new("InventoryItem", "on_hand");
+    /// `reserved` of a stored [`InventoryItem`], for write conditions (`when`, `delete_…_when`).
+    pub const RESERVED: __rt::Field<i64> = __rt::Field::new("InventoryItem", "reserved");
+    /// `version` of a stored [`InventoryItem`], for write conditions (`when`, `delete_…_when`).
+    pub const VERSION: __rt::Field<i64> = __rt::Field::new("InventoryItem", "version");
     /// This item's primary key.
     pub fn key(&self) -> InventoryItemKey {
         InventoryItemKey::from(self)
@@ -1008,6 +1101,7 @@ pub struct InventoryItemUpdate {
     add_reserved: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl InventoryItemUpdate {
     /// Sets `on_hand`.
@@ -1057,6 +1151,19 @@ impl InventoryItemUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -1154,6 +1261,7 @@ impl InventoryItemUpdate {
                 },
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -1287,6 +1395,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Deletes the [`Tenant`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_tenant_when(
+        &self,
+        key: &TenantKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Tenant>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
+    }
     /// Deletes the [`Tenant`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_tenant(
         &self,
@@ -1315,6 +1431,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Deletes the [`User`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_user_when(
+        &self,
+        key: &UserKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<User>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
+    }
     /// Deletes the [`User`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
         self.repo.table().delete(key, &self.tenant).await
@@ -1339,6 +1463,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Order, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`Order`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_order_when(
+        &self,
+        key: &OrderKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Order>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Order`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_order(
@@ -1376,6 +1508,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<InventoryItem, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`InventoryItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_inventory_item_when(
+        &self,
+        key: &InventoryItemKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<InventoryItem>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`InventoryItem`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_inventory_item(

@@ -80,6 +80,33 @@ pub struct CartItemKey {
     pub product_id: String,
 }
 impl CartItem {
+    /// `user_id` of a stored [`CartItem`], for write conditions (`when`, `delete_…_when`).
+    pub const USER_ID: __rt::Field<String> = __rt::Field::new("CartItem", "user_id");
+    /// `product_id` of a stored [`CartItem`], for write conditions (`when`, `delete_…_when`).
+    pub const PRODUCT_ID: __rt::Field<String> = __rt::Field::new(
+        "CartItem",
+        "product_id",
+    );
+    /// `status` of a stored [`CartItem`], for write conditions (`when`, `delete_…_when`).
+    pub const STATUS: __rt::Field<Status> = __rt::Field::new("CartItem", "status");
+    /// `product_name` of a stored [`CartItem`], for write conditions (`when`, `delete_…_when`).
+    pub const PRODUCT_NAME: __rt::Field<String> = __rt::Field::new(
+        "CartItem",
+        "product_name",
+    );
+    /// `quantity` of a stored [`CartItem`], for write conditions (`when`, `delete_…_when`).
+    pub const QUANTITY: __rt::Field<i64> = __rt::Field::new("CartItem", "quantity");
+    /// `unit_price` of a stored [`CartItem`], for write conditions (`when`, `delete_…_when`).
+    pub const UNIT_PRICE: __rt::Field<__rt::Decimal> = __rt::Field::new(
+        "CartItem",
+        "unit_price",
+    );
+    /// `added_at` of a stored [`CartItem`], for write conditions (`when`, `delete_…_when`).
+    pub const ADDED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "CartItem",
+        "added_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> CartItemKey {
         CartItemKey::from(self)
@@ -229,6 +256,7 @@ pub struct CartItemUpdate {
     add_quantity: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl CartItemUpdate {
     /// Sets `product_name`.
@@ -278,6 +306,19 @@ impl CartItemUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -341,6 +382,7 @@ impl CartItemUpdate {
                 },
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -368,6 +410,26 @@ pub struct WishlistItemKey {
     pub product_id: String,
 }
 impl WishlistItem {
+    /// `user_id` of a stored [`WishlistItem`], for write conditions (`when`, `delete_…_when`).
+    pub const USER_ID: __rt::Field<String> = __rt::Field::new("WishlistItem", "user_id");
+    /// `product_id` of a stored [`WishlistItem`], for write conditions (`when`, `delete_…_when`).
+    pub const PRODUCT_ID: __rt::Field<String> = __rt::Field::new(
+        "WishlistItem",
+        "product_id",
+    );
+    /// `product_name` of a stored [`WishlistItem`], for write conditions (`when`, `delete_…_when`).
+    pub const PRODUCT_NAME: __rt::Field<String> = __rt::Field::new(
+        "WishlistItem",
+        "product_name",
+    );
+    /// `note` of a stored [`WishlistItem`], for write conditions (`when`, `delete_…_when`).
+    pub const NOTE: __rt::Field<String> = __rt::Field::new("WishlistItem", "note");
+    /// `added_at` of a stored [`WishlistItem`], for write conditions (`when`, `delete_…_when`).
+    pub const ADDED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "WishlistItem",
+        "added_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> WishlistItemKey {
         WishlistItemKey::from(self)
@@ -459,6 +521,7 @@ pub struct WishlistItemUpdate {
     added_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl WishlistItemUpdate {
     /// Sets `product_name`.
@@ -500,6 +563,19 @@ impl WishlistItemUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -534,6 +610,7 @@ impl WishlistItemUpdate {
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -557,6 +634,12 @@ pub struct CartCountKey {
     pub status: Status,
 }
 impl CartCount {
+    /// `user_id` of a stored [`CartCount`], for write conditions (`when`, `delete_…_when`).
+    pub const USER_ID: __rt::Field<String> = __rt::Field::new("CartCount", "user_id");
+    /// `status` of a stored [`CartCount`], for write conditions (`when`, `delete_…_when`).
+    pub const STATUS: __rt::Field<Status> = __rt::Field::new("CartCount", "status");
+    /// `item_count` of a stored [`CartCount`], for write conditions (`when`, `delete_…_when`).
+    pub const ITEM_COUNT: __rt::Field<i64> = __rt::Field::new("CartCount", "item_count");
     /// This item's primary key.
     pub fn key(&self) -> CartCountKey {
         CartCountKey::from(self)
@@ -648,6 +731,7 @@ pub struct CartCountUpdate {
     add_item_count: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl CartCountUpdate {
     /// Sets `item_count`.
@@ -682,6 +766,19 @@ impl CartCountUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -725,6 +822,7 @@ impl CartCountUpdate {
                 },
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -904,6 +1002,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
+    /// Deletes the [`WishlistItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_wishlist_item_when(
+        &self,
+        key: &WishlistItemKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<WishlistItem>, __rt::Error> {
+        self.table().delete_if(key, &(), condition).await
+    }
     /// Deletes the [`WishlistItem`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_wishlist_item(
         &self,
@@ -934,6 +1040,14 @@ impl Repository {
     ) -> Result<CartCount, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
+    }
+    /// Deletes the [`CartCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_cart_count_when(
+        &self,
+        key: &CartCountKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<CartCount>, __rt::Error> {
+        self.table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`CartCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_cart_count(

@@ -39,6 +39,34 @@ pub struct MessageKey {
     pub message_id: String,
 }
 impl Message {
+    /// `recipient_id` of a stored [`Message`], for write conditions (`when`, `delete_…_when`).
+    pub const RECIPIENT_ID: __rt::Field<String> = __rt::Field::new(
+        "Message",
+        "recipient_id",
+    );
+    /// `sender_id` of a stored [`Message`], for write conditions (`when`, `delete_…_when`).
+    pub const SENDER_ID: __rt::Field<String> = __rt::Field::new("Message", "sender_id");
+    /// `message_id` of a stored [`Message`], for write conditions (`when`, `delete_…_when`).
+    pub const MESSAGE_ID: __rt::Field<String> = __rt::Field::new(
+        "Message",
+        "message_id",
+    );
+    /// `body` of a stored [`Message`], for write conditions (`when`, `delete_…_when`).
+    pub const BODY: __rt::Field<String> = __rt::Field::new("Message", "body");
+    /// `sent_at` of a stored [`Message`], for write conditions (`when`, `delete_…_when`).
+    pub const SENT_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Message",
+        "sent_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
+    /// `is_read` of a stored [`Message`], for write conditions (`when`, `delete_…_when`).
+    pub const IS_READ: __rt::Field<bool> = __rt::Field::new("Message", "is_read");
+    /// `expires_at` of a stored [`Message`], for write conditions (`when`, `delete_…_when`).
+    pub const EXPIRES_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Message",
+        "expires_at",
+        __rt::TimeFormat::EpochSeconds,
+    );
     /// This item's primary key.
     pub fn key(&self) -> MessageKey {
         MessageKey::from(self)
@@ -193,6 +221,7 @@ pub struct MessageUpdate {
     expires_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl MessageUpdate {
     /// Sets `sender_id`.
@@ -237,6 +266,19 @@ impl MessageUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -293,6 +335,7 @@ impl MessageUpdate {
                 );
         }
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -402,6 +445,14 @@ impl Repository {
     ) -> Result<Message, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
+    }
+    /// Deletes the [`Message`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_message_when(
+        &self,
+        key: &MessageKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Message>, __rt::Error> {
+        self.table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`Message`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_message(

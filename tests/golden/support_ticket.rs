@@ -83,6 +83,20 @@ pub struct TicketKey {
     pub id: String,
 }
 impl Ticket {
+    /// `id` of a stored [`Ticket`], for write conditions (`when`, `delete_…_when`).
+    pub const ID: __rt::Field<String> = __rt::Field::new("Ticket", "id");
+    /// `title` of a stored [`Ticket`], for write conditions (`when`, `delete_…_when`).
+    pub const TITLE: __rt::Field<String> = __rt::Field::new("Ticket", "title");
+    /// `status` of a stored [`Ticket`], for write conditions (`when`, `delete_…_when`).
+    pub const STATUS: __rt::Field<Status> = __rt::Field::new("Ticket", "status");
+    /// `resolver` of a stored [`Ticket`], for write conditions (`when`, `delete_…_when`).
+    pub const RESOLVER: __rt::Field<String> = __rt::Field::new("Ticket", "resolver");
+    /// `created_at` of a stored [`Ticket`], for write conditions (`when`, `delete_…_when`).
+    pub const CREATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Ticket",
+        "created_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> TicketKey {
         TicketKey::from(self)
@@ -184,6 +198,7 @@ pub struct TicketUpdate {
     created_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl TicketUpdate {
     /// Sets `title`.
@@ -230,6 +245,19 @@ impl TicketUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -266,6 +294,7 @@ impl TicketUpdate {
                 );
         }
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -295,6 +324,20 @@ pub struct CommentKey {
     pub id: String,
 }
 impl Comment {
+    /// `ticket_id` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const TICKET_ID: __rt::Field<String> = __rt::Field::new("Comment", "ticket_id");
+    /// `id` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const ID: __rt::Field<String> = __rt::Field::new("Comment", "id");
+    /// `author` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const AUTHOR: __rt::Field<String> = __rt::Field::new("Comment", "author");
+    /// `body` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const BODY: __rt::Field<String> = __rt::Field::new("Comment", "body");
+    /// `created_at` of a stored [`Comment`], for write conditions (`when`, `delete_…_when`).
+    pub const CREATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "Comment",
+        "created_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> CommentKey {
         CommentKey::from(self)
@@ -404,6 +447,7 @@ pub struct CommentUpdate {
     body: Option<String>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl CommentUpdate {
     /// Sets `author`.
@@ -440,6 +484,19 @@ impl CommentUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -465,6 +522,7 @@ impl CommentUpdate {
         update.put("author", &self.author, __rt::Store::Plain)?;
         update.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -484,6 +542,10 @@ pub struct TicketCountKey {
     pub status: Status,
 }
 impl TicketCount {
+    /// `status` of a stored [`TicketCount`], for write conditions (`when`, `delete_…_when`).
+    pub const STATUS: __rt::Field<Status> = __rt::Field::new("TicketCount", "status");
+    /// `count` of a stored [`TicketCount`], for write conditions (`when`, `delete_…_when`).
+    pub const COUNT: __rt::Field<i64> = __rt::Field::new("TicketCount", "count");
     /// This item's primary key.
     pub fn key(&self) -> TicketCountKey {
         TicketCountKey::from(self)
@@ -556,6 +618,7 @@ pub struct TicketCountUpdate {
     add_count: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl TicketCountUpdate {
     /// Sets `count`.
@@ -592,6 +655,19 @@ impl TicketCountUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -611,6 +687,7 @@ impl TicketCountUpdate {
         update
             .add_to("count", self.add_count, self.count.is_some(), __rt::Store::Plain)?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -753,6 +830,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Deletes the [`Ticket`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_ticket_when(
+        &self,
+        key: &TicketKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Ticket>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
+    }
     /// Deletes the [`Ticket`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_ticket(
         &self,
@@ -783,6 +868,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Comment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`Comment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_comment_when(
+        &self,
+        key: &CommentKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<Comment>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Comment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_comment(
@@ -817,6 +910,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<TicketCount, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`TicketCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_ticket_count_when(
+        &self,
+        key: &TicketCountKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<TicketCount>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`TicketCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_ticket_count(

@@ -145,6 +145,39 @@ pub struct DocumentMetaKey {
     pub document_id: String,
 }
 impl DocumentMeta {
+    /// `document_id` of a stored [`DocumentMeta`], for write conditions (`when`, `delete_…_when`).
+    pub const DOCUMENT_ID: __rt::Field<String> = __rt::Field::new(
+        "DocumentMeta",
+        "document_id",
+    );
+    /// `title` of a stored [`DocumentMeta`], for write conditions (`when`, `delete_…_when`).
+    pub const TITLE: __rt::Field<String> = __rt::Field::new("DocumentMeta", "title");
+    /// `owner_id` of a stored [`DocumentMeta`], for write conditions (`when`, `delete_…_when`).
+    pub const OWNER_ID: __rt::Field<String> = __rt::Field::new(
+        "DocumentMeta",
+        "owner_id",
+    );
+    /// `status` of a stored [`DocumentMeta`], for write conditions (`when`, `delete_…_when`).
+    pub const STATUS: __rt::Field<Status> = __rt::Field::new("DocumentMeta", "status");
+    /// `chunk_count` of a stored [`DocumentMeta`], for write conditions (`when`, `delete_…_when`).
+    pub const CHUNK_COUNT: __rt::Field<i64> = __rt::Field::new(
+        "DocumentMeta",
+        "chunk_count",
+    );
+    /// `created_at` of a stored [`DocumentMeta`], for write conditions (`when`, `delete_…_when`).
+    pub const CREATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "DocumentMeta",
+        "created_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
+    /// `updated_at` of a stored [`DocumentMeta`], for write conditions (`when`, `delete_…_when`).
+    pub const UPDATED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "DocumentMeta",
+        "updated_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
+    /// `version` of a stored [`DocumentMeta`], for write conditions (`when`, `delete_…_when`).
+    pub const VERSION: __rt::Field<i64> = __rt::Field::new("DocumentMeta", "version");
     /// This item's primary key.
     pub fn key(&self) -> DocumentMetaKey {
         DocumentMetaKey::from(self)
@@ -307,6 +340,7 @@ pub struct DocumentMetaUpdate {
     add_chunk_count: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl DocumentMetaUpdate {
     /// Sets `title`.
@@ -371,6 +405,19 @@ impl DocumentMetaUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -496,6 +543,7 @@ impl DocumentMetaUpdate {
                 );
         }
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -523,6 +571,15 @@ pub struct DocumentBodyChunkKey {
     pub chunk: i64,
 }
 impl DocumentBodyChunk {
+    /// `document_id` of a stored [`DocumentBodyChunk`], for write conditions (`when`, `delete_…_when`).
+    pub const DOCUMENT_ID: __rt::Field<String> = __rt::Field::new(
+        "DocumentBodyChunk",
+        "document_id",
+    );
+    /// `chunk` of a stored [`DocumentBodyChunk`], for write conditions (`when`, `delete_…_when`).
+    pub const CHUNK: __rt::Field<i64> = __rt::Field::new("DocumentBodyChunk", "chunk");
+    /// `text` of a stored [`DocumentBodyChunk`], for write conditions (`when`, `delete_…_when`).
+    pub const TEXT: __rt::Field<String> = __rt::Field::new("DocumentBodyChunk", "text");
     /// This item's primary key.
     pub fn key(&self) -> DocumentBodyChunkKey {
         DocumentBodyChunkKey::from(self)
@@ -621,6 +678,7 @@ pub struct DocumentBodyChunkUpdate {
     text: Option<String>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl DocumentBodyChunkUpdate {
     /// Sets `text`.
@@ -652,6 +710,19 @@ impl DocumentBodyChunkUpdate {
         self.idempotency_token = Some(token.into());
         self
     }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
+        self
+    }
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -680,6 +751,7 @@ impl DocumentBodyChunkUpdate {
         }
         update.put("text", &self.text, __rt::Store::Length(0, Some(900)))?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -711,6 +783,42 @@ pub struct DocumentAttachmentKey {
     pub attachment_id: String,
 }
 impl DocumentAttachment {
+    /// `document_id` of a stored [`DocumentAttachment`], for write conditions (`when`, `delete_…_when`).
+    pub const DOCUMENT_ID: __rt::Field<String> = __rt::Field::new(
+        "DocumentAttachment",
+        "document_id",
+    );
+    /// `attachment_id` of a stored [`DocumentAttachment`], for write conditions (`when`, `delete_…_when`).
+    pub const ATTACHMENT_ID: __rt::Field<String> = __rt::Field::new(
+        "DocumentAttachment",
+        "attachment_id",
+    );
+    /// `file_name` of a stored [`DocumentAttachment`], for write conditions (`when`, `delete_…_when`).
+    pub const FILE_NAME: __rt::Field<String> = __rt::Field::new(
+        "DocumentAttachment",
+        "file_name",
+    );
+    /// `content_type` of a stored [`DocumentAttachment`], for write conditions (`when`, `delete_…_when`).
+    pub const CONTENT_TYPE: __rt::Field<String> = __rt::Field::new(
+        "DocumentAttachment",
+        "content_type",
+    );
+    /// `size_bytes` of a stored [`DocumentAttachment`], for write conditions (`when`, `delete_…_when`).
+    pub const SIZE_BYTES: __rt::Field<i64> = __rt::Field::new(
+        "DocumentAttachment",
+        "size_bytes",
+    );
+    /// `object_key` of a stored [`DocumentAttachment`], for write conditions (`when`, `delete_…_when`).
+    pub const OBJECT_KEY: __rt::Field<String> = __rt::Field::new(
+        "DocumentAttachment",
+        "object_key",
+    );
+    /// `uploaded_at` of a stored [`DocumentAttachment`], for write conditions (`when`, `delete_…_when`).
+    pub const UPLOADED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "DocumentAttachment",
+        "uploaded_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> DocumentAttachmentKey {
         DocumentAttachmentKey::from(self)
@@ -849,6 +957,7 @@ pub struct DocumentAttachmentUpdate {
     add_size_bytes: Option<i64>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl DocumentAttachmentUpdate {
     /// Sets `file_name`.
@@ -903,6 +1012,19 @@ impl DocumentAttachmentUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -970,6 +1092,7 @@ impl DocumentAttachmentUpdate {
                 },
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -995,6 +1118,27 @@ pub struct DocumentShareKey {
     pub principal_id: String,
 }
 impl DocumentShare {
+    /// `document_id` of a stored [`DocumentShare`], for write conditions (`when`, `delete_…_when`).
+    pub const DOCUMENT_ID: __rt::Field<String> = __rt::Field::new(
+        "DocumentShare",
+        "document_id",
+    );
+    /// `principal_id` of a stored [`DocumentShare`], for write conditions (`when`, `delete_…_when`).
+    pub const PRINCIPAL_ID: __rt::Field<String> = __rt::Field::new(
+        "DocumentShare",
+        "principal_id",
+    );
+    /// `permission` of a stored [`DocumentShare`], for write conditions (`when`, `delete_…_when`).
+    pub const PERMISSION: __rt::Field<Permission> = __rt::Field::new(
+        "DocumentShare",
+        "permission",
+    );
+    /// `granted_at` of a stored [`DocumentShare`], for write conditions (`when`, `delete_…_when`).
+    pub const GRANTED_AT: __rt::Field<__rt::DateTime> = __rt::Field::time(
+        "DocumentShare",
+        "granted_at",
+        __rt::TimeFormat::Rfc3339(3),
+    );
     /// This item's primary key.
     pub fn key(&self) -> DocumentShareKey {
         DocumentShareKey::from(self)
@@ -1105,6 +1249,7 @@ pub struct DocumentShareUpdate {
     granted_at: Option<__rt::DateTime>,
     or_create: bool,
     idempotency_token: Option<String>,
+    when: Option<__rt::Condition>,
 }
 impl DocumentShareUpdate {
     /// Sets `permission`.
@@ -1139,6 +1284,19 @@ impl DocumentShareUpdate {
     /// characters), to send the same update again after an error.
     pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
         self.idempotency_token = Some(token.into());
+        self
+    }
+    /// Apply the update only when `condition` holds on the stored
+    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+    /// `Error::ConditionNotMet`, which carries the stored item. Called
+    /// again, both conditions must hold.
+    pub fn when(mut self, condition: __rt::Condition) -> Self {
+        self.when = Some(
+            match self.when.take() {
+                Some(first) => first.and(condition),
+                None => condition,
+            },
+        );
         self
     }
     /// The attributes to set and remove, index keys included.
@@ -1178,6 +1336,7 @@ impl DocumentShareUpdate {
                 __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
             )?;
         update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
         Ok(update)
     }
 }
@@ -1328,6 +1487,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Deletes the [`DocumentMeta`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_document_meta_when(
+        &self,
+        key: &DocumentMetaKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<DocumentMeta>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
+    }
     /// Deletes the [`DocumentMeta`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_meta(
         &self,
@@ -1364,6 +1531,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<DocumentBodyChunk, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`DocumentBodyChunk`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_document_body_chunk_when(
+        &self,
+        key: &DocumentBodyChunkKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<DocumentBodyChunk>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`DocumentBodyChunk`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_body_chunk(
@@ -1402,6 +1577,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Deletes the [`DocumentAttachment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_document_attachment_when(
+        &self,
+        key: &DocumentAttachmentKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<DocumentAttachment>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
+    }
     /// Deletes the [`DocumentAttachment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_attachment(
         &self,
@@ -1438,6 +1621,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<DocumentShare, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Deletes the [`DocumentShare`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
+    pub async fn delete_document_share_when(
+        &self,
+        key: &DocumentShareKey,
+        condition: &__rt::Condition,
+    ) -> Result<Option<DocumentShare>, __rt::Error> {
+        self.repo.table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`DocumentShare`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_share(

@@ -265,6 +265,39 @@ impl Emitter<'_> {
         let entity_impl = self.emit_entity_impl(entity);
         let key_fn = self.emit_key_fn(entity);
         let update = self.emit_update(entity);
+        // A typed field per stored attribute, for write conditions.
+        let field_consts = attributes.values().filter(|a| !a.key_only).map(|a| {
+            let c = format_ident!("{}", super::names::field_const(a.name.as_str()));
+            let t = self.value_type(name.as_str(), a);
+            let stored = a.stored();
+            let entity_name = name.as_str();
+            let d = format!(
+                " `{}` of a stored [`{}`], for write conditions (`when`, `delete_…_when`).",
+                a.name.as_str(),
+                name.as_str()
+            );
+            let field = match &a.r#type {
+                ir::AttributeType::Datetime { format, precision } => {
+                    let format = super::types::time_format(*format, *precision);
+                    quote!(__rt::Field::time(#entity_name, #stored, #format))
+                }
+                ir::AttributeType::String { .. }
+                | ir::AttributeType::Integer { .. }
+                | ir::AttributeType::Decimal { .. }
+                | ir::AttributeType::Boolean
+                | ir::AttributeType::Enum { .. }
+                | ir::AttributeType::List { .. }
+                | ir::AttributeType::Map { .. }
+                | ir::AttributeType::Set { .. }
+                | ir::AttributeType::Binary { .. } => {
+                    quote!(__rt::Field::new(#entity_name, #stored))
+                }
+            };
+            quote! {
+                #[doc = #d]
+                pub const #c: __rt::Field<#t> = #field;
+            }
+        });
         let stamp = has_timestamps(entity).then(|| with_timestamps(entity));
         quote! {
             #entity_doc
@@ -284,6 +317,8 @@ impl Emitter<'_> {
             }
 
             impl #ty {
+                #(#field_consts)*
+
                 /// This item's primary key.
                 pub fn key(&self) -> #key_ty {
                     #key_ty::from(self)
@@ -993,6 +1028,7 @@ impl Emitter<'_> {
                 #(#add_fields)*
                 or_create: bool,
                 idempotency_token: Option<String>,
+                when: Option<__rt::Condition>,
                 #stamped_field
             }
 
@@ -1028,6 +1064,18 @@ impl Emitter<'_> {
                     self
                 }
 
+                /// Apply the update only when `condition` holds on the stored
+                /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+                /// `Error::ConditionNotMet`, which carries the stored item. Called
+                /// again, both conditions must hold.
+                pub fn when(mut self, condition: __rt::Condition) -> Self {
+                    self.when = Some(match self.when.take() {
+                        Some(first) => first.and(condition),
+                        None => condition,
+                    });
+                    self
+                }
+
                 /// The attributes to set and remove, index keys included.
                 pub fn to_update(&self, #key_param: &#key_ty, scope: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
                     let __tenant = scope;
@@ -1040,6 +1088,7 @@ impl Emitter<'_> {
                     #now
                     #(#stamps)*
                     update.idempotency_token.clone_from(&self.idempotency_token);
+                    update.when.clone_from(&self.when);
                     Ok(update)
                 }
             }

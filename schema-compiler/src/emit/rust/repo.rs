@@ -343,6 +343,8 @@ impl Emitter<'_> {
         let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
         let update_doc = format!(" Applies a partial update to an existing [`{name}`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).");
         let delete_doc = format!(" Deletes the [`{name}`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.");
+        let delete_when = format_ident!("{}", super::names::delete_when(self.spec, name));
+        let delete_when_doc = format!(" Deletes the [`{name}`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.");
         let put_body = write(quote!(#repo.table().put(item, #scope).await));
         let create_body = write(quote!(#repo.table().create(item, #scope).await));
         if let Some(counted) = self.transaction_counter(entity) {
@@ -373,6 +375,11 @@ impl Emitter<'_> {
             pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<#ty, #error> {
                 let changes = update.to_update(key, #scope)?;
                 #repo.table().update(key, #scope, changes).await
+            }
+
+            #[doc = #delete_when_doc]
+            pub async fn #delete_when(&self, key: &#key_ty, condition: &__rt::Condition) -> #result<Option<#ty>, #error> {
+                #repo.table().delete_if(key, #scope, condition).await
             }
 
             #[doc = #delete_doc]

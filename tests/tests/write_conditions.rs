@@ -1,0 +1,177 @@
+//! Write conditions, end to end: an update applies only when its `when`
+//! condition holds on the stored item, a conditional delete only when
+//! its condition does, and a condition that does not hold fails with
+//! `Error::ConditionNotMet` carrying the stored item, typed — nothing is
+//! written. Conditions are built from the entity's typed fields.
+
+use schema_runtime::{Condition, DateTime, Error};
+use singletable_tests::generated::partial_reads::{
+    Repository, Status, Ticket, TicketKey, TicketUpdate,
+};
+use singletable_tests::server;
+
+fn ticket(id: &str) -> Ticket {
+    Ticket {
+        queue: "support".into(),
+        id: id.into(),
+        title: format!("printer {id} jams"),
+        body: "it jams".into(),
+        status: Status::Open,
+        priority: 3,
+        assignee: None,
+        labels: Some(["hardware".to_owned()].into()),
+        due_at: Some(DateTime::from_secs(1_800_000_000)),
+        expires: None,
+    }
+}
+
+fn key(id: &str) -> TicketKey {
+    TicketKey {
+        queue: "support".into(),
+        id: id.into(),
+    }
+}
+
+async fn repo() -> Repository {
+    let client = server::client(&server::server().await.endpoint);
+    let repo = Repository::new(client).with_table_name(server::unique_table("Conditions"));
+    repo.create_table().await.unwrap();
+    repo
+}
+
+/// The stored item a `ConditionNotMet` carries, read as a ticket.
+fn stored(e: &Error) -> Ticket {
+    assert!(matches!(e, Error::ConditionNotMet { .. }), "{e:?}");
+    e.stored_as::<Ticket>().unwrap().unwrap()
+}
+
+#[tokio::test]
+async fn updates_apply_only_when_their_condition_holds() {
+    let repo = repo().await;
+    repo.create_ticket(&ticket("1")).await.unwrap();
+
+    // Close only an open ticket: once.
+    let close = || {
+        TicketUpdate::default()
+            .status(Status::Closed)
+            .when(Ticket::STATUS.eq(Status::Open))
+    };
+    let closed = repo.update_ticket(&key("1"), close()).await.unwrap();
+    assert_eq!(closed.status, Status::Closed);
+    let again = repo.update_ticket(&key("1"), close()).await.unwrap_err();
+    assert_eq!(stored(&again), closed, "the error carries the stored item");
+    assert!(
+        again.to_string().contains("condition does not hold"),
+        "{again}"
+    );
+
+    // Lower the priority while it stays at least 1 (`stock ≥ quantity`).
+    let lower = |to: i64| {
+        TicketUpdate::default()
+            .priority(to)
+            .when(Ticket::PRIORITY.ge(to + 1))
+    };
+    assert_eq!(
+        repo.update_ticket(&key("1"), lower(2))
+            .await
+            .unwrap()
+            .priority,
+        2
+    );
+    assert_eq!(
+        repo.update_ticket(&key("1"), lower(1))
+            .await
+            .unwrap()
+            .priority,
+        1
+    );
+    let floor = repo.update_ticket(&key("1"), lower(1)).await.unwrap_err();
+    assert_eq!(stored(&floor).priority, 1);
+
+    // Compound conditions over every kind of field: absent or equal, a
+    // prefix, a set element, a datetime in its stored format, a range, a
+    // list of values, and a negation.
+    let assign = |who: &str| {
+        TicketUpdate::default()
+            .assignee(Some(who.to_owned()))
+            .when(Ticket::ASSIGNEE.not_exists().or(Ticket::ASSIGNEE.eq("ann")))
+            .when(Ticket::TITLE.begins_with("printer"))
+            .when(Ticket::LABELS.contains("hardware"))
+            .when(Ticket::DUE_AT.lt(DateTime::from_secs(1_900_000_000)))
+            .when(Ticket::PRIORITY.between(1, 5))
+            .when(Ticket::STATUS.is_in([Status::Open, Status::Closed]))
+            .when(!Ticket::BODY.contains("fire"))
+    };
+    let ann = repo.update_ticket(&key("1"), assign("ann")).await.unwrap();
+    assert_eq!(ann.assignee.as_deref(), Some("ann"));
+    let bob = repo.update_ticket(&key("1"), assign("bob")).await.unwrap();
+    assert_eq!(bob.assignee.as_deref(), Some("bob"));
+    let taken = repo
+        .update_ticket(&key("1"), assign("cy"))
+        .await
+        .unwrap_err();
+    assert_eq!(stored(&taken).assignee.as_deref(), Some("bob"));
+    let stale = TicketUpdate::default()
+        .title("later")
+        .when(Ticket::DUE_AT.gt(DateTime::from_secs(1_800_000_000)));
+    assert_eq!(
+        stored(&repo.update_ticket(&key("1"), stale).await.unwrap_err()).title,
+        "printer 1 jams"
+    );
+
+    // No item: the update's own "it exists" condition fails first.
+    let missing = repo.update_ticket(&key("9"), close()).await.unwrap_err();
+    assert!(
+        matches!(missing, Error::ConditionFailed { .. }),
+        "{missing:?}"
+    );
+
+    // An operand the attribute's format cannot hold is refused before any
+    // request.
+    let far = TicketUpdate::default()
+        .title("x")
+        .when(Ticket::DUE_AT.lt(DateTime::from_secs(400_000_000_000)));
+    assert!(matches!(
+        repo.update_ticket(&key("1"), far).await,
+        Err(Error::Value(_))
+    ));
+    assert_eq!(
+        repo.ticket(&key("1")).await.unwrap().unwrap().title,
+        "printer 1 jams"
+    );
+}
+
+#[tokio::test]
+async fn deletes_apply_only_when_their_condition_holds() {
+    let repo = repo().await;
+    repo.create_ticket(&ticket("1")).await.unwrap();
+
+    // Only an existing item: deleting nothing is an error, not `None`.
+    let nothing = repo
+        .delete_ticket_when(&key("9"), &Condition::item_exists())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(nothing, Error::ConditionNotMet { stored: None, .. }),
+        "{nothing:?}"
+    );
+    assert!(nothing.stored_as::<Ticket>().is_none());
+
+    // Only a closed ticket: this one is open, and stays.
+    let open = repo
+        .delete_ticket_when(&key("1"), &Ticket::STATUS.eq(Status::Closed))
+        .await
+        .unwrap_err();
+    assert_eq!(stored(&open), ticket("1"));
+    assert!(repo.ticket(&key("1")).await.unwrap().is_some());
+
+    let deleted = repo
+        .delete_ticket_when(
+            &key("1"),
+            &Condition::item_exists().and(Ticket::STATUS.eq(Status::Open)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(deleted, Some(ticket("1")));
+    assert!(repo.ticket(&key("1")).await.unwrap().is_none());
+}
