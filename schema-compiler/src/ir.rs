@@ -255,6 +255,19 @@ pub struct Entity {
     /// Sample items declared in the spec (the Workbench model shows these
     /// instead of generated ones); `Some(vec![])` shows none.
     pub examples: Option<Vec<Example>>,
+    /// Named write conditions on the stored item, by name: each a list of
+    /// conditions that must all hold.
+    pub conditions: IndexMap<String, NamedCondition>,
+}
+
+/// A write condition the spec names on an entity (`conditions: { open:
+/// { status: { equals: open } } }`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NamedCondition {
+    /// Its name (the generated constructor's).
+    pub name: Spanned<String>,
+    /// What must hold, in the grammar of a query's filter.
+    pub conditions: Vec<FilterCondition>,
 }
 
 impl AccessPattern {

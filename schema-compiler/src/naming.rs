@@ -278,6 +278,15 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             format!("the conditional delete of entity `{name}`"),
             span,
         );
+        let functions = format!("the functions of {}", pascal(name));
+        for condition in entity.conditions.values() {
+            add(
+                &functions,
+                snake(condition.name.as_str()),
+                format!("the condition `{}` of entity `{name}`", condition.name),
+                condition.name.span,
+            );
+        }
         // The update type's methods: a setter per attribute an update can
         // change and the element changes (its own four are reserved below).
         // (Two setters that clash are two fields that clash, reported for
@@ -404,6 +413,12 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             }
             "the repository" if REPOSITORY_METHODS.contains(&name) => {
                 Some("a method every repository has")
+            }
+            scope
+                if scope.starts_with("the functions of ")
+                    && ["key", "with_timestamps"].contains(&name) =>
+            {
+                Some("a method of every entity's struct")
             }
             scope
                 if scope.starts_with("impl ")

@@ -275,12 +275,17 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
 /// A query's FilterExpression: its conditions joined by `AND`, the
 /// attribute of condition `i` named `#f{i}`, its operands `:f{i}_{j}`.
 pub fn filter_expression(q: &ir::Query) -> Option<String> {
+    conditions_expression(&q.filter)
+}
+
+/// Conditions in the filter grammar as one expression (see
+/// [`filter_expression`]); `None` when there are none.
+pub fn conditions_expression(conditions: &[ir::FilterCondition]) -> Option<String> {
     use ir::FilterOp as F;
-    if q.filter.is_empty() {
+    if conditions.is_empty() {
         return None;
     }
-    let terms: Vec<String> = q
-        .filter
+    let terms: Vec<String> = conditions
         .iter()
         .enumerate()
         .map(|(i, condition)| {
@@ -313,10 +318,16 @@ pub fn filter_expression(q: &ir::Query) -> Option<String> {
 
 /// A query's filter as people read it: `status = live AND price <= <max_price>`.
 pub fn filter_text(q: &ir::Query) -> Option<String> {
-    let mut text = filter_expression(q)?;
+    conditions_text(&q.filter)
+}
+
+/// Conditions in the filter grammar as people read them (see
+/// [`filter_text`]).
+pub fn conditions_text(conditions: &[ir::FilterCondition]) -> Option<String> {
+    let mut text = conditions_expression(conditions)?;
     // Longest placeholders first: `:f1_10` before `:f1_1`.
     let mut replacements: Vec<(String, String)> = Vec::new();
-    for (i, condition) in q.filter.iter().enumerate() {
+    for (i, condition) in conditions.iter().enumerate() {
         replacements.push((format!("#f{i}"), condition.attribute.clone()));
         for (j, operand) in condition.operands.iter().enumerate() {
             let value = match operand {

@@ -46,6 +46,34 @@ impl Condition {
         Condition(Node::ItemExists)
     }
 
+    /// A condition of the filter grammar on the attribute stored as
+    /// `attribute`: `kind` is `=`, `<>`, `<`, `<=`, `>`, `>=`, `BETWEEN`,
+    /// `IN`, `begins_with`, `contains`, `exists` or `not_exists`. For
+    /// generated code (the spec's named conditions); an operand that could
+    /// not be stored refuses the condition.
+    #[doc(hidden)]
+    pub fn of(
+        kind: &'static str,
+        attribute: &'static str,
+        operands: Vec<Result<AttributeValue, ValueError>>,
+    ) -> Condition {
+        let operands: Result<Vec<AttributeValue>, ValueError> = operands.into_iter().collect();
+        let mut operands = match operands {
+            Ok(v) => v.into_iter(),
+            Err(e) => return Condition(Node::Invalid(e)),
+        };
+        let mut next = || operands.next().unwrap_or(AttributeValue::Null(true));
+        Condition(match kind {
+            "BETWEEN" => Node::Between(attribute, next(), next()),
+            "IN" => Node::In(attribute, operands.collect()),
+            "begins_with" => Node::Function("begins_with", attribute, next()),
+            "contains" => Node::Function("contains", attribute, next()),
+            "exists" => Node::Exists(attribute, true),
+            "not_exists" => Node::Exists(attribute, false),
+            op => Node::Compare(attribute, op, next()),
+        })
+    }
+
     /// Both hold.
     #[must_use]
     pub fn and(self, other: Condition) -> Condition {

@@ -175,3 +175,62 @@ async fn deletes_apply_only_when_their_condition_holds() {
     assert_eq!(deleted, Some(ticket("1")));
     assert!(repo.ticket(&key("1")).await.unwrap().is_none());
 }
+
+/// The spec's named conditions (`conditions:` of `Ticket`) are typed
+/// constructors over the same fields: `Ticket::open()`,
+/// `Ticket::at_least(least)`, `Ticket::assignable(taken_by)`,
+/// `Ticket::due_before(before)`.
+#[tokio::test]
+async fn conditions_the_spec_names_are_typed_constructors() {
+    let repo = repo().await;
+    repo.create_ticket(&ticket("1")).await.unwrap();
+    let close = || {
+        TicketUpdate::default()
+            .status(Status::Closed)
+            .when(Ticket::open())
+    };
+    repo.update_ticket(&key("1"), close()).await.unwrap();
+    let again = repo.update_ticket(&key("1"), close()).await.unwrap_err();
+    assert_eq!(stored(&again).status, Status::Closed);
+
+    let raise = |least: i64| {
+        TicketUpdate::default()
+            .title("urgent")
+            .when(Ticket::at_least(least))
+    };
+    assert!(repo.update_ticket(&key("1"), raise(4)).await.is_err());
+    assert_eq!(
+        repo.update_ticket(&key("1"), raise(3)).await.unwrap().title,
+        "urgent"
+    );
+
+    let assign = |who: &str, unless: &str| {
+        TicketUpdate::default()
+            .assignee(Some(who.to_owned()))
+            .when(Ticket::assignable(unless))
+    };
+    // No assignee yet: `<>` holds for an absent attribute.
+    repo.update_ticket(&key("1"), assign("ann", "ann"))
+        .await
+        .unwrap();
+    let taken = repo
+        .update_ticket(&key("1"), assign("bob", "ann"))
+        .await
+        .unwrap_err();
+    assert_eq!(stored(&taken).assignee.as_deref(), Some("ann"));
+
+    let due = DateTime::from_secs(1_800_000_000);
+    let early = repo
+        .delete_ticket_when(&key("1"), &Ticket::due_before(due))
+        .await
+        .unwrap_err();
+    assert_eq!(stored(&early).due_at, Some(due));
+    let deleted = repo
+        .delete_ticket_when(
+            &key("1"),
+            &Ticket::due_before(DateTime::from_secs(1_800_000_001)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(deleted.map(|t| t.title), Some("urgent".to_owned()));
+}

@@ -87,6 +87,7 @@ impl Resolver<'_> {
             version_attribute: None,
             aggregate: None,
             examples: None,
+            conditions: IndexMap::new(),
         };
         entity.primary_key = self.resolve_primary_key(&decl.key, &entity, spec);
         entity.index_keys = self.resolve_index_keys(decl, &entity, spec);
@@ -99,6 +100,7 @@ impl Resolver<'_> {
             .examples
             .as_ref()
             .map(|examples| self.resolve_examples(examples, &entity, spec));
+        entity.conditions = self.resolve_named_conditions(&decl.conditions, &entity, spec);
         entity
     }
 

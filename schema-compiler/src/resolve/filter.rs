@@ -24,10 +24,118 @@ impl Resolver<'_> {
         key_params: &IndexMap<String, ir::Param>,
         spec: &ir::Spec,
     ) -> Vec<ir::FilterCondition> {
+        let taken: Vec<&str> = key_params.keys().map(String::as_str).collect();
+        self.resolve_conditions(&filter.value, &taken, spec, |this, name| {
+            this.filter_attribute(name, index, returns, spec)
+        })
+    }
+
+    /// An entity's named write conditions (`conditions:`), each in the
+    /// grammar of a filter, on the entity's stored attributes.
+    pub(super) fn resolve_named_conditions(
+        &mut self,
+        decls: &syntax::de::NamedMap<syntax::de::NamedMap<syntax::FilterDecl>>,
+        entity: &ir::Entity,
+        spec: &ir::Spec,
+    ) -> IndexMap<String, ir::NamedCondition> {
+        let mut out = IndexMap::new();
+        for (name, decl) in decls.iter() {
+            let snake = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            if !snake {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidName,
+                        format!("`{name}` is not a valid condition name"),
+                    )
+                    .label(name.span, "condition name")
+                    .help("a condition becomes a function (`Ticket::open()`): use snake_case"),
+                );
+                continue;
+            }
+            if decl.value.0.is_empty() {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        format!("condition `{name}` names no attribute"),
+                    )
+                    .label(name.span, "empty condition")
+                    .help("give at least one attribute and its condition, as in a filter"),
+                );
+                continue;
+            }
+            let conditions = self.resolve_conditions(&decl.value, &[], spec, |this, attribute| {
+                this.condition_attribute(attribute, entity)
+            });
+            if conditions.len() == decl.value.0.len() {
+                out.insert(
+                    name.value.clone(),
+                    ir::NamedCondition {
+                        name: name.clone(),
+                        conditions,
+                    },
+                );
+            }
+        }
+        out
+    }
+
+    /// The attribute a named condition names: the entity's, stored.
+    fn condition_attribute<'e>(
+        &mut self,
+        name: &Spanned<String>,
+        entity: &'e ir::Entity,
+    ) -> Option<&'e ir::Attribute> {
+        let Some(attribute) = entity.attributes.get(&name.value) else {
+            let help = match did_you_mean(name, entity.attributes.keys().map(String::as_str)) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None => format!("name an attribute of `{}`", entity.name),
+            };
+            self.error(
+                Diagnostic::new(
+                    Code::UnknownAttribute,
+                    format!(
+                        "the condition names `{name}`, which `{}` does not have",
+                        entity.name
+                    ),
+                )
+                .label(name.span, "unknown attribute")
+                .help(help),
+            );
+            return None;
+        };
+        if attribute.key_only {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!(
+                        "the condition names `{name}`, which lives only inside a key (`key_only`)"
+                    ),
+                )
+                .label(name.span, "not a stored attribute")
+                .help("the item's key already fixes it"),
+            );
+            return None;
+        }
+        Some(attribute)
+    }
+
+    /// Conditions in the filter grammar: per attribute (found by
+    /// `attribute`), one operator and its operands; parameters must not be
+    /// one of `taken`.
+    fn resolve_conditions<'s>(
+        &mut self,
+        decls: &syntax::de::NamedMap<syntax::FilterDecl>,
+        taken: &[&str],
+        spec: &ir::Spec,
+        mut attribute: impl FnMut(&mut Self, &Spanned<String>) -> Option<&'s ir::Attribute>,
+    ) -> Vec<ir::FilterCondition> {
         let mut out = Vec::new();
         let mut params: Vec<String> = Vec::new();
-        for (name, decl) in filter.value.iter() {
-            let Some(attribute) = self.filter_attribute(name, index, returns, spec) else {
+        for (name, decl) in decls.iter() {
+            let Some(attribute) = attribute(self, name) else {
                 continue;
             };
             let given = operators(&decl.value);
@@ -83,7 +191,7 @@ impl Resolver<'_> {
             let mut resolved = Vec::new();
             for operand in operands {
                 if let Some(o) =
-                    self.filter_operand(operand, &operand_type, key_params, &mut params, spec)
+                    self.filter_operand(operand, &operand_type, taken, &mut params, spec)
                 {
                     resolved.push(o);
                 }
@@ -289,7 +397,7 @@ impl Resolver<'_> {
         &mut self,
         operand: &Spanned<Scalar>,
         ty: &AttributeType,
-        key_params: &IndexMap<String, ir::Param>,
+        taken: &[&str],
         params: &mut Vec<String>,
         spec: &ir::Spec,
     ) -> Option<FilterOperand> {
@@ -309,9 +417,11 @@ impl Resolver<'_> {
                 let problem = if !snake {
                     Some("a parameter becomes a method argument: use snake_case".to_owned())
                 } else if tenant {
-                    Some("the tenant comes from the tenant's handle, never from a filter: a filter does not isolate tenants".to_owned())
-                } else if key_params.contains_key(name) || params.iter().any(|p| p == name) {
-                    Some(format!("`{name}` is already a parameter of this query: give each filter operand its own name"))
+                    Some("the tenant comes from the tenant's handle, never from a filter or condition: they do not isolate tenants".to_owned())
+                } else if taken.contains(&name) || params.iter().any(|p| p == name) {
+                    Some(format!(
+                        "`{name}` is already a parameter here: give each operand its own name"
+                    ))
                 } else if name.starts_with("__") {
                     Some("names starting with `__` are reserved".to_owned())
                 } else {
@@ -321,7 +431,7 @@ impl Resolver<'_> {
                     self.error(
                         Diagnostic::new(
                             Code::InvalidName,
-                            format!("`<{name}>` cannot be a filter parameter"),
+                            format!("`<{name}>` cannot be a parameter here"),
                         )
                         .label(operand.span, "this operand")
                         .help(help),

@@ -199,6 +199,7 @@ impl Emitter<'_> {
             aggregate: _,
             // Sample items only feed the Workbench model.
             examples: _,
+            conditions,
         } = entity;
         let ty = pascal_ident(name.as_str());
         let key_ty = key_type(name.as_str());
@@ -265,6 +266,7 @@ impl Emitter<'_> {
         let entity_impl = self.emit_entity_impl(entity);
         let key_fn = self.emit_key_fn(entity);
         let update = self.emit_update(entity);
+        let named_conditions = conditions.values().map(|c| self.named_condition(entity, c));
         // A typed field per stored attribute, for write conditions.
         let field_consts = attributes.values().filter(|a| !a.key_only).map(|a| {
             let c = format_ident!("{}", super::names::field_const(a.name.as_str()));
@@ -318,6 +320,7 @@ impl Emitter<'_> {
 
             impl #ty {
                 #(#field_consts)*
+                #(#named_conditions)*
 
                 /// This item's primary key.
                 pub fn key(&self) -> #key_ty {
@@ -641,6 +644,78 @@ impl Emitter<'_> {
                 #(#fields)*
                 #(#defaults)*
             })
+        }
+    }
+
+    /// The constructor of a condition the spec names on `entity`
+    /// (`Ticket::open()`, `Product::in_stock(quantity)`).
+    fn named_condition(&self, entity: &ir::Entity, named: &ir::NamedCondition) -> TokenStream {
+        let name = entity.name.as_str();
+        let f = snake_ident(named.name.as_str());
+        let context = format!("{name}::{}", named.name.as_str());
+        let mut params = Vec::new();
+        let parts: Vec<TokenStream> = named
+            .conditions
+            .iter()
+            .map(|c| {
+                let kind = match c.op {
+                    ir::FilterOp::Equals => "=",
+                    ir::FilterOp::NotEquals => "<>",
+                    ir::FilterOp::Lt => "<",
+                    ir::FilterOp::Lte => "<=",
+                    ir::FilterOp::Gt => ">",
+                    ir::FilterOp::Gte => ">=",
+                    ir::FilterOp::Between => "BETWEEN",
+                    ir::FilterOp::In => "IN",
+                    ir::FilterOp::BeginsWith => "begins_with",
+                    ir::FilterOp::Contains => "contains",
+                    ir::FilterOp::Exists => "exists",
+                    ir::FilterOp::NotExists => "not_exists",
+                };
+                for operand in &c.operands {
+                    if let ir::FilterOperand::Param { name: p, r#type } = operand {
+                        let ident = snake_ident(p);
+                        let ty = match r#type {
+                            ir::AttributeType::String { .. } => quote!(&str),
+                            ir::AttributeType::Decimal { .. } => quote!(&__rt::Decimal),
+                            other @ (ir::AttributeType::Integer { .. }
+                            | ir::AttributeType::Boolean
+                            | ir::AttributeType::Datetime { .. }
+                            | ir::AttributeType::Enum { .. }
+                            | ir::AttributeType::List { .. }
+                            | ir::AttributeType::Map { .. }
+                            | ir::AttributeType::Set { .. }
+                            | ir::AttributeType::Binary { .. }) => {
+                                self.type_of(name, &c.attribute, other)
+                            }
+                        };
+                        params.push(quote!(#ident: #ty));
+                    }
+                }
+                let values = c.operands.iter().map(|o| {
+                    match super::patterns::operand_value_of(&context, c, o) {
+                        (value, true) => value,
+                        (value, false) => quote!(Ok(#value)),
+                    }
+                });
+                let stored = c.stored.as_str();
+                quote!(__rt::Condition::of(#kind, #stored, vec![#(#values),*]))
+            })
+            .collect();
+        let text = crate::plan::conditions_text(&named.conditions).unwrap_or_default();
+        let d = format!(
+            " The spec's write condition `{}` of a stored [`{name}`]: `{text}`. Pass it to an update's `when` or to `delete_…_when`.",
+            named.name.as_str()
+        );
+        let mut parts = parts.into_iter();
+        let first = parts
+            .next()
+            .unwrap_or_else(|| quote!(__rt::Condition::item_exists()));
+        quote! {
+            #[doc = #d]
+            pub fn #f(#(#params),*) -> __rt::Condition {
+                #first #(.and(#parts))*
+            }
         }
     }
 

@@ -322,41 +322,16 @@ impl<'a> Emitter<'a> {
     }
 
     /// A filter operand as an `AttributeValue` expression, stored as the
-    /// attribute is (a datetime in its format).
+    /// attribute is (a datetime in its format); `?` on a `ValueError`.
     fn filter_value(
         &self,
         pattern: &str,
         condition: &ir::FilterCondition,
         operand: &ir::FilterOperand,
     ) -> TokenStream {
-        use ir::AttributeType as T;
-        match operand {
-            ir::FilterOperand::Literal(ir::FilterLiteral::S(text)) => {
-                quote!(__rt::S(#text.to_owned()))
-            }
-            ir::FilterOperand::Literal(ir::FilterLiteral::N(n)) => quote!(__rt::N(#n.to_owned())),
-            ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => {
-                quote!(__rt::AttributeValue::Bool(#b))
-            }
-            ir::FilterOperand::Param { name, r#type } => {
-                let ident = snake_ident(name);
-                match r#type {
-                    T::String { .. } => quote!(__rt::S(#ident.to_owned())),
-                    T::Decimal { .. } => quote!(__rt::Attr::to_av(#ident)),
-                    T::Datetime { format, precision } => {
-                        let format = super::types::time_format(*format, *precision);
-                        let attribute = condition.attribute.as_str();
-                        quote!(__rt::Attr::store(&#ident, __rt::Store::Time(#format), #pattern, #attribute)?)
-                    }
-                    T::Integer { .. }
-                    | T::Boolean
-                    | T::Enum { .. }
-                    | T::List { .. }
-                    | T::Map { .. }
-                    | T::Set { .. }
-                    | T::Binary { .. } => quote!(__rt::Attr::to_av(&#ident)),
-                }
-            }
+        match operand_value_of(pattern, condition, operand) {
+            (value, true) => quote!(#value?),
+            (value, false) => value,
         }
     }
 
@@ -1218,4 +1193,44 @@ fn filter_params(
             ir::FilterOperand::Literal(_) => None,
         })
     })
+}
+
+/// A condition operand as an `AttributeValue` expression, and whether it
+/// is fallible (a `Result<AttributeValue, ValueError>`: a datetime stored
+/// in its format): a literal as stored, or a parameter (named as the
+/// operand) stored as the attribute is; `context` names the call in errors.
+pub(super) fn operand_value_of(
+    context: &str,
+    condition: &ir::FilterCondition,
+    operand: &ir::FilterOperand,
+) -> (TokenStream, bool) {
+    use ir::AttributeType as T;
+    let value = match operand {
+        ir::FilterOperand::Literal(ir::FilterLiteral::S(text)) => quote!(__rt::S(#text.to_owned())),
+        ir::FilterOperand::Literal(ir::FilterLiteral::N(n)) => quote!(__rt::N(#n.to_owned())),
+        ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => {
+            quote!(__rt::AttributeValue::Bool(#b))
+        }
+        ir::FilterOperand::Param { name, r#type } => {
+            let ident = snake_ident(name);
+            match r#type {
+                T::String { .. } => quote!(__rt::S(#ident.to_owned())),
+                T::Decimal { .. } => quote!(__rt::Attr::to_av(#ident)),
+                T::Datetime { format, precision } => {
+                    let format = super::types::time_format(*format, *precision);
+                    let attribute = condition.attribute.as_str();
+                    let store = quote!(__rt::Attr::store(&#ident, __rt::Store::Time(#format), #context, #attribute));
+                    return (store, true);
+                }
+                T::Integer { .. }
+                | T::Boolean
+                | T::Enum { .. }
+                | T::List { .. }
+                | T::Map { .. }
+                | T::Set { .. }
+                | T::Binary { .. } => quote!(__rt::Attr::to_av(&#ident)),
+            }
+        }
+    };
+    (value, false)
 }
