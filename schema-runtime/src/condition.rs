@@ -64,7 +64,7 @@ impl Condition {
         };
         let mut next = || operands.next().unwrap_or(AttributeValue::Null(true));
         Condition(match kind {
-            "BETWEEN" => Node::Between(attribute, next(), next()),
+            "BETWEEN" => between(attribute, next(), next()),
             "IN" => Node::In(attribute, operands.collect()),
             "begins_with" => Node::Function("begins_with", attribute, next()),
             "contains" => Node::Function("contains", attribute, next()),
@@ -199,6 +199,20 @@ fn render(
     }
 }
 
+/// `a BETWEEN low AND high`; with the bounds reversed, a condition that
+/// never holds (DynamoDB refuses such a `BETWEEN` instead of finding the
+/// range empty).
+fn between(attribute: &'static str, low: AttributeValue, high: AttributeValue) -> Node {
+    if crate::query::descending(&low, &high) {
+        Node::And(
+            Box::new(Node::Exists(attribute, true)),
+            Box::new(Node::Exists(attribute, false)),
+        )
+    } else {
+        Node::Between(attribute, low, high)
+    }
+}
+
 /// An attribute of an entity, typed: what conditions compare it with.
 /// Generated for every stored attribute (`Ticket::STATUS`); a value is
 /// stored as the attribute is (a datetime in its format).
@@ -308,7 +322,7 @@ impl<T: Attr> Field<T> {
     /// The attribute is within `low..=high`.
     pub fn between(&self, low: impl Into<T>, high: impl Into<T>) -> Condition {
         match (self.stored(&low.into()), self.stored(&high.into())) {
-            (Ok(l), Ok(h)) => Condition(Node::Between(self.name, l, h)),
+            (Ok(l), Ok(h)) => Condition(between(self.name, l, h)),
             (Err(e), _) | (_, Err(e)) => Condition(Node::Invalid(e)),
         }
     }

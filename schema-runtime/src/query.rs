@@ -285,7 +285,7 @@ impl QueryRequest {
 /// Whether `low` sorts after `high` in DynamoDB's order: strings and
 /// binaries by their bytes (as Rust's `str` and slices compare), numbers
 /// by value.
-fn descending(low: &AttributeValue, high: &AttributeValue) -> bool {
+pub(crate) fn descending(low: &AttributeValue, high: &AttributeValue) -> bool {
     match (low, high) {
         (AttributeValue::S(low), AttributeValue::S(high)) => low > high,
         (AttributeValue::B(low), AttributeValue::B(high)) => low.as_ref() > high.as_ref(),

@@ -474,6 +474,32 @@ fn draw_filter(rng: &mut fastrand::Rng) -> (crate::semantics::FilterOp, Vec<Stri
     (op, operands, param)
 }
 
+/// A write condition on `note` of `entity` through its typed field.
+fn field_condition(entity: &str, op: crate::semantics::FilterOp, operands: &[String]) -> String {
+    use crate::semantics::FilterOp as F;
+    let field = format!("{entity}::NOTE");
+    let o = |i: usize| format!("{:?}", operands.get(i).map_or("", String::as_str));
+    match op {
+        F::Equals => format!("{field}.eq({})", o(0)),
+        F::NotEquals => format!("{field}.ne({})", o(0)),
+        F::Lt => format!("{field}.lt({})", o(0)),
+        F::Gte => format!("{field}.ge({})", o(0)),
+        F::Between => format!("{field}.between({}, {})", o(0), o(1)),
+        F::In => format!(
+            "{field}.is_in([{}].map(String::from))",
+            operands
+                .iter()
+                .map(|v| format!("{v:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        F::BeginsWith => format!("{field}.begins_with({})", o(0)),
+        F::Contains => format!("{field}.contains({})", o(0)),
+        F::Exists => format!("{field}.exists()"),
+        F::NotExists => format!("{field}.not_exists()"),
+    }
+}
+
 /// Draws a spec.
 pub fn generate(seed: u64) -> Spec {
     let mut rng = fastrand::Rng::with_seed(seed);
@@ -1176,6 +1202,7 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
     // The items: a few per entity and tenant, values from small pools so
     // that collections form and keys come close.
     let mut versioned_keys = std::collections::BTreeSet::new();
+    let mut picks = fastrand::Rng::with_seed(spec.seed ^ 0xc0d1);
     for (t, tenant) in TENANTS.iter().enumerate() {
         for e in &spec.entities {
             if e.global && t > 0 {
@@ -1242,7 +1269,30 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                         let _ = write!(fields, "{}: {}, ", a.name, v.rust);
                     }
                 }
-                let _ = writeln!(d, "        run.wrote(\"put_{lower}\", {handle}.put_{lower}(&{} {{ {fields}}}).await);", e.name);
+                let _ = writeln!(d, "        let item = {} {{ {fields}}};", e.name);
+                let _ = writeln!(
+                    d,
+                    "        run.wrote(\"put_{lower}\", {handle}.put_{lower}(&item).await);"
+                );
+                // Sometimes, a conditional update of the item just written,
+                // on its `note`: drawn apart from the main sequence.
+                if picks.u8(..3) == 0 {
+                    let (op, operands, _) = draw_filter(&mut picks);
+                    let note = values
+                        .iter()
+                        .find(|(a, _, _)| a.name == "note")
+                        .and_then(|(_, v, present)| present.then(|| v.key.clone()));
+                    let holds = op.holds(note.as_deref(), &operands);
+                    let condition = field_condition(&e.name, op, &operands);
+                    let what = format!("update_{lower} when {op:?} {operands:?} on {note:?}");
+                    let optional = e.attrs.iter().any(|a| a.name == "note" && a.optional);
+                    let set = if optional {
+                        "Some(\"q\".to_owned())"
+                    } else {
+                        "\"q\""
+                    };
+                    let _ = writeln!(d, "        run.conditioned({what:?}, {holds}, {handle}.update_{lower}(&item.key(), {}Update::default().note({set}).when({condition})).await);", e.name);
+                }
             }
         }
     }

@@ -132,6 +132,37 @@ impl Run {
         }
     }
 
+    /// A conditional write whose condition the semantics say holds (it
+    /// must apply) or not (it must fail with `ConditionNotMet`, carrying
+    /// the stored item, and write nothing).
+    pub fn conditioned<T>(
+        &mut self,
+        what: &str,
+        holds: bool,
+        result: Result<T, schema_runtime::Error>,
+    ) {
+        self.writes += 1;
+        self.queries += 1;
+        match (holds, result) {
+            (true, Ok(_))
+            | (
+                false,
+                Err(schema_runtime::Error::ConditionNotMet {
+                    stored: Some(_), ..
+                }),
+            ) => {}
+            (true, Err(e)) => self
+                .disagreements
+                .push(format!("{what}: the condition holds, the write failed: {e}")),
+            (false, Ok(_)) => self
+                .disagreements
+                .push(format!("{what}: the condition does not hold, the write applied")),
+            (false, Err(e)) => self.disagreements.push(format!(
+                "{what}: the condition does not hold, and the error is not ConditionNotMet with the item: {e:?}"
+            )),
+        }
+    }
+
     /// Reads every stored item back, raw.
     pub async fn scan(&mut self, client: &schema_runtime::sdk::Client, table: &str) {
         let mut start = None;
