@@ -149,6 +149,11 @@ pub fn delete_when(spec: &ir::Spec, entity: &str) -> String {
     format!("{}_when", entity_op(spec, "delete", entity))
 }
 
+/// `put_ticket_when`: the conditional put of an entity.
+pub fn put_when(spec: &ir::Spec, entity: &str) -> String {
+    format!("{}_when", entity_op(spec, "put", entity))
+}
+
 /// `STATUS`: the typed field constant of an attribute (`Ticket::STATUS`),
 /// for write conditions.
 pub fn field_const(attribute: &str) -> String {
@@ -276,6 +281,12 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             methods,
             delete_when(spec, name),
             format!("the conditional delete of entity `{name}`"),
+            span,
+        );
+        add(
+            methods,
+            put_when(spec, name),
+            format!("the conditional put of entity `{name}`"),
             span,
         );
         let functions = format!("the functions of {}", pascal(name));

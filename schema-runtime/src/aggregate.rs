@@ -388,14 +388,53 @@ fn is_empty_set(v: &AttributeValue) -> bool {
 }
 
 /// One change of an item, as a DynamoDB Streams record carries it: the
-/// image before (absent for an insert) and after (absent for a removal).
+/// image before (absent for an insert) and after (absent for a removal),
+/// and which record it is.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChangeRecord {
     /// `OldImage`.
     pub old: Option<Item>,
     /// `NewImage`.
     pub new: Option<Item>,
+    /// Which stream record this is; with it, [`apply`] applies the record
+    /// once however often it is delivered. `None` for a change made up by
+    /// hand, which is applied each time.
+    pub id: Option<RecordId>,
 }
+
+/// A stream record's identity: what the stream delivers again, unchanged,
+/// when a batch is redelivered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordId {
+    /// `eventID`: globally unique per record.
+    pub event_id: String,
+    /// `ApproximateCreationDateTime`, in seconds since the Unix epoch: when
+    /// the record's mark may be forgotten (the stream keeps records for 24
+    /// hours).
+    pub created: i64,
+}
+
+impl RecordId {
+    /// The mark a counter item keeps of an applied record:
+    /// `<hours since the epoch>:<eventID>`.
+    fn mark(&self) -> String {
+        format!("{}:{}", self.created.div_euclid(3600), self.event_id)
+    }
+}
+
+/// The counter item's string set of the records applied to it in the last
+/// [`RETAINED_HOURS`]: generated attribute names begin with `__`, which a
+/// spec's attributes may not.
+pub const APPLIED_ATTRIBUTE: &str = "__applied";
+
+/// How long a counter remembers a record it applied: the stream keeps a
+/// record for 24 hours, so no redelivery comes later than that (one hour
+/// more for clock skew between records).
+pub const RETAINED_HOURS: i64 = 25;
+
+/// How many records one counter update marks: 50 `NOT contains(…)` terms
+/// stay well within DynamoDB's 4 KB expression limit.
+const MARKS_PER_UPDATE: usize = 50;
 
 /// What to add to one counter.
 #[derive(Debug, Clone, PartialEq)]
@@ -404,15 +443,22 @@ pub struct CounterChange {
     pub counter: Counter,
     /// Its group (the counter item's key and attributes).
     pub group: Group,
-    /// The amount to add (negative to subtract).
+    /// The amount to add (negative to subtract): the sum of `records`'
+    /// parts, and of the records without an identity.
     pub delta: i64,
+    /// The identified stream records this change is made of, each with its
+    /// part of `delta` (records that left the group as it was are not
+    /// here).
+    pub records: Vec<(RecordId, i64)>,
 }
 
 /// The counter changes of `records` for items of entity `E`: +1 for the
-/// new image's group, −1 for the old image's, netted per counter. Images of
-/// other entities are skipped; an image of `E` that does not decode is an
-/// error naming the attribute, and the other records are still counted.
-/// `group_of` takes the image (it reads the tenant from the item's key).
+/// new image's group, −1 for the old image's, netted per counter (each
+/// identified record keeps its own part, so [`apply`] can apply it once).
+/// Images of other entities are skipped; an image of `E` that does not
+/// decode is an error naming the attribute, and the other records are
+/// still counted. `group_of` takes the image (it reads the tenant from the
+/// item's key).
 pub fn count_changes<E: Entity>(
     records: &[ChangeRecord],
     counter: &Counter,
@@ -420,17 +466,9 @@ pub fn count_changes<E: Entity>(
 ) -> (Vec<CounterChange>, Vec<Error>) {
     let mut changes: Vec<CounterChange> = Vec::new();
     let mut errors = Vec::new();
-    let mut add =
-        |group: Group, delta: i64| match changes.iter_mut().find(|c| c.group.key == group.key) {
-            Some(change) => change.delta += delta,
-            None => changes.push(CounterChange {
-                counter: *counter,
-                group,
-                delta,
-            }),
-        };
     let is_counted = |item: &Item| E::IDENTITY.matches(item);
     for record in records {
+        let mut parts: Vec<(Group, i64)> = Vec::new();
         for (image, delta) in [(&record.old, -1), (&record.new, 1)] {
             let Some(item) = image.as_ref().filter(|i| is_counted(i)) else {
                 continue;
@@ -439,39 +477,162 @@ pub fn count_changes<E: Entity>(
                 .map_err(Error::from)
                 .and_then(|value| group_of(item, &value));
             match group {
-                Ok(group) => add(group, delta),
+                Ok(group) => match parts.iter_mut().find(|(g, _)| g.key == group.key) {
+                    Some((_, d)) => *d += delta,
+                    None => parts.push((group, delta)),
+                },
                 Err(e) => errors.push(e),
             }
         }
+        for (group, delta) in parts.into_iter().filter(|(_, d)| *d != 0) {
+            let change = match changes.iter_mut().find(|c| c.group.key == group.key) {
+                Some(change) => change,
+                None => {
+                    changes.push(CounterChange {
+                        counter: *counter,
+                        group,
+                        delta: 0,
+                        records: Vec::new(),
+                    });
+                    changes.last_mut().expect("a change was just pushed")
+                }
+            };
+            change.delta += delta;
+            if let Some(id) = &record.id {
+                change.records.push((id.clone(), delta));
+            }
+        }
     }
-    changes.retain(|c| c.delta != 0);
+    // A change that nets to nothing is still applied when it is made of
+    // identified records: their marks keep a later redelivery of some of
+    // them from counting them alone.
+    changes.retain(|c| c.delta != 0 || !c.records.is_empty());
     (changes, errors)
 }
 
 /// Applies counter changes, one UpdateItem each (ADD, creating the counter
-/// item when there is none).
+/// item when there is none). A change's identified records are applied
+/// once: the counter item keeps a mark of each record it applied (in
+/// [`APPLIED_ATTRIBUTE`], for [`RETAINED_HOURS`]) and the update applies
+/// only the records it holds no mark of — so a batch Lambda delivers again
+/// (whole, split, or from a failed record on), or an update whose answer
+/// was lost and that the SDK sent again, counts each record once.
 pub async fn apply(
     client: &Client,
     table: &TableInfo<'_>,
     changes: &[CounterChange],
 ) -> Result<(), Error> {
     for change in changes {
-        let update = add_to(&change.counter, &change.group, change.delta);
-        ops::update(
-            client,
-            table,
-            change.group.key.clone(),
-            update,
-            change.counter.entity,
-        )
-        .await?;
+        let unidentified = change.delta - change.records.iter().map(|(_, d)| d).sum::<i64>();
+        if unidentified != 0 || change.records.is_empty() {
+            let update = add_to(&change.counter, &change.group, unidentified);
+            let key = change.group.key.clone();
+            ops::update(client, table, key, update, change.counter.entity).await?;
+        }
+        let newest = change.records.iter().map(|(id, _)| id.created).max();
+        for chunk in change.records.chunks(MARKS_PER_UPDATE) {
+            let stored = apply_once(client, table, change, chunk).await?;
+            if let Some(newest) = newest {
+                forget_old_marks(client, table, change, &stored, newest).await?;
+            }
+        }
     }
+    Ok(())
+}
+
+/// Adds the parts of `records` the counter holds no mark of, with their
+/// marks, and returns the counter item as left. Another writer may mark
+/// some of them between a refusal and the next attempt (the same batch
+/// handled twice at once): each attempt drops what the refusal showed.
+async fn apply_once(
+    client: &Client,
+    table: &TableInfo<'_>,
+    change: &CounterChange,
+    records: &[(RecordId, i64)],
+) -> Result<Item, Error> {
+    let mut pending: Vec<(String, i64)> = records.iter().map(|(id, d)| (id.mark(), *d)).collect();
+    for _ in 0..ATTEMPTS {
+        if pending.is_empty() {
+            return Ok(Item::new());
+        }
+        let marks: Vec<String> = pending.iter().map(|(m, _)| m.clone()).collect();
+        let unmarked = marks
+            .iter()
+            .map(|m| {
+                let held = crate::Condition::of(
+                    "contains",
+                    APPLIED_ATTRIBUTE,
+                    vec![Ok(AttributeValue::S(m.clone()))],
+                );
+                !held
+            })
+            .reduce(crate::Condition::and)
+            .expect("pending is not empty");
+        let delta = pending.iter().map(|(_, d)| d).sum();
+        let mut update = add_to(&change.counter, &change.group, delta);
+        update
+            .add
+            .push((APPLIED_ATTRIBUTE, AttributeValue::Ss(marks)));
+        update.when = Some(unmarked);
+        let key = change.group.key.clone();
+        match ops::update(client, table, key, update, change.counter.entity).await {
+            Ok(item) => return Ok(item),
+            Err(Error::ConditionNotMet { stored, .. }) => {
+                let held = stored.as_deref().map(applied_marks).unwrap_or_default();
+                pending.retain(|(m, _)| !held.contains(m));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Error::ConditionFailed {
+        entity: change.counter.entity,
+        operation: "apply counter changes",
+    })
+}
+
+/// The marks a counter item holds.
+fn applied_marks(item: &Item) -> Vec<String> {
+    match item.get(APPLIED_ATTRIBUTE) {
+        Some(AttributeValue::Ss(marks)) => marks.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// Removes the marks of records created more than [`RETAINED_HOURS`]
+/// before `newest` (the newest record applied), which no redelivery can
+/// bring again, so a counter item holds about a day of marks.
+async fn forget_old_marks(
+    client: &Client,
+    table: &TableInfo<'_>,
+    change: &CounterChange,
+    item: &Item,
+    newest: i64,
+) -> Result<(), Error> {
+    let cutoff = newest.div_euclid(3600) - RETAINED_HOURS;
+    let old: Vec<String> = applied_marks(item)
+        .into_iter()
+        .filter(|m| {
+            m.split_once(':')
+                .and_then(|(hour, _)| hour.parse::<i64>().ok())
+                .is_none_or(|hour| hour < cutoff)
+        })
+        .collect();
+    if old.is_empty() {
+        return Ok(());
+    }
+    let update = Update {
+        delete: vec![(APPLIED_ATTRIBUTE, AttributeValue::Ss(old))],
+        entity: change.counter.entity,
+        ..Update::default()
+    };
+    let key = change.group.key.clone();
+    ops::update(client, table, key, update, change.counter.entity).await?;
     Ok(())
 }
 
 #[cfg(feature = "streams")]
 mod streams {
-    use super::ChangeRecord;
+    use super::{ChangeRecord, RecordId};
     use crate::error::{DecodeError, DecodeProblem};
     use crate::sdk::types::AttributeValue;
     use crate::{Blob, Item};
@@ -520,13 +681,22 @@ mod streams {
     impl TryFrom<Record> for ChangeRecord {
         type Error = DecodeError;
         fn try_from(record: Record) -> Result<Self, DecodeError> {
-            let (old, new) = match record.dynamodb {
-                Some(stream) => (stream.old_image, stream.new_image),
-                None => (None, None),
+            let (old, new, created) = match record.dynamodb {
+                Some(stream) => (
+                    stream.old_image,
+                    stream.new_image,
+                    stream.approximate_creation_date_time.map(|t| t.secs()),
+                ),
+                None => (None, None, None),
+            };
+            let id = match (record.event_id, created) {
+                (Some(event_id), Some(created)) => Some(RecordId { event_id, created }),
+                _ => None,
             };
             Ok(ChangeRecord {
                 old: old.map(image).transpose()?,
                 new: new.map(image).transpose()?,
+                id,
             })
         }
     }
@@ -534,7 +704,7 @@ mod streams {
 
 #[cfg(feature = "lambda")]
 mod lambda {
-    use super::ChangeRecord;
+    use super::{ChangeRecord, RecordId};
     use crate::sdk::types::AttributeValue;
     use crate::{Blob, Item};
     use aws_lambda_events::event::dynamodb::{Event, EventRecord};
@@ -566,9 +736,18 @@ mod lambda {
     /// One record of a Lambda's DynamoDB Streams event.
     impl From<EventRecord> for ChangeRecord {
         fn from(record: EventRecord) -> Self {
+            // Without its creation time (Lambda may leave it out) a record's
+            // mark could never be forgotten: such a record is applied as
+            // delivered.
+            let created = record.change.approximate_creation_date_time.timestamp();
+            let id = (!record.event_id.is_empty() && created != 0).then(|| RecordId {
+                event_id: record.event_id,
+                created,
+            });
             ChangeRecord {
                 old: image(record.change.old_image),
                 new: image(record.change.new_image),
+                id,
             }
         }
     }
@@ -588,7 +767,7 @@ mod lambda {
         #[test]
         fn lambda_records_become_change_records() {
             let json = r#"{"Records":[{"eventID":"1","eventName":"MODIFY","eventVersion":"1.1","eventSource":"aws:dynamodb","awsRegion":"us-east-1",
-                "dynamodb":{"Keys":{"pk":{"S":"TENANT#acme|TICKET#T1"}},
+                "dynamodb":{"ApproximateCreationDateTime":1700000000,"Keys":{"pk":{"S":"TENANT#acme|TICKET#T1"}},
                   "NewImage":{"pk":{"S":"TENANT#acme|TICKET#T1"},"status":{"S":"CLOSED"},"n":{"N":"2"},"tags":{"L":[{"S":"a"}]}},
                   "OldImage":{"pk":{"S":"TENANT#acme|TICKET#T1"},"status":{"S":"OPEN"}},
                   "SequenceNumber":"111","SizeBytes":26,"StreamViewType":"NEW_AND_OLD_IMAGES"},
@@ -609,6 +788,12 @@ mod lambda {
             let old = records[0].old.as_ref().expect("an old image");
             assert_eq!(old.get("status"), Some(&AttributeValue::S("OPEN".into())));
             assert_eq!(records[1].old, None, "an insert has no old image");
+            let id = RecordId {
+                event_id: "1".into(),
+                created: 1_700_000_000,
+            };
+            assert_eq!(records[0].id, Some(id));
+            assert_eq!(records[1].id, None, "a record without its time");
         }
     }
 }

@@ -469,18 +469,60 @@ pub async fn put(
     version: Option<&'static str>,
     entity: &'static str,
 ) -> Result<(), Error> {
+    put_with(client, table, item, create, version, entity, None).await
+}
+
+/// [`put`] (not a create) applied only when `when` holds on the stored
+/// item (and, for a versioned entity, the version is the one before);
+/// otherwise [`Error::ConditionNotMet`] with the stored item (`None` when
+/// there is none).
+pub async fn put_when(
+    client: &Client,
+    table: &TableInfo<'_>,
+    item: Item,
+    version: Option<&'static str>,
+    entity: &'static str,
+    when: &crate::Condition,
+) -> Result<(), Error> {
+    put_with(client, table, item, false, version, entity, Some(when)).await
+}
+
+async fn put_with(
+    client: &Client,
+    table: &TableInfo<'_>,
+    item: Item,
+    create: bool,
+    version: Option<&'static str>,
+    entity: &'static str,
+    when: Option<&crate::Condition>,
+) -> Result<(), Error> {
     let condition = put_condition(table, &item, create, version, entity)?;
     let mut request = client
         .put_item()
         .table_name(table.name)
         .set_item(Some(item));
-    let mut expected = None;
-    if let Some(c) = condition {
-        expected = c.expected;
+    let (mut expression, mut names, mut values, expected) = match condition {
+        Some(c) => (
+            Some(c.expression.to_owned()),
+            c.names,
+            c.values.unwrap_or_default(),
+            c.expected,
+        ),
+        None => (None, std::collections::HashMap::new(), Item::new(), None),
+    };
+    if let Some(when) = when {
+        when.check()?;
+        let text = when.render(table.partition_key, &mut names, &mut values);
+        expression = Some(match expression {
+            Some(own) => format!("({own}) AND {text}"),
+            None => text,
+        });
+    }
+    if let Some(expression) = expression {
         request = request
-            .condition_expression(c.expression)
-            .set_expression_attribute_names(Some(c.names))
-            .set_expression_attribute_values(c.values);
+            .condition_expression(expression)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values));
     }
     let operation = if create { "create" } else { "put" };
     // The item written, to recognise it when a conditional put is retried.
@@ -515,6 +557,16 @@ pub async fn put(
                 if same_item(stored, written) {
                     return Err(Error::AlreadyAsWritten { entity, operation });
                 }
+            }
+            let failed = e
+                .as_service_error()
+                .is_some_and(|s| s.is_conditional_check_failed_exception());
+            if when.is_some() && failed {
+                return Err(Error::ConditionNotMet {
+                    entity,
+                    operation,
+                    stored: stored.cloned().map(Box::new),
+                });
             }
             Err(versioned(
                 crate::write_error(e, entity, operation),
@@ -1208,6 +1260,19 @@ impl Table<'_> {
             E::ENTITY_TYPE,
         )
         .await
+    }
+
+    /// Writes `entity` when `condition` holds on the stored item:
+    /// [`put_when`].
+    pub async fn put_when<E: Entity>(
+        &self,
+        entity: &E,
+        scope: &E::Scope,
+        condition: &crate::Condition,
+    ) -> Result<(), Error> {
+        let item = entity.to_item(scope)?;
+        let (version, name) = (E::VERSION_ATTRIBUTE, E::ENTITY_TYPE);
+        put_when(self.client, &self.info, item, version, name, condition).await
     }
 
     /// Writes `entity` when no item has its key: [`put`].

@@ -813,6 +813,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
+    /// Writes a [`Contestant`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_contestant_when(
+        &self,
+        item: &Contestant,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.table().put_when(item, &(), condition).await
+    }
     /// Deletes the [`Contestant`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_contestant_when(
         &self,
@@ -852,6 +860,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
+    /// Writes a [`VoteShard`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_vote_shard_when(
+        &self,
+        item: &VoteShard,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.table().put_when(item, &(), condition).await
+    }
     /// Deletes the [`VoteShard`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_vote_shard_when(
         &self,
@@ -890,6 +906,14 @@ impl Repository {
     ) -> Result<VoteTotal, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
+    }
+    /// Writes a [`VoteTotal`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_vote_total_when(
+        &self,
+        item: &VoteTotal,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.table().put_when(item, &(), condition).await
     }
     /// Deletes the [`VoteTotal`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_vote_total_when(

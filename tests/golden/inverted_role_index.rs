@@ -782,6 +782,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Writes a [`User`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_user_when(
+        &self,
+        item: &User,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
+    }
     /// Deletes the [`User`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_user_when(
         &self,
@@ -814,6 +822,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Role, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Writes a [`Role`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_role_when(
+        &self,
+        item: &Role,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
     }
     /// Deletes the [`Role`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_role_when(
@@ -856,6 +872,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<RoleAssignment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Writes a [`RoleAssignment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_role_assignment_when(
+        &self,
+        item: &RoleAssignment,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
     }
     /// Deletes the [`RoleAssignment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_role_assignment_when(

@@ -727,6 +727,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
+    /// Writes a [`Device`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_device_when(
+        &self,
+        item: &Device,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.table().put_when(item, &(), condition).await
+    }
     /// Deletes the [`Device`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_device_when(
         &self,
@@ -771,6 +779,14 @@ impl Repository {
     ) -> Result<DeviceReport, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
+    }
+    /// Writes a [`DeviceReport`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_device_report_when(
+        &self,
+        item: &DeviceReport,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.table().put_when(item, &(), condition).await
     }
     /// Deletes the [`DeviceReport`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_device_report_when(

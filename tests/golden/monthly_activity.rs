@@ -767,7 +767,7 @@ impl Repository {
     pub async fn create_table(&self) -> Result<(), __rt::Error> {
         TABLE.create(&self.client, &self.table_name).await
     }
-    /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none).
+    /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none). Each stream record is applied once: the counter item keeps a mark of the records it applied for a day, so a batch delivered again (whole, split, or from a failed record on) is not counted twice.
     pub async fn apply_counter_changes(
         &self,
         changes: &[__rt::aggregate::CounterChange],
@@ -833,6 +833,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Writes a [`ActivityEvent`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_activity_event_when(
+        &self,
+        item: &ActivityEvent,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
+    }
     /// Deletes the [`ActivityEvent`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_activity_event_when(
         &self,
@@ -877,6 +885,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<MonthlyActivityCount, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Writes a [`MonthlyActivityCount`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_monthly_activity_count_when(
+        &self,
+        item: &MonthlyActivityCount,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
     }
     /// Deletes the [`MonthlyActivityCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_monthly_activity_count_when(
@@ -1199,7 +1215,7 @@ fn activity_event_group_for_monthly_activity_count_image(
     )?;
     activity_event_group_for_monthly_activity_count(value, &scope)
 }
-/// The changes to [`MonthlyActivityCount`] counters that DynamoDB Streams records of `ActivityEvent` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted.
+/// The changes to [`MonthlyActivityCount`] counters that DynamoDB Streams records of `ActivityEvent` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted. `apply_counter_changes` applies each record once, also when the stream delivers a batch again.
 ///
 /// A stream consumer (a Lambda on the table's stream) turns each record's `OldImage`/`NewImage` into a [`::schema_runtime::aggregate::ChangeRecord`] (`ChangeRecord::from_lambda_event` with the runtime's `lambda` feature, or `ChangeRecord::try_from` a Streams SDK record with `streams`), calls this, and applies the result with `Repository::apply_counter_changes`:
 ///

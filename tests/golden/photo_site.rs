@@ -854,6 +854,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Writes a [`UserProfile`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_user_profile_when(
+        &self,
+        item: &UserProfile,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
+    }
     /// Deletes the [`UserProfile`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_user_profile_when(
         &self,
@@ -889,6 +897,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Photo, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Writes a [`Photo`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_photo_when(
+        &self,
+        item: &Photo,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
     }
     /// Deletes the [`Photo`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_photo_when(

@@ -582,6 +582,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Writes a [`Product`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_product_when(
+        &self,
+        item: &Product,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
+    }
     /// Deletes the [`Product`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_product_when(
         &self,

@@ -1002,6 +1002,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
     }
+    /// Writes a [`WishlistItem`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_wishlist_item_when(
+        &self,
+        item: &WishlistItem,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.table().put_when(item, &(), condition).await
+    }
     /// Deletes the [`WishlistItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_wishlist_item_when(
         &self,
@@ -1040,6 +1048,14 @@ impl Repository {
     ) -> Result<CartCount, __rt::Error> {
         let changes = update.to_update(key, &())?;
         self.table().update(key, &(), changes).await
+    }
+    /// Writes a [`CartCount`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_cart_count_when(
+        &self,
+        item: &CartCount,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.table().put_when(item, &(), condition).await
     }
     /// Deletes the [`CartCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_cart_count_when(

@@ -1487,6 +1487,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Writes a [`DocumentMeta`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_document_meta_when(
+        &self,
+        item: &DocumentMeta,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
+    }
     /// Deletes the [`DocumentMeta`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_meta_when(
         &self,
@@ -1531,6 +1539,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<DocumentBodyChunk, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Writes a [`DocumentBodyChunk`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_document_body_chunk_when(
+        &self,
+        item: &DocumentBodyChunk,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
     }
     /// Deletes the [`DocumentBodyChunk`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_body_chunk_when(
@@ -1577,6 +1593,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
     }
+    /// Writes a [`DocumentAttachment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_document_attachment_when(
+        &self,
+        item: &DocumentAttachment,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
+    }
     /// Deletes the [`DocumentAttachment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_attachment_when(
         &self,
@@ -1621,6 +1645,14 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<DocumentShare, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.table().update(key, &self.tenant, changes).await
+    }
+    /// Writes a [`DocumentShare`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    pub async fn put_document_share_when(
+        &self,
+        item: &DocumentShare,
+        condition: &__rt::Condition,
+    ) -> Result<(), __rt::Error> {
+        self.repo.table().put_when(item, &self.tenant, condition).await
     }
     /// Deletes the [`DocumentShare`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_share_when(

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use schema_runtime::aggregate::ChangeRecord;
 use schema_runtime::DateTime;
 use singletable_tests::generated::{shopping_cart, support_ticket};
-use singletable_tests::server;
+use singletable_tests::{faults, server};
 
 /// A small deterministic generator, so a failure can be replayed.
 struct Dice(u64);
@@ -156,12 +156,19 @@ async fn stream_records(endpoint: &str, table: &str) -> Vec<ChangeRecord> {
     records
 }
 
-#[tokio::test]
-async fn stream_counters_equal_a_recount() {
+/// A table of `support_ticket` after a random run of ticket creates,
+/// status changes and deletes, with the status each ticket is left in.
+struct TicketRun {
+    repo: support_ticket::Repository,
+    tenants: [support_ticket::TenantId; 2],
+    state: BTreeMap<(usize, String), support_ticket::Status>,
+    records: Vec<ChangeRecord>,
+}
+
+async fn ticket_run(table: &str) -> TicketRun {
     use support_ticket::*;
     let server = server::server().await;
-    let table = server::unique_table("TicketCounts");
-    let repo = Repository::new(server::client(&server.endpoint)).with_table_name(&table);
+    let repo = Repository::new(server::client(&server.endpoint)).with_table_name(table);
     repo.create_table().await.unwrap();
     let tenants = [TenantId::new("t1").unwrap(), TenantId::new("t10").unwrap()];
     let mut state: BTreeMap<(usize, String), Status> = BTreeMap::new();
@@ -204,28 +211,132 @@ async fn stream_counters_equal_a_recount() {
             }
         }
     }
-    let records = stream_records(&server.endpoint, &table).await;
+    let records = stream_records(&server.endpoint, table).await;
     assert!(!records.is_empty(), "the stream has records");
-    let (changes, errors) = ticket_count_changes(&records);
-    assert!(errors.is_empty(), "{errors:?}");
-    repo.apply_counter_changes(&changes).await.unwrap();
-    for (i, tenant) in tenants.iter().enumerate() {
-        let counts = repo
-            .for_tenant(tenant)
-            .ticket_counts_by_status()
-            .all()
-            .await
-            .unwrap();
-        for status in [Status::Open, Status::Closed] {
-            let recount = state
-                .iter()
-                .filter(|((t, _), s)| *t == i && **s == status)
-                .count() as i64;
-            let kept = counts
-                .iter()
-                .find(|c| c.status == status)
-                .map_or(0, |c| c.count);
-            assert_eq!(kept, recount, "tenant {} {status:?}", tenant.as_str());
+    TicketRun {
+        repo,
+        tenants,
+        state,
+        records,
+    }
+}
+
+impl TicketRun {
+    /// Each tenant's counters, and the count of its tickets by status.
+    async fn counts(&self) -> Vec<(i64, i64)> {
+        use support_ticket::Status;
+        let mut out = Vec::new();
+        for (i, tenant) in self.tenants.iter().enumerate() {
+            let counts = self
+                .repo
+                .for_tenant(tenant)
+                .ticket_counts_by_status()
+                .all()
+                .await
+                .unwrap();
+            for status in [Status::Open, Status::Closed] {
+                let recount = self
+                    .state
+                    .iter()
+                    .filter(|((t, _), s)| *t == i && **s == status)
+                    .count() as i64;
+                let kept = counts
+                    .iter()
+                    .find(|c| c.status == status)
+                    .map_or(0, |c| c.count);
+                out.push((kept, recount));
+            }
+        }
+        out
+    }
+
+    async fn assert_counts(&self) {
+        for (kept, recount) in self.counts().await {
+            assert_eq!(kept, recount);
         }
     }
+}
+
+#[tokio::test]
+async fn stream_counters_equal_a_recount() {
+    let run = ticket_run(&server::unique_table("TicketCounts")).await;
+    assert!(
+        run.records.iter().all(|r| r.id.is_some()),
+        "records name themselves"
+    );
+    let (changes, errors) = support_ticket::ticket_count_changes(&run.records);
+    assert!(errors.is_empty(), "{errors:?}");
+    run.repo.apply_counter_changes(&changes).await.unwrap();
+    run.assert_counts().await;
+}
+
+/// Lambda delivers a batch again when its handler fails: whole, split in
+/// halves (`BisectBatchOnFunctionError`), or from the failed record on
+/// (`ReportBatchItemFailures`); and an update whose answer is lost is sent
+/// again by the SDK. Each record still counts once: here every batch of
+/// ten is applied through a proxy that loses 20% of answers, redelivered
+/// until it succeeds, then delivered again whole, by halves and from its
+/// middle on.
+#[tokio::test]
+async fn redelivered_stream_batches_count_once() {
+    use support_ticket::{ticket_count_changes, Repository};
+    let run = ticket_run(&server::unique_table("Redelivered")).await;
+    let upstream = server::server().await.endpoint.clone();
+    let proxy = faults::start_losing(&upstream, 0.2, 23).await.unwrap();
+    let lossy =
+        Repository::new(server::client(&proxy.endpoint)).with_table_name(run.repo.table_name());
+    let handle = |batch: &[ChangeRecord]| {
+        let (changes, errors) = ticket_count_changes(batch);
+        assert!(errors.is_empty(), "{errors:?}");
+        let lossy = &lossy;
+        async move { lossy.apply_counter_changes(&changes).await }
+    };
+    let (mut failed, mut deliveries) = (0, 0);
+    for batch in run.records.chunks(10) {
+        let half = batch.len() / 2;
+        let mut redeliveries = vec![batch, &batch[..half], &batch[half..], &batch[half..]];
+        redeliveries.insert(0, batch);
+        for delivery in redeliveries {
+            // A failed handler: Lambda delivers the batch again.
+            let mut attempts = 0;
+            loop {
+                deliveries += 1;
+                match handle(delivery).await {
+                    Ok(()) => break,
+                    Err(schema_runtime::Error::Service(_)) if attempts < 20 => {
+                        failed += 1;
+                        attempts += 1;
+                    }
+                    Err(e) => panic!("apply: {e:?}"),
+                }
+            }
+        }
+    }
+    eprintln!(
+        "redelivered stream batches: {} records, {deliveries} deliveries ({failed} failed and sent again); {}",
+        run.records.len(),
+        proxy.counts.summary()
+    );
+    assert!(proxy.counts.lost.load(std::sync::atomic::Ordering::Relaxed) > 10);
+    run.assert_counts().await;
+
+    // The control: the same deliveries of records that do not name
+    // themselves count twice.
+    let anonymous: Vec<ChangeRecord> = run
+        .records
+        .iter()
+        .map(|r| ChangeRecord {
+            id: None,
+            ..r.clone()
+        })
+        .collect();
+    let (changes, _) = ticket_count_changes(&anonymous[..anonymous.len() / 2]);
+    run.repo.apply_counter_changes(&changes).await.unwrap();
+    let (changes, _) = ticket_count_changes(&run.records[..run.records.len() / 2]);
+    run.repo.apply_counter_changes(&changes).await.unwrap();
+    let counts = run.counts().await;
+    assert!(
+        counts.iter().any(|(kept, recount)| kept != recount),
+        "records without an identity are counted again: {counts:?}"
+    );
 }

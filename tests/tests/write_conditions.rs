@@ -234,3 +234,34 @@ async fn conditions_the_spec_names_are_typed_constructors() {
         .unwrap();
     assert_eq!(deleted.map(|t| t.title), Some("urgent".to_owned()));
 }
+
+/// A put replaces the item only when its condition holds on the stored
+/// one; on no item, a condition on its attributes does not hold.
+#[tokio::test]
+async fn puts_apply_only_when_their_condition_holds() {
+    let repo = repo().await;
+    let mut first = ticket("1");
+    let none = repo
+        .put_ticket_when(&first, &Ticket::open())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(none, Error::ConditionNotMet { stored: None, .. }),
+        "{none:?}"
+    );
+    assert!(repo.ticket(&key("1")).await.unwrap().is_none());
+    repo.put_ticket(&first).await.unwrap();
+
+    // Replace an open ticket: once it is closed, no longer.
+    first.status = Status::Closed;
+    repo.put_ticket_when(&first, &Ticket::open()).await.unwrap();
+    let mut later = first.clone();
+    later.title = "reopened".into();
+    later.status = Status::Open;
+    let refused = repo
+        .put_ticket_when(&later, &Ticket::open())
+        .await
+        .unwrap_err();
+    assert_eq!(stored(&refused), first);
+    assert_eq!(repo.ticket(&key("1")).await.unwrap(), Some(first));
+}

@@ -915,18 +915,12 @@ impl Resolver<'_> {
     }
 
     pub(super) fn unknown_attribute(&mut self, name: &Spanned<String>, entity: &ir::Entity) {
-        let mut d = Diagnostic::new(
-            Code::UnknownAttribute,
+        self.report_unknown_attribute(
+            name,
             format!("entity `{}` has no attribute `{name}`", entity.name),
-        )
-        .label(name.span, "unknown attribute");
-        d = d.help(
-            match did_you_mean(name, entity.attributes.keys().map(String::as_str)) {
-                Some(close) => format!("did you mean `{close}`?"),
-                None => format!("declare `{name}` under the entity's attributes"),
-            },
+            entity.attributes.keys().map(String::as_str),
+            &format!("declare `{name}` under the entity's attributes"),
         );
-        self.error(d);
     }
 
     fn resolve_aggregate(

@@ -89,34 +89,19 @@ impl Resolver<'_> {
         entity: &'e ir::Entity,
     ) -> Option<&'e ir::Attribute> {
         let Some(attribute) = entity.attributes.get(&name.value) else {
-            let help = match did_you_mean(name, entity.attributes.keys().map(String::as_str)) {
-                Some(close) => format!("did you mean `{close}`?"),
-                None => format!("name an attribute of `{}`", entity.name),
-            };
-            self.error(
-                Diagnostic::new(
-                    Code::UnknownAttribute,
-                    format!(
-                        "the condition names `{name}`, which `{}` does not have",
-                        entity.name
-                    ),
-                )
-                .label(name.span, "unknown attribute")
-                .help(help),
+            self.report_unknown_attribute(
+                name,
+                format!(
+                    "the condition names `{name}`, which `{}` does not have",
+                    entity.name
+                ),
+                entity.attributes.keys().map(String::as_str),
+                &format!("name an attribute of `{}`", entity.name),
             );
             return None;
         };
         if attribute.key_only {
-            self.error(
-                Diagnostic::new(
-                    Code::InvalidValue,
-                    format!(
-                        "the condition names `{name}`, which lives only inside a key (`key_only`)"
-                    ),
-                )
-                .label(name.span, "not a stored attribute")
-                .help("the item's key already fixes it"),
-            );
+            self.key_only_refused(name, "the condition", "the item's key already fixes it");
             return None;
         }
         Some(attribute)
@@ -210,6 +195,39 @@ impl Resolver<'_> {
         out
     }
 
+    /// `unknown_attribute` for `name`, which none of `known` is: with the
+    /// closest of them, else `fallback`, as help.
+    pub(super) fn report_unknown_attribute<'k>(
+        &mut self,
+        name: &Spanned<String>,
+        message: String,
+        known: impl Iterator<Item = &'k str>,
+        fallback: &str,
+    ) {
+        let help = match did_you_mean(name, known) {
+            Some(close) => format!("did you mean `{close}`?"),
+            None => fallback.to_owned(),
+        };
+        self.error(
+            Diagnostic::new(Code::UnknownAttribute, message)
+                .label(name.span, "unknown attribute")
+                .help(help),
+        );
+    }
+
+    /// `invalid_value`: `what` names `name`, a `key_only` value, which no
+    /// attribute of the item holds.
+    fn key_only_refused(&mut self, name: &Spanned<String>, what: &str, help: &str) {
+        self.error(
+            Diagnostic::new(
+                Code::InvalidValue,
+                format!("{what} names `{name}`, which lives only inside a key (`key_only`)"),
+            )
+            .label(name.span, "not a stored attribute")
+            .help(help),
+        );
+    }
+
     /// The attribute a filter names: declared alike by every entity of
     /// `returns` that has it, not a key of the table or the index queried
     /// (DynamoDB refuses a filter on a key attribute), stored (not only in
@@ -233,17 +251,11 @@ impl Resolver<'_> {
             let known = entities
                 .iter()
                 .flat_map(|e| e.attributes.keys().map(String::as_str));
-            let help = match did_you_mean(name, known) {
-                Some(close) => format!("did you mean `{close}`?"),
-                None => "filter on attributes of the entities the query returns".to_owned(),
-            };
-            self.error(
-                Diagnostic::new(
-                    Code::UnknownAttribute,
-                    format!("the filter names `{name}`, which no entity the query returns has"),
-                )
-                .label(name.span, "unknown attribute")
-                .help(help),
+            self.report_unknown_attribute(
+                name,
+                format!("the filter names `{name}`, which no entity the query returns has"),
+                known,
+                "filter on attributes of the entities the query returns",
             );
             return None;
         };
@@ -289,16 +301,7 @@ impl Resolver<'_> {
             return None;
         }
         if attribute.key_only {
-            self.error(
-                Diagnostic::new(
-                    Code::InvalidValue,
-                    format!(
-                        "the filter names `{name}`, which lives only inside a key (`key_only`)"
-                    ),
-                )
-                .label(name.span, "not a stored attribute")
-                .help("narrow the key condition instead"),
-            );
+            self.key_only_refused(name, "the filter", "narrow the key condition instead");
             return None;
         }
         let ttl = spec

@@ -205,17 +205,11 @@ impl Resolver<'_> {
                 let known = entities
                     .iter()
                     .flat_map(|e| e.attributes.keys().map(String::as_str));
-                let help = match did_you_mean(name, known) {
-                    Some(close) => format!("did you mean `{close}`?"),
-                    None => "name attributes of the entities it reads".to_owned(),
-                };
-                self.error(
-                    Diagnostic::new(
-                        Code::UnknownAttribute,
-                        format!("`select` names `{name}`, which no entity it reads has"),
-                    )
-                    .label(name.span, "unknown attribute")
-                    .help(help),
+                self.report_unknown_attribute(
+                    name,
+                    format!("`select` names `{name}`, which no entity it reads has"),
+                    known,
+                    "name attributes of the entities it reads",
                 );
                 continue;
             }

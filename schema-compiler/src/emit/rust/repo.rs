@@ -160,7 +160,7 @@ impl Emitter<'_> {
         });
         let apply_changes = streams.then(|| {
             quote! {
-                /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none).
+                /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none). Each stream record is applied once: the counter item keeps a mark of the records it applied for a day, so a batch delivered again (whole, split, or from a failed record on) is not counted twice.
                 pub async fn apply_counter_changes(&self, changes: &[__rt::aggregate::CounterChange]) -> Result<(), __rt::Error> {
                     __rt::aggregate::apply(&self.client, &self.table_info(), changes).await
                 }
@@ -345,6 +345,9 @@ impl Emitter<'_> {
         let delete_doc = format!(" Deletes the [`{name}`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.");
         let delete_when = format_ident!("{}", super::names::delete_when(self.spec, name));
         let delete_when_doc = format!(" Deletes the [`{name}`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.");
+        let put_when = format_ident!("{}", super::names::put_when(self.spec, name));
+        let put_when_doc = format!(" Writes a [`{name}`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.");
+        let put_when_body = write(quote!(#repo.table().put_when(item, #scope, condition).await));
         let put_body = write(quote!(#repo.table().put(item, #scope).await));
         let create_body = write(quote!(#repo.table().create(item, #scope).await));
         if let Some(counted) = self.transaction_counter(entity) {
@@ -375,6 +378,11 @@ impl Emitter<'_> {
             pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<#ty, #error> {
                 let changes = update.to_update(key, #scope)?;
                 #repo.table().update(key, #scope, changes).await
+            }
+
+            #[doc = #put_when_doc]
+            pub async fn #put_when(&self, item: &#ty, condition: &__rt::Condition) -> #result<#written, #error> {
+                #put_when_body
             }
 
             #[doc = #delete_when_doc]
