@@ -161,7 +161,7 @@ pub fn field_const(attribute: &str) -> String {
 }
 
 /// The verbs of the entity operations every repository offers.
-pub const ENTITY_OPS: &[&str] = &["get", "put", "create", "update", "delete"];
+pub const ENTITY_OPS: &[&str] = &["get", "put", "create", "update", "delete", "replace"];
 
 /// `close_tickets` → `CloseTicketsTransaction` / `CloseTicketsBatch`.
 pub fn builder_type(pattern: &ir::AccessPattern) -> Option<String> {

@@ -740,7 +740,7 @@ mod lambda {
             // mark could never be forgotten: such a record is applied as
             // delivered.
             let created = record.change.approximate_creation_date_time.timestamp();
-            let id = (!record.event_id.is_empty() && created != 0).then(|| RecordId {
+            let id = (!record.event_id.is_empty() && created != 0).then_some(RecordId {
                 event_id: record.event_id,
                 created,
             });

@@ -469,7 +469,13 @@ pub async fn put(
     version: Option<&'static str>,
     entity: &'static str,
 ) -> Result<(), Error> {
-    put_with(client, table, item, create, version, entity, None).await
+    let how = if create {
+        PutMode::Create
+    } else {
+        PutMode::Put
+    };
+    put_with(client, table, item, how, version, entity).await?;
+    Ok(())
 }
 
 /// [`put`] (not a create) applied only when `when` holds on the stored
@@ -484,18 +490,60 @@ pub async fn put_when(
     entity: &'static str,
     when: &crate::Condition,
 ) -> Result<(), Error> {
-    put_with(client, table, item, false, version, entity, Some(when)).await
+    put_with(client, table, item, PutMode::When(when), version, entity).await?;
+    Ok(())
+}
+
+/// [`put`] that returns the item it replaced (`ALL_OLD`; `None` when there
+/// was none). When the SDK sent the request again and the item replaced is
+/// the very item this put writes, what the first attempt replaced cannot
+/// be known: [`Error::AlreadyAsWritten`] (the item is stored as asked).
+pub async fn replace(
+    client: &Client,
+    table: &TableInfo<'_>,
+    item: Item,
+    version: Option<&'static str>,
+    entity: &'static str,
+) -> Result<Option<Item>, Error> {
+    put_with(client, table, item, PutMode::Replace, version, entity).await
+}
+
+/// What a [`put_with`] asks of the stored item, and what it returns.
+#[derive(Clone, Copy)]
+enum PutMode<'c> {
+    /// Replace any item (a versioned one only at the version before).
+    Put,
+    /// Only where there is no item.
+    Create,
+    /// Only where the condition holds on the stored item.
+    When(&'c crate::Condition),
+    /// As `Put`, returning the item replaced.
+    Replace,
+}
+
+impl PutMode<'_> {
+    fn operation(self) -> &'static str {
+        match self {
+            PutMode::Create => "create",
+            PutMode::Replace => "replace",
+            PutMode::Put | PutMode::When(_) => "put",
+        }
+    }
 }
 
 async fn put_with(
     client: &Client,
     table: &TableInfo<'_>,
     item: Item,
-    create: bool,
+    how: PutMode<'_>,
     version: Option<&'static str>,
     entity: &'static str,
-    when: Option<&crate::Condition>,
-) -> Result<(), Error> {
+) -> Result<Option<Item>, Error> {
+    let create = matches!(how, PutMode::Create);
+    let when = match how {
+        PutMode::When(when) => Some(when),
+        _ => None,
+    };
     let condition = put_condition(table, &item, create, version, entity)?;
     let mut request = client
         .put_item()
@@ -524,10 +572,17 @@ async fn put_with(
             .set_expression_attribute_names(Some(names))
             .set_expression_attribute_values((!values.is_empty()).then_some(values));
     }
-    let operation = if create { "create" } else { "put" };
-    // The item written, to recognise it when a conditional put is retried.
+    let replace = matches!(how, PutMode::Replace);
+    if replace {
+        request = request.return_values(crate::sdk::types::ReturnValue::AllOld);
+    }
+    let operation = how.operation();
+    // The item written, to recognise it when a conditional put (or one
+    // that returns what it replaced) is retried.
     let conditional = request.get_condition_expression().is_some();
-    let written = conditional.then(|| request.get_item().clone()).flatten();
+    let written = (conditional || replace)
+        .then(|| request.get_item().clone())
+        .flatten();
     let attempts = Attempts::default();
     let result = request
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
@@ -536,7 +591,15 @@ async fn put_with(
         .send()
         .await;
     match result {
-        Ok(_) => Ok(()),
+        Ok(output) => {
+            let old = output.attributes.filter(|old| !old.is_empty());
+            if let (Some(old), Some(written), true) = (&old, &written, attempts.retried()) {
+                if same_item(old, written) {
+                    return Err(Error::AlreadyAsWritten { entity, operation });
+                }
+            }
+            Ok(old)
+        }
         Err(e) => {
             // The SDK sent the request again and the condition failed on
             // the very item this put writes: the earlier attempt wrote it
@@ -1273,6 +1336,20 @@ impl Table<'_> {
         let item = entity.to_item(scope)?;
         let (version, name) = (E::VERSION_ATTRIBUTE, E::ENTITY_TYPE);
         put_when(self.client, &self.info, item, version, name, condition).await
+    }
+
+    /// Writes `entity` and returns the item it replaced: [`replace`].
+    pub async fn replace<E: Entity>(
+        &self,
+        entity: &E,
+        scope: &E::Scope,
+    ) -> Result<Option<E>, Error> {
+        let item = entity.to_item(scope)?;
+        let (version, name) = (E::VERSION_ATTRIBUTE, E::ENTITY_TYPE);
+        match replace(self.client, &self.info, item, version, name).await? {
+            Some(old) => decode_one(old, &self.info),
+            None => Ok(None),
+        }
     }
 
     /// Writes `entity` when no item has its key: [`put`].

@@ -821,6 +821,13 @@ impl Repository {
     ) -> Result<(), __rt::Error> {
         self.table().put_when(item, &(), condition).await
     }
+    /// Writes a [`Contestant`] as [`put_contestant`](Self::put_contestant) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_contestant(
+        &self,
+        item: &Contestant,
+    ) -> Result<Option<Contestant>, __rt::Error> {
+        self.table().replace(item, &()).await
+    }
     /// Deletes the [`Contestant`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_contestant_when(
         &self,
@@ -868,6 +875,13 @@ impl Repository {
     ) -> Result<(), __rt::Error> {
         self.table().put_when(item, &(), condition).await
     }
+    /// Writes a [`VoteShard`] as [`put_vote_shard`](Self::put_vote_shard) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_vote_shard(
+        &self,
+        item: &VoteShard,
+    ) -> Result<Option<VoteShard>, __rt::Error> {
+        self.table().replace(item, &()).await
+    }
     /// Deletes the [`VoteShard`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_vote_shard_when(
         &self,
@@ -914,6 +928,13 @@ impl Repository {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.table().put_when(item, &(), condition).await
+    }
+    /// Writes a [`VoteTotal`] as [`put_vote_total`](Self::put_vote_total) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_vote_total(
+        &self,
+        item: &VoteTotal,
+    ) -> Result<Option<VoteTotal>, __rt::Error> {
+        self.table().replace(item, &()).await
     }
     /// Deletes the [`VoteTotal`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_vote_total_when(

@@ -790,6 +790,10 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
     }
+    /// Writes a [`User`] as [`put_user`](Self::put_user) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_user(&self, item: &User) -> Result<Option<User>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
+    }
     /// Deletes the [`User`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_user_when(
         &self,
@@ -830,6 +834,10 @@ impl<'a> TenantRepository<'a> {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
+    }
+    /// Writes a [`Role`] as [`put_role`](Self::put_role) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_role(&self, item: &Role) -> Result<Option<Role>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Role`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_role_when(
@@ -880,6 +888,13 @@ impl<'a> TenantRepository<'a> {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
+    }
+    /// Writes a [`RoleAssignment`] as [`put_role_assignment`](Self::put_role_assignment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_role_assignment(
+        &self,
+        item: &RoleAssignment,
+    ) -> Result<Option<RoleAssignment>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
     }
     /// Deletes the [`RoleAssignment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_role_assignment_when(

@@ -735,6 +735,13 @@ impl Repository {
     ) -> Result<(), __rt::Error> {
         self.table().put_when(item, &(), condition).await
     }
+    /// Writes a [`Device`] as [`put_device`](Self::put_device) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_device(
+        &self,
+        item: &Device,
+    ) -> Result<Option<Device>, __rt::Error> {
+        self.table().replace(item, &()).await
+    }
     /// Deletes the [`Device`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_device_when(
         &self,
@@ -787,6 +794,13 @@ impl Repository {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.table().put_when(item, &(), condition).await
+    }
+    /// Writes a [`DeviceReport`] as [`put_device_report`](Self::put_device_report) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_device_report(
+        &self,
+        item: &DeviceReport,
+    ) -> Result<Option<DeviceReport>, __rt::Error> {
+        self.table().replace(item, &()).await
     }
     /// Deletes the [`DeviceReport`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_device_report_when(

@@ -862,6 +862,13 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
     }
+    /// Writes a [`UserProfile`] as [`put_user_profile`](Self::put_user_profile) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_user_profile(
+        &self,
+        item: &UserProfile,
+    ) -> Result<Option<UserProfile>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
+    }
     /// Deletes the [`UserProfile`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_user_profile_when(
         &self,
@@ -905,6 +912,13 @@ impl<'a> TenantRepository<'a> {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
+    }
+    /// Writes a [`Photo`] as [`put_photo`](Self::put_photo) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_photo(
+        &self,
+        item: &Photo,
+    ) -> Result<Option<Photo>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Photo`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_photo_when(

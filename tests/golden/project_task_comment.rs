@@ -1091,6 +1091,13 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
     }
+    /// Writes a [`Project`] as [`put_project`](Self::put_project) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_project(
+        &self,
+        item: &Project,
+    ) -> Result<Option<Project>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
+    }
     /// Deletes the [`Project`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_project_when(
         &self,
@@ -1134,6 +1141,10 @@ impl<'a> TenantRepository<'a> {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
+    }
+    /// Writes a [`Task`] as [`put_task`](Self::put_task) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_task(&self, item: &Task) -> Result<Option<Task>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Task`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_task_item_when(
@@ -1181,6 +1192,13 @@ impl<'a> TenantRepository<'a> {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
+    }
+    /// Writes a [`Comment`] as [`put_comment`](Self::put_comment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_comment(
+        &self,
+        item: &Comment,
+    ) -> Result<Option<Comment>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Comment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_comment_when(

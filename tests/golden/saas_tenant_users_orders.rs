@@ -1403,6 +1403,13 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
     }
+    /// Writes a [`Tenant`] as [`put_tenant`](Self::put_tenant) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_tenant(
+        &self,
+        item: &Tenant,
+    ) -> Result<Option<Tenant>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
+    }
     /// Deletes the [`Tenant`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_tenant_when(
         &self,
@@ -1447,6 +1454,10 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
     }
+    /// Writes a [`User`] as [`put_user`](Self::put_user) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_user(&self, item: &User) -> Result<Option<User>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
+    }
     /// Deletes the [`User`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_user_when(
         &self,
@@ -1487,6 +1498,13 @@ impl<'a> TenantRepository<'a> {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
+    }
+    /// Writes a [`Order`] as [`put_order`](Self::put_order) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_order(
+        &self,
+        item: &Order,
+    ) -> Result<Option<Order>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Order`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_order_when(
@@ -1540,6 +1558,13 @@ impl<'a> TenantRepository<'a> {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
+    }
+    /// Writes a [`InventoryItem`] as [`put_inventory_item`](Self::put_inventory_item) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_inventory_item(
+        &self,
+        item: &InventoryItem,
+    ) -> Result<Option<InventoryItem>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
     }
     /// Deletes the [`InventoryItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_inventory_item_when(

@@ -1010,6 +1010,13 @@ impl Repository {
     ) -> Result<(), __rt::Error> {
         self.table().put_when(item, &(), condition).await
     }
+    /// Writes a [`WishlistItem`] as [`put_wishlist_item`](Self::put_wishlist_item) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_wishlist_item(
+        &self,
+        item: &WishlistItem,
+    ) -> Result<Option<WishlistItem>, __rt::Error> {
+        self.table().replace(item, &()).await
+    }
     /// Deletes the [`WishlistItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_wishlist_item_when(
         &self,
@@ -1056,6 +1063,13 @@ impl Repository {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.table().put_when(item, &(), condition).await
+    }
+    /// Writes a [`CartCount`] as [`put_cart_count`](Self::put_cart_count) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_cart_count(
+        &self,
+        item: &CartCount,
+    ) -> Result<Option<CartCount>, __rt::Error> {
+        self.table().replace(item, &()).await
     }
     /// Deletes the [`CartCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_cart_count_when(

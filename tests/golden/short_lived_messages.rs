@@ -454,6 +454,13 @@ impl Repository {
     ) -> Result<(), __rt::Error> {
         self.table().put_when(item, &(), condition).await
     }
+    /// Writes a [`Message`] as [`put_message`](Self::put_message) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_message(
+        &self,
+        item: &Message,
+    ) -> Result<Option<Message>, __rt::Error> {
+        self.table().replace(item, &()).await
+    }
     /// Deletes the [`Message`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_message_when(
         &self,

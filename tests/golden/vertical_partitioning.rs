@@ -1495,6 +1495,13 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
     }
+    /// Writes a [`DocumentMeta`] as [`put_document_meta`](Self::put_document_meta) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_document_meta(
+        &self,
+        item: &DocumentMeta,
+    ) -> Result<Option<DocumentMeta>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
+    }
     /// Deletes the [`DocumentMeta`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_meta_when(
         &self,
@@ -1547,6 +1554,13 @@ impl<'a> TenantRepository<'a> {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
+    }
+    /// Writes a [`DocumentBodyChunk`] as [`put_document_body_chunk`](Self::put_document_body_chunk) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_document_body_chunk(
+        &self,
+        item: &DocumentBodyChunk,
+    ) -> Result<Option<DocumentBodyChunk>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
     }
     /// Deletes the [`DocumentBodyChunk`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_body_chunk_when(
@@ -1601,6 +1615,13 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
     }
+    /// Writes a [`DocumentAttachment`] as [`put_document_attachment`](Self::put_document_attachment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_document_attachment(
+        &self,
+        item: &DocumentAttachment,
+    ) -> Result<Option<DocumentAttachment>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
+    }
     /// Deletes the [`DocumentAttachment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_attachment_when(
         &self,
@@ -1653,6 +1674,13 @@ impl<'a> TenantRepository<'a> {
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
         self.repo.table().put_when(item, &self.tenant, condition).await
+    }
+    /// Writes a [`DocumentShare`] as [`put_document_share`](Self::put_document_share) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    pub async fn replace_document_share(
+        &self,
+        item: &DocumentShare,
+    ) -> Result<Option<DocumentShare>, __rt::Error> {
+        self.repo.table().replace(item, &self.tenant).await
     }
     /// Deletes the [`DocumentShare`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_share_when(

@@ -87,3 +87,71 @@ async fn writes_of_an_entity_counted_in_a_transaction_return_the_item() {
     );
     assert_eq!(repo.delete_cart_item(&item.key()).await.unwrap(), None);
 }
+
+/// `replace_` writes like `put_` and returns the item it replaced.
+#[tokio::test]
+async fn replace_returns_the_item_it_replaced() {
+    let repo = Repository::new(server::client(&server::server().await.endpoint))
+        .with_table_name(server::unique_table("Replace"));
+    repo.create_table().await.unwrap();
+    let first = Repo {
+        owner: "octo".into(),
+        name: "hello".into(),
+        issue_count: 1,
+        description: None,
+    };
+    assert_eq!(repo.replace_repo(&first).await.unwrap(), None);
+    let second = Repo {
+        issue_count: 2,
+        description: Some("two".into()),
+        ..first.clone()
+    };
+    assert_eq!(repo.replace_repo(&second).await.unwrap(), Some(first));
+    assert_eq!(repo.get_repo(&key()).await.unwrap(), Some(second));
+}
+
+/// A replace whose answer was lost and that the SDK sent again finds the
+/// item it writes: what the first attempt replaced is unknown, and it says
+/// so (`AlreadyAsWritten`) instead of returning its own item as the one it
+/// replaced.
+#[tokio::test]
+async fn a_replace_sent_again_does_not_report_its_own_item_as_replaced() {
+    use schema_runtime::Error;
+    use singletable_tests::faults;
+    let upstream = server::server().await.endpoint.clone();
+    let direct = Repository::new(server::client(&upstream))
+        .with_table_name(server::unique_table("LostReplace"));
+    direct.create_table().await.unwrap();
+    let proxy = faults::start_losing(&upstream, 0.3, 31).await.unwrap();
+    let lossy =
+        Repository::new(server::client(&proxy.endpoint)).with_table_name(direct.table_name());
+    let (mut replaced, mut as_written, mut unknown) = (0, 0, 0);
+    let mut previous: Option<Repo> = None;
+    for i in 0..30 {
+        let item = Repo {
+            owner: "octo".into(),
+            name: "hello".into(),
+            issue_count: i,
+            description: None,
+        };
+        match lossy.replace_repo(&item).await {
+            Ok(old) => {
+                assert_eq!(old, previous, "replace {i}");
+                replaced += 1;
+            }
+            Err(Error::AlreadyAsWritten { operation, .. }) => {
+                assert_eq!(operation, "replace");
+                as_written += 1;
+            }
+            Err(Error::Service(_)) => unknown += 1,
+            Err(e) => panic!("replace {i}: {e:?}"),
+        }
+        assert_eq!(direct.get_repo(&key()).await.unwrap().as_ref(), Some(&item));
+        previous = Some(item);
+    }
+    eprintln!(
+        "lost answers, replaces: {}; replaced {replaced}, already as written {as_written}, unknown {unknown}",
+        proxy.counts.summary()
+    );
+    assert!(as_written > 0, "some replace was sent again");
+}

@@ -328,6 +328,7 @@ impl Emitter<'_> {
         let create = op("create");
         let update = op("update");
         let delete = op("delete");
+        let replace = op("replace");
         let repo = handle.repo();
         let scope = self.scope_expr(entity, handle);
         let result = quote!(Result);
@@ -349,6 +350,14 @@ impl Emitter<'_> {
         let put_when_doc = format!(" Writes a [`{name}`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.");
         let put_when_body = write(quote!(#repo.table().put_when(item, #scope, condition).await));
         let put_body = write(quote!(#repo.table().put(item, #scope).await));
+        let replace_doc = match super::entity::has_timestamps(entity) {
+            true => format!(" Writes a [`{name}`] as [`{put}`](Self::{put}) does (its timestamps set to now) and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known."),
+            false => format!(" Writes a [`{name}`] as [`{put}`](Self::{put}) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known."),
+        };
+        let replace_item = match super::entity::has_timestamps(entity) {
+            true => quote!(&item.with_timestamps()),
+            false => quote!(item),
+        };
         let create_body = write(quote!(#repo.table().create(item, #scope).await));
         if let Some(counted) = self.transaction_counter(entity) {
             return self.counted_op_methods(
@@ -383,6 +392,11 @@ impl Emitter<'_> {
             #[doc = #put_when_doc]
             pub async fn #put_when(&self, item: &#ty, condition: &__rt::Condition) -> #result<#written, #error> {
                 #put_when_body
+            }
+
+            #[doc = #replace_doc]
+            pub async fn #replace(&self, item: &#ty) -> #result<Option<#ty>, #error> {
+                #repo.table().replace(#replace_item, #scope).await
             }
 
             #[doc = #delete_when_doc]
