@@ -124,7 +124,14 @@ pub async fn create<E: Entity>(
     counter: &Counter,
     group_of: GroupOf<E>,
 ) -> Result<(), Error> {
-    let put = ops::transact_put(table, item.to_item(scope)?, true, None, E::ENTITY_TYPE)?;
+    let put = ops::transact_put(
+        table,
+        item.to_item(scope)?,
+        true,
+        None,
+        E::ENTITY_TYPE,
+        None,
+    )?;
     let count = counter_update(table, counter, &group_of(item, scope)?, 1)?;
     match transact_write(client, vec![put, count], None).await {
         Err(e) if lost_race(&e) => Err(Error::ConditionFailed {
@@ -158,6 +165,7 @@ pub async fn put<E: Entity>(
                     true,
                     None,
                     E::ENTITY_TYPE,
+                    None,
                 )?);
                 items.push(counter_update(table, counter, &new_group, 1)?);
             }
@@ -259,8 +267,14 @@ pub async fn update<E: Entity>(
             // applied (it must be a whole item) and count it, as `create`
             // does; when another writer created it meanwhile, update that.
             let created = E::from_item(&applied(key.clone(), &update))?;
-            let put =
-                ops::transact_put(table, created.to_item(scope)?, true, None, E::ENTITY_TYPE)?;
+            let put = ops::transact_put(
+                table,
+                created.to_item(scope)?,
+                true,
+                None,
+                E::ENTITY_TYPE,
+                None,
+            )?;
             let count = counter_update(table, counter, &group_of(&created, scope)?, 1)?;
             match transact_write(client, vec![put, count], token.take()).await {
                 Err(e) if lost_race(&e) => continue,

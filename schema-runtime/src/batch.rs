@@ -269,6 +269,7 @@ pub(crate) fn cancellation_reasons(
             item: "",
             code: r.code().unwrap_or_default().to_owned(),
             message: r.message().map(str::to_owned),
+            stored: r.item.clone().filter(|i| !i.is_empty()).map(Box::new),
         })
         .collect()
 }

@@ -258,7 +258,7 @@ impl fmt::Display for CursorError {
 impl std::error::Error for CursorError {}
 
 /// Why one item of a canceled transaction failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CancellationReason {
     /// Position of the item in the transaction.
     pub index: usize,
@@ -269,6 +269,22 @@ pub struct CancellationReason {
     pub code: String,
     /// DynamoDB's message, if any.
     pub message: Option<String>,
+    /// The stored item a failed condition was evaluated on (`None` when
+    /// there was none, or the item had no condition): read it typed with
+    /// [`CancellationReason::stored_as`].
+    pub stored: Option<Box<Item>>,
+}
+
+impl CancellationReason {
+    /// Whether the item's condition did not hold.
+    pub fn is_condition_failed(&self) -> bool {
+        self.code == "ConditionalCheckFailed"
+    }
+
+    /// The stored item the failed condition was evaluated on, read as `E`.
+    pub fn stored_as<E: crate::Entity>(&self) -> Option<Result<E, DecodeError>> {
+        self.stored.as_deref().map(E::from_item)
+    }
 }
 
 /// The error of every generated repository method.

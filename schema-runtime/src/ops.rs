@@ -1146,23 +1146,72 @@ impl OwnWrite {
 }
 
 /// A transaction item that puts (or, with `create`, creates) `item`, with
-/// the same conditions as [`put`].
+/// the same conditions as [`put`], and `when` on the stored item (a put's
+/// condition; on no item, a condition on its attributes does not hold).
 pub fn transact_put(
     table: &TableInfo<'_>,
     item: Item,
     create: bool,
     version: Option<&'static str>,
     entity: &'static str,
+    when: Option<&crate::Condition>,
 ) -> Result<TransactWriteItem, Error> {
     let condition = put_condition(table, &item, create, version, entity)?;
-    let mut put = Put::builder().table_name(table.name).set_item(Some(item));
-    if let Some(c) = condition {
-        put = put
-            .condition_expression(c.expression)
-            .set_expression_attribute_names(Some(c.names))
-            .set_expression_attribute_values(c.values);
-    }
+    let (own, names, values) = match condition {
+        Some(c) => (
+            Some(c.expression.to_owned()),
+            c.names,
+            c.values.unwrap_or_default(),
+        ),
+        None => (None, std::collections::HashMap::new(), Item::new()),
+    };
+    let condition = with_condition(own, names, values, when, table)?;
+    let put = Put::builder()
+        .table_name(table.name)
+        .set_item(Some(item))
+        .set_condition_expression(condition.expression)
+        .set_expression_attribute_names(condition.names)
+        .set_expression_attribute_values(condition.values)
+        .set_return_values_on_condition_check_failure(condition.return_stored);
     Ok(TransactWriteItem::builder().put(put.build()?).build())
+}
+
+/// A condition expression with its names and values, ready for a request
+/// (`None` for what is empty, which DynamoDB refuses).
+struct ConditionParts {
+    expression: Option<String>,
+    names: Option<std::collections::HashMap<String, String>>,
+    values: Option<Item>,
+    /// `ALL_OLD` when there is a condition: a transaction that fails on it
+    /// reports the stored item ([`CancellationReason::stored`](crate::CancellationReason::stored)).
+    return_stored: Option<ReturnValuesOnConditionCheckFailure>,
+}
+
+/// `own` (the write's own condition) and the caller's `when`, both of
+/// which must hold.
+fn with_condition(
+    own: Option<String>,
+    mut names: std::collections::HashMap<String, String>,
+    mut values: Item,
+    when: Option<&crate::Condition>,
+    table: &TableInfo<'_>,
+) -> Result<ConditionParts, Error> {
+    let mut expression = own;
+    if let Some(when) = when {
+        when.check()?;
+        let text = when.render(table.partition_key, &mut names, &mut values);
+        expression = Some(match expression {
+            Some(own) => format!("({own}) AND {text}"),
+            None => text,
+        });
+    }
+    let conditional = expression.is_some();
+    Ok(ConditionParts {
+        expression,
+        names: (!names.is_empty()).then_some(names),
+        values: (!values.is_empty()).then_some(values),
+        return_stored: conditional.then_some(ReturnValuesOnConditionCheckFailure::AllOld),
+    })
 }
 
 /// A transaction item that updates an existing item.
@@ -1202,29 +1251,53 @@ pub fn transact_update(
             .condition_check(check.build()?)
             .build());
     }
+    let return_stored =
+        (!condition.is_empty()).then_some(ReturnValuesOnConditionCheckFailure::AllOld);
     let update = SdkUpdate::builder()
         .table_name(table.name)
         .set_key(Some(key))
         .update_expression(expression)
+        .set_return_values_on_condition_check_failure(return_stored)
         .set_condition_expression((!condition.is_empty()).then_some(condition))
         .set_expression_attribute_names((!names.is_empty()).then_some(names))
         .set_expression_attribute_values((!values.is_empty()).then_some(values));
     Ok(TransactWriteItem::builder().update(update.build()?).build())
 }
 
-/// A transaction item that deletes an item.
-pub fn transact_delete(table: &TableInfo<'_>, key: Item) -> Result<TransactWriteItem, Error> {
-    let delete = Delete::builder().table_name(table.name).set_key(Some(key));
+/// A transaction item that deletes an item, when `when` holds on it.
+pub fn transact_delete(
+    table: &TableInfo<'_>,
+    key: Item,
+    when: Option<&crate::Condition>,
+) -> Result<TransactWriteItem, Error> {
+    let condition = with_condition(None, Default::default(), Item::new(), when, table)?;
+    let delete = Delete::builder()
+        .table_name(table.name)
+        .set_key(Some(key))
+        .set_condition_expression(condition.expression)
+        .set_expression_attribute_names(condition.names)
+        .set_expression_attribute_values(condition.values)
+        .set_return_values_on_condition_check_failure(condition.return_stored);
     Ok(TransactWriteItem::builder().delete(delete.build()?).build())
 }
 
-/// A transaction item that requires an item to exist.
-pub fn transact_check(table: &TableInfo<'_>, key: Item) -> Result<TransactWriteItem, Error> {
+/// A transaction item that requires an item to exist (and `when` to hold
+/// on it).
+pub fn transact_check(
+    table: &TableInfo<'_>,
+    key: Item,
+    when: Option<&crate::Condition>,
+) -> Result<TransactWriteItem, Error> {
+    let exists = Some("attribute_exists(#pk)".to_owned());
+    let names = names(&[("#pk", table.partition_key)]);
+    let condition = with_condition(exists, names, Item::new(), when, table)?;
     let check = ConditionCheck::builder()
         .table_name(table.name)
         .set_key(Some(key))
-        .condition_expression("attribute_exists(#pk)")
-        .set_expression_attribute_names(Some(names(&[("#pk", table.partition_key)])));
+        .set_condition_expression(condition.expression)
+        .set_expression_attribute_names(condition.names)
+        .set_expression_attribute_values(condition.values)
+        .set_return_values_on_condition_check_failure(condition.return_stored);
     Ok(TransactWriteItem::builder()
         .condition_check(check.build()?)
         .build())

@@ -1195,6 +1195,7 @@ impl GrantRoleTransaction<'_> {
                 true,
                 None,
                 "RoleAssignment",
+                None,
             ));
         self.push("create_role_assignment", item)
     }
@@ -1204,8 +1205,21 @@ impl GrantRoleTransaction<'_> {
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
-            .and_then(|key| __rt::ops::transact_check(&info, key));
+            .and_then(|key| __rt::ops::transact_check(&info, key, None));
         self.push("check_user", item)
+    }
+    /// Requires the [`User`] at `key` to exist and `condition` to hold on it: otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
+    pub fn check_user_when(
+        &mut self,
+        key: &UserKey,
+        condition: &__rt::Condition,
+    ) -> &mut Self {
+        let info = self.repo.table_info();
+        let item = key
+            .to_key_item(&self.tenant)
+            .map_err(__rt::Error::from)
+            .and_then(|key| __rt::ops::transact_check(&info, key, Some(condition)));
+        self.push("check_user_when", item)
     }
     /// Requires a [`Role`] to exist.
     pub fn check_role(&mut self, key: &RoleKey) -> &mut Self {
@@ -1213,8 +1227,21 @@ impl GrantRoleTransaction<'_> {
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
-            .and_then(|key| __rt::ops::transact_check(&info, key));
+            .and_then(|key| __rt::ops::transact_check(&info, key, None));
         self.push("check_role", item)
+    }
+    /// Requires the [`Role`] at `key` to exist and `condition` to hold on it: otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
+    pub fn check_role_when(
+        &mut self,
+        key: &RoleKey,
+        condition: &__rt::Condition,
+    ) -> &mut Self {
+        let info = self.repo.table_info();
+        let item = key
+            .to_key_item(&self.tenant)
+            .map_err(__rt::Error::from)
+            .and_then(|key| __rt::ops::transact_check(&info, key, Some(condition)));
+        self.push("check_role_when", item)
     }
     fn push(
         &mut self,

@@ -1515,8 +1515,21 @@ impl DeleteTaskTransaction<'_> {
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
-            .and_then(|key| __rt::ops::transact_delete(&info, key));
+            .and_then(|key| __rt::ops::transact_delete(&info, key, None));
         self.push("delete_task", item)
+    }
+    /// Deletes the [`Task`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
+    pub fn delete_task_when(
+        &mut self,
+        key: &TaskKey,
+        condition: &__rt::Condition,
+    ) -> &mut Self {
+        let info = self.repo.table_info();
+        let item = key
+            .to_key_item(&self.tenant)
+            .map_err(__rt::Error::from)
+            .and_then(|key| __rt::ops::transact_delete(&info, key, Some(condition)));
+        self.push("delete_task_when", item)
     }
     /// Deletes a [`Comment`].
     pub fn delete_comment(&mut self, key: &CommentKey) -> &mut Self {
@@ -1524,8 +1537,21 @@ impl DeleteTaskTransaction<'_> {
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
-            .and_then(|key| __rt::ops::transact_delete(&info, key));
+            .and_then(|key| __rt::ops::transact_delete(&info, key, None));
         self.push("delete_comment", item)
+    }
+    /// Deletes the [`Comment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
+    pub fn delete_comment_when(
+        &mut self,
+        key: &CommentKey,
+        condition: &__rt::Condition,
+    ) -> &mut Self {
+        let info = self.repo.table_info();
+        let item = key
+            .to_key_item(&self.tenant)
+            .map_err(__rt::Error::from)
+            .and_then(|key| __rt::ops::transact_delete(&info, key, Some(condition)));
+        self.push("delete_comment_when", item)
     }
     fn push(
         &mut self,

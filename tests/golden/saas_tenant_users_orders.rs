@@ -1914,10 +1914,17 @@ impl PlaceOrderTransaction<'_> {
         let info = self.repo.table_info();
         let item = __rt::Entity::to_item(item, &self.tenant)
             .map_err(__rt::Error::from)
-            .and_then(|item| __rt::ops::transact_put(&info, item, true, None, "Order"));
+            .and_then(|item| __rt::ops::transact_put(
+                &info,
+                item,
+                true,
+                None,
+                "Order",
+                None,
+            ));
         self.push("create_order", item)
     }
-    /// Updates an existing [`InventoryItem`].
+    /// Updates an existing [`InventoryItem`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_inventory_item(
         &mut self,
         key: &InventoryItemKey,

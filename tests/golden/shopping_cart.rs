@@ -1333,10 +1333,30 @@ impl AddToCartTransaction<'_> {
                 false,
                 None,
                 "CartItem",
+                None,
             ));
         self.push("put_cart_item", item)
     }
-    /// Updates an existing [`CartCount`].
+    /// Puts a [`CartItem`] when `condition` holds on the stored item (on none, a condition on its attributes does not): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
+    pub fn put_cart_item_when(
+        &mut self,
+        item: &CartItem,
+        condition: &__rt::Condition,
+    ) -> &mut Self {
+        let info = self.repo.table_info();
+        let item = __rt::Entity::to_item(item, &())
+            .map_err(__rt::Error::from)
+            .and_then(|item| __rt::ops::transact_put(
+                &info,
+                item,
+                false,
+                None,
+                "CartItem",
+                Some(condition),
+            ));
+        self.push("put_cart_item_when", item)
+    }
+    /// Updates an existing [`CartCount`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_cart_count(
         &mut self,
         key: &CartCountKey,
@@ -1420,10 +1440,30 @@ impl MoveItemTransaction<'_> {
                 false,
                 None,
                 "CartItem",
+                None,
             ));
         self.push("put_cart_item", item)
     }
-    /// Updates an existing [`CartCount`].
+    /// Puts a [`CartItem`] when `condition` holds on the stored item (on none, a condition on its attributes does not): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
+    pub fn put_cart_item_when(
+        &mut self,
+        item: &CartItem,
+        condition: &__rt::Condition,
+    ) -> &mut Self {
+        let info = self.repo.table_info();
+        let item = __rt::Entity::to_item(item, &())
+            .map_err(__rt::Error::from)
+            .and_then(|item| __rt::ops::transact_put(
+                &info,
+                item,
+                false,
+                None,
+                "CartItem",
+                Some(condition),
+            ));
+        self.push("put_cart_item_when", item)
+    }
+    /// Updates an existing [`CartCount`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_cart_count(
         &mut self,
         key: &CartCountKey,
@@ -1444,8 +1484,21 @@ impl MoveItemTransaction<'_> {
         let item = key
             .to_key_item(&())
             .map_err(__rt::Error::from)
-            .and_then(|key| __rt::ops::transact_delete(&info, key));
+            .and_then(|key| __rt::ops::transact_delete(&info, key, None));
         self.push("delete_cart_item", item)
+    }
+    /// Deletes the [`CartItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
+    pub fn delete_cart_item_when(
+        &mut self,
+        key: &CartItemKey,
+        condition: &__rt::Condition,
+    ) -> &mut Self {
+        let info = self.repo.table_info();
+        let item = key
+            .to_key_item(&())
+            .map_err(__rt::Error::from)
+            .and_then(|key| __rt::ops::transact_delete(&info, key, Some(condition)));
+        self.push("delete_cart_item_when", item)
     }
     fn push(
         &mut self,
@@ -1505,7 +1558,7 @@ pub struct CheckoutTransaction<'a> {
     error: Option<__rt::Error>,
 }
 impl CheckoutTransaction<'_> {
-    /// Updates an existing [`CartCount`].
+    /// Updates an existing [`CartCount`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_cart_count(
         &mut self,
         key: &CartCountKey,
@@ -1526,8 +1579,21 @@ impl CheckoutTransaction<'_> {
         let item = key
             .to_key_item(&())
             .map_err(__rt::Error::from)
-            .and_then(|key| __rt::ops::transact_delete(&info, key));
+            .and_then(|key| __rt::ops::transact_delete(&info, key, None));
         self.push("delete_cart_item", item)
+    }
+    /// Deletes the [`CartItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
+    pub fn delete_cart_item_when(
+        &mut self,
+        key: &CartItemKey,
+        condition: &__rt::Condition,
+    ) -> &mut Self {
+        let info = self.repo.table_info();
+        let item = key
+            .to_key_item(&())
+            .map_err(__rt::Error::from)
+            .and_then(|key| __rt::ops::transact_delete(&info, key, Some(condition)));
+        self.push("delete_cart_item_when", item)
     }
     fn push(
         &mut self,

@@ -1194,7 +1194,7 @@ pub struct CloseTicketsTransaction<'a> {
     error: Option<__rt::Error>,
 }
 impl CloseTicketsTransaction<'_> {
-    /// Updates an existing [`Ticket`].
+    /// Updates an existing [`Ticket`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_ticket(&mut self, key: &TicketKey, update: TicketUpdate) -> &mut Self {
         let info = self.repo.table_info();
         let item = update

@@ -2024,10 +2024,30 @@ impl EditBodyTransaction<'_> {
                 false,
                 None,
                 "DocumentBodyChunk",
+                None,
             ));
         self.push("put_document_body_chunk", item)
     }
-    /// Updates an existing [`DocumentMeta`].
+    /// Puts a [`DocumentBodyChunk`] when `condition` holds on the stored item (on none, a condition on its attributes does not): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
+    pub fn put_document_body_chunk_when(
+        &mut self,
+        item: &DocumentBodyChunk,
+        condition: &__rt::Condition,
+    ) -> &mut Self {
+        let info = self.repo.table_info();
+        let item = __rt::Entity::to_item(item, &self.tenant)
+            .map_err(__rt::Error::from)
+            .and_then(|item| __rt::ops::transact_put(
+                &info,
+                item,
+                false,
+                None,
+                "DocumentBodyChunk",
+                Some(condition),
+            ));
+        self.push("put_document_body_chunk_when", item)
+    }
+    /// Updates an existing [`DocumentMeta`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_document_meta(
         &mut self,
         key: &DocumentMetaKey,

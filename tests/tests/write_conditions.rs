@@ -265,3 +265,68 @@ async fn puts_apply_only_when_their_condition_holds() {
     assert_eq!(stored(&refused), first);
     assert_eq!(repo.ticket(&key("1")).await.unwrap(), Some(first));
 }
+
+/// Transaction items take conditions too: a put, a delete and a condition
+/// check apply only when theirs holds on the stored item, an update when
+/// its `when` does; otherwise the whole transaction is canceled, and the
+/// reason of the item at fault carries the stored item, typed.
+#[tokio::test]
+async fn transaction_items_apply_only_when_their_conditions_hold() {
+    let repo = repo().await;
+    for id in ["1", "2", "3"] {
+        repo.put_ticket(&ticket(id)).await.unwrap();
+    }
+    let mut closed = ticket("3");
+    closed.status = Status::Closed;
+    repo.put_ticket(&closed).await.unwrap();
+
+    // Every condition holds: all applied.
+    let mut replaced = ticket("1");
+    replaced.title = "replaced".into();
+    let mut tx = repo.triage();
+    tx.put_ticket_when(&replaced, &Ticket::open())
+        .delete_ticket_when(&key("2"), &Ticket::open())
+        .check_ticket_when(&key("3"), &!Ticket::open());
+    tx.send().await.unwrap();
+    assert_eq!(
+        repo.ticket(&key("1")).await.unwrap(),
+        Some(replaced.clone())
+    );
+    assert_eq!(repo.ticket(&key("2")).await.unwrap(), None);
+
+    // One condition fails (ticket 3 is closed): nothing is written, and
+    // the reason names the item and carries what is stored.
+    let mut tx = repo.triage();
+    tx.delete_ticket_when(&key("1"), &Ticket::open())
+        .check_ticket_when(&key("3"), &Ticket::open());
+    let Err(Error::TransactionCanceled(reasons)) = tx.send().await else {
+        panic!("the transaction is canceled");
+    };
+    let reason = reasons
+        .iter()
+        .find(|r| r.is_condition_failed())
+        .expect("a failed condition");
+    assert_eq!(reason.item, "check_ticket_when");
+    assert_eq!(reason.stored_as::<Ticket>().unwrap().unwrap(), closed);
+    assert_eq!(repo.ticket(&key("1")).await.unwrap(), Some(replaced));
+
+    // An update's `when` in a transaction, and a put's condition on no
+    // item (ticket 2 is gone): canceled, with no stored item.
+    let mut tx = repo.triage();
+    tx.update_ticket(
+        &key("3"),
+        TicketUpdate::default().priority(1).when(Ticket::open()),
+    );
+    let Err(Error::TransactionCanceled(reasons)) = tx.send().await else {
+        panic!("the transaction is canceled");
+    };
+    assert_eq!(reasons[0].item, "update_ticket");
+    assert_eq!(reasons[0].stored_as::<Ticket>().unwrap().unwrap(), closed);
+    let mut tx = repo.triage();
+    tx.put_ticket_when(&ticket("2"), &Ticket::open());
+    let Err(Error::TransactionCanceled(reasons)) = tx.send().await else {
+        panic!("the transaction is canceled");
+    };
+    assert!(reasons[0].is_condition_failed() && reasons[0].stored.is_none());
+    assert_eq!(repo.ticket(&key("2")).await.unwrap(), None);
+}

@@ -874,21 +874,42 @@ impl<'a> Emitter<'a> {
                     let label = m.to_string();
                     let d = format!(" {} a [`{entity}`].", if create { "Creates (fails the transaction if it exists)" } else { "Puts" });
                     let stamped = super::entity::stamped(e, quote!(item));
+                    let write = |when: TokenStream| quote! {
+                        let info = self.repo.table_info();
+                        let item = __rt::Entity::to_item(#stamped, #scope)
+                            .map_err(__rt::Error::from)
+                            .and_then(|item| __rt::ops::transact_put(&info, item, #create, #version, #entity, #when));
+                    };
+                    let plain = write(quote!(None));
+                    // A create meets no item, on which a condition of its
+                    // attributes could hold.
+                    let conditional = (!create).then(|| {
+                        let m_when = format_ident!("put_{s}_when");
+                        let label = m_when.to_string();
+                        let d = format!(" Puts a [`{entity}`] when `condition` holds on the stored item (on none, a condition on its attributes does not): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).");
+                        let body = write(quote!(Some(condition)));
+                        quote! {
+                            #[doc = #d]
+                            pub fn #m_when(&mut self, item: &#ty, condition: &__rt::Condition) -> &mut Self {
+                                #body
+                                self.push(#label, item)
+                            }
+                        }
+                    });
                     quote! {
                         #[doc = #d]
                         pub fn #m(&mut self, item: &#ty) -> &mut Self {
-                            let info = self.repo.table_info();
-                            let item = __rt::Entity::to_item(#stamped, #scope)
-                                .map_err(__rt::Error::from)
-                                .and_then(|item| __rt::ops::transact_put(&info, item, #create, #version, #entity));
+                            #plain
                             self.push(#label, item)
                         }
+
+                        #conditional
                     }
                 }
                 TransactionOp::Update => {
                     let m = format_ident!("update_{s}");
                     let label = m.to_string();
-                    let d = format!(" Updates an existing [`{entity}`].");
+                    let d = format!(" Updates an existing [`{entity}`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).");
                     quote! {
                         #[doc = #d]
                         pub fn #m(&mut self, key: &#key_ty, update: #update_ty) -> &mut Self {
@@ -901,33 +922,33 @@ impl<'a> Emitter<'a> {
                         }
                     }
                 }
-                TransactionOp::Delete => {
-                    let m = format_ident!("delete_{s}");
-                    let label = m.to_string();
-                    let d = format!(" Deletes a [`{entity}`].");
+                TransactionOp::Delete | TransactionOp::ConditionCheck => {
+                    let (verb, call, d, d_when) = if *op == TransactionOp::Delete {
+                        ("delete", quote!(transact_delete), format!(" Deletes a [`{entity}`]."), format!(" Deletes the [`{entity}`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."))
+                    } else {
+                        ("check", quote!(transact_check), format!(" Requires a [`{entity}`] to exist."), format!(" Requires the [`{entity}`] at `key` to exist and `condition` to hold on it: otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."))
+                    };
+                    let m = format_ident!("{verb}_{s}");
+                    let m_when = format_ident!("{verb}_{s}_when");
+                    let (label, label_when) = (m.to_string(), m_when.to_string());
+                    let write = |when: TokenStream| quote! {
+                        let info = self.repo.table_info();
+                        let item = key.to_key_item(#scope)
+                            .map_err(__rt::Error::from)
+                            .and_then(|key| __rt::ops::#call(&info, key, #when));
+                    };
+                    let (plain, conditional) = (write(quote!(None)), write(quote!(Some(condition))));
                     quote! {
                         #[doc = #d]
                         pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
-                            let info = self.repo.table_info();
-                            let item = key.to_key_item(#scope)
-                                .map_err(__rt::Error::from)
-                                .and_then(|key| __rt::ops::transact_delete(&info, key));
+                            #plain
                             self.push(#label, item)
                         }
-                    }
-                }
-                TransactionOp::ConditionCheck => {
-                    let m = format_ident!("check_{s}");
-                    let label = m.to_string();
-                    let d = format!(" Requires a [`{entity}`] to exist.");
-                    quote! {
-                        #[doc = #d]
-                        pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
-                            let info = self.repo.table_info();
-                            let item = key.to_key_item(#scope)
-                                .map_err(__rt::Error::from)
-                                .and_then(|key| __rt::ops::transact_check(&info, key));
-                            self.push(#label, item)
+
+                        #[doc = #d_when]
+                        pub fn #m_when(&mut self, key: &#key_ty, condition: &__rt::Condition) -> &mut Self {
+                            #conditional
+                            self.push(#label_when, item)
                         }
                     }
                 }
