@@ -41,6 +41,7 @@ fn main() {
             "sequence_numbers.yaml",
             "partial_reads.yaml",
             "filtered_queries.yaml",
+            "scans.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

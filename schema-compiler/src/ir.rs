@@ -63,7 +63,10 @@ impl Spec {
             .values()
             .filter_map(|p| match &p.operation {
                 Operation::Query(q) => Some((p, &q.pk)),
-                Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => None,
+                Operation::Get { .. }
+                | Operation::Scan(_)
+                | Operation::Transaction(_)
+                | Operation::Batch(_) => None,
             })
     }
 }
@@ -1022,6 +1025,7 @@ impl AccessPattern {
         match &self.operation {
             Operation::Get { entity, .. } => vec![entity.as_str()],
             Operation::Query(q) => q.returns.iter().map(String::as_str).collect(),
+            Operation::Scan(s) => vec![s.entity.as_str()],
             Operation::Transaction(t) => t.items.iter().map(|(_, e)| e.as_str()).collect(),
             Operation::Batch(b) => b
                 .get
@@ -1047,6 +1051,8 @@ pub enum Operation {
     },
     /// Query.
     Query(Box<Query>),
+    /// Scan.
+    Scan(Box<Scan>),
     /// TransactWriteItems.
     Transaction(Transaction),
     /// BatchGetItem / BatchWriteItem.
@@ -1100,6 +1106,21 @@ pub struct Query {
     /// The filter: conditions on attributes that must all hold for an item
     /// to be returned (a FilterExpression, applied after the key condition
     /// has read the items).
+    pub filter: Vec<FilterCondition>,
+}
+
+/// A Scan access pattern: every item of the table or an index, of which
+/// it returns those of one entity (global data, in a spec with a tenant).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scan {
+    /// Table or index.
+    pub index: IndexRef,
+    /// The entity returned; items of other entities are skipped.
+    pub entity: String,
+    /// Strongly consistent.
+    pub consistent_read: bool,
+    /// The filter: conditions on attributes that must all hold for an item
+    /// to be returned (a FilterExpression).
     pub filter: Vec<FilterCondition>,
 }
 

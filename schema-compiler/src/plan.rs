@@ -16,7 +16,7 @@ pub struct Plan {
     pub name: String,
     /// Its description.
     pub description: Option<String>,
-    /// `Query`, `GetItem`, `TransactWriteItems`, `BatchGetItem`, `BatchWriteItem`.
+    /// `Query`, `Scan`, `GetItem`, `TransactWriteItems`, `BatchGetItem`, `BatchWriteItem`.
     pub operation: String,
     /// The table.
     pub table: String,
@@ -163,6 +163,20 @@ pub(crate) fn plan(spec: &ir::Spec, pattern: &ir::AccessPattern) -> Plan {
             plan.read_units = read_units(size_of(spec, entity), *consistent_read);
         }
         Operation::Query(q) => query_plan(spec, q, items, &mut plan),
+        Operation::Scan(scan) => {
+            plan.operation = "Scan".into();
+            plan.index = match &scan.index {
+                IndexRef::Table => None,
+                IndexRef::Index(i) => Some(i.clone()),
+            };
+            plan.consistent_read = scan.consistent_read;
+            plan.entities = vec![scan.entity.clone()];
+            plan.filter = conditions_expression(&scan.filter);
+            filter_names(&scan.filter, &mut plan);
+            // Each page reads up to 1 MB of the table or index, whatever
+            // the call keeps.
+            plan.read_units = read_units(1 << 20, scan.consistent_read);
+        }
         Operation::Transaction(t) => {
             plan.operation = "TransactWriteItems".into();
             plan.entities = t
@@ -249,7 +263,19 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
     let condition = key_condition(q);
     plan.key_condition = Some(condition);
     plan.filter = filter_expression(q);
-    for (i, condition) in q.filter.iter().enumerate() {
+    filter_names(&q.filter, plan);
+    let largest = q
+        .returns
+        .iter()
+        .map(|e| size_of(spec, e))
+        .max()
+        .unwrap_or(0);
+    plan.read_units = read_units(largest.saturating_mul(items), q.consistent_read);
+}
+
+/// The names and values of a filter's conditions (`#f{i}`, `:f{i}_{j}`).
+fn filter_names(filter: &[ir::FilterCondition], plan: &mut Plan) {
+    for (i, condition) in filter.iter().enumerate() {
         plan.names
             .insert(format!("#f{i}"), condition.stored.clone());
         for (j, operand) in condition.operands.iter().enumerate() {
@@ -263,13 +289,6 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
             plan.values.insert(format!(":f{i}_{j}"), text);
         }
     }
-    let largest = q
-        .returns
-        .iter()
-        .map(|e| size_of(spec, e))
-        .max()
-        .unwrap_or(0);
-    plan.read_units = read_units(largest.saturating_mul(items), q.consistent_read);
 }
 
 /// A query's FilterExpression: its conditions joined by `AND`, the

@@ -99,6 +99,8 @@ struct Outcome {
     requests: usize,
     /// Requests for the tenant's own keys, which must be allowed.
     own: usize,
+    /// Scan requests, and those that must be allowed.
+    scans: (usize, usize),
     wrong_allows: Vec<Request>,
     wrong_denies: Vec<Request>,
 }
@@ -338,6 +340,8 @@ fn pattern_uses(operation: &Operation, out: &mut BTreeSet<Use>) {
                 add(action, Place::Table, entity);
             }
         }
+        // A Scan sends no LeadingKeys: judged apart ([`scan_requests`]).
+        Operation::Scan(_) => {}
         Operation::Batch(b) => {
             for entity in &b.get {
                 add("BatchGetItem", Place::Table, entity);
@@ -404,6 +408,43 @@ fn requests(policy: &str, uses: &BTreeSet<Use>, keys: &[Key], tags: &[String]) -
     out
 }
 
+/// Scan requests (no `dynamodb:LeadingKeys`, as DynamoDB sends them) on
+/// the table and every index, under every policy, by one tag: allowed only
+/// to a role on what one of its scan access patterns scans.
+fn scan_requests(spec: &ir::Spec, tag: &str) -> Vec<Request> {
+    let places: Vec<Place> = std::iter::once(Place::Table)
+        .chain(spec.indexes.keys().map(|i| Place::Index(i.clone())))
+        .collect();
+    let mut out = Vec::new();
+    for kind in iam::policy_kinds(spec) {
+        let scanned: BTreeSet<Place> = match kind {
+            PolicyKind::Runtime => BTreeSet::new(),
+            PolicyKind::Role(role) => role
+                .access_patterns
+                .iter()
+                .filter_map(
+                    |name| match &spec.access_patterns.get(&name.value)?.operation {
+                        Operation::Scan(scan) => Some(place_of(&scan.index)),
+                        _ => None,
+                    },
+                )
+                .collect(),
+        };
+        for place in &places {
+            out.push(Request {
+                policy: kind.role().unwrap_or("runtime").to_owned(),
+                action: "Scan",
+                place: place.clone(),
+                key: String::new(),
+                owner: None,
+                tag: tag.to_owned(),
+                allow: scanned.contains(place),
+            });
+        }
+    }
+    out
+}
+
 // ---- evaluation ----------------------------------------------------------
 
 fn arn(table: &str, place: &Place) -> String {
@@ -431,16 +472,19 @@ fn simulate(tools: &Path, spec: &ir::Spec, requests: &[Request]) -> Vec<bool> {
     let input: Vec<Value> = requests
         .iter()
         .map(|r| {
+            let mut context = json!({
+                format!("aws:PrincipalTag/{}", tenant.principal_tag.value): r.tag,
+            });
+            if r.action != "Scan" {
+                context["dynamodb:LeadingKeys"] = json!([r.key]);
+            }
             json!({
                 "policy": policies[&r.policy],
                 "action": format!("dynamodb:{}", r.action),
                 "resource": arn(&spec.table.name.value, &r.place),
                 "accountId": ACCOUNT,
                 "principal": PRINCIPAL,
-                "context": {
-                    format!("aws:PrincipalTag/{}", tenant.principal_tag.value): r.tag,
-                    "dynamodb:LeadingKeys": [r.key],
-                },
+                "context": context,
             })
         })
         .collect();
@@ -480,18 +524,25 @@ fn simulate(tools: &Path, spec: &ir::Spec, requests: &[Request]) -> Vec<bool> {
 fn oracle(tools: &Path, spec: &ir::Spec) -> Outcome {
     let tenants = tenant_ids(spec, &partition_keys(spec, &[]));
     let keys = partition_keys(spec, &tenants);
-    let all: Vec<Request> = iam::policy_kinds(spec)
+    let mut all: Vec<Request> = iam::policy_kinds(spec)
         .into_iter()
         .flat_map(|kind| {
             let name = kind.role().unwrap_or("runtime");
             requests(name, &uses(spec, kind), &keys, &tenants)
         })
         .collect();
+    if let Some(tag) = tenants.first() {
+        all.extend(scan_requests(spec, tag));
+    }
     let verdicts = simulate(tools, spec, &all);
     let mut outcome = Outcome {
         tenants,
         requests: all.len(),
-        own: all.iter().filter(|r| r.allow).count(),
+        own: all.iter().filter(|r| r.allow && r.action != "Scan").count(),
+        scans: (
+            all.iter().filter(|r| r.action == "Scan").count(),
+            all.iter().filter(|r| r.action == "Scan" && r.allow).count(),
+        ),
         ..Outcome::default()
     };
     for (request, allowed) in all.into_iter().zip(verdicts) {
@@ -597,6 +648,7 @@ fn every_tag_reaches_exactly_its_own_keys() {
     );
     let outcomes = oracle_each(&tools, &specs);
     let (mut tenants, mut requests, mut own) = (0, 0, 0);
+    let (mut scans, mut scans_allowed) = (0, 0);
     let mut wrong = Vec::new();
     let (mut allows, mut denies) = (0, 0);
     for (name, outcome) in &outcomes {
@@ -607,6 +659,8 @@ fn every_tag_reaches_exactly_its_own_keys() {
         tenants += outcome.tenants.len();
         requests += outcome.requests;
         own += outcome.own;
+        scans += outcome.scans.0;
+        scans_allowed += outcome.scans.1;
         allows += outcome.wrong_allows.len();
         denies += outcome.wrong_denies.len();
         let found = outcome.wrong_allows.iter().map(|r| ("wrong allow", r));
@@ -618,8 +672,12 @@ fn every_tag_reaches_exactly_its_own_keys() {
         );
     }
     eprintln!(
-        "policy oracle: {} specs, {tenants} tenant ids, {requests} requests, {allows} wrong allows, {denies} wrong denies ({own} of the requests on the tag's own keys)",
+        "policy oracle: {} specs, {tenants} tenant ids, {requests} requests, {allows} wrong allows, {denies} wrong denies ({own} of the requests on the tag's own keys; {scans} scans, {scans_allowed} of them by an admin role on what it scans)",
         outcomes.len()
+    );
+    assert!(
+        scans_allowed > 0 && scans > scans_allowed,
+        "the scans are judged"
     );
     assert!(allows == 0 && denies == 0, "{}", wrong.join("\n"));
 }

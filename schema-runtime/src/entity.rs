@@ -136,6 +136,15 @@ pub fn decode_as<E: Entity>(item: &Item, context: &'static str) -> Decoded<E> {
     E::from_item(item).map(Some)
 }
 
+/// Decodes an item of a scan, which meets every entity's items: those of
+/// `E` ([`Entity::IDENTITY`]), and `None` for the rest.
+pub fn decode_if<E: Entity>(item: &Item) -> Decoded<E> {
+    if !E::IDENTITY.matches(item) {
+        return Ok(None);
+    }
+    E::from_item(item).map(Some)
+}
+
 /// [`decode_as`] for a query that reads one entity in part: the item must
 /// be of `P::Of`.
 pub fn decode_partial_as<P: Partial>(item: &Item, context: &'static str) -> Decoded<P> {

@@ -45,6 +45,7 @@ pub mod ops;
 mod query;
 #[doc(hidden)]
 pub mod reader;
+mod scan;
 pub mod schema;
 mod tenant;
 mod transact_get;
@@ -68,6 +69,7 @@ pub use error::{
 pub use identity::{Identity, KeyShape, Shape};
 pub use isolation::TenantKeys;
 pub use query::{Decoder, Page, Query, QueryRequest, DEFAULT_CONCURRENCY};
+pub use scan::{Scan, ScanCursor, ScanPage, ScanRequest, MAX_SEGMENTS};
 pub use tenant::{same_tenant_rules, InvalidTenantId, TenantId, TenantRules};
 pub use transact_get::{EntityKey, Slot, TransactGet, TransactGetResult, MAX_TRANSACT_GET};
 

@@ -9,11 +9,12 @@ pub use crate::reader::{lit, until, width, Step, REST};
 pub use crate::sdk::types::AttributeValue::{self, N, S};
 pub use crate::{aggregate, codec, iam, ops, reader, schema, sdk};
 pub use crate::{
-    batch_get, batch_write, entity::decode_as, entity::decode_partial_as, entity::Decoded,
-    entity_type, optional, optional_with, required, required_with, transact_write,
+    batch_get, batch_write, entity::decode_as, entity::decode_if, entity::decode_partial_as,
+    entity::Decoded, entity_type, optional, optional_with, required, required_with, transact_write,
 };
 pub use crate::{
     Attr, Blob, Condition, DateTime, Decimal, DecodeError, DecodeProblem, Decoder, Entity,
     EntityKey, Error, Field, Identity, Item, KeyShape, Partial, Query, QueryRequest, RetryPolicy,
-    Shape, TenantId, TenantKeys, TenantRules, TimeFormat, TransactGet, ValueError,
+    Scan, ScanRequest, Shape, TenantId, TenantKeys, TenantRules, TimeFormat, TransactGet,
+    ValueError,
 };

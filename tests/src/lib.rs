@@ -63,6 +63,7 @@ pub mod generated {
     generated!(sequence_numbers);
     generated!(partial_reads);
     generated!(filtered_queries);
+    generated!(scans);
 }
 
 /// The soundness harness's generated specs that `check` accepted, each

@@ -9,6 +9,27 @@ use crate::policy::{self as iam, AwsTarget, PolicyKind, TenantValue};
 pub fn check_role_scope(spec: &ir::Spec, diags: &mut Diagnostics) {
     let Some(tenant) = &spec.tenant else { return };
     for role in spec.roles.values() {
+        let is_scan = |name: &crate::source::Spanned<String>| {
+            spec.access_patterns
+                .get(&name.value)
+                .is_some_and(|p| matches!(p.operation, ir::Operation::Scan(_)))
+        };
+        // A scan reaches every tenant's items wherever it reads: a role
+        // with one is an admin role, which holds no tenant's patterns.
+        if let (Some(scan), Some(other)) = (
+            role.access_patterns.iter().find(|n| is_scan(n)),
+            role.access_patterns.iter().find(|n| !is_scan(n)),
+        ) {
+            diags.push(
+                Diagnostic::new(
+                    Code::RoleNotTenantScoped,
+                    format!("role `{}` lists the scan `{scan}` beside `{other}`", role.name),
+                )
+                .label(scan.span, "a scan: IAM cannot confine it to one tenant")
+                .label(other.span, "a tenant's access pattern")
+                .help("give scans a role of their own (an admin role), and keep tenant roles to tenant keys"),
+            );
+        }
         for name in &role.access_patterns {
             let Some(pattern) = spec.access_patterns.get(&name.value) else {
                 continue;

@@ -55,6 +55,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         keys::check_prefix_delimited,
         patterns::check_sharded_gets,
         patterns::check_filters,
+        patterns::check_scans,
         limits::check_index_count,
         limits::check_key_sizes,
         limits::check_item_sizes,

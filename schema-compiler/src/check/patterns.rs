@@ -7,8 +7,11 @@ use crate::ir::{self, IndexRef, Operation, ShardBy};
 /// Why: an index nobody queries still costs a write for every item projected into it.
 pub fn check_unused_indexes(spec: &ir::Spec, diags: &mut Diagnostics) {
     for index in spec.indexes.values() {
-        let used = spec.access_patterns.values().any(|p| {
-            matches!(&p.operation, Operation::Query(q) if q.index == IndexRef::Index(index.name.value.clone()))
+        let this = IndexRef::Index(index.name.value.clone());
+        let used = spec.access_patterns.values().any(|p| match &p.operation {
+            Operation::Query(q) => q.index == this,
+            Operation::Scan(s) => s.index == this,
+            Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => false,
         });
         if !used {
             diags.push(
@@ -97,6 +100,47 @@ pub fn check_filters(spec: &ir::Spec, diags: &mut Diagnostics) {
             .help(format!(
                 "a call reads up to 1 MB per page ({page:.0} read units{}) whatever the filter keeps, and a page may return no item{rate}. When the filter keeps a small share, give those items a key of their own (a sort-key prefix or a sparse index); acknowledge with `lints: {{ filter_amplification: allow }}` when it keeps most",
                 if q.consistent_read { ", strongly consistent" } else { ", eventually consistent" }
+            )),
+        );
+    }
+}
+
+/// Why: a scan reads, and bills, every item of its table or index, the
+/// other entities' too, and IAM cannot confine the role allowed to run it
+/// to some items (`dynamodb:LeadingKeys` does not apply to a Scan): the
+/// role that scans a table of a multi-tenant design can read every
+/// tenant's items, whatever the generated code keeps.
+pub fn check_scans(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for pattern in spec.access_patterns.values() {
+        let Operation::Scan(scan) = &pattern.operation else {
+            continue;
+        };
+        let target = match &scan.index {
+            IndexRef::Table => format!("table `{}`", spec.table.name),
+            IndexRef::Index(i) => format!("index `{i}`"),
+        };
+        let shared = spec
+            .entities
+            .values()
+            .filter(|e| e.name.value != scan.entity && scan.index.keys_of(e).is_some())
+            .count();
+        let tenant = match &spec.tenant {
+            Some(_) => " The role allowed to run it (`roles:`) can read every tenant's items there with its own requests: IAM does not confine a Scan to some keys.",
+            None => "",
+        };
+        diags.push(
+            Diagnostic::new(
+                Code::ScanPattern,
+                format!(
+                    "`{}` scans {target}: each call reads and bills every item there ({shared} other entit{} included), not only `{}`'s",
+                    pattern.name,
+                    if shared == 1 { "y" } else { "ies" },
+                    scan.entity,
+                ),
+            )
+            .label(pattern.name.span, "this access pattern")
+            .help(format!(
+                "scan for admin and batch jobs only, on an index that holds little besides what it returns (a sparse index), with segments run in parallel; serve user requests with a query.{tenant} Acknowledge with `lints: {{ scan_pattern: allow }}`"
             )),
         );
     }

@@ -155,6 +155,11 @@ codes! {
     /// A query's filter is applied after its key condition read the items:
     /// every item read is billed, kept or not.
     FilterAmplification = "filter_amplification", Warning;
+    /// A scan reads, and bills, every item of its table or index; IAM
+    /// cannot confine the role that runs it to some of them.
+    ScanPattern = "scan_pattern", Warning;
+    /// A scan of a tenant-scoped entity would read every tenant's items.
+    TenantScan = "tenant_scan", Error;
 
     // ---- limits, capacity, cost (check) -------------------------------------
     /// More than 20 global or 5 local secondary indexes.

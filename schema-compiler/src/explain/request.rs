@@ -164,27 +164,57 @@ fn query_parameters(spec: &ir::Spec, q: &ir::Query, out: &mut Map<String, Value>
             );
         }
     }
-    if let Some(filter) = crate::plan::filter_expression(q) {
-        out.insert("FilterExpression".into(), filter.into());
-        for (i, condition) in q.filter.iter().enumerate() {
-            names.insert(format!("#f{i}"), condition.stored.clone().into());
-            for (j, operand) in condition.operands.iter().enumerate() {
-                let value = match operand {
-                    ir::FilterOperand::Literal(ir::FilterLiteral::S(t)) => typed("S", t),
-                    ir::FilterOperand::Literal(ir::FilterLiteral::N(n)) => typed("N", n),
-                    ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => json!({ "BOOL": b }),
-                    ir::FilterOperand::Param { name, .. } => json!(format!("<{name}>")),
-                };
-                values.insert(format!(":f{i}_{j}"), value);
-            }
-        }
-    }
+    filter_parameters(&q.filter, &mut names, &mut values, out);
     out.insert("ExpressionAttributeNames".into(), Value::Object(names));
     out.insert("ExpressionAttributeValues".into(), Value::Object(values));
     if q.order == ir::Order::Descending {
         out.insert("ScanIndexForward".into(), false.into());
     }
     if q.consistent_read {
+        out.insert("ConsistentRead".into(), true.into());
+    }
+}
+
+/// A filter's `FilterExpression`, and its names and values.
+fn filter_parameters(
+    filter: &[ir::FilterCondition],
+    names: &mut Map<String, Value>,
+    values: &mut Map<String, Value>,
+    out: &mut Map<String, Value>,
+) {
+    let Some(expression) = crate::plan::conditions_expression(filter) else {
+        return;
+    };
+    out.insert("FilterExpression".into(), expression.into());
+    for (i, condition) in filter.iter().enumerate() {
+        names.insert(format!("#f{i}"), condition.stored.clone().into());
+        for (j, operand) in condition.operands.iter().enumerate() {
+            let value = match operand {
+                ir::FilterOperand::Literal(ir::FilterLiteral::S(t)) => typed("S", t),
+                ir::FilterOperand::Literal(ir::FilterLiteral::N(n)) => typed("N", n),
+                ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => json!({ "BOOL": b }),
+                ir::FilterOperand::Param { name, .. } => json!(format!("<{name}>")),
+            };
+            values.insert(format!(":f{i}_{j}"), value);
+        }
+    }
+}
+
+fn scan_parameters(spec: &ir::Spec, scan: &ir::Scan, out: &mut Map<String, Value>) {
+    out.insert("TableName".into(), table_name(spec));
+    if let IndexRef::Index(i) = &scan.index {
+        out.insert("IndexName".into(), Value::String(i.clone()));
+    }
+    let (mut names, mut values) = (Map::new(), Map::new());
+    filter_parameters(&scan.filter, &mut names, &mut values, out);
+    // DynamoDB refuses empty maps.
+    if !names.is_empty() {
+        out.insert("ExpressionAttributeNames".into(), Value::Object(names));
+    }
+    if !values.is_empty() {
+        out.insert("ExpressionAttributeValues".into(), Value::Object(values));
+    }
+    if scan.consistent_read {
         out.insert("ConsistentRead".into(), true.into());
     }
 }
@@ -251,6 +281,24 @@ pub fn request(spec: &ir::Spec, name: &str) -> Option<Request> {
             query_parameters(spec, q, &mut parameters);
             notes = query_notes(spec, q);
             "query"
+        }
+        Operation::Scan(scan) => {
+            scan_parameters(spec, scan, &mut parameters);
+            notes.push(format!(
+                "reads every item of the {}, 1 MB a page; `--segment i --total-segments n` splits it for parallel workers",
+                match &scan.index {
+                    IndexRef::Table => "table".to_owned(),
+                    IndexRef::Index(i) => format!("index `{i}`"),
+                }
+            ));
+            notes.push(format!(
+                "items of entities other than `{}` are skipped",
+                scan.entity
+            ));
+            if let Some(ttl) = &spec.table.ttl {
+                notes.push(format!("items whose `{ttl}` has passed are skipped"));
+            }
+            "scan"
         }
         Operation::Transaction(t) => {
             let items: Vec<Value> = t

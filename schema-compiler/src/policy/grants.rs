@@ -17,6 +17,9 @@ pub(crate) struct Grants<'s> {
     pub indexes: Vec<&'s str>,
     /// Partition-key templates reached, first use first, each once.
     pub keys: Vec<&'s ir::KeyTemplate>,
+    /// What a role scans: the table (`None`) or an index, each once; the
+    /// runtime policy never scans.
+    pub scans: Vec<Option<&'s str>>,
     /// The segments of `keys`, to keep each once.
     seen: std::collections::BTreeSet<&'s [Segment]>,
 }
@@ -63,6 +66,15 @@ impl<'s> Grants<'s> {
         for name in access_patterns {
             if let Some(pattern) = spec.access_patterns.get(&name.value) {
                 grants.grant_pattern(spec, pattern, tenant);
+                if let Operation::Scan(scan) = &pattern.operation {
+                    let target = match &scan.index {
+                        IndexRef::Table => None,
+                        IndexRef::Index(i) => Some(i.as_str()),
+                    };
+                    if !grants.scans.contains(&target) {
+                        grants.scans.push(target);
+                    }
+                }
             }
         }
         grants.order_indexes(spec);
@@ -128,6 +140,9 @@ pub(crate) fn pattern_grants<'s>(
             };
             out.push((Action::Query, index, &q.pk));
         }
+        // A Scan has no partition key for LeadingKeys to confine: a role's
+        // scans are granted apart ([`Grants::scans`]), never by key.
+        Operation::Scan(_) => {}
         Operation::Transaction(t) => {
             for (op, entity) in &t.items {
                 let action = match op {

@@ -17,7 +17,10 @@
 //! tenant, the delimiter that follows it and `*` — or the exact value where
 //! the key is the bare tenant segment. Resources are the table ARN and the
 //! ARNs of exactly the indexes queried. Two Deny statements refuse Scan and
-//! full-table PartiQL selects on the table and every index.
+//! full-table PartiQL selects on the table and every index. A role that
+//! lists scan access patterns (an admin role: in a multi-tenant spec it
+//! lists nothing else) is allowed Scan, with no condition, on exactly the
+//! table or indexes it scans, and denied it on the others.
 //!
 //! The **session-policy** variant has the tenant id in place of the
 //! principal-tag variable, for the STS AssumeRole approach; the generated
@@ -189,13 +192,41 @@ pub fn policy(
         statement.push(allow_statement(spec, &grants, target, tenant));
     }
     let everything = vec![target.table_arn(table), target.all_indexes_arn(table)];
-    statement.push(Statement {
-        sid: Sid::new("DenyScan"),
-        effect: Effect::Deny,
-        action: vec![Action::Scan],
-        resource: everything.clone(),
-        condition: Condition::default(),
-    });
+    let arn = |scanned: &Option<&str>| match scanned {
+        None => target.table_arn(table),
+        Some(index) => target.index_arn(table, index),
+    };
+    if !grants.scans.is_empty() {
+        // A Scan carries no LeadingKeys: allowed on what the role scans,
+        // with no condition, and denied everywhere else.
+        statement.push(Statement {
+            sid: Sid::new("Scan"),
+            effect: Effect::Allow,
+            action: vec![Action::Scan],
+            resource: grants.scans.iter().map(arn).collect(),
+            condition: Condition::default(),
+        });
+    }
+    // An explicit Deny outweighs any Allow: deny Scan on each ARN the role
+    // does not scan (every index by name, when the role scans one of them).
+    let denied: Vec<Arn> = if grants.scans.is_empty() {
+        everything.clone()
+    } else {
+        std::iter::once(None)
+            .chain(spec.indexes.keys().map(|i| Some(i.as_str())))
+            .filter(|t| !grants.scans.contains(t))
+            .map(|t| arn(&t))
+            .collect()
+    };
+    if !denied.is_empty() {
+        statement.push(Statement {
+            sid: Sid::new("DenyScan"),
+            effect: Effect::Deny,
+            action: vec![Action::Scan],
+            resource: denied,
+            condition: Condition::default(),
+        });
+    }
     statement.push(Statement {
         sid: Sid::new("DenyFullTablePartiQLSelect"),
         effect: Effect::Deny,

@@ -84,7 +84,7 @@ pub enum Action {
     BatchWriteItem,
     /// `dynamodb:ConditionCheckItem` (a transaction's ConditionCheck)
     ConditionCheckItem,
-    /// `dynamodb:Scan`: only ever denied.
+    /// `dynamodb:Scan`: denied, except to a role that lists scans, on what it scans.
     Scan,
     /// `dynamodb:PartiQLSelect`: only ever denied, for full-table scans.
     PartiQLSelect,

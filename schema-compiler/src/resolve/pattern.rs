@@ -91,6 +91,7 @@ impl Resolver<'_> {
         let given: Vec<(&str, Span)> = [
             ("get", decl.get.as_ref().map(|v| v.span)),
             ("query", decl.query.as_ref().map(|v| v.span)),
+            ("scan", decl.scan.as_ref().map(|v| v.span)),
             ("transaction", decl.transaction.as_ref().map(|v| v.span)),
             ("batch", decl.batch.as_ref().map(|v| v.span)),
         ]
@@ -113,7 +114,9 @@ impl Resolver<'_> {
             for (op, span) in &given {
                 d = d.label(*span, format!("`{op}`"));
             }
-            self.error(d.help("give exactly one of `get`, `query`, `transaction`, `batch`"));
+            self.error(
+                d.help("give exactly one of `get`, `query`, `scan`, `transaction`, `batch`"),
+            );
             return None;
         }
         self.check_query_only_options(decl);
@@ -124,6 +127,11 @@ impl Resolver<'_> {
             return self
                 .resolve_query(query, decl, spec)
                 .map(|q| ir::Operation::Query(Box::new(q)));
+        }
+        if let Some(entity) = &decl.scan {
+            return self
+                .resolve_scan(entity, decl, spec)
+                .map(|s| ir::Operation::Scan(Box::new(s)));
         }
         if let Some(tx) = &decl.transaction {
             return self
@@ -154,7 +162,7 @@ impl Resolver<'_> {
                     IndexRef::Table => None,
                 },
             ),
-            ir::Operation::Transaction(_) | ir::Operation::Batch(_) => {
+            ir::Operation::Scan(_) | ir::Operation::Transaction(_) | ir::Operation::Batch(_) => {
                 if let Some(select) = &decl.select {
                     self.error(
                         Diagnostic::new(
@@ -162,7 +170,9 @@ impl Resolver<'_> {
                             "`select` only applies to a get or a query",
                         )
                         .label(select.span, "`select` given here")
-                        .help("remove it: transactions and batches read or write whole items"),
+                        .help(
+                            "remove it: scans, transactions and batches read or write whole items",
+                        ),
                     );
                 }
                 return (None, IndexMap::new());
@@ -249,11 +259,12 @@ impl Resolver<'_> {
     }
 
     fn check_query_only_options(&mut self, decl: &syntax::AccessPatternDecl) {
-        if let (None, None, Some(c)) = (&decl.query, &decl.get, &decl.consistent_read) {
+        let reads = decl.query.is_some() || decl.get.is_some() || decl.scan.is_some();
+        if let (false, Some(c)) = (reads, &decl.consistent_read) {
             self.error(
                 Diagnostic::new(
                     Code::InvalidValue,
-                    "`consistent_read` only applies to a get or a query",
+                    "`consistent_read` only applies to a get, a query or a scan",
                 )
                 .label(c.span, "`consistent_read` given here")
                 .help(
@@ -264,9 +275,17 @@ impl Resolver<'_> {
         if decl.query.is_some() {
             return;
         }
+        // A scan reads an index and filters; what it returns is its entity.
+        let scan = decl.scan.is_some();
         let options = [
-            ("index", decl.index.as_ref().map(|v| v.span)),
-            ("filter", decl.filter.as_ref().map(|v| v.span)),
+            (
+                "index",
+                decl.index.as_ref().filter(|_| !scan).map(|v| v.span),
+            ),
+            (
+                "filter",
+                decl.filter.as_ref().filter(|_| !scan).map(|v| v.span),
+            ),
             ("returns", decl.returns.as_ref().map(|v| v.span)),
             ("order", decl.order.as_ref().map(|v| v.span)),
         ];
@@ -307,14 +326,93 @@ impl Resolver<'_> {
         })
     }
 
-    fn resolve_query(
+    fn resolve_scan(
         &mut self,
-        query: &Spanned<syntax::QueryDecl>,
+        entity: &Spanned<String>,
         decl: &syntax::AccessPatternDecl,
         spec: &ir::Spec,
-    ) -> Option<ir::Query> {
-        let (index, key) = self.resolve_index_ref(decl, spec)?;
-        if let (IndexRef::Index(i), Some(c)) = (&index, &decl.consistent_read) {
+    ) -> Option<ir::Scan> {
+        let e = self.entity(entity, spec)?;
+        let (index, _) = self.resolve_index_ref(decl, spec)?;
+        self.check_consistent_index(&index, decl, spec);
+        if let IndexRef::Index(i) = &index {
+            let index_decl = &spec.indexes[i];
+            if index.keys_of(e).is_none() {
+                self.error(
+                    Diagnostic::new(
+                        Code::UnknownIndex,
+                        format!("`{}` is not written into index `{i}`", e.name),
+                    )
+                    .label(entity.span, "scanned for this entity")
+                    .label(index_decl.name.span, "index declared here")
+                    .help(format!(
+                        "give `{}` keys for `{i}`, or scan the table",
+                        e.name
+                    )),
+                );
+                return None;
+            }
+            let missing = e
+                .attributes
+                .values()
+                .find(|a| !index_carries(spec, index_decl, e, a));
+            if let Some(a) = missing {
+                self.error(
+                    Diagnostic::new(
+                        Code::IndexProjection,
+                        format!(
+                            "index `{i}` does not carry `{}` of `{}`, which a scan returns whole",
+                            a.name, e.name
+                        ),
+                    )
+                    .label(entity.span, "scanned for this entity")
+                    .label(index_decl.name.span, "this index's projection")
+                    .help(format!(
+                        "project `{}` into `{i}`, or scan the table",
+                        a.name
+                    )),
+                );
+            }
+        }
+        if let (Some(tenant), ir::Scope::Tenant) = (&spec.tenant, e.scope) {
+            self.error(
+                Diagnostic::new(
+                    Code::TenantScan,
+                    format!(
+                        "a scan of `{}` would read the items of every tenant",
+                        e.name
+                    ),
+                )
+                .label(entity.span, "a tenant-scoped entity")
+                .help(format!(
+                    "scan only global entities (`scope: global`); read a tenant's items with a query whose partition key starts with `<{}>`",
+                    tenant.placeholder
+                )),
+            );
+            return None;
+        }
+        let returns = [entity.value.clone()];
+        let filter = decl
+            .filter
+            .as_ref()
+            .map(|f| self.resolve_filter(f, &index, &returns, &IndexMap::new(), spec))
+            .unwrap_or_default();
+        Some(ir::Scan {
+            index,
+            entity: entity.value.clone(),
+            consistent_read: decl.consistent_read.as_ref().is_some_and(|c| c.value),
+            filter,
+        })
+    }
+
+    /// Global secondary indexes read eventually consistent only.
+    fn check_consistent_index(
+        &mut self,
+        index: &IndexRef,
+        decl: &syntax::AccessPatternDecl,
+        spec: &ir::Spec,
+    ) {
+        if let (IndexRef::Index(i), Some(c)) = (index, &decl.consistent_read) {
             if c.value && spec.indexes[i].kind == ir::IndexKind::Global {
                 self.error(
                     Diagnostic::new(
@@ -322,10 +420,20 @@ impl Resolver<'_> {
                         "global secondary indexes only support eventually consistent reads",
                     )
                     .label(c.span, "consistent_read")
-                    .help("remove `consistent_read`, or query the table or a local index"),
+                    .help("remove `consistent_read`, or read the table or a local index"),
                 );
             }
         }
+    }
+
+    fn resolve_query(
+        &mut self,
+        query: &Spanned<syntax::QueryDecl>,
+        decl: &syntax::AccessPatternDecl,
+        spec: &ir::Spec,
+    ) -> Option<ir::Query> {
+        let (index, key) = self.resolve_index_ref(decl, spec)?;
+        self.check_consistent_index(&index, decl, spec);
         let pk = self.resolve_pattern_template(&query.pk, &key.0, spec)?;
         let sk = match &query.sk {
             Some(sk) => Some(self.resolve_sort_condition(sk, key.1.as_ref(), spec)?),

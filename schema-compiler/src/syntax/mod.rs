@@ -704,7 +704,7 @@ pub enum Maintenance {
     Stream,
 }
 
-/// An access pattern: exactly one of `get`, `query`, `transaction`, `batch`.
+/// An access pattern: exactly one of `get`, `query`, `scan`, `transaction`, `batch`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AccessPatternDecl {
@@ -720,6 +720,11 @@ pub struct AccessPatternDecl {
     /// A Query with an equality on the partition key and an optional sort-key condition.
     #[serde(default)]
     pub query: Option<Spanned<QueryDecl>>,
+    /// A Scan of the table (or `index`) returning the items of one entity:
+    /// for global data read by an admin role, never through a tenant's
+    /// handle.
+    #[serde(default)]
+    pub scan: Option<Spanned<String>>,
     /// A TransactWriteItems over the listed entities.
     #[serde(default)]
     pub transaction: Option<Spanned<TransactionDecl>>,

@@ -333,6 +333,7 @@ fn actions(spec: &ir::Spec) -> String {
         let names: &[&str] = match &p.operation {
             ir::Operation::Get { .. } => &["GetItem"],
             ir::Operation::Query(_) => &["Query"],
+            ir::Operation::Scan(_) => &["Scan"],
             ir::Operation::Transaction(_) => &["TransactWriteItems"],
             ir::Operation::Batch(b) => {
                 match (b.get.is_empty(), b.put.is_empty() && b.delete.is_empty()) {
@@ -370,6 +371,7 @@ fn context(spec: &ir::Spec, stem: &str, diagnostics: &[&Diagnostic]) -> Context 
                 ir::Operation::Query(q) if q.order == ir::Order::Descending => Some("descending"),
                 ir::Operation::Query(_)
                 | ir::Operation::Get { .. }
+                | ir::Operation::Scan(_)
                 | ir::Operation::Transaction(_)
                 | ir::Operation::Batch(_) => None,
             };

@@ -182,7 +182,7 @@ impl<'a> Emitter<'a> {
                 let name = pattern.name.to_string();
                 let snake = names::snake(&name);
                 let (request, decode) = match &pattern.operation {
-                    ir::Operation::Query(_) => (true, true),
+                    ir::Operation::Query(_) | ir::Operation::Scan(_) => (true, true),
                     ir::Operation::Batch(b) => (false, !b.get.is_empty()),
                     ir::Operation::Get { .. } | ir::Operation::Transaction(_) => (false, false),
                 };

@@ -53,6 +53,7 @@ impl<'a> Emitter<'a> {
                 let names: Vec<&String> = match &pattern.operation {
                     Operation::Get { entity, .. } => vec![entity],
                     Operation::Query(q) => q.returns.iter().chain(&q.matching).collect(),
+                    Operation::Scan(scan) => vec![&scan.entity],
                     Operation::Transaction(t) => t.items.iter().map(|(_, e)| e).collect(),
                     Operation::Batch(b) => b.get.iter().chain(&b.put).chain(&b.delete).collect(),
                 };
@@ -72,9 +73,10 @@ impl<'a> Emitter<'a> {
                             Some((p.name.as_str(), bound))
                         })
                         .collect(),
-                    Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => {
-                        IndexMap::new()
-                    }
+                    Operation::Get { .. }
+                    | Operation::Scan(_)
+                    | Operation::Transaction(_)
+                    | Operation::Batch(_) => IndexMap::new(),
                 };
                 let scoped = match &pattern.operation {
                     Operation::Query(q) => {
@@ -85,9 +87,10 @@ impl<'a> Emitter<'a> {
                                 .filter_map(|e| entities.get(e.as_str()))
                                 .any(|e| self.is_tenant_scoped(e))
                     }
-                    Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => {
-                        entities.values().any(|e| self.is_tenant_scoped(e))
-                    }
+                    Operation::Get { .. }
+                    | Operation::Scan(_)
+                    | Operation::Transaction(_)
+                    | Operation::Batch(_) => entities.values().any(|e| self.is_tenant_scoped(e)),
                 };
                 let handle = if scoped && self.has_tenant() {
                     Handle::Tenant
@@ -124,6 +127,7 @@ impl<'a> Emitter<'a> {
             .iter()
             .map(|plan| match &plan.pattern.operation {
                 Operation::Query(q) => self.query_support(plan, q),
+                Operation::Scan(scan) => self.scan_support(plan, scan),
                 Operation::Transaction(t) => self.transaction_builder(plan, t),
                 Operation::Batch(b) => self.batch_builder(plan, b),
                 Operation::Get { .. } => self.partial_defs(plan),
@@ -208,6 +212,30 @@ impl<'a> Emitter<'a> {
                     }
                 }
             }
+            Operation::Scan(scan) => {
+                let params = self.filter_param_list(plan, &scan.filter);
+                let args = filter_params(&scan.filter).map(|(_, name, _)| snake_ident(name));
+                let ty = pascal_ident(&scan.entity);
+                let request = self.private_fn(Private::Request(pattern.name.to_string()));
+                let decode = self.private_fn(Private::Decode(pattern.name.to_string()));
+                let target = match &scan.index {
+                    IndexRef::Table => "the table".to_owned(),
+                    IndexRef::Index(i) => format!("index `{i}`"),
+                };
+                let filter = crate::plan::conditions_text(&scan.filter)
+                    .map(|f| format!(" Filtered after the read: `{f}`."))
+                    .unwrap_or_default();
+                let doc = Self::pattern_doc(
+                    pattern,
+                    format!("Scan of {target}, returning its [`{}`] items (those of other entities are skipped).{filter} Returns a lazy [`::schema_runtime::Scan`]: `.segments(n)` reads n segments at once, `.segment(i, n)` one worker's share; then `.all()`, `.items()` or `.pages()`. A tenant's policy denies Scan: run it with the credentials of the role that lists it.", scan.entity),
+                );
+                quote! {
+                    #doc
+                    pub fn #name(&self, #(#params),*) -> __rt::Scan<#ty> {
+                        __rt::Scan::new(self.client.clone(), #request(self, #(#args),*), #decode)
+                    }
+                }
+            }
             Operation::Transaction(_) | Operation::Batch(_) => {
                 let builder = builder_type(pattern);
                 let what = if matches!(pattern.operation, Operation::Transaction(_)) {
@@ -251,12 +279,23 @@ impl<'a> Emitter<'a> {
             };
             quote!(#name: #ty)
         });
-        let filters = filter_params(q).map(|(condition, name, ty)| {
-            let ident = snake_ident(name);
-            let ty = self.filter_param_type(plan, condition, ty);
-            quote!(#ident: #ty)
-        });
-        keys.chain(filters).collect()
+        keys.chain(self.filter_param_list(plan, &q.filter))
+            .collect()
+    }
+
+    /// `max_price: &Decimal` parameters of a filter.
+    fn filter_param_list(
+        &self,
+        plan: &PatternPlan<'_>,
+        filter: &[ir::FilterCondition],
+    ) -> Vec<TokenStream> {
+        filter_params(filter)
+            .map(|(condition, name, ty)| {
+                let ident = snake_ident(name);
+                let ty = self.filter_param_type(plan, condition, ty);
+                quote!(#ident: #ty)
+            })
+            .collect()
     }
 
     /// The argument names of a query's method, in [`Self::param_list`]'s
@@ -265,7 +304,7 @@ impl<'a> Emitter<'a> {
         q.params
             .keys()
             .map(|p| snake_ident(p))
-            .chain(filter_params(q).map(|(_, name, _)| snake_ident(name)))
+            .chain(filter_params(&q.filter).map(|(_, name, _)| snake_ident(name)))
             .collect()
     }
 
@@ -302,8 +341,12 @@ impl<'a> Emitter<'a> {
 
     /// The `(placeholder, value expression)` pairs of a query's filter
     /// operands (see [`crate::plan::filter_expression`]).
-    fn filter_values(&self, pattern: &str, q: &ir::Query) -> Vec<(String, TokenStream)> {
-        q.filter
+    fn filter_values(
+        &self,
+        pattern: &str,
+        filter: &[ir::FilterCondition],
+    ) -> Vec<(String, TokenStream)> {
+        filter
             .iter()
             .enumerate()
             .flat_map(|(i, condition)| {
@@ -370,7 +413,10 @@ impl<'a> Emitter<'a> {
                 IndexRef::Index(i) => Some(i.as_str()),
                 IndexRef::Table => None,
             },
-            Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => None,
+            Operation::Get { .. }
+            | Operation::Scan(_)
+            | Operation::Transaction(_)
+            | Operation::Batch(_) => None,
         };
         let what = match (&pattern.select, index) {
             (Some(_), _) => format!("that `{}` selects", pattern.name.as_str()),
@@ -675,12 +721,8 @@ impl<'a> Emitter<'a> {
         let consistent = q.consistent_read;
         let forward = q.order == ir::Order::Ascending;
         let table = &self.spec.table;
-        let (index_pk, index_sk) = match index.and_then(|i| self.spec.indexes.get(i)) {
-            Some(i) => (Some(&i.partition_key), i.sort_key.as_ref()),
-            None => (None, None),
-        };
         let sort_key = match index {
-            Some(_) => index_sk,
+            Some(i) => self.spec.indexes.get(i).and_then(|i| i.sort_key.as_ref()),
             None => table.sort_key.as_ref(),
         };
         let sort_key = match sort_key {
@@ -690,20 +732,7 @@ impl<'a> Emitter<'a> {
             }
             None => quote!(None),
         };
-        let mut key_attributes: Vec<&str> = Vec::new();
-        for k in [
-            Some(&table.partition_key),
-            table.sort_key.as_ref(),
-            index_pk,
-            index_sk,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            if !key_attributes.contains(&k.name.as_str()) {
-                key_attributes.push(k.name.as_str());
-            }
-        }
+        let key_attributes = self.position_attributes(index);
         let ttl = match &self.spec.table.ttl {
             Some(t) => {
                 let t = t.as_str();
@@ -735,31 +764,13 @@ impl<'a> Emitter<'a> {
             None => quote!(None),
         };
         let projection = self.projection(plan, index);
-        let filter_values = self.filter_values(pattern_name, q);
-        for (i, condition) in q.filter.iter().enumerate() {
-            let placeholder = format!("#f{i}");
-            let stored = condition.stored.as_str();
-            names.push(quote!((#placeholder, #stored)));
-        }
-        let filter_ranges = q
-            .filter
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.op == ir::FilterOp::Between)
-            .map(|(i, _)| {
-                let (low, high) = (format!(":f{i}_0"), format!(":f{i}_1"));
-                quote!((#low, #high))
-            });
-        let filter = match crate::plan::filter_expression(q) {
-            Some(expression) => quote!(Some(#expression)),
-            None => quote!(None),
-        };
-        let filter_values = if filter_values.is_empty() {
-            quote!(__rt::Item::new())
-        } else {
-            let pairs = filter_values.iter().map(|(p, v)| quote!((#p, #v)));
-            quote!(__rt::ops::values([#(#pairs),*]))
-        };
+        let FilterTokens {
+            names: filter_names,
+            filter,
+            values: filter_values,
+            ranges: filter_ranges,
+        } = self.filter_tokens(pattern_name, &q.filter);
+        names.extend(filter_names);
         let fill = match self.shard_plan(plan, q) {
             None => one,
             Some((_, Some(hash))) => quote!({ let __shard: u32 = #hash; #one }),
@@ -788,6 +799,118 @@ impl<'a> Emitter<'a> {
                     filter_ranges: &[#(#filter_ranges),*],
                 })
             }
+        }
+    }
+
+    /// The attributes of an item's position in the table or `index`: the
+    /// table's keys, and the index's.
+    fn position_attributes(&self, index: Option<&str>) -> Vec<&'a str> {
+        let spec: &'a ir::Spec = self.spec;
+        let table = &spec.table;
+        let (index_pk, index_sk) = match index.and_then(|i| spec.indexes.get(i)) {
+            Some(i) => (Some(&i.partition_key), i.sort_key.as_ref()),
+            None => (None, None),
+        };
+        let mut out: Vec<&'a str> = Vec::new();
+        let keys = [
+            Some(&table.partition_key),
+            table.sort_key.as_ref(),
+            index_pk,
+            index_sk,
+        ];
+        for k in keys.into_iter().flatten() {
+            if !out.contains(&k.name.as_str()) {
+                out.push(k.name.as_str());
+            }
+        }
+        out
+    }
+
+    /// The request of a scan access pattern, on the table's handle.
+    fn scan_request_fn(&self, plan: &PatternPlan<'_>, scan: &ir::Scan) -> TokenStream {
+        let pattern_name = plan.pattern.name.as_str();
+        let name = self.private_fn(Private::Request(pattern_name.to_owned()));
+        let params = self.filter_param_list(plan, &scan.filter);
+        let index = match &scan.index {
+            IndexRef::Table => None,
+            IndexRef::Index(i) => Some(i.as_str()),
+        };
+        let index_tokens = super::option_str(index);
+        let key_attributes = self.position_attributes(index);
+        let ttl = super::option_str(self.spec.table.ttl.as_ref().map(|t| t.as_str()));
+        let consistent = scan.consistent_read;
+        let FilterTokens {
+            names,
+            filter,
+            values,
+            ranges,
+        } = self.filter_tokens(pattern_name, &scan.filter);
+        quote! {
+            fn #name(__handle: &Repository, #(#params),*) -> Result<__rt::ScanRequest, __rt::Error> {
+                Ok(__rt::ScanRequest {
+                    table: __handle.table_name().to_owned(),
+                    index: #index_tokens,
+                    names: &[#(#names),*],
+                    consistent_read: #consistent,
+                    ttl_attribute: #ttl,
+                    key_attributes: &[#(#key_attributes),*],
+                    filter: #filter,
+                    filter_values: #values,
+                    filter_ranges: &[#(#ranges),*],
+                })
+            }
+        }
+    }
+
+    fn scan_support(&self, plan: &PatternPlan<'_>, scan: &ir::Scan) -> TokenStream {
+        let name = self.private_fn(Private::Decode(plan.pattern.name.to_string()));
+        let ty = pascal_ident(&scan.entity);
+        let request = self.scan_request_fn(plan, scan);
+        quote! {
+            fn #name(item: &__rt::Item) -> __rt::Decoded<#ty> {
+                __rt::decode_if::<#ty>(item)
+            }
+
+            #request
+        }
+    }
+
+    /// The names, expression, values and `BETWEEN` ranges of a filter.
+    fn filter_tokens(&self, pattern: &str, filter: &[ir::FilterCondition]) -> FilterTokens {
+        let names = filter
+            .iter()
+            .enumerate()
+            .map(|(i, condition)| {
+                let placeholder = format!("#f{i}");
+                let stored = condition.stored.as_str();
+                quote!((#placeholder, #stored))
+            })
+            .collect();
+        let ranges = filter
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.op == ir::FilterOp::Between)
+            .map(|(i, _)| {
+                let (low, high) = (format!(":f{i}_0"), format!(":f{i}_1"));
+                quote!((#low, #high))
+            })
+            .collect();
+        let filter_expression = match crate::plan::conditions_expression(filter) {
+            Some(expression) => quote!(Some(#expression)),
+            None => quote!(None),
+        };
+        let values = self.filter_values(pattern, filter);
+        let values = if values.is_empty() {
+            quote!(__rt::Item::new())
+        } else {
+            let pairs = values.iter().map(|(p, v)| quote!((#p, #v)));
+            quote!(__rt::ops::values([#(#pairs),*]))
+        };
+        FilterTokens {
+            names,
+            filter: filter_expression,
+            values,
+            ranges,
         }
     }
 
@@ -1156,6 +1279,18 @@ impl<'a> Emitter<'a> {
     }
 }
 
+/// A filter's parts as generated code holds them.
+struct FilterTokens {
+    /// `("#f0", "status")` pairs.
+    names: Vec<TokenStream>,
+    /// `Some("#f0 = :f0_0")` or `None`.
+    filter: TokenStream,
+    /// The operands' `Item`.
+    values: TokenStream,
+    /// `(":f0_0", ":f0_1")` of each `BETWEEN`.
+    ranges: Vec<TokenStream>,
+}
+
 /// The fields of a transaction or batch builder besides the repository and
 /// tenant: what it collects, the first error, and the idempotency token.
 fn builder_fields(operation: &Operation) -> Vec<(Ident, TokenStream)> {
@@ -1180,7 +1315,7 @@ fn builder_fields(operation: &Operation) -> Vec<(Ident, TokenStream)> {
                 fields.push((format_ident!("keys"), quote!(Vec<__rt::Item>)));
             }
         }
-        Operation::Get { .. } | Operation::Query(_) => {}
+        Operation::Get { .. } | Operation::Query(_) | Operation::Scan(_) => {}
     }
     fields.push((format_ident!("error"), quote!(Option<__rt::Error>)));
     fields
@@ -1206,9 +1341,9 @@ fn unplanned() -> TokenStream {
 /// The parameters of a query's filter: each `<name>` operand with the
 /// condition it is in and its type, in the order written.
 fn filter_params(
-    q: &ir::Query,
+    filter: &[ir::FilterCondition],
 ) -> impl Iterator<Item = (&ir::FilterCondition, &str, &ir::AttributeType)> {
-    q.filter.iter().flat_map(|condition| {
+    filter.iter().flat_map(|condition| {
         condition.operands.iter().filter_map(move |o| match o {
             ir::FilterOperand::Param { name, r#type } => Some((condition, name.as_str(), r#type)),
             ir::FilterOperand::Literal(_) => None,
