@@ -376,6 +376,18 @@ pub struct Pattern {
     pub filter: Option<(crate::semantics::FilterOp, Vec<String>, bool)>,
 }
 
+/// A scan access pattern of a global entity.
+#[derive(Debug, Clone)]
+pub struct ScanPattern {
+    pub name: String,
+    /// The entity scanned.
+    pub entity: usize,
+    /// `None`: the table; else an index of `ALL` the entity is in.
+    pub index: Option<String>,
+    /// A filter on `note`, as a query's.
+    pub filter: Option<(crate::semantics::FilterOp, Vec<String>, bool)>,
+}
+
 /// A generated spec.
 #[derive(Debug, Clone)]
 pub struct Spec {
@@ -388,6 +400,9 @@ pub struct Spec {
     pub entities: Vec<Entity>,
     pub indexes: Vec<Index>,
     pub patterns: Vec<Pattern>,
+    /// Scans of global entities, where items tell their entity by the
+    /// entity-type attribute (the oracle reads it).
+    pub scans: Vec<ScanPattern>,
 }
 
 const TENANTS: [&str; 2] = ["t1", "t10"];
@@ -819,6 +834,11 @@ pub fn generate(seed: u64) -> Spec {
     // Drawn apart from the main sequence, so that the rest of each seed's
     // spec stays what it was.
     let by_keys = fastrand::Rng::with_seed(seed ^ 0xe7e7).u8(..3) == 0;
+    let scans = if by_keys {
+        Vec::new()
+    } else {
+        draw_scans(seed, &entities, &indexes)
+    };
     Spec {
         seed,
         ttl,
@@ -826,7 +846,46 @@ pub fn generate(seed: u64) -> Spec {
         entities,
         indexes,
         patterns,
+        scans,
     }
+}
+
+/// Scans of the global entities, drawn apart from the main sequence: of
+/// the table, or of an index that projects everything and that the entity
+/// is in, some filtered on `note`.
+fn draw_scans(seed: u64, entities: &[Entity], indexes: &[Index]) -> Vec<ScanPattern> {
+    let mut rng = fastrand::Rng::with_seed(seed ^ 0x5ca7_7e57);
+    let mut scans = Vec::new();
+    for (n, (i, e)) in entities
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.global)
+        .enumerate()
+    {
+        if rng.u8(..3) == 0 {
+            continue;
+        }
+        let whole: Vec<&String> = e
+            .indexes
+            .iter()
+            .map(|(name, _, _)| name)
+            .filter(|name| {
+                indexes
+                    .iter()
+                    .any(|x| x.name == **name && x.projection.is_none())
+            })
+            .collect();
+        let index =
+            (!whole.is_empty() && rng.bool()).then(|| whole[rng.usize(..whole.len())].clone());
+        let filter = (rng.u8(..3) == 0).then(|| draw_filter(&mut rng));
+        scans.push(ScanPattern {
+            name: format!("s{n}"),
+            entity: i,
+            index,
+            filter,
+        });
+    }
+    scans
 }
 
 impl Spec {
@@ -845,7 +904,7 @@ impl Spec {
             "version: 1\ntable: {{ name: Soundness, partition_key: pk, sort_key: sk{ttl}{by_keys} }}"
         );
         y.push_str("tenant: { placeholder: tenant, id_pattern: \"^[a-z0-9]{1,12}$\" }\n");
-        y.push_str("lints: { gsi_write_isolation: allow, unused_index: allow, unused_entity: allow, low_cardinality_index: allow }\n");
+        y.push_str("lints: { gsi_write_isolation: allow, unused_index: allow, unused_entity: allow, low_cardinality_index: allow, scan_pattern: allow }\n");
         if !self.indexes.is_empty() {
             y.push_str("indexes:\n");
             for i in &self.indexes {
@@ -954,6 +1013,21 @@ impl Spec {
                 let _ = writeln!(y, "    select: [{}]", select.join(", "));
             }
             if let Some((op, operands, param)) = &p.filter {
+                let operands = if *param {
+                    vec!["<probe>".to_owned()]
+                } else {
+                    operands.clone()
+                };
+                let _ = writeln!(y, "    filter:\n      note: {}", op.yaml(&operands));
+            }
+        }
+        for scan in &self.scans {
+            let _ = writeln!(y, "  {}:", scan.name);
+            let _ = writeln!(y, "    scan: {}", self.entities[scan.entity].name);
+            if let Some(i) = &scan.index {
+                let _ = writeln!(y, "    index: {i}");
+            }
+            if let Some((op, operands, param)) = &scan.filter {
                 let operands = if *param {
                     vec!["<probe>".to_owned()]
                 } else {
@@ -1487,6 +1561,71 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             );
         }
     }
+    render_scans(spec, &mut rng, &mut d);
     d.push_str("        run\n    }\n}\n");
     d
+}
+
+/// The driver's calls of the scans: all segments at once, and each
+/// segment by itself, in pages of one to three items.
+fn render_scans(spec: &Spec, rng: &mut fastrand::Rng, d: &mut String) {
+    for scan in &spec.scans {
+        let index = spec
+            .indexes
+            .iter()
+            .find(|i| Some(&i.name) == scan.index.as_ref());
+        let keys = match index {
+            None => "None".to_owned(),
+            Some(i) => format!("Some(({:?}, {:?}))", i.pk, i.sk),
+        };
+        let entity = &spec.entities[scan.entity].name;
+        let args = match &scan.filter {
+            Some((_, operands, true)) => format!("{:?}", operands[0]),
+            _ => String::new(),
+        };
+        let filter = match &scan.filter {
+            None => "None".to_owned(),
+            Some((op, operands, _)) => format!(
+                "Some((\"note\", crate::soundness::FilterOp::{op:?}, vec![{}]))",
+                operands
+                    .iter()
+                    .map(|o| format!("{o:?}.into()"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        for whole in [true, false] {
+            let total = 1 + rng.u32(..4);
+            let page = 1 + rng.usize(..3);
+            let include_expired = spec.ttl && rng.bool();
+            let ttl = if spec.ttl && !include_expired {
+                "Some(\"exp\")"
+            } else {
+                "None"
+            };
+            let expired = if include_expired {
+                ".include_expired()"
+            } else {
+                ""
+            };
+            let case = format!(
+                "crate::soundness::ScanCase {{ pattern: {:?}, entity: {entity:?}, keys: {keys}, segments: {total}, ttl: {ttl}, filter: {filter} }}",
+                scan.name
+            );
+            let encode = "map(|v| v.iter().map(|e| e.to_item(&())).collect::<Result<Vec<_>, _>>())";
+            if whole {
+                let _ = writeln!(
+                    d,
+                    "        run.scanned({case}, repo.{}({args}).segments({total}).page_size({page}){expired}.all().await.{encode});",
+                    scan.name
+                );
+            } else {
+                let _ = writeln!(
+                    d,
+                    "        {{ let mut all = Ok(Vec::new()); for s in 0..{total} {{ match repo.{}({args}).segment(s, {total}).page_size({page}){expired}.all().await {{ Ok(v) => {{ if let Ok(a) = &mut all {{ a.extend(v); }} }} Err(e) => {{ all = Err(e); break; }} }} }} run.scanned({case}, all.{encode}); }}",
+                    scan.name
+                );
+            }
+        }
+    }
 }

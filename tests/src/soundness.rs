@@ -47,6 +47,24 @@ pub struct Case {
     pub filter: Option<(&'static str, FilterOp, Vec<String>)>,
 }
 
+/// One call of a scan access pattern and what it should read.
+#[derive(Debug, Clone)]
+pub struct ScanCase {
+    /// The access pattern.
+    pub pattern: &'static str,
+    /// The entity it returns: the items whose entity-type attribute names it.
+    pub entity: &'static str,
+    /// The index scanned, by its key attributes (an item is in it when it
+    /// has both); `None`: the table.
+    pub keys: Option<(&'static str, &'static str)>,
+    /// Segments the scan was split into.
+    pub segments: u32,
+    /// The TTL attribute when the call hides expired items.
+    pub ttl: Option<&'static str>,
+    /// The filter: a condition on a string attribute and its operands.
+    pub filter: Option<(&'static str, FilterOp, Vec<String>)>,
+}
+
 impl Case {
     /// Whether the item the repository returned, encoded back (`got`),
     /// agrees with the stored item: equal, or on an index that projects
@@ -187,6 +205,62 @@ impl Run {
                     return;
                 }
             }
+        }
+    }
+
+    /// A scan's result, as the items the repository decoded, encoded
+    /// back: every stored item of the entity in the table or index (not
+    /// expired, kept by the filter), each once, in any order.
+    pub fn scanned<E1: Debug, E2: Debug>(
+        &mut self,
+        case: ScanCase,
+        got: Result<Result<Vec<Item>, E1>, E2>,
+    ) {
+        self.queries += 1;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let mut unmatched: Vec<&Item> = self
+            .items
+            .iter()
+            .filter(|i| string(i, "entity_type") == Some(case.entity))
+            .filter(|i| {
+                case.keys
+                    .is_none_or(|(pk, sk)| string(i, pk).is_some() && string(i, sk).is_some())
+            })
+            .filter(|i| !case.ttl.is_some_and(|ttl| expired(i, ttl, now)))
+            .filter(|i| {
+                case.filter
+                    .as_ref()
+                    .is_none_or(|(attribute, op, operands)| {
+                        op.holds(string(i, attribute), operands)
+                    })
+            })
+            .collect();
+        let expected = unmatched.len();
+        let got = match got {
+            Ok(Ok(items)) => items,
+            other => {
+                self.disagreements.push(format!(
+                    "{case:?}: the call failed or an item does not encode ({other:?}); DynamoDB's semantics return {expected} item(s)"
+                ));
+                return;
+            }
+        };
+        let mut extra = Vec::new();
+        for item in &got {
+            match unmatched.iter().position(|e| *e == item) {
+                Some(i) => {
+                    unmatched.remove(i);
+                }
+                None => extra.push(item),
+            }
+        }
+        if !unmatched.is_empty() || !extra.is_empty() {
+            self.disagreements.push(format!(
+                "{case:?}: expected {expected} item(s), got {}; missing {unmatched:?}; unexpected or repeated {extra:?}",
+                got.len()
+            ));
         }
     }
 
