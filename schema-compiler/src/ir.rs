@@ -296,6 +296,33 @@ impl Entity {
             .any(|p| p.kind == PlaceholderKind::Attribute && p.name.value == attribute)
     }
 
+    /// The fields of typed maps an update sets or removes one by one, with
+    /// the method of the entity's update type that does it
+    /// (`set_shipping_street`): every field of a map attribute outside the
+    /// keys.
+    pub fn field_changes(&self) -> Vec<(String, &Attribute, &Attribute)> {
+        let mut out = Vec::new();
+        for a in self.attributes.values() {
+            if self.in_primary_key(&a.name) || a.key_only {
+                continue;
+            }
+            let AttributeType::Map {
+                fields: Some(fields),
+            } = &a.r#type
+            else {
+                continue;
+            };
+            let map = a.field_name();
+            let map = map.trim_start_matches("r#");
+            for f in fields.values() {
+                let field = f.field_name();
+                let field = field.trim_start_matches("r#");
+                out.push((format!("set_{map}_{field}"), a, f));
+            }
+        }
+        out
+    }
+
     /// What an update can do to attributes besides setting them, with the
     /// method of the entity's update type that does it: add to a counter
     /// (a required integer outside every index key, not the version), add

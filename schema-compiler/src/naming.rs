@@ -303,7 +303,17 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         // (Two setters that clash are two fields that clash, reported for
         // the struct: setters are listed only where they meet another name.)
         let update = format!("impl {}Update", pascal(name));
-        let changes = entity.element_changes();
+        let changes: Vec<(String, &ir::Attribute)> = entity
+            .element_changes()
+            .into_iter()
+            .map(|(method, attribute, _)| (method, attribute))
+            .chain(
+                entity
+                    .field_changes()
+                    .into_iter()
+                    .map(|(method, map, _)| (method, map)),
+            )
+            .collect();
         let own = [
             "or_create",
             "to_update",
@@ -314,13 +324,13 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         for attribute in entity.attributes.values() {
             let setter = snake(&attribute.name);
             let meets = own.contains(&setter.as_str())
-                || changes.iter().any(|(method, _, _)| *method == setter);
+                || changes.iter().any(|(method, _)| *method == setter);
             if meets && !entity.in_primary_key(&attribute.name) && attribute.timestamp.is_none() {
                 let origin = format!("the setter of attribute `{}` of `{name}`", attribute.name);
                 add(&update, setter, origin, attribute.name.span);
             }
         }
-        for (method, attribute, _) in changes {
+        for (method, attribute) in changes {
             let origin = format!(
                 "the `{method}` change of attribute `{}` of `{name}`",
                 attribute.name

@@ -380,6 +380,14 @@ fn applied(mut item: Item, update: &Update) -> Item {
             }
         }
     }
+    for (map, field, value) in &update.fields {
+        if let Some(AttributeValue::M(fields)) = item.get_mut(*map) {
+            match value {
+                Some(value) => fields.insert((*field).to_owned(), value.clone()),
+                None => fields.remove(*field),
+            };
+        }
+    }
     item
 }
 

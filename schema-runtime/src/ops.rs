@@ -66,6 +66,11 @@ pub struct Update {
     /// applies only when it holds, else `Error::ConditionNotMet` with the
     /// stored item.
     pub when: Option<crate::Condition>,
+    /// Fields of maps set (`Some`) or removed (`None`) one by one, by the
+    /// map's and the field's stored names (`SET #m.#f = :v`, `REMOVE
+    /// #m.#f`): the map must be there (`attribute_exists`), else the update
+    /// fails with `Error::ConditionFailed`.
+    pub fields: Vec<(&'static str, &'static str, Option<AttributeValue>)>,
 }
 
 /// A bound on the stored value an update changes relative to itself (a
@@ -140,6 +145,32 @@ impl Update {
             Some(None) => self.remove.push(name),
             None => {}
         }
+        Ok(())
+    }
+
+    /// Sets the field `field` of the map `map` when a value was given
+    /// (`Some(Some(v))`, or `Some(v)` for a required field) and removes it
+    /// given `Some(None)`; `how` is the field's rule; a map also set as a
+    /// whole by this update is an error.
+    pub fn put_field<T: crate::Attr>(
+        &mut self,
+        (map, field): (&'static str, &'static str),
+        value: Option<Option<&T>>,
+        how: crate::codec::Store,
+        also_set: bool,
+    ) -> Result<(), crate::ValueError> {
+        let Some(value) = value else { return Ok(()) };
+        if also_set {
+            return Err(crate::ValueError {
+                context: self.entity,
+                name: map,
+                problem: format!("set the map or its field `{field}`, not both in one update"),
+            });
+        }
+        let stored = value
+            .map(|v| crate::codec::store_field(v, how, field, self.entity, map))
+            .transpose()?;
+        self.fields.push((map, field, stored));
         Ok(())
     }
 
@@ -896,6 +927,28 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
             "#l{i} = list_append(if_not_exists(#l{i}, :empty), :l{i})"
         ));
     }
+    // Fields of maps: one name per map, which must be there.
+    let mut maps: Vec<&'static str> = Vec::new();
+    let mut field_removes = Vec::new();
+    for (i, (map, field, value)) in update.fields.into_iter().enumerate() {
+        let m = match maps.iter().position(|x| *x == map) {
+            Some(m) => m,
+            None => {
+                maps.push(map);
+                names.insert(format!("#m{}", maps.len() - 1), map.to_owned());
+                conditions.push(format!("attribute_exists(#m{})", maps.len() - 1));
+                maps.len() - 1
+            }
+        };
+        names.insert(format!("#mf{i}"), field.to_owned());
+        match value {
+            Some(value) => {
+                values.insert(format!(":mf{i}"), value);
+                sets.push(format!("#m{m}.#mf{i} = :mf{i}"));
+            }
+            None => field_removes.push(format!("#m{m}.#mf{i}")),
+        }
+    }
     let mut expression = if sets.is_empty() {
         String::new()
     } else {
@@ -937,7 +990,7 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
         });
         expression.push_str(&deletes.join(", "));
     }
-    if !update.remove.is_empty() || !update.remove_at.is_empty() {
+    if !update.remove.is_empty() || !update.remove_at.is_empty() || !field_removes.is_empty() {
         let mut removes: Vec<String> = update
             .remove
             .iter()
@@ -951,6 +1004,7 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
             names.insert(format!("#ri{i}"), (*name).to_owned());
             removes.push(format!("#ri{i}[{index}]"));
         }
+        removes.extend(field_removes);
         expression.push_str(if expression.is_empty() {
             "REMOVE "
         } else {
@@ -1123,7 +1177,8 @@ impl OwnWrite {
         if !(update.add.is_empty()
             && update.delete.is_empty()
             && update.append.is_empty()
-            && update.remove_at.is_empty())
+            && update.remove_at.is_empty()
+            && update.fields.is_empty())
         {
             return None;
         }

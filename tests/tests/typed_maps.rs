@@ -338,3 +338,94 @@ async fn what_a_field_does_not_allow_is_refused_before_any_request() {
         "nothing was written"
     );
 }
+
+/// An update sets or removes fields of a typed map one by one, leaving its
+/// other fields as they are (a field's rules checked, its stored name
+/// used); a map that is not there fails the update, and a map set as a
+/// whole and by field in one update is refused before any request.
+#[tokio::test]
+async fn updates_set_and_remove_single_fields_of_a_map() {
+    let (repo, table) = repo().await;
+    let tenant = TenantId::new("acme").unwrap();
+    let repo_t = repo.for_tenant(&tenant);
+    let key = OrderKey {
+        order_id: "F1".into(),
+    };
+    repo_t.create_order(&order("F1")).await.unwrap();
+    let read = repo_t
+        .update_order(
+            &key,
+            OrderUpdate::default()
+                .set_shipping_street("9 Field St")
+                .set_shipping_zip(Some("10999".into()))
+                .set_shipping_door_code(None)
+                .set_shipping_kind(Kind::Office)
+                .set_shipping_geo(Some(OrderShippingGeo {
+                    lat: dec("1.5"),
+                    lon: dec("2"),
+                })),
+        )
+        .await
+        .unwrap();
+    let mut expected = shipping();
+    expected.street = "9 Field St".into();
+    expected.zip = Some("10999".into());
+    expected.door_code = None;
+    expected.kind = Kind::Office;
+    expected.geo = Some(OrderShippingGeo {
+        lat: dec("1.5"),
+        lon: dec("2"),
+    });
+    assert_eq!(read.shipping, expected);
+    let raw = stored(&repo, &table, "ORDER#F1").await.unwrap();
+    let AttributeValue::M(ship) = &raw["shipping"] else {
+        panic!("shipping is a map");
+    };
+    assert!(
+        !ship.contains_key("door#code"),
+        "removed under its stored name"
+    );
+    assert_eq!(ship["kind"], s("office"));
+    let AttributeValue::Ss(tags) = &ship["tags"] else {
+        panic!("tags are a string set");
+    };
+    let tags: BTreeSet<&str> = tags.iter().map(String::as_str).collect();
+    assert_eq!(tags, BTreeSet::from(["fragile", "gift"]), "left as it was");
+
+    // The field's rules: `street` is at most 100 characters.
+    let refused = repo_t
+        .update_order(
+            &key,
+            OrderUpdate::default().set_shipping_street("x".repeat(101)),
+        )
+        .await
+        .unwrap_err();
+    let Error::Value(e) = &refused else {
+        panic!("{refused:?}")
+    };
+    assert!(e.to_string().contains("street"), "{e}");
+    // Both the map and a field of it: refused before any request.
+    let both = repo_t
+        .update_order(
+            &key,
+            OrderUpdate::default()
+                .shipping(shipping())
+                .set_shipping_street("y"),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(both, Error::Value(_)), "{both:?}");
+    // `billing` is optional and absent: its fields cannot be set alone.
+    let absent = repo_t
+        .update_order(&key, OrderUpdate::default().set_billing_name("Ann"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(absent, Error::ConditionFailed { .. }),
+        "{absent:?}"
+    );
+    assert_eq!(
+        repo_t.get_order(&key).await.unwrap().unwrap().shipping,
+        expected
+    );
+}

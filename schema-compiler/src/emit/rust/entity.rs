@@ -1025,6 +1025,68 @@ impl Emitter<'_> {
                 }
             })
             .collect();
+        // Fields of typed maps set one by one (`SET #m.#f`): of maps whose
+        // struct is generated (a user's own struct for a map has its own
+        // field types).
+        let field_changes = if self.binding.is_some() {
+            Vec::new()
+        } else {
+            entity.field_changes()
+        };
+        let field_type = |a: &ir::Attribute, f: &ir::Attribute| {
+            self.type_of(name, &format!("{}.{}", a.name, f.name), &f.r#type)
+        };
+        let field_fields = field_changes.iter().map(|(method, a, f)| {
+            let m = format_ident!("{method}");
+            let t = field_type(a, f);
+            if f.optional {
+                quote!(#m: Option<Option<#t>>,)
+            } else {
+                quote!(#m: Option<#t>,)
+            }
+        });
+        let field_setters = field_changes.iter().map(|(method, a, f)| {
+            let m = format_ident!("{method}");
+            let t = field_type(a, f);
+            let (map, field) = (a.name.as_str(), f.name.as_str());
+            let also = snake(map);
+            if f.optional {
+                let d = format!(" Sets the field `{field}` of `{map}`, leaving its other fields as they are; `None` removes it. Fails with `Error::ConditionFailed` when the item has no `{map}`. Not with a `{also}` setter in the same update.");
+                quote! {
+                    #[doc = #d]
+                    pub fn #m(mut self, value: Option<#t>) -> Self {
+                        self.#m = Some(value);
+                        self
+                    }
+                }
+            } else {
+                let d = format!(" Sets the field `{field}` of `{map}`, leaving its other fields as they are. Fails with `Error::ConditionFailed` when the item has no `{map}`. Not with a `{also}` setter in the same update.");
+                quote! {
+                    #[doc = #d]
+                    pub fn #m(mut self, value: impl Into<#t>) -> Self {
+                        self.#m = Some(value.into());
+                        self
+                    }
+                }
+            }
+        });
+        let field_sets: Vec<TokenStream> = field_changes
+            .iter()
+            .map(|(method, a, f)| {
+                let m = format_ident!("{method}");
+                let setter = snake_ident(a.name.as_str());
+                let (map, field) = (a.stored(), f.stored());
+                let how = self
+                    .rule(name, &format!("{}.{}", a.name, f.name), &f.r#type)
+                    .unwrap_or_else(|| quote!(__rt::Store::Plain));
+                let value = if f.optional {
+                    quote!(self.#m.as_ref().map(Option::as_ref))
+                } else {
+                    quote!(self.#m.as_ref().map(Some))
+                };
+                quote!(update.put_field((#map, #field), #value, #how, self.#setter.is_some())?;)
+            })
+            .collect();
         let index_updates = self.index_key_updates(entity, &changeable);
         // `or_create()` writes what `create` would: every required
         // attribute (a counter may be added to instead), and the key's own
@@ -1101,6 +1163,7 @@ impl Emitter<'_> {
             pub struct #ty {
                 #(#fields)*
                 #(#add_fields)*
+                #(#field_fields)*
                 or_create: bool,
                 idempotency_token: Option<String>,
                 when: Option<__rt::Condition>,
@@ -1110,6 +1173,7 @@ impl Emitter<'_> {
             impl #ty {
                 #(#setters)*
                 #(#add_setters)*
+                #(#field_setters)*
 
                 /// Create the item when there is none, from its key and what this
                 /// update sets (counters start at 0); without it the update fails
@@ -1159,6 +1223,7 @@ impl Emitter<'_> {
                     #create
                     #(#sets)*
                     #(#adds)*
+                    #(#field_sets)*
                     #(#index_updates)*
                     #now
                     #(#stamps)*
