@@ -56,6 +56,19 @@ impl Spec {
             )
     }
 
+    /// Whether the access pattern named `name` is a scan.
+    pub fn is_scan(&self, name: &str) -> bool {
+        self.access_patterns
+            .get(name)
+            .is_some_and(|p| matches!(p.operation, Operation::Scan(_)))
+    }
+
+    /// Whether `role` runs scans: an admin role, which IAM cannot confine
+    /// to one tenant.
+    pub fn is_admin_role(&self, role: &Role) -> bool {
+        role.access_patterns.iter().any(|name| self.is_scan(name))
+    }
+
     /// The partition-key templates of the access patterns that query, with
     /// their access pattern: each becomes a `dynamodb:LeadingKeys` pattern.
     pub fn query_partition_keys(&self) -> impl Iterator<Item = (&AccessPattern, &KeyTemplate)> {

@@ -256,7 +256,22 @@ pub async fn update<E: Entity>(
         if attempt > 0 && update.idempotency_token.is_some() {
             token = Some(ops::request_token());
         }
-        let Some(old) = read(client, table, key.clone()).await? else {
+        let old = read(client, table, key.clone()).await?;
+        // A field of a map the item does not have cannot be set alone: as
+        // the uncounted update's `attribute_exists`, before any write.
+        let has_maps = |item: &Item| {
+            update
+                .fields
+                .iter()
+                .all(|(map, _, _)| matches!(item.get(*map), Some(AttributeValue::M(_))))
+        };
+        if !old.as_ref().is_some_and(has_maps) && !update.fields.is_empty() {
+            return Err(Error::ConditionFailed {
+                entity: E::ENTITY_TYPE,
+                operation: "update",
+            });
+        }
+        let Some(old) = old else {
             if !update.upsert {
                 return Err(Error::ConditionFailed {
                     entity: E::ENTITY_TYPE,
@@ -572,7 +587,14 @@ async fn apply_once(
     change: &CounterChange,
     records: &[(RecordId, i64)],
 ) -> Result<Item, Error> {
-    let mut pending: Vec<(String, i64)> = records.iter().map(|(id, d)| (id.mark(), *d)).collect();
+    // A record delivered twice in one batch is one record.
+    let mut pending: Vec<(String, i64)> = Vec::new();
+    for (id, delta) in records {
+        let mark = id.mark();
+        if !pending.iter().any(|(m, _)| *m == mark) {
+            pending.push((mark, *delta));
+        }
+    }
     for _ in 0..ATTEMPTS {
         if pending.is_empty() {
             return Ok(Item::new());

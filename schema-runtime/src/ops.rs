@@ -575,34 +575,14 @@ async fn put_with(
         PutMode::When(when) => Some(when),
         _ => None,
     };
-    let condition = put_condition(table, &item, create, version, entity)?;
+    let (condition, expected) = put_parts(table, &item, create, version, entity, when)?;
     let mut request = client
         .put_item()
         .table_name(table.name)
-        .set_item(Some(item));
-    let (mut expression, mut names, mut values, expected) = match condition {
-        Some(c) => (
-            Some(c.expression.to_owned()),
-            c.names,
-            c.values.unwrap_or_default(),
-            c.expected,
-        ),
-        None => (None, std::collections::HashMap::new(), Item::new(), None),
-    };
-    if let Some(when) = when {
-        when.check()?;
-        let text = when.render(table.partition_key, &mut names, &mut values);
-        expression = Some(match expression {
-            Some(own) => format!("({own}) AND {text}"),
-            None => text,
-        });
-    }
-    if let Some(expression) = expression {
-        request = request
-            .condition_expression(expression)
-            .set_expression_attribute_names(Some(names))
-            .set_expression_attribute_values((!values.is_empty()).then_some(values));
-    }
+        .set_item(Some(item))
+        .set_condition_expression(condition.expression)
+        .set_expression_attribute_names(condition.names)
+        .set_expression_attribute_values(condition.values);
     let replace = matches!(how, PutMode::Replace);
     if replace {
         request = request.return_values(crate::sdk::types::ReturnValue::AllOld);
@@ -1168,6 +1148,7 @@ struct OwnWrite {
     version: (&'static str, i64),
     set: Vec<(&'static str, AttributeValue)>,
     remove: Vec<&'static str>,
+    fields: Vec<(&'static str, &'static str, Option<AttributeValue>)>,
 }
 
 impl OwnWrite {
@@ -1177,8 +1158,7 @@ impl OwnWrite {
         if !(update.add.is_empty()
             && update.delete.is_empty()
             && update.append.is_empty()
-            && update.remove_at.is_empty()
-            && update.fields.is_empty())
+            && update.remove_at.is_empty())
         {
             return None;
         }
@@ -1186,6 +1166,7 @@ impl OwnWrite {
             version: (attribute, expected.checked_add(1)?),
             set: update.set.clone(),
             remove: update.remove.clone(),
+            fields: update.fields.clone(),
         })
     }
 
@@ -1197,6 +1178,17 @@ impl OwnWrite {
                 .iter()
                 .all(|(name, value)| item.get(*name).is_some_and(|v| same_value(v, value)))
             && self.remove.iter().all(|name| !item.contains_key(*name))
+            && self.fields.iter().all(|(map, field, value)| {
+                let stored = match item.get(*map) {
+                    Some(AttributeValue::M(fields)) => fields.get(*field),
+                    _ => return false,
+                };
+                match (stored, value) {
+                    (Some(stored), Some(value)) => same_value(stored, value),
+                    (None, None) => true,
+                    _ => false,
+                }
+            })
     }
 }
 
@@ -1211,16 +1203,7 @@ pub fn transact_put(
     entity: &'static str,
     when: Option<&crate::Condition>,
 ) -> Result<TransactWriteItem, Error> {
-    let condition = put_condition(table, &item, create, version, entity)?;
-    let (own, names, values) = match condition {
-        Some(c) => (
-            Some(c.expression.to_owned()),
-            c.names,
-            c.values.unwrap_or_default(),
-        ),
-        None => (None, std::collections::HashMap::new(), Item::new()),
-    };
-    let condition = with_condition(own, names, values, when, table)?;
+    let (condition, _) = put_parts(table, &item, create, version, entity, when)?;
     let put = Put::builder()
         .table_name(table.name)
         .set_item(Some(item))
@@ -1240,6 +1223,29 @@ struct ConditionParts {
     /// `ALL_OLD` when there is a condition: a transaction that fails on it
     /// reports the stored item ([`CancellationReason::stored`](crate::CancellationReason::stored)).
     return_stored: Option<ReturnValuesOnConditionCheckFailure>,
+}
+
+/// The condition of a put of `item` ([`put_condition`]) and the caller's
+/// `when`, and the stored version a versioned put expects.
+fn put_parts(
+    table: &TableInfo<'_>,
+    item: &Item,
+    create: bool,
+    version: Option<&'static str>,
+    entity: &'static str,
+    when: Option<&crate::Condition>,
+) -> Result<(ConditionParts, Option<i64>), Error> {
+    let (own, names, values, expected) = match put_condition(table, item, create, version, entity)?
+    {
+        Some(c) => (
+            Some(c.expression.to_owned()),
+            c.names,
+            c.values.unwrap_or_default(),
+            c.expected,
+        ),
+        None => (None, std::collections::HashMap::new(), Item::new(), None),
+    };
+    Ok((with_condition(own, names, values, when, table)?, expected))
 }
 
 /// `own` (the write's own condition) and the caller's `when`, both of
@@ -1552,4 +1558,48 @@ pub fn values<const N: usize>(pairs: [(&str, AttributeValue); N]) -> Item {
         .into_iter()
         .map(|(name, value)| (name.to_owned(), value))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A versioned update that sets and removes fields of a map recognises
+    /// its own write (after a lost answer) by the fields too, and not an
+    /// item whose fields differ.
+    #[test]
+    fn a_versioned_update_recognises_its_own_field_changes() {
+        let s = |v: &str| AttributeValue::S(v.to_owned());
+        let update = Update {
+            expect_version: Some(("version", 1)),
+            set: vec![("version", AttributeValue::N("2".into()))],
+            fields: vec![
+                ("shipping", "street", Some(s("9 Field St"))),
+                ("shipping", "zip", None),
+            ],
+            ..Update::default()
+        };
+        let own = OwnWrite::of(&update).expect("a versioned update");
+        let item = |street: &str, zip: Option<&str>| {
+            let mut map = Item::new();
+            map.insert("street".into(), s(street));
+            if let Some(zip) = zip {
+                map.insert("zip".into(), s(zip));
+            }
+            values([
+                ("version", AttributeValue::N("2".into())),
+                ("shipping", AttributeValue::M(map)),
+            ])
+        };
+        assert!(own.applied_in(&item("9 Field St", None)));
+        assert!(!own.applied_in(&item("1 Main St", None)), "another street");
+        assert!(
+            !own.applied_in(&item("9 Field St", Some("10115"))),
+            "the zip is still there"
+        );
+        assert!(
+            !own.applied_in(&values([("version", AttributeValue::N("2".into()))])),
+            "no map"
+        );
+    }
 }

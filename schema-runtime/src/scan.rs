@@ -8,7 +8,7 @@ use futures_util::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;
 
 use crate::error::{CursorError, Error};
-use crate::query::{descending, Decoder};
+use crate::query::{descending, Decoder, DEFAULT_CONCURRENCY};
 use crate::sdk::Client;
 use crate::Item;
 
@@ -59,6 +59,11 @@ pub struct ScanPage<T> {
     pub errors: Vec<Error>,
     /// Where the rest of the segment begins; `None` after its last page.
     pub next: Option<ScanCursor>,
+    /// The position of each of `items`, so that a page cut short by a
+    /// limit resumes after its last item kept.
+    positions: Vec<Item>,
+    /// The number of segments of the scan.
+    total: u32,
 }
 
 /// DynamoDB's bound on `TotalSegments`.
@@ -77,6 +82,7 @@ pub struct Scan<T> {
     start: Option<ScanCursor>,
     page_size: Option<i32>,
     limit: Option<usize>,
+    concurrency: usize,
     include_expired: bool,
 }
 
@@ -91,12 +97,14 @@ impl<T: Send + 'static> Scan<T> {
             start: None,
             page_size: None,
             limit: None,
+            concurrency: DEFAULT_CONCURRENCY,
             include_expired: false,
         }
     }
 
-    /// Reads `total` segments at once (parallel scan), merging their pages
-    /// as they come.
+    /// Reads `total` segments (a parallel scan), at most
+    /// [`concurrency`](Scan::concurrency) at a time, merging their pages as
+    /// they come.
     pub fn segments(mut self, total: u32) -> Self {
         self.segments = (0, total, total);
         self.check_segments();
@@ -125,7 +133,8 @@ impl<T: Send + 'static> Scan<T> {
     }
 
     /// Resumes the segment `cursor` is of, after its position; the scan
-    /// reads that segment only.
+    /// reads that segment only (a later `segments` or `segment` of other
+    /// numbers refuses the cursor, `Error::Cursor`).
     pub fn starting_after(mut self, cursor: ScanCursor) -> Self {
         self.segments = (
             cursor.segment,
@@ -134,6 +143,13 @@ impl<T: Send + 'static> Scan<T> {
         );
         self.check_segments();
         self.start = Some(cursor);
+        self
+    }
+
+    /// At most `n` segments read at once (default
+    /// [`DEFAULT_CONCURRENCY`]).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
         self
     }
 
@@ -167,9 +183,11 @@ impl<T: Send + 'static> Scan<T> {
             start,
             page_size,
             limit,
+            concurrency,
             include_expired,
         } = self;
-        let request = match request.and_then(|r| checked_start(r, start.as_ref())) {
+        let request = request.and_then(|r| checked_start(r, start.as_ref(), (first, end, total)));
+        let request = match request {
             Ok(request) => Arc::new(request),
             Err(e) => return stream::once(async { Err(e) }).boxed(),
         };
@@ -199,7 +217,7 @@ impl<T: Send + 'static> Scan<T> {
             })
             .boxed()
         });
-        let pages = stream::select_all(segments);
+        let pages = stream::iter(segments).flatten_unordered(concurrency);
         match limit {
             None => pages.boxed(),
             Some(limit) => limited(pages, limit).boxed(),
@@ -240,7 +258,16 @@ fn limited<T: Send + 'static>(
                 return std::future::ready(None);
             }
             let page = page.map(|mut page| {
-                page.items.truncate(*left);
+                if page.items.len() > *left {
+                    // Cut short: the rest of the segment begins after the
+                    // last item kept.
+                    page.items.truncate(*left);
+                    page.next = page.positions.get(*left - 1).map(|key| ScanCursor {
+                        segment: page.segment,
+                        total: page.total,
+                        key: key.clone(),
+                    });
+                }
                 *left -= page.items.len();
                 page
             });
@@ -249,12 +276,23 @@ fn limited<T: Send + 'static>(
         .boxed()
 }
 
-/// `request`, when `start` is a position of it: exactly its key
-/// attributes (a cursor of another index is refused before any request).
-fn checked_start(request: ScanRequest, start: Option<&ScanCursor>) -> Result<ScanRequest, Error> {
+/// `request`, when `start` is a position of it: of the one segment read
+/// (`segments`: first, end, total), with exactly its key attributes (a
+/// cursor of another scan or index is refused before any request).
+fn checked_start(
+    request: ScanRequest,
+    start: Option<&ScanCursor>,
+    (first, end, total): (u32, u32, u32),
+) -> Result<ScanRequest, Error> {
     let Some(cursor) = start else {
         return Ok(request);
     };
+    if (cursor.segment, cursor.total) != (first, total) || end != first.saturating_add(1) {
+        return Err(Error::Cursor(CursorError::Partitions {
+            cursor: cursor.total as usize,
+            query: total as usize,
+        }));
+    }
     let partition = cursor.segment as usize;
     let extra = cursor
         .key
@@ -330,7 +368,7 @@ impl<T> Reader<T> {
         }
         let output = scan.send().await?;
         let now = crate::DateTime::from(std::time::SystemTime::now());
-        let (mut items, mut errors) = (Vec::new(), Vec::new());
+        let (mut items, mut errors, mut positions) = (Vec::new(), Vec::new(), Vec::new());
         for item in output.items.unwrap_or_default() {
             let expired = request
                 .ttl_attribute
@@ -339,7 +377,15 @@ impl<T> Reader<T> {
                 continue;
             }
             match (self.decode)(&item) {
-                Ok(Some(value)) => items.push(value),
+                Ok(Some(value)) => {
+                    items.push(value);
+                    let position = request
+                        .key_attributes
+                        .iter()
+                        .filter_map(|k| Some(((*k).to_owned(), item.get(*k)?.clone())))
+                        .collect();
+                    positions.push(position);
+                }
                 Ok(None) => {}
                 Err(e) => errors.push(Error::Decode(e)),
             }
@@ -357,6 +403,8 @@ impl<T> Reader<T> {
             items,
             errors,
             next,
+            positions,
+            total,
         })
     }
 }

@@ -101,6 +101,35 @@ async fn a_scan_resumes_from_a_cursor() {
     assert_eq!(before + rest.len(), 12, "no rate read twice");
     assert_eq!(got.len(), 12);
 
+    // A page cut short by a limit resumes after its last item returned.
+    let mut pages = Box::pin(repo.rates().page_size(4).limit(6).pages());
+    let mut first_six = Vec::new();
+    let mut last = None;
+    while let Some(page) = pages.next().await {
+        let page = page.unwrap();
+        first_six.extend(page.items);
+        last = page.next;
+    }
+    drop(pages);
+    assert_eq!(first_six.len(), 6);
+    let rest = repo
+        .rates()
+        .starting_after(last.expect("the limit cut the scan short"))
+        .all()
+        .await
+        .unwrap();
+    let mut all = currencies(&first_six);
+    all.extend(currencies(&rest));
+    assert_eq!((all.len(), first_six.len() + rest.len()), (12, 12));
+    // A cursor of one segment read as part of others is refused.
+    let cursor = ScanCursor {
+        segment: 0,
+        total: 1,
+        key: first.next.clone().unwrap().key,
+    };
+    let mixed = repo.rates().starting_after(cursor).segments(3).all().await;
+    assert!(matches!(mixed, Err(Error::Cursor(_))), "{mixed:?}");
+
     // A cursor with a key of another shape (another index's) is refused
     // before any request; so is a segment outside the scan.
     let mut key = first.next.unwrap().key;

@@ -9,11 +9,7 @@ use crate::policy::{self as iam, AwsTarget, PolicyKind, TenantValue};
 pub fn check_role_scope(spec: &ir::Spec, diags: &mut Diagnostics) {
     let Some(tenant) = &spec.tenant else { return };
     for role in spec.roles.values() {
-        let is_scan = |name: &crate::source::Spanned<String>| {
-            spec.access_patterns
-                .get(&name.value)
-                .is_some_and(|p| matches!(p.operation, ir::Operation::Scan(_)))
-        };
+        let is_scan = |name: &crate::source::Spanned<String>| spec.is_scan(name);
         // A scan reaches every tenant's items wherever it reads: a role
         // with one is an admin role, which holds no tenant's patterns.
         if let (Some(scan), Some(other)) = (

@@ -50,7 +50,12 @@ pub fn render_iam(
             name: format!("{name}.iam.json"),
             contents: to_pretty_json(&abac),
         });
-        if let Some(id) = &session {
+        // An admin role (it scans) holds no tenant's policy.
+        let admin = match kind {
+            PolicyKind::Role(role) => spec.is_admin_role(role),
+            PolicyKind::Runtime => false,
+        };
+        if let (Some(id), false) = (&session, admin) {
             let document = policy(spec, kind, &options.target, &TenantValue::Id(id.clone()));
             let size = session_policy_size(&document);
             if size > SESSION_POLICY_LIMIT {

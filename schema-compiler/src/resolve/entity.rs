@@ -793,12 +793,16 @@ impl Resolver<'_> {
                 .chain(entity.index_keys.values())
                 .flat_map(|k| k.templates())
                 .any(|t| t.is_natural() && t.attribute == attr.name.value);
-            if natural || keys.contains(&stored) {
+            // Where a stream-kept counter records the stream records it applied.
+            let applied = stored == "__applied";
+            if natural || keys.contains(&stored) || applied {
                 self.error(
                     Diagnostic::new(
                         Code::ReservedName,
                         if natural {
                             format!("attribute `{}` is a natural key, stored under the key's name: it cannot be stored as `{stored}`", attr.name)
+                        } else if applied {
+                            format!("attribute `{}` would be stored as `__applied`, where a stream-kept counter records the stream records it applied", attr.name)
                         } else {
                             format!("attribute `{}` would be stored as `{stored}`, a key attribute or the entity-type attribute", attr.name)
                         },
