@@ -233,17 +233,8 @@ impl<T: Send + 'static> Query<T> {
 
     /// The results item by item; undecodable and refused items are `Err` and the stream goes on.
     pub fn items(self) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
-        self.pages().flat_map(|page| {
-            let results: Vec<Result<T, Error>> = match page {
-                Ok(Page { items, errors, .. }) => items
-                    .into_iter()
-                    .map(Ok)
-                    .chain(errors.into_iter().map(Err))
-                    .collect(),
-                Err(e) => vec![Err(e)],
-            };
-            stream::iter(results)
-        })
+        self.pages()
+            .flat_map(|page| results(page.map(|p| (p.items, p.errors))))
     }
 
     /// Every result; fails on the first error.
@@ -272,19 +263,40 @@ impl QueryRequest {
             (Some(low), Some(high)) => descending(low, high),
             _ => false,
         };
-        key_range
-            || self.filter_ranges.iter().any(|(low, high)| {
-                match (self.filter_values.get(*low), self.filter_values.get(*high)) {
-                    (Some(low), Some(high)) => descending(low, high),
-                    _ => false,
-                }
-            })
+        key_range || reversed_range(&self.filter_values, self.filter_ranges)
     }
 }
 
 /// Whether `low` sorts after `high` in DynamoDB's order: strings and
 /// binaries by their bytes (as Rust's `str` and slices compare), numbers
 /// by value.
+/// A page's items and errors (or the error of the whole page), one
+/// result each, items first.
+pub(crate) fn results<T>(
+    page: Result<(Vec<T>, Vec<Error>), Error>,
+) -> stream::Iter<std::vec::IntoIter<Result<T, Error>>> {
+    let results: Vec<Result<T, Error>> = match page {
+        Ok((items, errors)) => items
+            .into_iter()
+            .map(Ok)
+            .chain(errors.into_iter().map(Err))
+            .collect(),
+        Err(e) => vec![Err(e)],
+    };
+    stream::iter(results)
+}
+
+/// Whether a `BETWEEN` of a filter, `(lower, upper)` operands of
+/// `values`, has its bounds reversed: it holds for no item.
+pub(crate) fn reversed_range(values: &Item, ranges: &[(&str, &str)]) -> bool {
+    ranges
+        .iter()
+        .any(|(low, high)| match (values.get(*low), values.get(*high)) {
+            (Some(low), Some(high)) => descending(low, high),
+            _ => false,
+        })
+}
+
 pub(crate) fn descending(low: &AttributeValue, high: &AttributeValue) -> bool {
     match (low, high) {
         (AttributeValue::S(low), AttributeValue::S(high)) => low > high,

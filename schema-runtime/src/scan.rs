@@ -8,7 +8,7 @@ use futures_util::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;
 
 use crate::error::{CursorError, Error};
-use crate::query::{descending, Decoder, DEFAULT_CONCURRENCY};
+use crate::query::{results, reversed_range, Decoder, DEFAULT_CONCURRENCY};
 use crate::sdk::Client;
 use crate::Item;
 
@@ -227,17 +227,8 @@ impl<T: Send + 'static> Scan<T> {
     /// The results item by item; undecodable items are `Err` and the
     /// stream goes on.
     pub fn items(self) -> impl Stream<Item = Result<T, Error>> + Send + 'static {
-        self.pages().flat_map(|page| {
-            let results: Vec<Result<T, Error>> = match page {
-                Ok(ScanPage { items, errors, .. }) => items
-                    .into_iter()
-                    .map(Ok)
-                    .chain(errors.into_iter().map(Err))
-                    .collect(),
-                Err(e) => vec![Err(e)],
-            };
-            stream::iter(results)
-        })
+        self.pages()
+            .flat_map(|page| results(page.map(|p| (p.items, p.errors))))
     }
 
     /// Every result; fails on the first error.
@@ -318,12 +309,7 @@ fn checked_start(
 impl ScanRequest {
     /// Whether a reversed `BETWEEN` of the filter holds for no item.
     fn reads_nothing(&self) -> bool {
-        self.filter_ranges.iter().any(|(low, high)| {
-            match (self.filter_values.get(*low), self.filter_values.get(*high)) {
-                (Some(low), Some(high)) => descending(low, high),
-                _ => false,
-            }
-        })
+        reversed_range(&self.filter_values, self.filter_ranges)
     }
 }
 

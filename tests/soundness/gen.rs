@@ -489,6 +489,35 @@ fn draw_filter(rng: &mut fastrand::Rng) -> (crate::semantics::FilterOp, Vec<Stri
     (op, operands, param)
 }
 
+/// A drawn filter on `note` as the spec writes it (`<probe>` for a
+/// parameter).
+fn filter_yaml(filter: Option<&(crate::semantics::FilterOp, Vec<String>, bool)>) -> String {
+    let Some((op, operands, param)) = filter else {
+        return String::new();
+    };
+    let operands = if *param {
+        vec!["<probe>".to_owned()]
+    } else {
+        operands.clone()
+    };
+    format!("    filter:\n      note: {}\n", op.yaml(&operands))
+}
+
+/// A drawn filter as the harness's `Case` holds it.
+fn filter_case(filter: Option<&(crate::semantics::FilterOp, Vec<String>, bool)>) -> String {
+    match filter {
+        None => "None".to_owned(),
+        Some((op, operands, _)) => format!(
+            "Some((\"note\", crate::soundness::FilterOp::{op:?}, vec![{}]))",
+            operands
+                .iter()
+                .map(|o| format!("{o:?}.into()"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 /// A write condition on `note` of `entity` through its typed field.
 fn field_condition(entity: &str, op: crate::semantics::FilterOp, operands: &[String]) -> String {
     use crate::semantics::FilterOp as F;
@@ -1012,14 +1041,7 @@ impl Spec {
             if let Some(select) = &p.select {
                 let _ = writeln!(y, "    select: [{}]", select.join(", "));
             }
-            if let Some((op, operands, param)) = &p.filter {
-                let operands = if *param {
-                    vec!["<probe>".to_owned()]
-                } else {
-                    operands.clone()
-                };
-                let _ = writeln!(y, "    filter:\n      note: {}", op.yaml(&operands));
-            }
+            y.push_str(&filter_yaml(p.filter.as_ref()));
         }
         for scan in &self.scans {
             let _ = writeln!(y, "  {}:", scan.name);
@@ -1027,14 +1049,7 @@ impl Spec {
             if let Some(i) = &scan.index {
                 let _ = writeln!(y, "    index: {i}");
             }
-            if let Some((op, operands, param)) = &scan.filter {
-                let operands = if *param {
-                    vec!["<probe>".to_owned()]
-                } else {
-                    operands.clone()
-                };
-                let _ = writeln!(y, "    filter:\n      note: {}", op.yaml(&operands));
-            }
+            y.push_str(&filter_yaml(scan.filter.as_ref()));
         }
         y
     }
@@ -1532,17 +1547,7 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             } else {
                 "None"
             };
-            let filter = match &p.filter {
-                None => "None".to_owned(),
-                Some((op, operands, _)) => format!(
-                    "Some((\"note\", crate::soundness::FilterOp::{op:?}, vec![{}]))",
-                    operands
-                        .iter()
-                        .map(|o| format!("{o:?}.into()"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
+            let filter = filter_case(p.filter.as_ref());
             let (call_fn, result) = match &expect {
                 Some(expect) => ("queried_as", format!("{query}.all().await, {expect}")),
                 None => ("queried", format!("{query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>())")),
@@ -1583,17 +1588,7 @@ fn render_scans(spec: &Spec, rng: &mut fastrand::Rng, d: &mut String) {
             Some((_, operands, true)) => format!("{:?}", operands[0]),
             _ => String::new(),
         };
-        let filter = match &scan.filter {
-            None => "None".to_owned(),
-            Some((op, operands, _)) => format!(
-                "Some((\"note\", crate::soundness::FilterOp::{op:?}, vec![{}]))",
-                operands
-                    .iter()
-                    .map(|o| format!("{o:?}.into()"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
+        let filter = filter_case(scan.filter.as_ref());
         for whole in [true, false] {
             let total = 1 + rng.u32(..4);
             let page = 1 + rng.usize(..3);

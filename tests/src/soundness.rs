@@ -123,6 +123,19 @@ fn expired(item: &Item, ttl: &str, now: u64) -> bool {
         .is_some_and(|secs| secs < now)
 }
 
+/// Whether a read returns `item`: not expired (when it hides expired
+/// items, by `ttl`), and kept by the filter.
+fn kept(
+    item: &Item,
+    ttl: Option<&str>,
+    filter: Option<&(&'static str, FilterOp, Vec<String>)>,
+    now: u64,
+) -> bool {
+    !ttl.is_some_and(|ttl| expired(item, ttl, now))
+        && filter
+            .is_none_or(|(attribute, op, operands)| op.holds(string(item, attribute), operands))
+}
+
 impl Run {
     /// A run of the spec of `seed`.
     pub fn new(seed: u64, spec: &'static str) -> Run {
@@ -228,14 +241,7 @@ impl Run {
                 case.keys
                     .is_none_or(|(pk, sk)| string(i, pk).is_some() && string(i, sk).is_some())
             })
-            .filter(|i| !case.ttl.is_some_and(|ttl| expired(i, ttl, now)))
-            .filter(|i| {
-                case.filter
-                    .as_ref()
-                    .is_none_or(|(attribute, op, operands)| {
-                        op.holds(string(i, attribute), operands)
-                    })
-            })
+            .filter(|i| kept(i, case.ttl, case.filter.as_ref(), now))
             .collect();
         let expected = unmatched.len();
         let got = match got {
@@ -278,14 +284,7 @@ impl Run {
             .iter()
             .filter(|i| string(i, case.pk_attr).is_some_and(|pk| case.pks.iter().any(|p| p == pk)))
             .filter(|i| string(i, case.sk_attr).is_some_and(holds))
-            .filter(|i| !case.ttl.is_some_and(|ttl| expired(i, ttl, now)))
-            .filter(|i| {
-                case.filter
-                    .as_ref()
-                    .is_none_or(|(attribute, op, operands)| {
-                        op.holds(string(i, attribute), operands)
-                    })
-            })
+            .filter(|i| kept(i, case.ttl, case.filter.as_ref(), now))
             .collect();
         hits.sort_by(|a, b| string(a, case.sk_attr).cmp(&string(b, case.sk_attr)));
         if case.descending {
