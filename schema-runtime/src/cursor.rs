@@ -68,6 +68,29 @@ impl Cursor {
     }
 }
 
+/// A position's key has exactly the `expected` attributes (those of the
+/// table or index read): a missing one is named first, else the first
+/// extra one.
+pub(crate) fn check_key_attributes(
+    key: &Item,
+    partition: usize,
+    expected: &[&str],
+) -> Result<(), CursorError> {
+    let missing = expected.iter().find(|a| !key.contains_key(**a)).copied();
+    let extra = key
+        .keys()
+        .map(String::as_str)
+        .filter(|a| !expected.contains(a))
+        .min();
+    match missing.or(extra) {
+        Some(attribute) => Err(CursorError::Attributes {
+            partition,
+            attribute: attribute.to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// One position's key: the index's attributes, then the tenant, then the partition.
 fn check_key(
     key: &Item,
@@ -75,19 +98,7 @@ fn check_key(
     request: &QueryRequest,
     pk_attribute: Option<&'static str>,
 ) -> Result<(), CursorError> {
-    let expected = request.key_attributes;
-    let missing = expected.iter().find(|a| !key.contains_key(**a)).copied();
-    let extra = key
-        .keys()
-        .map(String::as_str)
-        .filter(|a| !expected.contains(a))
-        .min();
-    if let Some(attribute) = missing.or(extra) {
-        return Err(CursorError::Attributes {
-            partition,
-            attribute: attribute.to_owned(),
-        });
-    }
+    check_key_attributes(key, partition, request.key_attributes)?;
     if let Some(tenant) = &request.tenant {
         if !tenant.owns(key) {
             return Err(CursorError::OtherTenant {

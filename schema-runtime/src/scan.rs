@@ -7,6 +7,7 @@ use futures_core::Stream;
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use std::sync::Arc;
 
+use crate::cursor::check_key_attributes;
 use crate::error::{CursorError, Error};
 use crate::query::{results, reversed_range, Decoder, DEFAULT_CONCURRENCY};
 use crate::sdk::Client;
@@ -284,26 +285,8 @@ fn checked_start(
             query: total as usize,
         }));
     }
-    let partition = cursor.segment as usize;
-    let extra = cursor
-        .key
-        .keys()
-        .find(|k| !request.key_attributes.contains(&k.as_str()));
-    let missing = request
-        .key_attributes
-        .iter()
-        .find(|k| !cursor.key.contains_key(**k));
-    match (extra, missing) {
-        (Some(attribute), _) => Err(Error::Cursor(CursorError::Attributes {
-            partition,
-            attribute: attribute.clone(),
-        })),
-        (None, Some(attribute)) => Err(Error::Cursor(CursorError::Attributes {
-            partition,
-            attribute: (*attribute).to_owned(),
-        })),
-        (None, None) => Ok(request),
-    }
+    check_key_attributes(&cursor.key, cursor.segment as usize, request.key_attributes)?;
+    Ok(request)
 }
 
 impl ScanRequest {
