@@ -4,7 +4,7 @@
 fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
     println!("cargo:rerun-if-changed={}", dir.display());
-    schema_compiler::Compiler::new()
+    singletable::Compiler::new()
         .compile_to_out_dir([dir.join("key_shapes.yaml")])
         .unwrap();
 }

@@ -8,7 +8,7 @@ fn main() {
         "../schemas/vertical_partitioning.yaml",
         "../schemas/contest_votes.yaml",
     ];
-    if let Err(report) = schema_compiler::Compiler::new().compile_to_out_dir(specs) {
+    if let Err(report) = singletable::Compiler::new().compile_to_out_dir(specs) {
         panic!("{report:?}");
     }
 }

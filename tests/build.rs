@@ -45,7 +45,7 @@ fn main() {
         ]
         .map(|f| fixtures.join(f)),
     );
-    schema_compiler::Compiler::new()
+    singletable::Compiler::new()
         .compile_to_out_dir(&specs)
         .unwrap();
     imported();
@@ -95,7 +95,7 @@ fn imported() {
             })
             .collect();
         let json = std::fs::read_to_string(model).unwrap();
-        let imported = schema_compiler::import::workbench::import_workbench(&json)
+        let imported = singletable::import::workbench::import_workbench(&json)
             .unwrap_or_else(|e| panic!("{}: {e}", model.display()));
         for spec in imported.specs {
             let module = format!(
@@ -104,7 +104,7 @@ fn imported() {
             );
             let path = out.join(format!("{module}.yaml"));
             std::fs::write(&path, &spec.yaml).unwrap();
-            let compilation = schema_compiler::Compiler::new().file(&path).compile();
+            let compilation = singletable::Compiler::new().file(&path).compile();
             assert!(
                 !compilation.has_errors(),
                 "{}: {}\n{}",
@@ -119,7 +119,7 @@ fn imported() {
             let rust_path = format!("singletable_tests::imported::{module}");
             let mut queries = Vec::new();
             for pattern in ir.access_patterns.values() {
-                let schema_compiler::ir::Operation::Query(q) = &pattern.operation else {
+                let singletable::ir::Operation::Query(q) = &pattern.operation else {
                     continue;
                 };
                 let ([returned], None) = (q.returns.as_slice(), &ir.tenant) else {
@@ -134,10 +134,10 @@ fn imported() {
                         let a = &entity.attributes[attribute];
                         let field = a.field_name();
                         Some(match a.r#type {
-                            schema_compiler::ir::AttributeType::Integer { .. }
-                            | schema_compiler::ir::AttributeType::Boolean
-                            | schema_compiler::ir::AttributeType::Datetime { .. }
-                            | schema_compiler::ir::AttributeType::Enum { .. } => {
+                            singletable::ir::AttributeType::Integer { .. }
+                            | singletable::ir::AttributeType::Boolean
+                            | singletable::ir::AttributeType::Datetime { .. }
+                            | singletable::ir::AttributeType::Enum { .. } => {
                                 format!("e.{field}")
                             }
                             _ => format!("e.{field}.as_str()"),
@@ -147,7 +147,7 @@ fn imported() {
                 let Some(args) = args else { continue };
                 // What the query returns of the item: the entity, or the
                 // part of it the index carries.
-                let view = match schema_compiler::emit::rust::partial_types(pattern)
+                let view = match singletable::emit::rust::partial_types(pattern)
                     .get(returned.as_str())
                 {
                     Some(partial) => format!(
@@ -174,7 +174,7 @@ fn imported() {
             paths.push(path);
         }
     }
-    schema_compiler::Compiler::new()
+    singletable::Compiler::new()
         .compile_to_out_dir(&paths)
         .unwrap();
     std::fs::write(out.join("imported_modules.rs"), modules).unwrap();
@@ -204,14 +204,14 @@ fn soundness() {
         let yaml = spec.yaml();
         let module = format!("soundness_{seed}");
         std::fs::write(out.join(format!("{module}.yaml")), &yaml).unwrap();
-        let mut compiler = schema_compiler::Compiler::new();
+        let mut compiler = singletable::Compiler::new();
         compiler.source(format!("{module}.yaml"), yaml.clone());
         let compilation = compiler.compile();
         if compilation.has_errors() {
             let codes: std::collections::BTreeSet<_> = compilation
                 .diagnostics
                 .iter()
-                .filter(|d| d.severity == schema_compiler::diagnostics::Severity::Error)
+                .filter(|d| d.severity == singletable::diagnostics::Severity::Error)
                 .map(|d| d.code.name())
                 .collect();
             // Where a witness can be searched for, confirm the rejection.
@@ -237,7 +237,7 @@ fn soundness() {
             .access_patterns
             .values()
             .filter_map(|p| match &p.operation {
-                schema_compiler::ir::Operation::Query(q) => Some(gen::Call {
+                singletable::ir::Operation::Query(q) => Some(gen::Call {
                     pattern: p.name.value.clone(),
                     params: q
                         .params
@@ -248,7 +248,7 @@ fn soundness() {
                         })
                         .collect(),
                     returns: q.returns.clone(),
-                    partials: schema_compiler::emit::rust::partial_types(p)
+                    partials: singletable::emit::rust::partial_types(p)
                         .into_iter()
                         .map(|(e, ty)| (e.to_owned(), ty))
                         .collect(),
@@ -278,7 +278,7 @@ fn soundness() {
         drivers,
         "/// Rejections (`key_collision`, `key_space_overlap`) a witness over the value pools confirmed.\npub const CONFIRMED: u64 = {confirmed};\n/// Rejections of those codes no witness was found for: possible false positives, `(seed, code)`.\npub const UNCONFIRMED: &[(u64, &str)] = &{unconfirmed:?};"
     );
-    let _ = writeln!(drivers, "/// Every accepted spec's driver.\npub fn drivers() -> Vec<(u64, fn(schema_runtime::sdk::Client, String) -> futures_util::future::BoxFuture<'static, crate::soundness::Run>)> {{\n    vec![");
+    let _ = writeln!(drivers, "/// Every accepted spec's driver.\npub fn drivers() -> Vec<(u64, fn(singletable_runtime::sdk::Client, String) -> futures_util::future::BoxFuture<'static, crate::soundness::Run>)> {{\n    vec![");
     for seed in &accepted {
         let _ = writeln!(
             drivers,

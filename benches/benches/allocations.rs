@@ -11,10 +11,10 @@
 
 use std::collections::HashMap;
 
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::Entity;
 use serde_json::json;
 use singletable_benches::{data, handwritten, results, serde_model};
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::Entity;
 
 /// Allocations of one call of `f`, the least over a few calls (the first
 /// may grow thread-locals).

@@ -11,8 +11,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use schema_runtime::Entity;
 use singletable_benches::{data, handwritten, serde_model};
+use singletable_runtime::Entity;
 
 fn tickets_to_item(c: &mut Criterion) {
     let tenant = data::tenant();

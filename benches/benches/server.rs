@@ -40,7 +40,7 @@ async fn setup() -> Setup {
     // Without the spec's stream: dynoxide keeps every stream record, and
     // with thousands of writes a second its requests slow down as they pile
     // up, so whichever variant criterion ran second was measured slower.
-    let table = schema_runtime::schema::TableDef {
+    let table = singletable_runtime::schema::TableDef {
         stream: None,
         ..support_ticket::TABLE
     };

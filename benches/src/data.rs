@@ -1,7 +1,7 @@
 //! The sample data every benchmark uses: support tickets with comments, and
 //! sensor readings with every kind of typed key placeholder.
 
-use schema_runtime::DateTime;
+use singletable_runtime::DateTime;
 use singletable_tests::generated::support_ticket::{Comment, Status, TenantId, Ticket};
 
 use crate::generated::key_shapes::Reading;

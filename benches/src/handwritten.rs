@@ -12,8 +12,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use schema_runtime::sdk::primitives::{DateTime, DateTimeFormat};
-use schema_runtime::sdk::types::AttributeValue;
+use singletable_runtime::sdk::primitives::{DateTime, DateTimeFormat};
+use singletable_runtime::sdk::types::AttributeValue;
 use singletable_tests::generated::support_ticket::{Comment, Status, Ticket};
 
 use crate::generated::key_shapes::Reading;

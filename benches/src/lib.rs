@@ -24,5 +24,5 @@ pub use singletable_tests::generated::support_ticket::{Comment, Ticket};
 
 /// Repositories generated from the benchmark-only specs in `specs/`.
 pub mod generated {
-    schema_runtime::include_generated!(pub key_shapes);
+    singletable_runtime::include_generated!(pub key_shapes);
 }

@@ -2,8 +2,8 @@
 //! items, filled with the same `format!`ed keys as the hand-written
 //! baseline and converted by `serde_dynamo`'s serializer and deserializer.
 
-use schema_runtime::sdk::primitives::{DateTime, DateTimeFormat};
 use serde::{Deserialize, Serialize};
+use singletable_runtime::sdk::primitives::{DateTime, DateTimeFormat};
 use singletable_tests::generated::support_ticket::{Comment, Status, Ticket};
 
 use crate::handwritten::Item;

@@ -2,8 +2,8 @@
 //! items, the same keys, the same values back. And the synthetic specs are
 //! valid designs, so the compiler benchmark times a full check.
 
-use schema_runtime::Entity;
 use singletable_benches::{data, handwritten, serde_model, synth};
+use singletable_runtime::Entity;
 
 #[test]
 fn hand_written_and_serde_dynamo_tickets_are_the_generated_items() {
@@ -70,7 +70,7 @@ fn format_keys_are_the_generated_keys() {
 #[test]
 fn synthetic_specs_check_clean_and_keep_their_proportions() {
     for n in [10, 200] {
-        let compilation = schema_compiler::Compiler::new()
+        let compilation = singletable::Compiler::new()
             .source(format!("synthetic_{n}.yaml"), synth::spec_yaml(n))
             .compile();
         assert!(!compilation.has_errors(), "{:?}", compilation.report());

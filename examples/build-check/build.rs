@@ -7,7 +7,7 @@ fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let spec = manifest.join("../../schemas/support_ticket.yaml");
     println!("cargo:rerun-if-changed={}", spec.display());
-    let specs = schema_compiler::Compiler::new()
+    let specs = singletable::Compiler::new()
         .file(&spec)
         .compile()
         .into_result()

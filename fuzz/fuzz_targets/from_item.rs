@@ -7,17 +7,17 @@ use std::collections::HashMap;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use schema_runtime::sdk::primitives::Blob;
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{Entity, Item};
+use singletable_runtime::sdk::primitives::Blob;
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{Entity, Item};
 
 mod generated {
-    schema_runtime::include_generated!(pub support_ticket);
-    schema_runtime::include_generated!(pub pooled_product_catalog);
-    schema_runtime::include_generated!(pub photo_site);
-    schema_runtime::include_generated!(pub monthly_activity);
-    schema_runtime::include_generated!(pub vertical_partitioning);
-    schema_runtime::include_generated!(pub contest_votes);
+    singletable_runtime::include_generated!(pub support_ticket);
+    singletable_runtime::include_generated!(pub pooled_product_catalog);
+    singletable_runtime::include_generated!(pub photo_site);
+    singletable_runtime::include_generated!(pub monthly_activity);
+    singletable_runtime::include_generated!(pub vertical_partitioning);
+    singletable_runtime::include_generated!(pub contest_votes);
 }
 use generated::*;
 

@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let compilation = schema_compiler::Compiler::new()
+    let compilation = singletable::Compiler::new()
         .source("fuzz.yaml", text.as_ref())
         .compile();
     assert!(compilation.specs.len() == 1 || compilation.has_errors());
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = report.to_json();
     if !compilation.has_errors() {
         for compiled in &compilation.specs {
-            let _ = schema_compiler::emit::rust::render_rust(&compiled.spec, "fuzz.yaml");
+            let _ = singletable::emit::rust::render_rust(&compiled.spec, "fuzz.yaml");
         }
     }
 });

@@ -11,8 +11,8 @@
 mod grammar;
 
 use libfuzzer_sys::fuzz_target;
-use schema_compiler::emit::{self, iam::IamOptions};
-use schema_compiler::{explain, Compiler};
+use singletable::emit::{self, iam::IamOptions};
+use singletable::{explain, Compiler};
 
 fuzz_target!(|data: &[u8]| {
     let text = grammar::spec_from_bytes(data);

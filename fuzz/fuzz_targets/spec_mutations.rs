@@ -103,7 +103,7 @@ fuzz_target!(|input: Input| {
         apply(&mut lines, m);
     }
     let text = lines.join("\n");
-    let compilation = schema_compiler::Compiler::new()
+    let compilation = singletable::Compiler::new()
         .source("fuzz.yaml", text.as_str())
         .compile();
     assert!(compilation.specs.len() == 1 || compilation.has_errors());
@@ -112,7 +112,7 @@ fuzz_target!(|input: Input| {
     let _ = report.to_json();
     if !compilation.has_errors() {
         for compiled in &compilation.specs {
-            let _ = schema_compiler::emit::rust::render_rust(&compiled.spec, "fuzz.yaml");
+            let _ = singletable::emit::rust::render_rust(&compiled.spec, "fuzz.yaml");
         }
     }
 });

@@ -7,7 +7,7 @@
 //! with the exact line and column, a stable code and a fix.
 //!
 //! ```
-//! use schema_compiler::Compiler;
+//! use singletable::Compiler;
 //!
 //! let spec = r#"
 //! version: 1
@@ -34,7 +34,7 @@
 //! in a build script reads well:
 //!
 //! ```
-//! # use schema_compiler::Compiler;
+//! # use singletable::Compiler;
 //! let spec = "version: 1\ntable: { name: T1x, partition_key: pk }\ntenant: {}\nentities:\n  A:\n    attributes: { id: string }\n    key: { pk: \"T#<tenent>|<id>\" }\n";
 //! let report = Compiler::new().source("s.yaml", spec).compile().report();
 //! assert_eq!(
@@ -58,6 +58,8 @@
 //! (see `docs/architecture.md`); the spec
 //! format is documented in `docs/spec.md` and every diagnostic code in
 //! `docs/diagnostics.md`.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod alphabet;
 mod check;
@@ -240,12 +242,12 @@ impl Compiler {
     ///
     /// ```no_run
     /// // in build.rs's `main`:
-    /// schema_compiler::Compiler::new()
+    /// singletable::Compiler::new()
     ///     .compile_to_out_dir(["schemas/support_ticket.yaml"])
     ///     .unwrap();
     /// ```
     ///
-    /// and in the crate, `schema_runtime::include_generated!(pub support_ticket);`.
+    /// and in the crate, `singletable_runtime::include_generated!(pub support_ticket);`.
     pub fn compile_to_out_dir<I, P>(&mut self, files: I) -> Result<Vec<PathBuf>, Report>
     where
         I: IntoIterator<Item = P>,
@@ -311,7 +313,7 @@ impl Compiler {
     /// `<stem>[.role.<role>].session.iam.json` for that tenant.
     ///
     /// ```
-    /// # use schema_compiler::{Compiler, emit::iam::{AwsTarget, IamOptions}};
+    /// # use singletable::{Compiler, emit::iam::{AwsTarget, IamOptions}};
     /// let options = IamOptions {
     ///     target: AwsTarget::new("aws", "eu-west-1", "123456789012").unwrap(),
     ///     tenant: None,

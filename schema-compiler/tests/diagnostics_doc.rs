@@ -10,8 +10,8 @@
 
 mod support;
 
-use schema_compiler::diagnostics::Code;
-use schema_compiler::Compiler;
+use singletable::diagnostics::Code;
+use singletable::Compiler;
 use support::{is_emitted, read};
 
 /// One `## singletable::<name>` section.

@@ -5,9 +5,9 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use schema_compiler::output::{find_clash, write_if_changed};
-use schema_compiler::source::{read_input, MAX_INPUT_BYTES};
-use schema_compiler::Compiler;
+use singletable::output::{find_clash, write_if_changed};
+use singletable::source::{read_input, MAX_INPUT_BYTES};
+use singletable::Compiler;
 use support::read;
 
 /// A fresh, empty directory for one test.

@@ -14,8 +14,8 @@ mod support;
 
 use std::collections::BTreeSet;
 
-use schema_compiler::diagnostics::{Code, Severity};
-use schema_compiler::{Compilation, Compiler};
+use singletable::diagnostics::{Code, Severity};
+use singletable::{Compilation, Compiler};
 use support::{is_emitted, workspace_root};
 
 /// A spec file found under the workspace.

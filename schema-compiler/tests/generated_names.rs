@@ -8,7 +8,7 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use schema_compiler::Compiler;
+use singletable::Compiler;
 
 /// Names defined twice in one namespace of `module`, as `namespace: name`.
 pub fn duplicates(module: &str) -> Vec<String> {

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestError, TestRunner};
-use schema_compiler::diagnostics::Severity;
-use schema_compiler::{Compilation, Compiler};
+use singletable::diagnostics::Severity;
+use singletable::{Compilation, Compiler};
 
 /// Random specs per run: about 40 seconds in a debug build on two cores
 /// (`PROPTEST_CASES` overrides it).

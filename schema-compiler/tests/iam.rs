@@ -5,12 +5,10 @@
 
 mod support;
 
-use schema_compiler::emit::iam::{
-    self, AwsTarget, IamOptions, PolicyKind, PolicyPiece, TenantValue,
-};
-use schema_compiler::emit::GeneratedFile;
-use schema_compiler::{ir, Compiler};
 use serde_json::Value;
+use singletable::emit::iam::{self, AwsTarget, IamOptions, PolicyKind, PolicyPiece, TenantValue};
+use singletable::emit::GeneratedFile;
+use singletable::{ir, Compiler};
 use support::{read, spec_paths};
 
 fn spec(name: &str, text: &str) -> ir::Spec {

@@ -12,10 +12,10 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use schema_compiler::emit::workbench;
-use schema_compiler::import::workbench::{import_workbench, normalize_value};
-use schema_compiler::Compiler;
 use serde_json::{json, Map, Value};
+use singletable::emit::workbench;
+use singletable::import::workbench::{import_workbench, normalize_value};
+use singletable::Compiler;
 
 /// A small deterministic generator (xorshift), so that a failing seed
 /// reproduces.

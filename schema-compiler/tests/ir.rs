@@ -2,7 +2,7 @@
 
 mod support;
 
-use schema_compiler::Compiler;
+use singletable::Compiler;
 use support::{spec_paths, workspace_root};
 
 #[test]
@@ -49,7 +49,7 @@ fn support_ticket_resolves_what_the_reference_describes() {
         .sk
         .as_ref()
         .is_some_and(|sk| sk.is_natural()));
-    let schema_compiler::ir::Operation::Query(q) =
+    let singletable::ir::Operation::Query(q) =
         &spec.access_patterns["ticket_with_comments"].operation
     else {
         panic!("ticket_with_comments is a query");
@@ -63,7 +63,7 @@ fn support_ticket_resolves_what_the_reference_describes() {
             ("Comment".to_owned(), "ticket_id".to_owned())
         ]
     );
-    let schema_compiler::ir::Operation::Query(q) = &spec.access_patterns["open_tickets"].operation
+    let singletable::ir::Operation::Query(q) = &spec.access_patterns["open_tickets"].operation
     else {
         panic!("open_tickets is a query");
     };

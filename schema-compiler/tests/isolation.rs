@@ -10,7 +10,7 @@
 //! force finds a tenant that reaches another's keys.
 
 use proptest::prelude::*;
-use schema_compiler::Compiler;
+use singletable::Compiler;
 
 const TAG_PUNCTUATION: &str = " _.:/=+-@";
 

@@ -6,7 +6,7 @@ mod support;
 use support::{spec_paths, workspace_root};
 
 fn schema_text() -> String {
-    let schema = schema_compiler::json_schema();
+    let schema = singletable::json_schema();
     serde_json::to_string_pretty(&schema).expect("schema serializes") + "\n"
 }
 
@@ -22,12 +22,12 @@ fn checked_in_schema_is_current() {
     let actual = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         actual == expected,
-        "schemas/singletable.schema.json is stale: run `SINGLETABLE_BLESS=1 cargo test -p schema-compiler --test json_schema`"
+        "schemas/singletable.schema.json is stale: run `SINGLETABLE_BLESS=1 cargo test -p singletable --test json_schema`"
     );
 }
 
 fn validator() -> jsonschema::Validator {
-    let schema = schema_compiler::json_schema();
+    let schema = singletable::json_schema();
     jsonschema::validator_for(&schema).expect("the generated schema is a valid JSON Schema")
 }
 

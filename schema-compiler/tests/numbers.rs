@@ -1,7 +1,7 @@
 //! Every numeric field of the spec format, fed the extremes.
 //!
 //! The fields are found by walking the format's JSON Schema
-//! (`schema_compiler::json_schema()`), so a numeric field added later is
+//! (`singletable::json_schema()`), so a numeric field added later is
 //! covered without touching this test. Each is set, in a base spec that
 //! has every section, to each of [`EXTREMES`]: compiling never panics, and
 //! when no error is reported, every emitter and `explain` complete too.
@@ -11,8 +11,8 @@ mod outputs;
 
 use std::collections::BTreeSet;
 
-use schema_compiler::{Compilation, Compiler};
 use serde_json::{json, Value};
+use singletable::{Compilation, Compiler};
 
 /// u64::MAX, i64::MIN, the largest finite doubles of both signs, -1 and 0.
 fn extremes() -> [Value; 6] {
@@ -396,7 +396,7 @@ fn check_labels(compilation: &Compilation, text: &str) {
 
 #[test]
 fn the_walk_finds_every_declared_numeric_field() {
-    let fields = numeric_fields(&schema_compiler::json_schema());
+    let fields = numeric_fields(&singletable::json_schema());
     let found: BTreeSet<(String, String)> = fields
         .iter()
         .map(|f| (f.definition.clone(), f.property.clone()))
@@ -427,7 +427,7 @@ fn the_base_spec_is_clean() {
 #[test]
 fn every_numeric_field_takes_every_extreme() {
     let base = base();
-    let fields = numeric_fields(&schema_compiler::json_schema());
+    let fields = numeric_fields(&singletable::json_schema());
     let (mut runs, mut accepted) = (0, 0);
     let mut lines = Vec::new();
     for field in &fields {

@@ -7,11 +7,11 @@ mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use schema_compiler::emit::{table, workbench};
-use schema_compiler::import::workbench::{import_workbench, normalize_value};
-use schema_compiler::ir::AttributeValue;
-use schema_compiler::{explain, ir, Compiler};
 use serde_json::Value;
+use singletable::emit::{table, workbench};
+use singletable::import::workbench::{import_workbench, normalize_value};
+use singletable::ir::AttributeValue;
+use singletable::{explain, ir, Compiler};
 use support::{read, spec_paths, workspace_root};
 
 fn specs() -> Vec<(String, ir::Spec)> {
@@ -83,10 +83,10 @@ fn outputs_are_deterministic() {
             table::render_table(&spec, &stem),
             "{stem}"
         );
-        let once = schema_compiler::emit::docs::render_docs(&spec, &stem, &[]);
+        let once = singletable::emit::docs::render_docs(&spec, &stem, &[]);
         assert_eq!(
             once,
-            schema_compiler::emit::docs::render_docs(&spec, &stem, &[])
+            singletable::emit::docs::render_docs(&spec, &stem, &[])
         );
     }
 }

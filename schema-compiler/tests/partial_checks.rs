@@ -10,8 +10,8 @@ mod support;
 
 use std::collections::BTreeSet;
 
-use schema_compiler::diagnostics::Code;
-use schema_compiler::Compiler;
+use singletable::diagnostics::Code;
+use singletable::Compiler;
 
 /// The findings of a spec, but those that point into `skip` (a byte range).
 fn findings(name: &str, text: &str, skip: std::ops::Range<u32>) -> BTreeSet<(Code, String)> {

@@ -16,8 +16,8 @@
 //!   is one of them.
 
 use proptest::prelude::*;
-use schema_compiler::diagnostics::{Code, Severity};
-use schema_compiler::Compiler;
+use singletable::diagnostics::{Code, Severity};
+use singletable::Compiler;
 
 /// Tenant ids: one to three characters of `TENANT_CHARS`.
 const TENANT_CHARS: [char; 2] = ['a', 'b'];

@@ -42,12 +42,12 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 use regex::Regex;
-use schema_compiler::diagnostics::Code;
-use schema_compiler::emit::iam::{self, AwsTarget, PolicyKind, TenantValue};
-use schema_compiler::emit::workbench::samples;
-use schema_compiler::ir::{self, AttributeValue, IndexRef, Operation, Scope, TransactionOp};
-use schema_compiler::Compiler;
 use serde_json::{json, Value};
+use singletable::diagnostics::Code;
+use singletable::emit::iam::{self, AwsTarget, PolicyKind, TenantValue};
+use singletable::emit::workbench::samples;
+use singletable::ir::{self, AttributeValue, IndexRef, Operation, Scope, TransactionOp};
+use singletable::Compiler;
 
 const ACCOUNT: &str = "123456789012";
 const REGION: &str = "us-east-1";
@@ -691,7 +691,7 @@ fn unchecked(fixture: &str, code: Code) -> ir::Spec {
         compilation.diagnostics.iter().any(|d| d.code == code),
         "{fixture} is rejected with {code:?}"
     );
-    match schema_compiler::resolve_unchecked(fixture, text) {
+    match singletable::resolve_unchecked(fixture, text) {
         Ok(spec) => spec,
         Err(diags) => panic!("{fixture} resolves: {diags:?}"),
     }

@@ -4,7 +4,7 @@
 mod support;
 
 use proptest::prelude::*;
-use schema_compiler::Compiler;
+use singletable::Compiler;
 
 fn specs() -> Vec<String> {
     support::spec_paths()

@@ -6,7 +6,7 @@
 //! generated decoder once did: 274,000 lines for 500 placeholders) or an
 //! exponential one (two sample elements per list level) fails it.
 
-use schema_compiler::Compiler;
+use singletable::Compiler;
 
 fn spec(attributes: &str, sk: &str) -> String {
     format!(

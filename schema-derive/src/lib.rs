@@ -1,12 +1,12 @@
-//! `#[derive(Entity)]` for singletable: implements `schema_runtime::Entity`
+//! `#[derive(Entity)]` for singletable: implements `singletable_runtime::Entity`
 //! for a struct the user owns, checked at compile time. Use it through
-//! `schema-runtime`'s `derive` feature (`schema_runtime::Entity`).
+//! `singletable-runtime`'s `derive` feature (`singletable_runtime::Entity`).
 //!
 //! Bound to an entity of a spec file (the path is relative to the crate's
 //! `Cargo.toml`; editing the spec recompiles the crate):
 //!
 //! ```ignore
-//! #[derive(Debug, Clone, PartialEq, schema_runtime::Entity)]
+//! #[derive(Debug, Clone, PartialEq, singletable_runtime::Entity)]
 //! #[singletable(spec = "schemas/support_ticket.yaml", entity = "Ticket")]
 //! pub struct Ticket {
 //!     pub id: String,
@@ -14,7 +14,7 @@
 //!     pub status: Status,
 //!     pub resolver: Option<String>,
 //!     #[singletable(rename = "created_at")]
-//!     pub opened: schema_runtime::DateTime,
+//!     pub opened: singletable_runtime::DateTime,
 //!     #[singletable(skip)]
 //!     pub cached_score: u32,
 //! }
@@ -32,11 +32,11 @@
 //! }
 //! ```
 //!
-//! The expansion comes from `schema_compiler::macro_support`, which holds
+//! The expansion comes from `singletable::macro_support`, which holds
 //! all the logic; this crate is only the entry point.
 
-/// Implements `schema_runtime::Entity` for a struct; see the crate docs.
+/// Implements `singletable_runtime::Entity` for a struct; see the crate docs.
 #[proc_macro_derive(Entity, attributes(singletable))]
 pub fn derive_entity(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
-    schema_compiler::macro_support::derive_entity(input.into()).into()
+    singletable::macro_support::derive_entity(input.into()).into()
 }

@@ -442,6 +442,7 @@ pub struct ChangeRecord {
 /// A stream record's identity: what the stream delivers again, unchanged,
 /// when a batch is redelivered.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RecordId {
     /// `eventID`: globally unique per record.
     pub event_id: String,
@@ -475,6 +476,7 @@ const MARKS_PER_UPDATE: usize = 50;
 
 /// What to add to one counter.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CounterChange {
     /// The counter.
     pub counter: Counter,

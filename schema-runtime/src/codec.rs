@@ -107,6 +107,7 @@ pub fn push_integer(
 
 /// How a datetime is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TimeFormat {
     /// RFC 3339 in UTC with this many fractional digits (0, 3, 6 or 9).
     Rfc3339(u8),

@@ -7,6 +7,7 @@ use crate::Item;
 
 /// Why an item read from the table could not be turned into an entity.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DecodeError {
     /// The entity being decoded (or the access pattern, for an item whose
     /// entity type is unknown).
@@ -19,6 +20,7 @@ pub struct DecodeError {
 
 /// What is wrong with an attribute of a stored item.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DecodeProblem {
     /// A required attribute is absent.
     Missing,
@@ -135,6 +137,7 @@ impl ValueError {
 /// another tenant's keys by other code, or a server or proxy that answers
 /// with other items: defence in depth.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ForeignItem {
     /// The operation that read it: `get`, `query`, `batch_get`, `transact_get`.
     pub operation: &'static str,
@@ -259,6 +262,7 @@ impl std::error::Error for CursorError {}
 
 /// Why one item of a canceled transaction failed.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CancellationReason {
     /// Position of the item in the transaction.
     pub index: usize,
@@ -385,6 +389,10 @@ pub enum Error {
     Service(Box<crate::sdk::Error>),
 }
 
+// `Display` describes this layer only, so a chain printer (`{:#}` of
+// anyhow, eyre's reports) shows each cause once: the wrappers of this
+// crate's own errors are transparent (their text, their `source()`), a
+// service error and the cause of unprocessed items are a cause of their own.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -458,12 +466,12 @@ impl fmt::Display for Error {
                     writes.len(),
                     keys.len()
                 )?;
-                match cause {
-                    Some(cause) => write!(f, ": {cause}"),
-                    None => Ok(()),
+                if cause.is_some() {
+                    f.write_str(" (retries stopped by an error)")?;
                 }
+                Ok(())
             }
-            Error::Service(e) => e.fmt(f),
+            Error::Service(_) => f.write_str("DynamoDB request failed"),
         }
     }
 }
@@ -485,12 +493,15 @@ impl Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Value(e) => Some(e),
-            Error::Decode(e) => Some(e),
-            Error::Tenant(e) => Some(e),
-            Error::ForeignItem(e) => Some(e),
-            Error::Cursor(e) => Some(e),
-            Error::Service(e) => Some(e),
+            Error::Value(e) => e.source(),
+            Error::Decode(e) => e.source(),
+            Error::Tenant(e) => e.source(),
+            Error::ForeignItem(e) => e.source(),
+            Error::Cursor(e) => e.source(),
+            Error::Service(e) => Some(&**e),
+            Error::Unprocessed {
+                cause: Some(cause), ..
+            } => Some(&**cause),
             _ => None,
         }
     }
@@ -572,5 +583,69 @@ impl Error {
             Error::Service(e) => e.code(),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    /// Each layer's text once, the way `{:#}` of anyhow prints a chain.
+    fn chain(e: &dyn std::error::Error) -> Vec<String> {
+        let mut out = vec![e.to_string()];
+        let mut next = e.source();
+        while let Some(cause) = next {
+            out.push(cause.to_string());
+            next = cause.source();
+        }
+        out
+    }
+
+    #[test]
+    fn a_chain_shows_each_cause_once() {
+        let decode = Error::from(DecodeError::new("Ticket", "title", DecodeProblem::Missing));
+        assert_eq!(
+            chain(&decode),
+            ["cannot decode Ticket: attribute `title` is missing"]
+        );
+
+        let service = crate::sdk::Error::ResourceNotFoundException(
+            crate::sdk::types::error::ResourceNotFoundException::builder()
+                .message("no table Tickets")
+                .build(),
+        );
+        let e = Error::Service(Box::new(service));
+        let texts = chain(&e);
+        assert_eq!(texts[0], "DynamoDB request failed");
+        assert!(texts[1].contains("no table Tickets"), "{texts:?}");
+        assert!(
+            e.source()
+                .and_then(|s| s.downcast_ref::<crate::sdk::Error>())
+                .is_some(),
+            "the SDK's error is the source itself"
+        );
+        for (i, text) in texts.iter().enumerate() {
+            for later in &texts[i + 1..] {
+                assert!(!text.contains(later.as_str()), "{text:?} repeats {later:?}");
+            }
+        }
+
+        let unprocessed = Error::Unprocessed {
+            writes: Vec::new(),
+            keys: Vec::new(),
+            cause: Some(Box::new(e)),
+        };
+        let texts = chain(&unprocessed);
+        assert_eq!(
+            texts,
+            [
+                "0 writes and 0 reads left unprocessed after retries (retries stopped by an error)",
+                "DynamoDB request failed",
+                &texts[2],
+            ]
+        );
+        assert!(texts[2].contains("no table Tickets"));
     }
 }

@@ -8,7 +8,7 @@
 //! credentials can only reach that tenant's keys:
 //!
 //! ```ignore
-//! let target = schema_runtime::iam::AwsTarget::new("aws", "eu-west-1", "123456789012")?;
+//! let target = singletable_runtime::iam::AwsTarget::new("aws", "eu-west-1", "123456789012")?;
 //! let policy = support_ticket::IAM_POLICY.session_policy(&tenant, &target)?;
 //! sts.assume_role().role_arn(role).role_session_name(tenant.as_str()).policy(policy).send().await?;
 //! ```
@@ -84,6 +84,7 @@ impl AwsTarget {
 
 /// Why a policy could not be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PolicyError {
     /// Not an AWS partition name.
     Partition(String),

@@ -1,5 +1,5 @@
 //! What generated code calls, under one short name: a generated module
-//! imports it as `use ::schema_runtime::__private as __rt;` (the `__` prefix
+//! imports it as `use ::singletable_runtime::__private as __rt;` (the `__` prefix
 //! is reserved in specs, so no generated name can clash with it).
 //!
 //! Not an API: its contents change with the generator, in any release.

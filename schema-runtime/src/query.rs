@@ -88,6 +88,7 @@ pub struct Query<T> {
 
 /// One page of results.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Page<T> {
     /// Items decoded from this page.
     pub items: Vec<T>,

@@ -17,6 +17,7 @@ pub type KeyDef = (&'static str, &'static str);
 /// CreateTable request names them (the compiler has already added the
 /// entity-type and TTL attributes that reading through the index needs).
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum ProjectionDef {
     /// Every attribute.
     All,

@@ -17,6 +17,7 @@ pub trait TenantRules {
 
 /// Why a tenant id was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InvalidTenantId {
     /// The id is empty.
     Empty,

@@ -133,7 +133,7 @@ impl Ty {
                         format!(".{}", "0".repeat(usize::from(*digits)))
                     };
                     Value {
-                        rust: format!("schema_runtime::DateTime::from_secs({secs})"),
+                        rust: format!("singletable_runtime::DateTime::from_secs({secs})"),
                         key: format!("{text}{fraction}Z"),
                     }
                 })
@@ -142,13 +142,13 @@ impl Ty {
             Ty::Epoch => [1_000_000_000_i64, 4_000_000_000]
                 .iter()
                 .map(|secs| Value {
-                    rust: format!("schema_runtime::DateTime::from_secs({secs})"),
+                    rust: format!("singletable_runtime::DateTime::from_secs({secs})"),
                     key: format!("{secs:012}"),
                 })
                 .collect(),
             Ty::Record => [
                 r#"Info { label: "a".to_owned(), n: None, at: None, tags: None, inner: None }"#,
-                r#"Info { label: "b c#".to_owned(), n: Some(-3_i64), at: Some(schema_runtime::DateTime::from_secs(951_782_400)), tags: Some(["x".to_owned(), "y".to_owned()].into_iter().collect()), inner: Some(Inner { x: "-1.50".parse().unwrap() }) }"#,
+                r#"Info { label: "b c#".to_owned(), n: Some(-3_i64), at: Some(singletable_runtime::DateTime::from_secs(951_782_400)), tags: Some(["x".to_owned(), "y".to_owned()].into_iter().collect()), inner: Some(Inner { x: "-1.50".parse().unwrap() }) }"#,
                 r#"Info { label: String::new(), n: Some(9_007_199_254_740_993_i64), at: None, tags: None, inner: Some(Inner { x: "1E+3".parse().unwrap() }) }"#,
             ]
             .iter()
@@ -1269,15 +1269,15 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
     let mut rng = fastrand::Rng::with_seed(spec.seed ^ 0x5eed);
     let mut d = String::new();
     let _ = writeln!(d, "pub mod {module} {{");
-    let _ = writeln!(d, "    schema_runtime::include_generated!(pub generated, concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));");
-    d.push_str("    use generated::*;\n    use schema_runtime::Entity as _;\n");
+    let _ = writeln!(d, "    singletable_runtime::include_generated!(pub generated, concat!(env!(\"OUT_DIR\"), \"/{module}.rs\"));");
+    d.push_str("    use generated::*;\n    use singletable_runtime::Entity as _;\n");
     let _ = writeln!(
         d,
         "    /// The spec.\n    pub const SPEC: &str = {};",
         rust_str(&spec.yaml())
     );
     d.push_str("    /// Writes the items and runs every call.\n");
-    d.push_str("    pub async fn run(client: schema_runtime::sdk::Client, table: String) -> crate::soundness::Run {\n");
+    d.push_str("    pub async fn run(client: singletable_runtime::sdk::Client, table: String) -> crate::soundness::Run {\n");
     let _ = writeln!(
         d,
         "        let mut run = crate::soundness::Run::new({}, SPEC);",
@@ -1534,7 +1534,7 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                             format!("if {r}::IDENTITY.matches(i) {{ return {r}::from_item(i).map(|e| {}Item::{r}({value})); }}", pascal(&p.name))
                         })
                         .collect();
-                    Some(format!("|i| {{ {} Err(schema_runtime::DecodeError::new(\"soundness\", \"pk\", schema_runtime::DecodeProblem::NotOfEntity(None))) }}", arms.join(" ")))
+                    Some(format!("|i| {{ {} Err(singletable_runtime::DecodeError::new(\"soundness\", \"pk\", singletable_runtime::DecodeProblem::NotOfEntity(None))) }}", arms.join(" ")))
                 }
                 _ => None,
             };

@@ -6,8 +6,6 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use schema_runtime::sdk;
-use schema_runtime::Item;
 use sdk::config::interceptors::BeforeSerializationInterceptorContextRef;
 use sdk::config::{ConfigBag, Intercept};
 use sdk::error::BoxError;
@@ -20,6 +18,8 @@ use sdk::operation::query::QueryInput;
 use sdk::operation::transact_write_items::TransactWriteItemsInput;
 use sdk::operation::update_item::UpdateItemInput;
 use sdk::types::AttributeValue;
+use singletable_runtime::sdk;
+use singletable_runtime::Item;
 
 /// One request as IAM authorizes it. A transaction is authorized item by
 /// item, so each of its items is a request of its own.

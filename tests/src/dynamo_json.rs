@@ -1,10 +1,10 @@
 //! DynamoDB JSON (`{"S": "…"}`, `{"N": "12"}`) read into the SDK's items,
 //! for comparing what other tools show with what the repositories read.
 
-use schema_runtime::sdk::primitives::Blob;
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::Item;
 use serde_json::Value;
+use singletable_runtime::sdk::primitives::Blob;
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::Item;
 
 fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

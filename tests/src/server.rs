@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use schema_runtime::sdk;
+use singletable_runtime::sdk;
 use tokio::sync::OnceCell;
 
 /// A running server.

@@ -10,7 +10,7 @@
 use std::fmt::{Debug, Display};
 
 /// A stored item.
-pub use schema_runtime::Item;
+pub use singletable_runtime::Item;
 
 #[path = "../soundness/semantics.rs"]
 mod semantics;
@@ -170,7 +170,7 @@ impl Run {
         &mut self,
         what: &str,
         holds: bool,
-        result: Result<T, schema_runtime::Error>,
+        result: Result<T, singletable_runtime::Error>,
     ) {
         self.writes += 1;
         self.queries += 1;
@@ -178,7 +178,7 @@ impl Run {
             (true, Ok(_))
             | (
                 false,
-                Err(schema_runtime::Error::ConditionNotMet {
+                Err(singletable_runtime::Error::ConditionNotMet {
                     stored: Some(_), ..
                 }),
             ) => {}
@@ -195,7 +195,7 @@ impl Run {
     }
 
     /// Reads every stored item back, raw.
-    pub async fn scan(&mut self, client: &schema_runtime::sdk::Client, table: &str) {
+    pub async fn scan(&mut self, client: &singletable_runtime::sdk::Client, table: &str) {
         let mut start = None;
         loop {
             let page = client
@@ -214,7 +214,10 @@ impl Run {
                     }
                 }
                 Err(e) => {
-                    self.failed("scan", &schema_runtime::sdk::error::DisplayErrorContext(e));
+                    self.failed(
+                        "scan",
+                        &singletable_runtime::sdk::error::DisplayErrorContext(e),
+                    );
                     return;
                 }
             }

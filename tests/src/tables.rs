@@ -2,14 +2,14 @@
 //! table` writes (the file a team passes to `aws dynamodb create-table
 //! --cli-input-json`), read here into the SDK's own request type.
 
-use schema_runtime::sdk;
-use schema_runtime::sdk::operation::create_table::CreateTableInput;
-use schema_runtime::sdk::types::{
+use serde_json::Value;
+use singletable_runtime::sdk;
+use singletable_runtime::sdk::operation::create_table::CreateTableInput;
+use singletable_runtime::sdk::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
     LocalSecondaryIndex, Projection, ProjectionType, ProvisionedThroughput, ScalarAttributeType,
     StreamSpecification, StreamViewType, TimeToLiveSpecification,
 };
-use serde_json::Value;
 
 fn text<'a>(v: &'a Value, field: &str) -> Result<&'a str, String> {
     v.get(field)

@@ -5,8 +5,8 @@
 
 use futures_util::StreamExt;
 use proptest::prelude::*;
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{DateTime, Entity, Error, ForeignReason, Item};
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{DateTime, Entity, Error, ForeignReason, Item};
 use singletable_tests::generated::{pooled_product_catalog, support_ticket};
 use singletable_tests::{faults, server};
 

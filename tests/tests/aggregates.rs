@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use schema_runtime::aggregate::ChangeRecord;
-use schema_runtime::DateTime;
+use singletable_runtime::aggregate::ChangeRecord;
+use singletable_runtime::DateTime;
 use singletable_tests::generated::{shopping_cart, support_ticket};
 use singletable_tests::{faults, server};
 
@@ -49,7 +49,7 @@ async fn transaction_counters_equal_a_recount() {
         };
         match dice.roll(5) {
             0 => match repo.create_cart_item(&item).await {
-                Ok(()) | Err(schema_runtime::Error::ConditionFailed { .. }) => {}
+                Ok(()) | Err(singletable_runtime::Error::ConditionFailed { .. }) => {}
                 Err(e) => panic!("create: {e:?}"),
             },
             1 => repo.put_cart_item(&item).await.unwrap(),
@@ -71,7 +71,7 @@ async fn transaction_counters_equal_a_recount() {
                 // A change that leaves the group as it is.
                 let update = CartItemUpdate::default().quantity(9);
                 match repo.update_cart_item(&item.key(), update).await {
-                    Ok(_) | Err(schema_runtime::Error::ConditionFailed { .. }) => {}
+                    Ok(_) | Err(singletable_runtime::Error::ConditionFailed { .. }) => {}
                     Err(e) => panic!("update: {e:?}"),
                 }
             }
@@ -303,7 +303,7 @@ async fn redelivered_stream_batches_count_once() {
                 deliveries += 1;
                 match handle(delivery).await {
                     Ok(()) => break,
-                    Err(schema_runtime::Error::Service(_)) if attempts < 20 => {
+                    Err(singletable_runtime::Error::Service(_)) if attempts < 20 => {
                         failed += 1;
                         attempts += 1;
                     }

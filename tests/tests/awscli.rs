@@ -10,8 +10,8 @@
 
 use std::process::Command;
 
-use schema_compiler::explain;
-use schema_runtime::{Entity, Item};
+use singletable::explain;
+use singletable_runtime::{Entity, Item};
 use singletable_tests::generated::support_ticket::{
     Comment, Repository, TenantId, Ticket, TicketCount, TicketWithCommentsItem,
 };
@@ -58,7 +58,7 @@ fn run_cli(pattern: &str, values: &[(&str, &str)], table: &str) -> Vec<Item> {
         "{}/../schemas/support_ticket.yaml",
         env!("CARGO_MANIFEST_DIR")
     );
-    let compilation = schema_compiler::Compiler::new().file(path).compile();
+    let compilation = singletable::Compiler::new().file(path).compile();
     let spec = &compilation.specs[0].spec;
     let request = explain::request(spec, pattern).expect("the pattern exists");
     let mut args = explain::cli_args(&request);
@@ -104,7 +104,7 @@ async fn explain_cli_commands_return_what_the_repository_returns() {
         )
         .iter()
         .map(
-            |i| match schema_runtime::entity_type(i, "entity_type", "test").unwrap() {
+            |i| match singletable_runtime::entity_type(i, "entity_type", "test").unwrap() {
                 "Ticket" => TicketWithCommentsItem::Ticket(Ticket::from_item(i).unwrap()),
                 "Comment" => TicketWithCommentsItem::Comment(Comment::from_item(i).unwrap()),
                 other => panic!("unexpected {other}"),

@@ -4,8 +4,8 @@
 //! that breaks one is an error of that item alone when it is read.
 
 use futures_util::StreamExt;
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{Blob, Decimal, Error, Item};
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{Blob, Decimal, Error, Item};
 use singletable_tests::generated::declared_bounds::{
     Dims, Product, ProductKey, ProductUpdate, Repository,
 };

@@ -2,8 +2,8 @@
 //! build script generates from the same spec: the same items, and each
 //! one's items read back by the other through the generated repository.
 
-use schema_runtime::ops::{self, TableInfo};
-use schema_runtime::{DateTime, Entity, ScopeOf};
+use singletable_runtime::ops::{self, TableInfo};
+use singletable_runtime::{DateTime, Entity, ScopeOf};
 use singletable_tests::generated::{contest_votes, support_ticket as generated};
 use singletable_tests::server;
 

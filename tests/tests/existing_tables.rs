@@ -7,9 +7,9 @@
 use std::collections::BTreeSet;
 
 use futures_util::StreamExt;
-use schema_runtime::sdk::types::AttributeValue;
+use singletable_runtime::sdk::types::AttributeValue;
 
-use schema_runtime::{Blob, DecodeProblem, Error, Item};
+use singletable_runtime::{Blob, DecodeProblem, Error, Item};
 use singletable_tests::dynamo_json::normalized;
 use singletable_tests::generated::{
     existing_table_binary_keys as binary, existing_table_discriminator as discriminator,
@@ -17,7 +17,7 @@ use singletable_tests::generated::{
 };
 use singletable_tests::server;
 
-async fn client() -> schema_runtime::sdk::Client {
+async fn client() -> singletable_runtime::sdk::Client {
     server::client(&server::server().await.endpoint)
 }
 
@@ -37,7 +37,7 @@ fn item(pairs: &[(&str, AttributeValue)]) -> Item {
 }
 
 /// PutItem as another program would send it.
-async fn put_raw(client: &schema_runtime::sdk::Client, table: &str, item: Item) {
+async fn put_raw(client: &singletable_runtime::sdk::Client, table: &str, item: Item) {
     client
         .put_item()
         .table_name(table)
@@ -47,7 +47,7 @@ async fn put_raw(client: &schema_runtime::sdk::Client, table: &str, item: Item) 
         .expect("a plain put");
 }
 
-async fn get_raw(client: &schema_runtime::sdk::Client, table: &str, key: Item) -> Item {
+async fn get_raw(client: &singletable_runtime::sdk::Client, table: &str, key: Item) -> Item {
     client
         .get_item()
         .table_name(table)

@@ -8,8 +8,8 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{DateTime, Item};
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{DateTime, Item};
 use singletable_tests::generated::{pooled_product_catalog, saas_tenant_users_orders};
 use singletable_tests::{faults, server};
 
@@ -92,7 +92,7 @@ async fn bulk_load(mode: Mode) {
     let proxy = proxy(mode, &upstream, 0.2, 42).await;
     let faulty = Repository::new(server::client(&proxy.endpoint))
         .with_table_name(direct.table_name())
-        .with_retry_policy(schema_runtime::RetryPolicy {
+        .with_retry_policy(singletable_runtime::RetryPolicy {
             concurrency: 16,
             ..Default::default()
         });
@@ -198,12 +198,12 @@ async fn batched_reads(mode: Mode, rate: f64) {
 async fn with_retries<T, F, Fut>(failures: &mut u32, mut op: F) -> T
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, schema_runtime::Error>>,
+    Fut: std::future::Future<Output = Result<T, singletable_runtime::Error>>,
 {
     loop {
         match op().await {
             Ok(value) => return value,
-            Err(schema_runtime::Error::Service(_)) => *failures += 1,
+            Err(singletable_runtime::Error::Service(_)) => *failures += 1,
             Err(other) => panic!("an error a retry cannot fix: {other:?}"),
         }
     }
@@ -271,16 +271,18 @@ async fn optimistic_locking(mode: Mode) {
                     loop {
                         match t.update_inventory_item(&key, update.clone()).await {
                             Ok(_) => break 'read,
-                            Err(schema_runtime::Error::VersionConflict { .. }) => conflicts += 1,
+                            Err(singletable_runtime::Error::VersionConflict { .. }) => {
+                                conflicts += 1
+                            }
                             // The proxy that fails requests never applies
                             // one, so values found as written are another
                             // writer's.
-                            Err(schema_runtime::Error::AlreadyAsWritten { .. })
+                            Err(singletable_runtime::Error::AlreadyAsWritten { .. })
                                 if mode == Mode::Fail =>
                             {
                                 conflicts += 1
                             }
-                            Err(schema_runtime::Error::Service(_)) => {
+                            Err(singletable_runtime::Error::Service(_)) => {
                                 failures += 1;
                                 if mode == Mode::Lose {
                                     continue;
@@ -402,9 +404,11 @@ async fn conflicting_transactions(mode: Mode) {
                         match place.send().await {
                             Ok(()) => break 'read,
                             // Another buyer's transaction won: re-read.
-                            Err(schema_runtime::Error::TransactionCanceled(_)) => failures += 1,
+                            Err(singletable_runtime::Error::TransactionCanceled(_)) => {
+                                failures += 1
+                            }
                             // No answer: sent again as it was.
-                            Err(schema_runtime::Error::Service(e)) => {
+                            Err(singletable_runtime::Error::Service(e)) => {
                                 failures += 1;
                                 resent += 1;
                                 assert!(
@@ -479,7 +483,7 @@ async fn scatter_gather(mode: Mode) {
     // Page by page with the cursor, retrying a failed page from the last
     // good cursor: every item once, in order.
     let mut got = Vec::new();
-    let mut cursor: Option<schema_runtime::Cursor> = None;
+    let mut cursor: Option<singletable_runtime::Cursor> = None;
     loop {
         let mut query = t.tenant_products().page_size(40).limit(60);
         if let Some(c) = cursor.clone() {
@@ -496,7 +500,7 @@ async fn scatter_gather(mode: Mode) {
                     batch_items.extend(page.items.into_iter().map(|p| p.product_id));
                     next = page.next;
                 }
-                Err(schema_runtime::Error::Service(_)) => {
+                Err(singletable_runtime::Error::Service(_)) => {
                     failures += 1;
                     failed = true;
                     break;

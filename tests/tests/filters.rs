@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use schema_runtime::{DateTime, Decimal};
+use singletable_runtime::{DateTime, Decimal};
 use singletable_tests::generated::filtered_queries::{Deal, Repository, Status};
 use singletable_tests::server;
 

@@ -8,18 +8,18 @@
 use std::path::Path;
 
 mod golden {
-    schema_runtime::include_generated!(pub contest_votes, "../golden/contest_votes.rs");
-    schema_runtime::include_generated!(pub inverted_role_index, "../golden/inverted_role_index.rs");
-    schema_runtime::include_generated!(pub iot_device_reports, "../golden/iot_device_reports.rs");
-    schema_runtime::include_generated!(pub monthly_activity, "../golden/monthly_activity.rs");
-    schema_runtime::include_generated!(pub photo_site, "../golden/photo_site.rs");
-    schema_runtime::include_generated!(pub pooled_product_catalog, "../golden/pooled_product_catalog.rs");
-    schema_runtime::include_generated!(pub project_task_comment, "../golden/project_task_comment.rs");
-    schema_runtime::include_generated!(pub saas_tenant_users_orders, "../golden/saas_tenant_users_orders.rs");
-    schema_runtime::include_generated!(pub shopping_cart, "../golden/shopping_cart.rs");
-    schema_runtime::include_generated!(pub short_lived_messages, "../golden/short_lived_messages.rs");
-    schema_runtime::include_generated!(pub support_ticket, "../golden/support_ticket.rs");
-    schema_runtime::include_generated!(pub vertical_partitioning, "../golden/vertical_partitioning.rs");
+    singletable_runtime::include_generated!(pub contest_votes, "../golden/contest_votes.rs");
+    singletable_runtime::include_generated!(pub inverted_role_index, "../golden/inverted_role_index.rs");
+    singletable_runtime::include_generated!(pub iot_device_reports, "../golden/iot_device_reports.rs");
+    singletable_runtime::include_generated!(pub monthly_activity, "../golden/monthly_activity.rs");
+    singletable_runtime::include_generated!(pub photo_site, "../golden/photo_site.rs");
+    singletable_runtime::include_generated!(pub pooled_product_catalog, "../golden/pooled_product_catalog.rs");
+    singletable_runtime::include_generated!(pub project_task_comment, "../golden/project_task_comment.rs");
+    singletable_runtime::include_generated!(pub saas_tenant_users_orders, "../golden/saas_tenant_users_orders.rs");
+    singletable_runtime::include_generated!(pub shopping_cart, "../golden/shopping_cart.rs");
+    singletable_runtime::include_generated!(pub short_lived_messages, "../golden/short_lived_messages.rs");
+    singletable_runtime::include_generated!(pub support_ticket, "../golden/support_ticket.rs");
+    singletable_runtime::include_generated!(pub vertical_partitioning, "../golden/vertical_partitioning.rs");
 }
 
 fn workspace() -> &'static Path {
@@ -34,7 +34,7 @@ fn golden_files_match_the_generator() {
         .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
         .collect();
     specs.sort();
-    let mut compiler = schema_compiler::Compiler::new();
+    let mut compiler = singletable::Compiler::new();
     for spec in &specs {
         compiler.file(spec);
     }
@@ -46,7 +46,7 @@ fn golden_files_match_the_generator() {
     for file in &files {
         let path = golden.join(&file.name);
         if bless {
-            schema_compiler::write_if_changed(&path, &file.contents).unwrap();
+            singletable::write_if_changed(&path, &file.contents).unwrap();
         } else if std::fs::read_to_string(&path).ok().as_deref() != Some(file.contents.as_str()) {
             stale.push(file.name.clone());
         }
@@ -74,11 +74,11 @@ fn golden_files_match_the_generator() {
 #[test]
 fn generation_is_deterministic() {
     let spec = workspace().join("schemas/support_ticket.yaml");
-    let once = schema_compiler::Compiler::new()
+    let once = singletable::Compiler::new()
         .file(&spec)
         .generate_rust()
         .unwrap();
-    let twice = schema_compiler::Compiler::new()
+    let twice = singletable::Compiler::new()
         .file(&spec)
         .generate_rust()
         .unwrap();
@@ -94,13 +94,14 @@ fn golden_code_is_the_code_the_build_script_generates() {
         title: "t".into(),
         status: golden::support_ticket::Status::Open,
         resolver: Some("bob".into()),
-        created_at: schema_runtime::DateTime::from_secs(0),
+        created_at: singletable_runtime::DateTime::from_secs(0),
     };
-    let item = schema_runtime::Entity::to_item(&ticket, &tenant).unwrap();
-    use schema_runtime::sdk::types::AttributeValue::S;
+    let item = singletable_runtime::Entity::to_item(&ticket, &tenant).unwrap();
+    use singletable_runtime::sdk::types::AttributeValue::S;
     assert_eq!(item["pk"], S("TENANT#acme|TICKET#T1".into()));
     assert_eq!(item["tenant_status"], S("TENANT#acme|OPEN".into()));
     assert_eq!(item["created_at"], S("1970-01-01T00:00:00.000Z".into()));
-    let back: golden::support_ticket::Ticket = schema_runtime::Entity::from_item(&item).unwrap();
+    let back: golden::support_ticket::Ticket =
+        singletable_runtime::Entity::from_item(&item).unwrap();
     assert_eq!(back, ticket);
 }

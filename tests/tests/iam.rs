@@ -13,7 +13,7 @@
 //! - a role is allowed its access patterns and denied the actions it lacks.
 //!
 //! `iam-rs` evaluates in process, on the session policy (the tenant
-//! substituted by `schema_runtime`: it does not substitute variables in
+//! substituted by `singletable_runtime`: it does not substitute variables in
 //! conditions). When `SINGLETABLE_IAM_TOOLS` names the directory
 //! `scripts/iam-check/install` prints, the principal-tag policies are also
 //! evaluated by `@cloud-copilot/iam-simulate` (a separate node process) and
@@ -31,9 +31,9 @@ use iam_rs::{
     evaluate_policy, Arn, Context, ContextValue, Decision, IAMPolicy, IAMRequest, Principal,
     PrincipalId,
 };
-use schema_compiler::{ir, Compiler};
-use schema_runtime::iam::{AwsTarget, PolicyError, PolicyTemplate};
 use serde_json::{json, Value};
+use singletable::{ir, Compiler};
+use singletable_runtime::iam::{AwsTarget, PolicyError, PolicyTemplate};
 use singletable_tests::capture::{Recorder, Request};
 use singletable_tests::generated::*;
 
@@ -731,7 +731,7 @@ fn parliament_finds_nothing_in_any_policy() {
 /// iam --tenant` writes.
 #[test]
 fn runtime_session_policies_match_the_compiler() {
-    use schema_compiler::emit::iam::{self as emit, AwsTarget as CompilerTarget, TenantValue};
+    use singletable::emit::iam::{self as emit, AwsTarget as CompilerTarget, TenantValue};
     let compiler_target = CompilerTarget::new("aws", REGION, ACCOUNT).expect("a valid target");
     for spec in specs() {
         let kinds = emit::policy_kinds(&spec.ir);

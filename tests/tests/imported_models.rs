@@ -7,9 +7,9 @@
 
 use std::fmt::Debug;
 
-use schema_compiler::emit::workbench;
-use schema_runtime::ops::{self, TableInfo};
-use schema_runtime::Entity;
+use singletable::emit::workbench;
+use singletable_runtime::ops::{self, TableInfo};
+use singletable_runtime::Entity;
 use singletable_tests::dynamo_json::{self, normalized};
 use singletable_tests::server;
 
@@ -17,7 +17,7 @@ use singletable_tests::server;
 /// as `schema-compiler/tests/outputs.rs` and `import_models.rs` prove).
 fn model(module: &str) -> serde_json::Value {
     let path = format!("{}/{module}.yaml", env!("OUT_DIR"));
-    let compilation = schema_compiler::Compiler::new().file(path).compile();
+    let compilation = singletable::Compiler::new().file(path).compile();
     assert!(
         !compilation.has_errors(),
         "{module}: {}",
@@ -30,7 +30,7 @@ fn model(module: &str) -> serde_json::Value {
 /// Puts, reads and writes back every sample item of `E`'s facet; the number
 /// of items.
 async fn check<E>(
-    client: &schema_runtime::sdk::Client,
+    client: &singletable_runtime::sdk::Client,
     table: &TableInfo<'_>,
     model: &serde_json::Value,
 ) -> usize

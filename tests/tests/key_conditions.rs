@@ -8,7 +8,7 @@ use singletable_tests::generated::{
 };
 use singletable_tests::server;
 
-async fn client() -> schema_runtime::sdk::Client {
+async fn client() -> singletable_runtime::sdk::Client {
     server::client(&server::server().await.endpoint)
 }
 

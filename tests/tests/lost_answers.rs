@@ -7,7 +7,7 @@
 //! lost its answer is a transport error — an unknown outcome.
 
 use saas_tenant_users_orders::*;
-use schema_runtime::Error;
+use singletable_runtime::Error;
 use singletable_tests::generated::saas_tenant_users_orders;
 use singletable_tests::{faults, server};
 

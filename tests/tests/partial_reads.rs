@@ -6,14 +6,14 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use schema_runtime::sdk;
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{DateTime, Error, Item};
 use sdk::config::interceptors::AfterDeserializationInterceptorContextRef;
 use sdk::config::{ConfigBag, Intercept, RuntimeComponents};
 use sdk::error::BoxError;
 use sdk::operation::get_item::GetItemOutput;
 use sdk::operation::query::QueryOutput;
+use singletable_runtime::sdk;
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{DateTime, Error, Item};
 use singletable_tests::generated::partial_reads::{
     AssignedTitlesItem, Note, Repository, Status, Ticket, TicketHeadingItem, TicketKey,
     TicketThreadItem, TicketThreadNote, TicketThreadTicket, TicketsByStatusItem,

@@ -3,12 +3,12 @@
 //! where a spec has no tenant), with values that name their owner, runs each
 //! pattern for the first and asserts it returns exactly the first's items.
 
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{DateTime, Decimal, Error, Item};
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{DateTime, Decimal, Error, Item};
 use singletable_tests::generated::*;
 use singletable_tests::server;
 
-async fn client() -> schema_runtime::sdk::Client {
+async fn client() -> singletable_runtime::sdk::Client {
     server::client(&server::server().await.endpoint)
 }
 

@@ -4,7 +4,7 @@
 //! and `ALL_OLD`) and for entities counted in a transaction.
 
 use futures_util::future::join_all;
-use schema_runtime::DateTime;
+use singletable_runtime::DateTime;
 use singletable_tests::generated::sequence_numbers::{Repo, RepoKey, RepoUpdate, Repository};
 use singletable_tests::generated::shopping_cart;
 use singletable_tests::server;
@@ -116,7 +116,7 @@ async fn replace_returns_the_item_it_replaced() {
 /// replaced.
 #[tokio::test]
 async fn a_replace_sent_again_does_not_report_its_own_item_as_replaced() {
-    use schema_runtime::Error;
+    use singletable_runtime::Error;
     use singletable_tests::faults;
     let upstream = server::server().await.endpoint.clone();
     let direct = Repository::new(server::client(&upstream))

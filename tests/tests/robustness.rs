@@ -4,9 +4,9 @@
 //! that read attributes back out of keys.
 
 use proptest::prelude::*;
-use schema_runtime::sdk::primitives::Blob;
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{DecodeError, Entity, Item};
+use singletable_runtime::sdk::primitives::Blob;
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{DecodeError, Entity, Item};
 use singletable_tests::generated::*;
 
 /// Attribute names the specs use, so the maps hit real decode paths.
@@ -203,7 +203,7 @@ fn attributes_only_an_index_key_holds_are_read_back_out_of_it() {
         title: "Printer".into(),
         status: Status::Closed,
         resolver: Some("bob".into()),
-        created_at: schema_runtime::DateTime::from_secs(1_700_000_000),
+        created_at: singletable_runtime::DateTime::from_secs(1_700_000_000),
     };
     let mut item = ticket.to_item(&acme).unwrap();
     item.remove("status");

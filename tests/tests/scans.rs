@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use futures_util::StreamExt;
-use schema_runtime::{DateTime, Error, ScanCursor};
+use singletable_runtime::{DateTime, Error, ScanCursor};
 use singletable_tests::generated::scans::*;
 use singletable_tests::server;
 
@@ -135,7 +135,7 @@ async fn a_scan_resumes_from_a_cursor() {
     let mut key = first.next.unwrap().key;
     key.insert(
         "gsi1pk".into(),
-        schema_runtime::sdk::types::AttributeValue::S("TIER#pro".into()),
+        singletable_runtime::sdk::types::AttributeValue::S("TIER#pro".into()),
     );
     let forged = ScanCursor {
         segment: 0,

@@ -2,8 +2,8 @@
 //! scatter-gather query returns every item exactly once, in sort-key order,
 //! resumable page by page across shards.
 
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{DateTime, Position};
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{DateTime, Position};
 use singletable_tests::generated::pooled_product_catalog::*;
 use singletable_tests::server;
 
@@ -47,7 +47,7 @@ async fn count_shard(repo: &Repository, tenant: &str, shard: u32) -> u64 {
                 ":pk",
                 AttributeValue::S(format!("TENANT#{tenant}|S#{shard}")),
             )
-            .select(schema_runtime::sdk::types::Select::Count)
+            .select(singletable_runtime::sdk::types::Select::Count)
             .set_exclusive_start_key(start)
             .send()
             .await
@@ -150,13 +150,13 @@ async fn ten_thousand_writes_spread_evenly_and_come_back_once_in_order() {
     assert_eq!(resumed, ids);
 
     // A cursor from a query with another number of partitions is refused.
-    let single = schema_runtime::Cursor::from_positions(vec![Position::Start]);
+    let single = singletable_runtime::Cursor::from_positions(vec![Position::Start]);
     let refused = t.tenant_products().starting_after(single).all().await;
     assert!(
         matches!(
             refused,
-            Err(schema_runtime::Error::Cursor(
-                schema_runtime::CursorError::Partitions { cursor: 1, .. }
+            Err(singletable_runtime::Error::Cursor(
+                singletable_runtime::CursorError::Partitions { cursor: 1, .. }
             ))
         ),
         "{refused:?}"
@@ -180,7 +180,7 @@ fn random_shards_are_uniform() {
     fastrand::seed(20_000);
     let mut counts = vec![0u64; 20];
     for _ in 0..10_000 {
-        counts[schema_runtime::codec::random_shard(20) as usize] += 1;
+        counts[singletable_runtime::codec::random_shard(20) as usize] += 1;
     }
     let statistic = chi_square(&counts);
     assert!(statistic < 43.82, "chi-square {statistic} for {counts:?}");
@@ -202,7 +202,7 @@ async fn sharded_vote_counters_count_every_vote() {
                 let key = VoteShardKey {
                     contest_id: "final".into(),
                     contestant_id: if v % 4 == 0 { "bob" } else { "ann" }.into(),
-                    shard: schema_runtime::codec::random_shard(20),
+                    shard: singletable_runtime::codec::random_shard(20),
                 };
                 repo.update_vote_shard(&key, VoteShardUpdate::default().add_votes(1).or_create())
                     .await
@@ -253,7 +253,10 @@ async fn sharded_vote_counters_count_every_vote() {
         )
         .await;
     assert!(
-        matches!(missing, Err(schema_runtime::Error::ConditionFailed { .. })),
+        matches!(
+            missing,
+            Err(singletable_runtime::Error::ConditionFailed { .. })
+        ),
         "{missing:?}"
     );
 }

@@ -1,11 +1,11 @@
 //! The other specs' repositories end to end: every table definition, TTL,
 //! hash- and random-sharded entities (scatter-gather queries), batches.
 
-use schema_runtime::DateTime;
+use singletable_runtime::DateTime;
 use singletable_tests::generated::*;
 use singletable_tests::server;
 
-async fn client() -> schema_runtime::sdk::Client {
+async fn client() -> singletable_runtime::sdk::Client {
     server::client(&server::server().await.endpoint)
 }
 
@@ -203,7 +203,7 @@ async fn random_shards_are_read_back_and_summed() {
     seen.sort_unstable();
     assert_eq!(seen, (0..20).collect::<Vec<_>>());
     assert_eq!(shards.iter().map(|s| s.votes).sum::<i64>(), expected);
-    let shard = schema_runtime::codec::random_shard(20);
+    let shard = singletable_runtime::codec::random_shard(20);
     assert!(shard < 20);
     let bad = repo
         .put_vote_shard(&VoteShard {
@@ -214,7 +214,7 @@ async fn random_shards_are_read_back_and_summed() {
         })
         .await;
     assert!(
-        matches!(bad, Err(schema_runtime::Error::Value(_))),
+        matches!(bad, Err(singletable_runtime::Error::Value(_))),
         "{bad:?}"
     );
 

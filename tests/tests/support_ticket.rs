@@ -2,8 +2,8 @@
 //! reference, for two tenants, against a real DynamoDB-compatible server.
 
 use futures_util::StreamExt;
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{DateTime, Error};
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{DateTime, Error};
 use singletable_tests::generated::support_ticket::*;
 use singletable_tests::server;
 

@@ -3,13 +3,13 @@
 //! request `TABLE.create_table_input` builds, and every spec's table is
 //! created from its JSON (and its UpdateTimeToLive JSON) on the server.
 
-use schema_compiler::emit::table;
+use singletable::emit::table;
 use singletable_tests::generated::*;
 use singletable_tests::{server, tables};
 
-fn spec(stem: &str) -> schema_compiler::ir::Spec {
+fn spec(stem: &str) -> singletable::ir::Spec {
     let path = format!("{}/../schemas/{stem}.yaml", env!("CARGO_MANIFEST_DIR"));
-    let compilation = schema_compiler::Compiler::new().file(path).compile();
+    let compilation = singletable::Compiler::new().file(path).compile();
     assert!(
         !compilation.has_errors(),
         "{stem}: {:?}",

@@ -7,8 +7,8 @@
 use std::sync::atomic::Ordering;
 
 use futures_util::StreamExt;
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{Cursor, CursorError, DateTime, Error, ForeignReason, Item, Position};
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{Cursor, CursorError, DateTime, Error, ForeignReason, Item, Position};
 use singletable_tests::generated::{saas_tenant_users_orders as saas, support_ticket};
 use singletable_tests::{faults, server};
 
@@ -181,7 +181,7 @@ async fn an_index_query_refuses_an_item_whose_index_key_names_another_tenant() {
 }
 
 /// The cursor after the first item of `query`.
-async fn cursor_after_one<T: Send + 'static>(query: schema_runtime::Query<T>) -> Cursor {
+async fn cursor_after_one<T: Send + 'static>(query: singletable_runtime::Query<T>) -> Cursor {
     let mut pages = std::pin::pin!(query.limit(1).pages());
     let page = pages.next().await.unwrap().unwrap();
     assert_eq!(page.items.len(), 1);

@@ -3,7 +3,7 @@
 //! operations, transactions and batches — as precise as they are stored,
 //! so the item returned is the item read back.
 
-use schema_runtime::DateTime;
+use singletable_runtime::DateTime;
 use singletable_tests::generated::sequence_numbers::{
     Issue, IssueKey, IssueUpdate, RepoKey, RepoUpdate, Repository,
 };

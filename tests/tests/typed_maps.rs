@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use futures_util::StreamExt;
-use schema_runtime::sdk::types::AttributeValue;
-use schema_runtime::{DateTime, Decimal, Error, Item};
+use singletable_runtime::sdk::types::AttributeValue;
+use singletable_runtime::{DateTime, Decimal, Error, Item};
 use singletable_tests::generated::typed_maps::{
     Billing, Customer, CustomerGeo, Kind, Lines, Order, OrderKey, OrderShippingGeo, OrderUpdate,
     Repository, Shipping, TenantId,

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use schema_runtime::{DateTime, Error};
+use singletable_runtime::{DateTime, Error};
 use singletable_tests::generated::{existing_table_natural_keys as natural, typed_maps};
 use singletable_tests::server;
 

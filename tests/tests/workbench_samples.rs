@@ -3,8 +3,8 @@
 //! encoding it again (for the tenant whose keys it carries) gives back the
 //! same item, keys and sparse index keys included.
 
-use schema_compiler::emit::workbench;
-use schema_runtime::{Entity, TenantId, TenantRules};
+use singletable::emit::workbench;
+use singletable_runtime::{Entity, TenantId, TenantRules};
 use singletable_tests::dynamo_json;
 use singletable_tests::generated::*;
 
@@ -30,7 +30,7 @@ impl<R: TenantRules> Scopes for TenantId<R> {
 
 fn model(stem: &str) -> (serde_json::Value, Vec<String>) {
     let path = format!("{}/../schemas/{stem}.yaml", env!("CARGO_MANIFEST_DIR"));
-    let compilation = schema_compiler::Compiler::new().file(path).compile();
+    let compilation = singletable::Compiler::new().file(path).compile();
     let spec = &compilation.specs[0].spec;
     let model = workbench::model(spec, &workbench::Options::default());
     (

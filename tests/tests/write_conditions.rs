@@ -4,7 +4,7 @@
 //! `Error::ConditionNotMet` carrying the stored item, typed — nothing is
 //! written. Conditions are built from the entity's typed fields.
 
-use schema_runtime::{Condition, DateTime, Error};
+use singletable_runtime::{Condition, DateTime, Error};
 use singletable_tests::generated::partial_reads::{
     Repository, Status, Ticket, TicketKey, TicketUpdate,
 };

@@ -407,7 +407,7 @@ fn build(s: &Sources) -> Section {
             let _ = writeln!(
                 body,
                 "| measurement | value |\n|---|---|\n\
-                 | clean build of `schema-compiler` without `cli` (dev profile, as a build-dependency) | {} |\n\
+                 | clean build of `singletable` without `cli` (dev profile, as a build-dependency) | {} |\n\
                  | crates in that build | {} |\n\
                  | incremental rebuild of `examples/support-ticket` after a one-line spec edit | {} |\n\
                  | clap, tokio or miette's `fancy` in the build-dependency | {} |\n\

@@ -7,9 +7,9 @@
 
 use std::time::Instant;
 
-use schema_runtime::DateTime;
 use serde_json::json;
 use singletable_benches::results;
+use singletable_runtime::DateTime;
 use singletable_tests::generated::pooled_product_catalog::{
     Currency, Product, Repository, TenantId,
 };
@@ -31,13 +31,16 @@ fn products() -> Vec<Product> {
         .collect()
 }
 
-async fn table(client: &schema_runtime::sdk::Client) -> Result<Repository, String> {
+async fn table(client: &singletable_runtime::sdk::Client) -> Result<Repository, String> {
     let repo = Repository::new(client.clone()).with_table_name(server::unique_table("Bulk"));
     repo.create_table().await.map_err(|e| e.to_string())?;
     Ok(repo)
 }
 
-async fn batched(client: &schema_runtime::sdk::Client, items: &[Product]) -> Result<f64, String> {
+async fn batched(
+    client: &singletable_runtime::sdk::Client,
+    items: &[Product],
+) -> Result<f64, String> {
     let repo = table(client).await?;
     let tenant = TenantId::new("bulk").map_err(|e| e.to_string())?;
     let start = Instant::now();
@@ -50,7 +53,7 @@ async fn batched(client: &schema_runtime::sdk::Client, items: &[Product]) -> Res
 }
 
 async fn sequential(
-    client: &schema_runtime::sdk::Client,
+    client: &singletable_runtime::sdk::Client,
     items: &[Product],
 ) -> Result<f64, String> {
     let repo = table(client).await?;

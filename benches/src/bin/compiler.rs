@@ -34,7 +34,7 @@ fn measure(entities: usize) -> Result<serde_json::Value, String> {
     let yaml = synth::spec_yaml(entities);
     let name = format!("synthetic_{entities}.yaml");
     let check = time_runs(|| {
-        let compilation = schema_compiler::Compiler::new()
+        let compilation = singletable::Compiler::new()
             .source(&name, yaml.as_str())
             .compile();
         match compilation.has_errors() {
@@ -43,7 +43,7 @@ fn measure(entities: usize) -> Result<serde_json::Value, String> {
         }
     })?;
     let generate = time_runs(|| {
-        let files = schema_compiler::Compiler::new()
+        let files = singletable::Compiler::new()
             .source(&name, yaml.as_str())
             .generate_rust()
             .map_err(|e| format!("{e:?}"))?;

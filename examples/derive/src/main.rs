@@ -10,9 +10,9 @@ mod status;
 
 use std::error::Error;
 
-use schema_runtime::ops::{self, TableInfo};
-use schema_runtime::schema::{IndexDef, ProjectionDef, TableDef};
-use schema_runtime::{sdk, DateTime, Entity, TenantRules};
+use singletable_runtime::ops::{self, TableInfo};
+use singletable_runtime::schema::{IndexDef, ProjectionDef, TableDef};
+use singletable_runtime::{sdk, DateTime, Entity, TenantRules};
 
 pub use status::Status;
 
@@ -27,7 +27,7 @@ impl TenantRules for Tenancy {
 }
 
 /// A tenant id of the support-ticket table.
-pub type TenantId = schema_runtime::TenantId<Tenancy>;
+pub type TenantId = singletable_runtime::TenantId<Tenancy>;
 
 /// A ticket as this crate models it: its own field names, and a field the
 /// spec does not know.
@@ -229,7 +229,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-fn print_item(item: &schema_runtime::Item) {
+fn print_item(item: &singletable_runtime::Item) {
     let mut names: Vec<&String> = item.keys().collect();
     names.sort();
     for name in names {

@@ -8,11 +8,11 @@
 //! otherwise), so other tools can read the data afterwards: the test command
 //! runs the AWS CLI commands of `singletable explain` against it.
 
-schema_runtime::include_generated!(support_ticket);
+singletable_runtime::include_generated!(support_ticket);
 
 use std::error::Error;
 
-use schema_runtime::{sdk, DateTime};
+use singletable_runtime::{sdk, DateTime};
 use support_ticket::{
     Comment, Repository, Status, TenantId, Ticket, TicketCount, TicketCountKey, TicketCountUpdate,
     TicketKey, TicketUpdate, TicketWithCommentsItem,
@@ -113,7 +113,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-async fn seed(repo: &Repository, tenant: &TenantId) -> Result<(), schema_runtime::Error> {
+async fn seed(repo: &Repository, tenant: &TenantId) -> Result<(), singletable_runtime::Error> {
     let t = repo.for_tenant(tenant);
     let at = |s: i64| DateTime::from_secs(1_714_564_800 + s);
     let tickets = [

@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use schema_compiler::diagnostics::{Code, Report, Severity};
-use schema_compiler::emit::iam::{AwsTarget, IamOptions};
-use schema_compiler::emit::GeneratedFile;
-use schema_compiler::import::workbench::ImportedSpec;
-use schema_compiler::Compiler;
+use singletable::diagnostics::{Code, Report, Severity};
+use singletable::emit::iam::{AwsTarget, IamOptions};
+use singletable::emit::GeneratedFile;
+use singletable::import::workbench::ImportedSpec;
+use singletable::Compiler;
 
 /// Writes a line to standard error. A failure there is ignored: there is
 /// nowhere left to report it, and the exit status still tells.
@@ -260,7 +260,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let options = schema_compiler::emit::workbench::Options { date, author };
+            let options = singletable::emit::workbench::Options { date, author };
             generate(&specs, out_dir.as_deref(), |c| {
                 c.generate_workbench(&options)
             })
@@ -279,7 +279,7 @@ fn main() -> ExitCode {
             table,
         } => import(&model, out_dir.as_deref(), table.as_deref()),
         Command::Schema => {
-            let schema = schema_compiler::json_schema();
+            let schema = singletable::json_schema();
             let text = serde_json::to_string_pretty(&schema).expect("schema serializes");
             print_and_exit(&format!("{text}\n"))
         }
@@ -343,7 +343,7 @@ fn check(
     }
     if explain && format == Format::Text {
         for compiled in &compilation.specs {
-            let text = schema_compiler::explain::render_explain(&compiled.spec);
+            let text = singletable::explain::render_explain(&compiled.spec);
             if let Err(status) = print_out(&text) {
                 return status;
             }
@@ -362,7 +362,7 @@ fn check(
 }
 
 /// Renders the diagnostics, and a summary line, on standard error.
-fn print_text_report(compilation: &schema_compiler::Compilation, files: usize, verbose: bool) {
+fn print_text_report(compilation: &singletable::Compilation, files: usize, verbose: bool) {
     let handler = miette::GraphicalReportHandler::new();
     let mut stderr = std::io::stderr().lock();
     for diagnostic in compilation.report().miette_diagnostics() {
@@ -403,13 +403,13 @@ fn write_files(files: Vec<GeneratedFile>, out_dir: Option<&Path>) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     };
-    if let Some(problem) = schema_compiler::output::not_a_directory(dir) {
+    if let Some(problem) = singletable::output::not_a_directory(dir) {
         tell!("error: `-o` must be a directory: {problem}");
         return ExitCode::from(2);
     }
     for file in files {
         let path = dir.join(&file.name);
-        match schema_compiler::write_if_changed(&path, &file.contents) {
+        match singletable::write_if_changed(&path, &file.contents) {
             Ok(true) => tell!("wrote {}", path.display()),
             Ok(false) => tell!("unchanged {}", path.display()),
             Err(e) => {
@@ -526,19 +526,19 @@ fn explain(spec: &Path, pattern: Option<&str>) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let text = schema_compiler::explain::render_requests(&compiled.spec, pattern);
+    let text = singletable::explain::render_requests(&compiled.spec, pattern);
     print_and_exit(&text)
 }
 
 fn import(model: &Path, out_dir: Option<&Path>, table: Option<&str>) -> ExitCode {
-    let text = match schema_compiler::source::read_input(model) {
+    let text = match singletable::source::read_input(model) {
         Ok(text) => text,
         Err(e) => {
             tell!("error: cannot read {}: {e}", model.display());
             return ExitCode::from(2);
         }
     };
-    let imported = match schema_compiler::import::workbench::import_workbench(&text) {
+    let imported = match singletable::import::workbench::import_workbench(&text) {
         Ok(imported) => imported,
         Err(e) => {
             tell!("error: {}: {e}", model.display());
@@ -586,7 +586,7 @@ fn write_imported(model: &Path, specs: Vec<ImportedSpec>, dir: &Path) -> ExitCod
         .collect();
     let names = specs.iter().map(|s| s.file_name.as_str());
     if let Some(clash) =
-        schema_compiler::output::find_clash(names.zip(tables.iter().map(String::as_str)))
+        singletable::output::find_clash(names.zip(tables.iter().map(String::as_str)))
     {
         tell!("error: {}: {clash}: rename one of the tables in the model, or import them one at a time with --table", model.display());
         return ExitCode::from(2);

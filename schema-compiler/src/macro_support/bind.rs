@@ -344,7 +344,7 @@ impl BindContext<'_> {
             Err(e) => {
                 errors.push(syn::Error::new(
                     tenancy.span(),
-                    format!("`tenancy` is the path of a type implementing `schema_runtime::TenantRules`: {e}"),
+                    format!("`tenancy` is the path of a type implementing `singletable_runtime::TenantRules`: {e}"),
                 ));
                 return None;
             }
@@ -356,10 +356,10 @@ impl BindContext<'_> {
         let own = quote::format_ident!("{BOUND_TENANCY}");
         let assertion = quote_spanned! {tenancy.span()=>
             const _: () = ::core::assert!(
-                ::schema_runtime::same_tenant_rules::<#path, #own>(),
+                ::singletable_runtime::same_tenant_rules::<#path, #own>(),
                 #message
             );
         };
-        Some((quote!(::schema_runtime::TenantId<#path>), assertion))
+        Some((quote!(::singletable_runtime::TenantId<#path>), assertion))
     }
 }

@@ -118,7 +118,7 @@ fn write_entity(
             errors.push(syn::Error::new_spanned(
                 ty,
                 format!(
-                    "inline mode cannot tell the attribute type of field `{}`: use `String`, `i64`, `bool`, `schema_runtime::{{Decimal, DateTime, Blob, Item}}` or a `Vec`, optionally in an `Option`; enums need a spec file (`spec = \"…\"`), or mark the field `#[singletable(skip)]`",
+                    "inline mode cannot tell the attribute type of field `{}`: use `String`, `i64`, `bool`, `singletable_runtime::{{Decimal, DateTime, Blob, Item}}` or a `Vec`, optionally in an `Option`; enums need a spec file (`spec = \"…\"`), or mark the field `#[singletable(skip)]`",
                     field.ident
                 ),
             ));

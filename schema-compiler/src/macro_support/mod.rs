@@ -1,5 +1,5 @@
 //! What `#[derive(Entity)]` runs. **Not a stable API**: this module serves
-//! the `schema-derive` proc-macro crate only and may change in any release
+//! the `singletable-derive` proc-macro crate only and may change in any release
 //! (it is exempt from semver).
 //!
 //! The derive binds a user's struct to one entity, in one of two modes:
@@ -15,7 +15,7 @@
 //!   the struct's fields are the attributes and the keys are declared on it;
 //!   the same template language and single-entity checks apply.
 //!
-//! Either way `impl schema_runtime::Entity` comes from the same emitter as
+//! Either way `impl singletable_runtime::Entity` comes from the same emitter as
 //! the generated repositories, so a derived struct writes exactly the items
 //! of the generated struct. Problems are compile errors at the field, the
 //! struct or the `spec = "…"` literal, all reported at once.
@@ -25,7 +25,7 @@
 //!     #[singletable(table = "Notes", pk = "NOTE#<id>", sk = "NOTE")]
 //!     struct Note { #[singletable(pattern = "^[a-z0-9]{1,16}$")] id: String, text: String }
 //! };
-//! let output = schema_compiler::macro_support::derive_entity(input).to_string();
+//! let output = singletable::macro_support::derive_entity(input).to_string();
 //! assert!(output.contains("impl __rt :: Entity for Note"));
 //! ```
 

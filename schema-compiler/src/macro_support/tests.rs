@@ -31,7 +31,7 @@ fn a_bound_struct_gets_the_impl_the_build_script_path_generates() {
             pub title: String,
             pub status: Status,
             pub resolver: Option<String>,
-            pub created_at: ::schema_runtime::DateTime,
+            pub created_at: ::singletable_runtime::DateTime,
         }
     });
     assert!(errors(&output).is_empty(), "{output}");

@@ -66,23 +66,23 @@ pub(super) fn expected_type(attribute: &AttributeType) -> &'static str {
     match attribute {
         AttributeType::String { .. } => "`String`",
         AttributeType::Integer { .. } => "`i64`",
-        AttributeType::Decimal { .. } => "`schema_runtime::Decimal`",
+        AttributeType::Decimal { .. } => "`singletable_runtime::Decimal`",
         AttributeType::Boolean => "`bool`",
-        AttributeType::Datetime { .. } => "`schema_runtime::DateTime`",
+        AttributeType::Datetime { .. } => "`singletable_runtime::DateTime`",
         AttributeType::List { .. } => "a `Vec<_>`",
-        AttributeType::Map { fields: None } => "`schema_runtime::Item`",
+        AttributeType::Map { fields: None } => "`singletable_runtime::Item`",
         AttributeType::Map { fields: Some(_) } => {
-            "a struct of the map's fields implementing `schema_runtime::Attr` (like the generated ones)"
+            "a struct of the map's fields implementing `singletable_runtime::Attr` (like the generated ones)"
         }
         AttributeType::Set { of } => match of {
             crate::ir::SetOf::String => "`BTreeSet<String>`",
             crate::ir::SetOf::Integer => "`BTreeSet<i64>`",
-            crate::ir::SetOf::Decimal => "`BTreeSet<schema_runtime::Decimal>`",
+            crate::ir::SetOf::Decimal => "`BTreeSet<singletable_runtime::Decimal>`",
             crate::ir::SetOf::Binary => "`BTreeSet<Vec<u8>>`",
         },
-        AttributeType::Binary { .. } => "`schema_runtime::Blob`",
+        AttributeType::Binary { .. } => "`singletable_runtime::Blob`",
         AttributeType::Enum { .. } => {
-            "an enum type (`Copy`, with `as_str`, `FromStr` and `schema_runtime::Attr`, like the generated ones)"
+            "an enum type (`Copy`, with `as_str`, `FromStr` and `singletable_runtime::Attr`, like the generated ones)"
         }
     }
 }
@@ -132,7 +132,10 @@ mod tests {
         let inner = option_inner(&ty("Option<String>")).map(|t| quote::quote!(#t).to_string());
         assert_eq!(inner.as_deref(), Some("String"));
         assert!(option_inner(&ty("String")).is_none());
-        assert_eq!(spec_type(&ty("schema_runtime::DateTime")), Some("datetime"));
+        assert_eq!(
+            spec_type(&ty("singletable_runtime::DateTime")),
+            Some("datetime")
+        );
         assert_eq!(spec_type(&ty("Status")), None);
     }
 }

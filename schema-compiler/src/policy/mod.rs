@@ -24,7 +24,7 @@
 //!
 //! The **session-policy** variant has the tenant id in place of the
 //! principal-tag variable, for the STS AssumeRole approach; the generated
-//! Rust module embeds it as a `schema_runtime::iam::PolicyTemplate`.
+//! Rust module embeds it as a `singletable_runtime::iam::PolicyTemplate`.
 
 mod grants;
 pub mod model;
@@ -362,7 +362,7 @@ pub enum PolicyPiece {
 }
 
 /// A policy in compact JSON, split where the tenant, partition, region and
-/// account go, for `schema_runtime::iam::PolicyTemplate`.
+/// account go, for `singletable_runtime::iam::PolicyTemplate`.
 pub fn policy_pieces(spec: &ir::Spec, kind: PolicyKind<'_>) -> Vec<PolicyPiece> {
     let json = to_minified_json(&policy(
         spec,

@@ -5,13 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-use schema_compiler::diagnostics::Code;
+use singletable::diagnostics::Code;
 
 /// The workspace root, so tests can name files as `fixtures/fail/x.yaml`.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .expect("the schema-compiler crate lives one level below the workspace root")
+        .expect("the compiler crate lives one level below the workspace root")
         .to_owned()
 }
 

@@ -1,8 +1,8 @@
 //! Every output of a compiled spec, for the tests that feed the compiler
 //! generated specs.
 
-use schema_compiler::emit::iam::IamOptions;
-use schema_compiler::{emit, explain, Compilation, Compiler};
+use singletable::emit::iam::IamOptions;
+use singletable::{emit, explain, Compilation, Compiler};
 
 /// Every emitter and `explain` on a spec that compiled without errors. A
 /// renderer may refuse with a report (a policy over IAM's size limit); it

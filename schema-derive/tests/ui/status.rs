@@ -26,14 +26,14 @@ impl core::str::FromStr for Status {
     }
 }
 
-impl schema_runtime::Attr for Status {
-    fn to_av(&self) -> schema_runtime::sdk::types::AttributeValue {
-        schema_runtime::sdk::types::AttributeValue::S(self.as_str().to_owned())
+impl singletable_runtime::Attr for Status {
+    fn to_av(&self) -> singletable_runtime::sdk::types::AttributeValue {
+        singletable_runtime::sdk::types::AttributeValue::S(self.as_str().to_owned())
     }
     fn from_av(
-        av: &schema_runtime::sdk::types::AttributeValue,
-    ) -> Result<Self, schema_runtime::DecodeProblem> {
-        let text = <String as schema_runtime::Attr>::from_av(av)?;
-        text.parse().map_err(schema_runtime::DecodeProblem::Invalid)
+        av: &singletable_runtime::sdk::types::AttributeValue,
+    ) -> Result<Self, singletable_runtime::DecodeProblem> {
+        let text = <String as singletable_runtime::Attr>::from_av(av)?;
+        text.parse().map_err(singletable_runtime::DecodeProblem::Invalid)
     }
 }

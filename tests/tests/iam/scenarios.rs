@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use schema_runtime::DateTime;
+use singletable_runtime::DateTime;
 use singletable_tests::capture::Recorder;
 use singletable_tests::generated::*;
 

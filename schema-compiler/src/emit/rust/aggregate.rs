@@ -195,7 +195,7 @@ impl<'a> Emitter<'a> {
         let doc = [
             format!(" The changes to [`{a_name}`] counters that DynamoDB Streams records of `{of_name}` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted. `apply_counter_changes` applies each record once, also when the stream delivers a batch again."),
             String::new(),
-            " A stream consumer (a Lambda on the table's stream) turns each record's `OldImage`/`NewImage` into a [`::schema_runtime::aggregate::ChangeRecord`] (`ChangeRecord::from_lambda_event` with the runtime's `lambda` feature, or `ChangeRecord::try_from` a Streams SDK record with `streams`), calls this, and applies the result with `Repository::apply_counter_changes`:".to_owned(),
+            " A stream consumer (a Lambda on the table's stream) turns each record's `OldImage`/`NewImage` into a [`::singletable_runtime::aggregate::ChangeRecord`] (`ChangeRecord::from_lambda_event` with the runtime's `lambda` feature, or `ChangeRecord::try_from` a Streams SDK record with `streams`), calls this, and applies the result with `Repository::apply_counter_changes`:".to_owned(),
             String::new(),
             " ```ignore".to_owned(),
             " async fn handler(event: LambdaEvent<aws_lambda_events::event::dynamodb::Event>) -> Result<(), Error> {".to_owned(),

@@ -227,7 +227,7 @@ impl Emitter<'_> {
         });
         let random = Self::random_shard(entity);
         let shard_field = random.map(|count| {
-            let d = format!(" The write shard, below {count}; pick one with `::schema_runtime::codec::random_shard({count})`.");
+            let d = format!(" The write shard, below {count}; pick one with `::singletable_runtime::codec::random_shard({count})`.");
             quote!(#[doc = #d] pub shard: u32,)
         });
         let fields = attributes.values().map(|a| {

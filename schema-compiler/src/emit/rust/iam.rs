@@ -1,4 +1,4 @@
-//! The spec's IAM policies as `schema_runtime::iam::PolicyTemplate`
+//! The spec's IAM policies as `singletable_runtime::iam::PolicyTemplate`
 //! constants, so an application can make a tenant's session policy.
 
 use proc_macro2::TokenStream;
@@ -21,7 +21,7 @@ impl Emitter<'_> {
             })
             .collect::<Vec<_>>();
         let doc = if self.has_tenant() {
-            " The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::schema_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it."
+            " The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it."
         } else {
             " The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`)."
         };

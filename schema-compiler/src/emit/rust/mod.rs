@@ -138,7 +138,7 @@ pub(crate) fn emit_bound_entity(
         .iter()
         .filter_map(|(_, path)| syn::parse_str::<syn::Path>(path).ok());
     quote! {
-        use ::schema_runtime::__private as __rt;
+        use ::singletable_runtime::__private as __rt;
         #(use #std;)*
         #tenant
         #entity_impl
@@ -219,7 +219,7 @@ impl<'a> Emitter<'a> {
         let tenant = self.emit_tenant();
         let enums = self.emit_types();
         let mut parts = vec![quote! {
-            use ::schema_runtime::__private as __rt;
+            use ::singletable_runtime::__private as __rt;
 
             /// The table's name as the spec declares it; [`Repository::with_table_name`] overrides it.
             pub const TABLE_NAME: &str = #table_name;

@@ -203,7 +203,7 @@ impl<'a> Emitter<'a> {
                     .unwrap_or_default();
                 let doc = Self::pattern_doc(
                     pattern,
-                    format!("Query of {index}: `{condition}` with `:pk` = `{}`.{filter} Returns a lazy [`::schema_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.", q.pk.source.as_str()),
+                    format!("Query of {index}: `{condition}` with `:pk` = `{}`.{filter} Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.", q.pk.source.as_str()),
                 );
                 quote! {
                     #doc
@@ -227,7 +227,7 @@ impl<'a> Emitter<'a> {
                     .unwrap_or_default();
                 let doc = Self::pattern_doc(
                     pattern,
-                    format!("Scan of {target}, returning its [`{}`] items (those of other entities are skipped).{filter} Returns a lazy [`::schema_runtime::Scan`]: `.segments(n)` reads n segments at once, `.segment(i, n)` one worker's share; then `.all()`, `.items()` or `.pages()`. A tenant's policy denies Scan: run it with the credentials of the role that lists it.", scan.entity),
+                    format!("Scan of {target}, returning its [`{}`] items (those of other entities are skipped).{filter} Returns a lazy [`::singletable_runtime::Scan`]: `.segments(n)` reads n segments at once, `.segment(i, n)` one worker's share; then `.all()`, `.items()` or `.pages()`. A tenant's policy denies Scan: run it with the credentials of the role that lists it.", scan.entity),
                 );
                 quote! {
                     #doc

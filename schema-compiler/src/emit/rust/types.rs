@@ -10,7 +10,7 @@ use super::Emitter;
 use crate::ir::{self, AttributeType, DatetimeFormat, SetOf, TimePrecision};
 use crate::naming::TypeDef;
 
-/// The [`schema_runtime::TimeFormat`] tokens of a datetime type.
+/// The [`singletable_runtime::TimeFormat`] tokens of a datetime type.
 pub fn time_format(format: DatetimeFormat, precision: TimePrecision) -> TokenStream {
     match format {
         DatetimeFormat::Rfc3339 => {

@@ -1,5 +1,5 @@
 #![allow(unused_imports, dead_code)]
-use schema_runtime::{DateTime, Entity};
+use singletable_runtime::{DateTime, Entity};
 #[path = "../status.rs"]
 mod status;
 use status::Status;

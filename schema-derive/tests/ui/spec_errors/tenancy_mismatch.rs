@@ -1,11 +1,11 @@
 #![allow(unused_imports, dead_code)]
-use schema_runtime::{DateTime, Entity};
+use singletable_runtime::{DateTime, Entity};
 #[path = "../status.rs"]
 mod status;
 use status::Status;
 
 enum Wide {}
-impl schema_runtime::TenantRules for Wide {
+impl singletable_runtime::TenantRules for Wide {
     const MIN_LENGTH: usize = 1;
     const MAX_LENGTH: usize = 64;
     const ALPHABET: &'static [(char, char)] = &[('a', 'z')];
