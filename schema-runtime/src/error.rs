@@ -308,6 +308,9 @@ pub enum Error {
     /// A query's cursor does not fit the query (another tenant's, another
     /// index's, another partition's, or forged); no request was sent.
     Cursor(CursorError),
+    /// A page token was refused (altered, of another pattern, tenant or
+    /// parameter set, or too old); no request was sent.
+    Token(crate::token::TokenError),
     /// A conditional write failed: `create` of an item that exists, or
     /// `update` of an item that does not.
     ConditionFailed {
@@ -401,6 +404,7 @@ impl fmt::Display for Error {
             Error::Tenant(e) => e.fmt(f),
             Error::ForeignItem(e) => e.fmt(f),
             Error::Cursor(e) => e.fmt(f),
+            Error::Token(e) => e.fmt(f),
             Error::ConditionFailed { entity, operation } => {
                 let why = match *operation {
                     "create" => "the item already exists",
@@ -498,6 +502,7 @@ impl std::error::Error for Error {
             Error::Tenant(e) => e.source(),
             Error::ForeignItem(e) => e.source(),
             Error::Cursor(e) => e.source(),
+            Error::Token(e) => e.source(),
             Error::Service(e) => Some(&**e),
             Error::Unprocessed {
                 cause: Some(cause), ..
@@ -528,6 +533,12 @@ impl From<ForeignItem> for Error {
 impl From<CursorError> for Error {
     fn from(e: CursorError) -> Self {
         Error::Cursor(e)
+    }
+}
+
+impl From<crate::token::TokenError> for Error {
+    fn from(e: crate::token::TokenError) -> Self {
+        Error::Token(e)
     }
 }
 

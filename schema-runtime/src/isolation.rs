@@ -40,6 +40,11 @@ impl TenantKeys {
     }
 
     /// The table's partition-key attribute.
+    pub(crate) fn tenant(&self) -> &str {
+        &self.tenant
+    }
+
+    /// The table partition-key attribute that holds the tenant.
     pub fn attribute(&self) -> &'static str {
         self.attribute
     }

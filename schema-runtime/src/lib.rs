@@ -49,6 +49,7 @@ pub mod reader;
 mod scan;
 pub mod schema;
 mod tenant;
+mod token;
 mod transact_get;
 
 #[doc(hidden)]
@@ -72,6 +73,7 @@ pub use isolation::TenantKeys;
 pub use query::{Decoder, Page, Query, QueryRequest, DEFAULT_CONCURRENCY};
 pub use scan::{Scan, ScanCursor, ScanPage, ScanRequest, MAX_SEGMENTS};
 pub use tenant::{same_tenant_rules, InvalidTenantId, TenantId, TenantRules};
+pub use token::{PageTokens, TokenError};
 pub use transact_get::{EntityKey, Slot, TransactGet, TransactGetResult, MAX_TRANSACT_GET};
 
 /// An HTTPS client that uses rustls with *ring* instead of aws-lc-rs, for the

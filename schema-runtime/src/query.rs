@@ -13,11 +13,14 @@ use crate::isolation::TenantKeys;
 use crate::sdk::primitives::DateTime;
 use crate::sdk::types::AttributeValue;
 use crate::sdk::Client;
+use crate::token::{Binding, PageTokens};
 use crate::Item;
 
 /// Everything a Query request needs; generated code fills it in.
 #[derive(Debug, Clone)]
 pub struct QueryRequest {
+    /// The access pattern, as the spec names it (page tokens are bound to it).
+    pub pattern: &'static str,
     /// The table.
     pub table: String,
     /// The index, if not the base table.
@@ -84,6 +87,9 @@ pub struct Query<T> {
     page_size: Option<i32>,
     concurrency: usize,
     start: Option<Cursor>,
+    tokens: Option<PageTokens>,
+    start_token: Option<String>,
+    item_cursors: bool,
 }
 
 /// One page of results.
@@ -99,6 +105,15 @@ pub struct Page<T> {
     /// Where the rest begins; `None` after the last page. Pass it to
     /// [`Query::starting_after`] to resume.
     pub next: Option<Cursor>,
+    /// `next` sealed as a page token, when the query was given keys
+    /// ([`Query::with_tokens`]): what an HTTP API hands its client.
+    pub next_token: Option<String>,
+    /// With [`Query::item_cursors`], the cursor after each item of `items`
+    /// (GraphQL connections' edge cursors): resuming from `item_cursors[i]`
+    /// returns what follows `items[i]`.
+    pub item_cursors: Vec<Cursor>,
+    /// `item_cursors` sealed as page tokens, when the query was given keys.
+    pub item_tokens: Vec<String>,
 }
 
 impl<T: Send + 'static> Query<T> {
@@ -114,6 +129,9 @@ impl<T: Send + 'static> Query<T> {
             page_size: None,
             concurrency: DEFAULT_CONCURRENCY,
             start: None,
+            tokens: None,
+            start_token: None,
+            item_cursors: false,
         }
     }
 
@@ -163,6 +181,32 @@ impl<T: Send + 'static> Query<T> {
         self
     }
 
+    /// Seal each page's cursor as an opaque token ([`Page::next_token`],
+    /// and [`Page::item_tokens`] with [`item_cursors`](Query::item_cursors))
+    /// bound to this access pattern, its tenant and its parameters.
+    pub fn with_tokens(mut self, tokens: &PageTokens) -> Self {
+        self.tokens = Some(tokens.clone());
+        self
+    }
+
+    /// Resume where a page token of this query points, and seal the pages'
+    /// cursors as tokens too. The token is opened before any request: an
+    /// altered one, one of another pattern, tenant or parameter set, or an
+    /// expired one is an [`Error::Token`]; its cursor is then checked as
+    /// [`starting_after`](Query::starting_after) checks one.
+    pub fn after_token(mut self, tokens: &PageTokens, token: &str) -> Self {
+        self.tokens = Some(tokens.clone());
+        self.start_token = Some(token.to_owned());
+        self
+    }
+
+    /// Give each page the cursor after every item ([`Page::item_cursors`]),
+    /// for connections whose edges each carry a cursor.
+    pub fn item_cursors(mut self) -> Self {
+        self.item_cursors = true;
+        self
+    }
+
     /// The results page by page.
     pub fn pages(self) -> impl Stream<Item = Result<Page<T>, Error>> + Send + 'static {
         let Query {
@@ -173,10 +217,23 @@ impl<T: Send + 'static> Query<T> {
             page_size,
             concurrency,
             start,
+            tokens,
+            start_token,
+            item_cursors,
         } = self;
         let request = match request {
             Ok(request) => request,
             Err(e) => return stream::once(futures_util::future::ready(Err(e))).boxed(),
+        };
+        let tokens = tokens.map(|keys| (keys, Binding::of(&request)));
+        let start = match (start_token, &tokens) {
+            (Some(token), Some((keys, binding))) => match keys.open(binding, &token) {
+                Ok(cursor) => Some(cursor),
+                Err(e) => {
+                    return stream::once(futures_util::future::ready(Err(Error::Token(e)))).boxed()
+                }
+            },
+            _ => start,
         };
         let pk_attribute = request
             .names
@@ -205,6 +262,8 @@ impl<T: Send + 'static> Query<T> {
             decode,
             page_size,
             concurrency,
+            tokens,
+            item_cursors,
         });
         let partitions = positions
             .into_iter()
@@ -328,6 +387,9 @@ struct Shared<T> {
     decode: Decoder<T>,
     page_size: Option<i32>,
     concurrency: usize,
+    /// The keys and binding page tokens are sealed with.
+    tokens: Option<(PageTokens, Binding)>,
+    item_cursors: bool,
 }
 
 impl<T> Shared<T> {
@@ -404,6 +466,9 @@ impl<T: Send + 'static> State<T> {
             items: Vec::new(),
             errors: Vec::new(),
             next: None,
+            next_token: None,
+            item_cursors: Vec::new(),
+            item_tokens: Vec::new(),
         };
         while self.remaining != Some(0) {
             // Stop when a partition that may hold smaller keys has run dry.
@@ -440,6 +505,11 @@ impl<T: Send + 'static> State<T> {
             match (shared.decode)(&item) {
                 Ok(Some(value)) => {
                     page.items.push(value);
+                    if shared.item_cursors {
+                        page.item_cursors.push(Cursor::from_positions(
+                            self.partitions.iter().map(|p| p.position.clone()).collect(),
+                        ));
+                    }
                     if let Some(r) = &mut self.remaining {
                         *r -= 1;
                     }
@@ -452,6 +522,14 @@ impl<T: Send + 'static> State<T> {
         let cursor =
             Cursor::from_positions(self.partitions.iter().map(|p| p.position.clone()).collect());
         page.next = (!cursor.is_done()).then_some(cursor);
+        if let Some((keys, binding)) = &shared.tokens {
+            page.next_token = page.next.as_ref().map(|c| keys.seal(binding, c));
+            page.item_tokens = page
+                .item_cursors
+                .iter()
+                .map(|c| keys.seal(binding, c))
+                .collect();
+        }
         Some(Ok(page))
     }
 

@@ -1009,6 +1009,7 @@ fn __request_contestants(
     let __v1 = __rt::S("CONTESTANT#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "contestants",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1044,6 +1045,7 @@ fn __request_vote_shards(
         __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     }
     Ok(__rt::QueryRequest {
+        pattern: "vote_shards",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk = :sk",
@@ -1074,6 +1076,7 @@ fn __request_leaderboard(
     let __v1 = __rt::S("TOTAL#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "leaderboard",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",

@@ -987,6 +987,7 @@ fn __request_user_roles(
     let __v1 = __rt::S(__user_roles_sk("user_roles", __tenant)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "user_roles",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1042,6 +1043,7 @@ fn __request_user_with_roles(
     let __v0 = __rt::S(__user_pk("user_with_roles", __tenant, user_id)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "user_with_roles",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk",
@@ -1072,6 +1074,7 @@ fn __request_role_members(
     let __v1 = __rt::S(__role_members_pk("role_members", __tenant)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "role_members",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1101,6 +1104,7 @@ fn __request_admins(
     let __v1 = __rt::S(__role_members_pk("admins", __tenant)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "admins",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1156,6 +1160,7 @@ fn __request_role_with_members(
     let __v0 = __rt::S(__role_pk("role_with_members", __tenant, role)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "role_with_members",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",

@@ -889,6 +889,7 @@ fn __request_device_reports_between(
     __partitions
         .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
+        pattern: "device_reports_between",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
@@ -919,6 +920,7 @@ fn __request_latest_device_reports(
     let __v1 = __rt::S("REPORT#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "latest_device_reports",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -955,6 +957,7 @@ fn __request_escalations_for_technician(
     );
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "escalations_for_technician",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
@@ -998,6 +1001,7 @@ fn __request_recent_escalations_for_technician(
     );
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "recent_escalations_for_technician",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND #sk > :sk",

@@ -1013,6 +1013,7 @@ fn __request_month_activity(
     let __v0 = __rt::S(__activity_event_pk("month_activity", __tenant, month)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "month_activity",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk",
@@ -1047,6 +1048,7 @@ fn __request_activity_between(
     __partitions
         .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
+        pattern: "activity_between",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
@@ -1078,6 +1080,7 @@ fn __request_activity_since(
     let __v1 = __rt::S(__activity_between_sk("activity_since", since)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "activity_since",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk >= :sk",
@@ -1109,6 +1112,7 @@ fn __request_activity_before(
     let __v1 = __rt::S(__activity_between_sk("activity_before", before)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "activity_before",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk < :sk",
@@ -1141,6 +1145,7 @@ fn __request_actor_activity(
     );
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "actor_activity",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
@@ -1174,6 +1179,7 @@ fn __request_monthly_counts(
     __partitions
         .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
+        pattern: "monthly_counts",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",

@@ -1007,6 +1007,7 @@ fn __request_photos_between(
     __partitions
         .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
+        pattern: "photos_between",
         table: __table.to_owned(),
         index: Some("LSI1"),
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
@@ -1036,6 +1037,7 @@ fn __request_latest_photos(
     let __v1 = __rt::S("DATE#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "latest_photos",
         table: __table.to_owned(),
         index: Some("LSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1066,6 +1068,7 @@ fn __request_photos_since(
     let __v1 = __rt::S(__photos_between_lsi1sk("photos_since", since)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "photos_since",
         table: __table.to_owned(),
         index: Some("LSI1"),
         key_condition: "#pk = :pk AND #sk >= :sk",
@@ -1120,6 +1123,7 @@ fn __request_account_contents(
     let __v0 = __rt::S(__user_profile_pk("account_contents", __tenant)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "account_contents",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk",

@@ -674,6 +674,7 @@ fn __request_tenant_products(
         __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     }
     Ok(__rt::QueryRequest {
+        pattern: "tenant_products",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -709,6 +710,7 @@ fn __request_products_in_category(
         __partitions.push(__rt::ops::values([(":pk", __v0)]));
     }
     Ok(__rt::QueryRequest {
+        pattern: "products_in_category",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",

@@ -1335,6 +1335,7 @@ fn __request_project_tree(
     let __v1 = __rt::S("PROJECT#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "project_tree",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1363,6 +1364,7 @@ fn __request_projects(
     let __v0 = __rt::S(__project_gsi1pk("projects", __tenant)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "projects",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
@@ -1419,6 +1421,7 @@ fn __request_project_tasks(
     let __v1 = __rt::S(__project_tasks_sk("project_tasks", project_id)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "project_tasks",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1450,6 +1453,7 @@ fn __request_task_comments(
     let __v1 = __rt::S(__task_comments_sk("task_comments", project_id, task_id)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "task_comments",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1481,6 +1485,7 @@ fn __request_my_tasks_due(
     let __v1 = __rt::S(__my_tasks_due_gsi2sk("my_tasks_due", before)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "my_tasks_due",
         table: __table.to_owned(),
         index: Some("GSI2"),
         key_condition: "#pk = :pk AND #sk < :sk",

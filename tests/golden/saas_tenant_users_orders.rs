@@ -1668,6 +1668,7 @@ fn __request_tenant_profile(
     let __v1 = __rt::S("PROFILE".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "tenant_profile",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk = :sk",
@@ -1697,6 +1698,7 @@ fn __request_users(
     let __v1 = __rt::S("USER#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "users",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1726,6 +1728,7 @@ fn __request_orders(
     let __v1 = __rt::S("ORDER#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "orders",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1792,6 +1795,7 @@ fn __request_all_tenant_data(
     let __v0 = __rt::S(__tenant_pk("all_tenant_data", __tenant)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "all_tenant_data",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk",
@@ -1821,6 +1825,7 @@ fn __request_user_by_email(
     let __v0 = __rt::S(__user_gsi1pk("user_by_email", __tenant, email)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "user_by_email",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
@@ -1850,6 +1855,7 @@ fn __request_pending_orders(
     let __v1 = __rt::S("ORDER#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "pending_orders",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1881,6 +1887,7 @@ fn __request_orders_by_status(
     let __v1 = __rt::S(__orders_by_status_gsi1sk("orders_by_status", since)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "orders_by_status",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND #sk >= :sk",

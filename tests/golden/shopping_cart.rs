@@ -1175,6 +1175,7 @@ fn __request_whole_cart(
     let __v1 = __rt::S("CART#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "whole_cart",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1205,6 +1206,7 @@ fn __request_active_cart(
     let __v1 = __rt::S("CART#ACTIVE#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "active_cart",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1235,6 +1237,7 @@ fn __request_saved_for_later(
     let __v1 = __rt::S("CART#SAVED#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "saved_for_later",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1265,6 +1268,7 @@ fn __request_wishlist(
     let __v1 = __rt::S("WISHLIST#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "wishlist",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1295,6 +1299,7 @@ fn __request_cart_counts(
     let __v1 = __rt::S("CARTCOUNT#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "cart_counts",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",

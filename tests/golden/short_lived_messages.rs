@@ -531,6 +531,7 @@ fn __request_inbox(
     let __v1 = __rt::S("MSG#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "inbox",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -562,6 +563,7 @@ fn __request_inbox_since(
     let __v1 = __rt::S(__inbox_since_sk("inbox_since", since)?);
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "inbox_since",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk > :sk",
@@ -592,6 +594,7 @@ fn __request_sent_messages(
     let __v1 = __rt::S("MSG#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "sent_messages",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",

@@ -1067,6 +1067,7 @@ fn __request_ticket_with_comments(
     let __v0 = __rt::S(__ticket_pk("ticket_with_comments", __tenant, id)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "ticket_with_comments",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk",
@@ -1097,6 +1098,7 @@ fn __request_ticket_summary(
     let __v1 = __rt::S("SUMMARY".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "ticket_summary",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk = :sk",
@@ -1125,6 +1127,7 @@ fn __request_open_tickets(
     let __v0 = __rt::S(__open_tickets_tenant_status("open_tickets", __tenant)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "open_tickets",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
@@ -1166,6 +1169,7 @@ fn __request_open_tickets_for_resolver(
     };
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "open_tickets_for_resolver",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND #sk = :sk",
@@ -1264,6 +1268,7 @@ fn __request_ticket_counts_by_status(
     let __v0 = __rt::S(__ticket_count_pk("ticket_counts_by_status", __tenant)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "ticket_counts_by_status",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk",

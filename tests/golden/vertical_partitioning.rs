@@ -1831,6 +1831,7 @@ fn __request_whole_document(
     let __v0 = __rt::S(__document_meta_pk("whole_document", __tenant, document_id)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "whole_document",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk",
@@ -1861,6 +1862,7 @@ fn __request_document_body(
     let __v1 = __rt::S("BODY#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "document_body",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1897,6 +1899,7 @@ fn __request_body_chunks_between(
     __partitions
         .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
+        pattern: "body_chunks_between",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
@@ -1927,6 +1930,7 @@ fn __request_attachments(
     let __v1 = __rt::S("ATTACHMENT#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "attachments",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1957,6 +1961,7 @@ fn __request_shares(
     let __v1 = __rt::S("SHARE#".to_owned());
     __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
+        pattern: "shares",
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
@@ -1985,6 +1990,7 @@ fn __request_recent_documents(
     let __v0 = __rt::S(__document_meta_gsi1pk("recent_documents", __tenant)?);
     __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
+        pattern: "recent_documents",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",

@@ -782,6 +782,7 @@ impl<'a> Emitter<'a> {
                 let mut __partitions = Vec::new();
                 #fill
                 Ok(__rt::QueryRequest {
+                    pattern: #pattern_name,
                     table: __table.to_owned(),
                     index: #index_tokens,
                     key_condition: #condition,
