@@ -45,7 +45,10 @@ fn main() {
         ]
         .map(|f| fixtures.join(f)),
     );
+    // With serde on every data type: the end-to-end tests round-trip the
+    // entities of every spec through JSON.
     singletable::Compiler::new()
+        .serde(true)
         .compile_to_out_dir(&specs)
         .unwrap();
     imported();

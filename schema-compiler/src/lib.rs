@@ -113,6 +113,7 @@ pub struct Compiler {
     inputs: Vec<Input>,
     out_dir: Option<PathBuf>,
     iam: Option<emit::iam::IamOptions>,
+    rust: emit::rust::RustOptions,
 }
 
 #[derive(Debug, Clone)]
@@ -271,7 +272,7 @@ impl Compiler {
             Some(options) => generate_iam(compilation.clone(), options)?,
             None => Vec::new(),
         };
-        files.extend(generate_rust(compilation)?);
+        files.extend(generate_rust(compilation, &self.rust)?);
         let out_dir = self
             .out_dir
             .clone()
@@ -295,7 +296,73 @@ impl Compiler {
     /// Compiles every input and renders one Rust module per spec,
     /// `<file stem>.rs`, in memory (what [`Compiler::compile_to_out_dir`] writes).
     pub fn generate_rust(&self) -> Result<Vec<emit::GeneratedFile>, Report> {
-        generate_rust(self.compile())
+        generate_rust(self.compile(), &self.rust)
+    }
+
+    /// Derive serde's `Serialize` and `Deserialize` on the generated data
+    /// types (entities, keys, partial entities, typed maps, collections,
+    /// enums), with fields and enum values named as stored. The crate needs
+    /// `singletable-runtime`'s `serde` feature (and no serde dependency of
+    /// its own).
+    ///
+    /// ```
+    /// # let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/support_ticket.yaml");
+    /// let files = singletable::Compiler::new()
+    ///     .file(spec)
+    ///     .serde(true)
+    ///     .type_attribute("TicketKey", "#[derive(Eq, Hash)]")
+    ///     .field_attribute("Ticket.title", "#[doc(alias = \"subject\")]")
+    ///     .generate_rust()
+    ///     .unwrap();
+    /// assert!(files[0].contents.contains("#[derive(Eq, Hash)]\npub struct TicketKey"));
+    ///
+    /// let refused = singletable::Compiler::new()
+    ///     .file(spec)
+    ///     .type_attribute(".", "derive(Hash)") // not `#[...]`
+    ///     .generate_rust();
+    /// assert!(refused.is_err());
+    /// ```
+    pub fn serde(&mut self, derive: bool) -> &mut Self {
+        self.rust.serde = derive;
+        self
+    }
+
+    /// With [`serde`](Self::serde): serde's `rename_all` rule for the
+    /// fields of the generated structs (`camelCase`, `snake_case`, …)
+    /// instead of the names as stored. Enum values stay as stored.
+    pub fn serde_rename_all(&mut self, rule: impl Into<String>) -> &mut Self {
+        self.rust.serde_rename_all = Some(rule.into());
+        self
+    }
+
+    /// Adds `attribute` (such as `#[derive(Hash)]`, or several) to the
+    /// generated data types named `path` — an entity (`Ticket`), its key
+    /// (`TicketKey`), a partial entity, a typed map, a collection or an
+    /// enum (`Status`) — or to all of them for `"."`. An attribute that is
+    /// not `#[…]` fails generation with its text.
+    pub fn type_attribute(
+        &mut self,
+        path: impl Into<String>,
+        attribute: impl Into<String>,
+    ) -> &mut Self {
+        self.rust
+            .type_attributes
+            .push((path.into(), attribute.into()));
+        self
+    }
+
+    /// Adds `attribute` to the fields `path` names: `Type.field` (the
+    /// field's name in the spec or in Rust), or every field of every data
+    /// type for `"."`.
+    pub fn field_attribute(
+        &mut self,
+        path: impl Into<String>,
+        attribute: impl Into<String>,
+    ) -> &mut Self {
+        self.rust
+            .field_attributes
+            .push((path.into(), attribute.into()));
+        self
     }
 
     /// Also write each spec's IAM policies (see [`Compiler::generate_iam`])
@@ -395,11 +462,25 @@ fn generate_iam(
     }
 }
 
-fn generate_rust(compilation: Compilation) -> Result<Vec<emit::GeneratedFile>, Report> {
+fn generate_rust(
+    compilation: Compilation,
+    options: &emit::rust::RustOptions,
+) -> Result<Vec<emit::GeneratedFile>, Report> {
+    if let Some(problem) = options.problem() {
+        let mut diagnostics = Diagnostics::new();
+        diagnostics.push(
+            Diagnostic::new(Code::Io, format!("invalid compiler option: {problem}"))
+                .help("check the build script's `type_attribute`, `field_attribute` and `serde_rename_all` calls"),
+        );
+        return Err(Report {
+            sources: SourceMap::new(),
+            diagnostics,
+        });
+    }
     generate_each(compilation, |spec, file| {
         Ok(vec![emit::GeneratedFile {
             name: format!("{}.rs", naming::snake(file.stem)),
-            contents: emit::rust::render_rust(spec, file.name),
+            contents: emit::rust::render_rust_with(spec, file.name, options),
         }])
     })
 }

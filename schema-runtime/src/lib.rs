@@ -48,6 +48,8 @@ mod query;
 pub mod reader;
 mod scan;
 pub mod schema;
+#[cfg(feature = "serde")]
+pub mod serde_support;
 mod tenant;
 mod token;
 mod transact_get;

@@ -7,6 +7,8 @@
 pub use crate::codec::{ItemWriter, Store};
 pub use crate::reader::{lit, until, width, Step, REST};
 pub use crate::sdk::types::AttributeValue::{self, N, S};
+#[cfg(feature = "serde")]
+pub use crate::serde_support::adapt as serde_adapt;
 pub use crate::{aggregate, codec, iam, ops, reader, schema, sdk};
 pub use crate::{
     batch_get, batch_write, entity::decode_as, entity::decode_if, entity::decode_partial_as,
@@ -18,3 +20,5 @@ pub use crate::{
     Scan, ScanRequest, Shape, TenantId, TenantKeys, TenantRules, TimeFormat, TransactGet,
     ValueError,
 };
+#[cfg(feature = "serde")]
+pub use ::serde;

@@ -230,14 +230,23 @@ impl Emitter<'_> {
             let d = format!(" The write shard, below {count}; pick one with `::singletable_runtime::codec::random_shard({count})`.");
             quote!(#[doc = #d] pub shard: u32,)
         });
+        let ty_name = ty.to_string();
+        let key_ty_name = key_ty.to_string();
         let fields = attributes.values().map(|a| {
             let f = snake_ident(a.name.as_str());
             let t = self.value_type(name.as_str(), a);
             let d = field_doc(entity, a);
+            let attrs = self.data_field_attributes(
+                &ty_name,
+                a.name.as_str(),
+                a.stored(),
+                &a.r#type,
+                a.optional,
+            );
             if a.optional {
-                quote!(#d pub #f: Option<#t>,)
+                quote!(#d #attrs pub #f: Option<#t>,)
             } else {
-                quote!(#d pub #f: #t,)
+                quote!(#d #attrs pub #f: #t,)
             }
         });
         let key_attributes = self.key_attributes(entity);
@@ -245,8 +254,17 @@ impl Emitter<'_> {
             let f = snake_ident(a.name.as_str());
             let t = self.value_type(name.as_str(), a);
             let d = field_doc(entity, a);
-            quote!(#d pub #f: #t,)
+            let attrs = self.data_field_attributes(
+                &key_ty_name,
+                a.name.as_str(),
+                a.stored(),
+                &a.r#type,
+                false,
+            );
+            quote!(#d #attrs pub #f: #t,)
         });
+        let type_attrs = self.data_type_attributes(&ty_name, false);
+        let key_type_attrs = self.data_type_attributes(&key_ty_name, false);
         let key_shard_field = random.map(|_| {
             quote!(/// The write shard.
             pub shard: u32,)
@@ -306,6 +324,7 @@ impl Emitter<'_> {
             #[doc = #key_doc]
             #shard_doc
             #[derive(Debug, Clone, PartialEq)]
+            #type_attrs
             pub struct #ty {
                 #shard_field
                 #(#fields)*
@@ -313,6 +332,7 @@ impl Emitter<'_> {
 
             #[doc = #key_struct_doc]
             #[derive(Debug, Clone, PartialEq)]
+            #key_type_attrs
             pub struct #key_ty {
                 #key_shard_field
                 #(#key_fields)*
@@ -737,12 +757,20 @@ impl Emitter<'_> {
                 let f = snake_ident(a.name.as_str());
                 let t = self.value_type(entity.name.as_str(), a);
                 let d = field_doc(entity, a);
+                let attrs = self.data_field_attributes(
+                    &ty.to_string(),
+                    a.name.as_str(),
+                    a.stored(),
+                    &a.r#type,
+                    a.optional,
+                );
                 if a.optional {
-                    quote!(#d pub #f: Option<#t>,)
+                    quote!(#d #attrs pub #f: Option<#t>,)
                 } else {
-                    quote!(#d pub #f: #t,)
+                    quote!(#d #attrs pub #f: #t,)
                 }
             });
+        let type_attrs = self.data_type_attributes(&ty.to_string(), false);
         let copies = entity
             .attributes
             .values()
@@ -762,6 +790,7 @@ impl Emitter<'_> {
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, PartialEq)]
+            #type_attrs
             pub struct #ty {
                 #(#fields)*
             }

@@ -496,9 +496,11 @@ impl<'a> Emitter<'a> {
             Some(p) => format!(" Attributes of a [`{e}`] ([`{p}`])."),
             None => format!(" A [`{e}`]."),
         });
+        let type_attrs = self.data_type_attributes(&ty.to_string(), true);
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, PartialEq)]
+            #type_attrs
             pub enum #ty {
                 #( #[doc = #variant_docs] #variants(#payloads), )*
             }

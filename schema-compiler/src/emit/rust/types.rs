@@ -155,7 +155,13 @@ impl Emitter<'_> {
                 .get(&path)
                 .and_then(|a| a.description.as_deref());
             out.extend(match def {
-                TypeDef::Enum(values) => emit_enum(name, values, description),
+                TypeDef::Enum(values) => emit_enum(
+                    name,
+                    values,
+                    description,
+                    self.data_type_attributes(name, true),
+                    self.options.serde,
+                ),
                 TypeDef::Record(fields) => self.emit_record(&entity, &path, name, fields),
             });
         }
@@ -177,8 +183,16 @@ impl Emitter<'_> {
             let t = self.type_of(entity, &format!("{path}.{}", f.name), &f.r#type);
             let t = if f.optional { quote!(Option<#t>) } else { t };
             let doc = record_field_doc(f);
-            quote!(#doc pub #ident: #t,)
+            let attrs = self.data_field_attributes(
+                name,
+                f.name.as_str(),
+                f.stored(),
+                &f.r#type,
+                f.optional,
+            );
+            quote!(#doc #attrs pub #ident: #t,)
         });
+        let type_attrs = self.data_type_attributes(name, false);
         // Stored under the spec's rules (`store`), or as each type stores
         // itself (`to_av`, which cannot fail).
         let puts = |strict: bool| {
@@ -224,6 +238,7 @@ impl Emitter<'_> {
         quote! {
             #doc
             #[derive(Debug, Clone, PartialEq)]
+            #type_attrs
             pub struct #ty {
                 #(#decls)*
             }
@@ -285,17 +300,54 @@ fn variant_names(values: &[String]) -> Vec<proc_macro2::Ident> {
     names.iter().map(|n| pascal_ident(n)).collect()
 }
 
-fn emit_enum(name: &str, values: &[String], description: Option<&str>) -> TokenStream {
+/// Whether a value of `ty` is serialized through the runtime's `Adapt`
+/// (the SDK's types: datetimes, blobs, untyped maps and lists, binary
+/// sets), not by its own serde implementation.
+pub(super) fn needs_serde_adapter(ty: &AttributeType) -> bool {
+    match ty {
+        AttributeType::Datetime { .. }
+        | AttributeType::Binary { .. }
+        | AttributeType::Map { fields: None }
+        | AttributeType::List { items: None, .. }
+        | AttributeType::Set { of: SetOf::Binary } => true,
+        AttributeType::List {
+            items: Some(items), ..
+        } => needs_serde_adapter(items),
+        AttributeType::String { .. }
+        | AttributeType::Integer { .. }
+        | AttributeType::Decimal { .. }
+        | AttributeType::Boolean
+        | AttributeType::Enum { .. }
+        | AttributeType::Map { fields: Some(_) }
+        | AttributeType::Set { .. } => false,
+    }
+}
+
+fn emit_enum(
+    name: &str,
+    values: &[String],
+    description: Option<&str>,
+    attributes: TokenStream,
+    serde: bool,
+) -> TokenStream {
     let ty = format_ident!("{name}");
     let variants = variant_names(values);
     let doc = super::doc(description.or(Some("The values of an enum attribute.")));
-    let variant_docs = values.iter().map(|v| format!(" `{v}`"));
+    let variant_docs = values.iter().map(|v| {
+        let d = format!(" `{v}`");
+        if serde {
+            quote!(#[doc = #d] #[serde(rename = #v)])
+        } else {
+            quote!(#[doc = #d])
+        }
+    });
     let expected = format!("one of {}", values.join(", "));
     quote! {
         #doc
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #attributes
         pub enum #ty {
-            #( #[doc = #variant_docs] #variants, )*
+            #( #variant_docs #variants, )*
         }
 
         impl #ty {
