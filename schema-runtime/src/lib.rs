@@ -46,11 +46,14 @@ pub mod ops;
 mod query;
 #[doc(hidden)]
 pub mod reader;
+mod repository;
 mod scan;
 pub mod schema;
 #[cfg(feature = "serde")]
 pub mod serde_support;
 mod tenant;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod token;
 mod transact_get;
 
@@ -73,6 +76,7 @@ pub use error::{
 pub use identity::{Identity, KeyShape, Shape};
 pub use isolation::TenantKeys;
 pub use query::{Decoder, Page, Query, QueryRequest, DEFAULT_CONCURRENCY};
+pub use repository::Repository;
 pub use scan::{Scan, ScanCursor, ScanPage, ScanRequest, MAX_SEGMENTS};
 pub use tenant::{same_tenant_rules, InvalidTenantId, TenantId, TenantRules};
 pub use token::{PageTokens, TokenError};

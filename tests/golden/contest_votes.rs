@@ -783,6 +783,24 @@ impl Repository {
     pub async fn create_table(&self) -> Result<(), __rt::Error> {
         TABLE.create(&self.client, &self.table_name).await
     }
+}
+impl __rt::Repository for Repository {
+    const TABLE: &'static __rt::schema::TableDef = &TABLE;
+    const TABLE_NAME: &'static str = TABLE_NAME;
+    fn new(client: __rt::sdk::Client) -> Self {
+        Repository::new(client)
+    }
+    fn with_table_name(self, table_name: String) -> Self {
+        Repository::with_table_name(self, table_name)
+    }
+    fn client(&self) -> &__rt::sdk::Client {
+        &self.client
+    }
+    fn table_name(&self) -> &str {
+        &self.table_name
+    }
+}
+impl Repository {
     /// Reads items of the table's global entities together, as of one
     /// moment (TransactGetItems, up to 100 items): add keys with `get`,
     /// then `send` and read each item at its slot.

@@ -767,6 +767,24 @@ impl Repository {
     pub async fn create_table(&self) -> Result<(), __rt::Error> {
         TABLE.create(&self.client, &self.table_name).await
     }
+}
+impl __rt::Repository for Repository {
+    const TABLE: &'static __rt::schema::TableDef = &TABLE;
+    const TABLE_NAME: &'static str = TABLE_NAME;
+    fn new(client: __rt::sdk::Client) -> Self {
+        Repository::new(client)
+    }
+    fn with_table_name(self, table_name: String) -> Self {
+        Repository::with_table_name(self, table_name)
+    }
+    fn client(&self) -> &__rt::sdk::Client {
+        &self.client
+    }
+    fn table_name(&self) -> &str {
+        &self.table_name
+    }
+}
+impl Repository {
     /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none). Each stream record is applied once: the counter item keeps a mark of the records it applied for a day, so a batch delivered again (whole, split, or from a failed record on) is not counted twice.
     pub async fn apply_counter_changes(
         &self,

@@ -1031,6 +1031,23 @@ impl Repository {
         TABLE.create(&self.client, &self.table_name).await
     }
 }
+impl __rt::Repository for Repository {
+    const TABLE: &'static __rt::schema::TableDef = &TABLE;
+    const TABLE_NAME: &'static str = TABLE_NAME;
+    fn new(client: __rt::sdk::Client) -> Self {
+        Repository::new(client)
+    }
+    fn with_table_name(self, table_name: String) -> Self {
+        Repository::with_table_name(self, table_name)
+    }
+    fn client(&self) -> &__rt::sdk::Client {
+        &self.client
+    }
+    fn table_name(&self) -> &str {
+        &self.table_name
+    }
+}
+impl Repository {}
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
     pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {

@@ -12,7 +12,7 @@ use std::error::Error;
 
 use singletable_runtime::ops::{self, TableInfo};
 use singletable_runtime::schema::{IndexDef, ProjectionDef, TableDef};
-use singletable_runtime::{sdk, DateTime, Entity, TenantRules};
+use singletable_runtime::{DateTime, Entity, TenantRules};
 
 pub use status::Status;
 
@@ -136,12 +136,10 @@ fn table(name: &str) -> TableInfo<'_> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn Error>> {
-    let endpoint = match std::env::var("DYNAMODB_ENDPOINT") {
-        Ok(endpoint) if !endpoint.is_empty() => endpoint,
-        _ => start_embedded_server().await?,
-    };
+    // `DYNAMODB_ENDPOINT`, else an embedded dynoxide server on 127.0.0.1.
+    let endpoint = singletable_runtime::testing::server()?.endpoint;
     println!("DynamoDB endpoint: {endpoint}");
-    let client = client(&endpoint);
+    let client = singletable_runtime::testing::client(&endpoint);
     let suffix = std::process::id();
     let tickets = format!("SupportTicket-derive-{suffix}");
     let notes = format!("Notes-derive-{suffix}");
@@ -235,25 +233,4 @@ fn print_item(item: &singletable_runtime::Item) {
     for name in names {
         println!("   {name:<14} {:?}", item[name]);
     }
-}
-
-fn client(endpoint: &str) -> sdk::Client {
-    let config = sdk::Config::builder()
-        .behavior_version(sdk::config::BehaviorVersion::latest())
-        .region(sdk::config::Region::new("us-east-1"))
-        .endpoint_url(endpoint)
-        .credentials_provider(sdk::config::Credentials::new(
-            "local", "local", None, None, "static",
-        ))
-        .build();
-    sdk::Client::from_conf(config)
-}
-
-/// An in-memory dynoxide server on a free loopback port.
-async fn start_embedded_server() -> Result<String, Box<dyn Error>> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let endpoint = format!("http://{}", listener.local_addr()?);
-    let db = dynoxide::Database::memory()?;
-    tokio::spawn(dynoxide::server::serve_on(listener, db));
-    Ok(endpoint)
 }

@@ -12,7 +12,7 @@ singletable_runtime::include_generated!(support_ticket);
 
 use std::error::Error;
 
-use singletable_runtime::{sdk, DateTime};
+use singletable_runtime::DateTime;
 use support_ticket::{
     Comment, Repository, Status, TenantId, Ticket, TicketCount, TicketCountKey, TicketCountUpdate,
     TicketKey, TicketUpdate, TicketWithCommentsItem,
@@ -20,16 +20,15 @@ use support_ticket::{
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn Error>> {
-    let endpoint = match std::env::var("DYNAMODB_ENDPOINT") {
-        Ok(endpoint) if !endpoint.is_empty() => endpoint,
-        _ => start_embedded_server().await?,
-    };
+    // `DYNAMODB_ENDPOINT`, else an embedded dynoxide server on 127.0.0.1.
+    let endpoint = singletable_runtime::testing::server()?.endpoint;
     println!("DynamoDB endpoint: {endpoint}");
     let table = match std::env::var("SUPPORT_TICKET_TABLE") {
         Ok(table) if !table.is_empty() => table,
         _ => format!("SupportTicket-{}", std::process::id()),
     };
-    let repo = Repository::new(client(&endpoint)).with_table_name(table);
+    let repo =
+        Repository::new(singletable_runtime::testing::client(&endpoint)).with_table_name(table);
     repo.create_table().await?;
 
     for tenant in ["acme", "globex"] {
@@ -156,25 +155,4 @@ async fn seed(repo: &Repository, tenant: &TenantId) -> Result<(), singletable_ru
     })
     .await?;
     Ok(())
-}
-
-fn client(endpoint: &str) -> sdk::Client {
-    let config = sdk::Config::builder()
-        .behavior_version(sdk::config::BehaviorVersion::latest())
-        .region(sdk::config::Region::new("us-east-1"))
-        .endpoint_url(endpoint)
-        .credentials_provider(sdk::config::Credentials::new(
-            "local", "local", None, None, "static",
-        ))
-        .build();
-    sdk::Client::from_conf(config)
-}
-
-/// An in-memory dynoxide server on a free loopback port.
-async fn start_embedded_server() -> Result<String, Box<dyn Error>> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let endpoint = format!("http://{}", listener.local_addr()?);
-    let db = dynoxide::Database::memory()?;
-    tokio::spawn(dynoxide::server::serve_on(listener, db));
-    Ok(endpoint)
 }

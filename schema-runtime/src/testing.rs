@@ -1,0 +1,163 @@
+//! A generated repository on a fresh table, for tests (feature `testing`).
+//!
+//! ```no_run
+//! # mod support_ticket { pub type Repository = (); }
+//! # async fn demo() {
+//! // In a test: a server, a table of its own, ready.
+//! let repo: support_ticket::Repository = singletable_runtime::testing::repository().await;
+//! # }
+//! ```
+//!
+//! The server is the one `DYNAMODB_ENDPOINT` names (DynamoDB Local, or any
+//! DynamoDB-compatible server), else an embedded dynoxide server on
+//! 127.0.0.1, started once per test process on a thread of its own so it
+//! outlives each test's runtime. Every call creates a table no other call
+//! of the process uses, so tests run in parallel without cleaning up.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+use crate::{sdk, Error, Repository};
+
+/// The server the tests of this process use.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Server {
+    /// `http://127.0.0.1:PORT`, or `DYNAMODB_ENDPOINT`.
+    pub endpoint: String,
+    /// `"dynoxide"` (embedded) or `"external"`.
+    pub kind: &'static str,
+}
+
+static SERVER: OnceLock<Result<Server, String>> = OnceLock::new();
+
+/// The server of this test process: `DYNAMODB_ENDPOINT` if set, else an
+/// embedded dynoxide started now (once).
+pub fn server() -> Result<Server, String> {
+    SERVER
+        .get_or_init(|| match std::env::var("DYNAMODB_ENDPOINT") {
+            Ok(endpoint) if !endpoint.is_empty() => Ok(Server {
+                endpoint,
+                kind: "external",
+            }),
+            _ => start_dynoxide(),
+        })
+        .clone()
+}
+
+/// Starts an embedded dynoxide server on a free loopback port, serving
+/// from a thread with its own runtime.
+pub fn start_dynoxide() -> Result<Server, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("dynoxide".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = tx.send(Err(format!("cannot start a runtime: {e}")));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = tx.send(Err(format!("cannot bind 127.0.0.1: {e}")));
+                        return;
+                    }
+                };
+                let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+                let db = match dynoxide::Database::memory() {
+                    Ok(db) => db,
+                    Err(e) => {
+                        let _ = tx.send(Err(format!("cannot open dynoxide: {e}")));
+                        return;
+                    }
+                };
+                let _ = tx.send(Ok(port));
+                dynoxide::server::serve_on(listener, db).await;
+            });
+        })
+        .map_err(|e| format!("cannot spawn the server thread: {e}"))?;
+    let port = rx
+        .recv()
+        .map_err(|_| "the server thread ended".to_owned())??;
+    Ok(Server {
+        endpoint: format!("http://127.0.0.1:{port}"),
+        kind: "dynoxide",
+    })
+}
+
+/// An SDK client for `endpoint` with static local credentials, in
+/// `us-east-1`.
+pub fn client(endpoint: &str) -> sdk::Client {
+    let config = sdk::Config::builder()
+        .behavior_version(sdk::config::BehaviorVersion::latest())
+        .region(sdk::config::Region::new("us-east-1"))
+        .endpoint_url(endpoint)
+        .credentials_provider(sdk::config::Credentials::new(
+            "local", "local", None, None, "static",
+        ));
+    #[cfg(all(feature = "rustls-ring", not(feature = "rustls-aws-lc")))]
+    let config = config.http_client(crate::https_client_ring());
+    sdk::Client::from_conf(config.build())
+}
+
+/// A table name no other call of this process uses: `prefix-<pid>-<n>`.
+pub fn unique_table_name(prefix: &str) -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!("{prefix}-{}-{n}", std::process::id())
+}
+
+/// A repository on a table of its own, created and active, on the test
+/// server. Panics (failing the test) when there is no server or the table
+/// cannot be created; [`try_repository`] returns the error instead.
+pub async fn repository<R: Repository>() -> R {
+    match try_repository().await {
+        Ok(repo) => repo,
+        Err(e) => panic!("cannot set up a test table: {e}"),
+    }
+}
+
+/// Why [`try_repository`] failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// No server: `DYNAMODB_ENDPOINT` is not set and the embedded one did not start.
+    Server(String),
+    /// The table could not be created.
+    Table(Error),
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetupError::Server(e) => write!(f, "no test server: {e}"),
+            SetupError::Table(_) => f.write_str("cannot create the test table"),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SetupError::Server(_) => None,
+            SetupError::Table(e) => Some(e),
+        }
+    }
+}
+
+/// [`repository`], returning what failed.
+pub async fn try_repository<R: Repository>() -> Result<R, SetupError> {
+    let server = server().map_err(SetupError::Server)?;
+    let table = unique_table_name(R::TABLE_NAME);
+    let repo = R::new(client(&server.endpoint)).with_table_name(table);
+    repo.create_table().await.map_err(SetupError::Table)?;
+    Ok(repo)
+}
