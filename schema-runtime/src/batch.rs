@@ -8,8 +8,10 @@ use futures_util::future::join_all;
 use crate::error::{CancellationReason, Error, ForeignItem};
 use crate::sdk::error::{ProvideErrorMetadata, SdkError};
 use crate::sdk::operation::transact_write_items::TransactWriteItemsError;
+use crate::sdk::types::ReturnConsumedCapacity;
 use crate::sdk::types::{KeysAndAttributes, TransactWriteItem, WriteRequest};
 use crate::sdk::Client;
+use crate::trace::Call;
 use crate::Item;
 
 /// BatchWriteItem's limit.
@@ -66,6 +68,17 @@ pub async fn batch_write(
     writes: Vec<WriteRequest>,
     policy: RetryPolicy,
 ) -> Result<(), Error> {
+    let call = Call::batch("batch_write", table, writes.len());
+    crate::trace::within(&call, batch_write_in(&call, client, table, writes, policy)).await
+}
+
+async fn batch_write_in(
+    call: &Call,
+    client: &Client,
+    table: &str,
+    writes: Vec<WriteRequest>,
+    policy: RetryPolicy,
+) -> Result<(), Error> {
     let chunks: Vec<Vec<WriteRequest>> = writes
         .chunks(MAX_BATCH_WRITE)
         .map(<[WriteRequest]>::to_vec)
@@ -76,7 +89,7 @@ pub async fn batch_write(
         let results = join_all(
             group
                 .iter()
-                .map(|chunk| write_chunk(client, table, chunk.clone(), policy)),
+                .map(|chunk| write_chunk(call, client, table, chunk.clone(), policy)),
         )
         .await;
         for (left, error) in results {
@@ -120,6 +133,7 @@ fn is_transient<E: ProvideErrorMetadata, R>(error: &SdkError<E, R>) -> bool {
 
 /// One chunk: the requests left unwritten, and the error that stopped it.
 async fn write_chunk(
+    call: &Call,
     client: &Client,
     table: &str,
     mut pending: Vec<WriteRequest>,
@@ -128,15 +142,19 @@ async fn write_chunk(
     let mut last_error = None;
     for attempt in 1..=policy.max_attempts.max(1) {
         if attempt > 1 {
+            call.retry();
             tokio::time::sleep(policy.delay(attempt - 1)).await;
         }
+        call.request();
         match client
             .batch_write_item()
             .request_items(table, pending.clone())
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await
         {
             Ok(output) => {
+                call.capacity(crate::trace::total_units(output.consumed_capacity()));
                 last_error = None;
                 pending = output
                     .unprocessed_items
@@ -168,17 +186,29 @@ pub async fn batch_get(
     consistent_read: bool,
     policy: RetryPolicy,
 ) -> Result<Vec<Item>, Error> {
+    let call = Call::batch("batch_get", table, keys.len());
+    let read = batch_get_in(&call, client, table, keys, consistent_read, policy);
+    crate::trace::within(&call, read).await
+}
+
+async fn batch_get_in(
+    call: &Call,
+    client: &Client,
+    table: &str,
+    keys: Vec<Item>,
+    consistent_read: bool,
+    policy: RetryPolicy,
+) -> Result<Vec<Item>, Error> {
     let chunks: Vec<Vec<Item>> = keys.chunks(MAX_BATCH_GET).map(<[Item]>::to_vec).collect();
     let mut items = Vec::new();
     let mut unread = Vec::new();
     let mut cause = None;
     for group in chunks.chunks(policy.concurrency.max(1)) {
-        let results = join_all(
-            group
-                .iter()
-                .map(|chunk| get_chunk(client, table, chunk.clone(), consistent_read, policy)),
-        )
-        .await;
+        let results =
+            join_all(group.iter().map(|chunk| {
+                get_chunk(call, client, table, chunk.clone(), consistent_read, policy)
+            }))
+            .await;
         for result in results {
             let (found, left, error) = result.map_err(Error::ForeignItem)?;
             items.extend(found);
@@ -202,6 +232,7 @@ pub async fn batch_get(
 /// One chunk: the items found, the keys left unread, and the error that
 /// stopped it; or the first item returned that is none of the chunk's keys.
 async fn get_chunk(
+    call: &Call,
     client: &Client,
     table: &str,
     mut pending: Vec<Item>,
@@ -213,8 +244,10 @@ async fn get_chunk(
     let mut last_error = None;
     for attempt in 1..=policy.max_attempts.max(1) {
         if attempt > 1 {
+            call.retry();
             tokio::time::sleep(policy.delay(attempt - 1)).await;
         }
+        call.request();
         let request = match KeysAndAttributes::builder()
             .set_keys(Some(pending.clone()))
             .consistent_read(consistent_read)
@@ -226,10 +259,12 @@ async fn get_chunk(
         match client
             .batch_get_item()
             .request_items(table, request)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await
         {
             Ok(output) => {
+                call.capacity(crate::trace::total_units(output.consumed_capacity()));
                 last_error = None;
                 let items = output
                     .responses
@@ -281,14 +316,22 @@ pub async fn transact_write(
     items: Vec<TransactWriteItem>,
     client_request_token: Option<String>,
 ) -> Result<(), Error> {
-    let result = client
-        .transact_write_items()
-        .set_transact_items(Some(items))
-        .set_client_request_token(client_request_token)
-        .send()
-        .await;
+    let call = Call::transaction("transact_write", items.len());
+    let result = crate::trace::within(
+        &call,
+        client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .set_client_request_token(client_request_token)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send(),
+    )
+    .await;
     match result {
-        Ok(_) => Ok(()),
+        Ok(output) => {
+            call.capacity(crate::trace::total_units(output.consumed_capacity()));
+            Ok(())
+        }
         Err(SdkError::ServiceError(e)) => match e.err() {
             TransactWriteItemsError::TransactionCanceledException(canceled) => Err(
                 Error::TransactionCanceled(cancellation_reasons(canceled.cancellation_reasons())),

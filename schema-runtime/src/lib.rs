@@ -55,6 +55,7 @@ mod tenant;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod token;
+mod trace;
 mod transact_get;
 
 #[doc(hidden)]

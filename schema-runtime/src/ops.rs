@@ -2,11 +2,13 @@
 
 use crate::entity::Entity;
 use crate::error::Error;
+use crate::sdk::types::ReturnConsumedCapacity;
 use crate::sdk::types::{
     AttributeValue, ConditionCheck, Delete, DeleteRequest, Put, PutRequest,
     ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update as SdkUpdate, WriteRequest,
 };
 use crate::sdk::Client;
+use crate::trace::Call;
 use crate::Item;
 
 /// Where items live: the table and its fixed attribute names.
@@ -350,22 +352,28 @@ pub async fn get<E: Entity>(
     key: Item,
     consistent_read: bool,
 ) -> Result<Option<E>, Error> {
-    let output = client
-        .get_item()
-        .table_name(table.name)
-        .set_key(Some(key.clone()))
-        .consistent_read(consistent_read)
-        .send()
-        .await?;
-    match output.item {
-        Some(item) if !item.is_empty() => {
-            // Defence in depth: the item must have the key asked for (the
-            // tenant is part of it), whatever returned it.
-            crate::isolation::check_requested(&item, std::slice::from_ref(&key), "get")?;
-            decode_one(item, table)
+    let call = Call::item("get", E::ENTITY_TYPE, table.name);
+    crate::trace::within(&call, async {
+        let output = client
+            .get_item()
+            .table_name(table.name)
+            .set_key(Some(key.clone()))
+            .consistent_read(consistent_read)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await?;
+        call.capacity(crate::trace::units(output.consumed_capacity()));
+        match output.item {
+            Some(item) if !item.is_empty() => {
+                // Defence in depth: the item must have the key asked for (the
+                // tenant is part of it), whatever returned it.
+                crate::isolation::check_requested(&item, std::slice::from_ref(&key), "get")?;
+                decode_one(item, table)
+            }
+            _ => Ok(None),
         }
-        _ => Ok(None),
-    }
+    })
+    .await
 }
 
 /// GetItem of the attributes `projection` names (every one when empty),
@@ -378,30 +386,36 @@ pub async fn get_partial<P: crate::Partial>(
     consistent_read: bool,
     projection: &[&str],
 ) -> Result<Option<P>, Error> {
-    let names = projection_names(projection).collect::<std::collections::HashMap<_, _>>();
-    let output = client
-        .get_item()
-        .table_name(table.name)
-        .set_key(Some(key.clone()))
-        .consistent_read(consistent_read)
-        .set_projection_expression(projection_expression(projection))
-        .set_expression_attribute_names((!names.is_empty()).then_some(names))
-        .send()
-        .await?;
-    let Some(item) = output.item.filter(|item| !item.is_empty()) else {
-        return Ok(None);
-    };
-    crate::isolation::check_requested(&item, std::slice::from_ref(&key), "get")?;
-    if let Some(ttl) = table.ttl_attribute {
-        let now = crate::DateTime::from(std::time::SystemTime::now());
-        if crate::codec::is_expired(&item, ttl, now) {
+    let call = Call::item("get", <P::Of as Entity>::ENTITY_TYPE, table.name);
+    crate::trace::within(&call, async {
+        let names = projection_names(projection).collect::<std::collections::HashMap<_, _>>();
+        let output = client
+            .get_item()
+            .table_name(table.name)
+            .set_key(Some(key.clone()))
+            .consistent_read(consistent_read)
+            .set_projection_expression(projection_expression(projection))
+            .set_expression_attribute_names((!names.is_empty()).then_some(names))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await?;
+        call.capacity(crate::trace::units(output.consumed_capacity()));
+        let Some(item) = output.item.filter(|item| !item.is_empty()) else {
             return Ok(None);
+        };
+        crate::isolation::check_requested(&item, std::slice::from_ref(&key), "get")?;
+        if let Some(ttl) = table.ttl_attribute {
+            let now = crate::DateTime::from(std::time::SystemTime::now());
+            if crate::codec::is_expired(&item, ttl, now) {
+                return Ok(None);
+            }
         }
-    }
-    let of = <P::Of as Entity>::IDENTITY;
-    let entity = <P::Of as Entity>::ENTITY_TYPE;
-    of.check(&item, entity, entity)?;
-    Ok(Some(P::from_item(&item)?))
+        let of = <P::Of as Entity>::IDENTITY;
+        let entity = <P::Of as Entity>::ENTITY_TYPE;
+        of.check(&item, entity, entity)?;
+        Ok(Some(P::from_item(&item)?))
+    })
+    .await
 }
 
 /// The placeholders of a projection's attributes: `#a0`, `#a1`, ….
@@ -570,84 +584,90 @@ async fn put_with(
     version: Option<&'static str>,
     entity: &'static str,
 ) -> Result<Option<Item>, Error> {
-    let create = matches!(how, PutMode::Create);
-    let when = match how {
-        PutMode::When(when) => Some(when),
-        _ => None,
-    };
-    let (condition, expected) = put_parts(table, &item, create, version, entity, when)?;
-    let mut request = client
-        .put_item()
-        .table_name(table.name)
-        .set_item(Some(item))
-        .set_condition_expression(condition.expression)
-        .set_expression_attribute_names(condition.names)
-        .set_expression_attribute_values(condition.values);
-    let replace = matches!(how, PutMode::Replace);
-    if replace {
-        request = request.return_values(crate::sdk::types::ReturnValue::AllOld);
-    }
-    let operation = how.operation();
-    // The item written, to recognise it when a conditional put (or one
-    // that returns what it replaced) is retried.
-    let conditional = request.get_condition_expression().is_some();
-    let written = (conditional || replace)
-        .then(|| request.get_item().clone())
-        .flatten();
-    let attempts = Attempts::default();
-    let result = request
-        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-        .customize()
-        .interceptor(attempts.clone())
-        .send()
-        .await;
-    match result {
-        Ok(output) => {
-            let old = output.attributes.filter(|old| !old.is_empty());
-            if let (Some(old), Some(written), true) = (&old, &written, attempts.retried()) {
-                if same_item(old, written) {
-                    return Err(Error::AlreadyAsWritten { entity, operation });
-                }
-            }
-            Ok(old)
+    let call = Call::item(how.operation(), entity, table.name);
+    crate::trace::within(&call, async {
+        let create = matches!(how, PutMode::Create);
+        let when = match how {
+            PutMode::When(when) => Some(when),
+            _ => None,
+        };
+        let (condition, expected) = put_parts(table, &item, create, version, entity, when)?;
+        let mut request = client
+            .put_item()
+            .table_name(table.name)
+            .set_item(Some(item))
+            .set_condition_expression(condition.expression)
+            .set_expression_attribute_names(condition.names)
+            .set_expression_attribute_values(condition.values);
+        let replace = matches!(how, PutMode::Replace);
+        if replace {
+            request = request.return_values(crate::sdk::types::ReturnValue::AllOld);
         }
-        Err(e) => {
-            // The SDK sent the request again and the condition failed on
-            // the very item this put writes: the earlier attempt wrote it
-            // (its answer lost), or another writer wrote the same — not a
-            // conflict, and not known to be this call's. (On a first
-            // attempt, an identical item is another writer's: a conflict.)
-            let stored = match e.as_service_error() {
-                Some(
-                    crate::sdk::operation::put_item::PutItemError::ConditionalCheckFailedException(
-                        c,
-                    ),
-                ) => c.item(),
-                _ => None,
-            };
-            if let (Some(stored), Some(written), true) =
-                (stored, written.as_ref(), attempts.retried())
-            {
-                if same_item(stored, written) {
-                    return Err(Error::AlreadyAsWritten { entity, operation });
+        let operation = how.operation();
+        // The item written, to recognise it when a conditional put (or one
+        // that returns what it replaced) is retried.
+        let conditional = request.get_condition_expression().is_some();
+        let written = (conditional || replace)
+            .then(|| request.get_item().clone())
+            .flatten();
+        let attempts = Attempts::default();
+        let result = request
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .customize()
+            .interceptor(attempts.clone())
+            .send()
+            .await;
+        match result {
+            Ok(output) => {
+                call.capacity(crate::trace::units(output.consumed_capacity()));
+                let old = output.attributes.filter(|old| !old.is_empty());
+                if let (Some(old), Some(written), true) = (&old, &written, attempts.retried()) {
+                    if same_item(old, written) {
+                        return Err(Error::AlreadyAsWritten { entity, operation });
+                    }
                 }
+                Ok(old)
             }
-            let failed = e
-                .as_service_error()
-                .is_some_and(|s| s.is_conditional_check_failed_exception());
-            if when.is_some() && failed {
-                return Err(Error::ConditionNotMet {
-                    entity,
-                    operation,
-                    stored: stored.cloned().map(Box::new),
-                });
+            Err(e) => {
+                // The SDK sent the request again and the condition failed on
+                // the very item this put writes: the earlier attempt wrote it
+                // (its answer lost), or another writer wrote the same — not a
+                // conflict, and not known to be this call's. (On a first
+                // attempt, an identical item is another writer's: a conflict.)
+                let stored = match e.as_service_error() {
+                    Some(
+                        crate::sdk::operation::put_item::PutItemError::ConditionalCheckFailedException(
+                            c,
+                        ),
+                    ) => c.item(),
+                    _ => None,
+                };
+                if let (Some(stored), Some(written), true) =
+                    (stored, written.as_ref(), attempts.retried())
+                {
+                    if same_item(stored, written) {
+                        return Err(Error::AlreadyAsWritten { entity, operation });
+                    }
+                }
+                let failed = e
+                    .as_service_error()
+                    .is_some_and(|s| s.is_conditional_check_failed_exception());
+                if when.is_some() && failed {
+                    return Err(Error::ConditionNotMet {
+                        entity,
+                        operation,
+                        stored: stored.cloned().map(Box::new),
+                    });
+                }
+                Err(versioned(
+                    crate::write_error(e, entity, operation),
+                    expected,
+                ))
             }
-            Err(versioned(
-                crate::write_error(e, entity, operation),
-                expected,
-            ))
         }
-    }
+    })
+    .await
 }
 
 /// Counts the attempts of one request (the SDK's retries included).
@@ -753,60 +773,68 @@ pub async fn delete(
     entity: &'static str,
     condition: Option<&crate::Condition>,
 ) -> Result<Option<Item>, Error> {
-    let attempts = Attempts::default();
-    let mut request = client
-        .delete_item()
-        .table_name(table.name)
-        .set_key(Some(key))
-        .return_values(crate::sdk::types::ReturnValue::AllOld);
-    if let Some(condition) = condition {
-        condition.check()?;
-        let (mut names, mut values) = (std::collections::HashMap::new(), Item::new());
-        let expression = condition.render(table.partition_key, &mut names, &mut values);
-        request = request
-            .condition_expression(expression)
-            .set_expression_attribute_names(Some(names))
-            .set_expression_attribute_values((!values.is_empty()).then_some(values))
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-    }
-    let result = request
-        .customize()
-        .interceptor(attempts.clone())
-        .send()
-        .await;
-    let output = match result {
-        Ok(output) => output,
-        Err(e) => {
-            let stored = match e.as_service_error() {
-                Some(
-                    crate::sdk::operation::delete_item::DeleteItemError::ConditionalCheckFailedException(c),
-                ) => Some(c.item().cloned()),
-                _ => None,
-            };
-            return Err(match stored {
-                // Sent again, and the item is gone: an earlier attempt may
-                // have deleted it (its condition held then).
-                Some(None) if attempts.retried() => Error::AlreadyAsWritten {
-                    entity,
-                    operation: "delete",
-                },
-                Some(stored) => Error::ConditionNotMet {
-                    entity,
-                    operation: "delete",
-                    stored: stored.map(Box::new),
-                },
-                None => Error::from(e),
-            });
+    let call = Call::item("delete", entity, table.name);
+    crate::trace::within(&call, async {
+        let attempts = Attempts::default();
+        let mut request = client
+            .delete_item()
+            .table_name(table.name)
+            .set_key(Some(key))
+            .return_values(crate::sdk::types::ReturnValue::AllOld);
+        if let Some(condition) = condition {
+            condition.check()?;
+            let (mut names, mut values) = (std::collections::HashMap::new(), Item::new());
+            let expression = condition.render(table.partition_key, &mut names, &mut values);
+            request = request
+                .condition_expression(expression)
+                .set_expression_attribute_names(Some(names))
+                .set_expression_attribute_values((!values.is_empty()).then_some(values))
+                .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
         }
-    };
-    match output.attributes.filter(|a| !a.is_empty()) {
-        Some(item) => Ok(Some(item)),
-        None if attempts.retried() => Err(Error::AlreadyAsWritten {
-            entity,
-            operation: "delete",
-        }),
-        None => Ok(None),
-    }
+        let result = request
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .customize()
+            .interceptor(attempts.clone())
+            .send()
+            .await;
+        let output = match result {
+            Ok(output) => {
+                call.capacity(crate::trace::units(output.consumed_capacity()));
+                output
+            }
+            Err(e) => {
+                let stored = match e.as_service_error() {
+                    Some(
+                        crate::sdk::operation::delete_item::DeleteItemError::ConditionalCheckFailedException(c),
+                    ) => Some(c.item().cloned()),
+                    _ => None,
+                };
+                return Err(match stored {
+                    // Sent again, and the item is gone: an earlier attempt may
+                    // have deleted it (its condition held then).
+                    Some(None) if attempts.retried() => Error::AlreadyAsWritten {
+                        entity,
+                        operation: "delete",
+                    },
+                    Some(stored) => Error::ConditionNotMet {
+                        entity,
+                        operation: "delete",
+                        stored: stored.map(Box::new),
+                    },
+                    None => Error::from(e),
+                });
+            }
+        };
+        match output.attributes.filter(|a| !a.is_empty()) {
+            Some(item) => Ok(Some(item)),
+            None if attempts.retried() => Err(Error::AlreadyAsWritten {
+                entity,
+                operation: "delete",
+            }),
+            None => Ok(None),
+        }
+    })
+    .await
 }
 
 struct UpdateExpression {
@@ -1032,67 +1060,75 @@ pub async fn update(
     update: Update,
     entity: &'static str,
 ) -> Result<Item, Error> {
-    if let Some(when) = &update.when {
-        when.check()?;
-    }
-    if let Some(token) = update.idempotency_token.clone() {
-        return update_once(client, table, key, update, entity, token).await;
-    }
-    let conditional = update.when.is_some();
-    let own = OwnWrite::of(&update);
-    let attempts = Attempts::default();
-    let UpdateExpression {
-        expression,
-        condition,
-        names,
-        values,
-        expected,
-    } = update_expression(update, table);
-    let result = client
-        .update_item()
-        .table_name(table.name)
-        .set_key(Some(key))
-        .set_update_expression((!expression.is_empty()).then_some(expression))
-        .set_condition_expression((!condition.is_empty()).then_some(condition))
-        .set_expression_attribute_names((!names.is_empty()).then_some(names))
-        .set_expression_attribute_values((!values.is_empty()).then_some(values))
-        .return_values(crate::sdk::types::ReturnValue::AllNew)
-        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-        .customize()
-        .interceptor(attempts.clone())
-        .send()
-        .await;
-    match result {
-        Ok(output) => Ok(output.attributes.unwrap_or_default()),
-        Err(e) => {
-            // A versioned update sent again whose condition failed on an
-            // item that already holds the new version and every value this
-            // update sets (and none it removes): the earlier attempt applied
-            // it (its answer lost), or another writer wrote the same.
-            let stored = match e.as_service_error() {
-                Some(crate::sdk::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => c.item(),
-                _ => None,
-            };
-            if let (Some(stored), Some(check), true) = (stored, own.as_ref(), attempts.retried()) {
-                if check.applied_in(stored) {
-                    return Err(Error::AlreadyAsWritten {
+    let call = Call::item("update", entity, table.name);
+    crate::trace::within(&call, async {
+        if let Some(when) = &update.when {
+            when.check()?;
+        }
+        if let Some(token) = update.idempotency_token.clone() {
+            return update_once(client, table, key, update, entity, token).await;
+        }
+        let conditional = update.when.is_some();
+        let own = OwnWrite::of(&update);
+        let attempts = Attempts::default();
+        let UpdateExpression {
+            expression,
+            condition,
+            names,
+            values,
+            expected,
+        } = update_expression(update, table);
+        let result = client
+            .update_item()
+            .table_name(table.name)
+            .set_key(Some(key))
+            .set_update_expression((!expression.is_empty()).then_some(expression))
+            .set_condition_expression((!condition.is_empty()).then_some(condition))
+            .set_expression_attribute_names((!names.is_empty()).then_some(names))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values))
+            .return_values(crate::sdk::types::ReturnValue::AllNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .customize()
+            .interceptor(attempts.clone())
+            .send()
+            .await;
+        match result {
+            Ok(output) => {
+                call.capacity(crate::trace::units(output.consumed_capacity()));
+                Ok(output.attributes.unwrap_or_default())
+            }
+            Err(e) => {
+                // A versioned update sent again whose condition failed on an
+                // item that already holds the new version and every value this
+                // update sets (and none it removes): the earlier attempt applied
+                // it (its answer lost), or another writer wrote the same.
+                let stored = match e.as_service_error() {
+                    Some(crate::sdk::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => c.item(),
+                    _ => None,
+                };
+                if let (Some(stored), Some(check), true) = (stored, own.as_ref(), attempts.retried()) {
+                    if check.applied_in(stored) {
+                        return Err(Error::AlreadyAsWritten {
+                            entity,
+                            operation: "update",
+                        });
+                    }
+                }
+                // The caller's condition, on an item that exists: not met, and
+                // here is the item it was evaluated on.
+                if let (Some(stored), true, None) = (stored, conditional, expected) {
+                    return Err(Error::ConditionNotMet {
                         entity,
                         operation: "update",
+                        stored: Some(Box::new(stored.clone())),
                     });
                 }
+                Err(versioned(crate::write_error(e, entity, "update"), expected))
             }
-            // The caller's condition, on an item that exists: not met, and
-            // here is the item it was evaluated on.
-            if let (Some(stored), true, None) = (stored, conditional, expected) {
-                return Err(Error::ConditionNotMet {
-                    entity,
-                    operation: "update",
-                    stored: Some(Box::new(stored.clone())),
-                });
-            }
-            Err(versioned(crate::write_error(e, entity, "update"), expected))
         }
-    }
+    })
+    .await
 }
 
 /// An update applied once: a transaction of one item with a client request

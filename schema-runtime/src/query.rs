@@ -12,8 +12,10 @@ use crate::error::{DecodeError, Error, ForeignItem, ForeignReason};
 use crate::isolation::TenantKeys;
 use crate::sdk::primitives::DateTime;
 use crate::sdk::types::AttributeValue;
+use crate::sdk::types::ReturnConsumedCapacity;
 use crate::sdk::Client;
 use crate::token::{Binding, PageTokens};
+use crate::trace::Call;
 use crate::Item;
 
 /// Everything a Query request needs; generated code fills it in.
@@ -114,6 +116,9 @@ pub struct Page<T> {
     pub item_cursors: Vec<Cursor>,
     /// `item_cursors` sealed as page tokens, when the query was given keys.
     pub item_tokens: Vec<String>,
+    /// The read capacity units the requests of this page consumed (every
+    /// partition read for it), as DynamoDB reported them.
+    pub consumed_capacity: f64,
 }
 
 impl<T: Send + 'static> Query<T> {
@@ -249,7 +254,14 @@ impl<T: Send + 'static> Query<T> {
                 }
             },
         };
+        let call = Call::query(
+            request.pattern,
+            &request.table,
+            request.index,
+            request.partitions.len(),
+        );
         let shared = Arc::new(Shared {
+            call,
             client,
             pk_attribute,
             names: {
@@ -283,9 +295,14 @@ impl<T: Send + 'static> Query<T> {
             partitions,
             remaining: limit,
             failed: false,
+            capacity: 0.0,
         };
         stream::unfold(state, |mut state| async move {
-            let page = state.next_page().await?;
+            let call = state.shared.call.clone();
+            let page = crate::trace::within(&call, state.next_page()).await?;
+            if let Ok(page) = &page {
+                call.page(page.items.len());
+            }
             Some((page, state))
         })
         .boxed()
@@ -375,6 +392,8 @@ pub(crate) fn descending(low: &AttributeValue, high: &AttributeValue) -> bool {
 }
 
 struct Shared<T> {
+    /// The call's span.
+    call: Call,
     client: Client,
     /// The partition-key attribute queried (`#pk`): every item returned must
     /// hold the partition's value in it.
@@ -437,6 +456,8 @@ struct State<T> {
     partitions: Vec<Partition>,
     remaining: Option<usize>,
     failed: bool,
+    /// Capacity consumed by requests not yet reported on a page.
+    capacity: f64,
 }
 
 impl<T: Send + 'static> State<T> {
@@ -469,6 +490,7 @@ impl<T: Send + 'static> State<T> {
             next_token: None,
             item_cursors: Vec::new(),
             item_tokens: Vec::new(),
+            consumed_capacity: std::mem::take(&mut self.capacity),
         };
         while self.remaining != Some(0) {
             // Stop when a partition that may hold smaller keys has run dry.
@@ -584,7 +606,9 @@ impl<T: Send + 'static> State<T> {
         let mut first_error = None;
         while let Some((index, result)) = results.next().await {
             match result {
-                Ok((items, next)) => {
+                Ok((items, next, units)) => {
+                    self.capacity += units;
+                    shared.call.capacity(units);
                     let partition = &mut self.partitions[index];
                     partition.fetched = next.is_none();
                     partition.next = next;
@@ -605,13 +629,14 @@ impl<T: Send + 'static> State<T> {
     }
 }
 
-/// One Query request of partition `index`, starting after `start`.
+/// One Query request of partition `index`, starting after `start`: the
+/// items, where the next request starts, and the capacity units consumed.
 async fn fetch<T>(
     shared: &Shared<T>,
     index: usize,
     start: Option<Item>,
     remaining: Option<usize>,
-) -> Result<(Vec<Item>, Option<Item>), Error> {
+) -> Result<(Vec<Item>, Option<Item>, f64), Error> {
     let request = &shared.request;
     let page_limit = match (remaining, shared.page_size) {
         (Some(r), Some(p)) => Some(p.min(i32::try_from(r).unwrap_or(i32::MAX))),
@@ -639,9 +664,15 @@ async fn fetch<T>(
         .scan_index_forward(request.forward)
         .set_limit(page_limit)
         .set_exclusive_start_key(start)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
         .send()
         .await?;
-    Ok((output.items.unwrap_or_default(), output.last_evaluated_key))
+    let units = crate::trace::units(output.consumed_capacity());
+    Ok((
+        output.items.unwrap_or_default(),
+        output.last_evaluated_key,
+        units,
+    ))
 }
 
 /// The key attributes of `item`: where a query resumes after it.

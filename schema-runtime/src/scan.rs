@@ -11,6 +11,7 @@ use crate::cursor::check_key_attributes;
 use crate::error::{CursorError, Error};
 use crate::query::{results, reversed_range, Decoder, DEFAULT_CONCURRENCY};
 use crate::sdk::Client;
+use crate::trace::Call;
 use crate::Item;
 
 /// Everything a Scan request needs; generated code fills it in.
@@ -65,6 +66,16 @@ pub struct ScanPage<T> {
     positions: Vec<Item>,
     /// The number of segments of the scan.
     total: u32,
+    /// The read capacity units the page's request consumed.
+    consumed_capacity: f64,
+}
+
+impl<T> ScanPage<T> {
+    /// The read capacity units the page's request consumed, as DynamoDB
+    /// reported them (the items the filter dropped count too).
+    pub fn consumed_capacity(&self) -> f64 {
+        self.consumed_capacity
+    }
 }
 
 /// DynamoDB's bound on `TotalSegments`.
@@ -196,6 +207,7 @@ impl<T: Send + 'static> Scan<T> {
             return stream::empty().boxed();
         }
         let read = Arc::new(Reader {
+            call: Call::scan(&request.table, request.index, (end - first) as usize),
             client,
             decode,
             page_size,
@@ -208,7 +220,15 @@ impl<T: Send + 'static> Scan<T> {
                 let (read, request) = (read.clone(), request.clone());
                 async move {
                     let position = state?;
-                    let page = read.page(&request, (segment, total), position).await;
+                    let page = crate::trace::within(
+                        &read.call,
+                        read.page(&request, (segment, total), position),
+                    )
+                    .await;
+                    if let Ok(page) = &page {
+                        read.call.page(page.items.len());
+                        read.call.capacity(page.consumed_capacity);
+                    }
                     let after = match &page {
                         Ok(page) => page.next.as_ref().map(|c| Some(c.key.clone())),
                         Err(_) => None,
@@ -297,6 +317,7 @@ impl ScanRequest {
 }
 
 struct Reader<T> {
+    call: Call,
     client: Client,
     decode: Decoder<T>,
     page_size: Option<i32>,
@@ -335,7 +356,11 @@ impl<T> Reader<T> {
             // Both fit an i32: `check_segments` bounds them by MAX_SEGMENTS.
             scan = scan.segment(segment as i32).total_segments(total as i32);
         }
-        let output = scan.send().await?;
+        let output = scan
+            .return_consumed_capacity(crate::sdk::types::ReturnConsumedCapacity::Total)
+            .send()
+            .await?;
+        let consumed_capacity = crate::trace::units(output.consumed_capacity());
         let now = crate::DateTime::from(std::time::SystemTime::now());
         let (mut items, mut errors, mut positions) = (Vec::new(), Vec::new(), Vec::new());
         for item in output.items.unwrap_or_default() {
@@ -374,6 +399,7 @@ impl<T> Reader<T> {
             next,
             positions,
             total,
+            consumed_capacity,
         })
     }
 }

@@ -119,14 +119,18 @@ impl<'a, S> TransactGet<'a, S> {
                 .build()?;
             gets.push(TransactGetItem::builder().get(get).build());
         }
-        let output = match self
+        let call = crate::trace::Call::transaction("transact_get", gets.len());
+        let request = self
             .client
             .transact_get_items()
             .set_transact_items(Some(gets))
-            .send()
-            .await
-        {
-            Ok(output) => output,
+            .return_consumed_capacity(crate::sdk::types::ReturnConsumedCapacity::Total)
+            .send();
+        let output = match crate::trace::within(&call, request).await {
+            Ok(output) => {
+                call.capacity(crate::trace::total_units(output.consumed_capacity()));
+                output
+            }
             Err(SdkError::ServiceError(e)) => {
                 if let TransactGetItemsError::TransactionCanceledException(canceled) = e.err() {
                     return Err(Error::TransactionCanceled(
