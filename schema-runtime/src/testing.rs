@@ -161,3 +161,145 @@ pub async fn try_repository<R: Repository>() -> Result<R, SetupError> {
     repo.create_table().await.map_err(SetupError::Table)?;
     Ok(repo)
 }
+
+/// Records the spans of repository calls (features `testing` and
+/// `tracing`), to check what a handler asked of DynamoDB:
+///
+/// ```no_run
+/// # async fn demo() {
+/// let calls = singletable_runtime::testing::CallRecorder::default();
+/// let _guard = calls.install(); // for this thread: use a current-thread runtime
+/// // … run the code under test …
+/// let spans = calls.calls();
+/// assert_eq!(spans.len(), 1);
+/// assert_eq!(spans[0].name, "singletable.query");
+/// assert_eq!(spans[0].fields["pattern"], "open_tickets");
+/// # }
+/// ```
+#[cfg(feature = "tracing")]
+pub use recorder::{CallRecorder, RecordedCall};
+
+#[cfg(feature = "tracing")]
+mod recorder {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex, PoisonError};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Metadata, Subscriber};
+
+    /// A span as the recorder saw it.
+    #[derive(Debug, Clone, Default)]
+    #[non_exhaustive]
+    pub struct RecordedCall {
+        /// The span's name (`singletable.query`, …).
+        pub name: &'static str,
+        /// Its target (`singletable` for repository calls; the SDK's
+        /// spans have theirs).
+        pub target: &'static str,
+        /// The id of the span it was opened in, if any.
+        pub parent: Option<u64>,
+        /// Its id.
+        pub id: u64,
+        /// Every field, as last recorded, in `Debug` form (strings as they are).
+        pub fields: BTreeMap<String, String>,
+    }
+
+    /// A `tracing` subscriber that keeps every span opened while it is
+    /// installed.
+    #[derive(Debug, Clone, Default)]
+    pub struct CallRecorder {
+        spans: Arc<Mutex<Vec<RecordedCall>>>,
+        stack: Arc<Mutex<Vec<u64>>>,
+    }
+
+    struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+    impl Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.insert(field.name().to_owned(), format!("{value:?}"));
+        }
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.insert(field.name().to_owned(), value.to_owned());
+        }
+    }
+
+    impl CallRecorder {
+        /// Makes this recorder the current thread's subscriber until the
+        /// guard is dropped.
+        pub fn install(&self) -> tracing::subscriber::DefaultGuard {
+            tracing::subscriber::set_default(self.clone())
+        }
+
+        /// The repository calls recorded (spans of target `singletable`).
+        pub fn calls(&self) -> Vec<RecordedCall> {
+            self.all()
+                .into_iter()
+                .filter(|s| s.target == "singletable")
+                .collect()
+        }
+
+        /// Every span recorded, the SDK's included.
+        pub fn all(&self) -> Vec<RecordedCall> {
+            self.spans
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+        }
+
+        /// Forgets what was recorded.
+        pub fn clear(&self) {
+            self.spans
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear();
+        }
+    }
+
+    impl Subscriber for CallRecorder {
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, attrs: &Attributes<'_>) -> Id {
+            let parent = self
+                .stack
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .last()
+                .copied();
+            let mut spans = self.spans.lock().unwrap_or_else(PoisonError::into_inner);
+            // Ids count from 1 and are never reused, cleared or not.
+            let id = spans.last().map_or(1, |s| s.id + 1);
+            let mut seen = RecordedCall {
+                name: attrs.metadata().name(),
+                target: attrs.metadata().target(),
+                parent,
+                id,
+                fields: BTreeMap::new(),
+            };
+            attrs.record(&mut Fields(&mut seen.fields));
+            spans.push(seen);
+            Id::from_u64(id)
+        }
+        fn record(&self, id: &Id, values: &Record<'_>) {
+            let mut spans = self.spans.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(seen) = spans.iter_mut().rev().find(|s| s.id == id.into_u64()) {
+                values.record(&mut Fields(&mut seen.fields));
+            }
+        }
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, _: &Event<'_>) {}
+        fn enter(&self, id: &Id) {
+            self.stack
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(id.into_u64());
+        }
+        fn exit(&self, _: &Id) {
+            self.stack
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pop();
+        }
+    }
+}

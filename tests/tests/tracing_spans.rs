@@ -2,90 +2,10 @@
 //! pattern or entity, the table, the shard fan-out, pages, items, retries
 //! and the capacity consumed; the SDK's spans nest inside it.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
-
+use singletable_runtime::testing::CallRecorder;
 use singletable_runtime::DateTime;
 use singletable_tests::generated::pooled_product_catalog::*;
 use singletable_tests::server;
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Metadata, Subscriber};
-
-/// A span as the subscriber saw it.
-#[derive(Debug, Clone, Default)]
-struct Seen {
-    name: &'static str,
-    target: &'static str,
-    parent: Option<u64>,
-    fields: BTreeMap<String, String>,
-}
-
-/// Records every span and the values recorded on it.
-#[derive(Clone, Default)]
-struct Collector {
-    spans: Arc<Mutex<Vec<Seen>>>,
-    stack: Arc<Mutex<Vec<u64>>>,
-}
-
-struct Fields<'a>(&'a mut BTreeMap<String, String>);
-
-impl Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(field.name().to_owned(), format!("{value:?}"));
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_owned(), value.to_owned());
-    }
-}
-
-impl Subscriber for Collector {
-    fn enabled(&self, _: &Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, attrs: &Attributes<'_>) -> Id {
-        let mut seen = Seen {
-            name: attrs.metadata().name(),
-            target: attrs.metadata().target(),
-            parent: self.stack.lock().unwrap().last().copied(),
-            ..Seen::default()
-        };
-        attrs.record(&mut Fields(&mut seen.fields));
-        let mut spans = self.spans.lock().unwrap();
-        spans.push(seen);
-        Id::from_u64(spans.len() as u64)
-    }
-    fn record(&self, id: &Id, values: &Record<'_>) {
-        let mut spans = self.spans.lock().unwrap();
-        let seen = &mut spans[id.into_u64() as usize - 1];
-        values.record(&mut Fields(&mut seen.fields));
-    }
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, _: &Event<'_>) {}
-    fn enter(&self, id: &Id) {
-        self.stack.lock().unwrap().push(id.into_u64());
-    }
-    fn exit(&self, _: &Id) {
-        self.stack.lock().unwrap().pop();
-    }
-}
-
-impl Collector {
-    /// The spans of this crate (target `singletable`), with their ids.
-    fn ours(&self) -> Vec<(u64, Seen)> {
-        let spans = self.spans.lock().unwrap();
-        spans
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.target == "singletable")
-            .map(|(i, s)| (i as u64 + 1, s.clone()))
-            .collect()
-    }
-
-    fn clear(&self) {
-        self.spans.lock().unwrap().clear();
-    }
-}
 
 fn product(id: &str) -> Product {
     Product {
@@ -104,24 +24,24 @@ async fn each_call_is_one_span_with_what_it_did() {
     let repo = Repository::new(server::client(&server::server().await.endpoint))
         .with_table_name(server::unique_table("Traced"));
     repo.create_table().await.unwrap();
-    let collector = Collector::default();
-    let _guard = tracing::subscriber::set_default(collector.clone());
+    let collector = CallRecorder::default();
+    let _guard = collector.install();
     let acme = TenantId::new("acme").unwrap();
     let t = repo.for_tenant(&acme);
 
     t.put_product(&product("p-1")).await.unwrap();
-    let spans = collector.ours();
+    let spans = collector.calls();
     assert_eq!(spans.len(), 1, "{spans:#?}");
-    let put = &spans[0].1;
+    let put = &spans[0];
     assert_eq!(put.name, "singletable.item");
     assert_eq!(put.fields["operation"], "put");
     assert_eq!(put.fields["entity"], "Product");
     assert_eq!(put.fields["table"], repo.table_name());
     // The SDK's own spans of the request nest inside it.
-    let all = collector.spans.lock().unwrap().clone();
+    let all = collector.all();
     assert!(
         all.iter()
-            .any(|s| s.target != "singletable" && s.parent == Some(spans[0].0)),
+            .any(|s| s.target != "singletable" && s.parent == Some(spans[0].id)),
         "no SDK span inside the call: {all:#?}"
     );
 
@@ -131,9 +51,9 @@ async fn each_call_is_one_span_with_what_it_did() {
         batch.put_product(&product(&format!("p-{i:03}")));
     }
     batch.send().await.unwrap();
-    let spans = collector.ours();
+    let spans = collector.calls();
     assert_eq!(spans.len(), 1, "{spans:#?}");
-    let batch = &spans[0].1;
+    let batch = &spans[0];
     assert_eq!(batch.name, "singletable.batch");
     assert_eq!(batch.fields["operation"], "batch_write");
     assert_eq!(batch.fields["items"], "60");
@@ -141,13 +61,13 @@ async fn each_call_is_one_span_with_what_it_did() {
 
     collector.clear();
     let items = t.tenant_products().page_size(7).all().await.unwrap();
-    let spans = collector.ours();
+    let spans = collector.calls();
     assert_eq!(
         spans.len(),
         1,
         "one span for every page and shard: {spans:#?}"
     );
-    let query = &spans[0].1;
+    let query = &spans[0];
     assert_eq!(query.name, "singletable.query");
     assert_eq!(query.fields["pattern"], "tenant_products");
     assert_eq!(query.fields["partitions"], "10", "the shard fan-out");
