@@ -188,12 +188,6 @@ async fn tickets_over_http() {
         refused.is_empty(),
         "a refused token makes no DynamoDB call: {refused:#?}"
     );
-    assert!(
-        refused
-            .iter()
-            .all(|s| s.fields.get("consumed_capacity").is_none()),
-        "a refused token reaches no server: {refused:#?}"
-    );
 
     // Tenants apart, errors typed.
     let (code, _) = send(&app, "GET", "/tickets/a1", Some("globex"), None).await;
