@@ -8,7 +8,7 @@
 //! support of their own, go through [`Adapt`]: a `DateTime` is an RFC 3339
 //! string, a `Blob` and each element of a binary set a base64 string, and
 //! an untyped map or list holds DynamoDB JSON (`{"S": "…"}`), which keeps
-//! every type apart. A [`Decimal`](crate::Decimal) is its exact decimal
+//! every type apart. A [`Decimal`] is its exact decimal
 //! string.
 
 use std::collections::BTreeSet;
