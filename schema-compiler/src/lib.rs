@@ -351,6 +351,32 @@ impl Compiler {
         self
     }
 
+    /// Uses the crate's own struct `path` (`crate::model::Ticket`) for
+    /// entity `entity` instead of generating one, as prost-build's
+    /// `extern_path` does: the repository and every access-pattern method
+    /// take and return it. The struct derives `Entity` bound to the same
+    /// entity of the same spec, with the generated module's tenancy:
+    ///
+    /// ```ignore
+    /// #[derive(Debug, Clone, PartialEq, singletable_runtime::Entity)]
+    /// #[singletable(spec = "schema/support_ticket.yaml", entity = "Ticket",
+    ///               tenancy = "crate::support_ticket::Tenancy")]
+    /// pub struct Ticket { /* fields may be renamed or skipped */ }
+    /// ```
+    ///
+    /// The generated code reads its fields through accessors the derive
+    /// adds, so renamed fields work; it checks at compile time that the
+    /// struct derives this entity with the spec's scope. With
+    /// [`serde`](Self::serde), the struct implements serde itself.
+    pub fn extern_entity(
+        &mut self,
+        entity: impl Into<String>,
+        path: impl Into<String>,
+    ) -> &mut Self {
+        self.rust.extern_entities.push((entity.into(), path.into()));
+        self
+    }
+
     /// Adds `attribute` to the fields `path` names: `Type.field` (the
     /// field's name in the spec or in Rust), or every field of every data
     /// type for `"."`.
@@ -466,11 +492,23 @@ fn generate_rust(
     compilation: Compilation,
     options: &emit::rust::RustOptions,
 ) -> Result<Vec<emit::GeneratedFile>, Report> {
-    if let Some(problem) = options.problem() {
+    let unknown = options.extern_entities.iter().find(|(name, _)| {
+        !compilation
+            .specs
+            .iter()
+            .any(|s| s.spec.entities.contains_key(name.as_str()))
+    });
+    let problem = match unknown {
+        Some((name, _)) if !compilation.has_errors() => Some(format!(
+            "extern entity `{name}` is not an entity of any spec compiled"
+        )),
+        _ => options.problem(),
+    };
+    if let Some(problem) = problem {
         let mut diagnostics = Diagnostics::new();
         diagnostics.push(
             Diagnostic::new(Code::Io, format!("invalid compiler option: {problem}"))
-                .help("check the build script's `type_attribute`, `field_attribute` and `serde_rename_all` calls"),
+                .help("check the build script's `type_attribute`, `field_attribute`, `serde_rename_all` and `extern_entity` calls"),
         );
         return Err(Report {
             sources: SourceMap::new(),

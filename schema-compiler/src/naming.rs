@@ -16,6 +16,15 @@ const KEYWORDS: &[&str] = &[
 ];
 
 /// `ticketCount`, `TicketCount`, `ShardID` → `ticket_count`, `ticket_count`, `shard_id`.
+/// The hidden accessor `#[derive(Entity)]` gives a struct for attribute
+/// `attribute`, which the repository of an extern entity reads it through.
+pub fn field_accessor(attribute: &str) -> String {
+    format!(
+        "__singletable_field_{}",
+        snake(attribute).trim_start_matches("r#")
+    )
+}
+
 pub fn snake(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     let mut out = String::new();

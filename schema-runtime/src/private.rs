@@ -22,3 +22,20 @@ pub use crate::{
 };
 #[cfg(feature = "serde")]
 pub use ::serde;
+
+/// Whether two strings are equal, in a `const` context (generated code
+/// checks that an extern entity derives the entity it stands for).
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

@@ -4,6 +4,7 @@
 
 pub mod capture;
 pub mod dynamo_json;
+pub mod extern_entities;
 pub mod faults;
 pub mod server;
 pub mod soundness;

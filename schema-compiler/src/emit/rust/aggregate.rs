@@ -120,7 +120,8 @@ impl<'a> Emitter<'a> {
         let a_ty = pascal_ident(a_name);
         let key_fields = self.key_attributes(aggregate).into_iter().map(|k| {
             let f = snake_ident(k.name.as_str());
-            quote!(#f: Clone::clone(&item.#f),)
+            let value = self.field_ref(of_name, &quote!(item), k.name.as_str());
+            quote!(#f: Clone::clone(#value),)
         });
         // The counter item's grouping attributes, under their stored names
         // (a key-only one lives in the counter's key alone).
@@ -135,12 +136,12 @@ impl<'a> Emitter<'a> {
                     .is_some_and(|a| a.key_only)
             })
             .map(|g| {
-                let f = snake_ident(g);
+                let value = self.field_ref(of_name, &quote!(item), g);
                 let stored = aggregate
                     .attributes
                     .get(g.as_str())
                     .map_or(g.as_str(), |a| a.stored());
-                quote!((#stored, __rt::Attr::to_av(&item.#f)),)
+                quote!((#stored, __rt::Attr::to_av(#value)),)
             });
         let counter_doc = format!(" The `{count}` counter of [`{a_name}`].");
         let group_doc = format!(" The [`{a_name}`] group a [`{of_name}`] is counted in.");

@@ -271,7 +271,8 @@ impl Emitter<'_> {
         });
         let key_copies = key_attributes.iter().map(|a| {
             let f = snake_ident(a.name.as_str());
-            quote!(#f: Clone::clone(&entity.#f),)
+            let value = self.field_ref(name.as_str(), &quote!(entity), a.name.as_str());
+            quote!(#f: Clone::clone(#value),)
         });
         let shard_copy = random.map(|_| quote!(shard: entity.shard,));
         let entity_param = if key_attributes.is_empty() && random.is_none() {
@@ -282,6 +283,10 @@ impl Emitter<'_> {
         let key_struct_doc = format!(" The primary key of a [`{}`].", name.as_str());
         let pk_self = self.primary_key_body(entity, Receiver { name: "self" });
         let entity_impl = self.emit_entity_impl(entity);
+        let name_str = name.as_str();
+        let wrong_entity = format!(
+            "the extern type of entity `{name_str}` must derive Entity for `{name_str}` of this spec"
+        );
         let key_fn = self.emit_key_fn(entity);
         let update = self.emit_update(entity);
         let named_conditions = conditions.values().map(|c| self.named_condition(entity, c));
@@ -318,17 +323,40 @@ impl Emitter<'_> {
                 pub const #c: __rt::Field<#t> = #field;
             }
         });
-        let stamp = has_timestamps(entity).then(|| with_timestamps(entity));
+        let stamp = has_timestamps(entity).then(|| self.with_timestamps(entity));
+        let definition = match self.extern_path(name.as_str()) {
+            // The crate's own struct: its `impl Entity` is the derive's,
+            // which must be of this entity and scope.
+            Some(path) => quote! {
+                #entity_doc
+                #[doc = #key_doc]
+                pub use #path as #ty;
+
+                const _: () = {
+                    fn entity_with_this_scope<E: __rt::Entity<Scope = #scope_ty>>() {}
+                    let _ = entity_with_this_scope::<#ty>;
+                    assert!(
+                        __rt::str_eq(<#ty as __rt::Entity>::ENTITY_TYPE, #name_str),
+                        #wrong_entity,
+                    );
+                };
+            },
+            None => quote! {
+                #entity_doc
+                #[doc = #key_doc]
+                #shard_doc
+                #[derive(Debug, Clone, PartialEq)]
+                #type_attrs
+                pub struct #ty {
+                    #shard_field
+                    #(#fields)*
+                }
+
+                #entity_impl
+            },
+        };
         quote! {
-            #entity_doc
-            #[doc = #key_doc]
-            #shard_doc
-            #[derive(Debug, Clone, PartialEq)]
-            #type_attrs
-            pub struct #ty {
-                #shard_field
-                #(#fields)*
-            }
+            #definition
 
             #[doc = #key_struct_doc]
             #[derive(Debug, Clone, PartialEq)]
@@ -369,8 +397,6 @@ impl Emitter<'_> {
                     #key_ty::to_key_item(self, scope)
                 }
             }
-
-            #entity_impl
 
             #key_fn
 
@@ -777,6 +803,11 @@ impl Emitter<'_> {
             .filter(|a| partial.attributes.contains(&a.name.value))
             .map(|a| {
                 let f = snake_ident(a.name.as_str());
+                if self.extern_path(entity.name.as_str()).is_some() {
+                    let value =
+                        self.field_ref(entity.name.as_str(), &quote!(entity), a.name.as_str());
+                    return quote!(#f: Clone::clone(#value),);
+                }
                 let from = self.field_ident(a);
                 quote!(#f: Clone::clone(&entity.#from),)
             });
@@ -1538,29 +1569,31 @@ pub(super) fn has_timestamps(entity: &ir::Entity) -> bool {
     entity.attributes.values().any(|a| a.timestamp.is_some())
 }
 
-/// The `with_timestamps` method of an entity with timestamps: the entity
-/// with every timestamp set to now, as precise as it is stored.
-fn with_timestamps(entity: &ir::Entity) -> TokenStream {
-    let sets = entity
-        .attributes
-        .values()
-        .filter(|a| a.timestamp.is_some())
-        .filter_map(|a| {
-            let ir::AttributeType::Datetime { format, precision } = &a.r#type else {
-                return None;
-            };
-            let f = snake_ident(a.name.as_str());
-            let format = super::types::time_format(*format, *precision);
-            Some(quote!(item.#f = __rt::codec::at_precision(now, #format);))
-        });
-    quote! {
-        /// This item as the repository writes it on create and put: every
-        /// timestamp set to now (as precise as it is stored).
-        pub fn with_timestamps(&self) -> Self {
-            let now = __rt::DateTime::from(::std::time::SystemTime::now());
-            let mut item = self.clone();
-            #(#sets)*
-            item
+impl Emitter<'_> {
+    /// The `with_timestamps` method of an entity with timestamps: the entity
+    /// with every timestamp set to now, as precise as it is stored.
+    fn with_timestamps(&self, entity: &ir::Entity) -> TokenStream {
+        let sets = entity
+            .attributes
+            .values()
+            .filter(|a| a.timestamp.is_some())
+            .filter_map(|a| {
+                let ir::AttributeType::Datetime { format, precision } = &a.r#type else {
+                    return None;
+                };
+                let field = self.field_mut(entity.name.as_str(), &quote!(item), a.name.as_str());
+                let format = super::types::time_format(*format, *precision);
+                Some(quote!(*#field = __rt::codec::at_precision(now, #format);))
+            });
+        quote! {
+            /// This item as the repository writes it on create and put: every
+            /// timestamp set to now (as precise as it is stored).
+            pub fn with_timestamps(&self) -> Self {
+                let now = __rt::DateTime::from(::std::time::SystemTime::now());
+                let mut item = self.clone();
+                #(#sets)*
+                item
+            }
         }
     }
 }

@@ -46,6 +46,10 @@ pub struct RustOptions {
     /// `(path, attribute)`: the attribute on the fields `path` names:
     /// `Type.field` (the field's Rust or spec name), or `"."` for all.
     pub field_attributes: Vec<(String, String)>,
+    /// `(entity, path)`: entities the crate defines itself (a struct with
+    /// `#[derive(Entity)]` bound to the same spec entity), used by the
+    /// repository in place of a generated struct.
+    pub extern_entities: Vec<(String, String)>,
 }
 
 /// The `rename_all` rules serde knows.
@@ -70,6 +74,23 @@ impl RustOptions {
                     "serde rename rule `{rule}` is not one of {}",
                     SERDE_RENAME_RULES.join(", ")
                 ));
+            }
+        }
+        for (entity, path) in &self.extern_entities {
+            let parsed = syn::parse_str::<syn::Path>(path).map_err(|e| e.to_string());
+            let local = parsed.as_ref().is_ok_and(|p| {
+                p.segments
+                    .first()
+                    .is_some_and(|s| s == "crate" || s == "self" || s == "super")
+            });
+            match parsed {
+                Err(e) => return Some(format!("extern entity `{entity}`: `{path}` is not a path: {e}")),
+                Ok(_) if !local => {
+                    return Some(format!(
+                        "extern entity `{entity}`: `{path}` must be a type of the crate being built (`crate::…`): the generated code adds its field constants and key to it"
+                    ))
+                }
+                Ok(_) => {}
             }
         }
         self.type_attributes
@@ -207,6 +228,7 @@ pub(crate) fn emit_bound_entity(
         &format_ident!("{BOUND_TENANT_ID}"),
     );
     let entity_impl = emitter.emit_entity_impl(entity);
+    let accessors = emitter.emit_field_accessors(entity);
     let key_fn = emitter.emit_key_fn(entity);
     // Last: the constants of the domains the code above used.
     let domains = emitter.emit_domains();
@@ -221,6 +243,7 @@ pub(crate) fn emit_bound_entity(
         #(use #std;)*
         #tenant
         #entity_impl
+        #accessors
         #key_fn
         #domains
     }
@@ -371,6 +394,85 @@ impl<'a> Emitter<'a> {
             }
         }
         out
+    }
+
+    /// The crate's own type an entity is used as, if the build script
+    /// named one ([`RustOptions::extern_entities`]).
+    fn extern_path(&self, entity: &str) -> Option<syn::Path> {
+        if self.binding.is_some() {
+            return None;
+        }
+        self.options
+            .extern_entities
+            .iter()
+            .find(|(name, _)| name == entity)
+            .and_then(|(_, path)| syn::parse_str(path).ok())
+    }
+
+    /// A `&T` of `attribute` of the entity value `receiver`: the field of
+    /// a generated struct, or the accessor `#[derive(Entity)]` gives a
+    /// crate's own struct (whose field may be named otherwise).
+    fn field_ref(&self, entity: &str, receiver: &TokenStream, attribute: &str) -> TokenStream {
+        if self.extern_path(entity).is_some() {
+            let accessor = format_ident!("{}", names::field_accessor(attribute));
+            quote!(#receiver.#accessor())
+        } else {
+            let f = names::snake_ident(attribute);
+            quote!(&#receiver.#f)
+        }
+    }
+
+    /// A `&mut T` of `attribute` of the entity value `receiver`.
+    fn field_mut(&self, entity: &str, receiver: &TokenStream, attribute: &str) -> TokenStream {
+        if self.extern_path(entity).is_some() {
+            let accessor = format_ident!("{}_mut", names::field_accessor(attribute));
+            quote!(#receiver.#accessor())
+        } else {
+            let f = names::snake_ident(attribute);
+            quote!(&mut #receiver.#f)
+        }
+    }
+
+    /// The hidden accessors of a derived struct's attribute fields, by the
+    /// spec's attribute names: what a repository generated with the struct
+    /// as an extern entity reads and sets them through, whatever the
+    /// fields are called.
+    fn emit_field_accessors(&self, entity: &ir::Entity) -> TokenStream {
+        let Some(binding) = &self.binding else {
+            return TokenStream::new();
+        };
+        let ty = &binding.ty;
+        let methods = binding
+            .fields
+            .iter()
+            .filter_map(|(attribute, (field, value))| {
+                let optional = entity.attributes.get(attribute.as_str())?.optional;
+                let t = if optional {
+                    quote!(::core::option::Option<#value>)
+                } else {
+                    value.clone()
+                };
+                let get = format_ident!("{}", names::field_accessor(attribute));
+                let set = format_ident!("{}_mut", names::field_accessor(attribute));
+                Some(quote! {
+                    #[doc(hidden)]
+                    #[inline]
+                    pub fn #get(&self) -> &#t {
+                        &self.#field
+                    }
+                    #[doc(hidden)]
+                    #[inline]
+                    pub fn #set(&mut self) -> &mut #t {
+                        &mut self.#field
+                    }
+                })
+            });
+        quote! {
+            #[allow(dead_code)]
+            impl #ty {
+                #(#methods)*
+            }
+        }
     }
 
     /// Whether the spec declares a tenant.
