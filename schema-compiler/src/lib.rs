@@ -368,6 +368,24 @@ impl Compiler {
     /// adds, so renamed fields work; it checks at compile time that the
     /// struct derives this entity with the spec's scope. With
     /// [`serde`](Self::serde), the struct implements serde itself.
+    ///
+    /// An entity no spec declares, or a type of another crate, fails
+    /// generation:
+    ///
+    /// ```
+    /// # let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas/support_ticket.yaml");
+    /// let refused = |entity: &str, path: &str| {
+    ///     let report = singletable::Compiler::new()
+    ///         .file(spec)
+    ///         .extern_entity(entity, path)
+    ///         .generate_rust()
+    ///         .unwrap_err();
+    ///     format!("{report:?}")
+    /// };
+    /// assert!(refused("Tickt", "crate::model::Ticket").contains("not an entity of any spec"));
+    /// assert!(refused("Ticket", "model_crate::Ticket").contains("must be a type of the crate"));
+    /// assert!(refused("Ticket", "crate::model::").contains("is not a path"));
+    /// ```
     pub fn extern_entity(
         &mut self,
         entity: impl Into<String>,

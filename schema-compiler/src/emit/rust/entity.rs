@@ -324,36 +324,40 @@ impl Emitter<'_> {
             }
         });
         let stamp = has_timestamps(entity).then(|| self.with_timestamps(entity));
-        let definition = match self.extern_path(name.as_str()) {
+        let (definition, entity_impl) = match self.extern_path(name.as_str()) {
             // The crate's own struct: its `impl Entity` is the derive's,
             // which must be of this entity and scope.
-            Some(path) => quote! {
-                #entity_doc
-                #[doc = #key_doc]
-                pub use #path as #ty;
-
-                const _: () = {
-                    fn entity_with_this_scope<E: __rt::Entity<Scope = #scope_ty>>() {}
-                    let _ = entity_with_this_scope::<#ty>;
-                    assert!(
-                        __rt::str_eq(<#ty as __rt::Entity>::ENTITY_TYPE, #name_str),
-                        #wrong_entity,
-                    );
-                };
-            },
-            None => quote! {
-                #entity_doc
-                #[doc = #key_doc]
-                #shard_doc
-                #[derive(Debug, Clone, PartialEq)]
-                #type_attrs
-                pub struct #ty {
-                    #shard_field
-                    #(#fields)*
-                }
-
-                #entity_impl
-            },
+            Some(path) => (
+                quote! {
+                    #entity_doc
+                    #[doc = #key_doc]
+                    pub use #path as #ty;
+                },
+                quote! {
+                    const _: () = {
+                        fn entity_with_this_scope<E: __rt::Entity<Scope = #scope_ty>>() {}
+                        let _ = entity_with_this_scope::<#ty>;
+                        assert!(
+                            __rt::str_eq(<#ty as __rt::Entity>::ENTITY_TYPE, #name_str),
+                            #wrong_entity,
+                        );
+                    };
+                },
+            ),
+            None => (
+                quote! {
+                    #entity_doc
+                    #[doc = #key_doc]
+                    #shard_doc
+                    #[derive(Debug, Clone, PartialEq)]
+                    #type_attrs
+                    pub struct #ty {
+                        #shard_field
+                        #(#fields)*
+                    }
+                },
+                entity_impl,
+            ),
         };
         quote! {
             #definition
@@ -397,6 +401,8 @@ impl Emitter<'_> {
                     #key_ty::to_key_item(self, scope)
                 }
             }
+
+            #entity_impl
 
             #key_fn
 
@@ -1581,9 +1587,9 @@ impl Emitter<'_> {
                 let ir::AttributeType::Datetime { format, precision } = &a.r#type else {
                     return None;
                 };
-                let field = self.field_mut(entity.name.as_str(), &quote!(item), a.name.as_str());
+                let field = self.field_place(entity.name.as_str(), &quote!(item), a.name.as_str());
                 let format = super::types::time_format(*format, *precision);
-                Some(quote!(*#field = __rt::codec::at_precision(now, #format);))
+                Some(quote!(#field = __rt::codec::at_precision(now, #format);))
             });
         quote! {
             /// This item as the repository writes it on create and put: every

@@ -81,7 +81,7 @@ impl RustOptions {
             let local = parsed.as_ref().is_ok_and(|p| {
                 p.segments
                     .first()
-                    .is_some_and(|s| s == "crate" || s == "self" || s == "super")
+                    .is_some_and(|s| ["crate", "self", "super"].iter().any(|w| s.ident == w))
             });
             match parsed {
                 Err(e) => return Some(format!("extern entity `{entity}`: `{path}` is not a path: {e}")),
@@ -422,14 +422,14 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// A `&mut T` of `attribute` of the entity value `receiver`.
-    fn field_mut(&self, entity: &str, receiver: &TokenStream, attribute: &str) -> TokenStream {
+    /// The place of `attribute` of the entity value `receiver`, to assign to.
+    fn field_place(&self, entity: &str, receiver: &TokenStream, attribute: &str) -> TokenStream {
         if self.extern_path(entity).is_some() {
             let accessor = format_ident!("{}_mut", names::field_accessor(attribute));
-            quote!(#receiver.#accessor())
+            quote!(*#receiver.#accessor())
         } else {
             let f = names::snake_ident(attribute);
-            quote!(&mut #receiver.#f)
+            quote!(#receiver.#f)
         }
     }
 
