@@ -243,8 +243,8 @@ pub(crate) fn emit_bound_entity(
         #(use #std;)*
         #tenant
         #entity_impl
-        #accessors
         #key_fn
+        #accessors
         #domains
     }
 }
