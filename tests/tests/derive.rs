@@ -180,3 +180,148 @@ async fn both_round_trip_through_the_generated_repository() {
             .unwrap();
     assert_eq!(read, Some(OwnTicket { views: 0, ..own }));
 }
+
+/// Inline mode with an enum (its values listed on the field) and write
+/// shards, random and by hash: keys and items as a spec with the same
+/// declarations would write them.
+mod inline_enums_and_shards {
+    use singletable_runtime::ops::{self, TableInfo};
+    use singletable_runtime::{DateTime, Entity};
+    use singletable_tests::generated::support_ticket::Status;
+    use singletable_tests::server;
+
+    #[derive(Debug, Clone, PartialEq, Entity)]
+    #[singletable(
+        table = "Events",
+        pk = "EVENTS#<day>|S#<shard>",
+        sk = "<at>#<id>",
+        shards = 8
+    )]
+    pub struct Event {
+        pub shard: u32,
+        #[singletable(pattern = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
+        pub day: String,
+        pub at: DateTime,
+        #[singletable(pattern = "^[a-z0-9]{1,16}$")]
+        pub id: String,
+        #[singletable(values("OPEN", "CLOSED"))]
+        pub status: Status,
+        #[singletable(values("OPEN", "CLOSED"))]
+        pub previous: Option<Status>,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Entity)]
+    #[singletable(
+        table = "Events",
+        pk = "DEVICE#<device>|S#<shard>",
+        sk = "DEVICE",
+        shards = 4,
+        shard_by = "hash(device)"
+    )]
+    pub struct Device {
+        #[singletable(pattern = "^[a-z0-9]{1,16}$")]
+        pub device: String,
+        #[singletable(values("OPEN", "CLOSED"))]
+        pub state: Status,
+    }
+
+    #[test]
+    fn keys_carry_the_shard_and_enums_their_stored_values() {
+        let event = Event {
+            shard: 5,
+            day: "2024-05-01".into(),
+            at: DateTime::from_secs(1_714_564_800),
+            id: "e1".into(),
+            status: Status::Closed,
+            previous: Some(Status::Open),
+        };
+        let item = event.to_item(&()).unwrap();
+        let pk = item["pk"].as_s().unwrap();
+        assert_eq!(pk, "EVENTS#2024-05-01|S#5");
+        assert_eq!(item["status"].as_s().unwrap(), "CLOSED");
+        assert_eq!(item["previous"].as_s().unwrap(), "OPEN");
+        assert_eq!(Event::from_item(&item).unwrap(), event);
+        // A shard outside 0..8 and a value not declared are refused.
+        assert!(Event { shard: 8, ..event.clone() }.to_item(&()).is_err());
+        let mut wrong = item.clone();
+        wrong.insert(
+            "status".into(),
+            singletable_runtime::sdk::types::AttributeValue::S("LOST".into()),
+        );
+        assert!(Event::from_item(&wrong).is_err());
+
+        // By hash: the same device always lands in the same one of 4 shards,
+        // and the devices spread over all of them.
+        let shard = |device: &str| {
+            let item = Device {
+                device: device.into(),
+                state: Status::Open,
+            }
+            .to_item(&())
+            .unwrap();
+            item["pk"].as_s().unwrap().rsplit_once("|S#").unwrap().1.to_owned()
+        };
+        assert_eq!(shard("d1"), shard("d1"));
+        let shards: std::collections::BTreeSet<String> =
+            (0..64).map(|i| shard(&format!("d{i}"))).collect();
+        assert_eq!(shards.len(), 4, "{shards:?}");
+    }
+
+    #[tokio::test]
+    async fn written_and_read_back_on_a_server() {
+        let server = server::server().await;
+        let client = server::client(&server.endpoint);
+        let name = server::unique_table("InlineEvents");
+        client
+            .create_table()
+            .table_name(&name)
+            .billing_mode(singletable_runtime::sdk::types::BillingMode::PayPerRequest)
+            .attribute_definitions(
+                singletable_runtime::sdk::types::AttributeDefinition::builder()
+                    .attribute_name("pk")
+                    .attribute_type(singletable_runtime::sdk::types::ScalarAttributeType::S)
+                    .build()
+                    .unwrap(),
+            )
+            .attribute_definitions(
+                singletable_runtime::sdk::types::AttributeDefinition::builder()
+                    .attribute_name("sk")
+                    .attribute_type(singletable_runtime::sdk::types::ScalarAttributeType::S)
+                    .build()
+                    .unwrap(),
+            )
+            .key_schema(
+                singletable_runtime::sdk::types::KeySchemaElement::builder()
+                    .attribute_name("pk")
+                    .key_type(singletable_runtime::sdk::types::KeyType::Hash)
+                    .build()
+                    .unwrap(),
+            )
+            .key_schema(
+                singletable_runtime::sdk::types::KeySchemaElement::builder()
+                    .attribute_name("sk")
+                    .key_type(singletable_runtime::sdk::types::KeyType::Range)
+                    .build()
+                    .unwrap(),
+            )
+            .send()
+            .await
+            .unwrap();
+        let table = TableInfo {
+            name: &name,
+            partition_key: "pk",
+            ttl_attribute: None,
+        };
+        let device = Device {
+            device: "d7".into(),
+            state: Status::Closed,
+        };
+        let key = device.primary_key(&()).unwrap();
+        let item = device.to_item(&()).unwrap();
+        ops::put(&client, &table, item, true, None, Device::ENTITY_TYPE)
+            .await
+            .unwrap();
+        let read: Option<Device> = ops::get(&client, &table, key, true).await.unwrap();
+        assert_eq!(read, Some(device));
+    }
+}

@@ -51,3 +51,39 @@ async fn one_line_gives_a_ready_repository_on_a_table_of_its_own() {
             .len()
     );
 }
+
+/// The runtime's `rustls-ring` client serves a repository like the default
+/// one (over the test server's plain HTTP; the TLS stack is rustls's own).
+#[cfg(feature = "ring")]
+#[tokio::test]
+async fn the_ring_client_serves_a_repository() {
+    use singletable_runtime::sdk;
+    let server = singletable_runtime::testing::server().unwrap();
+    let config = sdk::Config::builder()
+        .behavior_version(sdk::config::BehaviorVersion::latest())
+        .region(sdk::config::Region::new("us-east-1"))
+        .endpoint_url(&server.endpoint)
+        .credentials_provider(sdk::config::Credentials::new(
+            "local", "local", None, None, "static",
+        ))
+        .http_client(singletable_runtime::https_client_ring())
+        .build();
+    let repo = Repository::new(sdk::Client::from_conf(config))
+        .with_table_name(singletable_runtime::testing::unique_table_name("Ring"));
+    repo.create_table().await.unwrap();
+    let acme = TenantId::new("acme").unwrap();
+    let ticket = Ticket {
+        id: "T-1".into(),
+        title: "over ring".into(),
+        status: Status::Open,
+        resolver: None,
+        created_at: DateTime::from_secs(1_714_564_800),
+    };
+    repo.for_tenant(&acme).create_ticket(&ticket).await.unwrap();
+    let read = repo
+        .for_tenant(&acme)
+        .get_ticket(&ticket.key())
+        .await
+        .unwrap();
+    assert_eq!(read, Some(ticket));
+}

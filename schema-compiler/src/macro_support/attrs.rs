@@ -29,6 +29,11 @@ pub(super) struct StructAttrs {
     pub tenant_pattern: Option<LitStr>,
     /// `index(name = "GSI1", pk = "...", sk = "...")`: inline mode's indexes.
     pub indexes: Vec<IndexAttr>,
+    /// `shards = 10`: inline mode's write shards (the keys hold `<shard>`).
+    pub shards: Option<syn::LitInt>,
+    /// `shard_by = "random"` (the default; the struct has a `shard: u32`)
+    /// or `shard_by = "hash(id)"`: how inline mode picks a shard.
+    pub shard_by: Option<LitStr>,
 }
 
 /// One `index(...)` of inline mode.
@@ -52,6 +57,9 @@ pub(super) struct FieldAttrs {
     pub pattern: Option<LitStr>,
     /// `escape`: inline mode's key escaping of the string.
     pub escape: bool,
+    /// `values("OPEN", "CLOSED")`: inline mode's enum values (the field's
+    /// type is an enum of the crate, as a spec's enum would need).
+    pub values: Vec<LitStr>,
 }
 
 /// Sets `slot` once; a second value is an error at the second.
@@ -85,12 +93,20 @@ pub(super) fn struct_attrs(attrs: &[syn::Attribute], errors: &mut Errors) -> Str
                 "sk" => &mut out.sk,
                 "tenant" => &mut out.tenant,
                 "tenant_pattern" => &mut out.tenant_pattern,
+                "shard_by" => &mut out.shard_by,
+                "shards" => {
+                    if out.shards.is_some() {
+                        return Err(meta.error("`shards` is given twice"));
+                    }
+                    out.shards = Some(meta.value()?.parse()?);
+                    return Ok(());
+                }
                 "index" => {
                     out.indexes.push(index_attr(&meta)?);
                     return Ok(());
                 }
                 _ => return Err(meta.error(format!(
-                    "unknown `singletable` key `{}`; expected one of: spec, entity, tenancy, table, pk, sk, tenant, tenant_pattern, index",
+                    "unknown `singletable` key `{}`; expected one of: spec, entity, tenancy, table, pk, sk, tenant, tenant_pattern, index, shards, shard_by",
                     quote::ToTokens::to_token_stream(&meta.path)
                 ))),
             };
@@ -149,9 +165,24 @@ pub(super) fn field_attrs(attrs: &[syn::Attribute], errors: &mut Errors) -> Fiel
                 set_once(&mut out.rename, meta.value()?.parse()?, "rename")
             } else if meta.path.is_ident("pattern") {
                 set_once(&mut out.pattern, meta.value()?.parse()?, "pattern")
+            } else if meta.path.is_ident("values") {
+                if !out.values.is_empty() {
+                    return Err(meta.error("`values` is given twice"));
+                }
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let values =
+                    syn::punctuated::Punctuated::<LitStr, syn::Token![,]>::parse_terminated(
+                        &content,
+                    )?;
+                if values.is_empty() {
+                    return Err(meta.error("`values(...)` lists the enum's values as stored: `values(\"OPEN\", \"CLOSED\")`"));
+                }
+                out.values = values.into_iter().collect();
+                Ok(())
             } else {
                 Err(meta.error(format!(
-                    "unknown `singletable` field key `{}`; expected one of: rename, skip, pattern, escape",
+                    "unknown `singletable` field key `{}`; expected one of: rename, skip, pattern, escape, values",
                     quote::ToTokens::to_token_stream(&meta.path)
                 )))
             }

@@ -78,6 +78,18 @@ fn reject_inline_keys(attrs: &StructAttrs, errors: &mut Errors) {
             "indexes are declared by the spec: `index(...)` belongs to inline mode (`table = \"…\"`)",
         ));
     }
+    if let Some(shards) = &attrs.shards {
+        errors.push(syn::Error::new(
+            shards.span(),
+            "sharding is declared by the spec: `shards` belongs to inline mode (`table = \"…\"`)",
+        ));
+    }
+    if let Some(by) = &attrs.shard_by {
+        errors.push(syn::Error::new(
+            by.span(),
+            "sharding is declared by the spec: `shard_by` belongs to inline mode (`table = \"…\"`)",
+        ));
+    }
 }
 
 /// Spec-bound mode: reads and compiles `spec`, binds the struct to its entity.
@@ -89,6 +101,12 @@ pub(super) fn spec_bound(
     errors: &mut Errors,
 ) -> Option<TokenStream> {
     reject_inline_keys(attrs, errors);
+    for value in fields.iter().filter_map(|f| f.attrs.values.first()) {
+        errors.push(syn::Error::new(
+            value.span(),
+            "enum values are declared by the spec: `values(...)` belongs to inline mode (`table = \"…\"`)",
+        ));
+    }
     let path = manifest_dir().join(spec.value());
     let text = match crate::source::read_input(&path) {
         Ok(text) => text,

@@ -112,13 +112,42 @@ fn write_entity(
     w.raw("entities:\n  ");
     w.string(&input.ident.to_string());
     w.raw(":\n    attributes:\n");
-    for field in fields.iter().filter(|f| !f.attrs.skip) {
+    let random = attrs.shards.is_some()
+        && attrs
+            .shard_by
+            .as_ref()
+            .is_none_or(|by| by.value() == "random");
+    // The write shard of a randomly sharded entity is no attribute.
+    let attributes = fields
+        .iter()
+        .filter(|f| !f.attrs.skip && !(random && f.name == "shard"));
+    for field in attributes {
         let (ty, optional) = field.value_type();
+        if !field.attrs.values.is_empty() {
+            w.raw("      ");
+            match &field.attrs.rename {
+                Some(rename) => w.lit(rename),
+                None => w.string(&field.name),
+            }
+            w.raw(": {type: enum, values: [");
+            for (i, value) in field.attrs.values.iter().enumerate() {
+                if i > 0 {
+                    w.raw(", ");
+                }
+                w.lit(value);
+            }
+            w.raw("]");
+            if optional {
+                w.raw(", optional: true");
+            }
+            w.raw("}\n");
+            continue;
+        }
         let Some(kind) = spec_type(ty) else {
             errors.push(syn::Error::new_spanned(
                 ty,
                 format!(
-                    "inline mode cannot tell the attribute type of field `{}`: use `String`, `i64`, `bool`, `singletable_runtime::{{Decimal, DateTime, Blob, Item}}` or a `Vec`, optionally in an `Option`; enums need a spec file (`spec = \"…\"`), or mark the field `#[singletable(skip)]`",
+                    "inline mode cannot tell the attribute type of field `{}`: use `String`, `i64`, `bool`, `singletable_runtime::{{Decimal, DateTime, Blob, Item}}` or a `Vec`, optionally in an `Option`; for an enum list its values (`#[singletable(values(\"OPEN\", \"CLOSED\"))]`), or mark the field `#[singletable(skip)]`",
                     field.ident
                 ),
             ));
@@ -144,6 +173,18 @@ fn write_entity(
     }
     w.raw("    key: ");
     write_keys(w, pk, attrs.sk.as_ref());
+    if let Some(count) = &attrs.shards {
+        w.raw("    shards: {count: ");
+        let start = w.text.len();
+        w.raw(&count.to_string());
+        w.origins.push((start..w.text.len(), count.span()));
+        w.raw(", by: ");
+        match &attrs.shard_by {
+            Some(by) => w.lit(by),
+            None => w.raw("random"),
+        }
+        w.raw("}\n");
+    }
     if !attrs.indexes.is_empty() {
         w.raw("    indexes:\n");
         for index in &attrs.indexes {
@@ -191,6 +232,12 @@ pub(super) fn inline(
         ));
         return None;
     };
+    if let (Some(by), None) = (&attrs.shard_by, &attrs.shards) {
+        errors.push(syn::Error::new(
+            by.span(),
+            "`shard_by` needs `shards = N`, the number of write shards",
+        ));
+    }
     if attrs.tenant_pattern.is_some() && attrs.tenant.is_none() {
         if let Some(pattern) = &attrs.tenant_pattern {
             errors.push(syn::Error::new(
