@@ -242,7 +242,12 @@ mod inline_enums_and_shards {
         assert_eq!(item["previous"].as_s().unwrap(), "OPEN");
         assert_eq!(Event::from_item(&item).unwrap(), event);
         // A shard outside 0..8 and a value not declared are refused.
-        assert!(Event { shard: 8, ..event.clone() }.to_item(&()).is_err());
+        assert!(Event {
+            shard: 8,
+            ..event.clone()
+        }
+        .to_item(&())
+        .is_err());
         let mut wrong = item.clone();
         wrong.insert(
             "status".into(),
@@ -259,7 +264,13 @@ mod inline_enums_and_shards {
             }
             .to_item(&())
             .unwrap();
-            item["pk"].as_s().unwrap().rsplit_once("|S#").unwrap().1.to_owned()
+            item["pk"]
+                .as_s()
+                .unwrap()
+                .rsplit_once("|S#")
+                .unwrap()
+                .1
+                .to_owned()
         };
         assert_eq!(shard("d1"), shard("d1"));
         let shards: std::collections::BTreeSet<String> =
