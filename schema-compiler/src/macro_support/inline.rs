@@ -120,7 +120,7 @@ fn write_entity(
     // The write shard of a randomly sharded entity is no attribute.
     let attributes = fields
         .iter()
-        .filter(|f| !f.attrs.skip && !(random && f.name == "shard"));
+        .filter(|f| !(f.attrs.skip || (random && f.name == "shard")));
     for field in attributes {
         let (ty, optional) = field.value_type();
         if !field.attrs.values.is_empty() {
