@@ -31,7 +31,9 @@ fn version(text: &str) -> Version {
 fn metadata() -> Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline"])
+        // Every platform's dependencies count (crates.io may be asked for
+        // the manifests of ones not built here); the lock file decides.
+        .args(["metadata", "--format-version", "1", "--locked"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo metadata runs");
