@@ -510,16 +510,26 @@ fn generate_rust(
     compilation: Compilation,
     options: &emit::rust::RustOptions,
 ) -> Result<Vec<emit::GeneratedFile>, Report> {
-    let unknown = options.extern_entities.iter().find(|(name, _)| {
-        !compilation
+    // Each extern entity is an entity of exactly one spec compiled: the
+    // type gets that spec's field constants and key.
+    let misplaced = options.extern_entities.iter().find_map(|(name, _)| {
+        let specs = compilation
             .specs
             .iter()
-            .any(|s| s.spec.entities.contains_key(name.as_str()))
+            .filter(|s| s.spec.entities.contains_key(name.as_str()))
+            .count();
+        match specs {
+            1 => None,
+            0 => Some(format!(
+                "extern entity `{name}` is not an entity of any spec compiled"
+            )),
+            n => Some(format!(
+                "extern entity `{name}` is an entity of {n} of the specs compiled: compile the spec it belongs to on its own"
+            )),
+        }
     });
-    let problem = match unknown {
-        Some((name, _)) if !compilation.has_errors() => Some(format!(
-            "extern entity `{name}` is not an entity of any spec compiled"
-        )),
+    let problem = match misplaced {
+        Some(problem) if !compilation.has_errors() => Some(problem),
         _ => options.problem(),
     };
     if let Some(problem) = problem {

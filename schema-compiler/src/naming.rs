@@ -15,16 +15,20 @@ const KEYWORDS: &[&str] = &[
     "typeof", "unsized", "virtual", "yield",
 ];
 
-/// `ticketCount`, `TicketCount`, `ShardID` → `ticket_count`, `ticket_count`, `shard_id`.
-/// The hidden accessor `#[derive(Entity)]` gives a struct for attribute
-/// `attribute`, which the repository of an extern entity reads it through.
-pub fn field_accessor(attribute: &str) -> String {
-    format!(
-        "__singletable_field_{}",
-        snake(attribute).trim_start_matches("r#")
+/// The hidden accessors `#[derive(Entity)]` gives a struct for attribute
+/// `attribute` (reading, then setting it), which the repository of an
+/// extern entity goes through. Their prefixes differ, so no attribute's
+/// getter is another's setter.
+pub fn field_accessors(attribute: &str) -> (String, String) {
+    let name = snake(attribute);
+    let name = name.trim_start_matches("r#");
+    (
+        format!("__singletable_get_{name}"),
+        format!("__singletable_set_{name}"),
     )
 }
 
+/// `ticketCount`, `TicketCount`, `ShardID` → `ticket_count`, `ticket_count`, `shard_id`.
 pub fn snake(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     let mut out = String::new();

@@ -8,11 +8,11 @@
 
 use std::collections::HashMap;
 
-use crate::batch::transact_write;
 use crate::error::Error;
 use crate::ops::{self, TableInfo, Update};
 use crate::sdk::types::{AttributeValue, Delete, Put, TransactWriteItem};
 use crate::sdk::Client;
+use crate::trace::Call;
 use crate::{Entity, Item};
 
 /// An aggregate entity's counter attribute.
@@ -124,22 +124,26 @@ pub async fn create<E: Entity>(
     counter: &Counter,
     group_of: GroupOf<E>,
 ) -> Result<(), Error> {
-    let put = ops::transact_put(
-        table,
-        item.to_item(scope)?,
-        true,
-        None,
-        E::ENTITY_TYPE,
-        None,
-    )?;
-    let count = counter_update(table, counter, &group_of(item, scope)?, 1)?;
-    match transact_write(client, vec![put, count], None).await {
-        Err(e) if lost_race(&e) => Err(Error::ConditionFailed {
-            entity: E::ENTITY_TYPE,
-            operation: "create",
-        }),
-        other => other,
-    }
+    let call = Call::item("create", E::ENTITY_TYPE, table.name);
+    crate::trace::within(&call, async {
+        let put = ops::transact_put(
+            table,
+            item.to_item(scope)?,
+            true,
+            None,
+            E::ENTITY_TYPE,
+            None,
+        )?;
+        let count = counter_update(table, counter, &group_of(item, scope)?, 1)?;
+        match crate::batch::transact_write_as(&call, client, vec![put, count], None).await {
+            Err(e) if lost_race(&e) => Err(Error::ConditionFailed {
+                entity: E::ENTITY_TYPE,
+                operation: "create",
+            }),
+            other => other,
+        }
+    })
+    .await
 }
 
 /// Writes `item`, replacing any item with its key, and moves the count from
@@ -152,46 +156,50 @@ pub async fn put<E: Entity>(
     counter: &Counter,
     group_of: GroupOf<E>,
 ) -> Result<(), Error> {
-    let new_group = group_of(item, scope)?;
-    for _ in 0..ATTEMPTS {
-        let new_item = item.to_item(scope)?;
-        let old = read(client, table, item.primary_key(scope)?).await?;
-        let mut items = Vec::new();
-        match old {
-            None => {
-                items.push(ops::transact_put(
-                    table,
-                    new_item,
-                    true,
-                    None,
-                    E::ENTITY_TYPE,
-                    None,
-                )?);
-                items.push(counter_update(table, counter, &new_group, 1)?);
+    let call = Call::item("put", E::ENTITY_TYPE, table.name);
+    crate::trace::within(&call, async {
+        let new_group = group_of(item, scope)?;
+        for _ in 0..ATTEMPTS {
+            let new_item = item.to_item(scope)?;
+            let old = read(&call, client, table, item.primary_key(scope)?).await?;
+            let mut items = Vec::new();
+            match old {
+                None => {
+                    items.push(ops::transact_put(
+                        table,
+                        new_item,
+                        true,
+                        None,
+                        E::ENTITY_TYPE,
+                        None,
+                    )?);
+                    items.push(counter_update(table, counter, &new_group, 1)?);
+                }
+                Some(old) => {
+                    let old_group = group_of(&E::from_item(&old)?, scope)?;
+                    let (condition, names, values) = still_in(table, &old_group);
+                    let put = Put::builder()
+                        .table_name(table.name)
+                        .set_item(Some(new_item))
+                        .condition_expression(condition)
+                        .set_expression_attribute_names(Some(names))
+                        .set_expression_attribute_values(values)
+                        .build()?;
+                    items.push(TransactWriteItem::builder().put(put).build());
+                    move_count(table, counter, &old_group, &new_group, &mut items)?;
+                }
             }
-            Some(old) => {
-                let old_group = group_of(&E::from_item(&old)?, scope)?;
-                let (condition, names, values) = still_in(table, &old_group);
-                let put = Put::builder()
-                    .table_name(table.name)
-                    .set_item(Some(new_item))
-                    .condition_expression(condition)
-                    .set_expression_attribute_names(Some(names))
-                    .set_expression_attribute_values(values)
-                    .build()?;
-                items.push(TransactWriteItem::builder().put(put).build());
-                move_count(table, counter, &old_group, &new_group, &mut items)?;
+            match crate::batch::transact_write_as(&call, client, items, None).await {
+                Err(e) if lost_race(&e) => continue,
+                other => return other,
             }
         }
-        match transact_write(client, items, None).await {
-            Err(e) if lost_race(&e) => continue,
-            other => return other,
-        }
-    }
-    Err(Error::ConditionFailed {
-        entity: E::ENTITY_TYPE,
-        operation: "put",
+        Err(Error::ConditionFailed {
+            entity: E::ENTITY_TYPE,
+            operation: "put",
+        })
     })
+    .await
 }
 
 /// Deletes the item at `key` and uncounts it, atomically; returns the item
@@ -205,34 +213,38 @@ pub async fn delete<E: Entity>(
     counter: &Counter,
     group_of: GroupOf<E>,
 ) -> Result<Option<E>, Error> {
-    for _ in 0..ATTEMPTS {
-        let Some(old) = read(client, table, key.clone()).await? else {
-            return Ok(None);
-        };
-        let old_entity = E::from_item(&old)?;
-        let old_group = group_of(&old_entity, scope)?;
-        let (condition, names, values) = still_in(table, &old_group);
-        let delete = Delete::builder()
-            .table_name(table.name)
-            .set_key(Some(key.clone()))
-            .condition_expression(condition)
-            .set_expression_attribute_names(Some(names))
-            .set_expression_attribute_values(values)
-            .build()?;
-        let items = vec![
-            TransactWriteItem::builder().delete(delete).build(),
-            counter_update(table, counter, &old_group, -1)?,
-        ];
-        match transact_write(client, items, None).await {
-            Err(e) if lost_race(&e) => continue,
-            Err(e) => return Err(e),
-            Ok(()) => return Ok(Some(old_entity)),
+    let call = Call::item("delete", E::ENTITY_TYPE, table.name);
+    crate::trace::within(&call, async {
+        for _ in 0..ATTEMPTS {
+            let Some(old) = read(&call, client, table, key.clone()).await? else {
+                return Ok(None);
+            };
+            let old_entity = E::from_item(&old)?;
+            let old_group = group_of(&old_entity, scope)?;
+            let (condition, names, values) = still_in(table, &old_group);
+            let delete = Delete::builder()
+                .table_name(table.name)
+                .set_key(Some(key.clone()))
+                .condition_expression(condition)
+                .set_expression_attribute_names(Some(names))
+                .set_expression_attribute_values(values)
+                .build()?;
+            let items = vec![
+                TransactWriteItem::builder().delete(delete).build(),
+                counter_update(table, counter, &old_group, -1)?,
+            ];
+            match crate::batch::transact_write_as(&call, client, items, None).await {
+                Err(e) if lost_race(&e) => continue,
+                Err(e) => return Err(e),
+                Ok(()) => return Ok(Some(old_entity)),
+            }
         }
-    }
-    Err(Error::ConditionFailed {
-        entity: E::ENTITY_TYPE,
-        operation: "delete",
+        Err(Error::ConditionFailed {
+            entity: E::ENTITY_TYPE,
+            operation: "delete",
+        })
     })
+    .await
 }
 
 /// Applies `update` to the item at `key`; when it changes the item's group,
@@ -249,76 +261,82 @@ pub async fn update<E: Entity>(
     counter: &Counter,
     group_of: GroupOf<E>,
 ) -> Result<E, Error> {
-    // An idempotent update sends its token with the first attempt; an
-    // attempt that lost a race was not applied, so the next takes a new one.
-    let mut token = update.idempotency_token.clone();
-    for attempt in 0..ATTEMPTS {
-        if attempt > 0 && update.idempotency_token.is_some() {
-            token = Some(ops::request_token());
-        }
-        let old = read(client, table, key.clone()).await?;
-        // A field of a map the item does not have cannot be set alone: as
-        // the uncounted update's `attribute_exists`, before any write.
-        let has_maps = |item: &Item| {
-            update
-                .fields
-                .iter()
-                .all(|(map, _, _)| matches!(item.get(*map), Some(AttributeValue::M(_))))
-        };
-        if !old.as_ref().is_some_and(has_maps) && !update.fields.is_empty() {
-            return Err(Error::ConditionFailed {
-                entity: E::ENTITY_TYPE,
-                operation: "update",
-            });
-        }
-        let Some(old) = old else {
-            if !update.upsert {
+    let call = Call::item("update", E::ENTITY_TYPE, table.name);
+    crate::trace::within(&call, async {
+        // An idempotent update sends its token with the first attempt; an
+        // attempt that lost a race was not applied, so the next takes a new one.
+        let mut token = update.idempotency_token.clone();
+        for attempt in 0..ATTEMPTS {
+            if attempt > 0 && update.idempotency_token.is_some() {
+                token = Some(ops::request_token());
+            }
+            let old = read(&call, client, table, key.clone()).await?;
+            // A field of a map the item does not have cannot be set alone: as
+            // the uncounted update's `attribute_exists`, before any write.
+            let has_maps = |item: &Item| {
+                update
+                    .fields
+                    .iter()
+                    .all(|(map, _, _)| matches!(item.get(*map), Some(AttributeValue::M(_))))
+            };
+            if !old.as_ref().is_some_and(has_maps) && !update.fields.is_empty() {
                 return Err(Error::ConditionFailed {
                     entity: E::ENTITY_TYPE,
                     operation: "update",
                 });
             }
-            // `or_create()` and no item: create the key with the update
-            // applied (it must be a whole item) and count it, as `create`
-            // does; when another writer created it meanwhile, update that.
-            let created = E::from_item(&applied(key.clone(), &update))?;
-            let put = ops::transact_put(
+            let Some(old) = old else {
+                if !update.upsert {
+                    return Err(Error::ConditionFailed {
+                        entity: E::ENTITY_TYPE,
+                        operation: "update",
+                    });
+                }
+                // `or_create()` and no item: create the key with the update
+                // applied (it must be a whole item) and count it, as `create`
+                // does; when another writer created it meanwhile, update that.
+                let created = E::from_item(&applied(key.clone(), &update))?;
+                let put = ops::transact_put(
+                    table,
+                    created.to_item(scope)?,
+                    true,
+                    None,
+                    E::ENTITY_TYPE,
+                    None,
+                )?;
+                let count = counter_update(table, counter, &group_of(&created, scope)?, 1)?;
+                match crate::batch::transact_write_as(&call, client, vec![put, count], token.take())
+                    .await
+                {
+                    Err(e) if lost_race(&e) => continue,
+                    other => return other.map(|()| created),
+                }
+            };
+            let old_group = group_of(&E::from_item(&old)?, scope)?;
+            let new_entity = E::from_item(&applied(old, &update))?;
+            let new_group = group_of(&new_entity, scope)?;
+            let mut conditioned = update.clone();
+            conditioned
+                .expect
+                .extend(old_group.attributes.iter().cloned());
+            let mut items = vec![ops::transact_update(
                 table,
-                created.to_item(scope)?,
-                true,
-                None,
+                key.clone(),
+                conditioned,
                 E::ENTITY_TYPE,
-                None,
-            )?;
-            let count = counter_update(table, counter, &group_of(&created, scope)?, 1)?;
-            match transact_write(client, vec![put, count], token.take()).await {
+            )?];
+            move_count(table, counter, &old_group, &new_group, &mut items)?;
+            match crate::batch::transact_write_as(&call, client, items, token.take()).await {
                 Err(e) if lost_race(&e) => continue,
-                other => return other.map(|()| created),
+                other => return other.map(|()| new_entity),
             }
-        };
-        let old_group = group_of(&E::from_item(&old)?, scope)?;
-        let new_entity = E::from_item(&applied(old, &update))?;
-        let new_group = group_of(&new_entity, scope)?;
-        let mut conditioned = update.clone();
-        conditioned
-            .expect
-            .extend(old_group.attributes.iter().cloned());
-        let mut items = vec![ops::transact_update(
-            table,
-            key.clone(),
-            conditioned,
-            E::ENTITY_TYPE,
-        )?];
-        move_count(table, counter, &old_group, &new_group, &mut items)?;
-        match transact_write(client, items, token.take()).await {
-            Err(e) if lost_race(&e) => continue,
-            other => return other.map(|()| new_entity),
         }
-    }
-    Err(Error::ConditionFailed {
-        entity: E::ENTITY_TYPE,
-        operation: "update",
+        Err(Error::ConditionFailed {
+            entity: E::ENTITY_TYPE,
+            operation: "update",
+        })
     })
+    .await
 }
 
 /// `item` with `update` applied, as DynamoDB would store it (an `ADD` to

@@ -317,16 +317,24 @@ pub async fn transact_write(
     client_request_token: Option<String>,
 ) -> Result<(), Error> {
     let call = Call::transaction("transact_write", items.len());
-    let result = crate::trace::within(
-        &call,
-        client
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .set_client_request_token(client_request_token)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send(),
-    )
-    .await;
+    let write = transact_write_as(&call, client, items, client_request_token);
+    crate::trace::within(&call, write).await
+}
+
+/// [`transact_write`] as a part of `call` (no span of its own).
+pub(crate) async fn transact_write_as(
+    call: &Call,
+    client: &Client,
+    items: Vec<TransactWriteItem>,
+    client_request_token: Option<String>,
+) -> Result<(), Error> {
+    let result = client
+        .transact_write_items()
+        .set_transact_items(Some(items))
+        .set_client_request_token(client_request_token)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await;
     match result {
         Ok(output) => {
             call.capacity(crate::trace::total_units(output.consumed_capacity()));

@@ -39,7 +39,7 @@ impl TenantKeys {
         }
     }
 
-    /// The table's partition-key attribute.
+    /// The tenant id.
     pub(crate) fn tenant(&self) -> &str {
         &self.tenant
     }

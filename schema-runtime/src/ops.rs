@@ -1066,7 +1066,7 @@ pub async fn update(
             when.check()?;
         }
         if let Some(token) = update.idempotency_token.clone() {
-            return update_once(client, table, key, update, entity, token).await;
+            return update_once(&call, client, table, key, update, entity, token).await;
         }
         let conditional = update.when.is_some();
         let own = OwnWrite::of(&update);
@@ -1136,6 +1136,7 @@ pub async fn update(
 /// not apply it again), then a strongly consistent read of the item, which
 /// may already show a later write.
 async fn update_once(
+    call: &Call,
     client: &Client,
     table: &TableInfo<'_>,
     key: Item,
@@ -1145,7 +1146,7 @@ async fn update_once(
 ) -> Result<Item, Error> {
     let expected = update.expect_version.map(|(_, v)| v);
     let item = transact_update(table, key.clone(), update, entity)?;
-    match crate::batch::transact_write(client, vec![item], Some(token)).await {
+    match crate::batch::transact_write_as(call, client, vec![item], Some(token)).await {
         Ok(()) => {}
         Err(Error::TransactionCanceled(reasons))
             if reasons.iter().any(|r| r.code == "ConditionalCheckFailed") =>
@@ -1158,13 +1159,15 @@ async fn update_once(
         }
         Err(e) => return Err(e),
     }
-    Ok(read_consistent(client, table, key)
+    Ok(read_consistent(call, client, table, key)
         .await?
         .unwrap_or_default())
 }
 
-/// The stored item at `key`, read consistently (`None` when there is none).
+/// The stored item at `key`, read consistently (`None` when there is none),
+/// as a part of `call`.
 pub(crate) async fn read_consistent(
+    call: &Call,
     client: &Client,
     table: &TableInfo<'_>,
     key: Item,
@@ -1174,8 +1177,10 @@ pub(crate) async fn read_consistent(
         .table_name(table.name)
         .set_key(Some(key))
         .consistent_read(true)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
         .send()
         .await?;
+    call.capacity(crate::trace::units(output.consumed_capacity()));
     Ok(output.item.filter(|item| !item.is_empty()))
 }
 

@@ -117,7 +117,9 @@ pub struct Page<T> {
     /// `item_cursors` sealed as page tokens, when the query was given keys.
     pub item_tokens: Vec<String>,
     /// The read capacity units the requests of this page consumed (every
-    /// partition read for it), as DynamoDB reported them.
+    /// partition read for it), as DynamoDB reported them. A last request
+    /// that finds nothing more, and the requests of a round that failed,
+    /// are on no page: the call's span (feature `tracing`) counts them.
     pub consumed_capacity: f64,
 }
 

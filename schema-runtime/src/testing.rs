@@ -1,11 +1,8 @@
 //! A generated repository on a fresh table, for tests (feature `testing`).
 //!
-//! ```no_run
-//! # mod support_ticket { pub type Repository = (); }
-//! # async fn demo() {
+//! ```ignore
 //! // In a test: a server, a table of its own, ready.
 //! let repo: support_ticket::Repository = singletable_runtime::testing::repository().await;
-//! # }
 //! ```
 //!
 //! The server is the one `DYNAMODB_ENDPOINT` names (DynamoDB Local, or any
@@ -121,7 +118,15 @@ pub fn unique_table_name(prefix: &str) -> String {
 pub async fn repository<R: Repository>() -> R {
     match try_repository().await {
         Ok(repo) => repo,
-        Err(e) => panic!("cannot set up a test table: {e}"),
+        Err(e) => {
+            let mut message = format!("cannot set up a test table: {e}");
+            let mut cause = std::error::Error::source(&e);
+            while let Some(c) = cause {
+                message.push_str(&format!(": {c}"));
+                cause = c.source();
+            }
+            panic!("{message}")
+        }
     }
 }
 
@@ -211,6 +216,9 @@ mod recorder {
     pub struct CallRecorder {
         spans: Arc<Mutex<Vec<RecordedCall>>>,
         stack: Arc<Mutex<Vec<u64>>>,
+        /// The last id given; never reset, so a span still open across
+        /// [`clear`](Self::clear) keeps an id of its own.
+        last_id: Arc<std::sync::atomic::AtomicU64>,
     }
 
     struct Fields<'a>(&'a mut BTreeMap<String, String>);
@@ -269,7 +277,10 @@ mod recorder {
                 .copied();
             let mut spans = self.spans.lock().unwrap_or_else(PoisonError::into_inner);
             // Ids count from 1 and are never reused, cleared or not.
-            let id = spans.last().map_or(1, |s| s.id + 1);
+            let id = self
+                .last_id
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                + 1;
             let mut seen = RecordedCall {
                 name: attrs.metadata().name(),
                 target: attrs.metadata().target(),

@@ -86,9 +86,10 @@ pub enum TokenError {
     /// Not sealed by these keys: altered, made up, or sealed under a key
     /// no longer listed.
     Forged,
-    /// A token of another access pattern.
+    /// A token of another access pattern (of the same tenant).
     OtherPattern {
-        /// The pattern the token resumes.
+        /// The pattern the token resumes (not in the `Display` text, which
+        /// an API may show its client).
         token: String,
         /// The pattern it was given to.
         query: &'static str,
@@ -113,9 +114,10 @@ impl fmt::Display for TokenError {
             TokenError::Forged => {
                 f.write_str("page token refused: not sealed by this application's keys")
             }
-            TokenError::OtherPattern { token, query } => {
-                write!(f, "page token refused: it resumes `{token}`, not `{query}`")
-            }
+            TokenError::OtherPattern { query, .. } => write!(
+                f,
+                "page token refused: it resumes another access pattern than `{query}`"
+            ),
             TokenError::OtherTenant => {
                 f.write_str("page token refused: it was issued to another tenant")
             }
@@ -231,14 +233,16 @@ impl PageTokens {
         let pattern = reader.bytes().ok_or(TokenError::Malformed)?;
         let tenant: [u8; 32] = reader.array().ok_or(TokenError::Malformed)?;
         let parameters: [u8; 32] = reader.array().ok_or(TokenError::Malformed)?;
+        // The tenant first: a token of another tenant tells nothing more
+        // about the query it was issued for.
+        if tenant != binding.tenant {
+            return Err(TokenError::OtherTenant);
+        }
         if pattern != binding.pattern.as_bytes() {
             return Err(TokenError::OtherPattern {
                 token: String::from_utf8_lossy(pattern).into_owned(),
                 query: binding.pattern,
             });
-        }
-        if tenant != binding.tenant {
-            return Err(TokenError::OtherTenant);
         }
         if parameters != binding.parameters {
             return Err(TokenError::OtherParameters);

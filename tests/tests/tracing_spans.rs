@@ -59,6 +59,25 @@ async fn each_call_is_one_span_with_what_it_did() {
     assert_eq!(batch.fields["items"], "60");
     assert_eq!(batch.fields["requests"], "3");
 
+    // An update applied once (a transaction, then a consistent read) is
+    // still one call, with the capacity of both requests.
+    collector.clear();
+    t.update_product(
+        &ProductKey {
+            product_id: "p-1".into(),
+        },
+        ProductUpdate::default()
+            .name("renamed")
+            .idempotency_token("rename-p-1"),
+    )
+    .await
+    .unwrap();
+    let spans = collector.calls();
+    assert_eq!(spans.len(), 1, "{spans:#?}");
+    assert_eq!(spans[0].fields["operation"], "update");
+    let capacity: f64 = spans[0].fields["consumed_capacity"].parse().unwrap();
+    assert!(capacity > 0.0, "{:?}", spans[0]);
+
     collector.clear();
     let items = t.tenant_products().page_size(7).all().await.unwrap();
     let spans = collector.calls();

@@ -176,7 +176,11 @@ fn write_entity(
     if let Some(count) = &attrs.shards {
         w.raw("    shards: {count: ");
         let start = w.text.len();
-        w.raw(&count.to_string());
+        // The value, not the literal's spelling (`8u32`, `0x8`).
+        let value = count
+            .base10_parse::<u32>()
+            .map_or_else(|_| count.to_string(), |n| n.to_string());
+        w.raw(&value);
         w.origins.push((start..w.text.len(), count.span()));
         w.raw(", by: ");
         match &attrs.shard_by {

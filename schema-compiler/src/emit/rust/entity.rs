@@ -274,7 +274,10 @@ impl Emitter<'_> {
             let value = self.field_ref(name.as_str(), &quote!(entity), a.name.as_str());
             quote!(#f: Clone::clone(#value),)
         });
-        let shard_copy = random.map(|_| quote!(shard: entity.shard,));
+        let shard_copy = random.map(|_| match self.extern_path(name.as_str()) {
+            Some(_) => quote!(shard: entity.__singletable_shard(),),
+            None => quote!(shard: entity.shard,),
+        });
         let entity_param = if key_attributes.is_empty() && random.is_none() {
             format_ident!("_entity")
         } else {

@@ -414,7 +414,7 @@ impl<'a> Emitter<'a> {
     /// crate's own struct (whose field may be named otherwise).
     fn field_ref(&self, entity: &str, receiver: &TokenStream, attribute: &str) -> TokenStream {
         if self.extern_path(entity).is_some() {
-            let accessor = format_ident!("{}", names::field_accessor(attribute));
+            let accessor = format_ident!("{}", names::field_accessors(attribute).0);
             quote!(#receiver.#accessor())
         } else {
             let f = names::snake_ident(attribute);
@@ -425,7 +425,7 @@ impl<'a> Emitter<'a> {
     /// The place of `attribute` of the entity value `receiver`, to assign to.
     fn field_place(&self, entity: &str, receiver: &TokenStream, attribute: &str) -> TokenStream {
         if self.extern_path(entity).is_some() {
-            let accessor = format_ident!("{}_mut", names::field_accessor(attribute));
+            let accessor = format_ident!("{}", names::field_accessors(attribute).1);
             quote!(*#receiver.#accessor())
         } else {
             let f = names::snake_ident(attribute);
@@ -452,8 +452,8 @@ impl<'a> Emitter<'a> {
                 } else {
                     value.clone()
                 };
-                let get = format_ident!("{}", names::field_accessor(attribute));
-                let set = format_ident!("{}_mut", names::field_accessor(attribute));
+                let (get, set) = names::field_accessors(attribute);
+                let (get, set) = (format_ident!("{get}"), format_ident!("{set}"));
                 Some(quote! {
                     #[doc(hidden)]
                     #[inline]
@@ -467,10 +467,22 @@ impl<'a> Emitter<'a> {
                     }
                 })
             });
+        // The write shard of an entity sharded at random (a `shard: u32`
+        // field, which the binding requires).
+        let shard = Self::random_shard(entity).map(|_| {
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                pub fn __singletable_shard(&self) -> u32 {
+                    self.shard
+                }
+            }
+        });
         quote! {
             #[allow(dead_code)]
             impl #ty {
                 #(#methods)*
+                #shard
             }
         }
     }
