@@ -533,15 +533,10 @@ fn generate_rust(
         _ => options.problem(),
     };
     if let Some(problem) = problem {
-        let mut diagnostics = Diagnostics::new();
-        diagnostics.push(
-            Diagnostic::new(Code::Io, format!("invalid compiler option: {problem}"))
-                .help("check the build script's `type_attribute`, `field_attribute`, `serde_rename_all` and `extern_entity` calls"),
-        );
-        return Err(Report {
-            sources: SourceMap::new(),
-            diagnostics,
-        });
+        return Err(io_report(
+            format!("invalid compiler option: {problem}"),
+            "check the build script's `type_attribute`, `field_attribute`, `serde_rename_all` and `extern_entity` calls",
+        ));
     }
     generate_each(compilation, |spec, file| {
         Ok(vec![emit::GeneratedFile {
@@ -637,10 +632,13 @@ fn read_error(path: &Path, error: &std::io::Error) -> Diagnostic {
 
 /// A report of one output error (no spec file to point into).
 fn io_error(message: String) -> Report {
+    io_report(message, "check the output directory and its permissions")
+}
+
+/// A report of one `singletable::io` problem, which has no position.
+fn io_report(message: String, help: &str) -> Report {
     let mut diagnostics = Diagnostics::new();
-    diagnostics.push(
-        Diagnostic::new(Code::Io, message).help("check the output directory and its permissions"),
-    );
+    diagnostics.push(Diagnostic::new(Code::Io, message).help(help.to_owned()));
     Report {
         sources: SourceMap::new(),
         diagnostics,

@@ -346,9 +346,6 @@ impl QueryRequest {
     }
 }
 
-/// Whether `low` sorts after `high` in DynamoDB's order: strings and
-/// binaries by their bytes (as Rust's `str` and slices compare), numbers
-/// by value.
 /// A page's items and errors (or the error of the whole page), one
 /// result each, items first.
 pub(crate) fn results<T>(
@@ -376,6 +373,9 @@ pub(crate) fn reversed_range(values: &Item, ranges: &[(&str, &str)]) -> bool {
         })
 }
 
+/// Whether `low` sorts after `high` in DynamoDB's order: strings and
+/// binaries by their bytes (as Rust's `str` and slices compare), numbers
+/// by value.
 pub(crate) fn descending(low: &AttributeValue, high: &AttributeValue) -> bool {
     match (low, high) {
         (AttributeValue::S(low), AttributeValue::S(high)) => low > high,
@@ -530,9 +530,7 @@ impl<T: Send + 'static> State<T> {
                 Ok(Some(value)) => {
                     page.items.push(value);
                     if shared.item_cursors {
-                        page.item_cursors.push(Cursor::from_positions(
-                            self.partitions.iter().map(|p| p.position.clone()).collect(),
-                        ));
+                        page.item_cursors.push(self.cursor());
                     }
                     if let Some(r) = &mut self.remaining {
                         *r -= 1;
@@ -543,8 +541,7 @@ impl<T: Send + 'static> State<T> {
             }
         }
         // After the limit too, so the caller can resume where it stopped.
-        let cursor =
-            Cursor::from_positions(self.partitions.iter().map(|p| p.position.clone()).collect());
+        let cursor = self.cursor();
         page.next = (!cursor.is_done()).then_some(cursor);
         if let Some((keys, binding)) = &shared.tokens {
             page.next_token = page.next.as_ref().map(|c| keys.seal(binding, c));
@@ -555,6 +552,11 @@ impl<T: Send + 'static> State<T> {
                 .collect();
         }
         Some(Ok(page))
+    }
+
+    /// Where every partition stands: after the last item returned.
+    fn cursor(&self) -> Cursor {
+        Cursor::from_positions(self.partitions.iter().map(|p| p.position.clone()).collect())
     }
 
     /// The partition whose next item comes first in the requested order.

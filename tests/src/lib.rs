@@ -6,6 +6,7 @@ pub mod capture;
 pub mod dynamo_json;
 pub mod extern_entities;
 pub mod faults;
+pub mod samples;
 pub mod server;
 pub mod soundness;
 pub mod tables;

@@ -5,21 +5,10 @@
 //! before any request is sent.
 
 use futures_util::StreamExt;
-use singletable_runtime::{DateTime, Error, PageTokens, TokenError};
+use singletable_runtime::{Error, PageTokens, TokenError};
 use singletable_tests::generated::pooled_product_catalog::*;
+use singletable_tests::samples::product;
 use singletable_tests::server;
-
-fn product(id: &str, category: &str) -> Product {
-    Product {
-        product_id: id.into(),
-        name: format!("product {id}"),
-        category: category.into(),
-        price: "9.99".parse().unwrap(),
-        currency: Currency::Eur,
-        doc: Default::default(),
-        updated_at: DateTime::from_secs(1_714_564_800),
-    }
-}
 
 /// A repository whose client can reach no server: a call that sends a
 /// request fails with a service error, so a token error proves none was sent.

@@ -5,21 +5,10 @@
 use singletable_runtime::sdk::types::AttributeValue;
 use singletable_runtime::{DateTime, Position};
 use singletable_tests::generated::pooled_product_catalog::*;
+use singletable_tests::samples::product;
 use singletable_tests::server;
 
 const SHARDS: u32 = 10;
-
-fn product(id: &str) -> Product {
-    Product {
-        product_id: id.into(),
-        name: format!("product {id}"),
-        category: "tools".into(),
-        price: "9.99".parse().unwrap(),
-        currency: Currency::Eur,
-        doc: Default::default(),
-        updated_at: DateTime::from_secs(1_714_564_800),
-    }
-}
 
 /// Pearson's chi-square statistic of `counts` against a uniform spread.
 fn chi_square(counts: &[u64]) -> f64 {
@@ -71,12 +60,12 @@ async fn ten_thousand_writes_spread_evenly_and_come_back_once_in_order() {
     let mut ids: Vec<String> = (0..10_000).map(|i| format!("sku-{i:05}")).collect();
     let mut batch = t.import_products();
     for id in &ids {
-        batch.put_product(&product(id));
+        batch.put_product(&product(id, "tools"));
     }
     batch.send().await.unwrap();
     let mut other_batch = repo.for_tenant(&other).import_products();
     for id in &ids[..50] {
-        other_batch.put_product(&product(id));
+        other_batch.put_product(&product(id, "tools"));
     }
     other_batch.send().await.unwrap();
 

@@ -3,6 +3,7 @@
 
 use singletable_runtime::DateTime;
 use singletable_tests::generated::*;
+use singletable_tests::samples::product;
 use singletable_tests::server;
 
 async fn client() -> singletable_runtime::sdk::Client {
@@ -97,18 +98,6 @@ async fn reads_skip_items_whose_ttl_has_passed() {
         .delete_message(&expired.key());
     delete.send().await.unwrap();
     assert!(repo.inbox("ann").all().await.unwrap().is_empty());
-}
-
-fn product(id: &str, category: &str) -> pooled_product_catalog::Product {
-    pooled_product_catalog::Product {
-        product_id: id.into(),
-        name: format!("product {id}"),
-        category: category.into(),
-        price: "9.99".parse().unwrap(),
-        currency: pooled_product_catalog::Currency::Eur,
-        doc: Default::default(),
-        updated_at: DateTime::from_secs(1_714_564_800),
-    }
 }
 
 #[tokio::test]

@@ -59,13 +59,10 @@ async fn one_line_gives_a_ready_repository_on_a_table_of_its_own() {
 async fn the_ring_client_serves_a_repository() {
     use singletable_runtime::sdk;
     let server = singletable_runtime::testing::server().unwrap();
-    let config = sdk::Config::builder()
-        .behavior_version(sdk::config::BehaviorVersion::latest())
-        .region(sdk::config::Region::new("us-east-1"))
-        .endpoint_url(&server.endpoint)
-        .credentials_provider(sdk::config::Credentials::new(
-            "local", "local", None, None, "static",
-        ))
+    // The helper's client, on the ring client instead of the default one.
+    let config = singletable_runtime::testing::client(&server.endpoint)
+        .config()
+        .to_builder()
         .http_client(singletable_runtime::https_client_ring())
         .build();
     let repo = Repository::new(sdk::Client::from_conf(config))

@@ -3,21 +3,9 @@
 //! and the capacity consumed; the SDK's spans nest inside it.
 
 use singletable_runtime::testing::CallRecorder;
-use singletable_runtime::DateTime;
 use singletable_tests::generated::pooled_product_catalog::*;
+use singletable_tests::samples::product;
 use singletable_tests::server;
-
-fn product(id: &str) -> Product {
-    Product {
-        product_id: id.into(),
-        name: format!("product {id}"),
-        category: "tools".into(),
-        price: "9.99".parse().unwrap(),
-        currency: Currency::Eur,
-        doc: Default::default(),
-        updated_at: DateTime::from_secs(1_714_564_800),
-    }
-}
 
 #[tokio::test]
 async fn each_call_is_one_span_with_what_it_did() {
@@ -29,7 +17,7 @@ async fn each_call_is_one_span_with_what_it_did() {
     let acme = TenantId::new("acme").unwrap();
     let t = repo.for_tenant(&acme);
 
-    t.put_product(&product("p-1")).await.unwrap();
+    t.put_product(&product("p-1", "tools")).await.unwrap();
     let spans = collector.calls();
     assert_eq!(spans.len(), 1, "{spans:#?}");
     let put = &spans[0];
@@ -48,7 +36,7 @@ async fn each_call_is_one_span_with_what_it_did() {
     collector.clear();
     let mut batch = t.import_products();
     for i in 0..60 {
-        batch.put_product(&product(&format!("p-{i:03}")));
+        batch.put_product(&product(&format!("p-{i:03}"), "tools"));
     }
     batch.send().await.unwrap();
     let spans = collector.calls();
