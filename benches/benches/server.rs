@@ -5,16 +5,12 @@
 //! server itself and through a proxy that adds a fixed round trip to every
 //! answer (the network a remote DynamoDB has and a local server does not).
 
-#![allow(
-    missing_docs,
-    reason = "criterion's macros generate undocumented public functions"
-)]
-
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use singletable_benches::rounds::{Comparison, Plan};
 use singletable_benches::{data, handwritten};
+use singletable_runtime::sdk::types::ReturnConsumedCapacity;
 use singletable_tests::generated::{contest_votes, support_ticket};
 use singletable_tests::server;
 use tokio::runtime::Runtime;
@@ -39,7 +35,7 @@ async fn setup() -> Setup {
         .with_table_name(server::unique_table("BenchTickets"));
     // Without the spec's stream: dynoxide keeps every stream record, and
     // with thousands of writes a second its requests slow down as they pile
-    // up, so whichever variant criterion ran second was measured slower.
+    // up, so whichever variant ran second was measured slower.
     let table = singletable_runtime::schema::TableDef {
         stream: None,
         ..support_ticket::TABLE
@@ -100,6 +96,7 @@ impl PutGet<'_> {
             .put_item()
             .table_name(table)
             .set_item(Some(item))
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await
             .unwrap();
@@ -108,106 +105,81 @@ impl PutGet<'_> {
             .table_name(table)
             .set_key(Some(handwritten::ticket_key(tenant, &self.ticket.id)))
             .consistent_read(false)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await
             .unwrap();
         black_box(handwritten::ticket_from_item(&out.item.unwrap()).unwrap());
     }
-
-    /// Runs both `iters` times, alternating, and returns the time of one
-    /// of them: the server's state (its stream of changes grows with every
-    /// write) then drifts alike under both, whichever criterion runs first.
-    async fn alternate(&self, iters: u64, time_generated: bool) -> Duration {
-        let mut timed = Duration::ZERO;
-        for _ in 0..iters {
-            let start = Instant::now();
-            if time_generated {
-                self.generated().await;
-            } else {
-                self.handwritten().await;
-            }
-            timed += start.elapsed();
-            if time_generated {
-                self.handwritten().await;
-            } else {
-                self.generated().await;
-            }
-        }
-        timed
-    }
 }
 
-fn put_get(c: &mut Criterion, rt: &Runtime, s: &Setup) {
-    let ops = &PutGet {
-        setup: s,
-        tenant: data::tenant(),
-        ticket: data::ticket(1),
-    };
-    let mut group = c.benchmark_group("e2e_put_get");
-    group.bench_function("generated", |b| {
-        b.to_async(rt)
-            .iter_custom(|iters| ops.alternate(iters, true))
-    });
-    group.bench_function("handwritten", |b| {
-        b.to_async(rt)
-            .iter_custom(|iters| ops.alternate(iters, false))
-    });
-    group.finish();
-}
-
-/// The 20-shard query against the single-partition one on `votes`, in
-/// criterion group `group`.
-fn scatter_gather(c: &mut Criterion, rt: &Runtime, votes: &contest_votes::Repository, group: &str) {
+/// `n` runs of `f` on the runtime, timed.
+fn on<F: std::future::Future<Output = ()>>(
+    rt: &Runtime,
+    n: u64,
+    mut f: impl FnMut() -> F,
+) -> Duration {
     rt.block_on(async {
-        let shards = votes.vote_shards("final", "ada").all().await.unwrap();
-        let single = votes.contestants("final").all().await.unwrap();
-        assert_eq!(
-            (shards.len(), single.len()),
-            (20, 20),
-            "both return 20 items"
-        );
-    });
-    let mut group = c.benchmark_group(group);
-    group.bench_function("single_partition", |b| {
-        b.to_async(rt)
-            .iter(|| async { black_box(votes.contestants("final").all().await.unwrap()) })
-    });
-    group.bench_function("twenty_shards", |b| {
-        b.to_async(rt)
-            .iter(|| async { black_box(votes.vote_shards("final", "ada").all().await.unwrap()) })
-    });
-    group.bench_function("twenty_shards_sequential", |b| {
-        b.to_async(rt).iter(|| async {
-            let query = votes.vote_shards("final", "ada").concurrency(1);
-            black_box(query.all().await.unwrap())
-        })
-    });
-    group.finish();
+        let start = Instant::now();
+        for _ in 0..n {
+            f().await;
+        }
+        start.elapsed()
+    })
 }
 
-fn server_benches(c: &mut Criterion) {
+fn main() -> std::io::Result<()> {
+    let plan = Plan::new(9, Duration::from_millis(400));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("a Tokio runtime");
     let s = rt.block_on(setup());
-    put_get(c, &rt, &s);
-    scatter_gather(c, &rt, &s.votes, "scatter_gather");
-    scatter_gather(c, &rt, &s.votes_remote, "scatter_gather_remote");
+    let ops = &PutGet {
+        setup: &s,
+        tenant: data::tenant(),
+        ticket: data::ticket(1),
+    };
+    rt.block_on(async {
+        ops.generated().await;
+        ops.handwritten().await;
+    });
+    Comparison::new("e2e_put_get")
+        .timed("handwritten", |n| on(&rt, n, || ops.handwritten()))
+        .timed("generated", |n| on(&rt, n, || ops.generated()))
+        .run(plan)?;
+    for (name, votes) in [
+        ("scatter_gather", &s.votes),
+        ("scatter_gather_remote", &s.votes_remote),
+    ] {
+        rt.block_on(async {
+            let shards = votes.vote_shards("final", "ada").all().await.unwrap();
+            let single = votes.contestants("final").all().await.unwrap();
+            assert_eq!(
+                (shards.len(), single.len()),
+                (20, 20),
+                "both return 20 items"
+            );
+        });
+        Comparison::new(name)
+            .timed("single_partition", |n| {
+                on(&rt, n, || async {
+                    black_box(votes.contestants("final").all().await.unwrap());
+                })
+            })
+            .timed("twenty_shards", |n| {
+                on(&rt, n, || async {
+                    black_box(votes.vote_shards("final", "ada").all().await.unwrap());
+                })
+            })
+            .timed("twenty_shards_sequential", |n| {
+                on(&rt, n, || async {
+                    let query = votes.vote_shards("final", "ada").concurrency(1);
+                    black_box(query.all().await.unwrap());
+                })
+            })
+            .run(plan)?;
+    }
+    Ok(())
 }
-
-fn config() -> Criterion {
-    Criterion::default()
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3))
-        .sample_size(20)
-        .without_plots()
-}
-
-criterion_group! {
-    name = server_group;
-    config = config();
-    targets = server_benches
-}
-criterion_main!(server_group);

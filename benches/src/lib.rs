@@ -3,9 +3,9 @@
 //! against `serde_dynamo`), how the compiler scales, and what the
 //! generated repositories do against a real DynamoDB-compatible server.
 //!
-//! The criterion suites live in `benches/`; the measurements that are not
-//! micro-benchmarks (bulk loads, the peer validator, build cost) are
-//! binaries in `src/bin/`. `scripts/bench` runs everything and writes
+//! The comparisons in alternating rounds ([`rounds`]) live in `benches/`;
+//! the measurements that are not micro-benchmarks (bulk loads, the peer
+//! validator, build cost) are binaries in `src/bin/`. `scripts/bench` runs everything and writes
 //! `BENCHMARKS.md` from the results.
 //!
 //! This library holds what the benchmarks share: the sample data, the
@@ -17,6 +17,7 @@ pub mod data;
 pub mod handwritten;
 pub mod report;
 pub mod results;
+pub mod rounds;
 pub mod serde_model;
 pub mod synth;
 

@@ -1,15 +1,13 @@
-//! Reading the measurements back: criterion's estimates and the JSON files
-//! of the other benchmarks.
+//! Reading the measurements back: the JSON files the benchmarks leave in
+//! the results directory ([`crate::results`], [`crate::rounds`]).
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-/// Where criterion and the other benchmarks left their results.
+/// Where the benchmarks left their results.
 #[derive(Debug, Clone)]
 pub struct Sources {
-    /// Criterion's output directory (`<target>/criterion`).
-    pub criterion: PathBuf,
     /// The results directory of [`crate::results`].
     pub results: PathBuf,
 }
@@ -23,25 +21,71 @@ pub struct Timing {
     pub spread: f64,
 }
 
-impl Sources {
-    /// Criterion's median and median absolute deviation of `group/function`.
-    pub fn criterion(&self, group: &str, function: &str) -> Option<Timing> {
-        let path = self
-            .criterion
-            .join(group)
-            .join(function)
-            .join("new/estimates.json");
-        let v = read(&path)?;
-        Some(Timing {
-            median: v["median"]["point_estimate"].as_f64()? / 1e9,
-            spread: v["median_abs_dev"]["point_estimate"].as_f64()? / 1e9,
+/// A median with the least and greatest value around it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Range {
+    /// The median.
+    pub median: f64,
+    /// The least value.
+    pub min: f64,
+    /// The greatest value.
+    pub max: f64,
+}
+
+impl Range {
+    fn read(median: &Value, min: &Value, max: &Value) -> Option<Range> {
+        Some(Range {
+            median: median.as_f64()?,
+            min: min.as_f64()?,
+            max: max.as_f64()?,
         })
     }
 
+    /// The reciprocal (a time ratio as a speedup): min and max swap.
+    pub fn inverse(self) -> Range {
+        Range {
+            median: 1.0 / self.median,
+            min: 1.0 / self.max,
+            max: 1.0 / self.min,
+        }
+    }
+}
+
+/// One variant of a comparison in alternating rounds ([`crate::rounds`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Variant {
+    /// The time of one iteration across rounds.
+    pub time: Range,
+    /// Its time over the baseline's in the same round, across rounds.
+    pub ratio: Range,
+}
+
+impl Sources {
     /// The JSON results file `name`.
     pub fn results(&self, name: &str) -> Option<Value> {
         read(&self.results.join(format!("{name}.json")))
     }
+
+    /// Variant `label` of the comparison `name`.
+    pub fn variant(&self, name: &str, label: &str) -> Option<Variant> {
+        variant(&self.results(name)?, label)
+    }
+}
+
+/// Variant `label` of a comparison's results.
+pub fn variant(comparison: &Value, label: &str) -> Option<Variant> {
+    let v = comparison["variants"]
+        .as_array()?
+        .iter()
+        .find(|v| v["label"] == label)?;
+    Some(Variant {
+        time: Range::read(&v["median_s"], &v["min_s"], &v["max_s"])?,
+        ratio: Range::read(
+            &v["ratio"]["median"],
+            &v["ratio"]["min"],
+            &v["ratio"]["max"],
+        )?,
+    })
 }
 
 fn read(path: &Path) -> Option<Value> {
@@ -69,4 +113,19 @@ pub fn duration(s: f64) -> String {
 /// `median ± spread`.
 pub fn cell(t: Timing) -> String {
     format!("{} ± {}", duration(t.median), duration(t.spread))
+}
+
+/// `median (min–max)` of times.
+pub fn time_range(r: Range) -> String {
+    format!(
+        "{} ({}–{})",
+        duration(r.median),
+        duration(r.min),
+        duration(r.max)
+    )
+}
+
+/// `median (min–max)` of ratios, to `digits` decimals.
+pub fn ratio_range(r: Range, digits: usize) -> String {
+    format!("{:.d$} ({:.d$}–{:.d$})", r.median, r.min, r.max, d = digits)
 }

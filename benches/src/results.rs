@@ -1,4 +1,4 @@
-//! Where the measurements that are not criterion's go: one JSON file per
+//! Where the measurements go: one JSON file per
 //! measurement in the results directory, read back by `bench-report`.
 
 use std::path::PathBuf;

@@ -83,6 +83,7 @@ pub use escape::{escape, push_escaped, unescape};
 pub use integer::{decode_integer, encode_integer, integer_width, push_integer};
 pub use shard::hash_shard;
 pub use time::{
-    civil_from_days, epoch_millis, epoch_millis_text, epoch_seconds_text, push_epoch_millis,
-    push_epoch_seconds, push_rfc3339, rfc3339, EPOCH_MILLIS_MAX, EPOCH_SECONDS_MAX,
+    civil_from_days, days_from_civil, epoch_millis, epoch_millis_text, epoch_seconds_text,
+    parse_rfc3339, push_epoch_millis, push_epoch_seconds, push_rfc3339, rfc3339, EPOCH_MILLIS_MAX,
+    EPOCH_SECONDS_MAX,
 };

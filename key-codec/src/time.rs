@@ -1,7 +1,5 @@
 //! Datetimes as fixed-width, order-preserving text.
 
-use std::fmt::Write as _;
-
 use crate::{push_integer, EncodeError};
 
 /// The greatest epoch-seconds value in a key (12 digits, until year 33658).
@@ -31,21 +29,103 @@ pub fn push_rfc3339(
     if !(0..=9999).contains(&year) {
         return Err(EncodeError::YearOutOfRange);
     }
-    let second_of_day = secs.rem_euclid(SECONDS_PER_DAY);
-    let _ = write!(
-        out,
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
-        second_of_day / 3600,
-        second_of_day / 60 % 60,
-        second_of_day % 60
-    );
+    let second_of_day = secs.rem_euclid(SECONDS_PER_DAY) as u32;
+    // Written digit by digit: this runs for every datetime in every key.
+    out.reserve(30);
+    push_digits(out, year as u32, 4);
+    out.push('-');
+    push_digits(out, month, 2);
+    out.push('-');
+    push_digits(out, day, 2);
+    out.push('T');
+    push_digits(out, second_of_day / 3600, 2);
+    out.push(':');
+    push_digits(out, second_of_day / 60 % 60, 2);
+    out.push(':');
+    push_digits(out, second_of_day % 60, 2);
     let digits = u32::from(digits.min(9));
     if digits > 0 {
-        let fraction = nanos / 10u32.pow(9 - digits);
-        let _ = write!(out, ".{fraction:0width$}", width = digits as usize);
+        out.push('.');
+        push_digits(out, nanos / 10u32.pow(9 - digits), digits);
     }
     out.push('Z');
     Ok(())
+}
+
+/// Appends `value` as exactly `width` decimal digits (its last `width`).
+fn push_digits(out: &mut String, mut value: u32, width: u32) {
+    let mut buf = [b'0'; 10];
+    for slot in buf[..width as usize].iter_mut().rev() {
+        *slot = b'0' + (value % 10) as u8;
+        value /= 10;
+    }
+    for &b in &buf[..width as usize] {
+        out.push(char::from(b));
+    }
+}
+
+/// The instant of an RFC 3339 text in the one form [`push_rfc3339`] writes,
+/// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` with 1 to 9 fractional digits, as
+/// seconds and nanoseconds since the epoch; `None` for any other text (an
+/// offset, a lowercase `t` or `z`, a leap second, a date that does not
+/// exist), which a general parser then reads or refuses.
+pub fn parse_rfc3339(text: &str) -> Option<(i64, u32)> {
+    let b = text.as_bytes();
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let num = |range: std::ops::Range<usize>| -> Option<u32> {
+        b[range].iter().try_fold(0u32, |n, &d| {
+            d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+        })
+    };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return None;
+    }
+    if hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    let nanos = match &b[19..] {
+        [b'Z'] => 0,
+        [b'.', fraction @ .., b'Z'] if (1..=9).contains(&fraction.len()) => {
+            let n = num(20..20 + fraction.len())?;
+            n * 10u32.pow(9 - fraction.len() as u32)
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(i64::from(year), month, day);
+    let secs = days * SECONDS_PER_DAY + i64::from(hour * 3600 + minute * 60 + second);
+    Some((secs, nanos))
+}
+
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a date in the proleptic Gregorian calendar
+/// (Howard Hinnant's `days_from_civil`, the inverse of
+/// [`civil_from_days`]).
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = year - i64::from(month <= 2);
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = i64::from((month + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 /// The [`push_rfc3339`] text as a new string.
@@ -107,6 +187,51 @@ pub fn epoch_millis_text(millis: i64) -> Result<String, EncodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Year 0000 to 9999.
+    const FIRST: i64 = -62_167_219_200;
+    const LAST: i64 = 253_402_300_799;
+
+    proptest::proptest! {
+        #[test]
+        fn rfc3339_text_parses_back(secs in FIRST..=LAST, nanos in 0u32..1_000_000_000, digits in 0u8..=9) {
+            let text = rfc3339(secs, nanos, digits).unwrap();
+            let kept = nanos - nanos % 10u32.pow(9 - u32::from(digits));
+            proptest::prop_assert_eq!(parse_rfc3339(&text), Some((secs, kept)), "{}", text);
+        }
+
+        #[test]
+        fn days_round_trip(days in -800_000i64..=3_000_000) {
+            let (y, m, d) = civil_from_days(days);
+            proptest::prop_assert_eq!(days_from_civil(y, m, d), days);
+        }
+    }
+
+    #[test]
+    fn other_forms_are_left_to_a_general_parser() {
+        for text in [
+            "2024-05-01T12:00:00+00:00",
+            "2024-05-01t12:00:00Z",
+            "2024-05-01T12:00:00z",
+            "2024-05-01T12:00:60Z",
+            "2024-02-30T12:00:00Z",
+            "2023-02-29T12:00:00Z",
+            "2024-13-01T12:00:00Z",
+            "2024-05-01T24:00:00Z",
+            "2024-05-01T12:00:00.Z",
+            "2024-05-01T12:00:00.0000000000Z",
+            "2024-05-01T12:00:00",
+            "+2024-05-01T12:00:00Z",
+            "2024-05-01 12:00:00Z",
+            "",
+        ] {
+            assert_eq!(parse_rfc3339(text), None, "{text}");
+        }
+        assert_eq!(
+            parse_rfc3339("2024-02-29T00:00:00Z"),
+            Some((1_709_164_800, 0))
+        );
+    }
 
     #[test]
     fn rfc3339_has_a_fixed_width() {

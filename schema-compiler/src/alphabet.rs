@@ -77,6 +77,66 @@ fn analyze_uncached(pattern: &str) -> Result<PatternInfo, String> {
     })
 }
 
+/// A pattern that is one class of ASCII characters repeated, anchored at
+/// both ends (`^[A-Za-z0-9_-]{1,36}$`, `^[a-z]+$`): a value matches it
+/// exactly when every byte is in the class and the length is within the
+/// bounds, which generated code checks in one pass without a regular
+/// expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsciiClass {
+    /// The class's characters, all ASCII.
+    pub ranges: Vec<(char, char)>,
+    /// Least number of characters.
+    pub min: usize,
+    /// Greatest number of characters.
+    pub max: Option<usize>,
+}
+
+/// The pattern as an [`AsciiClass`], when it is one.
+pub fn ascii_class(pattern: &str) -> Option<AsciiClass> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(pattern)
+        .ok()?;
+    let HirKind::Concat(parts) = hir.kind() else {
+        return None;
+    };
+    let [start, body, end] = parts.as_slice() else {
+        return None;
+    };
+    let anchor = |h: &Hir, look: Look| matches!(h.kind(), HirKind::Look(l) if *l == look);
+    if !anchor(start, Look::Start) || !anchor(end, Look::End) {
+        return None;
+    }
+    let (class, min, max) = match body.kind() {
+        HirKind::Repetition(rep) => (&*rep.sub, rep.min as usize, rep.max.map(|m| m as usize)),
+        _ => (body, 1, Some(1)),
+    };
+    let ranges: Vec<(char, char)> = match class.kind() {
+        HirKind::Class(Class::Unicode(c)) => {
+            c.ranges().iter().map(|r| (r.start(), r.end())).collect()
+        }
+        HirKind::Class(Class::Bytes(c)) => c
+            .ranges()
+            .iter()
+            .map(|r| (char::from(r.start()), char::from(r.end())))
+            .collect(),
+        HirKind::Literal(lit) => match std::str::from_utf8(&lit.0)
+            .ok()?
+            .chars()
+            .collect::<Vec<_>>()[..]
+        {
+            [c] => vec![(c, c)],
+            _ => return None,
+        },
+        _ => return None,
+    };
+    ranges
+        .iter()
+        .all(|&(_, hi)| hi.is_ascii())
+        .then_some(AsciiClass { ranges, min, max })
+}
+
 fn collect(hir: &Hir, out: &mut Vec<(char, char)>) {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => {}
@@ -151,5 +211,59 @@ mod tests {
     #[test]
     fn syntax_errors_are_reported() {
         assert!(analyze("^[a-z$").is_err());
+    }
+
+    #[test]
+    fn ascii_classes_are_recognised() {
+        let class = ascii_class("^[A-Za-z0-9_-]{1,36}$").unwrap();
+        assert_eq!((class.min, class.max), (1, Some(36)));
+        assert_eq!(ascii_class("^[a-z]+$").unwrap().max, None);
+        assert_eq!(ascii_class("^x$").unwrap().ranges, vec![('x', 'x')]);
+        for not_one in [
+            "[a-z]+",
+            "^[a-z]+",
+            "^[a-z]+$|^b$",
+            "^[a-z][0-9]$",
+            "^\\d+$",
+            "^[^a]+$",
+            "^é+$",
+            "(?m)^[a-z]+$",
+            "^ab$",
+        ] {
+            assert_eq!(ascii_class(not_one), None, "{not_one}");
+        }
+    }
+
+    /// What the generated check does with an [`AsciiClass`]
+    /// (`singletable_runtime::codec::AsciiClass::matches`): every byte an
+    /// ASCII character of the class, the number of bytes within the bounds.
+    fn class_matches(class: &AsciiClass, s: &str) -> bool {
+        let n = s.len();
+        n >= class.min
+            && class.max.is_none_or(|m| n <= m)
+            && s.bytes().all(|b| {
+                b < 128
+                    && class
+                        .ranges
+                        .iter()
+                        .any(|&(lo, hi)| lo as u32 <= b as u32 && b as u32 <= hi as u32)
+            })
+    }
+
+    proptest::proptest! {
+        /// Wherever a pattern is taken as an ASCII class, the class check
+        /// and the regular expression agree on every value.
+        #[test]
+        fn an_ascii_class_matches_as_its_regex_does(
+            pattern in "\\^?(\\[\\^?([a-f0-9_.|#-]|[a-c]-[x-z]|\\\\w|\\\\d|é)+\\]|[a-z]|\\(\\?i\\)[a-c]|\\.)(\\{[0-3](,[0-5]?)?\\}|\\+|\\*|\\?)?\\$?",
+            values in proptest::collection::vec("[a-fA-F0-9_.|#xyzé\n-]{0,6}", 1..20),
+        ) {
+            let Ok(regex) = regex::Regex::new(&pattern) else { return Ok(()) };
+            if let Some(class) = ascii_class(&pattern) {
+                for v in &values {
+                    proptest::prop_assert_eq!(regex.is_match(v), class_matches(&class, v), "{} on {:?}", pattern, v);
+                }
+            }
+        }
     }
 }

@@ -25,8 +25,28 @@ pub struct StrDomain {
     pub max_len: Option<usize>,
     /// Allowed characters as inclusive ranges; ignored when `escape` is set.
     pub alphabet: &'static [(char, char)],
+    /// The ASCII characters of `alphabet` as bits (bit `c` for character
+    /// `c`): a value of these alone is checked a byte at a time.
+    pub ascii: u128,
     /// Percent-encode everything but ASCII letters, digits and `_`.
     pub escape: bool,
+}
+
+/// The ASCII characters of `ranges` as bits (bit `c` for character `c`),
+/// for [`StrDomain::ascii`] and [`AsciiClass::allowed`].
+pub const fn ascii_bits(ranges: &[(char, char)]) -> u128 {
+    let mut bits = 0u128;
+    let mut i = 0;
+    while i < ranges.len() {
+        let (lo, hi) = ranges[i];
+        let mut c = lo as u32;
+        while c <= hi as u32 && c < 128 {
+            bits |= 1 << c;
+            c += 1;
+        }
+        i += 1;
+    }
+    bits
 }
 
 fn value_error(context: &'static str, name: &'static str, problem: String) -> ValueError {
@@ -48,6 +68,11 @@ pub fn push_str(
     check_length(value, domain.min_len.max(1), domain.max_len, context, name)?;
     if domain.escape {
         push_escaped(key, value);
+        return Ok(());
+    }
+    let ascii = |b: u8| b < 128 && (domain.ascii >> b) & 1 == 1;
+    if value.bytes().all(ascii) {
+        key.push_str(value);
         return Ok(());
     }
     if let Some(c) = value
@@ -202,6 +227,11 @@ pub fn datetime_from_av(
     match format {
         TimeFormat::Rfc3339(_) => {
             let text = expect_s(av)?;
+            // The form the codec writes is read directly; any other the
+            // SDK's parser reads (or refuses) as before.
+            if let Some((secs, nanos)) = singletable_codec::parse_rfc3339(text) {
+                return Ok(DateTime::from_secs_and_nanos(secs, nanos));
+            }
             DateTime::from_str(text, DateTimeFormat::DateTime)
                 .map_err(|e| DecodeProblem::Invalid(e.to_string()))
         }
@@ -316,6 +346,34 @@ impl PartialEq for Pattern {
 
 impl Eq for Pattern {}
 
+/// A pattern that is one class of ASCII characters repeated between two
+/// lengths, anchored at both ends (`^[a-z0-9._-]{1,64}$`): the compiler
+/// turns such patterns into this, and a value matches it exactly when it
+/// matches the regular expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AsciiClass {
+    /// The regular expression as written in the spec.
+    pub pattern: &'static str,
+    /// Bit `c` is set when ASCII character `c` is in the class.
+    pub allowed: u128,
+    /// Least number of characters.
+    pub min: usize,
+    /// Greatest number of characters.
+    pub max: Option<usize>,
+}
+
+impl AsciiClass {
+    /// Whether `text` matches the pattern.
+    pub fn matches(&self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        bytes.len() >= self.min
+            && self.max.is_none_or(|max| bytes.len() <= max)
+            && bytes
+                .iter()
+                .all(|&b| b < 128 && (self.allowed >> b) & 1 == 1)
+    }
+}
+
 /// The spec's rules for storing one attribute's value, beyond its type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Store {
@@ -331,6 +389,17 @@ pub enum Store {
         max: Option<usize>,
         /// The regular expression every value matches.
         pattern: &'static Pattern,
+    },
+    /// As [`Store::Text`] for a pattern that is one class of ASCII
+    /// characters repeated (`^[A-Za-z0-9_-]{1,36}$`): checked in one pass
+    /// over the bytes, without a regular expression.
+    Class {
+        /// Least length in bytes.
+        min: usize,
+        /// Greatest length in bytes.
+        max: Option<usize>,
+        /// The pattern, as a class.
+        class: &'static AsciiClass,
     },
     /// A datetime in this format.
     Time(TimeFormat),
@@ -389,6 +458,14 @@ impl Attr for String {
                     Ok(())
                 } else {
                     Err(format!("{self:?} does not match `{}`", pattern.source()))
+                }
+            }
+            Store::Class { min, max, class } => {
+                check_count(self.len(), min, max, "bytes")?;
+                if class.matches(self) {
+                    Ok(())
+                } else {
+                    Err(format!("{self:?} does not match `{}`", class.pattern))
                 }
             }
             _ => Ok(()),
@@ -560,7 +637,7 @@ pub fn check_value(
             .and_then(|v| v.check(how))
     }
     let checked = match how {
-        Store::Length(..) | Store::Text { .. } => typed::<String>(av, how),
+        Store::Length(..) | Store::Text { .. } | Store::Class { .. } => typed::<String>(av, how),
         Store::Integer { .. } => typed::<i64>(av, how),
         Store::Decimal { .. } => typed::<Decimal>(av, how),
         Store::Bytes(..) => typed::<Blob>(av, how),
@@ -994,14 +1071,70 @@ mod tests {
             min_len: 1,
             max_len: Some(4),
             alphabet: &[('a', 'z')],
+            ascii: ascii_bits(&[('a', 'z')]),
             escape: false,
         };
         let mut k = String::new();
         assert!(push_str(&mut k, "ab|c", &domain, "E", "id").is_err());
+        assert!(push_str(&mut k, "abé", &domain, "E", "id").is_err());
         assert!(push_str(&mut k, "", &domain, "E", "id").is_err());
         assert!(push_str(&mut k, "abcde", &domain, "E", "id").is_err());
         push_str(&mut k, "abc", &domain, "E", "id").unwrap();
         assert_eq!(k, "abc");
+    }
+
+    fn sdk_parse(text: &str) -> Option<DateTime> {
+        DateTime::from_str(text, DateTimeFormat::DateTime).ok()
+    }
+
+    proptest::proptest! {
+        /// The codec's RFC 3339 reader gives what the SDK's parser gives, on
+        /// the texts it writes and on those texts with one byte changed.
+        #[test]
+        fn rfc3339_reads_as_the_sdk_does(
+            secs in -62_167_219_200i64..=253_402_300_799,
+            nanos in 0u32..1_000_000_000,
+            digits in 0u8..=9,
+            at in 0usize..40,
+            byte in proptest::sample::select(b"0123456789-:.TtZz+ 9".to_vec()),
+        ) {
+            let text = singletable_codec::rfc3339(secs, nanos, digits).unwrap();
+            let av = AttributeValue::S(text.clone());
+            let ours = datetime_from_av(&av, TimeFormat::Rfc3339(digits)).ok();
+            proptest::prop_assert_eq!(ours, sdk_parse(&text));
+            let mut bytes = text.into_bytes();
+            let at = at % bytes.len();
+            bytes[at] = byte;
+            let changed = String::from_utf8(bytes).unwrap();
+            if let Some((s, n)) = singletable_codec::parse_rfc3339(&changed) {
+                proptest::prop_assert_eq!(Some(DateTime::from_secs_and_nanos(s, n)), sdk_parse(&changed), "{}", changed);
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_bits_are_the_ascii_part_of_the_ranges() {
+        let ranges = [
+            ('-', '-'),
+            ('0', '9'),
+            ('a', 'c'),
+            ('é', 'ü'),
+            ('\u{7e}', '\u{10ffff}'),
+        ];
+        let bits = ascii_bits(&ranges);
+        for c in (0u8..128).map(char::from) {
+            let inside = ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi);
+            assert_eq!((bits >> (c as u32)) & 1 == 1, inside, "{c:?}");
+        }
+        let class = AsciiClass {
+            pattern: "^[a-c0-9-]{2,3}$",
+            allowed: ascii_bits(&ranges[..3]),
+            min: 2,
+            max: Some(3),
+        };
+        assert!(class.matches("a-9") && class.matches("bb"));
+        assert!(!class.matches("a") && !class.matches("abcd") && !class.matches("aé"));
+        assert!(!class.matches("a_") && !class.matches("a\u{7f}"));
     }
 
     #[cfg(feature = "rust_decimal")]

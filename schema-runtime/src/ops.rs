@@ -611,13 +611,21 @@ async fn put_with(
             .then(|| request.get_item().clone())
             .flatten();
         let attempts = Attempts::default();
-        let result = request
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .customize()
-            .interceptor(attempts.clone())
-            .send()
-            .await;
+        let request = request.return_consumed_capacity(ReturnConsumedCapacity::Total);
+        // Attempts are counted only where a retry can be recognised (the
+        // interceptor costs a per-request configuration layer).
+        let result = if written.is_some() {
+            request
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .customize()
+                .interceptor(attempts.clone())
+                .send()
+                .await
+        } else {
+            request.send().await
+        };
         match result {
             Ok(output) => {
                 call.capacity(crate::trace::units(output.consumed_capacity()));

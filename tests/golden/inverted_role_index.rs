@@ -1418,27 +1418,38 @@ fn __admins_sk(
     Ok(__key)
 }
 /// What `User.user_id` may hold in a key.
-const __USER_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(36usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('a', 'z')],
-    escape: false,
+const __USER_ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[('-', '-'), ('0', '9'), ('a', 'z')];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(36usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 /// What `Role.role` may hold in a key.
-const __ROLE: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(32usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')],
-    escape: false,
+const __ROLE: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(32usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 static __USER_USER_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z0-9-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[a-z0-9-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __ROLE_ROLE_RULE: __rt::Store = {
@@ -1457,13 +1468,16 @@ static __ROLE_PERMISSIONS_RULE: __rt::Store = __rt::Store::List {
     items: None,
 };
 static __ROLE_ASSIGNMENT_USER_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z0-9-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[a-z0-9-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __ROLE_ASSIGNMENT_ROLE_RULE: __rt::Store = {
@@ -1477,13 +1491,16 @@ static __ROLE_ASSIGNMENT_ROLE_RULE: __rt::Store = {
     }
 };
 static __ROLE_ASSIGNMENT_GRANTED_BY_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z0-9-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[a-z0-9-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.

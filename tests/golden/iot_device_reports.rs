@@ -1094,47 +1094,66 @@ fn __recent_escalations_for_technician_reported_at(
     Ok(__key)
 }
 /// What `Device.device_id` may hold in a key.
-const __DEVICE_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(32usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z')],
-    escape: false,
+const __DEVICE_ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[('-', '-'), ('0', '9'), ('A', 'Z')];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(32usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 /// What `DeviceReport.escalated_to` may hold in a key.
-const __ESCALATED_TO: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(64usize),
-    alphabet: &[('-', '.'), ('0', '9'), ('_', '_'), ('a', 'z')],
-    escape: false,
+const __ESCALATED_TO: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[('-', '.'), ('0', '9'), ('_', '_'), ('a', 'z')];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(64usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 static __DEVICE_DEVICE_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Z0-9-]{4,32}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Z0-9-]{4,32}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('A', 'Z')]),
+        min: 4,
+        max: Some(32),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __DEVICE_REPORT_DEVICE_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Z0-9-]{4,32}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Z0-9-]{4,32}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('A', 'Z')]),
+        min: 4,
+        max: Some(32),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __DEVICE_REPORT_ESCALATED_TO_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z0-9._-]{1,64}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[a-z0-9._-]{1,64}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '.'), ('0', '9'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(64),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 /// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).

@@ -1361,25 +1361,43 @@ fn __activity_between_sk(
     Ok(__key)
 }
 /// What `ActivityEvent.month` may hold in a key.
-const __MONTH: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(7usize),
-    alphabet: &[('-', '-'), ('0', '9')],
-    escape: false,
+const __MONTH: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[('-', '-'), ('0', '9')];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(7usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 /// What `ActivityEvent.event_id` may hold in a key.
-const __EVENT_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(36usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('a', 'z')],
-    escape: false,
+const __EVENT_ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[('-', '-'), ('0', '9'), ('a', 'z')];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(36usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 /// What `ActivityEvent.actor_id` may hold in a key.
-const __ACTOR_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(36usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-    escape: false,
+const __ACTOR_ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[
+        ('-', '-'),
+        ('0', '9'),
+        ('A', 'Z'),
+        ('_', '_'),
+        ('a', 'z'),
+    ];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(36usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 static __ACTIVITY_EVENT_MONTH_RULE: __rt::Store = {
     static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
@@ -1392,23 +1410,31 @@ static __ACTIVITY_EVENT_MONTH_RULE: __rt::Store = {
     }
 };
 static __ACTIVITY_EVENT_EVENT_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z0-9-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[a-z0-9-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __ACTIVITY_EVENT_ACTOR_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __MONTHLY_ACTIVITY_COUNT_MONTH_RULE: __rt::Store = {

@@ -1268,20 +1268,36 @@ fn __photos_between_lsi1sk(
     Ok(__key)
 }
 /// What `Photo.photo_id` may hold in a key.
-const __PHOTO_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(26usize),
-    alphabet: &[('0', '9'), ('A', 'H'), ('J', 'K'), ('M', 'N'), ('P', 'T'), ('V', 'Z')],
-    escape: false,
+const __PHOTO_ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[
+        ('0', '9'),
+        ('A', 'H'),
+        ('J', 'K'),
+        ('M', 'N'),
+        ('P', 'T'),
+        ('V', 'Z'),
+    ];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(26usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 static __PHOTO_PHOTO_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[0-9A-HJKMNP-TV-Z]{26}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[0-9A-HJKMNP-TV-Z]{26}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('0', '9'), ('A', 'H'), ('J', 'K'), ('M', 'N'), ('P', 'T'), ('V', 'Z')],
+        ),
+        min: 26,
+        max: Some(26),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __PHOTO_TAGS_RULE: __rt::Store = __rt::Store::List {

@@ -882,37 +882,59 @@ fn __product_gsi1pk(
     Ok(__key)
 }
 /// What `Product.product_id` may hold in a key.
-const __PRODUCT_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(64usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-    escape: false,
+const __PRODUCT_ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[
+        ('-', '-'),
+        ('0', '9'),
+        ('A', 'Z'),
+        ('_', '_'),
+        ('a', 'z'),
+    ];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(64usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 /// What `Product.category` may hold in a key.
-const __CATEGORY: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(64usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('a', 'z')],
-    escape: false,
+const __CATEGORY: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[('-', '-'), ('0', '9'), ('a', 'z')];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(64usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 static __PRODUCT_PRODUCT_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,64}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,64}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(64),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __PRODUCT_CATEGORY_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z0-9-]{1,64}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[a-z0-9-]{1,64}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+        min: 1,
+        max: Some(64),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.

@@ -2177,17 +2177,19 @@ fn __orders_by_status_gsi1sk(
     Ok(__key)
 }
 /// What `User.user_id` may hold in a key.
-const __USER_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(36usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('a', 'z')],
-    escape: false,
+const __USER_ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[('-', '-'), ('0', '9'), ('a', 'z')];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(36usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 /// What `User.email` may hold in a key.
-const __EMAIL: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(254usize),
-    alphabet: &[
+const __EMAIL: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[
         ('%', '%'),
         ('+', '+'),
         ('-', '.'),
@@ -2195,24 +2197,37 @@ const __EMAIL: __rt::codec::StrDomain = __rt::codec::StrDomain {
         ('@', '@'),
         ('_', '_'),
         ('a', 'z'),
-    ],
-    escape: false,
+    ];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(254usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 /// What `InventoryItem.sku` may hold in a key.
-const __SKU: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(32usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z')],
-    escape: false,
+const __SKU: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[('-', '-'), ('0', '9'), ('A', 'Z')];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(32usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 static __USER_USER_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z0-9-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[a-z0-9-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __USER_EMAIL_RULE: __rt::Store = {
@@ -2226,23 +2241,29 @@ static __USER_EMAIL_RULE: __rt::Store = {
     }
 };
 static __ORDER_ORDER_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z0-9-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[a-z0-9-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __ORDER_USER_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z0-9-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[a-z0-9-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __ORDER_LINES_RULE: __rt::Store = __rt::Store::List {
@@ -2251,13 +2272,16 @@ static __ORDER_LINES_RULE: __rt::Store = __rt::Store::List {
     items: None,
 };
 static __INVENTORY_ITEM_SKU_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Z0-9-]{1,32}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Z0-9-]{1,32}$",
+        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('A', 'Z')]),
+        min: 1,
+        max: Some(32),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.

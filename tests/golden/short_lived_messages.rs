@@ -750,47 +750,83 @@ fn __inbox_since_sk(
     Ok(__key)
 }
 /// What `Message.recipient_id` may hold in a key.
-const __RECIPIENT_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(36usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-    escape: false,
+const __RECIPIENT_ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[
+        ('-', '-'),
+        ('0', '9'),
+        ('A', 'Z'),
+        ('_', '_'),
+        ('a', 'z'),
+    ];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(36usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 /// What `Message.message_id` may hold in a key.
-const __MESSAGE_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(26usize),
-    alphabet: &[('0', '9'), ('A', 'H'), ('J', 'K'), ('M', 'N'), ('P', 'T'), ('V', 'Z')],
-    escape: false,
+const __MESSAGE_ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[
+        ('0', '9'),
+        ('A', 'H'),
+        ('J', 'K'),
+        ('M', 'N'),
+        ('P', 'T'),
+        ('V', 'Z'),
+    ];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(26usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 static __MESSAGE_RECIPIENT_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __MESSAGE_SENDER_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __MESSAGE_MESSAGE_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[0-9A-HJKMNP-TV-Z]{26}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[0-9A-HJKMNP-TV-Z]{26}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('0', '9'), ('A', 'H'), ('J', 'K'), ('M', 'N'), ('P', 'T'), ('V', 'Z')],
+        ),
+        min: 26,
+        max: Some(26),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 /// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).

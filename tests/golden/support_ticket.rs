@@ -1453,50 +1453,80 @@ fn __open_tickets_tenant_status(
     Ok(__key)
 }
 /// What `Ticket.id` may hold in a key.
-const __ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(36usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-    escape: false,
+const __ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[
+        ('-', '-'),
+        ('0', '9'),
+        ('A', 'Z'),
+        ('_', '_'),
+        ('a', 'z'),
+    ];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(36usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 static __TICKET_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __TICKET_RESOLVER_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z0-9._-]{1,64}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[a-z0-9._-]{1,64}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '.'), ('0', '9'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(64),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __COMMENT_TICKET_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __COMMENT_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.

@@ -2282,80 +2282,125 @@ fn __document_share_sk(
     Ok(__key)
 }
 /// What `DocumentMeta.document_id` may hold in a key.
-const __DOCUMENT_ID: __rt::codec::StrDomain = __rt::codec::StrDomain {
-    min_len: 1usize,
-    max_len: Some(36usize),
-    alphabet: &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-    escape: false,
+const __DOCUMENT_ID: __rt::codec::StrDomain = {
+    const ALPHABET: &[(char, char)] = &[
+        ('-', '-'),
+        ('0', '9'),
+        ('A', 'Z'),
+        ('_', '_'),
+        ('a', 'z'),
+    ];
+    __rt::codec::StrDomain {
+        min_len: 1usize,
+        max_len: Some(36usize),
+        alphabet: ALPHABET,
+        ascii: __rt::codec::ascii_bits(ALPHABET),
+        escape: false,
+    }
 };
 static __DOCUMENT_META_DOCUMENT_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __DOCUMENT_META_OWNER_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __DOCUMENT_BODY_CHUNK_DOCUMENT_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __DOCUMENT_ATTACHMENT_DOCUMENT_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __DOCUMENT_ATTACHMENT_ATTACHMENT_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __DOCUMENT_SHARE_DOCUMENT_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 static __DOCUMENT_SHARE_PRINCIPAL_ID_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[A-Za-z0-9_-]{1,36}$",
-    );
-    __rt::Store::Text {
+    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+        pattern: "^[A-Za-z0-9_-]{1,36}$",
+        allowed: __rt::codec::ascii_bits(
+            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+        ),
+        min: 1,
+        max: Some(36),
+    };
+    __rt::Store::Class {
         min: 0,
         max: None,
-        pattern: &PATTERN,
+        class: &CLASS,
     }
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.

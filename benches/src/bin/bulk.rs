@@ -2,13 +2,14 @@
 //! (`import_products`: BatchWriteItem, 25 items a request, several requests
 //! at once) against 10,000 sequential `put_product` calls, on the embedded
 //! dynoxide server (or `DYNAMODB_ENDPOINT`). Each round loads a fresh
-//! table; the two alternate so that drift on a shared machine hits both.
+//! table; the two alternate (at least 5 rounds, the ratio taken within
+//! each round) so that drift on a shared machine hits both.
 //! Writes `bulk.json` to the results directory.
 
 use std::time::Instant;
 
 use serde_json::json;
-use singletable_benches::results;
+use singletable_benches::{results, rounds};
 use singletable_runtime::DateTime;
 use singletable_tests::generated::pooled_product_catalog::{
     Currency, Product, Repository, TenantId,
@@ -72,28 +73,34 @@ async fn run(rounds: usize) -> Result<serde_json::Value, String> {
     let items = products();
     let (mut b, mut s) = (Vec::new(), Vec::new());
     for round in 0..rounds {
-        b.push(batched(&client, &items).await?);
-        s.push(sequential(&client, &items).await?);
+        // Each round starts with the other variant.
+        if round % 2 == 0 {
+            s.push(sequential(&client, &items).await?);
+            b.push(batched(&client, &items).await?);
+        } else {
+            b.push(batched(&client, &items).await?);
+            s.push(sequential(&client, &items).await?);
+        }
         eprintln!(
             "round {round}: batched {:.2} s, sequential {:.2} s",
             b[round], s[round]
         );
     }
-    let (bm, bs) = results::median_and_spread(&mut b).ok_or("no rounds")?;
-    let (sm, ss) = results::median_and_spread(&mut s).ok_or("no rounds")?;
-    Ok(json!({
-        "server": server.kind, "items": ITEMS, "rounds": rounds,
-        "batched": { "median_s": bm, "spread_s": bs },
-        "sequential": { "median_s": sm, "spread_s": ss },
-        "speedup": sm / bm,
-    }))
+    let mut summary = rounds::summarize(
+        "bulk",
+        &[("sequential".to_owned(), s), ("batched".to_owned(), b)],
+    );
+    summary["server"] = json!(server.kind);
+    summary["items"] = json!(ITEMS);
+    Ok(summary)
 }
 
 fn main() {
     let rounds = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
-        .unwrap_or(3);
+        .unwrap_or(5)
+        .max(5);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

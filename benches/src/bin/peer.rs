@@ -1,5 +1,5 @@
 //! The peer comparison: whole processes on the same design, alternating,
-//! 5 rounds each: `singletable check` against the peer validator's
+//! 7 rounds each (the ratio taken within each round): `singletable check` against the peer validator's
 //! `codegen --validate-only` (a Python module run by the given
 //! interpreter). Both must accept the design. Writes `peer.json` to the
 //! results directory.
@@ -13,9 +13,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use serde_json::json;
-use singletable_benches::results;
+use singletable_benches::{results, rounds};
 
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 7;
 const PEER_MODULE: &str = "awslabs.dynamodb_mcp_server.repo_generation_tool.codegen";
 
 fn timed(cmd: &mut Command) -> Result<f64, String> {
@@ -39,24 +39,33 @@ fn compare(
     bin: &Path,
     python: &Path,
 ) -> Result<serde_json::Value, String> {
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        a.push(timed(Command::new(bin).arg("check").arg(ours))?);
-        b.push(timed(
+    let ours = || timed(Command::new(bin).arg("check").arg(ours));
+    let theirs = || {
+        timed(
             Command::new(python)
                 .args(["-m", PEER_MODULE, "--validate-only", "--schema"])
                 .arg(peer),
-        )?);
+        )
+    };
+    // One untimed run of each first (file caches, Python's bytecode cache).
+    ours()?;
+    theirs()?;
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        if round % 2 == 0 {
+            a.push(ours()?);
+            b.push(theirs()?);
+        } else {
+            b.push(theirs()?);
+            a.push(ours()?);
+        }
     }
-    let (am, asp) = results::median_and_spread(&mut a).ok_or("no rounds")?;
-    let (bm, bsp) = results::median_and_spread(&mut b).ok_or("no rounds")?;
-    eprintln!("{name}: singletable {am:.3} s, peer {bm:.3} s");
-    Ok(json!({
-        "design": name, "rounds": ROUNDS,
-        "singletable": { "median_s": am, "spread_s": asp },
-        "peer": { "median_s": bm, "spread_s": bsp },
-        "speedup": bm / am,
-    }))
+    let mut summary = rounds::summarize(
+        &format!("peer: {name}"),
+        &[("singletable".to_owned(), a), ("peer".to_owned(), b)],
+    );
+    summary["design"] = json!(name);
+    Ok(summary)
 }
 
 fn main() {
@@ -65,14 +74,19 @@ fn main() {
         eprintln!("usage: peer <singletable> <python> <synthetic dir> <support_ticket.yaml>");
         std::process::exit(2);
     };
+    let synthetic = |n: usize, gsis: usize, patterns: &str| {
+        (
+            format!("{n} entities, {gsis} GSIs, {patterns} access patterns"),
+            dir.join(format!("synthetic_{n}.yaml")),
+            dir.join(format!("peer_{n}.schema.json")),
+        )
+    };
     let designs = [
+        synthetic(10, 1, "50"),
+        synthetic(200, 20, "1,000"),
+        synthetic(1_000, 20, "5,000"),
         (
-            "200 entities, 20 GSIs, 1,000 access patterns",
-            dir.join("synthetic_200.yaml"),
-            dir.join("peer_200.schema.json"),
-        ),
-        (
-            "support ticket",
+            "support ticket".to_owned(),
             support.clone(),
             dir.join("peer_support_ticket.schema.json"),
         ),

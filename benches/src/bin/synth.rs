@@ -1,6 +1,7 @@
 //! Writes the synthetic designs into a directory: the singletable specs of
 //! 10, 100, 200 and 1,000 entities, and the peer validator's `schema.json`
-//! for the 200-entity design and for the support-ticket design.
+//! for the 10-, 200- and 1,000-entity designs and for the support-ticket
+//! design.
 //!
 //! ```sh
 //! cargo run -p singletable-benches --bin synth -- target/synthetic
@@ -22,10 +23,12 @@ fn main() -> std::io::Result<()> {
     }
     let pretty =
         |v: &serde_json::Value| serde_json::to_string_pretty(v).map_err(std::io::Error::other);
-    std::fs::write(
-        dir.join("peer_200.schema.json"),
-        pretty(&synth::peer_schema(200))?,
-    )?;
+    for n in [10, 200, 1_000] {
+        std::fs::write(
+            dir.join(format!("peer_{n}.schema.json")),
+            pretty(&synth::peer_schema(n))?,
+        )?;
+    }
     std::fs::write(
         dir.join("peer_support_ticket.schema.json"),
         pretty(&synth::support_ticket_peer_schema())?,

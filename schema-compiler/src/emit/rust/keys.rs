@@ -640,11 +640,15 @@ impl Domains {
                 );
                 let item = quote! {
                     #[doc = #doc]
-                    const #name: __rt::codec::StrDomain = __rt::codec::StrDomain {
-                        min_len: #min,
-                        max_len: #max,
-                        alphabet: &[#(#ranges),*],
-                        escape: #escape,
+                    const #name: __rt::codec::StrDomain = {
+                        const ALPHABET: &[(char, char)] = &[#(#ranges),*];
+                        __rt::codec::StrDomain {
+                            min_len: #min,
+                            max_len: #max,
+                            alphabet: ALPHABET,
+                            ascii: __rt::codec::ascii_bits(ALPHABET),
+                            escape: #escape,
+                        }
                     };
                 };
                 self.by_content.insert(content, Domain { name, item });

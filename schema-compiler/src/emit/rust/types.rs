@@ -520,10 +520,30 @@ fn store_rule(ty: &AttributeType) -> Option<TokenStream> {
             let min = usize_lit(min_length.unwrap_or(0));
             let max = max_of(max_length);
             match pattern {
-                Some(p) => Some(quote!({
+                Some(p) => match crate::alphabet::ascii_class(p) {
+                    Some(class) => {
+                        let ranges = super::char_ranges(&crate::ir::CharSet {
+                            ranges: class.ranges,
+                        });
+                        let (cmin, cmax) = (
+                            usize_lit(class.min as u64),
+                            max_of(&class.max.map(|m| m as u64)),
+                        );
+                        Some(quote!({
+                            static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
+                                pattern: #p,
+                                allowed: __rt::codec::ascii_bits(&[#(#ranges),*]),
+                                min: #cmin,
+                                max: #cmax,
+                            };
+                            __rt::Store::Class { min: #min, max: #max, class: &CLASS }
+                        }))
+                    }
+                    None => Some(quote!({
                     static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(#p);
                     __rt::Store::Text { min: #min, max: #max, pattern: &PATTERN }
-                })),
+                    })),
+                },
                 None if min_length.is_some() || max_length.is_some() => {
                     Some(quote!(__rt::Store::Length(#min, #max)))
                 }
