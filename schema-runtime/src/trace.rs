@@ -5,8 +5,8 @@
 //! in one `INFO` span of target `singletable`, named after its kind
 //! (`singletable.query`, `singletable.put`, …), with the access pattern or
 //! entity, the table and index, the shard fan-out, and, as the call goes,
-//! the pages and items read, the retries of unprocessed items and the
-//! capacity units consumed (every request asks for `TOTAL`). The SDK's own
+//! the pages and items read, the requests sent, the retries of unprocessed
+//! items and the capacity units consumed (every request asks for `TOTAL`). The SDK's own
 //! spans nest inside it. Without the feature the spans compile to nothing;
 //! the capacity a query or scan consumed is on its pages either way.
 
@@ -70,6 +70,7 @@ mod imp {
                 partitions,
                 pages = Empty,
                 items = Empty,
+                requests = Empty,
                 consumed_capacity = Empty,
             ))
         }

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde_json::json;
 use singletable_benches::{results, rounds};
-use singletable_runtime::DateTime;
+use singletable_runtime::{DateTime, RetryPolicy};
 use singletable_tests::generated::pooled_product_catalog::{
     Currency, Product, Repository, TenantId,
 };
@@ -38,11 +38,34 @@ async fn table(client: &singletable_runtime::sdk::Client) -> Result<Repository, 
     Ok(repo)
 }
 
+/// Deletes a loaded table, so that every load starts on a server holding
+/// the same data.
+async fn drop_table(
+    client: &singletable_runtime::sdk::Client,
+    repo: &Repository,
+) -> Result<(), String> {
+    client
+        .delete_table()
+        .table_name(repo.table_name())
+        .send()
+        .await
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 async fn batched(
     client: &singletable_runtime::sdk::Client,
     items: &[Product],
 ) -> Result<f64, String> {
-    let repo = table(client).await?;
+    batched_with(client, items, RetryPolicy::default()).await
+}
+
+async fn batched_with(
+    client: &singletable_runtime::sdk::Client,
+    items: &[Product],
+    policy: RetryPolicy,
+) -> Result<f64, String> {
+    let repo = table(client).await?.with_retry_policy(policy);
     let tenant = TenantId::new("bulk").map_err(|e| e.to_string())?;
     let start = Instant::now();
     let mut batch = repo.for_tenant(&tenant).import_products();
@@ -50,7 +73,9 @@ async fn batched(
         batch.put_product(p);
     }
     batch.send().await.map_err(|e| e.to_string())?;
-    Ok(start.elapsed().as_secs_f64())
+    let elapsed = start.elapsed().as_secs_f64();
+    drop_table(client, &repo).await?;
+    Ok(elapsed)
 }
 
 async fn sequential(
@@ -64,7 +89,9 @@ async fn sequential(
     for p in items {
         t.put_product(p).await.map_err(|e| e.to_string())?;
     }
-    Ok(start.elapsed().as_secs_f64())
+    let elapsed = start.elapsed().as_secs_f64();
+    drop_table(client, &repo).await?;
+    Ok(elapsed)
 }
 
 async fn run(rounds: usize) -> Result<serde_json::Value, String> {
@@ -86,12 +113,37 @@ async fn run(rounds: usize) -> Result<serde_json::Value, String> {
             b[round], s[round]
         );
     }
+    // The batch writer's concurrency: a load at each, on the server in
+    // this process and through a proxy that adds a 5 ms round trip (what a
+    // remote DynamoDB has).
+    let proxy = singletable_tests::faults::start_with_latency(
+        &server.endpoint,
+        std::time::Duration::from_millis(5),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let remote = server::client(&proxy.endpoint);
+    let mut sweep = Vec::new();
+    for concurrency in [1, 2, 4, 8, 16, 32] {
+        let policy = RetryPolicy {
+            concurrency,
+            ..RetryPolicy::default()
+        };
+        let local = batched_with(&client, &items, policy).await?;
+        let far = batched_with(&remote, &items, policy).await?;
+        eprintln!(
+            "concurrency {concurrency}: {local:.3} s here, {far:.3} s with a 5 ms round trip"
+        );
+        sweep.push(json!({ "concurrency": concurrency, "local_s": local, "remote_s": far }));
+    }
     let mut summary = rounds::summarize(
         "bulk",
         &[("sequential".to_owned(), s), ("batched".to_owned(), b)],
     );
     summary["server"] = json!(server.kind);
     summary["items"] = json!(ITEMS);
+    summary["default_concurrency"] = json!(RetryPolicy::default().concurrency);
+    summary["sweep"] = json!(sweep);
     Ok(summary)
 }
 

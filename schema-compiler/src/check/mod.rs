@@ -32,50 +32,80 @@ pub fn check_part(spec: &ir::Spec, diags: &mut Diagnostics) {
 
 fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
     let mut found = Diagnostics::new();
-    let completeness: &[fn(&ir::Spec, &mut Diagnostics)] = &[
-        patterns::check_unused_indexes,
-        patterns::check_unused_entities,
-        patterns::check_projection_names,
-        limits::check_ttl_used,
+    let completeness: &[Rule] = &[
+        (patterns::check_unused_indexes, false),
+        (patterns::check_unused_entities, false),
+        (patterns::check_projection_names, false),
+        (limits::check_ttl_used, false),
     ];
-    let rules: &[fn(&ir::Spec, &mut Diagnostics)] = &[
-        tenant::check_tenant_id_pattern,
-        tenant::check_tenant_prefix,
-        tenant::check_tenant_delimiter,
-        isolation::check_policy_isolation,
-        tenant::check_pattern_binds_tenant,
-        tenant::check_gsi_write_isolation,
-        tenant::check_global_entities,
-        iam::check_role_scope,
-        keys::check_delimiter_injection,
-        keys::check_ambiguous_templates,
-        keys::check_key_collisions,
-        keys::check_key_space_overlap,
-        keys::check_sort_order,
-        keys::check_prefix_delimited,
-        patterns::check_sharded_gets,
-        patterns::check_filters,
-        patterns::check_scans,
-        limits::check_index_count,
-        limits::check_key_sizes,
-        limits::check_item_sizes,
-        limits::check_ttl,
-        limits::check_transactions,
-        limits::check_throughput,
-        limits::check_low_cardinality_indexes,
-        names::check_generated_names,
-        iam::check_policy_sizes,
+    let rules: &[Rule] = &[
+        (tenant::check_tenant_id_pattern, false),
+        (tenant::check_tenant_prefix, false),
+        (tenant::check_tenant_delimiter, false),
+        (isolation::check_policy_isolation, false),
+        (tenant::check_pattern_binds_tenant, false),
+        (tenant::check_gsi_write_isolation, false),
+        (tenant::check_global_entities, false),
+        (iam::check_role_scope, false),
+        (keys::check_delimiter_injection, false),
+        (keys::check_ambiguous_templates, false),
+        (keys::check_key_collisions, true),
+        (keys::check_key_space_overlap, true),
+        (keys::check_sort_order, false),
+        (keys::check_prefix_delimited, false),
+        (patterns::check_sharded_gets, false),
+        (patterns::check_filters, false),
+        (patterns::check_scans, false),
+        (limits::check_index_count, false),
+        (limits::check_key_sizes, false),
+        (limits::check_item_sizes, false),
+        (limits::check_ttl, false),
+        (limits::check_transactions, false),
+        (limits::check_throughput, false),
+        (limits::check_low_cardinality_indexes, false),
+        (names::check_generated_names, false),
+        (iam::check_policy_sizes, true),
     ];
-    for rule in rules {
-        rule(spec, &mut found);
-    }
+    let mut all: Vec<Rule> = rules.to_vec();
     if whole {
-        for rule in completeness {
-            rule(spec, &mut found);
+        all.extend_from_slice(completeness);
+    }
+    // The rules are independent: the costliest ones (marked `true`; on large
+    // specs about half the time of all) run on a second thread, and the
+    // findings are put back in rule order, so the report does not depend
+    // on timing.
+    let run = |second: bool| {
+        all.iter()
+            .enumerate()
+            .filter(|(_, (_, heavy))| *heavy == second)
+            .map(|(i, (rule, _))| {
+                let mut d = Diagnostics::new();
+                rule(spec, &mut d);
+                (i, d)
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut by_rule = std::thread::scope(|scope| {
+        let second = std::thread::Builder::new()
+            .spawn_scoped(scope, || run(true))
+            .ok();
+        let mut first = run(false);
+        match second.map(|t| t.join()) {
+            Some(Ok(done)) => first.extend(done),
+            // No thread to be had: the same rules here.
+            _ => first.extend(run(true)),
         }
+        first
+    });
+    by_rule.sort_by_key(|(i, _)| *i);
+    for (_, d) in by_rule {
+        found.extend(d);
     }
     apply_lints(spec, found, diags);
 }
+
+/// A rule, and whether it is one of the costly ones run on a second thread.
+type Rule = (fn(&ir::Spec, &mut Diagnostics), bool);
 
 /// Drops or re-levels findings as the spec's `lints` section says.
 fn apply_lints(spec: &ir::Spec, found: Diagnostics, diags: &mut Diagnostics) {

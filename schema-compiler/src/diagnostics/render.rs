@@ -156,7 +156,8 @@ pub struct MietteDiagnostic {
     message: String,
     help: Option<String>,
     labels: Vec<miette::LabeledSpan>,
-    source: Option<miette::NamedSource<String>>,
+    /// The file's text, shared by every diagnostic of the file.
+    source: Option<miette::NamedSource<std::sync::Arc<str>>>,
 }
 
 impl std::fmt::Display for MietteDiagnostic {
@@ -188,11 +189,24 @@ impl miette::Diagnostic for MietteDiagnostic {
 }
 
 pub(super) fn to_miette(sources: &SourceMap, diagnostics: &Diagnostics) -> Vec<MietteDiagnostic> {
+    // One copy of each file's text, however many diagnostics point into it.
+    let mut texts: Vec<(crate::source::FileId, std::sync::Arc<str>)> = Vec::new();
     diagnostics
         .sorted()
         .into_iter()
         .map(|d| {
             let file = d.primary_span().and_then(|s| sources.get(s.file));
+            let source = d.primary_span().zip(file).map(|(span, f)| {
+                let text = match texts.iter().find(|(id, _)| *id == span.file) {
+                    Some((_, text)) => text.clone(),
+                    None => {
+                        let text: std::sync::Arc<str> = f.text.as_str().into();
+                        texts.push((span.file, text.clone()));
+                        text
+                    }
+                };
+                miette::NamedSource::new(&f.name, text)
+            });
             let primary_file = d.primary_span().map(|s| s.file);
             let labels = d
                 .labels
@@ -218,7 +232,7 @@ pub(super) fn to_miette(sources: &SourceMap, diagnostics: &Diagnostics) -> Vec<M
                 message: d.message.clone(),
                 help: d.help.clone(),
                 labels,
-                source: file.map(|f| miette::NamedSource::new(&f.name, f.text.clone())),
+                source,
             }
         })
         .collect()
