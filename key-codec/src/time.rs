@@ -80,13 +80,15 @@ pub fn parse_rfc3339(text: &str) -> Option<(i64, u32)> {
     {
         return None;
     }
-    let num = |range: std::ops::Range<usize>| -> Option<u32> {
-        b[range].iter().try_fold(0u32, |n, &d| {
-            d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
-        })
-    };
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    // The value of the digit at `i`; anything else is 10 or more.
+    let d = |i: usize| u32::from(b[i].wrapping_sub(b'0'));
+    const DIGITS: [usize; 14] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+    if DIGITS.iter().any(|&i| d(i) > 9) {
+        return None;
+    }
+    let year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+    let (month, day) = (d(5) * 10 + d(6), d(8) * 10 + d(9));
+    let (hour, minute, second) = (d(11) * 10 + d(12), d(14) * 10 + d(15), d(17) * 10 + d(18));
     if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
         return None;
     }
@@ -96,7 +98,14 @@ pub fn parse_rfc3339(text: &str) -> Option<(i64, u32)> {
     let nanos = match &b[19..] {
         [b'Z'] => 0,
         [b'.', fraction @ .., b'Z'] if (1..=9).contains(&fraction.len()) => {
-            let n = num(20..20 + fraction.len())?;
+            let mut n = 0u32;
+            for &c in fraction {
+                let digit = u32::from(c.wrapping_sub(b'0'));
+                if digit > 9 {
+                    return None;
+                }
+                n = n * 10 + digit;
+            }
             n * 10u32.pow(9 - fraction.len() as u32)
         }
         _ => return None,

@@ -240,7 +240,9 @@ pub fn datetime_from_av(
     }
 }
 
-fn expect_s(av: &AttributeValue) -> Result<&str, DecodeProblem> {
+/// The text of a string value; any other type is
+/// [`DecodeProblem::WrongType`].
+pub fn expect_s(av: &AttributeValue) -> Result<&str, DecodeProblem> {
     match av {
         AttributeValue::S(s) => Ok(s),
         other => Err(wrong_type("S", other)),

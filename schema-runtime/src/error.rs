@@ -41,6 +41,14 @@ pub enum DecodeProblem {
     NotOfEntity(Option<&'static str>),
 }
 
+/// What `?` does with a [`reader::Fields`](crate::reader::Fields) error in
+/// a function returning `DecodeError`.
+impl From<Box<DecodeError>> for DecodeError {
+    fn from(boxed: Box<DecodeError>) -> Self {
+        *boxed
+    }
+}
+
 impl DecodeError {
     /// A decode error for `attribute` of `entity`.
     pub fn new(entity: &'static str, attribute: impl Into<String>, problem: DecodeProblem) -> Self {

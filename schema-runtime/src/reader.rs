@@ -227,14 +227,50 @@ impl<'a> Fields<'a> {
         Fields { item, entity }
     }
 
+    /// The error of attribute `name`, boxed: the readers' results stay as
+    /// small as the values they carry.
+    #[cold]
+    fn fail(&self, name: &str, problem: DecodeProblem) -> FieldError {
+        Box::new(DecodeError::new(self.entity, name, problem))
+    }
+
+    /// Attribute `name`: `None` when absent or `NULL`.
+    fn found(&self, name: &str) -> Option<&'a AttributeValue> {
+        self.item
+            .get(name)
+            .filter(|v| !matches!(v, AttributeValue::Null(_)))
+    }
+
+    fn required_with<T>(
+        &self,
+        name: &str,
+        decode: impl FnOnce(&AttributeValue) -> Result<T, DecodeProblem>,
+    ) -> Result<T, FieldError> {
+        match self.found(name) {
+            Some(av) => decode(av).map_err(|p| self.fail(name, p)),
+            None => Err(self.fail(name, DecodeProblem::Missing)),
+        }
+    }
+
+    fn optional_with<T>(
+        &self,
+        name: &str,
+        decode: impl FnOnce(&AttributeValue) -> Result<T, DecodeProblem>,
+    ) -> Result<Option<T>, FieldError> {
+        match self.found(name) {
+            Some(av) => decode(av).map(Some).map_err(|p| self.fail(name, p)),
+            None => Ok(None),
+        }
+    }
+
     /// A required attribute.
-    pub fn required<T: crate::Attr>(&self, name: &str) -> Result<T, DecodeError> {
-        crate::entity::required(self.item, self.entity, name)
+    pub fn required<T: crate::Attr>(&self, name: &str) -> Result<T, FieldError> {
+        self.required_with(name, T::from_av)
     }
 
     /// An optional attribute.
-    pub fn optional<T: crate::Attr>(&self, name: &str) -> Result<Option<T>, DecodeError> {
-        crate::entity::optional(self.item, self.entity, name)
+    pub fn optional<T: crate::Attr>(&self, name: &str) -> Result<Option<T>, FieldError> {
+        self.optional_with(name, T::from_av)
     }
 
     /// A required attribute that keeps the spec's rules for it (an item
@@ -244,8 +280,8 @@ impl<'a> Fields<'a> {
         &self,
         name: &str,
         how: crate::codec::Store,
-    ) -> Result<T, DecodeError> {
-        crate::entity::required_with(self.item, self.entity, name, |av| checked(av, how))
+    ) -> Result<T, FieldError> {
+        self.required_with(name, |av| checked(av, how))
     }
 
     /// An optional attribute that keeps the spec's rules when present.
@@ -253,8 +289,8 @@ impl<'a> Fields<'a> {
         &self,
         name: &str,
         how: crate::codec::Store,
-    ) -> Result<Option<T>, DecodeError> {
-        crate::entity::optional_with(self.item, self.entity, name, |av| checked(av, how))
+    ) -> Result<Option<T>, FieldError> {
+        self.optional_with(name, |av| checked(av, how))
     }
 
     /// A required datetime stored in `format`.
@@ -262,10 +298,8 @@ impl<'a> Fields<'a> {
         &self,
         name: &str,
         format: crate::TimeFormat,
-    ) -> Result<crate::DateTime, DecodeError> {
-        crate::entity::required_with(self.item, self.entity, name, |av| {
-            crate::codec::datetime_from_av(av, format)
-        })
+    ) -> Result<crate::DateTime, FieldError> {
+        self.required_with(name, |av| crate::codec::datetime_from_av(av, format))
     }
 
     /// An optional datetime stored in `format`.
@@ -273,10 +307,8 @@ impl<'a> Fields<'a> {
         &self,
         name: &str,
         format: crate::TimeFormat,
-    ) -> Result<Option<crate::DateTime>, DecodeError> {
-        crate::entity::optional_with(self.item, self.entity, name, |av| {
-            crate::codec::datetime_from_av(av, format)
-        })
+    ) -> Result<Option<crate::DateTime>, FieldError> {
+        self.optional_with(name, |av| crate::codec::datetime_from_av(av, format))
     }
 
     /// A required attribute that keys hold: the attribute, or when the item
@@ -287,10 +319,11 @@ impl<'a> Fields<'a> {
         name: &'static str,
         sources: Sources<'_>,
         parse: fn(&str) -> Option<T>,
-    ) -> Result<T, DecodeError> {
+    ) -> Result<T, FieldError> {
         match self.optional(name)? {
             Some(value) => Ok(value),
-            None => read_placeholder_from(self.item, self.entity, name, sources, parse),
+            None => read_placeholder_from(self.item, self.entity, name, sources, parse)
+                .map_err(Box::new),
         }
     }
 
@@ -301,10 +334,11 @@ impl<'a> Fields<'a> {
         name: &'static str,
         sources: Sources<'_>,
         parse: fn(&str) -> Option<T>,
-    ) -> Result<Option<T>, DecodeError> {
+    ) -> Result<Option<T>, FieldError> {
         match self.optional(name)? {
             Some(value) => Ok(Some(value)),
-            None => read_placeholder_if_present(self.item, self.entity, name, sources, parse),
+            None => read_placeholder_if_present(self.item, self.entity, name, sources, parse)
+                .map_err(Box::new),
         }
     }
 
@@ -314,11 +348,12 @@ impl<'a> Fields<'a> {
         name: &'static str,
         format: crate::TimeFormat,
         sources: Sources<'_>,
-    ) -> Result<crate::DateTime, DecodeError> {
+    ) -> Result<crate::DateTime, FieldError> {
         match self.time_opt(name, format)? {
             Some(value) => Ok(value),
             None => {
                 read_placeholder_from(self.item, self.entity, name, sources, |t| time(t, format))
+                    .map_err(Box::new)
             }
         }
     }
@@ -329,15 +364,20 @@ impl<'a> Fields<'a> {
         name: &'static str,
         format: crate::TimeFormat,
         sources: Sources<'_>,
-    ) -> Result<Option<crate::DateTime>, DecodeError> {
+    ) -> Result<Option<crate::DateTime>, FieldError> {
         match self.time_opt(name, format)? {
             Some(value) => Ok(Some(value)),
             None => read_placeholder_if_present(self.item, self.entity, name, sources, |t| {
                 time(t, format)
-            }),
+            })
+            .map_err(Box::new),
         }
     }
 }
+
+/// The error of a [`Fields`] reader: a [`DecodeError`] in a box (`?` in a
+/// function returning `DecodeError` unboxes it).
+pub type FieldError = Box<DecodeError>;
 
 /// A string's key text, as stored.
 pub fn text(t: &str) -> Option<String> {

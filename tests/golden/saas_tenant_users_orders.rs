@@ -56,8 +56,7 @@ impl __rt::Attr for Plan {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        let text = <String as __rt::Attr>::from_av(av)?;
-        text.parse().map_err(__rt::DecodeProblem::Invalid)
+        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
     }
 }
 /// The values of an enum attribute.
@@ -103,8 +102,7 @@ impl __rt::Attr for Role {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        let text = <String as __rt::Attr>::from_av(av)?;
-        text.parse().map_err(__rt::DecodeProblem::Invalid)
+        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
     }
 }
 /// The values of an enum attribute.
@@ -166,8 +164,7 @@ impl __rt::Attr for Status {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        let text = <String as __rt::Attr>::from_av(av)?;
-        text.parse().map_err(__rt::DecodeProblem::Invalid)
+        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
     }
 }
 /// The values of an enum attribute.
@@ -213,8 +210,7 @@ impl __rt::Attr for Currency {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        let text = <String as __rt::Attr>::from_av(av)?;
-        text.parse().map_err(__rt::DecodeProblem::Invalid)
+        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
     }
 }
 /// The tenant's profile.

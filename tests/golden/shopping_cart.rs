@@ -42,8 +42,7 @@ impl __rt::Attr for Status {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        let text = <String as __rt::Attr>::from_av(av)?;
-        text.parse().map_err(__rt::DecodeProblem::Invalid)
+        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
     }
 }
 /// A product in a shopper's cart, either in the active cart or saved for later.

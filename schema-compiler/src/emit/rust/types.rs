@@ -385,8 +385,9 @@ fn emit_enum(
             fn from_av(
                 av: &__rt::AttributeValue,
             ) -> Result<Self, __rt::DecodeProblem> {
-                let text = <String as __rt::Attr>::from_av(av)?;
-                text.parse().map_err(__rt::DecodeProblem::Invalid)
+                __rt::codec::expect_s(av)?
+                    .parse()
+                    .map_err(__rt::DecodeProblem::Invalid)
             }
         }
     }
