@@ -447,7 +447,6 @@ mod tests {
             filter: None,
             filter_values: Item::new(),
             filter_ranges: &[],
-            point: false,
         }
     }
 

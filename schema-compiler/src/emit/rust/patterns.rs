@@ -716,13 +716,6 @@ impl<'a> Emitter<'a> {
             }
         }
         let condition = crate::plan::key_condition(q);
-        // One whole primary key of the table per partition, nothing filtered.
-        let point = index.is_none()
-            && q.filter.is_empty()
-            && match &q.sk {
-                Some(sk) => sk.op == SortOp::Equals,
-                None => self.spec.table.sort_key.is_none(),
-            };
         let index_tokens = match index {
             Some(i) => quote!(Some(#i)),
             None => quote!(None),
@@ -795,7 +788,6 @@ impl<'a> Emitter<'a> {
                     table: __table.to_owned(),
                     index: #index_tokens,
                     key_condition: #condition,
-                    point: #point,
                     names: &[#(#names),*],
                     partitions: __partitions,
                     consistent_read: #consistent,
