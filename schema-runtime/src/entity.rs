@@ -50,12 +50,17 @@ pub trait Partial: Sized {
     fn from_item(item: &Item) -> Result<Self, DecodeError>;
 }
 
+/// Attribute `name` of `item`: `None` when absent or `NULL` (the one rule
+/// of presence every reader follows).
+pub(crate) fn present<'a>(item: &'a Item, name: &str) -> Option<&'a AttributeValue> {
+    item.get(name)
+        .filter(|v| !matches!(v, AttributeValue::Null(_)))
+}
+
 /// Reads a required attribute.
 pub fn required<T: Attr>(item: &Item, entity: &'static str, name: &str) -> Result<T, DecodeError> {
-    match item.get(name) {
-        None | Some(AttributeValue::Null(_)) => {
-            Err(DecodeError::new(entity, name, DecodeProblem::Missing))
-        }
+    match present(item, name) {
+        None => Err(DecodeError::new(entity, name, DecodeProblem::Missing)),
         Some(av) => T::from_av(av).map_err(|p| DecodeError::new(entity, name, p)),
     }
 }
@@ -66,8 +71,8 @@ pub fn optional<T: Attr>(
     entity: &'static str,
     name: &str,
 ) -> Result<Option<T>, DecodeError> {
-    match item.get(name) {
-        None | Some(AttributeValue::Null(_)) => Ok(None),
+    match present(item, name) {
+        None => Ok(None),
         Some(av) => T::from_av(av)
             .map(Some)
             .map_err(|p| DecodeError::new(entity, name, p)),
@@ -81,10 +86,8 @@ pub fn required_with<T>(
     name: &str,
     decode: impl FnOnce(&AttributeValue) -> Result<T, DecodeProblem>,
 ) -> Result<T, DecodeError> {
-    match item.get(name) {
-        None | Some(AttributeValue::Null(_)) => {
-            Err(DecodeError::new(entity, name, DecodeProblem::Missing))
-        }
+    match present(item, name) {
+        None => Err(DecodeError::new(entity, name, DecodeProblem::Missing)),
         Some(av) => decode(av).map_err(|p| DecodeError::new(entity, name, p)),
     }
 }
@@ -96,8 +99,8 @@ pub fn optional_with<T>(
     name: &str,
     decode: impl FnOnce(&AttributeValue) -> Result<T, DecodeProblem>,
 ) -> Result<Option<T>, DecodeError> {
-    match item.get(name) {
-        None | Some(AttributeValue::Null(_)) => Ok(None),
+    match present(item, name) {
+        None => Ok(None),
         Some(av) => decode(av)
             .map(Some)
             .map_err(|p| DecodeError::new(entity, name, p)),

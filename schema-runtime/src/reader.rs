@@ -236,9 +236,7 @@ impl<'a> Fields<'a> {
 
     /// Attribute `name`: `None` when absent or `NULL`.
     fn found(&self, name: &str) -> Option<&'a AttributeValue> {
-        self.item
-            .get(name)
-            .filter(|v| !matches!(v, AttributeValue::Null(_)))
+        crate::entity::present(self.item, name)
     }
 
     fn required_with<T>(
