@@ -1,7 +1,8 @@
 //! End to end against the embedded dynoxide server (or `DYNAMODB_ENDPOINT`):
 //! the generated repository against hand-written `aws-sdk-dynamodb` calls
 //! sending the same requests, and a scatter-gather query over 20 shards
-//! against one single-partition query returning as many items, on the
+//! (one whole key per shard: read with one BatchGetItem) against one
+//! single-partition query returning as many items, on the
 //! server itself and through a proxy that adds a fixed round trip to every
 //! answer (the network a remote DynamoDB has and a local server does not).
 

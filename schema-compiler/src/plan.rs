@@ -382,3 +382,93 @@ pub fn key_condition(q: &ir::Query) -> String {
     }
     condition
 }
+
+/// How a query fills its `<shard>` placeholder.
+#[derive(Debug, Clone, Copy)]
+pub enum QueryShards<'s> {
+    /// Its keys name no shard: one partition.
+    Unsharded,
+    /// A parameter bound to the entity's `shards.by` attribute picks the
+    /// one shard its stable hash gives.
+    Hashed {
+        /// The sharded entity.
+        entity: &'s ir::Entity,
+        /// The attribute hashed.
+        attribute: &'s ir::Attribute,
+        /// The query's parameter bound to it.
+        param: &'s ir::Param,
+        /// The number of shards.
+        count: u32,
+    },
+    /// Every shard is a partition of the request, and the results are merged.
+    Every {
+        /// The number of shards.
+        count: u32,
+    },
+}
+
+/// How `q` fills its `<shard>`. The shard may stand in the partition key or
+/// in a sort-key condition (an inverted index's partition is the table's
+/// sort key and the other way round); the count is that of the first
+/// returned entity with `shards`.
+pub fn query_shards<'s>(spec: &'s ir::Spec, q: &'s ir::Query) -> QueryShards<'s> {
+    let templates = std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands));
+    if !templates
+        .flat_map(|t| t.placeholders())
+        .any(|p| p.kind == ir::PlaceholderKind::Shard)
+    {
+        return QueryShards::Unsharded;
+    }
+    let Some((entity, sharding)) = q
+        .returns
+        .iter()
+        .filter_map(|e| spec.entities.get(e))
+        .find_map(|e| e.shards.as_ref().map(|s| (e, s)))
+    else {
+        return QueryShards::Unsharded;
+    };
+    let count = sharding.count.value;
+    let hashed = match &sharding.by {
+        ir::ShardBy::Random => None,
+        ir::ShardBy::Hash(attribute) => q
+            .params
+            .values()
+            .find(|p| {
+                p.binds
+                    .iter()
+                    .any(|(e, a)| e == entity.name.as_str() && a == attribute)
+            })
+            .and_then(|param| Some((entity.attributes.get(attribute.as_str())?, param))),
+    };
+    match hashed {
+        Some((attribute, param)) => QueryShards::Hashed {
+            entity,
+            attribute,
+            param,
+            count,
+        },
+        None => QueryShards::Every { count },
+    }
+}
+
+/// Whether a query access pattern reads every shard of a sharded key where
+/// each shard's key condition names one whole primary key of the table
+/// (`#pk = :pk AND #sk = :sk`, or `#pk = :pk` on a table without a sort
+/// key), with no filter and no projection: each shard holds at most that
+/// one item, and the repository reads all of them with BatchGetItem (up to
+/// 100 keys a request) instead of one Query each. The IAM policies grant
+/// BatchGetItem on the same partition keys for exactly these patterns.
+pub fn reads_shards_in_batch(spec: &ir::Spec, pattern: &ir::AccessPattern) -> bool {
+    let Operation::Query(q) = &pattern.operation else {
+        return false;
+    };
+    let whole_key = match &q.sk {
+        Some(sk) => sk.op == SortOp::Equals,
+        None => spec.table.sort_key.is_none(),
+    };
+    q.index == IndexRef::Table
+        && q.filter.is_empty()
+        && pattern.select.is_none()
+        && whole_key
+        && matches!(query_shards(spec, q), QueryShards::Every { count } if count > 1)
+}

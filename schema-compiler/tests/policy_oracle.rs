@@ -308,7 +308,7 @@ fn uses(spec: &ir::Spec, kind: PolicyKind<'_>) -> BTreeSet<Use> {
             .collect(),
     };
     for pattern in patterns {
-        pattern_uses(&pattern.operation, &mut out);
+        pattern_uses(spec, pattern, &mut out);
     }
     out.retain(|(_, _, e)| {
         spec.entities
@@ -318,15 +318,22 @@ fn uses(spec: &ir::Spec, kind: PolicyKind<'_>) -> BTreeSet<Use> {
     out
 }
 
-fn pattern_uses(operation: &Operation, out: &mut BTreeSet<Use>) {
+fn pattern_uses(spec: &ir::Spec, pattern: &ir::AccessPattern, out: &mut BTreeSet<Use>) {
     let mut add = |action, place: Place, entity: &String| {
         out.insert((action, place, entity.clone()));
     };
-    match operation {
+    match &pattern.operation {
         Operation::Get { entity, .. } => add("GetItem", Place::Table, entity),
         Operation::Query(q) => {
+            // The shards of a sharded whole-key query are read with
+            // BatchGetItem, on the table (the repository's choice, which
+            // `tests/tests/iam.rs` sees in the requests it really sends).
+            let batch = singletable::explain::reads_shards_in_batch(spec, pattern);
             for entity in q.matching.iter().chain(&q.returns) {
                 add("Query", place_of(&q.index), entity);
+                if batch {
+                    add("BatchGetItem", Place::Table, entity);
+                }
             }
         }
         Operation::Transaction(t) => {

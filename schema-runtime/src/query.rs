@@ -62,6 +62,14 @@ pub struct QueryRequest {
     pub filter_values: Item,
     /// The operands of each `BETWEEN` of the filter, `(lower, upper)`.
     pub filter_ranges: &'static [(&'static str, &'static str)],
+    /// Every partition's key condition names one whole primary key of the
+    /// table (`#pk = :pk AND #sk = :sk`, or `#pk = :pk` without a sort key),
+    /// with no filter and no projection: each partition holds at most that
+    /// one item, and the partitions of a sharded query are read together
+    /// with BatchGetItem (100 keys a request) instead of one Query each.
+    /// Generated code sets it exactly where the generated IAM policies grant
+    /// BatchGetItem; elsewhere it must stay `false`, or the read is denied.
+    pub point: bool,
 }
 
 /// Decodes one item; `Ok(None)` skips it (an entity the pattern does not return).
@@ -589,6 +597,7 @@ impl<T: Send + 'static> State<T> {
 
     /// Reads the next page of every starved partition, `concurrency` at a time.
     async fn fill(&mut self) -> Result<(), Error> {
+        self.fill_points().await?;
         let starved: Vec<(usize, Option<Item>)> = self
             .partitions
             .iter()
@@ -631,6 +640,99 @@ impl<T: Send + 'static> State<T> {
             None => Ok(()),
         }
     }
+}
+
+impl<T: Send + 'static> State<T> {
+    /// For a [`point`](QueryRequest::point) query of several partitions,
+    /// reads every partition not read yet with BatchGetItem: one request of
+    /// up to 100 keys rather than a Query per partition, each of which
+    /// could return that one item only. A key DynamoDB leaves unprocessed
+    /// keeps its partition starved, and the partition is queried as any
+    /// other.
+    async fn fill_points(&mut self) -> Result<(), Error> {
+        let shared = self.shared.clone();
+        let request = &shared.request;
+        if !request.point || request.filter.is_some() || !request.projection.is_empty() {
+            return Ok(());
+        }
+        let fresh: Vec<usize> = (0..self.partitions.len())
+            .filter(|&i| self.partitions[i].starved() && self.partitions[i].next.is_none())
+            .filter(|&i| !request.empty_range(i))
+            .collect();
+        if fresh.len() < 2 {
+            return Ok(());
+        }
+        let attribute = |name: &str| shared.names.get(name).cloned();
+        let (Some(pk), sk) = (attribute("#pk"), attribute("#sk")) else {
+            return Ok(());
+        };
+        let mut keys: Vec<(usize, Item)> = Vec::with_capacity(fresh.len());
+        for &i in &fresh {
+            let values = &request.partitions[i];
+            let mut key = Item::with_capacity(2);
+            let Some(pk_value) = values.get(":pk") else {
+                return Ok(());
+            };
+            key.insert(pk.clone(), pk_value.clone());
+            if let Some(sk) = &sk {
+                let Some(sk_value) = values.get(":sk") else {
+                    return Ok(());
+                };
+                key.insert(sk.clone(), sk_value.clone());
+            }
+            keys.push((i, key));
+        }
+        for chunk in keys.chunks(crate::batch::MAX_BATCH_GET) {
+            let requested: Vec<Item> = chunk.iter().map(|(_, k)| k.clone()).collect();
+            let ask = crate::sdk::types::KeysAndAttributes::builder()
+                .set_keys(Some(requested.clone()))
+                .consistent_read(request.consistent_read)
+                .build()?;
+            shared.call.request();
+            let output = shared
+                .client
+                .batch_get_item()
+                .request_items(&request.table, ask)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await?;
+            let units = crate::trace::total_units(output.consumed_capacity());
+            self.capacity += units;
+            shared.call.capacity(units);
+            let unprocessed: Vec<Item> = output
+                .unprocessed_keys
+                .and_then(|mut m| m.remove(&request.table))
+                .map(|k| k.keys)
+                .unwrap_or_default();
+            for item in output
+                .responses
+                .and_then(|mut m| m.remove(&request.table))
+                .unwrap_or_default()
+            {
+                crate::isolation::check_requested(&item, &requested, "query")?;
+                if let Some((i, _)) = chunk.iter().find(|(_, k)| same_key(&item, k)) {
+                    self.partitions[*i].buffer.push_back(item);
+                }
+            }
+            for (i, key) in chunk {
+                if unprocessed.iter().any(|u| same_key(u, key)) {
+                    continue;
+                }
+                let partition = &mut self.partitions[*i];
+                partition.fetched = true;
+                if partition.buffer.is_empty() {
+                    partition.position = Position::Done;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `item` has every attribute of `key` with the same value.
+fn same_key(item: &Item, key: &Item) -> bool {
+    key.iter()
+        .all(|(name, value)| item.get(name) == Some(value))
 }
 
 /// One Query request of partition `index`, starting after `start`: the

@@ -447,6 +447,7 @@ mod tests {
             filter: None,
             filter_values: Item::new(),
             filter_ranges: &[],
+            point: false,
         }
     }
 

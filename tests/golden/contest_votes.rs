@@ -1031,6 +1031,7 @@ fn __request_contestants(
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
+        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
         partitions: __partitions,
         consistent_read: false,
@@ -1067,6 +1068,7 @@ fn __request_vote_shards(
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND #sk = :sk",
+        point: true,
         names: &[("#pk", "pk"), ("#sk", "sk")],
         partitions: __partitions,
         consistent_read: false,
@@ -1098,6 +1100,7 @@ fn __request_leaderboard(
         table: __table.to_owned(),
         index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
+        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
         partitions: __partitions,
         consistent_read: false,
@@ -1344,7 +1347,7 @@ pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
     principal_tag: None,
     pieces: &[
         __rt::iam::Piece::Text(
-            "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Sid\":\"AccessPatterns\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:GetItem\",\"dynamodb:Query\",\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\",\"dynamodb:BatchWriteItem\"],\"Resource\":[\"arn:",
+            "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Sid\":\"AccessPatterns\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:GetItem\",\"dynamodb:BatchGetItem\",\"dynamodb:Query\",\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\",\"dynamodb:BatchWriteItem\"],\"Resource\":[\"arn:",
         ),
         __rt::iam::Piece::Partition,
         __rt::iam::Piece::Text(":dynamodb:"),

@@ -322,8 +322,15 @@ pub struct Entity {
     pub unlisted: Vec<String>,
     /// `scope: global`.
     pub global: bool,
-    /// Write shards, by hash of the first partition attribute.
+    /// Write shards: each item is in the shard the hash of its first
+    /// partition attribute gives, written `by: "hash(<attribute>)"` or
+    /// (`random_shards`) `by: random` with the driver putting each item in
+    /// that same shard, so that queries of a random-sharded entity read
+    /// every shard (by BatchGetItem where each shard's key is one whole
+    /// primary key).
     pub shards: Option<u32>,
+    /// `by: random`: no `get` pattern, items carry their `shard`.
+    pub random_shards: bool,
     /// Has the version attribute `ver` (written by versioned upserts).
     pub versioned: bool,
 }
@@ -605,6 +612,7 @@ pub fn generate(seed: u64) -> Spec {
         let global = rng.u8(..5) == 0;
         let versioned = !global && rng.u8(..5) == 0;
         let shards = (!versioned && rng.u8(..6) == 0).then_some(3);
+        let random_shards = shards.is_some() && rng.bool();
         let tenant = if global {
             vec![Seg::Lit("G#".into())]
         } else {
@@ -761,6 +769,7 @@ pub fn generate(seed: u64) -> Spec {
             unlisted,
             global,
             shards,
+            random_shards,
             versioned,
         });
     }
@@ -817,6 +826,17 @@ pub fn generate(seed: u64) -> Spec {
             6 => Some((Op::Gt, vec![bound(&mut rng)])),
             7 => Some((Op::Gte, vec![bound(&mut rng)])),
             _ => Some((Op::Between, vec![bound(&mut rng), bound(&mut rng)])),
+        };
+        // Half the table queries of an entity sharded at random name one
+        // whole key per shard: the shards are read with BatchGetItem.
+        // Drawn apart from the main sequence.
+        let cond = if e.random_shards
+            && index.is_none()
+            && fastrand::Rng::with_seed(seed ^ 0xba7c_4 ^ n as u64).bool()
+        {
+            Some((Op::Equals, vec![sk.clone()]))
+        } else {
+            cond
         };
         // Drawn apart from the main sequence (see `by_keys`); only where
         // every attribute is carried (the table, or an index of `ALL`), so
@@ -978,10 +998,14 @@ impl Spec {
                 y.push_str("    scope: global\n");
             }
             if let (Some(count), Some(first)) = (e.shards, e.pk.attrs().next()) {
-                let _ = writeln!(
-                    y,
-                    "    shards: {{ count: {count}, by: \"hash(<{first}>)\" }}"
-                );
+                if e.random_shards {
+                    let _ = writeln!(y, "    shards: {{ count: {count}, by: random }}");
+                } else {
+                    let _ = writeln!(
+                        y,
+                        "    shards: {{ count: {count}, by: \"hash(<{first}>)\" }}"
+                    );
+                }
             }
             if e.versioned {
                 y.push_str("    version_attribute: ver\n");
@@ -1014,7 +1038,8 @@ impl Spec {
             }
         }
         y.push_str("access_patterns:\n");
-        for e in &self.entities {
+        // A `get` of an entity sharded at random is `sharded_get`.
+        for e in self.entities.iter().filter(|e| !e.random_shards) {
             let _ = writeln!(y, "  get_{}: {{ get: {} }}", e.name.to_lowercase(), e.name);
         }
         for p in &self.patterns {
@@ -1132,12 +1157,24 @@ fn item_keys(e: &Entity, tenant: &str, cap: usize) -> Vec<Vec<(Option<String>, S
     let pools = pools(&names, e);
     combinations(&pools)
         .take(cap)
-        .map(|choice| {
-            let lookup = lookup(&names, &pools, &choice);
-            let shard = match (e.shards, e.pk.attrs().next().and_then(|a| lookup(a))) {
-                (Some(count), Some(v)) => u32::try_from(fnv1a(&v) % u64::from(count)).unwrap_or(0),
-                _ => 0,
+        .flat_map(|choice| {
+            // An item sharded at random may be written to any shard: one
+            // possible item per shard.
+            let first = {
+                let lookup = lookup(&names, &pools, &choice);
+                e.pk.attrs().next().and_then(|a| lookup(a))
             };
+            let shards: Vec<u32> = match (e.shards, first) {
+                (Some(count), _) if e.random_shards => (0..count).collect(),
+                (Some(count), Some(v)) => {
+                    vec![u32::try_from(fnv1a(&v) % u64::from(count)).unwrap_or(0)]
+                }
+                _ => vec![0],
+            };
+            shards.into_iter().map(move |shard| (choice.clone(), shard))
+        })
+        .map(|(choice, shard)| {
+            let lookup = lookup(&names, &pools, &choice);
             let key = |pk: &Template, sk: &Template| {
                 Some((
                     pk.encode(tenant, shard, &lookup)?,
@@ -1358,6 +1395,18 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                         let _ = write!(fields, "{}: {}, ", a.name, v.rust);
                     }
                 }
+                // A random-sharded item goes to the shard its hash gives,
+                // where the oracle's keys expect it.
+                if let (true, Some(count), Some(first)) =
+                    (e.random_shards, e.shards, e.pk.attrs().next())
+                {
+                    let key = values
+                        .iter()
+                        .find(|(a, _, _)| a.name == first)
+                        .map(|(_, v, _)| v.key.as_str())
+                        .unwrap_or_default();
+                    let _ = write!(fields, "shard: {}, ", fnv1a(key) % u64::from(count));
+                }
                 let _ = writeln!(d, "        let item = {} {{ {fields}}};", e.name);
                 let _ = writeln!(
                     d,
@@ -1430,9 +1479,11 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             }
             let lookup = |name: &str| keys.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
             // The shards a `<shard>` of the call stands for: the hashed one
-            // when the call gives the hashed attribute, else every shard.
+            // when the call gives the hashed attribute, else (and always
+            // for random shards) every shard.
             let shards = match source.shards {
                 None => vec![0],
+                Some(count) if source.random_shards => (0..count).collect(),
                 Some(count) => match source.pk.attrs().next().and_then(|a| lookup(a)) {
                     Some(value) => {
                         vec![u32::try_from(fnv1a(&value) % u64::from(count)).unwrap_or(0)]

@@ -2,6 +2,7 @@
 //! scatter-gather query returns every item exactly once, in sort-key order,
 //! resumable page by page across shards.
 
+use futures_util::StreamExt as _;
 use singletable_runtime::sdk::types::AttributeValue;
 use singletable_runtime::{DateTime, Position};
 use singletable_tests::generated::pooled_product_catalog::*;
@@ -248,4 +249,86 @@ async fn sharded_vote_counters_count_every_vote() {
         ),
         "{missing:?}"
     );
+}
+
+/// A sharded query whose key condition is one whole primary key per shard
+/// (`vote_shards`: `…|S#<shard>` and `sk = VOTES`) reads the shards with
+/// one BatchGetItem, and returns what a Query per shard returns: the items
+/// that exist, in shard order, resumable from any item's cursor.
+#[tokio::test]
+async fn point_queries_over_shards_read_in_one_batch() {
+    use singletable_runtime::testing::CallRecorder;
+    use singletable_tests::generated::contest_votes::*;
+    let repo = Repository::new(server::client(&server::server().await.endpoint))
+        .with_table_name(server::unique_table("VotePoints"));
+    repo.create_table().await.unwrap();
+    let present: Vec<u32> = (0..20).filter(|s| s % 3 != 1).collect();
+    for &shard in &present {
+        repo.put_vote_shard(&VoteShard {
+            shard,
+            contest_id: "final".into(),
+            contestant_id: "ann".into(),
+            votes: i64::from(shard) * 10,
+        })
+        .await
+        .unwrap();
+    }
+    // Another contestant's shards are not read.
+    repo.put_vote_shard(&VoteShard {
+        shard: 1,
+        contest_id: "final".into(),
+        contestant_id: "bob".into(),
+        votes: 7,
+    })
+    .await
+    .unwrap();
+
+    let recorder = CallRecorder::default();
+    let _guard = recorder.install();
+    let all = repo.vote_shards("final", "ann").all().await.unwrap();
+    let calls = recorder.calls();
+    assert_eq!(calls.len(), 1, "{calls:#?}");
+    assert_eq!(calls[0].fields["requests"], "1", "{calls:#?}");
+    let shards: Vec<u32> = all.iter().map(|v| v.shard).collect();
+    assert_eq!(shards, present, "the shards that exist, in shard order");
+    assert!(all.iter().all(|v| v.votes == i64::from(v.shard) * 10));
+
+    // Limits and cursors behave as with a Query per shard.
+    let first: Vec<u32> = repo
+        .vote_shards("final", "ann")
+        .limit(4)
+        .all()
+        .await
+        .unwrap()
+        .iter()
+        .map(|v| v.shard)
+        .collect();
+    assert_eq!(first, present[..4]);
+    let page = Box::pin(repo.vote_shards("final", "ann").item_cursors().pages())
+        .next()
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(page.items.len(), present.len());
+    for i in [0, 4, present.len() - 1] {
+        let rest: Vec<u32> = repo
+            .vote_shards("final", "ann")
+            .starting_after(page.item_cursors[i].clone())
+            .all()
+            .await
+            .unwrap()
+            .iter()
+            .map(|v| v.shard)
+            .collect();
+        assert_eq!(rest, present[i + 1..], "after item {i}");
+    }
+    // Nothing stored: nothing returned, in one request.
+    recorder.clear();
+    assert!(repo
+        .vote_shards("final", "cy")
+        .all()
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(recorder.calls()[0].fields["requests"], "1");
 }

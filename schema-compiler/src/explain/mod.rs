@@ -8,7 +8,9 @@ use serde::Serialize;
 
 use crate::encoding;
 use crate::ir::{self, PlaceholderKind};
-pub use crate::plan::{key_condition, plans, typical_item_size, Plan};
+pub use crate::plan::{
+    key_condition, plans, query_shards, reads_shards_in_batch, typical_item_size, Plan, QueryShards,
+};
 
 /// How one key placeholder is kept from forging key structure.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use crate::emit::workbench::dynamo_type;
 use crate::ir::{self, IndexRef, Operation, SortOp, TransactionOp};
-use crate::plan::{key_condition, plan, Plan};
+use crate::plan::{key_condition, plan, Plan, QueryShards};
 
 /// One access pattern's request.
 #[derive(Debug, Clone, PartialEq)]
@@ -219,29 +219,26 @@ fn scan_parameters(spec: &ir::Spec, scan: &ir::Scan, out: &mut Map<String, Value
     }
 }
 
-fn query_notes(spec: &ir::Spec, q: &ir::Query) -> Vec<String> {
+fn query_notes(spec: &ir::Spec, pattern: &ir::AccessPattern, q: &ir::Query) -> Vec<String> {
     let mut notes = Vec::new();
-    let sharded = q
-        .returns
-        .iter()
-        .filter_map(|e| spec.entities.get(e))
-        .find_map(|e| e.shards.as_ref());
-    if let Some(s) = sharded {
-        if q.pk
-            .placeholders()
-            .any(|p| p.kind == ir::PlaceholderKind::Shard)
-        {
-            match &s.by {
-                ir::ShardBy::Random => notes.push(format!(
-                    "one query per shard, <shard> = 0 to {}, results gathered",
-                    s.count.value.saturating_sub(1)
-                )),
-                ir::ShardBy::Hash(a) => notes.push(format!(
-                    "one query per shard, <shard> = 0 to {} (a hash of `{a}` picks the shard of one item), results gathered",
-                    s.count.value.saturating_sub(1)
-                )),
-            }
+    match crate::plan::query_shards(spec, q) {
+        QueryShards::Unsharded => {}
+        QueryShards::Hashed {
+            attribute, count, ..
+        } => notes.push(format!(
+            "<shard> = the hash of `{}` modulo {count}: one shard",
+            attribute.name.as_str()
+        )),
+        QueryShards::Every { count } if crate::plan::reads_shards_in_batch(spec, pattern) => {
+            notes.push(format!(
+                "every shard, <shard> = 0 to {}: one whole key per shard, read together with BatchGetItem (100 keys a request; a key left unprocessed is queried)",
+                count.saturating_sub(1)
+            ))
         }
+        QueryShards::Every { count } => notes.push(format!(
+            "one query per shard, <shard> = 0 to {}, results gathered",
+            count.saturating_sub(1)
+        )),
     }
     if let Some(ttl) = &spec.table.ttl {
         notes.push(format!("items whose `{ttl}` has passed are skipped"));
@@ -279,7 +276,7 @@ pub fn request(spec: &ir::Spec, name: &str) -> Option<Request> {
         }
         Operation::Query(q) => {
             query_parameters(spec, q, &mut parameters);
-            notes = query_notes(spec, q);
+            notes = query_notes(spec, pattern, q);
             "query"
         }
         Operation::Scan(scan) => {

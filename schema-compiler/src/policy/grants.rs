@@ -139,6 +139,11 @@ pub(crate) fn pattern_grants<'s>(
                 IndexRef::Index(name) => Some(name.as_str()),
             };
             out.push((Action::Query, index, &q.pk));
+            // Every shard's one whole key, read together: the same
+            // partition keys, item by item (never more than the Query reads).
+            if crate::plan::reads_shards_in_batch(spec, pattern) {
+                out.push((Action::BatchGetItem, None, &q.pk));
+            }
         }
         // A Scan has no partition key for LeadingKeys to confine: a role's
         // scans are granted apart ([`Grants::scans`]), never by key.

@@ -187,7 +187,10 @@ impl Emitter<'_> {
                         .collect();
                     planned.push((t, inputs, plan.pattern.name.as_str()));
                 }
-                if let Some((entity, attribute, _)) = Self::shard_hash_param(plan, q) {
+                if let crate::plan::QueryShards::Hashed {
+                    entity, attribute, ..
+                } = crate::plan::query_shards(self.spec, q)
+                {
                     domains.add(entity.name.as_str(), attribute, taken);
                 }
             }

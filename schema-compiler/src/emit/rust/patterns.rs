@@ -8,7 +8,8 @@ use super::keys::Input;
 use super::names::{pascal, pascal_ident, snake, snake_ident};
 use super::repo::Handle;
 use super::{doc, key_type, update_type, Emitter, Private};
-use crate::ir::{self, IndexRef, Operation, PlaceholderKind, ShardBy, SortOp, TransactionOp};
+use crate::ir::{self, IndexRef, Operation, PlaceholderKind, SortOp, TransactionOp};
+use crate::plan::QueryShards;
 
 /// What an access pattern's printers need, decided once before printing:
 /// the handle its method lives on, the entities it names and the entity
@@ -593,56 +594,25 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// The entity and attribute whose stable hash picks the shard of a
-    /// query, when a parameter binds it.
-    pub(super) fn shard_hash_param<'p>(
-        plan: &PatternPlan<'p>,
-        q: &'p ir::Query,
-    ) -> Option<(&'p ir::Entity, &'p ir::Attribute, &'p ir::Param)> {
-        let (entity, sharding) = q
-            .returns
-            .iter()
-            .filter_map(|e| plan.entity(e))
-            .find_map(|e| e.shards.as_ref().map(|s| (e, s)))?;
-        let ShardBy::Hash(attribute) = &sharding.by else {
-            return None;
-        };
-        let param = q.params.values().find(|p| {
-            p.binds
-                .iter()
-                .any(|(e, a)| e == entity.name.as_str() && a == attribute)
-        })?;
-        Some((entity, entity.attributes.get(attribute.as_str())?, param))
-    }
-
     /// How the query's `<shard>` is filled: one shard computed from a
-    /// parameter, every shard, or none. The shard may stand in the
-    /// partition key or in a sort-key condition (an inverted index's
-    /// partition is the table's sort key and the other way round): every
-    /// shard is a partition of the request, and the results are merged.
-    fn shard_plan(
-        &self,
-        plan: &PatternPlan<'_>,
-        q: &ir::Query,
-    ) -> Option<(u32, Option<TokenStream>)> {
-        let templates = std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands));
-        if !templates
-            .flat_map(|t| t.placeholders())
-            .any(|p| p.kind == PlaceholderKind::Shard)
-        {
-            return None;
+    /// parameter, every shard, or none ([`crate::plan::query_shards`]);
+    /// every shard is a partition of the request, and the results are
+    /// merged.
+    fn shard_plan(&self, q: &ir::Query) -> Option<(u32, Option<TokenStream>)> {
+        match crate::plan::query_shards(self.spec, q) {
+            QueryShards::Unsharded => None,
+            QueryShards::Every { count } => Some((count, None)),
+            QueryShards::Hashed {
+                entity,
+                attribute,
+                param,
+                count,
+            } => {
+                let ident = snake_ident(param.name.as_str());
+                let hash = self.hash_shard(entity.name.as_str(), attribute, quote!(#ident), count);
+                Some((count, Some(hash)))
+            }
         }
-        let sharding = q
-            .returns
-            .iter()
-            .filter_map(|e| plan.entity(e))
-            .find_map(|e| e.shards.as_ref())?;
-        let count = sharding.count.value;
-        let hash = Self::shard_hash_param(plan, q).map(|(entity, a, param)| {
-            let ident = snake_ident(param.name.as_str());
-            self.hash_shard(entity.name.as_str(), a, quote!(#ident), count)
-        });
-        Some((count, hash))
     }
 
     /// What fills a placeholder of a query's key condition.
@@ -716,6 +686,7 @@ impl<'a> Emitter<'a> {
             }
         }
         let condition = crate::plan::key_condition(q);
+        let point = crate::plan::reads_shards_in_batch(self.spec, pattern);
         let index_tokens = match index {
             Some(i) => quote!(Some(#i)),
             None => quote!(None),
@@ -773,7 +744,7 @@ impl<'a> Emitter<'a> {
             ranges: filter_ranges,
         } = self.filter_tokens(pattern_name, &q.filter);
         names.extend(filter_names);
-        let fill = match self.shard_plan(plan, q) {
+        let fill = match self.shard_plan(q) {
             None => one,
             Some((_, Some(hash))) => quote!({ let __shard: u32 = #hash; #one }),
             Some((count, None)) => quote!(for __shard in 0..#count { #one }),
@@ -788,6 +759,7 @@ impl<'a> Emitter<'a> {
                     table: __table.to_owned(),
                     index: #index_tokens,
                     key_condition: #condition,
+                    point: #point,
                     names: &[#(#names),*],
                     partitions: __partitions,
                     consistent_read: #consistent,
