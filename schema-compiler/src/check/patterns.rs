@@ -2,7 +2,8 @@
 //! and every pattern can be served.
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use crate::ir::{self, IndexRef, Operation, ShardBy};
+use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, ShardBy, SortOp};
+use crate::plan::{query_shards, QueryShards};
 
 /// Why: an index nobody queries still costs a write for every item projected into it.
 pub fn check_unused_indexes(spec: &ir::Spec, diags: &mut Diagnostics) {
@@ -57,6 +58,74 @@ pub fn check_sharded_gets(spec: &ir::Spec, diags: &mut Diagnostics) {
                     .help("query across the shards instead (`query` with `<shard>` in the partition key), or shard by `hash(<attribute>)` so reads can compute the shard"),
             );
         }
+    }
+}
+
+/// Why: a query that reads every shard sends one request per shard. When
+/// its partition key names no `<shard>` and only its sort-key condition
+/// does, every one of those requests reads the same partition, and an
+/// item whose sort key lies in the ranges of several shards is returned
+/// once for each of them. The shards' ranges are apart only for `equals`,
+/// and for `begins_with` when no shard's text is a prefix of another's
+/// (a non-digit follows `<shard>`, or there are at most 10 shards).
+pub fn check_shard_ranges(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for pattern in spec.access_patterns.values() {
+        let Operation::Query(q) = &pattern.operation else {
+            continue;
+        };
+        let QueryShards::Every { count } = query_shards(spec, q) else {
+            continue;
+        };
+        let Some(cond) = &q.sk else {
+            continue;
+        };
+        if count < 2 || has_shard(&q.pk) || !cond.operands.iter().any(has_shard) {
+            continue;
+        }
+        let apart = match cond.op {
+            SortOp::Equals => true,
+            SortOp::BeginsWith => cond.operands.iter().all(|o| shard_prefix_free(o, count)),
+            SortOp::Between | SortOp::Lt | SortOp::Lte | SortOp::Gt | SortOp::Gte => false,
+        };
+        let span = cond
+            .operands
+            .iter()
+            .find(|o| has_shard(o))
+            .map_or(cond.span, |o| o.source.span);
+        if !apart {
+            diags.push(
+                Diagnostic::new(
+                    Code::ShardRangeOverlap,
+                    format!(
+                        "`{}` reads all {count} shards in one partition, and their sort-key ranges overlap: an item would be returned once for each shard whose range holds it",
+                        pattern.name
+                    ),
+                )
+                .label(span, "`<shard>` only in the sort-key condition")
+                .help("name `<shard>` in the partition key too, compare the sort key with `equals` (or `begins_with` a prefix where a non-digit follows `<shard>`), or leave `<shard>` out of the condition"),
+            );
+        }
+    }
+}
+
+fn has_shard(template: &ir::KeyTemplate) -> bool {
+    template
+        .placeholders()
+        .any(|p| p.kind == PlaceholderKind::Shard)
+}
+
+/// Whether the prefixes `template` gives for the shards `0..count` are
+/// apart: no shard's text is a prefix of another's where it ends.
+fn shard_prefix_free(template: &ir::KeyTemplate, count: u32) -> bool {
+    let at = template
+        .segments
+        .iter()
+        .position(|s| matches!(s, Segment::Placeholder(p) if p.kind == PlaceholderKind::Shard));
+    match at.map(|i| template.segments.get(i + 1)) {
+        None => true,
+        Some(None) => count <= 10,
+        Some(Some(Segment::Literal(l))) => l.chars().next().is_some_and(|c| !c.is_ascii_digit()),
+        Some(Some(Segment::Placeholder(_))) => false,
     }
 }
 

@@ -152,6 +152,10 @@ codes! {
     UnusedEntity = "unused_entity", Warning;
     /// A `get` of a randomly sharded entity cannot know the shard.
     ShardedGet = "sharded_get", Error;
+    /// A query reads every shard in one partition (`<shard>` only in its
+    /// sort-key condition) with overlapping ranges: an item would be
+    /// returned once per shard.
+    ShardRangeOverlap = "shard_range_overlap", Error;
     /// A query's filter is applied after its key condition read the items:
     /// every item read is billed, kept or not.
     FilterAmplification = "filter_amplification", Warning;
