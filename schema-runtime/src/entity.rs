@@ -3,6 +3,7 @@
 use crate::codec::Attr;
 use crate::error::{DecodeError, DecodeProblem, ValueError};
 use crate::identity::Identity;
+use crate::reader::Fields;
 use crate::sdk::types::AttributeValue;
 use crate::Item;
 
@@ -50,19 +51,12 @@ pub trait Partial: Sized {
     fn from_item(item: &Item) -> Result<Self, DecodeError>;
 }
 
-/// Attribute `name` of `item`: `None` when absent or `NULL` (the one rule
-/// of presence every reader follows).
-pub(crate) fn present<'a>(item: &'a Item, name: &str) -> Option<&'a AttributeValue> {
-    item.get(name)
-        .filter(|v| !matches!(v, AttributeValue::Null(_)))
-}
+// The readers below are those of [`Fields`] (one rule of presence: absent
+// or `NULL` is none), with the error unboxed.
 
 /// Reads a required attribute.
 pub fn required<T: Attr>(item: &Item, entity: &'static str, name: &str) -> Result<T, DecodeError> {
-    match present(item, name) {
-        None => Err(DecodeError::new(entity, name, DecodeProblem::Missing)),
-        Some(av) => T::from_av(av).map_err(|p| DecodeError::new(entity, name, p)),
-    }
+    Ok(Fields::new(item, entity).required(name)?)
 }
 
 /// Reads an optional attribute; absent and `NULL` both read as `None`.
@@ -71,12 +65,7 @@ pub fn optional<T: Attr>(
     entity: &'static str,
     name: &str,
 ) -> Result<Option<T>, DecodeError> {
-    match present(item, name) {
-        None => Ok(None),
-        Some(av) => T::from_av(av)
-            .map(Some)
-            .map_err(|p| DecodeError::new(entity, name, p)),
-    }
+    Ok(Fields::new(item, entity).optional(name)?)
 }
 
 /// Reads an attribute with a custom decoder (datetimes with a format).
@@ -86,10 +75,7 @@ pub fn required_with<T>(
     name: &str,
     decode: impl FnOnce(&AttributeValue) -> Result<T, DecodeProblem>,
 ) -> Result<T, DecodeError> {
-    match present(item, name) {
-        None => Err(DecodeError::new(entity, name, DecodeProblem::Missing)),
-        Some(av) => decode(av).map_err(|p| DecodeError::new(entity, name, p)),
-    }
+    Ok(Fields::new(item, entity).required_with(name, decode)?)
 }
 
 /// Reads an optional attribute with a custom decoder.
@@ -99,12 +85,7 @@ pub fn optional_with<T>(
     name: &str,
     decode: impl FnOnce(&AttributeValue) -> Result<T, DecodeProblem>,
 ) -> Result<Option<T>, DecodeError> {
-    match present(item, name) {
-        None => Ok(None),
-        Some(av) => decode(av)
-            .map(Some)
-            .map_err(|p| DecodeError::new(entity, name, p)),
-    }
+    Ok(Fields::new(item, entity).optional_with(name, decode)?)
 }
 
 /// The entity type stored in `attribute`, for collection decoding.

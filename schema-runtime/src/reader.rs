@@ -234,12 +234,16 @@ impl<'a> Fields<'a> {
         Box::new(DecodeError::new(self.entity, name, problem))
     }
 
-    /// Attribute `name`: `None` when absent or `NULL`.
+    /// Attribute `name`: `None` when absent or `NULL` (the one rule of
+    /// presence every reader follows).
     fn found(&self, name: &str) -> Option<&'a AttributeValue> {
-        crate::entity::present(self.item, name)
+        self.item
+            .get(name)
+            .filter(|v| !matches!(v, AttributeValue::Null(_)))
     }
 
-    fn required_with<T>(
+    /// A required attribute read by `decode`.
+    pub(crate) fn required_with<T>(
         &self,
         name: &str,
         decode: impl FnOnce(&AttributeValue) -> Result<T, DecodeProblem>,
@@ -250,7 +254,8 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn optional_with<T>(
+    /// An optional attribute read by `decode`.
+    pub(crate) fn optional_with<T>(
         &self,
         name: &str,
         decode: impl FnOnce(&AttributeValue) -> Result<T, DecodeProblem>,
