@@ -897,6 +897,12 @@ impl KeyTemplate {
         })
     }
 
+    /// Whether the template names `<shard>`.
+    pub fn has_shard(&self) -> bool {
+        self.placeholders()
+            .any(|p| p.kind == PlaceholderKind::Shard)
+    }
+
     /// The literal text before the first placeholder.
     pub fn literal_prefix(&self) -> String {
         self.segments

@@ -412,11 +412,8 @@ pub enum QueryShards<'s> {
 /// sort key and the other way round); the count is that of the first
 /// returned entity with `shards`.
 pub fn query_shards<'s>(spec: &'s ir::Spec, q: &'s ir::Query) -> QueryShards<'s> {
-    let templates = std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands));
-    if !templates
-        .flat_map(|t| t.placeholders())
-        .any(|p| p.kind == ir::PlaceholderKind::Shard)
-    {
+    let mut templates = std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands));
+    if !templates.any(ir::KeyTemplate::has_shard) {
         return QueryShards::Unsharded;
     }
     let Some((entity, sharding)) = q

@@ -79,7 +79,7 @@ pub fn check_shard_ranges(spec: &ir::Spec, diags: &mut Diagnostics) {
         let Some(cond) = &q.sk else {
             continue;
         };
-        if count < 2 || has_shard(&q.pk) || !cond.operands.iter().any(has_shard) {
+        if count < 2 || q.pk.has_shard() || !cond.operands.iter().any(ir::KeyTemplate::has_shard) {
             continue;
         }
         let apart = match cond.op {
@@ -87,12 +87,12 @@ pub fn check_shard_ranges(spec: &ir::Spec, diags: &mut Diagnostics) {
             SortOp::BeginsWith => cond.operands.iter().all(|o| shard_prefix_free(o, count)),
             SortOp::Between | SortOp::Lt | SortOp::Lte | SortOp::Gt | SortOp::Gte => false,
         };
-        let span = cond
-            .operands
-            .iter()
-            .find(|o| has_shard(o))
-            .map_or(cond.span, |o| o.source.span);
         if !apart {
+            let span = cond
+                .operands
+                .iter()
+                .find(|o| o.has_shard())
+                .map_or(cond.span, |o| o.source.span);
             diags.push(
                 Diagnostic::new(
                     Code::ShardRangeOverlap,
@@ -106,12 +106,6 @@ pub fn check_shard_ranges(spec: &ir::Spec, diags: &mut Diagnostics) {
             );
         }
     }
-}
-
-fn has_shard(template: &ir::KeyTemplate) -> bool {
-    template
-        .placeholders()
-        .any(|p| p.kind == PlaceholderKind::Shard)
 }
 
 /// Whether the prefixes `template` gives for the shards `0..count` are

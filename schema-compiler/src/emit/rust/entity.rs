@@ -672,7 +672,7 @@ impl Emitter<'_> {
                 let t = entity
                     .primary_key
                     .templates()
-                    .find(|t| t.placeholders().any(|p| p.kind == PlaceholderKind::Shard))
+                    .find(|t| t.has_shard())
                     .unwrap_or(&entity.primary_key.pk);
                 if !read_from.contains(&t) {
                     read_from.push(t);
