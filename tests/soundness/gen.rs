@@ -226,6 +226,11 @@ fn fnv1a(text: &str) -> u64 {
     hash
 }
 
+/// The shard of `by: "hash(<attribute>)"` for the attribute's key text.
+fn hash_shard(text: &str, count: u32) -> u32 {
+    u32::try_from(fnv1a(text) % u64::from(count)).unwrap_or(0)
+}
+
 /// A template segment.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Seg {
@@ -322,12 +327,9 @@ pub struct Entity {
     pub unlisted: Vec<String>,
     /// `scope: global`.
     pub global: bool,
-    /// Write shards: each item is in the shard the hash of its first
-    /// partition attribute gives, written `by: "hash(<attribute>)"` or
-    /// (`random_shards`) `by: random` with the driver putting each item in
-    /// that same shard, so that queries of a random-sharded entity read
-    /// every shard (by BatchGetItem where each shard's key is one whole
-    /// primary key).
+    /// Write shards. Each item is in the shard the hash of its first
+    /// partition attribute gives: by `hash(<attribute>)`, or, with
+    /// `random_shards`, by `random` with the driver choosing that shard.
     pub shards: Option<u32>,
     /// `by: random`: no `get` pattern, items carry their `shard`.
     pub random_shards: bool,
@@ -1167,7 +1169,7 @@ fn item_keys(e: &Entity, tenant: &str, cap: usize) -> Vec<Vec<(Option<String>, S
             let shards: Vec<u32> = match (e.shards, first) {
                 (Some(count), _) if e.random_shards => (0..count).collect(),
                 (Some(count), Some(v)) => {
-                    vec![u32::try_from(fnv1a(&v) % u64::from(count)).unwrap_or(0)]
+                    vec![hash_shard(&v, count)]
                 }
                 _ => vec![0],
             };
@@ -1405,7 +1407,7 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                         .find(|(a, _, _)| a.name == first)
                         .map(|(_, v, _)| v.key.as_str())
                         .unwrap_or_default();
-                    let _ = write!(fields, "shard: {}, ", fnv1a(key) % u64::from(count));
+                    let _ = write!(fields, "shard: {}, ", hash_shard(key, count));
                 }
                 let _ = writeln!(d, "        let item = {} {{ {fields}}};", e.name);
                 let _ = writeln!(
@@ -1486,7 +1488,7 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                 Some(count) if source.random_shards => (0..count).collect(),
                 Some(count) => match source.pk.attrs().next().and_then(|a| lookup(a)) {
                     Some(value) => {
-                        vec![u32::try_from(fnv1a(&value) % u64::from(count)).unwrap_or(0)]
+                        vec![hash_shard(&value, count)]
                     }
                     None => (0..count).collect(),
                 },
