@@ -46,6 +46,15 @@ pub fn analyze(pattern: &str) -> Result<PatternInfo, String> {
     info
 }
 
+/// A pattern's greatest length in bytes, when it parses and is bounded
+/// (as [`analyze`], without copying the analysis).
+pub fn max_length(pattern: &str) -> Option<usize> {
+    if let Some(hit) = CACHE.with_borrow(|c| c.get(pattern).map(|i| i.as_ref().ok()?.max_length)) {
+        return hit;
+    }
+    analyze(pattern).ok()?.max_length
+}
+
 fn analyze_uncached(pattern: &str) -> Result<PatternInfo, String> {
     let hir = regex_syntax::ParserBuilder::new()
         .build()

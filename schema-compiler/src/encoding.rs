@@ -99,6 +99,63 @@ fn format_positions(format: &str) -> Vec<CharSet> {
         .collect()
 }
 
+/// A fixed-format type, as [`fixed_domain`] keys it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fixed {
+    Integer(i64, i64),
+    Rfc3339(TimePrecision),
+    EpochSeconds,
+    EpochMillis,
+}
+
+/// Fixed formats built lately, per thread: a large spec asks for the same
+/// few (its datetimes, its integers' bounds) thousands of times, and each
+/// is a character set per position.
+const FIXED_CACHE_SIZE: usize = 64;
+
+thread_local! {
+    static FIXED_CACHE: std::cell::RefCell<Vec<(Fixed, Domain)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The domain of a fixed-format type.
+fn fixed_domain(key: Fixed) -> Domain {
+    if let Some(hit) =
+        FIXED_CACHE.with_borrow(|c| c.iter().find(|(k, _)| *k == key).map(|(_, d)| d.clone()))
+    {
+        return hit;
+    }
+    let domain = match key {
+        Fixed::Integer(min, max) => fixed(digits(), integer_width(min, max), true),
+        Fixed::Rfc3339(precision) => {
+            let fraction = match precision {
+                TimePrecision::Seconds => 0,
+                TimePrecision::Millis => 4,
+                TimePrecision::Micros => 7,
+                TimePrecision::Nanos => 10,
+            };
+            let fraction = match fraction {
+                0 => String::new(),
+                n => format!(".{}", "d".repeat(n - 1)),
+            };
+            let positions = format_positions(&format!("dddd-dd-ddTdd:dd:dd{fraction}Z"));
+            Domain {
+                positions: Some(positions),
+                ..fixed(chars("0123456789-:.TZ"), 20 + fraction.len(), true)
+            }
+        }
+        Fixed::EpochSeconds => fixed(digits(), 12, true),
+        Fixed::EpochMillis => fixed(digits(), 15, true),
+    };
+    FIXED_CACHE.with_borrow_mut(|c| {
+        if c.len() >= FIXED_CACHE_SIZE {
+            c.clear();
+        }
+        c.push((key, domain.clone()));
+    });
+    domain
+}
+
 /// The domain of a value of `ty` in a key; `escape` is the attribute's flag.
 pub fn type_domain(ty: &AttributeType, escape: bool) -> Domain {
     match ty {
@@ -108,10 +165,7 @@ pub fn type_domain(ty: &AttributeType, escape: bool) -> Domain {
             pattern,
             alphabet,
         } => {
-            let pattern_max = pattern
-                .as_deref()
-                .and_then(|p| crate::alphabet::analyze(p).ok())
-                .and_then(|i| i.max_length);
+            let pattern_max = pattern.as_deref().and_then(crate::alphabet::max_length);
             let max = match (max_length.map(|m| m as usize), pattern_max) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -134,28 +188,12 @@ pub fn type_domain(ty: &AttributeType, escape: bool) -> Domain {
                 fixed_width: false,
             }
         }
-        AttributeType::Integer { min, max } => fixed(digits(), integer_width(*min, *max), true),
-        AttributeType::Datetime { format, precision } => match format {
-            DatetimeFormat::Rfc3339 => {
-                let fraction = match precision {
-                    TimePrecision::Seconds => 0,
-                    TimePrecision::Millis => 4,
-                    TimePrecision::Micros => 7,
-                    TimePrecision::Nanos => 10,
-                };
-                let fraction = match fraction {
-                    0 => String::new(),
-                    n => format!(".{}", "d".repeat(n - 1)),
-                };
-                let positions = format_positions(&format!("dddd-dd-ddTdd:dd:dd{fraction}Z"));
-                Domain {
-                    positions: Some(positions),
-                    ..fixed(chars("0123456789-:.TZ"), 20 + fraction.len(), true)
-                }
-            }
-            DatetimeFormat::EpochSeconds => fixed(digits(), 12, true),
-            DatetimeFormat::EpochMillis => fixed(digits(), 15, true),
-        },
+        AttributeType::Integer { min, max } => fixed_domain(Fixed::Integer(*min, *max)),
+        AttributeType::Datetime { format, precision } => fixed_domain(match format {
+            DatetimeFormat::Rfc3339 => Fixed::Rfc3339(*precision),
+            DatetimeFormat::EpochSeconds => Fixed::EpochSeconds,
+            DatetimeFormat::EpochMillis => Fixed::EpochMillis,
+        }),
         AttributeType::Enum { values } => Domain {
             positions: None,
             alphabet: chars(&values.concat()),

@@ -374,18 +374,21 @@ pub fn in_range(e: &[Tok], lower: Option<Bound<'_>>, upper: Option<Bound<'_>>) -
         let Some((le, ne)) = step(e, se) else {
             continue;
         };
-        let e_chars = label_ranges(le);
-        for (lo_next, lo_allowed) in moves(lower, lo, Low) {
-            for (hi_next, hi_allowed) in moves(upper, hi, High) {
-                let allowed = intersect(&intersect(&e_chars, &lo_allowed), &hi_allowed);
-                if allowed.is_empty() {
+        let e_chars = Ranges::of(le);
+        let (lo_moves, lo_count) = moves(lower, lo, Low);
+        let (hi_moves, hi_count) = moves(upper, hi, High);
+        for (lo_next, lo_allowed) in &lo_moves[..lo_count] {
+            for (hi_next, hi_allowed) in &hi_moves[..hi_count] {
+                if !meet(e_chars.get(), lo_allowed.get(), hi_allowed.get()) {
                     continue;
                 }
                 let (next_e, count_e) = closure(e, ne);
+                let (lows, low_count) = expand(lower, *lo_next);
+                let (highs, high_count) = expand(upper, *hi_next);
                 for ce in &next_e[..count_e] {
-                    for l in expand(lower, lo_next) {
-                        for h in expand(upper, hi_next) {
-                            queue.push((*ce, l, h));
+                    for l in &lows[..low_count] {
+                        for h in &highs[..high_count] {
+                            queue.push((*ce, *l, *h));
                         }
                     }
                 }
@@ -413,70 +416,85 @@ fn ends_within(bound: Option<Bound<'_>>, side: Side, dir: Dir) -> bool {
     (accepting(b.toks, s) && !b.strict) || (dir == High && step(b.toks, s).is_some())
 }
 
+/// Characters a move allows, as inclusive ranges (in any order): borrowed
+/// from a label's set, or one range.
+#[derive(Clone, Copy)]
+enum Ranges<'a> {
+    Set(&'a [(char, char)]),
+    One([(char, char); 1]),
+}
+
+impl<'a> Ranges<'a> {
+    const ALL: Ranges<'static> = Ranges::One([('\0', char::MAX)]);
+
+    fn of(label: Label<'a>) -> Ranges<'a> {
+        match label {
+            Label::Char(c) => Ranges::One([(c, c)]),
+            Label::Set(s) => Ranges::Set(&s.ranges),
+        }
+    }
+
+    fn get(&self) -> &[(char, char)] {
+        match self {
+            Ranges::Set(r) => r,
+            Ranges::One(r) => r,
+        }
+    }
+}
+
+/// Whether some character lies in all three sets of ranges.
+fn meet(a: &[(char, char)], b: &[(char, char)], c: &[(char, char)]) -> bool {
+    a.iter().any(|&(alo, ahi)| {
+        b.iter().any(|&(blo, bhi)| {
+            let (lo, hi) = (alo.max(blo), ahi.min(bhi));
+            lo <= hi && c.iter().any(|&(clo, chi)| lo.max(clo) <= hi.min(chi))
+        })
+    })
+}
+
 /// The bound's next sides when the string reads one more character, each
-/// with the characters that move allows.
-fn moves(bound: Option<Bound<'_>>, side: Side, dir: Dir) -> Vec<(Side, Vec<(char, char)>)> {
-    let all = vec![('\0', char::MAX)];
+/// with the characters that move allows (at most three).
+fn moves<'b>(bound: Option<Bound<'b>>, side: Side, dir: Dir) -> ([(Side, Ranges<'b>); 3], usize) {
+    let mut out = [(Side::Decided, Ranges::ALL); 3];
     let (Some(b), Side::Equal(s)) = (bound, side) else {
-        return vec![(Side::Decided, all)];
+        return (out, 1);
     };
-    let mut out = Vec::new();
+    let mut count = 0;
     // The bound's string ended and ours goes on: ours is the greater.
     if accepting(b.toks, s) && dir == Low {
-        out.push((Side::Decided, all));
+        count = 1;
     }
     if let Some((label, next)) = step(b.toks, s) {
-        let chars = label_ranges(label);
+        let chars = Ranges::of(label);
         let (Some(lowest), Some(highest)) = (
-            chars.iter().map(|r| r.0).min(),
-            chars.iter().map(|r| r.1).max(),
+            chars.get().iter().map(|r| r.0).min(),
+            chars.get().iter().map(|r| r.1).max(),
         ) else {
-            return out;
+            return (out, count);
         };
-        out.push((Side::Equal(next), chars));
+        out[count] = (Side::Equal(next), chars);
+        count += 1;
         let beyond = match dir {
             Dir::Low => char_after(lowest).map(|c| (c, char::MAX)),
             Dir::High => char_before(highest).map(|c| ('\0', c)),
         };
-        out.extend(beyond.map(|r| (Side::Decided, vec![r])));
+        if let Some(range) = beyond {
+            out[count] = (Side::Decided, Ranges::One([range]));
+            count += 1;
+        }
     }
-    out
+    (out, count)
 }
 
 /// The states a side stands for after a step (a class may go on or end).
-fn expand(bound: Option<Bound<'_>>, side: Side) -> Vec<Side> {
+fn expand(bound: Option<Bound<'_>>, side: Side) -> ([Side; 2], usize) {
     match (bound, side) {
         (Some(b), Side::Equal(s)) => {
             let (next, count) = closure(b.toks, s);
-            next[..count].iter().map(|s| Side::Equal(*s)).collect()
+            ([Side::Equal(next[0]), Side::Equal(next[1])], count)
         }
-        _ => vec![Side::Decided],
+        _ => ([Side::Decided; 2], 1),
     }
-}
-
-fn label_ranges(label: Label<'_>) -> Vec<(char, char)> {
-    match label {
-        Label::Char(c) => vec![(c, c)],
-        Label::Set(s) => {
-            let mut r = s.ranges.clone();
-            r.sort_unstable();
-            r
-        }
-    }
-}
-
-fn intersect(a: &[(char, char)], b: &[(char, char)]) -> Vec<(char, char)> {
-    let mut out: Vec<(char, char)> = a
-        .iter()
-        .flat_map(|&(alo, ahi)| {
-            b.iter().filter_map(move |&(blo, bhi)| {
-                let (lo, hi) = (alo.max(blo), ahi.min(bhi));
-                (lo <= hi).then_some((lo, hi))
-            })
-        })
-        .collect();
-    out.sort_unstable();
-    out
 }
 
 fn char_after(c: char) -> Option<char> {

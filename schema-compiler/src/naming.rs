@@ -1,6 +1,7 @@
 //! Rust names for spec names.
 
 use proc_macro2::Ident;
+use std::rc::Rc;
 
 use indexmap::IndexMap;
 
@@ -30,18 +31,19 @@ pub fn field_accessors(attribute: &str) -> (String, String) {
 
 /// `ticketCount`, `TicketCount`, `ShardID` → `ticket_count`, `ticket_count`, `shard_id`.
 pub fn snake(name: &str) -> String {
-    let chars: Vec<char> = name.chars().collect();
-    let mut out = String::new();
-    for (i, &c) in chars.iter().enumerate() {
+    let mut out = String::with_capacity(name.len() + 2);
+    let mut chars = name.chars().peekable();
+    let mut prev: Option<char> = None;
+    while let Some(c) = chars.next() {
+        let before = prev.replace(c);
         if !c.is_ascii_alphanumeric() {
             if !out.ends_with('_') && !out.is_empty() {
                 out.push('_');
             }
             continue;
         }
-        if c.is_ascii_uppercase() && i > 0 {
-            let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+        if let (true, Some(prev)) = (c.is_ascii_uppercase(), before) {
+            let next_lower = chars.peek().is_some_and(|n| n.is_ascii_lowercase());
             let boundary = prev.is_ascii_lowercase()
                 || prev.is_ascii_digit()
                 || (prev.is_ascii_uppercase() && next_lower);
@@ -51,7 +53,7 @@ pub fn snake(name: &str) -> String {
         }
         out.push(c.to_ascii_lowercase());
     }
-    let out = out.trim_end_matches('_').to_owned();
+    out.truncate(out.trim_end_matches('_').len());
     match out.chars().next() {
         None => "value".to_owned(),
         Some(c) if c.is_ascii_digit() => format!("_{out}"),
@@ -61,7 +63,7 @@ pub fn snake(name: &str) -> String {
 
 /// `ticket_with_comments`, `OPEN`, `in-progress` → `TicketWithComments`, `Open`, `InProgress`.
 pub fn pascal(name: &str) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(name.len());
     for word in snake(name).split('_').filter(|w| !w.is_empty()) {
         let mut chars = word.chars();
         if let Some(first) = chars.next() {
@@ -203,6 +205,9 @@ pub fn item_enum(pattern: &ir::AccessPattern) -> Option<String> {
 /// `TicketTitlesComment`, … (the variants of `TicketTitlesItem`) when it
 /// reads several.
 pub fn partial_types(pattern: &ir::AccessPattern) -> IndexMap<&str, String> {
+    if pattern.partials.is_empty() {
+        return IndexMap::new();
+    }
     let several = pattern.named_entities().len() > 1;
     let base = pascal(pattern.name.as_str());
     pattern
@@ -222,8 +227,6 @@ pub fn partial_types(pattern: &ir::AccessPattern) -> IndexMap<&str, String> {
 /// One name the emitter generates, with the spec name it comes from.
 #[derive(Debug, Clone)]
 pub struct GeneratedName {
-    /// Where the name lives: `the module`, `struct Ticket`, `enum Status`, …
-    pub scope: String,
     /// The Rust name.
     pub name: String,
     /// What in the spec it is made from, for messages.
@@ -234,21 +237,45 @@ pub struct GeneratedName {
     pub builtin: bool,
 }
 
+/// What a generated name comes from, written out only when it clashes.
+type Origin<'a> = Box<dyn Fn() -> String + 'a>;
+
+/// A generated name while [`clashes`] looks for clashes: scopes shared,
+/// the origin not yet written.
+struct Candidate<'a> {
+    /// Where the name lives: `the module`, `struct Ticket`, `enum Status`, …
+    scope: Rc<str>,
+    name: String,
+    origin: Origin<'a>,
+    span: Span,
+}
+
+impl Candidate<'_> {
+    fn named(&self) -> GeneratedName {
+        GeneratedName {
+            name: self.name.clone(),
+            origin: (self.origin)(),
+            span: self.span,
+            builtin: false,
+        }
+    }
+}
+
 /// Pairs of generated names that would be the same Rust item: the second
 /// of each pair with the first it clashes with.
-pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
-    let mut all = Vec::new();
-    let mut add = |scope: &str, name: String, origin: String, span: Span| {
-        all.push(GeneratedName {
-            scope: scope.to_owned(),
+pub fn clashes<'s>(spec: &'s ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
+    let mut all: Vec<Candidate<'s>> = Vec::new();
+    // The origin is written only for the names that clash.
+    let mut add = |scope: &Rc<str>, name: String, origin: Origin<'s>, span: Span| {
+        all.push(Candidate {
+            scope: Rc::clone(scope),
             name,
             origin,
             span,
-            builtin: false,
         })
     };
-    let module = "the module";
-    let methods = "the repository";
+    let module: Rc<str> = Rc::from("the module");
+    let methods: Rc<str> = Rc::from("the repository");
     for entity in spec.entities.values() {
         let name = entity.name.as_str();
         let span = entity.name.span;
@@ -257,57 +284,63 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             ("Key", "key type"),
             ("Update", "update type"),
         ] {
-            let origin = format!("the {what} of entity `{name}`");
-            add(module, format!("{}{suffix}", pascal(name)), origin, span);
+            let origin = Box::new(move || format!("the {what} of entity `{name}`"));
+            add(&module, format!("{}{suffix}", pascal(name)), origin, span);
         }
         if let Some(aggregate) = &entity.aggregate {
             let of = aggregate.of.as_str();
-            let origin = format!("the counter of aggregate `{name}`");
-            add(module, format!("COUNTER_{}", screaming(name)), origin, span);
+            let origin = Box::new(move || format!("the counter of aggregate `{name}`"));
+            add(
+                &module,
+                format!("COUNTER_{}", screaming(name)),
+                origin,
+                span,
+            );
             let group = format!("{}_group_for_{}", snake(of), snake(name));
             if aggregate.maintained_by == ir::Maintenance::Stream {
                 add(
-                    module,
+                    &module,
                     format!("{group}_image"),
-                    format!("the stream image reader of aggregate `{name}`"),
+                    Box::new(move || format!("the stream image reader of aggregate `{name}`")),
                     span,
                 );
                 add(
-                    module,
+                    &module,
                     format!("{}_changes", snake(name)),
-                    format!("the stream handler of aggregate `{name}`"),
+                    Box::new(move || format!("the stream handler of aggregate `{name}`")),
                     span,
                 );
             }
             add(
-                module,
+                &module,
                 group,
-                format!("the group function of aggregate `{name}`"),
+                Box::new(move || format!("the group function of aggregate `{name}`")),
                 span,
             );
         }
         for verb in ENTITY_OPS {
-            let origin = format!("the `{verb}` method of entity `{name}`");
-            add(methods, entity_op(spec, verb, name), origin, span);
+            let origin = Box::new(move || format!("the `{verb}` method of entity `{name}`"));
+            add(&methods, entity_op(spec, verb, name), origin, span);
         }
         add(
-            methods,
+            &methods,
             delete_when(spec, name),
-            format!("the conditional delete of entity `{name}`"),
+            Box::new(move || format!("the conditional delete of entity `{name}`")),
             span,
         );
         add(
-            methods,
+            &methods,
             put_when(spec, name),
-            format!("the conditional put of entity `{name}`"),
+            Box::new(move || format!("the conditional put of entity `{name}`")),
             span,
         );
-        let functions = format!("the functions of {}", pascal(name));
+        let pascal_name = pascal(name);
+        let functions: Rc<str> = Rc::from(format!("the functions of {pascal_name}"));
         for condition in entity.conditions.values() {
             add(
                 &functions,
                 snake(condition.name.as_str()),
-                format!("the condition `{}` of entity `{name}`", condition.name),
+                Box::new(move || format!("the condition `{}` of entity `{name}`", condition.name)),
                 condition.name.span,
             );
         }
@@ -315,7 +348,7 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         // change and the element changes (its own four are reserved below).
         // (Two setters that clash are two fields that clash, reported for
         // the struct: setters are listed only where they meet another name.)
-        let update = format!("impl {}Update", pascal(name));
+        let update: Rc<str> = Rc::from(format!("impl {pascal_name}Update"));
         let changes: Vec<(String, &ir::Attribute)> = entity
             .element_changes()
             .into_iter()
@@ -339,20 +372,27 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             let meets = own.contains(&setter.as_str())
                 || changes.iter().any(|(method, _)| *method == setter);
             if meets && !entity.in_primary_key(&attribute.name) && attribute.timestamp.is_none() {
-                let origin = format!("the setter of attribute `{}` of `{name}`", attribute.name);
+                let origin = Box::new(move || {
+                    format!("the setter of attribute `{}` of `{name}`", attribute.name)
+                });
                 add(&update, setter, origin, attribute.name.span);
             }
         }
         for (method, attribute) in changes {
-            let origin = format!(
-                "the `{method}` change of attribute `{}` of `{name}`",
-                attribute.name
-            );
+            let text = method.clone();
+            let origin = Box::new(move || {
+                format!(
+                    "the `{text}` change of attribute `{}` of `{name}`",
+                    attribute.name
+                )
+            });
             add(&update, method, origin, attribute.name.span);
         }
-        let fields = format!("struct {}", pascal(name));
+        let fields: Rc<str> = Rc::from(format!("struct {pascal_name}"));
         for attribute in entity.attributes.values() {
-            let origin = format!("the field of attribute `{}` of `{name}`", attribute.name);
+            let origin = Box::new(move || {
+                format!("the field of attribute `{}` of `{name}`", attribute.name)
+            });
             add(&fields, snake(&attribute.name), origin, attribute.name.span);
         }
         if let Some(ir::Sharding {
@@ -360,12 +400,12 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             ..
         }) = &entity.shards
         {
-            let origin = format!("the shard field of `{name}`");
+            let origin = Box::new(move || format!("the shard field of `{name}`"));
             add(&fields, "shard".to_owned(), origin, span);
         }
     }
     let defs: IndexMap<(String, String), TypeDef<'_>> = typed_paths(spec).into_iter().collect();
-    let mut emitted: Vec<String> = Vec::new();
+    let mut emitted: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (key, rust) in type_names(spec) {
         let def = defs[&key];
         let span = spec
@@ -373,26 +413,40 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             .get(&key.0)
             .and_then(|e| e.attributes.get(key.1.split('.').next().unwrap_or(&key.1)))
             .map_or(Span::default(), |a| a.name.span);
-        let of = format!("attribute `{}` of `{}`", key.1, key.0);
         // Attributes with the same definition share one type.
-        if emitted.contains(&rust) {
+        if !emitted.insert(rust.clone()) {
             continue;
         }
-        emitted.push(rust.clone());
+        let of = Rc::new(format!("attribute `{}` of `{}`", key.1, key.0));
+        let of_ = |of: &Rc<String>| Rc::clone(of);
         match def {
             TypeDef::Enum(values) => {
-                add(module, rust.clone(), format!("the enum of {of}"), span);
-                let variants = format!("enum {rust} of `{}`", key.0);
+                let o = of_(&of);
+                add(
+                    &module,
+                    rust.clone(),
+                    Box::new(move || format!("the enum of {o}")),
+                    span,
+                );
+                let variants: Rc<str> = Rc::from(format!("enum {rust} of `{}`", key.0));
                 for value in values {
-                    let origin = format!("the variant of value `{value}` of {of}");
+                    let o = of_(&of);
+                    let origin = Box::new(move || format!("the variant of value `{value}` of {o}"));
                     add(&variants, pascal(value), origin, span);
                 }
             }
             TypeDef::Record(fields) => {
-                add(module, rust.clone(), format!("the struct of {of}"), span);
-                let scope = format!("struct {rust}");
+                let o = of_(&of);
+                add(
+                    &module,
+                    rust.clone(),
+                    Box::new(move || format!("the struct of {o}")),
+                    span,
+                );
+                let scope: Rc<str> = Rc::from(format!("struct {rust}"));
                 for field in fields.values() {
-                    let origin = format!("the field `{}` of {of}", field.name);
+                    let o = of_(&of);
+                    let origin = Box::new(move || format!("the field `{}` of {o}", field.name));
                     add(&scope, snake(&field.name), origin, field.name.span);
                 }
             }
@@ -402,24 +456,24 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         let name = pattern.name.as_str();
         let span = pattern.name.span;
         add(
-            methods,
+            &methods,
             snake(name),
-            format!("the method of access pattern `{name}`"),
+            Box::new(move || format!("the method of access pattern `{name}`")),
             span,
         );
         if let Some(ty) = builder_type(pattern) {
             add(
-                module,
+                &module,
                 ty,
-                format!("the builder of access pattern `{name}`"),
+                Box::new(move || format!("the builder of access pattern `{name}`")),
                 span,
             );
         }
         if let Some(ty) = item_enum(pattern) {
             add(
-                module,
+                &module,
                 ty,
-                format!("the item enum of access pattern `{name}`"),
+                Box::new(move || format!("the item enum of access pattern `{name}`")),
                 span,
             );
         }
@@ -427,9 +481,9 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         // struct reports.
         for (entity, ty) in partial_types(pattern) {
             add(
-                module,
+                &module,
                 ty,
-                format!("the partial `{entity}` of access pattern `{name}`"),
+                Box::new(move || format!("the partial `{entity}` of access pattern `{name}`")),
                 span,
             );
         }
@@ -438,7 +492,7 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
     let mut first_of: indexmap::IndexMap<(&str, &str), usize> = indexmap::IndexMap::new();
     for (i, later) in all.iter().enumerate() {
         let name = later.name.as_str();
-        let reserved = match later.scope.as_str() {
+        let reserved = match &*later.scope {
             "the module" if STD_NAMES.iter().any(|(std, _)| *std == name) => {
                 Some("a name from Rust's prelude that generated code uses")
             }
@@ -473,13 +527,13 @@ pub fn clashes(spec: &ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             let own = GeneratedName {
                 origin: origin.to_owned(),
                 builtin: true,
-                ..later.clone()
+                ..later.named()
             };
-            found.push((own, later.clone()));
+            found.push((own, later.named()));
         } else {
-            match first_of.entry((later.scope.as_str(), later.name.as_str())) {
+            match first_of.entry((&*later.scope, later.name.as_str())) {
                 indexmap::map::Entry::Occupied(first) => {
-                    found.push((all[*first.get()].clone(), later.clone()));
+                    found.push((all[*first.get()].named(), later.named()));
                 }
                 indexmap::map::Entry::Vacant(slot) => {
                     slot.insert(i);
