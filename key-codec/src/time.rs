@@ -70,32 +70,31 @@ fn push_digits(out: &mut String, mut value: u32, width: u32) {
 /// offset, a lowercase `t` or `z`, a leap second, a date that does not
 /// exist), which a general parser then reads or refuses.
 pub fn parse_rfc3339(text: &str) -> Option<(i64, u32)> {
-    let b = text.as_bytes();
-    if b.len() < 20
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || b[10] != b'T'
-        || b[13] != b':'
-        || b[16] != b':'
+    let (head, rest) = text.as_bytes().split_first_chunk::<19>()?;
+    if head[4] != b'-'
+        || head[7] != b'-'
+        || head[10] != b'T'
+        || head[13] != b':'
+        || head[16] != b':'
     {
         return None;
     }
-    // The value of the digit at `i`; anything else is 10 or more.
-    let d = |i: usize| u32::from(b[i].wrapping_sub(b'0'));
-    const DIGITS: [usize; 14] = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
-    if DIGITS.iter().any(|&i| d(i) > 9) {
-        return None;
-    }
-    let year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
-    let (month, day) = (d(5) * 10 + d(6), d(8) * 10 + d(9));
-    let (hour, minute, second) = (d(11) * 10 + d(12), d(14) * 10 + d(15), d(17) * 10 + d(18));
+    // The two digits at `i` and `i + 1` as a number; `None` if either is
+    // not a digit.
+    let pair = |i: usize| {
+        let (tens, ones) = (head[i].wrapping_sub(b'0'), head[i + 1].wrapping_sub(b'0'));
+        (tens < 10 && ones < 10).then(|| u32::from(tens) * 10 + u32::from(ones))
+    };
+    let year = pair(0)? * 100 + pair(2)?;
+    let (month, day) = (pair(5)?, pair(8)?);
+    let (hour, minute, second) = (pair(11)?, pair(14)?, pair(17)?);
     if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
         return None;
     }
     if hour > 23 || minute > 59 || second > 59 {
         return None;
     }
-    let nanos = match &b[19..] {
+    let nanos = match rest {
         [b'Z'] => 0,
         [b'.', fraction @ .., b'Z'] if (1..=9).contains(&fraction.len()) => {
             let mut n = 0u32;
