@@ -265,13 +265,14 @@ fn peer(s: &Sources) -> String {
              none of which the peer checks)",
             large.map_or("not run".into(), |x| format!("{x:.1} times"))
         ),
-        "Most of the peer's time is starting Python. singletable's whole process on the \
-         200-entity design (280 KB of YAML) goes, by a profile of it, about a third to parsing \
-         the YAML with a span for every value (serde-saphyr), a third to resolving every access \
-         pattern against the entities' keys, a sixth to the rules (the costliest on a second \
-         thread) and the rest to allocation and page faults. Twenty times the peer would take \
-         a YAML front end several times faster that keeps the spans and a resolver that does \
-         not rebuild each placeholder's domain for every pattern.",
+        "Most of the peer's time is starting Python. By instruction counts (callgrind) of \
+         singletable's whole process on the 200-entity design (280 KB of YAML), about half goes \
+         to parsing the YAML with a span for every value (serde-saphyr; its event parser alone \
+         is a fifth), a fifth to resolving every access pattern against the entities' keys and \
+         a quarter to the rules (the costliest on a second thread); across all of them, SipHash \
+         of map keys is a tenth and allocation a sixth. Twenty times the peer would take a YAML \
+         front end several times faster that keeps the spans, and resolution and rules several \
+         times cheaper as well.",
     );
     body
 }
