@@ -405,7 +405,7 @@ pub fn clashes<'s>(spec: &'s ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
         }
     }
     let defs: IndexMap<(String, String), TypeDef<'_>> = typed_paths(spec).into_iter().collect();
-    let mut emitted: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut emitted: indexmap::IndexSet<String> = indexmap::IndexSet::new();
     for (key, rust) in type_names(spec) {
         let def = defs[&key];
         let span = spec
@@ -418,34 +418,26 @@ pub fn clashes<'s>(spec: &'s ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             continue;
         }
         let of = Rc::new(format!("attribute `{}` of `{}`", key.1, key.0));
-        let of_ = |of: &Rc<String>| Rc::clone(of);
+        let kind = match def {
+            TypeDef::Enum(_) => "enum",
+            TypeDef::Record(_) => "struct",
+        };
+        let o = Rc::clone(&of);
+        let origin = Box::new(move || format!("the {kind} of {o}"));
+        add(&module, rust.clone(), origin, span);
         match def {
             TypeDef::Enum(values) => {
-                let o = of_(&of);
-                add(
-                    &module,
-                    rust.clone(),
-                    Box::new(move || format!("the enum of {o}")),
-                    span,
-                );
                 let variants: Rc<str> = Rc::from(format!("enum {rust} of `{}`", key.0));
                 for value in values {
-                    let o = of_(&of);
+                    let o = Rc::clone(&of);
                     let origin = Box::new(move || format!("the variant of value `{value}` of {o}"));
                     add(&variants, pascal(value), origin, span);
                 }
             }
             TypeDef::Record(fields) => {
-                let o = of_(&of);
-                add(
-                    &module,
-                    rust.clone(),
-                    Box::new(move || format!("the struct of {o}")),
-                    span,
-                );
                 let scope: Rc<str> = Rc::from(format!("struct {rust}"));
                 for field in fields.values() {
-                    let o = of_(&of);
+                    let o = Rc::clone(&of);
                     let origin = Box::new(move || format!("the field `{}` of {o}", field.name));
                     add(&scope, snake(&field.name), origin, field.name.span);
                 }
