@@ -26,9 +26,11 @@ pub struct PatternInfo {
 /// attributes, and the checks ask for each attribute's domain many times.
 const CACHE_SIZE: usize = 64;
 
+/// Analyses by pattern text.
+type Cache = indexmap::IndexMap<String, Result<PatternInfo, String>, foldhash::fast::RandomState>;
+
 thread_local! {
-    static CACHE: std::cell::RefCell<indexmap::IndexMap<String, Result<PatternInfo, String>>> =
-        std::cell::RefCell::new(indexmap::IndexMap::new());
+    static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(Cache::default());
 }
 
 /// Analyzes a pattern; the error is the parser's message.

@@ -555,7 +555,7 @@ pub struct Candidates<'t> {
     nodes: Vec<Node>,
     /// The trie's edges: (parent, symbol) to child. One table rather than
     /// one per node keeps a trie of thousands of keys small.
-    edges: indexmap::IndexMap<(usize, Sym<'t>), usize>,
+    edges: indexmap::IndexMap<(usize, Sym<'t>), usize, foldhash::fast::RandomState>,
 }
 
 /// No node: the end of a list of children.
@@ -589,7 +589,7 @@ impl Default for Candidates<'_> {
     fn default() -> Self {
         Candidates {
             nodes: vec![Node::new()],
-            edges: indexmap::IndexMap::new(),
+            edges: indexmap::IndexMap::default(),
         }
     }
 }
