@@ -269,8 +269,8 @@ fn peer(s: &Sources) -> String {
          singletable's whole process on the 200-entity design (280 KB of YAML), about half goes \
          to parsing the YAML with a span for every value (serde-saphyr; its event parser alone \
          is a fifth), a fifth to resolving every access pattern against the entities' keys and \
-         a quarter to the rules (the costliest on a second thread); across all of them, SipHash \
-         of map keys is a tenth and allocation a sixth. Twenty times the peer would take a YAML \
+         a quarter to the rules (the costliest on a second thread); across all of them, \
+         allocation is a sixth and SipHash of the spec's map keys a fourteenth. Twenty times the peer would take a YAML \
          front end several times faster that keeps the spans, and resolution and rules several \
          times cheaper as well.",
     );
