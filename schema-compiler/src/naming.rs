@@ -279,13 +279,14 @@ pub fn clashes<'s>(spec: &'s ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
     for entity in spec.entities.values() {
         let name = entity.name.as_str();
         let span = entity.name.span;
+        let pascal_name = pascal(name);
         for (suffix, what) in [
             ("", "struct"),
             ("Key", "key type"),
             ("Update", "update type"),
         ] {
             let origin = Box::new(move || format!("the {what} of entity `{name}`"));
-            add(&module, format!("{}{suffix}", pascal(name)), origin, span);
+            add(&module, format!("{pascal_name}{suffix}"), origin, span);
         }
         if let Some(aggregate) = &entity.aggregate {
             let of = aggregate.of.as_str();
@@ -334,7 +335,6 @@ pub fn clashes<'s>(spec: &'s ir::Spec) -> Vec<(GeneratedName, GeneratedName)> {
             Box::new(move || format!("the conditional put of entity `{name}`")),
             span,
         );
-        let pascal_name = pascal(name);
         let functions: Rc<str> = Rc::from(format!("the functions of {pascal_name}"));
         for condition in entity.conditions.values() {
             add(
