@@ -23,6 +23,17 @@ pub mod synth;
 
 pub use singletable_tests::generated::support_ticket::{Comment, Ticket};
 
+/// The YAML parsers the floor of the peer comparison times
+/// (`src/bin/yaml-floor.rs`), by the names `yaml-floor` takes: the event
+/// parser under serde-saphyr (the one `check` uses), then the fastest other
+/// maintained one that reports positions.
+pub const YAML_FLOOR_PARSERS: [&str; 2] = ["granit-parser", "yaml-rust2"];
+
+/// The label of `parser`'s floor in the peer comparison's results.
+pub fn yaml_floor_label(parser: &str) -> String {
+    format!("yaml floor: {parser}")
+}
+
 /// Repositories generated from the benchmark-only specs in `specs/`.
 pub mod generated {
     singletable_runtime::include_generated!(pub key_shapes);

@@ -88,6 +88,32 @@ pub fn variant(comparison: &Value, label: &str) -> Option<Variant> {
     })
 }
 
+/// Variant `over`'s time over variant `under`'s in the same round, across
+/// the rounds of a comparison's results (whichever its baseline).
+pub fn ratio_between(comparison: &Value, over: &str, under: &str) -> Option<Range> {
+    let times = |label: &str| -> Option<Vec<f64>> {
+        comparison["variants"]
+            .as_array()?
+            .iter()
+            .find(|v| v["label"] == label)?["times_s"]
+            .as_array()?
+            .iter()
+            .map(Value::as_f64)
+            .collect()
+    };
+    let (over, under) = (times(over)?, times(under)?);
+    if over.len() != under.len() {
+        return None;
+    }
+    let mut ratios: Vec<f64> = over.iter().zip(&under).map(|(o, u)| o / u).collect();
+    let (median, _) = crate::results::median_and_spread(&mut ratios)?;
+    Some(Range {
+        median,
+        min: *ratios.first()?,
+        max: *ratios.last()?,
+    })
+}
+
 fn read(path: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
@@ -128,4 +154,22 @@ pub fn time_range(r: Range) -> String {
 /// `median (min–max)` of ratios, to `digits` decimals.
 pub fn ratio_range(r: Range, digits: usize) -> String {
     format!("{:.d$} ({:.d$}–{:.d$})", r.median, r.min, r.max, d = digits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ratios_between_two_variants_pair_their_rounds() {
+        let comparison = json!({ "variants": [
+            { "label": "base", "times_s": [1.0, 1.0, 1.0] },
+            { "label": "slow", "times_s": [4.0, 2.0, 9.0] },
+            { "label": "fast", "times_s": [1.0, 1.0, 3.0] },
+        ]});
+        let r = ratio_between(&comparison, "slow", "fast").unwrap();
+        assert_eq!((r.median, r.min, r.max), (3.0, 2.0, 4.0));
+        assert_eq!(ratio_between(&comparison, "slow", "none"), None);
+    }
 }

@@ -11,8 +11,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use singletable_benches::report::{
-    cell, duration, ratio_range, time_range, timing, variant, Sources, Variant,
+    cell, duration, ratio_between, ratio_range, time_range, timing, variant, Sources, Variant,
 };
+use singletable_benches::{yaml_floor_label, YAML_FLOOR_PARSERS};
 
 /// One benchmark's section: its table and verdict lines.
 struct Section {
@@ -256,6 +257,32 @@ fn peer(s: &Sources) -> String {
         }
     }
     body.push('\n');
+    body += &floor_table(&runs);
+    let floors = runs
+        .iter()
+        .find(|r| r["design"].as_str().is_some_and(|d| d.starts_with("200 ")))
+        .map(|r| {
+            YAML_FLOOR_PARSERS
+                .map(|parser| ratio_between(r, "peer", &yaml_floor_label(parser)).map(|x| x.median))
+        })
+        .unwrap_or_default();
+    let floor = match floors {
+        [Some(ours), Some(other)] => {
+            let reach = if ours.max(other) < 20.0 {
+                "twenty times the peer is out of reach of any checker that reads the spec with \
+                 either"
+            } else {
+                "the rest of singletable's time is its own"
+            };
+            format!(
+                "On that design the parser alone, in a process that does nothing else, is {ours:.1} \
+                 times faster than the peer with {} and {other:.1} times with {} (table above): \
+                 {reach}. ",
+                YAML_FLOOR_PARSERS[0], YAML_FLOOR_PARSERS[1]
+            )
+        }
+        _ => String::new(),
+    };
     body += &verdict(
         large.is_some_and(|x| x >= 20.0),
         &format!(
@@ -265,15 +292,70 @@ fn peer(s: &Sources) -> String {
              none of which the peer checks)",
             large.map_or("not run".into(), |x| format!("{x:.1} times"))
         ),
-        "Most of the peer's time is starting Python. By instruction counts (callgrind) of \
-         singletable's whole process on the 200-entity design (280 KB of YAML), about half goes \
-         to parsing the YAML with a span for every value (serde-saphyr; its event parser alone \
-         is a fifth), a fifth to resolving every access pattern against the entities' keys and \
-         a quarter to the rules (the costliest on a second thread); across all of them, \
-         allocation is a sixth and SipHash of the spec's map keys a fourteenth. Twenty times the peer would take a YAML \
-         front end several times faster that keeps the spans, and resolution and rules several \
-         times cheaper as well.",
+        &format!(
+            "Most of the peer's time is starting Python. {floor}By instruction counts \
+             (callgrind) of singletable's whole process on the 200-entity design (280 KB of \
+             YAML), about half goes to parsing the YAML with a span for every value \
+             (serde-saphyr; its event parser alone is a fifth), a fifth to resolving every \
+             access pattern against the entities' keys and a quarter to the rules (the \
+             costliest on a second thread); across all of them, allocation is a sixth and \
+             SipHash of the spec's map keys a fourteenth."
+        ),
     );
+    body
+}
+
+/// What each of the parsers `yaml-floor` times is, in its order.
+const FLOOR_PARSERS_ARE: [&str; 2] = [
+    "the event parser under serde-saphyr, which `check` uses",
+    "the fastest other maintained Rust YAML parser that reports positions: it, \
+     saphyr-parser and libyaml-safer were measured against granit-parser, each event \
+     pass about 60–90 million instructions on the 200-entity design",
+];
+
+/// The YAML floor beside the peer: each parser's events alone, as a whole
+/// process (`benches/src/bin/yaml-floor.rs`), timed in the same rounds.
+fn floor_table(runs: &[serde_json::Value]) -> String {
+    let mut body = String::from(
+        "The YAML floor, timed in the same rounds: a whole process that reads the spec and \
+         runs one parser's event stream over it, building nothing (`yaml-floor`). No checker \
+         that reads the spec with that parser can finish sooner. Parsers: ",
+    );
+    body += &YAML_FLOOR_PARSERS
+        .iter()
+        .zip(FLOOR_PARSERS_ARE)
+        .map(|(parser, what)| format!("`{parser}`, {what}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    body += ". Ratios: the peer's time over the floor's, and singletable's, in the same round.\n\n\
+             | design |";
+    for parser in YAML_FLOOR_PARSERS {
+        let _ = write!(body, " {parser} floor | peer over it |");
+    }
+    let _ = writeln!(
+        body,
+        " singletable over the {} floor |\n|---|---|---|---|---|---|",
+        YAML_FLOOR_PARSERS[0]
+    );
+    for r in runs {
+        let mut cells = Vec::new();
+        for parser in YAML_FLOOR_PARSERS {
+            let label = yaml_floor_label(parser);
+            cells.push(variant(r, &label).map_or("not run".into(), |v| time_range(v.time)));
+            cells.push(ratio_between(r, "peer", &label).map_or("—".into(), |x| ratio_range(x, 1)));
+        }
+        cells.push(
+            ratio_between(r, "singletable", &yaml_floor_label(YAML_FLOOR_PARSERS[0]))
+                .map_or("—".into(), |x| ratio_range(x, 1)),
+        );
+        let _ = writeln!(
+            body,
+            "| {} | {} |",
+            r["design"].as_str().unwrap_or("?"),
+            cells.join(" | ")
+        );
+    }
+    body.push('\n');
     body
 }
 
