@@ -9,6 +9,13 @@
 //! ([`crate::results`]): per variant the median time of one iteration, its
 //! min–max across rounds, and the median and min–max of its per-round
 //! ratio to the baseline (the first variant).
+//!
+//! With `SINGLETABLE_BENCH_COUNT=<comparison>/<variant>/<n>` in the
+//! environment a benchmark runs no rounds: the comparison named runs that
+//! variant's iteration `n` times and ends the process, and every other
+//! comparison is skipped. `src/bin/instructions.rs` runs each variant so
+//! under callgrind, twice, to count the instructions of one iteration: a
+//! measure the machine's load does not move.
 
 use std::time::{Duration, Instant};
 
@@ -76,8 +83,23 @@ impl<'a> Comparison<'a> {
 
     /// Calibrates, runs `plan.rounds` rounds (each round starting at the
     /// next variant, so none is always first), prints a line per variant,
-    /// writes the results file and returns its value.
+    /// writes the results file and returns its value. In count mode (see
+    /// the module's documentation), runs one variant and ends the process,
+    /// or returns `Null` for another comparison.
     pub fn run(mut self, plan: Plan) -> std::io::Result<Value> {
+        if let Some(count) = Count::from_env()? {
+            if count.comparison != self.name {
+                return Ok(Value::Null);
+            }
+            let Some((_, f)) = self.variants.iter_mut().find(|(l, _)| *l == count.variant) else {
+                return Err(std::io::Error::other(format!(
+                    "{}: no variant `{}`",
+                    self.name, count.variant
+                )));
+            };
+            f(count.iterations);
+            std::process::exit(0);
+        }
         let iterations: Vec<u64> = self
             .variants
             .iter_mut()
@@ -101,6 +123,51 @@ impl<'a> Comparison<'a> {
         }
         results::write(&self.name, &value)?;
         Ok(value)
+    }
+}
+
+/// One variant to run `iterations` times in count mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Count {
+    /// The comparison's name.
+    pub comparison: String,
+    /// The variant's label.
+    pub variant: String,
+    /// How many iterations.
+    pub iterations: u64,
+}
+
+impl Count {
+    /// The environment variable that selects count mode.
+    pub const VAR: &'static str = "SINGLETABLE_BENCH_COUNT";
+
+    /// The value of [`Count::VAR`] that asks for this count.
+    pub fn to_env(&self) -> String {
+        format!("{}/{}/{}", self.comparison, self.variant, self.iterations)
+    }
+
+    /// The count [`Count::VAR`] asks for; `None` when it is unset, an
+    /// error when it is malformed.
+    pub fn from_env() -> std::io::Result<Option<Count>> {
+        let Ok(value) = std::env::var(Self::VAR) else {
+            return Ok(None);
+        };
+        Self::parse(&value).map(Some).ok_or_else(|| {
+            std::io::Error::other(format!(
+                "{}={value:?}: expected <comparison>/<variant>/<iterations>",
+                Self::VAR
+            ))
+        })
+    }
+
+    fn parse(value: &str) -> Option<Count> {
+        let (rest, iterations) = value.rsplit_once('/')?;
+        let (comparison, variant) = rest.split_once('/')?;
+        Some(Count {
+            comparison: comparison.to_owned(),
+            variant: variant.to_owned(),
+            iterations: iterations.parse().ok()?,
+        })
     }
 }
 
@@ -175,6 +242,18 @@ fn stats(xs: &[f64]) -> (f64, f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_round_trip_through_the_environment_value() {
+        let count = Count {
+            comparison: "e2e_put_get".into(),
+            variant: "generated".into(),
+            iterations: 300,
+        };
+        assert_eq!(Count::parse(&count.to_env()), Some(count));
+        assert_eq!(Count::parse("codec/generated"), None);
+        assert_eq!(Count::parse("codec/generated/many"), None);
+    }
 
     #[test]
     fn ratios_are_taken_within_each_round() {

@@ -38,6 +38,54 @@ fn row(out: &mut String, name: &str, v: Option<Variant>) {
     let _ = writeln!(out, "| {name} | {time} | {ratio} |");
 }
 
+/// The instructions per operation of `groups`' variants, counted by
+/// callgrind (`src/bin/instructions.rs`), as a table; empty when they were
+/// not counted.
+fn instruction_table(s: &Sources, groups: &[&str]) -> String {
+    let counted = s
+        .results("instructions")
+        .and_then(|v| v.as_array().cloned())
+        .unwrap_or_default();
+    let mut rows = String::new();
+    for c in counted
+        .iter()
+        .filter(|c| groups.iter().any(|g| c["name"] == *g))
+    {
+        for v in c["variants"].as_array().into_iter().flatten() {
+            let _ = writeln!(
+                rows,
+                "| {}: {} | {:.0} | {:.3} |",
+                c["name"].as_str().unwrap_or("?"),
+                v["label"].as_str().unwrap_or("?"),
+                v["per_operation"].as_f64().unwrap_or(f64::NAN),
+                v["ratio"].as_f64().unwrap_or(f64::NAN)
+            );
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nInstructions per operation, counted by callgrind: each variant runs alone in its \
+         benchmark binary, with no iterations and with many, and the difference is divided \
+         among them (`benches/src/bin/instructions.rs`). Unlike time, the count does not move \
+         with the machine's load. Ratio: over the first variant's.\n\n\
+         | benchmark | instructions per operation | ratio |\n|---|---|---|\n{rows}"
+    )
+}
+
+/// The instruction ratio of `group`'s `label` over its first variant.
+fn instruction_ratio(s: &Sources, group: &str, label: &str) -> Option<f64> {
+    s.results("instructions")?
+        .as_array()?
+        .iter()
+        .find(|c| c["name"] == group)?["variants"]
+        .as_array()?
+        .iter()
+        .find(|v| v["label"] == label)?["ratio"]
+        .as_f64()
+}
+
 const COMPARISON_HEADER: &str =
     "| benchmark | time: median (min–max) | ratio: median (min–max) |\n|---|---|---|\n";
 
@@ -69,6 +117,14 @@ fn codec(s: &Sources) -> Section {
         worst = worst.max(r);
         met &= r <= 1.0 && serde.is_some_and(|serde| serde.ratio.median > r);
     }
+    body += &instruction_table(
+        s,
+        &[
+            "codec_ticket_to_item",
+            "codec_ticket_from_item",
+            "codec_comment_round_trip",
+        ],
+    );
     body.push('\n');
     body += &verdict(
         met,
@@ -111,6 +167,7 @@ fn keys(s: &Sources) -> Section {
         worst = worst.max(r);
         met &= r <= 0.8;
     }
+    body += &instruction_table(s, &["keys_typed", "keys_comment"]);
     let allocs = s.results("allocations");
     let mut one_alloc = allocs.is_some();
     if let Some(a) = &allocs {
@@ -395,16 +452,27 @@ fn server(s: &Sources) -> Section {
     let local = fan_out("scatter_gather");
     let remote = fan_out("scatter_gather_remote");
     let ops = gen.map(|g| 1.0 / g.ratio.median);
+    body += &instruction_table(s, &["e2e_put_get"]);
     body.push('\n');
+    let work = instruction_ratio(s, "e2e_put_get", "generated").map_or(String::new(), |r| {
+        format!(
+            " Counted in instructions, the generated put+get does {:.1}% {} work than the \
+             hand-written one, the server's included (table above).",
+            (r - 1.0).abs() * 100.0,
+            if r >= 1.0 { "more" } else { "less" }
+        )
+    });
     body += &verdict(
         ops.is_some_and(|r| r >= 1.0),
         &format!(
             "generated operations per second at least those of hand-written (measured: {})",
             ops.map_or("not run".into(), |r| format!("{r:.2}"))
         ),
-        "The two send the same requests and the server does almost all the work; the \
-         difference between them is smaller than what the server's share varies from round to \
-         round (the min–max above).",
+        &format!(
+            "The two send the same requests and the server does almost all the work; the \
+             difference between them is smaller than what the server's share varies from round \
+             to round (the min–max above).{work}"
+        ),
     );
     let times = |r: Option<f64>| r.map_or("not run".into(), |r| format!("{r:.1} times"));
     body += &verdict(
