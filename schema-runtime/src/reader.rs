@@ -317,64 +317,86 @@ impl<'a> Fields<'a> {
     /// A required attribute that keys hold: the attribute, or when the item
     /// lacks it (an index projection left it out), its text in the first
     /// of `sources` the item has, decoded with `parse`.
+    #[inline]
     pub fn keyed<T: crate::Attr>(
         &self,
         name: &'static str,
         sources: Sources<'_>,
         parse: fn(&str) -> Option<T>,
     ) -> Result<T, FieldError> {
-        match self.optional(name)? {
-            Some(value) => Ok(value),
-            None => read_placeholder_from(self.item, self.entity, name, sources, parse)
-                .map_err(Box::new),
+        match self.found(name) {
+            Some(av) => T::from_av(av).map_err(|p| self.fail(name, p)),
+            None => self.read_keys(name, sources, parse),
         }
     }
 
     /// An optional attribute that keys hold: as [`Fields::keyed`], `None`
     /// when the item has neither the attribute nor a key holding it.
+    #[inline]
     pub fn keyed_opt<T: crate::Attr>(
         &self,
         name: &'static str,
         sources: Sources<'_>,
         parse: fn(&str) -> Option<T>,
     ) -> Result<Option<T>, FieldError> {
-        match self.optional(name)? {
-            Some(value) => Ok(Some(value)),
-            None => read_placeholder_if_present(self.item, self.entity, name, sources, parse)
-                .map_err(Box::new),
+        match self.found(name) {
+            Some(av) => T::from_av(av).map(Some).map_err(|p| self.fail(name, p)),
+            None => self.read_keys_if_present(name, sources, parse),
         }
     }
 
     /// A required datetime that keys hold (see [`Fields::keyed`]).
+    #[inline]
     pub fn keyed_time(
         &self,
         name: &'static str,
         format: crate::TimeFormat,
         sources: Sources<'_>,
     ) -> Result<crate::DateTime, FieldError> {
-        match self.time_opt(name, format)? {
-            Some(value) => Ok(value),
-            None => {
-                read_placeholder_from(self.item, self.entity, name, sources, |t| time(t, format))
-                    .map_err(Box::new)
-            }
+        match self.found(name) {
+            Some(av) => crate::codec::datetime_from_av(av, format).map_err(|p| self.fail(name, p)),
+            None => self.read_keys(name, sources, |t| time(t, format)),
         }
     }
 
     /// An optional datetime that keys hold (see [`Fields::keyed_opt`]).
+    #[inline]
     pub fn keyed_time_opt(
         &self,
         name: &'static str,
         format: crate::TimeFormat,
         sources: Sources<'_>,
     ) -> Result<Option<crate::DateTime>, FieldError> {
-        match self.time_opt(name, format)? {
-            Some(value) => Ok(Some(value)),
-            None => read_placeholder_if_present(self.item, self.entity, name, sources, |t| {
-                time(t, format)
-            })
-            .map_err(Box::new),
+        match self.found(name) {
+            Some(av) => crate::codec::datetime_from_av(av, format)
+                .map(Some)
+                .map_err(|p| self.fail(name, p)),
+            None => self.read_keys_if_present(name, sources, |t| time(t, format)),
         }
+    }
+
+    /// Attribute `name` read back from the first of `sources` the item
+    /// has: the keyed readers' way when the item lacks the attribute, kept
+    /// out of their way when it has it.
+    #[inline(never)]
+    fn read_keys<T>(
+        &self,
+        name: &'static str,
+        sources: Sources<'_>,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<T, FieldError> {
+        read_placeholder_from(self.item, self.entity, name, sources, parse).map_err(Box::new)
+    }
+
+    /// As [`Fields::read_keys`], `None` when the item has none of `sources`.
+    #[inline(never)]
+    fn read_keys_if_present<T>(
+        &self,
+        name: &'static str,
+        sources: Sources<'_>,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<Option<T>, FieldError> {
+        read_placeholder_if_present(self.item, self.entity, name, sources, parse).map_err(Box::new)
     }
 }
 
