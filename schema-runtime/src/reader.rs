@@ -377,7 +377,7 @@ impl<'a> Fields<'a> {
 
     /// Attribute `name` read back from the first of `sources` the item
     /// has: the keyed readers' way when the item lacks the attribute, kept
-    /// out of their way when it has it.
+    /// out of their way when it has it; missing when it has none of them.
     #[inline(never)]
     fn read_keys<T>(
         &self,
@@ -385,7 +385,8 @@ impl<'a> Fields<'a> {
         sources: Sources<'_>,
         parse: impl FnOnce(&str) -> Option<T>,
     ) -> Result<T, FieldError> {
-        read_placeholder_from(self.item, self.entity, name, sources, parse).map_err(Box::new)
+        self.read_keys_if_present(name, sources, parse)?
+            .ok_or_else(|| self.fail(name, DecodeProblem::Missing))
     }
 
     /// As [`Fields::read_keys`], `None` when the item has none of `sources`.
