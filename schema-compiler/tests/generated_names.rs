@@ -87,3 +87,75 @@ fn the_duplicate_finder_finds_duplicates() {
     let found = duplicates("const A: u8 = 1; fn f() {} const A: u8 = 2; struct S; impl S { fn g() {} } impl S { fn g() {} }");
     assert_eq!(found, ["impl S: g", "module: A"]);
 }
+
+/// The `static` items of `module` whose type and value another static of
+/// the module has too, as `name = first name`.
+pub fn repeated_statics(module: &str) -> Vec<String> {
+    let file: syn::File = syn::parse_str(module).expect("generated Rust parses");
+    let mut first: BTreeMap<String, String> = BTreeMap::new();
+    let mut repeated = Vec::new();
+    for item in &file.items {
+        if let syn::Item::Static(s) = item {
+            let ty = quote::ToTokens::to_token_stream(&s.ty).to_string();
+            let value = quote::ToTokens::to_token_stream(&s.expr).to_string();
+            let name = s.ident.to_string();
+            match first.get(&format!("{ty} = {value}")) {
+                Some(earlier) => repeated.push(format!("{name} = {earlier}")),
+                None => {
+                    first.insert(format!("{ty} = {value}"), name);
+                }
+            }
+        }
+    }
+    repeated
+}
+
+/// The top-level items of `module`, other than statics, that spell out a
+/// value rule (`__rt::Store::…` other than `Plain`) instead of naming the
+/// module's static of it.
+pub fn inline_rules(module: &str) -> Vec<String> {
+    let file: syn::File = syn::parse_str(module).expect("generated Rust parses");
+    file.items
+        .iter()
+        .filter(|item| !matches!(item, syn::Item::Static(_)))
+        .map(|item| quote::ToTokens::to_token_stream(item).to_string())
+        .filter(|text| {
+            text.match_indices("__rt :: Store :: ")
+                .any(|(at, m)| !text[at + m.len()..].starts_with("Plain"))
+        })
+        .map(|text| text.chars().take(80).collect())
+        .collect()
+}
+
+#[test]
+fn accepted_specs_write_each_value_rule_once() {
+    let mut checked = 0;
+    for path in support::spec_paths()
+        .into_iter()
+        .chain(support::fixture_paths("pass"))
+    {
+        let text = std::fs::read_to_string(&path).expect("read spec");
+        let Some(module) = generated(&path.display().to_string(), &text) else {
+            continue;
+        };
+        let repeated = repeated_statics(&module);
+        assert!(repeated.is_empty(), "{}: {repeated:?}", path.display());
+        let inline = inline_rules(&module);
+        assert!(inline.is_empty(), "{}: {inline:?}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 12, "only {checked} specs checked");
+}
+
+#[test]
+fn the_rule_finders_find_repeats_and_inline_rules() {
+    let module = "static A: __rt::Store = __rt::Store::Length(0, Some(9)); \
+                  static B: __rt::Store = __rt::Store::Length(0, Some(9)); \
+                  static C: __rt::Store = __rt::Store::Length(1, Some(9)); \
+                  impl E { fn f() { w.put(\"a\", &a, __rt::Store::Plain); w.put(\"b\", &b, A); } } \
+                  impl F { fn g() { w.put(\"c\", &c, __rt::Store::Integer { min: 0, max: 1 }); } }";
+    assert_eq!(repeated_statics(module), ["B = A"]);
+    let inline = inline_rules(module);
+    assert_eq!(inline.len(), 1);
+    assert!(inline[0].starts_with("impl F"), "{inline:?}");
+}

@@ -148,6 +148,17 @@ pub fn now(format: TimeFormat) -> DateTime {
     at_precision(DateTime::from(std::time::SystemTime::now()), format)
 }
 
+/// `time` as the attribute `name` stores it, in `format` (a condition's or
+/// a filter's operand); an error when the format cannot hold it.
+pub fn store_time(
+    time: &DateTime,
+    format: TimeFormat,
+    context: &'static str,
+    name: &'static str,
+) -> Result<AttributeValue, ValueError> {
+    Attr::store(time, Store::Time(format), context, name)
+}
+
 /// `time` as precise as `format` stores it.
 pub fn at_precision(time: DateTime, format: TimeFormat) -> DateTime {
     let nanos = time.subsec_nanos();

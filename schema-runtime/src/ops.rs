@@ -110,6 +110,102 @@ pub fn request_token() -> String {
     format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..))
 }
 
+/// What every generated update carries beside its changes: whether it may
+/// create the item, its idempotency token, the caller's condition on the
+/// stored item and, for an entity with timestamps, the moment they were
+/// fixed. Its builder methods are [`update_methods!`](crate::__update_methods).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UpdateOptions {
+    /// Create the item when there is none (`or_create()`).
+    pub or_create: bool,
+    /// Apply once, with this client request token (`idempotent()`).
+    pub idempotency_token: Option<String>,
+    /// The caller's condition on the stored item (`when`).
+    pub when: Option<crate::Condition>,
+    /// When the update's timestamps were fixed: with its idempotency token,
+    /// so that sending it again writes the same values.
+    pub stamped_at: Option<crate::DateTime>,
+}
+
+impl UpdateOptions {
+    /// Sets the idempotency token; with `stamp`, the update's timestamps
+    /// are fixed now too.
+    pub fn set_token(&mut self, token: String, stamp: bool) {
+        self.idempotency_token = Some(token);
+        if stamp {
+            self.stamped_at = Some(crate::DateTime::from(std::time::SystemTime::now()));
+        }
+    }
+
+    /// Adds a condition: every condition given must hold.
+    pub fn and_when(&mut self, condition: crate::Condition) {
+        self.when = Some(match self.when.take() {
+            Some(first) => first.and(condition),
+            None => condition,
+        });
+    }
+
+    /// The moment the update's timestamps take: the one fixed with its
+    /// token, else now.
+    pub fn now(&self) -> crate::DateTime {
+        self.stamped_at
+            .unwrap_or_else(|| crate::DateTime::from(std::time::SystemTime::now()))
+    }
+
+    /// Hands the token and the condition to `update`.
+    pub fn apply_to(&self, update: &mut Update) {
+        update.idempotency_token.clone_from(&self.idempotency_token);
+        update.when.clone_from(&self.when);
+    }
+}
+
+/// The builder methods every generated update has (`or_create`,
+/// `idempotent`, `idempotency_token`, `when`), on its
+/// `options: UpdateOptions` field; `true` when the entity has timestamps
+/// (fixed with the idempotency token). Written once here rather than in
+/// every generated update.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __update_methods {
+    ($stamp:literal) => {
+        /// Create the item when there is none, from its key and what this
+        /// update sets (counters start at 0); without it the update fails
+        /// with `Error::ConditionFailed` when there is no item. With a
+        /// version attribute, as a versioned put: the item is created
+        /// when there is none, and otherwise updated only from the
+        /// version before the one set (`Error::VersionConflict`).
+        pub fn or_create(mut self) -> Self {
+            self.options.or_create = true;
+            self
+        }
+
+        /// Apply this update once, even when its answer is lost and the
+        /// request is sent again (a counter counts once): it runs as a
+        /// transaction with a client request token, fixed now, so this
+        /// value sent again within ten minutes is applied once. The item
+        /// returned is read right after and may show later writes.
+        pub fn idempotent(self) -> Self {
+            self.idempotency_token($crate::ops::request_token())
+        }
+
+        /// [`Self::idempotent`] with the caller's own token (at most 36
+        /// characters), to send the same update again after an error.
+        pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
+            self.options.set_token(token.into(), $stamp);
+            self
+        }
+
+        /// Apply the update only when `condition` holds on the stored
+        /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
+        /// `Error::ConditionNotMet`, which carries the stored item. Called
+        /// again, both conditions must hold.
+        pub fn when(mut self, condition: $crate::Condition) -> Self {
+            self.options.and_when(condition);
+            self
+        }
+    };
+}
+
 impl Update {
     /// An update of an item of `E`; with `upsert`, it may create it.
     pub fn of<E: Entity>(upsert: bool) -> Self {

@@ -4,6 +4,7 @@
 //!
 //! Not an API: its contents change with the generator, in any release.
 
+pub use crate::__update_methods as update_methods;
 pub use crate::codec::{ItemWriter, Store};
 pub use crate::reader::{lit, until, width, Step, REST};
 pub use crate::sdk::types::AttributeValue::{self, N, S};

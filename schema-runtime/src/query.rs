@@ -18,8 +18,9 @@ use crate::token::{Binding, PageTokens};
 use crate::trace::Call;
 use crate::Item;
 
-/// Everything a Query request needs; generated code fills it in.
-#[derive(Debug, Clone)]
+/// Everything a Query request needs; generated code fills it in, and
+/// leaves the fields it does not use at their default.
+#[derive(Debug, Clone, Default)]
 pub struct QueryRequest {
     /// The access pattern, as the spec names it (page tokens are bound to it).
     pub pattern: &'static str,

@@ -14,8 +14,9 @@ use crate::sdk::Client;
 use crate::trace::Call;
 use crate::Item;
 
-/// Everything a Scan request needs; generated code fills it in.
-#[derive(Debug, Clone)]
+/// Everything a Scan request needs; generated code fills it in, and
+/// leaves the fields it does not use at their default.
+#[derive(Debug, Clone, Default)]
 pub struct ScanRequest {
     /// The table.
     pub table: String,

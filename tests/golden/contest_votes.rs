@@ -82,9 +82,9 @@ impl __rt::Entity for Contestant {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Contestant".to_owned()));
-        w.put("contest_id", &self.contest_id, __CONTESTANT_CONTEST_ID_RULE)?;
-        w.put("contestant_id", &self.contestant_id, __CONTESTANT_CONTESTANT_ID_RULE)?;
-        w.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
+        w.put("contest_id", &self.contest_id, __CONTEST_ID_RULE)?;
+        w.put("contestant_id", &self.contestant_id, __CONTEST_ID_RULE)?;
+        w.put("name", &self.name, __NAME_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -96,7 +96,7 @@ impl __rt::Entity for Contestant {
                 .keyed("contest_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             contestant_id: r
                 .keyed("contestant_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            name: r.checked("name", __rt::Store::Length(0, Some(200)))?,
+            name: r.checked("name", __NAME_RULE)?,
         })
     }
 }
@@ -116,9 +116,7 @@ fn __contestant_key(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ContestantUpdate {
     name: Option<String>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl ContestantUpdate {
     /// Sets `name`.
@@ -126,43 +124,7 @@ impl ContestantUpdate {
         self.name = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -170,21 +132,14 @@ impl ContestantUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Contestant>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Contestant>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable("Contestant", &[("name", self.name.is_some())])?;
-            update
-                .put_value("contest_id", &key.contest_id, __CONTESTANT_CONTEST_ID_RULE)?;
-            update
-                .put_value(
-                    "contestant_id",
-                    &key.contestant_id,
-                    __CONTESTANT_CONTESTANT_ID_RULE,
-                )?;
+            update.put_value("contest_id", &key.contest_id, __CONTEST_ID_RULE)?;
+            update.put_value("contestant_id", &key.contestant_id, __CONTEST_ID_RULE)?;
         }
-        update.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("name", &self.name, __NAME_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -293,16 +248,9 @@ impl __rt::Entity for VoteShard {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("VoteShard".to_owned()));
-        w.put("contest_id", &self.contest_id, __VOTE_SHARD_CONTEST_ID_RULE)?;
-        w.put("contestant_id", &self.contestant_id, __VOTE_SHARD_CONTESTANT_ID_RULE)?;
-        w.put(
-            "votes",
-            &self.votes,
-            __rt::Store::Integer {
-                min: 0,
-                max: i64::MAX,
-            },
-        )?;
+        w.put("contest_id", &self.contest_id, __CONTEST_ID_RULE)?;
+        w.put("contestant_id", &self.contestant_id, __CONTEST_ID_RULE)?;
+        w.put("votes", &self.votes, __VOTES_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -328,14 +276,7 @@ impl __rt::Entity for VoteShard {
                 .keyed("contest_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             contestant_id: r
                 .keyed("contestant_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
-            votes: r
-                .checked(
-                    "votes",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                )?,
+            votes: r.checked("votes", __VOTES_RULE)?,
         })
     }
 }
@@ -360,9 +301,7 @@ fn __vote_shard_key(
 pub struct VoteShardUpdate {
     votes: Option<i64>,
     add_votes: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl VoteShardUpdate {
     /// Sets `votes`.
@@ -375,43 +314,7 @@ impl VoteShardUpdate {
         self.add_votes = Some(self.add_votes.unwrap_or(0).saturating_add(n));
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -421,42 +324,18 @@ impl VoteShardUpdate {
         let __tenant = scope;
         __rt::codec::check_shard(key.shard, 20u32, "VoteShard")?;
         let __shard: u32 = key.shard;
-        let mut update = __rt::ops::Update::of::<VoteShard>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<VoteShard>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "VoteShard",
                 &[("votes", self.votes.is_some() || self.add_votes.is_some())],
             )?;
-            update
-                .put_value("contest_id", &key.contest_id, __VOTE_SHARD_CONTEST_ID_RULE)?;
-            update
-                .put_value(
-                    "contestant_id",
-                    &key.contestant_id,
-                    __VOTE_SHARD_CONTESTANT_ID_RULE,
-                )?;
+            update.put_value("contest_id", &key.contest_id, __CONTEST_ID_RULE)?;
+            update.put_value("contestant_id", &key.contestant_id, __CONTEST_ID_RULE)?;
         }
-        update
-            .put(
-                "votes",
-                &self.votes,
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
-            )?;
-        update
-            .add_to(
-                "votes",
-                self.add_votes,
-                self.votes.is_some(),
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
-            )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("votes", &self.votes, __VOTES_RULE)?;
+        update.add_to("votes", self.add_votes, self.votes.is_some(), __VOTES_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -547,21 +426,10 @@ impl __rt::Entity for VoteTotal {
             5,
         );
         w.raw("entity_type", __rt::AttributeValue::S("VoteTotal".to_owned()));
-        w.put("contest_id", &self.contest_id, __VOTE_TOTAL_CONTEST_ID_RULE)?;
-        w.put("contestant_id", &self.contestant_id, __VOTE_TOTAL_CONTESTANT_ID_RULE)?;
-        w.put(
-            "votes",
-            &self.votes,
-            __rt::Store::Integer {
-                min: 0,
-                max: i64::MAX,
-            },
-        )?;
-        w.put(
-            "tallied_at",
-            &self.tallied_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("contest_id", &self.contest_id, __CONTEST_ID_RULE)?;
+        w.put("contestant_id", &self.contestant_id, __CONTEST_ID_RULE)?;
+        w.put("votes", &self.votes, __VOTES_RULE)?;
+        w.put("tallied_at", &self.tallied_at, __TALLIED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -573,14 +441,7 @@ impl __rt::Entity for VoteTotal {
                 .keyed("contest_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             contestant_id: r
                 .keyed("contestant_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            votes: r
-                .checked(
-                    "votes",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                )?,
+            votes: r.checked("votes", __VOTES_RULE)?,
             tallied_at: r.time("tallied_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -603,9 +464,7 @@ pub struct VoteTotalUpdate {
     votes: Option<i64>,
     tallied_at: Option<__rt::DateTime>,
     add_votes: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl VoteTotalUpdate {
     /// Sets `votes`.
@@ -623,43 +482,7 @@ impl VoteTotalUpdate {
         self.add_votes = Some(self.add_votes.unwrap_or(0).saturating_add(n));
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -667,8 +490,8 @@ impl VoteTotalUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<VoteTotal>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<VoteTotal>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "VoteTotal",
                 &[
@@ -676,42 +499,13 @@ impl VoteTotalUpdate {
                     ("tallied_at", self.tallied_at.is_some()),
                 ],
             )?;
-            update
-                .put_value("contest_id", &key.contest_id, __VOTE_TOTAL_CONTEST_ID_RULE)?;
-            update
-                .put_value(
-                    "contestant_id",
-                    &key.contestant_id,
-                    __VOTE_TOTAL_CONTESTANT_ID_RULE,
-                )?;
+            update.put_value("contest_id", &key.contest_id, __CONTEST_ID_RULE)?;
+            update.put_value("contestant_id", &key.contestant_id, __CONTEST_ID_RULE)?;
         }
-        update
-            .put(
-                "votes",
-                &self.votes,
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
-            )?;
-        update
-            .put(
-                "tallied_at",
-                &self.tallied_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        update
-            .add_to(
-                "votes",
-                self.add_votes,
-                self.votes.is_some(),
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
-            )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("votes", &self.votes, __VOTES_RULE)?;
+        update.put("tallied_at", &self.tallied_at, __TALLIED_AT_RULE)?;
+        update.add_to("votes", self.add_votes, self.votes.is_some(), __VOTES_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1022,28 +816,18 @@ fn __request_contestants(
     contest_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__contestant_pk("contestants", contest_id)?);
     let __v1 = __rt::S("CONTESTANT#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "contestants",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_vote_shards(item: &__rt::Item) -> __rt::Decoded<VoteShard> {
@@ -1066,21 +850,14 @@ fn __request_vote_shards(
     Ok(__rt::QueryRequest {
         pattern: "vote_shards",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND #sk = :sk",
         point: true,
         names: &[("#pk", "pk"), ("#sk", "sk")],
         partitions: __partitions,
-        consistent_read: false,
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_leaderboard(item: &__rt::Item) -> __rt::Decoded<VoteTotal> {
@@ -1091,28 +868,18 @@ fn __request_leaderboard(
     contest_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__contestant_pk("leaderboard", contest_id)?);
     let __v1 = __rt::S("TOTAL#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "leaderboard",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The batch of `publish_totals`.
@@ -1251,7 +1018,7 @@ const __CONTEST_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __CONTESTANT_CONTEST_ID_RULE: __rt::Store = {
+static __CONTEST_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -1266,81 +1033,12 @@ static __CONTESTANT_CONTEST_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __CONTESTANT_CONTESTANT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
+static __NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
+static __VOTES_RULE: __rt::Store = __rt::Store::Integer {
+    min: 0,
+    max: i64::MAX,
 };
-static __VOTE_SHARD_CONTEST_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __VOTE_SHARD_CONTESTANT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __VOTE_TOTAL_CONTEST_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __VOTE_TOTAL_CONTESTANT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
+static __TALLIED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
 /// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
     role: None,

@@ -82,9 +82,9 @@ impl __rt::Entity for User {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("User".to_owned()));
-        w.put("user_id", &self.user_id, __USER_USER_ID_RULE)?;
-        w.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
-        w.put("display_name", &self.display_name, __rt::Store::Length(0, Some(200)))?;
+        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
+        w.put("email", &self.email, __EMAIL_RULE)?;
+        w.put("display_name", &self.display_name, __DISPLAY_NAME_RULE)?;
         w.raw("sk", __rt::S(__user_pk("User", __tenant, self.user_id.as_str())?));
         w.raw("pk", __rt::S(__user_pk("User", __tenant, self.user_id.as_str())?));
         Ok(w.finish())
@@ -110,8 +110,8 @@ impl __rt::Entity for User {
                     &[("pk", &PK_STEPS[..4]), ("sk", &SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            email: r.checked("email", __rt::Store::Length(0, Some(254)))?,
-            display_name: r.checked("display_name", __rt::Store::Length(0, Some(200)))?,
+            email: r.checked("email", __EMAIL_RULE)?,
+            display_name: r.checked("display_name", __DISPLAY_NAME_RULE)?,
         })
     }
 }
@@ -130,9 +130,7 @@ fn __user_key(
 pub struct UserUpdate {
     email: Option<String>,
     display_name: Option<String>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl UserUpdate {
     /// Sets `email`.
@@ -145,43 +143,7 @@ impl UserUpdate {
         self.display_name = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -189,8 +151,8 @@ impl UserUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<User>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<User>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "User",
                 &[
@@ -198,13 +160,11 @@ impl UserUpdate {
                     ("display_name", self.display_name.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __USER_USER_ID_RULE)?;
+            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
         }
-        update.put("email", &self.email, __rt::Store::Length(0, Some(254)))?;
-        update
-            .put("display_name", &self.display_name, __rt::Store::Length(0, Some(200)))?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("email", &self.email, __EMAIL_RULE)?;
+        update.put("display_name", &self.display_name, __DISPLAY_NAME_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -277,9 +237,9 @@ impl __rt::Entity for Role {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Role".to_owned()));
-        w.put("role", &self.role, __ROLE_ROLE_RULE)?;
-        w.put_opt("description", &self.description, __rt::Store::Length(0, Some(500)))?;
-        w.put("permissions", &self.permissions, __ROLE_PERMISSIONS_RULE)?;
+        w.put("role", &self.role, __ROLE_RULE)?;
+        w.put_opt("description", &self.description, __DESCRIPTION_RULE)?;
+        w.put("permissions", &self.permissions, __PERMISSIONS_RULE)?;
         w.raw("sk", __rt::S(__role_pk("Role", __tenant, self.role.as_str())?));
         w.raw("pk", __rt::S(__role_pk("Role", __tenant, self.role.as_str())?));
         Ok(w.finish())
@@ -305,9 +265,8 @@ impl __rt::Entity for Role {
                     &[("pk", &PK_STEPS[..4]), ("sk", &SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            description: r
-                .checked_opt("description", __rt::Store::Length(0, Some(500)))?,
-            permissions: r.checked("permissions", __ROLE_PERMISSIONS_RULE)?,
+            description: r.checked_opt("description", __DESCRIPTION_RULE)?,
+            permissions: r.checked("permissions", __PERMISSIONS_RULE)?,
         })
     }
 }
@@ -325,9 +284,7 @@ pub struct RoleUpdate {
     permissions: Option<Vec<String>>,
     append_to_permissions: Vec<String>,
     remove_from_permissions_at: ::std::collections::BTreeSet<usize>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl RoleUpdate {
     /// Sets `description`; `None` removes it (and the index keys built from it).
@@ -353,43 +310,7 @@ impl RoleUpdate {
         self.remove_from_permissions_at.insert(index);
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -397,8 +318,8 @@ impl RoleUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Role>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Role>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Role",
                 &[
@@ -409,25 +330,19 @@ impl RoleUpdate {
                     ),
                 ],
             )?;
-            update.put_value("role", &key.role, __ROLE_ROLE_RULE)?;
+            update.put_value("role", &key.role, __ROLE_RULE)?;
         }
-        update
-            .put_opt(
-                "description",
-                &self.description,
-                __rt::Store::Length(0, Some(500)),
-            )?;
-        update.put("permissions", &self.permissions, __ROLE_PERMISSIONS_RULE)?;
+        update.put_opt("description", &self.description, __DESCRIPTION_RULE)?;
+        update.put("permissions", &self.permissions, __PERMISSIONS_RULE)?;
         update
             .change_list(
                 "permissions",
                 &self.append_to_permissions,
                 &self.remove_from_permissions_at,
                 self.permissions.is_some(),
-                __ROLE_PERMISSIONS_RULE,
+                __PERMISSIONS_RULE,
             )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -514,14 +429,10 @@ impl __rt::Entity for RoleAssignment {
             7,
         );
         w.raw("entity_type", __rt::AttributeValue::S("RoleAssignment".to_owned()));
-        w.put("user_id", &self.user_id, __ROLE_ASSIGNMENT_USER_ID_RULE)?;
-        w.put("role", &self.role, __ROLE_ASSIGNMENT_ROLE_RULE)?;
-        w.put("granted_by", &self.granted_by, __ROLE_ASSIGNMENT_GRANTED_BY_RULE)?;
-        w.put(
-            "granted_at",
-            &self.granted_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
+        w.put("role", &self.role, __ROLE_RULE)?;
+        w.put("granted_by", &self.granted_by, __USER_ID_RULE)?;
+        w.put("granted_at", &self.granted_at, __GRANTED_AT_RULE)?;
         w.raw("sk", __rt::S(__role_pk("RoleAssignment", __tenant, self.role.as_str())?));
         w.raw(
             "pk",
@@ -546,7 +457,7 @@ impl __rt::Entity for RoleAssignment {
         Ok(RoleAssignment {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
             role: r.keyed("role", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
-            granted_by: r.checked("granted_by", __ROLE_ASSIGNMENT_GRANTED_BY_RULE)?,
+            granted_by: r.checked("granted_by", __USER_ID_RULE)?,
             granted_at: r.time("granted_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -572,9 +483,7 @@ fn __role_assignment_key(
 pub struct RoleAssignmentUpdate {
     granted_by: Option<String>,
     granted_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl RoleAssignmentUpdate {
     /// Sets `granted_by`.
@@ -587,43 +496,7 @@ impl RoleAssignmentUpdate {
         self.granted_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -631,8 +504,8 @@ impl RoleAssignmentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<RoleAssignment>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<RoleAssignment>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "RoleAssignment",
                 &[
@@ -640,18 +513,12 @@ impl RoleAssignmentUpdate {
                     ("granted_at", self.granted_at.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __ROLE_ASSIGNMENT_USER_ID_RULE)?;
-            update.put_value("role", &key.role, __ROLE_ASSIGNMENT_ROLE_RULE)?;
+            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
+            update.put_value("role", &key.role, __ROLE_RULE)?;
         }
-        update.put("granted_by", &self.granted_by, __ROLE_ASSIGNMENT_GRANTED_BY_RULE)?;
-        update
-            .put(
-                "granted_at",
-                &self.granted_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("granted_by", &self.granted_by, __USER_ID_RULE)?;
+        update.put("granted_at", &self.granted_at, __GRANTED_AT_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -999,28 +866,19 @@ fn __request_user_roles(
     user_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__user_pk("user_roles", __tenant, user_id)?);
     let __v1 = __rt::S(__user_roles_sk("user_roles", __tenant)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "user_roles",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// An item returned by `user_with_roles`.
@@ -1057,27 +915,19 @@ fn __request_user_with_roles(
     user_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__user_pk("user_with_roles", __tenant, user_id)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "user_with_roles",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "pk")],
-        partitions: __partitions,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         consistent_read: true,
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_role_members(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
@@ -1088,28 +938,20 @@ fn __request_role_members(
     role: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__role_pk("role_members", __tenant, role)?);
     let __v1 = __rt::S(__role_members_pk("role_members", __tenant)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "role_members",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "sk"), ("#sk", "pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("pk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_admins(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
@@ -1119,28 +961,20 @@ fn __request_admins(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__admins_sk("admins", __tenant)?);
     let __v1 = __rt::S(__role_members_pk("admins", __tenant)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "admins",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "sk"), ("#sk", "pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("pk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// An item returned by `role_with_members`.
@@ -1177,27 +1011,19 @@ fn __request_role_with_members(
     role: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__role_pk("role_with_members", __tenant, role)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "role_with_members",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("pk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The transaction of `grant_role`.
@@ -1444,7 +1270,7 @@ const __ROLE: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __USER_USER_ID_RULE: __rt::Store = {
+static __USER_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9-]{1,36}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
@@ -1457,7 +1283,9 @@ static __USER_USER_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __ROLE_ROLE_RULE: __rt::Store = {
+static __EMAIL_RULE: __rt::Store = __rt::Store::Length(0, Some(254));
+static __DISPLAY_NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
+static __ROLE_RULE: __rt::Store = {
     static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
         "^[a-z][a-z0-9_-]{0,31}$",
     );
@@ -1467,47 +1295,13 @@ static __ROLE_ROLE_RULE: __rt::Store = {
         pattern: &PATTERN,
     }
 };
-static __ROLE_PERMISSIONS_RULE: __rt::Store = __rt::Store::List {
+static __DESCRIPTION_RULE: __rt::Store = __rt::Store::Length(0, Some(500));
+static __PERMISSIONS_RULE: __rt::Store = __rt::Store::List {
     min: 0,
     max: Some(200),
     items: None,
 };
-static __ROLE_ASSIGNMENT_USER_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[a-z0-9-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __ROLE_ASSIGNMENT_ROLE_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[a-z][a-z0-9_-]{0,31}$",
-    );
-    __rt::Store::Text {
-        min: 0,
-        max: None,
-        pattern: &PATTERN,
-    }
-};
-static __ROLE_ASSIGNMENT_GRANTED_BY_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[a-z0-9-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
+static __GRANTED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
     role: None,

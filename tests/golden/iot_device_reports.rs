@@ -123,14 +123,10 @@ impl __rt::Entity for Device {
             5,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Device".to_owned()));
-        w.put("device_id", &self.device_id, __DEVICE_DEVICE_ID_RULE)?;
-        w.put("model", &self.model, __rt::Store::Length(0, Some(64)))?;
-        w.put("site", &self.site, __rt::Store::Length(0, Some(200)))?;
-        w.put(
-            "installed_at",
-            &self.installed_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("device_id", &self.device_id, __DEVICE_ID_RULE)?;
+        w.put("model", &self.model, __MODEL_RULE)?;
+        w.put("site", &self.site, __SITE_RULE)?;
+        w.put("installed_at", &self.installed_at, __INSTALLED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -139,8 +135,8 @@ impl __rt::Entity for Device {
         Ok(Device {
             device_id: r
                 .keyed("device_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
-            model: r.checked("model", __rt::Store::Length(0, Some(64)))?,
-            site: r.checked("site", __rt::Store::Length(0, Some(200)))?,
+            model: r.checked("model", __MODEL_RULE)?,
+            site: r.checked("site", __SITE_RULE)?,
             installed_at: r.time("installed_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -158,9 +154,7 @@ pub struct DeviceUpdate {
     model: Option<String>,
     site: Option<String>,
     installed_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl DeviceUpdate {
     /// Sets `model`.
@@ -178,43 +172,7 @@ impl DeviceUpdate {
         self.installed_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -222,8 +180,8 @@ impl DeviceUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Device>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Device>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Device",
                 &[
@@ -232,18 +190,12 @@ impl DeviceUpdate {
                     ("installed_at", self.installed_at.is_some()),
                 ],
             )?;
-            update.put_value("device_id", &key.device_id, __DEVICE_DEVICE_ID_RULE)?;
+            update.put_value("device_id", &key.device_id, __DEVICE_ID_RULE)?;
         }
-        update.put("model", &self.model, __rt::Store::Length(0, Some(64)))?;
-        update.put("site", &self.site, __rt::Store::Length(0, Some(200)))?;
-        update
-            .put(
-                "installed_at",
-                &self.installed_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("model", &self.model, __MODEL_RULE)?;
+        update.put("site", &self.site, __SITE_RULE)?;
+        update.put("installed_at", &self.installed_at, __INSTALLED_AT_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -361,41 +313,14 @@ impl __rt::Entity for DeviceReport {
             11,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DeviceReport".to_owned()));
-        w.put("device_id", &self.device_id, __DEVICE_REPORT_DEVICE_ID_RULE)?;
-        w.put(
-            "reported_at",
-            &self.reported_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("device_id", &self.device_id, __DEVICE_ID_RULE)?;
+        w.put("reported_at", &self.reported_at, __INSTALLED_AT_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put(
-            "temperature_c",
-            &self.temperature_c,
-            __rt::Store::Decimal {
-                min: Some("-100"),
-                max: Some("200"),
-                scale: Some(1u32),
-            },
-        )?;
-        w.put(
-            "battery_percent",
-            &self.battery_percent,
-            __rt::Store::Integer {
-                min: 0,
-                max: 100,
-            },
-        )?;
-        w.put_opt("fault_code", &self.fault_code, __rt::Store::Length(0, Some(32)))?;
-        w.put_opt(
-            "escalated_to",
-            &self.escalated_to,
-            __DEVICE_REPORT_ESCALATED_TO_RULE,
-        )?;
-        w.put_opt(
-            "escalated_at",
-            &self.escalated_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("temperature_c", &self.temperature_c, __TEMPERATURE_C_RULE)?;
+        w.put("battery_percent", &self.battery_percent, __BATTERY_PERCENT_RULE)?;
+        w.put_opt("fault_code", &self.fault_code, __FAULT_CODE_RULE)?;
+        w.put_opt("escalated_to", &self.escalated_to, __ESCALATED_TO_RULE)?;
+        w.put_opt("escalated_at", &self.escalated_at, __INSTALLED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -412,26 +337,10 @@ impl __rt::Entity for DeviceReport {
                     &[("sk", &SK_STEPS[..2])],
                 )?,
             status: r.required("status")?,
-            temperature_c: r
-                .checked(
-                    "temperature_c",
-                    __rt::Store::Decimal {
-                        min: Some("-100"),
-                        max: Some("200"),
-                        scale: Some(1u32),
-                    },
-                )?,
-            battery_percent: r
-                .checked(
-                    "battery_percent",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: 100,
-                    },
-                )?,
-            fault_code: r.checked_opt("fault_code", __rt::Store::Length(0, Some(32)))?,
-            escalated_to: r
-                .checked_opt("escalated_to", __DEVICE_REPORT_ESCALATED_TO_RULE)?,
+            temperature_c: r.checked("temperature_c", __TEMPERATURE_C_RULE)?,
+            battery_percent: r.checked("battery_percent", __BATTERY_PERCENT_RULE)?,
+            fault_code: r.checked_opt("fault_code", __FAULT_CODE_RULE)?,
+            escalated_to: r.checked_opt("escalated_to", __ESCALATED_TO_RULE)?,
             escalated_at: r.time_opt("escalated_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -461,9 +370,7 @@ pub struct DeviceReportUpdate {
     escalated_to: Option<Option<String>>,
     escalated_at: Option<Option<__rt::DateTime>>,
     add_battery_percent: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl DeviceReportUpdate {
     /// Sets `status`.
@@ -503,43 +410,7 @@ impl DeviceReportUpdate {
         );
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -547,8 +418,8 @@ impl DeviceReportUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<DeviceReport>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<DeviceReport>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "DeviceReport",
                 &[
@@ -561,61 +432,23 @@ impl DeviceReportUpdate {
                     ),
                 ],
             )?;
-            update
-                .put_value("device_id", &key.device_id, __DEVICE_REPORT_DEVICE_ID_RULE)?;
-            update
-                .put_value(
-                    "reported_at",
-                    &key.reported_at,
-                    __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-                )?;
+            update.put_value("device_id", &key.device_id, __DEVICE_ID_RULE)?;
+            update.put_value("reported_at", &key.reported_at, __INSTALLED_AT_RULE)?;
         }
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update
-            .put(
-                "temperature_c",
-                &self.temperature_c,
-                __rt::Store::Decimal {
-                    min: Some("-100"),
-                    max: Some("200"),
-                    scale: Some(1u32),
-                },
-            )?;
-        update
-            .put(
-                "battery_percent",
-                &self.battery_percent,
-                __rt::Store::Integer {
-                    min: 0,
-                    max: 100,
-                },
-            )?;
-        update
-            .put_opt("fault_code", &self.fault_code, __rt::Store::Length(0, Some(32)))?;
-        update
-            .put_opt(
-                "escalated_to",
-                &self.escalated_to,
-                __DEVICE_REPORT_ESCALATED_TO_RULE,
-            )?;
-        update
-            .put_opt(
-                "escalated_at",
-                &self.escalated_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
+        update.put("temperature_c", &self.temperature_c, __TEMPERATURE_C_RULE)?;
+        update.put("battery_percent", &self.battery_percent, __BATTERY_PERCENT_RULE)?;
+        update.put_opt("fault_code", &self.fault_code, __FAULT_CODE_RULE)?;
+        update.put_opt("escalated_to", &self.escalated_to, __ESCALATED_TO_RULE)?;
+        update.put_opt("escalated_at", &self.escalated_at, __INSTALLED_AT_RULE)?;
         update
             .add_to(
                 "battery_percent",
                 self.add_battery_percent,
                 self.battery_percent.is_some(),
-                __rt::Store::Integer {
-                    min: 0,
-                    max: 100,
-                },
+                __BATTERY_PERCENT_RULE,
             )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -899,30 +732,21 @@ fn __request_device_reports_between(
     to: __rt::DateTime,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__device_pk("device_reports_between", device_id)?);
     let __v1 = __rt::S(__device_report_sk("device_reports_between", from)?);
     let __v2 = __rt::S(__device_report_sk("device_reports_between", to)?);
-    __partitions
-        .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
         pattern: "device_reports_between",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![
+            __rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)])
+        ],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_latest_device_reports(item: &__rt::Item) -> __rt::Decoded<DeviceReport> {
@@ -933,28 +757,18 @@ fn __request_latest_device_reports(
     device_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__device_pk("latest_device_reports", device_id)?);
     let __v1 = __rt::S("REPORT#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "latest_device_reports",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: false,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_escalations_for_technician(
@@ -967,32 +781,23 @@ fn __request_escalations_for_technician(
     technician: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(
         __escalations_for_technician_escalated_to(
             "escalations_for_technician",
             technician,
         )?,
     );
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "escalations_for_technician",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "escalated_to")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("reported_at"),
         key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_recent_escalations_for_technician(
@@ -1006,7 +811,6 @@ fn __request_recent_escalations_for_technician(
     since: __rt::DateTime,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(
         __escalations_for_technician_escalated_to(
             "recent_escalations_for_technician",
@@ -1019,25 +823,17 @@ fn __request_recent_escalations_for_technician(
             since,
         )?,
     );
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "recent_escalations_for_technician",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND #sk > :sk",
-        point: false,
         names: &[("#pk", "escalated_to"), ("#sk", "reported_at")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: false,
-        ttl_attribute: None,
         sort_key: Some("reported_at"),
         key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// Builds `DEVICE#<device_id>`.
@@ -1118,7 +914,7 @@ const __ESCALATED_TO: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __DEVICE_DEVICE_ID_RULE: __rt::Store = {
+static __DEVICE_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Z0-9-]{4,32}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('A', 'Z')]),
@@ -1131,20 +927,22 @@ static __DEVICE_DEVICE_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __DEVICE_REPORT_DEVICE_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Z0-9-]{4,32}$",
-        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('A', 'Z')]),
-        min: 4,
-        max: Some(32),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
+static __MODEL_RULE: __rt::Store = __rt::Store::Length(0, Some(64));
+static __SITE_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
+static __INSTALLED_AT_RULE: __rt::Store = __rt::Store::Time(
+    __rt::TimeFormat::Rfc3339(3),
+);
+static __TEMPERATURE_C_RULE: __rt::Store = __rt::Store::Decimal {
+    min: Some("-100"),
+    max: Some("200"),
+    scale: Some(1u32),
 };
-static __DEVICE_REPORT_ESCALATED_TO_RULE: __rt::Store = {
+static __BATTERY_PERCENT_RULE: __rt::Store = __rt::Store::Integer {
+    min: 0,
+    max: 100,
+};
+static __FAULT_CODE_RULE: __rt::Store = __rt::Store::Length(0, Some(32));
+static __ESCALATED_TO_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9._-]{1,64}$",
         allowed: __rt::codec::ascii_bits(

@@ -218,22 +218,14 @@ impl __rt::Entity for ActivityEvent {
             11,
         );
         w.raw("entity_type", __rt::AttributeValue::S("ActivityEvent".to_owned()));
-        w.put("month", &self.month, __ACTIVITY_EVENT_MONTH_RULE)?;
-        w.put(
-            "occurred_at",
-            &self.occurred_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
-        )?;
-        w.put("event_id", &self.event_id, __ACTIVITY_EVENT_EVENT_ID_RULE)?;
-        w.put("actor_id", &self.actor_id, __ACTIVITY_EVENT_ACTOR_ID_RULE)?;
+        w.put("month", &self.month, __MONTH_RULE)?;
+        w.put("occurred_at", &self.occurred_at, __OCCURRED_AT_RULE)?;
+        w.put("event_id", &self.event_id, __EVENT_ID_RULE)?;
+        w.put("actor_id", &self.actor_id, __ACTOR_ID_RULE)?;
         w.put("action", &self.action, __rt::Store::Plain)?;
-        w.put("resource", &self.resource, __rt::Store::Length(0, Some(512)))?;
+        w.put("resource", &self.resource, __RESOURCE_RULE)?;
         w.put_opt("details", &self.details, __rt::Store::Plain)?;
-        w.put(
-            "expires_at",
-            &self.expires_at,
-            __rt::Store::Time(__rt::TimeFormat::EpochSeconds),
-        )?;
+        w.put("expires_at", &self.expires_at, __EXPIRES_AT_RULE)?;
         w.raw(
             "gsi1pk",
             __rt::S(
@@ -305,7 +297,7 @@ impl __rt::Entity for ActivityEvent {
                     __rt::reader::text,
                 )?,
             action: r.required("action")?,
-            resource: r.checked("resource", __rt::Store::Length(0, Some(512)))?,
+            resource: r.checked("resource", __RESOURCE_RULE)?,
             details: r.optional("details")?,
             expires_at: r.time("expires_at", __rt::TimeFormat::EpochSeconds)?,
         })
@@ -339,9 +331,7 @@ pub struct ActivityEventUpdate {
     resource: Option<String>,
     details: Option<Option<__rt::Item>>,
     expires_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl ActivityEventUpdate {
     /// Sets `actor_id`.
@@ -369,43 +359,7 @@ impl ActivityEventUpdate {
         self.expires_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -413,8 +367,8 @@ impl ActivityEventUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<ActivityEvent>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<ActivityEvent>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "ActivityEvent",
                 &[
@@ -424,25 +378,15 @@ impl ActivityEventUpdate {
                     ("expires_at", self.expires_at.is_some()),
                 ],
             )?;
-            update.put_value("month", &key.month, __ACTIVITY_EVENT_MONTH_RULE)?;
-            update
-                .put_value(
-                    "occurred_at",
-                    &key.occurred_at,
-                    __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
-                )?;
-            update.put_value("event_id", &key.event_id, __ACTIVITY_EVENT_EVENT_ID_RULE)?;
+            update.put_value("month", &key.month, __MONTH_RULE)?;
+            update.put_value("occurred_at", &key.occurred_at, __OCCURRED_AT_RULE)?;
+            update.put_value("event_id", &key.event_id, __EVENT_ID_RULE)?;
         }
-        update.put("actor_id", &self.actor_id, __ACTIVITY_EVENT_ACTOR_ID_RULE)?;
+        update.put("actor_id", &self.actor_id, __ACTOR_ID_RULE)?;
         update.put("action", &self.action, __rt::Store::Plain)?;
-        update.put("resource", &self.resource, __rt::Store::Length(0, Some(512)))?;
+        update.put("resource", &self.resource, __RESOURCE_RULE)?;
         update.put_opt("details", &self.details, __rt::Store::Plain)?;
-        update
-            .put(
-                "expires_at",
-                &self.expires_at,
-                __rt::Store::Time(__rt::TimeFormat::EpochSeconds),
-            )?;
+        update.put("expires_at", &self.expires_at, __EXPIRES_AT_RULE)?;
         if let Some(__v_actor_id) = &self.actor_id {
             update
                 .key(
@@ -457,7 +401,7 @@ impl ActivityEventUpdate {
                     ),
                 );
         }
-        if self.or_create {
+        if self.options.or_create {
             update
                 .key(
                     "gsi1sk",
@@ -470,8 +414,7 @@ impl ActivityEventUpdate {
                     ),
                 );
         }
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -543,15 +486,8 @@ impl __rt::Entity for MonthlyActivityCount {
             3,
         );
         w.raw("entity_type", __rt::AttributeValue::S("MonthlyActivityCount".to_owned()));
-        w.put("month", &self.month, __MONTHLY_ACTIVITY_COUNT_MONTH_RULE)?;
-        w.put(
-            "event_count",
-            &self.event_count,
-            __rt::Store::Integer {
-                min: 0,
-                max: i64::MAX,
-            },
-        )?;
+        w.put("month", &self.month, __MONTH_RULE)?;
+        w.put("event_count", &self.event_count, __EVENT_COUNT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -559,14 +495,7 @@ impl __rt::Entity for MonthlyActivityCount {
         let r = __rt::reader::Fields::new(item, "MonthlyActivityCount");
         Ok(MonthlyActivityCount {
             month: r.keyed("month", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            event_count: r
-                .checked(
-                    "event_count",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                )?,
+            event_count: r.checked("event_count", __EVENT_COUNT_RULE)?,
         })
     }
 }
@@ -593,9 +522,7 @@ fn __monthly_activity_count_key(
 pub struct MonthlyActivityCountUpdate {
     event_count: Option<i64>,
     add_event_count: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl MonthlyActivityCountUpdate {
     /// Sets `event_count`.
@@ -608,43 +535,7 @@ impl MonthlyActivityCountUpdate {
         self.add_event_count = Some(self.add_event_count.unwrap_or(0).saturating_add(n));
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -652,8 +543,10 @@ impl MonthlyActivityCountUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<MonthlyActivityCount>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<
+            MonthlyActivityCount,
+        >(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "MonthlyActivityCount",
                 &[
@@ -663,29 +556,17 @@ impl MonthlyActivityCountUpdate {
                     ),
                 ],
             )?;
-            update.put_value("month", &key.month, __MONTHLY_ACTIVITY_COUNT_MONTH_RULE)?;
+            update.put_value("month", &key.month, __MONTH_RULE)?;
         }
-        update
-            .put(
-                "event_count",
-                &self.event_count,
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
-            )?;
+        update.put("event_count", &self.event_count, __EVENT_COUNT_RULE)?;
         update
             .add_to(
                 "event_count",
                 self.add_event_count,
                 self.event_count.is_some(),
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
+                __EVENT_COUNT_RULE,
             )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1026,27 +907,19 @@ fn __request_month_activity(
     month: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__activity_event_pk("month_activity", __tenant, month)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "month_activity",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: false,
         ttl_attribute: Some("expires_at"),
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_activity_between(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -1059,30 +932,23 @@ fn __request_activity_between(
     to: __rt::DateTime,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__activity_event_pk("activity_between", __tenant, month)?);
     let __v1 = __rt::S(__activity_between_sk("activity_between", from)?);
     let __v2 = __rt::S(__activity_between_sk("activity_between", to)?);
-    __partitions
-        .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
         pattern: "activity_between",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![
+            __rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)])
+        ],
         forward: true,
         ttl_attribute: Some("expires_at"),
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_activity_since(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -1094,28 +960,20 @@ fn __request_activity_since(
     since: __rt::DateTime,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__activity_event_pk("activity_since", __tenant, month)?);
     let __v1 = __rt::S(__activity_between_sk("activity_since", since)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "activity_since",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND #sk >= :sk",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
         ttl_attribute: Some("expires_at"),
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_activity_before(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -1127,28 +985,20 @@ fn __request_activity_before(
     before: __rt::DateTime,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__activity_event_pk("activity_before", __tenant, month)?);
     let __v1 = __rt::S(__activity_between_sk("activity_before", before)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "activity_before",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND #sk < :sk",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: false,
         ttl_attribute: Some("expires_at"),
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_actor_activity(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -1160,29 +1010,22 @@ fn __request_actor_activity(
     month: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(
         __activity_event_gsi1pk("actor_activity", __tenant, actor_id, month)?,
     );
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "actor_activity",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "gsi1pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
         ttl_attribute: Some("expires_at"),
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_monthly_counts(item: &__rt::Item) -> __rt::Decoded<MonthlyActivityCount> {
@@ -1194,30 +1037,23 @@ fn __request_monthly_counts(
     last: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__monthly_activity_count_pk("monthly_counts", __tenant)?);
     let __v1 = __rt::S(__monthly_activity_count_sk("monthly_counts", first)?);
     let __v2 = __rt::S(__monthly_activity_count_sk("monthly_counts", last)?);
-    __partitions
-        .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
         pattern: "monthly_counts",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![
+            __rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)])
+        ],
         forward: true,
         ttl_attribute: Some("expires_at"),
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The `event_count` counter of [`MonthlyActivityCount`].
@@ -1404,7 +1240,7 @@ const __ACTOR_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __ACTIVITY_EVENT_MONTH_RULE: __rt::Store = {
+static __MONTH_RULE: __rt::Store = {
     static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
         "^[0-9]{4}-(0[1-9]|1[0-2])$",
     );
@@ -1414,7 +1250,8 @@ static __ACTIVITY_EVENT_MONTH_RULE: __rt::Store = {
         pattern: &PATTERN,
     }
 };
-static __ACTIVITY_EVENT_EVENT_ID_RULE: __rt::Store = {
+static __OCCURRED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(0));
+static __EVENT_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9-]{1,36}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
@@ -1427,7 +1264,7 @@ static __ACTIVITY_EVENT_EVENT_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __ACTIVITY_EVENT_ACTOR_ID_RULE: __rt::Store = {
+static __ACTOR_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -1442,15 +1279,13 @@ static __ACTIVITY_EVENT_ACTOR_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __MONTHLY_ACTIVITY_COUNT_MONTH_RULE: __rt::Store = {
-    static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
-        "^[0-9]{4}-(0[1-9]|1[0-2])$",
-    );
-    __rt::Store::Text {
-        min: 0,
-        max: None,
-        pattern: &PATTERN,
-    }
+static __RESOURCE_RULE: __rt::Store = __rt::Store::Length(0, Some(512));
+static __EXPIRES_AT_RULE: __rt::Store = __rt::Store::Time(
+    __rt::TimeFormat::EpochSeconds,
+);
+static __EVENT_COUNT_RULE: __rt::Store = __rt::Store::Integer {
+    min: 0,
+    max: i64::MAX,
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

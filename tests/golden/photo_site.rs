@@ -145,22 +145,18 @@ impl __rt::Entity for UserProfile {
         let __tenant = scope;
         let mut w = __rt::ItemWriter::new(__user_profile_key(scope)?, "UserProfile", 5);
         w.raw("entity_type", __rt::AttributeValue::S("UserProfile".to_owned()));
-        w.put("display_name", &self.display_name, __rt::Store::Length(0, Some(100)))?;
-        w.put_opt("bio", &self.bio, __rt::Store::Length(0, Some(500)))?;
-        w.put_opt("avatar_url", &self.avatar_url, __rt::Store::Length(0, Some(2048)))?;
-        w.put(
-            "created_at",
-            &self.created_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("display_name", &self.display_name, __DISPLAY_NAME_RULE)?;
+        w.put_opt("bio", &self.bio, __BIO_RULE)?;
+        w.put_opt("avatar_url", &self.avatar_url, __AVATAR_URL_RULE)?;
+        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         let r = __rt::reader::Fields::new(item, "UserProfile");
         Ok(UserProfile {
-            display_name: r.checked("display_name", __rt::Store::Length(0, Some(100)))?,
-            bio: r.checked_opt("bio", __rt::Store::Length(0, Some(500)))?,
-            avatar_url: r.checked_opt("avatar_url", __rt::Store::Length(0, Some(2048)))?,
+            display_name: r.checked("display_name", __DISPLAY_NAME_RULE)?,
+            bio: r.checked_opt("bio", __BIO_RULE)?,
+            avatar_url: r.checked_opt("avatar_url", __AVATAR_URL_RULE)?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -179,9 +175,7 @@ pub struct UserProfileUpdate {
     bio: Option<Option<String>>,
     avatar_url: Option<Option<String>>,
     created_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl UserProfileUpdate {
     /// Sets `display_name`.
@@ -204,43 +198,7 @@ impl UserProfileUpdate {
         self.created_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -248,8 +206,8 @@ impl UserProfileUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<UserProfile>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<UserProfile>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "UserProfile",
                 &[
@@ -258,23 +216,11 @@ impl UserProfileUpdate {
                 ],
             )?;
         }
-        update
-            .put("display_name", &self.display_name, __rt::Store::Length(0, Some(100)))?;
-        update.put_opt("bio", &self.bio, __rt::Store::Length(0, Some(500)))?;
-        update
-            .put_opt(
-                "avatar_url",
-                &self.avatar_url,
-                __rt::Store::Length(0, Some(2048)),
-            )?;
-        update
-            .put(
-                "created_at",
-                &self.created_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("display_name", &self.display_name, __DISPLAY_NAME_RULE)?;
+        update.put_opt("bio", &self.bio, __BIO_RULE)?;
+        update.put_opt("avatar_url", &self.avatar_url, __AVATAR_URL_RULE)?;
+        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -379,40 +325,15 @@ impl __rt::Entity for Photo {
             12,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Photo".to_owned()));
-        w.put("photo_id", &self.photo_id, __PHOTO_PHOTO_ID_RULE)?;
-        w.put("url", &self.url, __rt::Store::Length(0, Some(2048)))?;
-        w.put_opt("caption", &self.caption, __rt::Store::Length(0, Some(2000)))?;
+        w.put("photo_id", &self.photo_id, __PHOTO_ID_RULE)?;
+        w.put("url", &self.url, __AVATAR_URL_RULE)?;
+        w.put_opt("caption", &self.caption, __CAPTION_RULE)?;
         w.put("image_format", &self.image_format, __rt::Store::Plain)?;
-        w.put(
-            "width",
-            &self.width,
-            __rt::Store::Integer {
-                min: 1,
-                max: 100000,
-            },
-        )?;
-        w.put(
-            "height",
-            &self.height,
-            __rt::Store::Integer {
-                min: 1,
-                max: 100000,
-            },
-        )?;
-        w.put(
-            "size_bytes",
-            &self.size_bytes,
-            __rt::Store::Integer {
-                min: 1,
-                max: i64::MAX,
-            },
-        )?;
-        w.put_opt("tags", &self.tags, __PHOTO_TAGS_RULE)?;
-        w.put(
-            "uploaded_at",
-            &self.uploaded_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("width", &self.width, __WIDTH_RULE)?;
+        w.put("height", &self.height, __WIDTH_RULE)?;
+        w.put("size_bytes", &self.size_bytes, __SIZE_BYTES_RULE)?;
+        w.put_opt("tags", &self.tags, __TAGS_RULE)?;
+        w.put("uploaded_at", &self.uploaded_at, __CREATED_AT_RULE)?;
         w.raw("pk", __rt::S(__user_profile_pk("Photo", __tenant)?));
         w.raw(
             "lsi1sk",
@@ -436,34 +357,13 @@ impl __rt::Entity for Photo {
                     &[("sk", &SK_STEPS[..2]), ("lsi1sk", &LSI1SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            url: r.checked("url", __rt::Store::Length(0, Some(2048)))?,
-            caption: r.checked_opt("caption", __rt::Store::Length(0, Some(2000)))?,
+            url: r.checked("url", __AVATAR_URL_RULE)?,
+            caption: r.checked_opt("caption", __CAPTION_RULE)?,
             image_format: r.required("image_format")?,
-            width: r
-                .checked(
-                    "width",
-                    __rt::Store::Integer {
-                        min: 1,
-                        max: 100000,
-                    },
-                )?,
-            height: r
-                .checked(
-                    "height",
-                    __rt::Store::Integer {
-                        min: 1,
-                        max: 100000,
-                    },
-                )?,
-            size_bytes: r
-                .checked(
-                    "size_bytes",
-                    __rt::Store::Integer {
-                        min: 1,
-                        max: i64::MAX,
-                    },
-                )?,
-            tags: r.checked_opt("tags", __PHOTO_TAGS_RULE)?,
+            width: r.checked("width", __WIDTH_RULE)?,
+            height: r.checked("height", __WIDTH_RULE)?,
+            size_bytes: r.checked("size_bytes", __SIZE_BYTES_RULE)?,
+            tags: r.checked_opt("tags", __TAGS_RULE)?,
             uploaded_at: r
                 .keyed_time(
                     "uploaded_at",
@@ -499,9 +399,7 @@ pub struct PhotoUpdate {
     add_size_bytes: Option<i64>,
     append_to_tags: Vec<String>,
     remove_from_tags_at: ::std::collections::BTreeSet<usize>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl PhotoUpdate {
     /// Sets `url`.
@@ -569,43 +467,7 @@ impl PhotoUpdate {
         self.remove_from_tags_at.insert(index);
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -613,8 +475,8 @@ impl PhotoUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Photo>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Photo>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Photo",
                 &[
@@ -629,74 +491,24 @@ impl PhotoUpdate {
                     ("uploaded_at", self.uploaded_at.is_some()),
                 ],
             )?;
-            update.put_value("photo_id", &key.photo_id, __PHOTO_PHOTO_ID_RULE)?;
+            update.put_value("photo_id", &key.photo_id, __PHOTO_ID_RULE)?;
         }
-        update.put("url", &self.url, __rt::Store::Length(0, Some(2048)))?;
-        update.put_opt("caption", &self.caption, __rt::Store::Length(0, Some(2000)))?;
+        update.put("url", &self.url, __AVATAR_URL_RULE)?;
+        update.put_opt("caption", &self.caption, __CAPTION_RULE)?;
         update.put("image_format", &self.image_format, __rt::Store::Plain)?;
-        update
-            .put(
-                "width",
-                &self.width,
-                __rt::Store::Integer {
-                    min: 1,
-                    max: 100000,
-                },
-            )?;
-        update
-            .put(
-                "height",
-                &self.height,
-                __rt::Store::Integer {
-                    min: 1,
-                    max: 100000,
-                },
-            )?;
-        update
-            .put(
-                "size_bytes",
-                &self.size_bytes,
-                __rt::Store::Integer {
-                    min: 1,
-                    max: i64::MAX,
-                },
-            )?;
-        update.put_opt("tags", &self.tags, __PHOTO_TAGS_RULE)?;
-        update
-            .put(
-                "uploaded_at",
-                &self.uploaded_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        update
-            .add_to(
-                "width",
-                self.add_width,
-                self.width.is_some(),
-                __rt::Store::Integer {
-                    min: 1,
-                    max: 100000,
-                },
-            )?;
-        update
-            .add_to(
-                "height",
-                self.add_height,
-                self.height.is_some(),
-                __rt::Store::Integer {
-                    min: 1,
-                    max: 100000,
-                },
-            )?;
+        update.put("width", &self.width, __WIDTH_RULE)?;
+        update.put("height", &self.height, __WIDTH_RULE)?;
+        update.put("size_bytes", &self.size_bytes, __SIZE_BYTES_RULE)?;
+        update.put_opt("tags", &self.tags, __TAGS_RULE)?;
+        update.put("uploaded_at", &self.uploaded_at, __CREATED_AT_RULE)?;
+        update.add_to("width", self.add_width, self.width.is_some(), __WIDTH_RULE)?;
+        update.add_to("height", self.add_height, self.height.is_some(), __WIDTH_RULE)?;
         update
             .add_to(
                 "size_bytes",
                 self.add_size_bytes,
                 self.size_bytes.is_some(),
-                __rt::Store::Integer {
-                    min: 1,
-                    max: i64::MAX,
-                },
+                __SIZE_BYTES_RULE,
             )?;
         update
             .change_list(
@@ -704,7 +516,7 @@ impl PhotoUpdate {
                 &self.append_to_tags,
                 &self.remove_from_tags_at,
                 self.tags.is_some(),
-                __PHOTO_TAGS_RULE,
+                __TAGS_RULE,
             )?;
         if let Some(__v_uploaded_at) = self.uploaded_at {
             update
@@ -715,8 +527,7 @@ impl PhotoUpdate {
                     ),
                 );
         }
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1016,30 +827,23 @@ fn __request_photos_between(
     to: __rt::DateTime,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__user_profile_pk("photos_between", __tenant)?);
     let __v1 = __rt::S(__photos_between_lsi1sk("photos_between", from)?);
     let __v2 = __rt::S(__photos_between_lsi1sk("photos_between", to)?);
-    __partitions
-        .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
         pattern: "photos_between",
         table: __table.to_owned(),
         index: Some("LSI1"),
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "lsi1sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![
+            __rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)])
+        ],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_latest_photos(item: &__rt::Item) -> __rt::Decoded<Photo> {
@@ -1049,28 +853,20 @@ fn __request_latest_photos(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__user_profile_pk("latest_photos", __tenant)?);
     let __v1 = __rt::S("DATE#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "latest_photos",
         table: __table.to_owned(),
         index: Some("LSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "lsi1sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: false,
-        ttl_attribute: None,
         sort_key: Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_photos_since(item: &__rt::Item) -> __rt::Decoded<Photo> {
@@ -1081,28 +877,21 @@ fn __request_photos_since(
     since: __rt::DateTime,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__user_profile_pk("photos_since", __tenant)?);
     let __v1 = __rt::S(__photos_between_lsi1sk("photos_since", since)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "photos_since",
         table: __table.to_owned(),
         index: Some("LSI1"),
         key_condition: "#pk = :pk AND #sk >= :sk",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "lsi1sk")],
-        partitions: __partitions,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         consistent_read: true,
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// An item returned by `account_contents`.
@@ -1138,27 +927,18 @@ fn __request_account_contents(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__user_profile_pk("account_contents", __tenant)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "account_contents",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The batch of `delete_account_items`.
@@ -1288,7 +1068,11 @@ const __PHOTO_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __PHOTO_PHOTO_ID_RULE: __rt::Store = {
+static __DISPLAY_NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(100));
+static __BIO_RULE: __rt::Store = __rt::Store::Length(0, Some(500));
+static __AVATAR_URL_RULE: __rt::Store = __rt::Store::Length(0, Some(2048));
+static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __PHOTO_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[0-9A-HJKMNP-TV-Z]{26}$",
         allowed: __rt::codec::ascii_bits(
@@ -1303,7 +1087,16 @@ static __PHOTO_PHOTO_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __PHOTO_TAGS_RULE: __rt::Store = __rt::Store::List {
+static __CAPTION_RULE: __rt::Store = __rt::Store::Length(0, Some(2000));
+static __WIDTH_RULE: __rt::Store = __rt::Store::Integer {
+    min: 1,
+    max: 100000,
+};
+static __SIZE_BYTES_RULE: __rt::Store = __rt::Store::Integer {
+    min: 1,
+    max: i64::MAX,
+};
+static __TAGS_RULE: __rt::Store = __rt::Store::List {
     min: 0,
     max: Some(50),
     items: None,

@@ -202,25 +202,13 @@ impl __rt::Entity for Product {
             10,
         );
         w.raw("EntityType", __rt::AttributeValue::S("Product".to_owned()));
-        w.put("product_id", &self.product_id, __PRODUCT_PRODUCT_ID_RULE)?;
-        w.put("name", &self.name, __rt::Store::Length(0, Some(300)))?;
-        w.put("category", &self.category, __PRODUCT_CATEGORY_RULE)?;
-        w.put(
-            "price",
-            &self.price,
-            __rt::Store::Decimal {
-                min: Some("0"),
-                max: None,
-                scale: Some(2u32),
-            },
-        )?;
+        w.put("product_id", &self.product_id, __PRODUCT_ID_RULE)?;
+        w.put("name", &self.name, __NAME_RULE)?;
+        w.put("category", &self.category, __CATEGORY_RULE)?;
+        w.put("price", &self.price, __PRICE_RULE)?;
         w.put("currency", &self.currency, __rt::Store::Plain)?;
         w.put("doc", &self.doc, __rt::Store::Plain)?;
-        w.put(
-            "updated_at",
-            &self.updated_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("updated_at", &self.updated_at, __UPDATED_AT_RULE)?;
         w.raw(
             "gsi1pk",
             __rt::S(
@@ -255,22 +243,14 @@ impl __rt::Entity for Product {
                     ],
                     __rt::reader::text,
                 )?,
-            name: r.checked("name", __rt::Store::Length(0, Some(300)))?,
+            name: r.checked("name", __NAME_RULE)?,
             category: r
                 .keyed(
                     "category",
                     &[("gsi1pk", &GSI1PK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            price: r
-                .checked(
-                    "price",
-                    __rt::Store::Decimal {
-                        min: Some("0"),
-                        max: None,
-                        scale: Some(2u32),
-                    },
-                )?,
+            price: r.checked("price", __PRICE_RULE)?,
             currency: r.required("currency")?,
             doc: r.required("doc")?,
             updated_at: r.time("updated_at", __rt::TimeFormat::Rfc3339(3))?,
@@ -305,9 +285,7 @@ pub struct ProductUpdate {
     currency: Option<Currency>,
     doc: Option<__rt::Item>,
     updated_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl ProductUpdate {
     /// Sets `name`.
@@ -340,43 +318,7 @@ impl ProductUpdate {
         self.updated_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -395,8 +337,8 @@ impl ProductUpdate {
             )?;
             __rt::codec::hash_shard(&__key, 10u32)
         };
-        let mut update = __rt::ops::Update::of::<Product>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Product>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Product",
                 &[
@@ -408,28 +350,14 @@ impl ProductUpdate {
                     ("updated_at", self.updated_at.is_some()),
                 ],
             )?;
-            update.put_value("product_id", &key.product_id, __PRODUCT_PRODUCT_ID_RULE)?;
+            update.put_value("product_id", &key.product_id, __PRODUCT_ID_RULE)?;
         }
-        update.put("name", &self.name, __rt::Store::Length(0, Some(300)))?;
-        update.put("category", &self.category, __PRODUCT_CATEGORY_RULE)?;
-        update
-            .put(
-                "price",
-                &self.price,
-                __rt::Store::Decimal {
-                    min: Some("0"),
-                    max: None,
-                    scale: Some(2u32),
-                },
-            )?;
+        update.put("name", &self.name, __NAME_RULE)?;
+        update.put("category", &self.category, __CATEGORY_RULE)?;
+        update.put("price", &self.price, __PRICE_RULE)?;
         update.put("currency", &self.currency, __rt::Store::Plain)?;
         update.put("doc", &self.doc, __rt::Store::Plain)?;
-        update
-            .put(
-                "updated_at",
-                &self.updated_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
+        update.put("updated_at", &self.updated_at, __UPDATED_AT_RULE)?;
         if let Some(__v_category) = &self.category {
             update
                 .key(
@@ -439,15 +367,14 @@ impl ProductUpdate {
                     ),
                 );
         }
-        if self.or_create {
+        if self.options.or_create {
             update
                 .key(
                     "gsi1sk",
                     __rt::S(__product_product_id("Product", key.product_id.as_str())?),
                 );
         }
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -692,23 +619,16 @@ fn __request_tenant_products(
     Ok(__rt::QueryRequest {
         pattern: "tenant_products",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "ShardID"), ("#sk", "ProductID")],
         partitions: __partitions,
-        consistent_read: false,
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("ProductID"),
         key_attributes: &["ShardID", "ProductID"],
         tenant: Some(
             __rt::TenantKeys::new(__tenant, "ShardID", &[("TENANT#", Some('|'))]),
         ),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_products_in_category(item: &__rt::Item) -> __rt::Decoded<Product> {
@@ -731,21 +651,15 @@ fn __request_products_in_category(
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "gsi1pk")],
         partitions: __partitions,
-        consistent_read: false,
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("gsi1sk"),
         key_attributes: &["ShardID", "ProductID", "gsi1pk", "gsi1sk"],
         tenant: Some(
             __rt::TenantKeys::new(__tenant, "ShardID", &[("TENANT#", Some('|'))]),
         ),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The batch of `import_products`.
@@ -910,7 +824,7 @@ const __CATEGORY: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __PRODUCT_PRODUCT_ID_RULE: __rt::Store = {
+static __PRODUCT_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,64}$",
         allowed: __rt::codec::ascii_bits(
@@ -925,7 +839,8 @@ static __PRODUCT_PRODUCT_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __PRODUCT_CATEGORY_RULE: __rt::Store = {
+static __NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(300));
+static __CATEGORY_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9-]{1,64}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
@@ -938,6 +853,12 @@ static __PRODUCT_CATEGORY_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
+static __PRICE_RULE: __rt::Store = __rt::Store::Decimal {
+    min: Some("0"),
+    max: None,
+    scale: Some(2u32),
+};
+static __UPDATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
     role: None,

@@ -140,14 +140,10 @@ impl __rt::Entity for Project {
             7,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Project".to_owned()));
-        w.put("project_id", &self.project_id, __PROJECT_PROJECT_ID_RULE)?;
-        w.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
-        w.put("name_key", &self.name_key, __PROJECT_NAME_KEY_RULE)?;
-        w.put(
-            "created_at",
-            &self.created_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("project_id", &self.project_id, __PROJECT_ID_RULE)?;
+        w.put("name", &self.name, __NAME_RULE)?;
+        w.put("name_key", &self.name_key, __NAME_KEY_RULE)?;
+        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
         w.raw("gsi1pk", __rt::S(__project_gsi1pk("Project", __tenant)?));
         w.raw(
             "gsi1sk",
@@ -176,7 +172,7 @@ impl __rt::Entity for Project {
                     &[("sk", &SK_STEPS[..2]), ("gsi1sk", &GSI1SK_STEPS[..3])],
                     __rt::reader::text,
                 )?,
-            name: r.checked("name", __rt::Store::Length(0, Some(200)))?,
+            name: r.checked("name", __NAME_RULE)?,
             name_key: r
                 .keyed(
                     "name_key",
@@ -203,9 +199,7 @@ pub struct ProjectUpdate {
     name: Option<String>,
     name_key: Option<String>,
     created_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl ProjectUpdate {
     /// Sets `name`.
@@ -223,43 +217,7 @@ impl ProjectUpdate {
         self.created_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -267,8 +225,8 @@ impl ProjectUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Project>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Project>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Project",
                 &[
@@ -277,17 +235,12 @@ impl ProjectUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("project_id", &key.project_id, __PROJECT_PROJECT_ID_RULE)?;
+            update.put_value("project_id", &key.project_id, __PROJECT_ID_RULE)?;
         }
-        update.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
-        update.put("name_key", &self.name_key, __PROJECT_NAME_KEY_RULE)?;
-        update
-            .put(
-                "created_at",
-                &self.created_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        if self.or_create {
+        update.put("name", &self.name, __NAME_RULE)?;
+        update.put("name_key", &self.name_key, __NAME_KEY_RULE)?;
+        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        if self.options.or_create {
             update.key("gsi1pk", __rt::S(__project_gsi1pk("Project", __tenant)?));
         }
         if let Some(__v_name_key) = &self.name_key {
@@ -303,8 +256,7 @@ impl ProjectUpdate {
                     ),
                 );
         }
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -398,24 +350,13 @@ impl __rt::Entity for Task {
             10,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Task".to_owned()));
-        w.put("project_id", &self.project_id, __TASK_PROJECT_ID_RULE)?;
-        w.put("task_id", &self.task_id, __TASK_TASK_ID_RULE)?;
-        w.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
+        w.put("project_id", &self.project_id, __PROJECT_ID_RULE)?;
+        w.put("task_id", &self.task_id, __PROJECT_ID_RULE)?;
+        w.put("title", &self.title, __TITLE_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put_opt("assignee_id", &self.assignee_id, __TASK_ASSIGNEE_ID_RULE)?;
-        w.put_opt(
-            "due_at",
-            &self.due_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
-        )?;
-        w.put(
-            "version",
-            &self.version,
-            __rt::Store::Integer {
-                min: 0,
-                max: i64::MAX,
-            },
-        )?;
+        w.put_opt("assignee_id", &self.assignee_id, __ASSIGNEE_ID_RULE)?;
+        w.put_opt("due_at", &self.due_at, __DUE_AT_RULE)?;
+        w.put("version", &self.version, __VERSION_RULE)?;
         if let Some(__v_assignee_id) = self.assignee_id.as_deref() {
             w.raw("gsi2pk", __rt::S(__task_gsi2pk("Task", __tenant, __v_assignee_id)?));
         }
@@ -456,7 +397,7 @@ impl __rt::Entity for Task {
                     &[("sk", &SK_STEPS[..4]), ("gsi2sk", &GSI2SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            title: r.checked("title", __rt::Store::Length(0, Some(300)))?,
+            title: r.checked("title", __TITLE_RULE)?,
             status: r.required("status")?,
             assignee_id: r
                 .keyed_opt(
@@ -470,14 +411,7 @@ impl __rt::Entity for Task {
                     __rt::TimeFormat::Rfc3339(0),
                     &[("gsi2sk", &GSI2SK_STEPS[..2])],
                 )?,
-            version: r
-                .checked(
-                    "version",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                )?,
+            version: r.checked("version", __VERSION_RULE)?,
         })
     }
 }
@@ -500,9 +434,7 @@ pub struct TaskUpdate {
     assignee_id: Option<Option<String>>,
     due_at: Option<Option<__rt::DateTime>>,
     version: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl TaskUpdate {
     /// Sets `title`.
@@ -530,43 +462,7 @@ impl TaskUpdate {
         self.version = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -574,8 +470,8 @@ impl TaskUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Task>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Task>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Task",
                 &[
@@ -584,33 +480,20 @@ impl TaskUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            update.put_value("project_id", &key.project_id, __TASK_PROJECT_ID_RULE)?;
-            update.put_value("task_id", &key.task_id, __TASK_TASK_ID_RULE)?;
+            update.put_value("project_id", &key.project_id, __PROJECT_ID_RULE)?;
+            update.put_value("task_id", &key.task_id, __PROJECT_ID_RULE)?;
         }
-        update.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
+        update.put("title", &self.title, __TITLE_RULE)?;
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update.put_opt("assignee_id", &self.assignee_id, __TASK_ASSIGNEE_ID_RULE)?;
-        update
-            .put_opt(
-                "due_at",
-                &self.due_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
-            )?;
+        update.put_opt("assignee_id", &self.assignee_id, __ASSIGNEE_ID_RULE)?;
+        update.put_opt("due_at", &self.due_at, __DUE_AT_RULE)?;
         match &self.version {
             Some(value) => {
                 update
                     .set
                     .push((
                         "version",
-                        __rt::Attr::store(
-                            value,
-                            __rt::Store::Integer {
-                                min: 0,
-                                max: i64::MAX,
-                            },
-                            "Task",
-                            "version",
-                        )?,
+                        __rt::Attr::store(value, __VERSION_RULE, "Task", "version")?,
                     ));
                 let expected = value
                     .checked_sub(1)
@@ -679,8 +562,7 @@ impl TaskUpdate {
                     );
             }
         }
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -797,16 +679,12 @@ impl __rt::Entity for Comment {
             7,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Comment".to_owned()));
-        w.put("project_id", &self.project_id, __COMMENT_PROJECT_ID_RULE)?;
-        w.put("task_id", &self.task_id, __COMMENT_TASK_ID_RULE)?;
-        w.put("comment_id", &self.comment_id, __COMMENT_COMMENT_ID_RULE)?;
-        w.put("author_id", &self.author_id, __COMMENT_AUTHOR_ID_RULE)?;
-        w.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
-        w.put(
-            "created_at",
-            &self.created_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("project_id", &self.project_id, __PROJECT_ID_RULE)?;
+        w.put("task_id", &self.task_id, __PROJECT_ID_RULE)?;
+        w.put("comment_id", &self.comment_id, __COMMENT_ID_RULE)?;
+        w.put("author_id", &self.author_id, __ASSIGNEE_ID_RULE)?;
+        w.put("body", &self.body, __BODY_RULE)?;
+        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -825,8 +703,8 @@ impl __rt::Entity for Comment {
             task_id: r.keyed("task_id", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
             comment_id: r
                 .keyed("comment_id", &[("sk", &SK_STEPS[..6])], __rt::reader::text)?,
-            author_id: r.checked("author_id", __COMMENT_AUTHOR_ID_RULE)?,
-            body: r.checked("body", __rt::Store::Length(0, Some(10000)))?,
+            author_id: r.checked("author_id", __ASSIGNEE_ID_RULE)?,
+            body: r.checked("body", __BODY_RULE)?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -853,9 +731,7 @@ pub struct CommentUpdate {
     author_id: Option<String>,
     body: Option<String>,
     created_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl CommentUpdate {
     /// Sets `author_id`.
@@ -873,43 +749,7 @@ impl CommentUpdate {
         self.created_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -917,8 +757,8 @@ impl CommentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Comment>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Comment>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Comment",
                 &[
@@ -927,20 +767,14 @@ impl CommentUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("project_id", &key.project_id, __COMMENT_PROJECT_ID_RULE)?;
-            update.put_value("task_id", &key.task_id, __COMMENT_TASK_ID_RULE)?;
-            update.put_value("comment_id", &key.comment_id, __COMMENT_COMMENT_ID_RULE)?;
+            update.put_value("project_id", &key.project_id, __PROJECT_ID_RULE)?;
+            update.put_value("task_id", &key.task_id, __PROJECT_ID_RULE)?;
+            update.put_value("comment_id", &key.comment_id, __COMMENT_ID_RULE)?;
         }
-        update.put("author_id", &self.author_id, __COMMENT_AUTHOR_ID_RULE)?;
-        update.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
-        update
-            .put(
-                "created_at",
-                &self.created_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("author_id", &self.author_id, __ASSIGNEE_ID_RULE)?;
+        update.put("body", &self.body, __BODY_RULE)?;
+        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1346,28 +1180,19 @@ fn __request_project_tree(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__project_pk("project_tree", __tenant)?);
     let __v1 = __rt::S("PROJECT#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "project_tree",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_projects(item: &__rt::Item) -> __rt::Decoded<Project> {
@@ -1377,27 +1202,19 @@ fn __request_projects(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__project_gsi1pk("projects", __tenant)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "projects",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "gsi1pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// An item returned by `project_tasks`.
@@ -1434,28 +1251,19 @@ fn __request_project_tasks(
     project_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__project_pk("project_tasks", __tenant)?);
     let __v1 = __rt::S(__project_tasks_sk("project_tasks", project_id)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "project_tasks",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_task_comments(item: &__rt::Item) -> __rt::Decoded<Comment> {
@@ -1467,28 +1275,19 @@ fn __request_task_comments(
     task_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__project_pk("task_comments", __tenant)?);
     let __v1 = __rt::S(__task_comments_sk("task_comments", project_id, task_id)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "task_comments",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_my_tasks_due(item: &__rt::Item) -> __rt::Decoded<Task> {
@@ -1500,28 +1299,20 @@ fn __request_my_tasks_due(
     before: __rt::DateTime,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__task_gsi2pk("my_tasks_due", __tenant, assignee_id)?);
     let __v1 = __rt::S(__my_tasks_due_gsi2sk("my_tasks_due", before)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "my_tasks_due",
         table: __table.to_owned(),
         index: Some("GSI2"),
         key_condition: "#pk = :pk AND #sk < :sk",
-        point: false,
         names: &[("#pk", "gsi2pk"), ("#sk", "gsi2sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("gsi2sk"),
         key_attributes: &["pk", "sk", "gsi2pk", "gsi2sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The transaction of `delete_task`.
@@ -1884,7 +1675,7 @@ const __COMMENT_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __PROJECT_PROJECT_ID_RULE: __rt::Store = {
+static __PROJECT_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9-]{1,36}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
@@ -1897,7 +1688,8 @@ static __PROJECT_PROJECT_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __PROJECT_NAME_KEY_RULE: __rt::Store = {
+static __NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
+static __NAME_KEY_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9 _-]{1,200}$",
         allowed: __rt::codec::ascii_bits(
@@ -1912,33 +1704,9 @@ static __PROJECT_NAME_KEY_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __TASK_PROJECT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[a-z0-9-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __TASK_TASK_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[a-z0-9-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __TASK_ASSIGNEE_ID_RULE: __rt::Store = {
+static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __TITLE_RULE: __rt::Store = __rt::Store::Length(0, Some(300));
+static __ASSIGNEE_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -1953,33 +1721,12 @@ static __TASK_ASSIGNEE_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __COMMENT_PROJECT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[a-z0-9-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
+static __DUE_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(0));
+static __VERSION_RULE: __rt::Store = __rt::Store::Integer {
+    min: 0,
+    max: i64::MAX,
 };
-static __COMMENT_TASK_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[a-z0-9-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __COMMENT_COMMENT_ID_RULE: __rt::Store = {
+static __COMMENT_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[0-9A-HJKMNP-TV-Z]{26}$",
         allowed: __rt::codec::ascii_bits(
@@ -1994,21 +1741,7 @@ static __COMMENT_COMMENT_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __COMMENT_AUTHOR_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
+static __BODY_RULE: __rt::Store = __rt::Store::Length(0, Some(10000));
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
     role: None,

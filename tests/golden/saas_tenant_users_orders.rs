@@ -274,19 +274,15 @@ impl __rt::Entity for Tenant {
         let __tenant = scope;
         let mut w = __rt::ItemWriter::new(__tenant_key(scope)?, "Tenant", 4);
         w.raw("entity", __rt::AttributeValue::S("Tenant".to_owned()));
-        w.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
+        w.put("name", &self.name, __NAME_RULE)?;
         w.put("plan", &self.plan, __rt::Store::Plain)?;
-        w.put(
-            "created_at",
-            &self.created_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
         let r = __rt::reader::Fields::new(item, "Tenant");
         Ok(Tenant {
-            name: r.checked("name", __rt::Store::Length(0, Some(200)))?,
+            name: r.checked("name", __NAME_RULE)?,
             plan: r.required("plan")?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
@@ -305,9 +301,7 @@ pub struct TenantUpdate {
     name: Option<String>,
     plan: Option<Plan>,
     created_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl TenantUpdate {
     /// Sets `name`.
@@ -325,43 +319,7 @@ impl TenantUpdate {
         self.created_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -369,8 +327,8 @@ impl TenantUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Tenant>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Tenant>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Tenant",
                 &[
@@ -380,16 +338,10 @@ impl TenantUpdate {
                 ],
             )?;
         }
-        update.put("name", &self.name, __rt::Store::Length(0, Some(200)))?;
+        update.put("name", &self.name, __NAME_RULE)?;
         update.put("plan", &self.plan, __rt::Store::Plain)?;
-        update
-            .put(
-                "created_at",
-                &self.created_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -469,14 +421,10 @@ impl __rt::Entity for User {
             7,
         );
         w.raw("entity", __rt::AttributeValue::S("User".to_owned()));
-        w.put("user_id", &self.user_id, __USER_USER_ID_RULE)?;
-        w.put("email", &self.email, __USER_EMAIL_RULE)?;
+        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
+        w.put("email", &self.email, __EMAIL_RULE)?;
         w.put("role", &self.role, __rt::Store::Plain)?;
-        w.put_opt(
-            "last_login",
-            &self.last_login,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put_opt("last_login", &self.last_login, __CREATED_AT_RULE)?;
         w.raw("gsi1pk", __rt::S(__user_gsi1pk("User", __tenant, self.email.as_str())?));
         w.raw("gsi1sk", __rt::S(__user_sk("User", self.user_id.as_str())?));
         Ok(w.finish())
@@ -521,9 +469,7 @@ pub struct UserUpdate {
     email: Option<String>,
     role: Option<Role>,
     last_login: Option<Option<__rt::DateTime>>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl UserUpdate {
     /// Sets `email`.
@@ -541,43 +487,7 @@ impl UserUpdate {
         self.last_login = Some(value);
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -585,30 +495,24 @@ impl UserUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<User>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<User>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "User",
                 &[("email", self.email.is_some()), ("role", self.role.is_some())],
             )?;
-            update.put_value("user_id", &key.user_id, __USER_USER_ID_RULE)?;
+            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
         }
-        update.put("email", &self.email, __USER_EMAIL_RULE)?;
+        update.put("email", &self.email, __EMAIL_RULE)?;
         update.put("role", &self.role, __rt::Store::Plain)?;
-        update
-            .put_opt(
-                "last_login",
-                &self.last_login,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
+        update.put_opt("last_login", &self.last_login, __CREATED_AT_RULE)?;
         if let Some(__v_email) = &self.email {
             update.key("gsi1pk", __rt::S(__user_gsi1pk("User", __tenant, __v_email)?));
         }
-        if self.or_create {
+        if self.options.or_create {
             update.key("gsi1sk", __rt::S(__user_sk("User", key.user_id.as_str())?));
         }
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -698,25 +602,13 @@ impl __rt::Entity for Order {
             10,
         );
         w.raw("entity", __rt::AttributeValue::S("Order".to_owned()));
-        w.put("order_id", &self.order_id, __ORDER_ORDER_ID_RULE)?;
-        w.put("user_id", &self.user_id, __ORDER_USER_ID_RULE)?;
+        w.put("order_id", &self.order_id, __USER_ID_RULE)?;
+        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put(
-            "total",
-            &self.total,
-            __rt::Store::Decimal {
-                min: Some("0"),
-                max: None,
-                scale: Some(2u32),
-            },
-        )?;
+        w.put("total", &self.total, __TOTAL_RULE)?;
         w.put("currency", &self.currency, __rt::Store::Plain)?;
-        w.put("lines", &self.lines, __ORDER_LINES_RULE)?;
-        w.put(
-            "created_at",
-            &self.created_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
-        )?;
+        w.put("lines", &self.lines, __LINES_RULE)?;
+        w.put("created_at", &self.created_at, __CREATED_AT_RULE_2)?;
         w.raw("gsi1pk", __rt::S(__order_gsi1pk("Order", __tenant, self.status)?));
         w.raw(
             "gsi1sk",
@@ -746,24 +638,16 @@ impl __rt::Entity for Order {
                     &[("sk", &SK_STEPS[..2]), ("gsi1sk", &GSI1SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            user_id: r.checked("user_id", __ORDER_USER_ID_RULE)?,
+            user_id: r.checked("user_id", __USER_ID_RULE)?,
             status: r
                 .keyed(
                     "status",
                     &[("gsi1pk", &GSI1PK_STEPS[..4])],
                     __rt::reader::parsed,
                 )?,
-            total: r
-                .checked(
-                    "total",
-                    __rt::Store::Decimal {
-                        min: Some("0"),
-                        max: None,
-                        scale: Some(2u32),
-                    },
-                )?,
+            total: r.checked("total", __TOTAL_RULE)?,
             currency: r.required("currency")?,
-            lines: r.checked("lines", __ORDER_LINES_RULE)?,
+            lines: r.checked("lines", __LINES_RULE)?,
             created_at: r
                 .keyed_time(
                     "created_at",
@@ -794,9 +678,7 @@ pub struct OrderUpdate {
     created_at: Option<__rt::DateTime>,
     append_to_lines: Vec<__rt::Item>,
     remove_from_lines_at: ::std::collections::BTreeSet<usize>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl OrderUpdate {
     /// Sets `user_id`.
@@ -842,43 +724,7 @@ impl OrderUpdate {
         self.remove_from_lines_at.insert(index);
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -886,8 +732,8 @@ impl OrderUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Order>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Order>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Order",
                 &[
@@ -899,35 +745,21 @@ impl OrderUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("order_id", &key.order_id, __ORDER_ORDER_ID_RULE)?;
+            update.put_value("order_id", &key.order_id, __USER_ID_RULE)?;
         }
-        update.put("user_id", &self.user_id, __ORDER_USER_ID_RULE)?;
+        update.put("user_id", &self.user_id, __USER_ID_RULE)?;
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update
-            .put(
-                "total",
-                &self.total,
-                __rt::Store::Decimal {
-                    min: Some("0"),
-                    max: None,
-                    scale: Some(2u32),
-                },
-            )?;
+        update.put("total", &self.total, __TOTAL_RULE)?;
         update.put("currency", &self.currency, __rt::Store::Plain)?;
-        update.put("lines", &self.lines, __ORDER_LINES_RULE)?;
-        update
-            .put(
-                "created_at",
-                &self.created_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(0)),
-            )?;
+        update.put("lines", &self.lines, __LINES_RULE)?;
+        update.put("created_at", &self.created_at, __CREATED_AT_RULE_2)?;
         update
             .change_list(
                 "lines",
                 &self.append_to_lines,
                 &self.remove_from_lines_at,
                 self.lines.is_some(),
-                __ORDER_LINES_RULE,
+                __LINES_RULE,
             )?;
         if let Some(__v_status) = self.status {
             update
@@ -942,8 +774,7 @@ impl OrderUpdate {
                     ),
                 );
         }
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1018,31 +849,10 @@ impl __rt::Entity for InventoryItem {
             5,
         );
         w.raw("entity", __rt::AttributeValue::S("InventoryItem".to_owned()));
-        w.put("sku", &self.sku, __INVENTORY_ITEM_SKU_RULE)?;
-        w.put(
-            "on_hand",
-            &self.on_hand,
-            __rt::Store::Integer {
-                min: 0,
-                max: i64::MAX,
-            },
-        )?;
-        w.put(
-            "reserved",
-            &self.reserved,
-            __rt::Store::Integer {
-                min: 0,
-                max: i64::MAX,
-            },
-        )?;
-        w.put(
-            "version",
-            &self.version,
-            __rt::Store::Integer {
-                min: 0,
-                max: i64::MAX,
-            },
-        )?;
+        w.put("sku", &self.sku, __SKU_RULE)?;
+        w.put("on_hand", &self.on_hand, __ON_HAND_RULE)?;
+        w.put("reserved", &self.reserved, __ON_HAND_RULE)?;
+        w.put("version", &self.version, __ON_HAND_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -1050,30 +860,9 @@ impl __rt::Entity for InventoryItem {
         let r = __rt::reader::Fields::new(item, "InventoryItem");
         Ok(InventoryItem {
             sku: r.keyed("sku", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            on_hand: r
-                .checked(
-                    "on_hand",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                )?,
-            reserved: r
-                .checked(
-                    "reserved",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                )?,
-            version: r
-                .checked(
-                    "version",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                )?,
+            on_hand: r.checked("on_hand", __ON_HAND_RULE)?,
+            reserved: r.checked("reserved", __ON_HAND_RULE)?,
+            version: r.checked("version", __ON_HAND_RULE)?,
         })
     }
 }
@@ -1095,9 +884,7 @@ pub struct InventoryItemUpdate {
     version: Option<i64>,
     add_on_hand: Option<i64>,
     add_reserved: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl InventoryItemUpdate {
     /// Sets `on_hand`.
@@ -1125,43 +912,7 @@ impl InventoryItemUpdate {
         self.add_reserved = Some(self.add_reserved.unwrap_or(0).saturating_add(n));
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -1169,8 +920,8 @@ impl InventoryItemUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<InventoryItem>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<InventoryItem>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "InventoryItem",
                 &[
@@ -1179,26 +930,10 @@ impl InventoryItemUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            update.put_value("sku", &key.sku, __INVENTORY_ITEM_SKU_RULE)?;
+            update.put_value("sku", &key.sku, __SKU_RULE)?;
         }
-        update
-            .put(
-                "on_hand",
-                &self.on_hand,
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
-            )?;
-        update
-            .put(
-                "reserved",
-                &self.reserved,
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
-            )?;
+        update.put("on_hand", &self.on_hand, __ON_HAND_RULE)?;
+        update.put("reserved", &self.reserved, __ON_HAND_RULE)?;
         match &self.version {
             Some(value) => {
                 update
@@ -1207,10 +942,7 @@ impl InventoryItemUpdate {
                         "version",
                         __rt::Attr::store(
                             value,
-                            __rt::Store::Integer {
-                                min: 0,
-                                max: i64::MAX,
-                            },
+                            __ON_HAND_RULE,
                             "InventoryItem",
                             "version",
                         )?,
@@ -1241,23 +973,16 @@ impl InventoryItemUpdate {
                 "on_hand",
                 self.add_on_hand,
                 self.on_hand.is_some(),
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
+                __ON_HAND_RULE,
             )?;
         update
             .add_to(
                 "reserved",
                 self.add_reserved,
                 self.reserved.is_some(),
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
+                __ON_HAND_RULE,
             )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1676,28 +1401,19 @@ fn __request_tenant_profile(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__tenant_pk("tenant_profile", __tenant)?);
     let __v1 = __rt::S("PROFILE".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "tenant_profile",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND #sk = :sk",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_users(item: &__rt::Item) -> __rt::Decoded<User> {
@@ -1707,28 +1423,19 @@ fn __request_users(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__tenant_pk("users", __tenant)?);
     let __v1 = __rt::S("USER#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "users",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1738,28 +1445,19 @@ fn __request_orders(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__tenant_pk("orders", __tenant)?);
     let __v1 = __rt::S("ORDER#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "orders",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// An item returned by `all_tenant_data`.
@@ -1807,27 +1505,18 @@ fn __request_all_tenant_data(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__tenant_pk("all_tenant_data", __tenant)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "all_tenant_data",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_user_by_email(item: &__rt::Item) -> __rt::Decoded<User> {
@@ -1838,27 +1527,19 @@ fn __request_user_by_email(
     email: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__user_gsi1pk("user_by_email", __tenant, email)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "user_by_email",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "gsi1pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_pending_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1868,28 +1549,20 @@ fn __request_pending_orders(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__pending_orders_gsi1pk("pending_orders", __tenant)?);
     let __v1 = __rt::S("ORDER#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "pending_orders",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "gsi1pk"), ("#sk", "gsi1sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_orders_by_status(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1901,28 +1574,20 @@ fn __request_orders_by_status(
     since: __rt::DateTime,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__order_gsi1pk("orders_by_status", __tenant, status)?);
     let __v1 = __rt::S(__orders_by_status_gsi1sk("orders_by_status", since)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "orders_by_status",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND #sk >= :sk",
-        point: false,
         names: &[("#pk", "gsi1pk"), ("#sk", "gsi1sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The transaction of `place_order`.
@@ -2220,7 +1885,9 @@ const __SKU: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __USER_USER_ID_RULE: __rt::Store = {
+static __NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
+static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __USER_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9-]{1,36}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
@@ -2233,7 +1900,7 @@ static __USER_USER_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __USER_EMAIL_RULE: __rt::Store = {
+static __EMAIL_RULE: __rt::Store = {
     static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
         "^[a-z0-9._%+-]{1,64}@[a-z0-9.-]{1,190}$",
     );
@@ -2243,38 +1910,20 @@ static __USER_EMAIL_RULE: __rt::Store = {
         pattern: &PATTERN,
     }
 };
-static __ORDER_ORDER_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[a-z0-9-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
+static __TOTAL_RULE: __rt::Store = __rt::Store::Decimal {
+    min: Some("0"),
+    max: None,
+    scale: Some(2u32),
 };
-static __ORDER_USER_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[a-z0-9-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __ORDER_LINES_RULE: __rt::Store = __rt::Store::List {
+static __LINES_RULE: __rt::Store = __rt::Store::List {
     min: 1,
     max: Some(100),
     items: None,
 };
-static __INVENTORY_ITEM_SKU_RULE: __rt::Store = {
+static __CREATED_AT_RULE_2: __rt::Store = __rt::Store::Time(
+    __rt::TimeFormat::Rfc3339(0),
+);
+static __SKU_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Z0-9-]{1,32}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('A', 'Z')]),
@@ -2286,6 +1935,10 @@ static __INVENTORY_ITEM_SKU_RULE: __rt::Store = {
         max: None,
         class: &CLASS,
     }
+};
+static __ON_HAND_RULE: __rt::Store = __rt::Store::Integer {
+    min: 0,
+    max: i64::MAX,
 };
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

@@ -165,32 +165,13 @@ impl __rt::Entity for CartItem {
             8,
         );
         w.raw("entity_type", __rt::AttributeValue::S("CartItem".to_owned()));
-        w.put("user_id", &self.user_id, __CART_ITEM_USER_ID_RULE)?;
-        w.put("product_id", &self.product_id, __CART_ITEM_PRODUCT_ID_RULE)?;
+        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
+        w.put("product_id", &self.product_id, __USER_ID_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
-        w.put(
-            "quantity",
-            &self.quantity,
-            __rt::Store::Integer {
-                min: 1,
-                max: 99,
-            },
-        )?;
-        w.put(
-            "unit_price",
-            &self.unit_price,
-            __rt::Store::Decimal {
-                min: Some("0"),
-                max: None,
-                scale: Some(2u32),
-            },
-        )?;
-        w.put(
-            "added_at",
-            &self.added_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("product_name", &self.product_name, __PRODUCT_NAME_RULE)?;
+        w.put("quantity", &self.quantity, __QUANTITY_RULE)?;
+        w.put("unit_price", &self.unit_price, __UNIT_PRICE_RULE)?;
+        w.put("added_at", &self.added_at, __ADDED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -207,24 +188,9 @@ impl __rt::Entity for CartItem {
             product_id: r
                 .keyed("product_id", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
             status: r.keyed("status", &[("sk", &SK_STEPS[..2])], __rt::reader::parsed)?,
-            product_name: r.checked("product_name", __rt::Store::Length(0, Some(200)))?,
-            quantity: r
-                .checked(
-                    "quantity",
-                    __rt::Store::Integer {
-                        min: 1,
-                        max: 99,
-                    },
-                )?,
-            unit_price: r
-                .checked(
-                    "unit_price",
-                    __rt::Store::Decimal {
-                        min: Some("0"),
-                        max: None,
-                        scale: Some(2u32),
-                    },
-                )?,
+            product_name: r.checked("product_name", __PRODUCT_NAME_RULE)?,
+            quantity: r.checked("quantity", __QUANTITY_RULE)?,
+            unit_price: r.checked("unit_price", __UNIT_PRICE_RULE)?,
             added_at: r.time("added_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -253,9 +219,7 @@ pub struct CartItemUpdate {
     unit_price: Option<__rt::Decimal>,
     added_at: Option<__rt::DateTime>,
     add_quantity: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl CartItemUpdate {
     /// Sets `product_name`.
@@ -283,43 +247,7 @@ impl CartItemUpdate {
         self.add_quantity = Some(self.add_quantity.unwrap_or(0).saturating_add(n));
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -327,8 +255,8 @@ impl CartItemUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<CartItem>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<CartItem>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "CartItem",
                 &[
@@ -338,50 +266,22 @@ impl CartItemUpdate {
                     ("added_at", self.added_at.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __CART_ITEM_USER_ID_RULE)?;
+            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
             update.put_value("status", &key.status, __rt::Store::Plain)?;
-            update
-                .put_value("product_id", &key.product_id, __CART_ITEM_PRODUCT_ID_RULE)?;
+            update.put_value("product_id", &key.product_id, __USER_ID_RULE)?;
         }
-        update
-            .put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
-        update
-            .put(
-                "quantity",
-                &self.quantity,
-                __rt::Store::Integer {
-                    min: 1,
-                    max: 99,
-                },
-            )?;
-        update
-            .put(
-                "unit_price",
-                &self.unit_price,
-                __rt::Store::Decimal {
-                    min: Some("0"),
-                    max: None,
-                    scale: Some(2u32),
-                },
-            )?;
-        update
-            .put(
-                "added_at",
-                &self.added_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
+        update.put("product_name", &self.product_name, __PRODUCT_NAME_RULE)?;
+        update.put("quantity", &self.quantity, __QUANTITY_RULE)?;
+        update.put("unit_price", &self.unit_price, __UNIT_PRICE_RULE)?;
+        update.put("added_at", &self.added_at, __ADDED_AT_RULE)?;
         update
             .add_to(
                 "quantity",
                 self.add_quantity,
                 self.quantity.is_some(),
-                __rt::Store::Integer {
-                    min: 1,
-                    max: 99,
-                },
+                __QUANTITY_RULE,
             )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -472,15 +372,11 @@ impl __rt::Entity for WishlistItem {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("WishlistItem".to_owned()));
-        w.put("user_id", &self.user_id, __WISHLIST_ITEM_USER_ID_RULE)?;
-        w.put("product_id", &self.product_id, __WISHLIST_ITEM_PRODUCT_ID_RULE)?;
-        w.put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
-        w.put_opt("note", &self.note, __rt::Store::Length(0, Some(500)))?;
-        w.put(
-            "added_at",
-            &self.added_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
+        w.put("product_id", &self.product_id, __USER_ID_RULE)?;
+        w.put("product_name", &self.product_name, __PRODUCT_NAME_RULE)?;
+        w.put_opt("note", &self.note, __NOTE_RULE)?;
+        w.put("added_at", &self.added_at, __ADDED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -491,8 +387,8 @@ impl __rt::Entity for WishlistItem {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             product_id: r
                 .keyed("product_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            product_name: r.checked("product_name", __rt::Store::Length(0, Some(200)))?,
-            note: r.checked_opt("note", __rt::Store::Length(0, Some(500)))?,
+            product_name: r.checked("product_name", __PRODUCT_NAME_RULE)?,
+            note: r.checked_opt("note", __NOTE_RULE)?,
             added_at: r.time("added_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -518,9 +414,7 @@ pub struct WishlistItemUpdate {
     product_name: Option<String>,
     note: Option<Option<String>>,
     added_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl WishlistItemUpdate {
     /// Sets `product_name`.
@@ -538,43 +432,7 @@ impl WishlistItemUpdate {
         self.added_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -582,8 +440,8 @@ impl WishlistItemUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<WishlistItem>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<WishlistItem>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "WishlistItem",
                 &[
@@ -591,25 +449,13 @@ impl WishlistItemUpdate {
                     ("added_at", self.added_at.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __WISHLIST_ITEM_USER_ID_RULE)?;
-            update
-                .put_value(
-                    "product_id",
-                    &key.product_id,
-                    __WISHLIST_ITEM_PRODUCT_ID_RULE,
-                )?;
+            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
+            update.put_value("product_id", &key.product_id, __USER_ID_RULE)?;
         }
-        update
-            .put("product_name", &self.product_name, __rt::Store::Length(0, Some(200)))?;
-        update.put_opt("note", &self.note, __rt::Store::Length(0, Some(500)))?;
-        update
-            .put(
-                "added_at",
-                &self.added_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("product_name", &self.product_name, __PRODUCT_NAME_RULE)?;
+        update.put_opt("note", &self.note, __NOTE_RULE)?;
+        update.put("added_at", &self.added_at, __ADDED_AT_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -682,16 +528,9 @@ impl __rt::Entity for CartCount {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("CartCount".to_owned()));
-        w.put("user_id", &self.user_id, __CART_COUNT_USER_ID_RULE)?;
+        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put(
-            "item_count",
-            &self.item_count,
-            __rt::Store::Integer {
-                min: 0,
-                max: i64::MAX,
-            },
-        )?;
+        w.put("item_count", &self.item_count, __ITEM_COUNT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -701,14 +540,7 @@ impl __rt::Entity for CartCount {
         Ok(CartCount {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             status: r.keyed("status", &[("sk", &SK_STEPS[..2])], __rt::reader::parsed)?,
-            item_count: r
-                .checked(
-                    "item_count",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                )?,
+            item_count: r.checked("item_count", __ITEM_COUNT_RULE)?,
         })
     }
 }
@@ -728,9 +560,7 @@ fn __cart_count_key(
 pub struct CartCountUpdate {
     item_count: Option<i64>,
     add_item_count: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl CartCountUpdate {
     /// Sets `item_count`.
@@ -743,43 +573,7 @@ impl CartCountUpdate {
         self.add_item_count = Some(self.add_item_count.unwrap_or(0).saturating_add(n));
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -787,8 +581,8 @@ impl CartCountUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<CartCount>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<CartCount>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "CartCount",
                 &[
@@ -798,30 +592,18 @@ impl CartCountUpdate {
                     ),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __CART_COUNT_USER_ID_RULE)?;
+            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
             update.put_value("status", &key.status, __rt::Store::Plain)?;
         }
-        update
-            .put(
-                "item_count",
-                &self.item_count,
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
-            )?;
+        update.put("item_count", &self.item_count, __ITEM_COUNT_RULE)?;
         update
             .add_to(
                 "item_count",
                 self.add_item_count,
                 self.item_count.is_some(),
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
+                __ITEM_COUNT_RULE,
             )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1187,28 +969,18 @@ fn __request_whole_cart(
     user_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__cart_item_pk("whole_cart", user_id)?);
     let __v1 = __rt::S("CART#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "whole_cart",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_active_cart(item: &__rt::Item) -> __rt::Decoded<CartItem> {
@@ -1219,28 +991,19 @@ fn __request_active_cart(
     user_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__cart_item_pk("active_cart", user_id)?);
     let __v1 = __rt::S("CART#ACTIVE#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "active_cart",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         consistent_read: true,
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_saved_for_later(item: &__rt::Item) -> __rt::Decoded<CartItem> {
@@ -1251,28 +1014,18 @@ fn __request_saved_for_later(
     user_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__cart_item_pk("saved_for_later", user_id)?);
     let __v1 = __rt::S("CART#SAVED#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "saved_for_later",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_wishlist(item: &__rt::Item) -> __rt::Decoded<WishlistItem> {
@@ -1283,28 +1036,18 @@ fn __request_wishlist(
     user_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__cart_item_pk("wishlist", user_id)?);
     let __v1 = __rt::S("WISHLIST#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "wishlist",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_cart_counts(item: &__rt::Item) -> __rt::Decoded<CartCount> {
@@ -1315,28 +1058,18 @@ fn __request_cart_counts(
     user_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__cart_item_pk("cart_counts", user_id)?);
     let __v1 = __rt::S("CARTCOUNT#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "cart_counts",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The transaction of `add_to_cart`.
@@ -1753,7 +1486,7 @@ const __USER_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __CART_ITEM_USER_ID_RULE: __rt::Store = {
+static __USER_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -1768,65 +1501,21 @@ static __CART_ITEM_USER_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __CART_ITEM_PRODUCT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
+static __PRODUCT_NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
+static __QUANTITY_RULE: __rt::Store = __rt::Store::Integer {
+    min: 1,
+    max: 99,
 };
-static __WISHLIST_ITEM_USER_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
+static __UNIT_PRICE_RULE: __rt::Store = __rt::Store::Decimal {
+    min: Some("0"),
+    max: None,
+    scale: Some(2u32),
 };
-static __WISHLIST_ITEM_PRODUCT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __CART_COUNT_USER_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
+static __ADDED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __NOTE_RULE: __rt::Store = __rt::Store::Length(0, Some(500));
+static __ITEM_COUNT_RULE: __rt::Store = __rt::Store::Integer {
+    min: 0,
+    max: i64::MAX,
 };
 /// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {

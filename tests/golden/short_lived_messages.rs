@@ -126,21 +126,13 @@ impl __rt::Entity for Message {
             10,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Message".to_owned()));
-        w.put("recipient_id", &self.recipient_id, __MESSAGE_RECIPIENT_ID_RULE)?;
-        w.put("sender_id", &self.sender_id, __MESSAGE_SENDER_ID_RULE)?;
-        w.put("message_id", &self.message_id, __MESSAGE_MESSAGE_ID_RULE)?;
-        w.put("body", &self.body, __rt::Store::Length(1, Some(4000)))?;
-        w.put(
-            "sent_at",
-            &self.sent_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("recipient_id", &self.recipient_id, __RECIPIENT_ID_RULE)?;
+        w.put("sender_id", &self.sender_id, __RECIPIENT_ID_RULE)?;
+        w.put("message_id", &self.message_id, __MESSAGE_ID_RULE)?;
+        w.put("body", &self.body, __BODY_RULE)?;
+        w.put("sent_at", &self.sent_at, __SENT_AT_RULE)?;
         w.put("is_read", &self.is_read, __rt::Store::Plain)?;
-        w.put(
-            "expires_at",
-            &self.expires_at,
-            __rt::Store::Time(__rt::TimeFormat::EpochSeconds),
-        )?;
+        w.put("expires_at", &self.expires_at, __EXPIRES_AT_RULE)?;
         w.raw("gsi1pk", __rt::S(__message_gsi1pk("Message", self.sender_id.as_str())?));
         w.raw(
             "gsi1sk",
@@ -187,7 +179,7 @@ impl __rt::Entity for Message {
                     &[("sk", &SK_STEPS[..4]), ("gsi1sk", &GSI1SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            body: r.checked("body", __rt::Store::Length(1, Some(4000)))?,
+            body: r.checked("body", __BODY_RULE)?,
             sent_at: r
                 .keyed_time(
                     "sent_at",
@@ -219,9 +211,7 @@ pub struct MessageUpdate {
     body: Option<String>,
     is_read: Option<bool>,
     expires_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl MessageUpdate {
     /// Sets `sender_id`.
@@ -244,43 +234,7 @@ impl MessageUpdate {
         self.expires_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -288,8 +242,8 @@ impl MessageUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Message>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Message>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Message",
                 &[
@@ -299,33 +253,18 @@ impl MessageUpdate {
                     ("expires_at", self.expires_at.is_some()),
                 ],
             )?;
-            update
-                .put_value(
-                    "recipient_id",
-                    &key.recipient_id,
-                    __MESSAGE_RECIPIENT_ID_RULE,
-                )?;
-            update
-                .put_value(
-                    "sent_at",
-                    &key.sent_at,
-                    __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-                )?;
-            update.put_value("message_id", &key.message_id, __MESSAGE_MESSAGE_ID_RULE)?;
+            update.put_value("recipient_id", &key.recipient_id, __RECIPIENT_ID_RULE)?;
+            update.put_value("sent_at", &key.sent_at, __SENT_AT_RULE)?;
+            update.put_value("message_id", &key.message_id, __MESSAGE_ID_RULE)?;
         }
-        update.put("sender_id", &self.sender_id, __MESSAGE_SENDER_ID_RULE)?;
-        update.put("body", &self.body, __rt::Store::Length(1, Some(4000)))?;
+        update.put("sender_id", &self.sender_id, __RECIPIENT_ID_RULE)?;
+        update.put("body", &self.body, __BODY_RULE)?;
         update.put("is_read", &self.is_read, __rt::Store::Plain)?;
-        update
-            .put(
-                "expires_at",
-                &self.expires_at,
-                __rt::Store::Time(__rt::TimeFormat::EpochSeconds),
-            )?;
+        update.put("expires_at", &self.expires_at, __EXPIRES_AT_RULE)?;
         if let Some(__v_sender_id) = &self.sender_id {
             update.key("gsi1pk", __rt::S(__message_gsi1pk("Message", __v_sender_id)?));
         }
-        if self.or_create {
+        if self.options.or_create {
             update
                 .key(
                     "gsi1sk",
@@ -334,8 +273,7 @@ impl MessageUpdate {
                     ),
                 );
         }
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -544,28 +482,19 @@ fn __request_inbox(
     user_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__message_pk("inbox", user_id)?);
     let __v1 = __rt::S("MSG#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "inbox",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: false,
         ttl_attribute: Some("expires_at"),
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_inbox_since(item: &__rt::Item) -> __rt::Decoded<Message> {
@@ -577,28 +506,19 @@ fn __request_inbox_since(
     since: __rt::DateTime,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__message_pk("inbox_since", user_id)?);
     let __v1 = __rt::S(__inbox_since_sk("inbox_since", since)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "inbox_since",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND #sk > :sk",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
         ttl_attribute: Some("expires_at"),
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_sent_messages(item: &__rt::Item) -> __rt::Decoded<Message> {
@@ -609,28 +529,20 @@ fn __request_sent_messages(
     user_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let __table = __handle.table_name();
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__message_gsi1pk("sent_messages", user_id)?);
     let __v1 = __rt::S("MSG#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "sent_messages",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "gsi1pk"), ("#sk", "gsi1sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: false,
         ttl_attribute: Some("expires_at"),
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
-        tenant: None,
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The batch of `delete_messages`.
@@ -787,7 +699,7 @@ const __MESSAGE_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __MESSAGE_RECIPIENT_ID_RULE: __rt::Store = {
+static __RECIPIENT_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -802,22 +714,7 @@ static __MESSAGE_RECIPIENT_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __MESSAGE_SENDER_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __MESSAGE_MESSAGE_ID_RULE: __rt::Store = {
+static __MESSAGE_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[0-9A-HJKMNP-TV-Z]{26}$",
         allowed: __rt::codec::ascii_bits(
@@ -832,6 +729,11 @@ static __MESSAGE_MESSAGE_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
+static __BODY_RULE: __rt::Store = __rt::Store::Length(1, Some(4000));
+static __SENT_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __EXPIRES_AT_RULE: __rt::Store = __rt::Store::Time(
+    __rt::TimeFormat::EpochSeconds,
+);
 /// The IAM policy of what this module's repository does (what `singletable generate iam` writes as `<spec>.iam.json`).
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
     role: None,

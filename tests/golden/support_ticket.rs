@@ -138,15 +138,11 @@ impl __rt::Entity for Ticket {
             8,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Ticket".to_owned()));
-        w.put("id", &self.id, __TICKET_ID_RULE)?;
-        w.put("title", &self.title, __rt::Store::Length(0, Some(200)))?;
+        w.put("id", &self.id, __ID_RULE)?;
+        w.put("title", &self.title, __TITLE_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put_opt("resolver", &self.resolver, __TICKET_RESOLVER_RULE)?;
-        w.put(
-            "created_at",
-            &self.created_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put_opt("resolver", &self.resolver, __RESOLVER_RULE)?;
+        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
         w.raw(
             "tenant_status",
             __rt::S(__ticket_tenant_status("Ticket", __tenant, self.status)?),
@@ -169,14 +165,14 @@ impl __rt::Entity for Ticket {
         let r = __rt::reader::Fields::new(item, "Ticket");
         Ok(Ticket {
             id: r.keyed("id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
-            title: r.checked("title", __rt::Store::Length(0, Some(200)))?,
+            title: r.checked("title", __TITLE_RULE)?,
             status: r
                 .keyed(
                     "status",
                     &[("tenant_status", &TENANT_STATUS_STEPS[..4])],
                     __rt::reader::parsed,
                 )?,
-            resolver: r.checked_opt("resolver", __TICKET_RESOLVER_RULE)?,
+            resolver: r.checked_opt("resolver", __RESOLVER_RULE)?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -195,9 +191,7 @@ pub struct TicketUpdate {
     status: Option<Status>,
     resolver: Option<Option<String>>,
     created_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl TicketUpdate {
     /// Sets `title`.
@@ -220,43 +214,7 @@ impl TicketUpdate {
         self.created_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -264,8 +222,8 @@ impl TicketUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Ticket>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Ticket>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Ticket",
                 &[
@@ -274,17 +232,12 @@ impl TicketUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("id", &key.id, __TICKET_ID_RULE)?;
+            update.put_value("id", &key.id, __ID_RULE)?;
         }
-        update.put("title", &self.title, __rt::Store::Length(0, Some(200)))?;
+        update.put("title", &self.title, __TITLE_RULE)?;
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update.put_opt("resolver", &self.resolver, __TICKET_RESOLVER_RULE)?;
-        update
-            .put(
-                "created_at",
-                &self.created_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
+        update.put_opt("resolver", &self.resolver, __RESOLVER_RULE)?;
+        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
         if let Some(__v_status) = self.status {
             update
                 .key(
@@ -292,8 +245,7 @@ impl TicketUpdate {
                     __rt::S(__ticket_tenant_status("Ticket", __tenant, __v_status)?),
                 );
         }
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -386,15 +338,11 @@ impl __rt::Entity for Comment {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Comment".to_owned()));
-        w.put("ticket_id", &self.ticket_id, __COMMENT_TICKET_ID_RULE)?;
-        w.put("id", &self.id, __COMMENT_ID_RULE)?;
+        w.put("ticket_id", &self.ticket_id, __ID_RULE)?;
+        w.put("id", &self.id, __ID_RULE)?;
         w.put("author", &self.author, __rt::Store::Plain)?;
-        w.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
-        w.put(
-            "created_at",
-            &self.created_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("body", &self.body, __BODY_RULE)?;
+        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -416,7 +364,7 @@ impl __rt::Entity for Comment {
                 .keyed("ticket_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
             id: r.keyed("id", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
             author: r.required("author")?,
-            body: r.checked("body", __rt::Store::Length(0, Some(10000)))?,
+            body: r.checked("body", __BODY_RULE)?,
             created_at: r
                 .keyed_time(
                     "created_at",
@@ -444,9 +392,7 @@ fn __comment_key(
 pub struct CommentUpdate {
     author: Option<String>,
     body: Option<String>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl CommentUpdate {
     /// Sets `author`.
@@ -459,43 +405,7 @@ impl CommentUpdate {
         self.body = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -503,25 +413,19 @@ impl CommentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Comment>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<Comment>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "Comment",
                 &[("author", self.author.is_some()), ("body", self.body.is_some())],
             )?;
-            update.put_value("ticket_id", &key.ticket_id, __COMMENT_TICKET_ID_RULE)?;
-            update
-                .put_value(
-                    "created_at",
-                    &key.created_at,
-                    __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-                )?;
-            update.put_value("id", &key.id, __COMMENT_ID_RULE)?;
+            update.put_value("ticket_id", &key.ticket_id, __ID_RULE)?;
+            update.put_value("created_at", &key.created_at, __CREATED_AT_RULE)?;
+            update.put_value("id", &key.id, __ID_RULE)?;
         }
         update.put("author", &self.author, __rt::Store::Plain)?;
-        update.put("body", &self.body, __rt::Store::Length(0, Some(10000)))?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("body", &self.body, __BODY_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -615,9 +519,7 @@ fn __ticket_count_key(
 pub struct TicketCountUpdate {
     count: Option<i64>,
     add_count: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl TicketCountUpdate {
     /// Sets `count`.
@@ -630,43 +532,7 @@ impl TicketCountUpdate {
         self.add_count = Some(self.add_count.unwrap_or(0).saturating_add(n));
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -674,8 +540,8 @@ impl TicketCountUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<TicketCount>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<TicketCount>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "TicketCount",
                 &[("count", self.count.is_some() || self.add_count.is_some())],
@@ -685,8 +551,7 @@ impl TicketCountUpdate {
         update.put("count", &self.count, __rt::Store::Plain)?;
         update
             .add_to("count", self.add_count, self.count.is_some(), __rt::Store::Plain)?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1080,27 +945,18 @@ fn __request_ticket_with_comments(
     id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__ticket_pk("ticket_with_comments", __tenant, id)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "ticket_with_comments",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_ticket_summary(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -1111,28 +967,19 @@ fn __request_ticket_summary(
     id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__ticket_pk("ticket_summary", __tenant, id)?);
     let __v1 = __rt::S("SUMMARY".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "ticket_summary",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND #sk = :sk",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_open_tickets(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -1142,27 +989,19 @@ fn __request_open_tickets(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__open_tickets_tenant_status("open_tickets", __tenant)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "open_tickets",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "tenant_status")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("resolver"),
         key_attributes: &["pk", "sk", "tenant_status", "resolver"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_open_tickets_for_resolver(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -1173,7 +1012,6 @@ fn __request_open_tickets_for_resolver(
     resolver: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(
         __open_tickets_tenant_status("open_tickets_for_resolver", __tenant)?,
     );
@@ -1181,31 +1019,24 @@ fn __request_open_tickets_for_resolver(
         let value = __rt::AttributeValue::S(resolver.to_owned());
         __rt::codec::check_value(
             &value,
-            __TICKET_RESOLVER_RULE,
+            __RESOLVER_RULE,
             "open_tickets_for_resolver",
             "resolver",
         )?;
         value
     };
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "open_tickets_for_resolver",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk AND #sk = :sk",
-        point: false,
         names: &[("#pk", "tenant_status"), ("#sk", "resolver")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("resolver"),
         key_attributes: &["pk", "sk", "tenant_status", "resolver"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The transaction of `close_tickets`.
@@ -1285,27 +1116,18 @@ fn __request_ticket_counts_by_status(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__ticket_count_pk("ticket_counts_by_status", __tenant)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "ticket_counts_by_status",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The `count` counter of [`TicketCount`].
@@ -1473,7 +1295,7 @@ const __ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __TICKET_ID_RULE: __rt::Store = {
+static __ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -1488,7 +1310,8 @@ static __TICKET_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __TICKET_RESOLVER_RULE: __rt::Store = {
+static __TITLE_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
+static __RESOLVER_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9._-]{1,64}$",
         allowed: __rt::codec::ascii_bits(
@@ -1503,36 +1326,8 @@ static __TICKET_RESOLVER_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __COMMENT_TICKET_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __COMMENT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
+static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __BODY_RULE: __rt::Store = __rt::Store::Length(0, Some(10000));
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
     role: None,

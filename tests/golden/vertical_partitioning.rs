@@ -219,36 +219,14 @@ impl __rt::Entity for DocumentMeta {
             11,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentMeta".to_owned()));
-        w.put("document_id", &self.document_id, __DOCUMENT_META_DOCUMENT_ID_RULE)?;
-        w.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
-        w.put("owner_id", &self.owner_id, __DOCUMENT_META_OWNER_ID_RULE)?;
+        w.put("document_id", &self.document_id, __DOCUMENT_ID_RULE)?;
+        w.put("title", &self.title, __TITLE_RULE)?;
+        w.put("owner_id", &self.owner_id, __DOCUMENT_ID_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put(
-            "chunk_count",
-            &self.chunk_count,
-            __rt::Store::Integer {
-                min: 0,
-                max: 1000,
-            },
-        )?;
-        w.put(
-            "created_at",
-            &self.created_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
-        w.put(
-            "updated_at",
-            &self.updated_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
-        w.put(
-            "version",
-            &self.version,
-            __rt::Store::Integer {
-                min: 0,
-                max: i64::MAX,
-            },
-        )?;
+        w.put("chunk_count", &self.chunk_count, __CHUNK_COUNT_RULE)?;
+        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        w.put("updated_at", &self.updated_at, __CREATED_AT_RULE)?;
+        w.put("version", &self.version, __VERSION_RULE)?;
         w.raw("gsi1pk", __rt::S(__document_meta_gsi1pk("DocumentMeta", __tenant)?));
         w.raw(
             "gsi1sk",
@@ -282,17 +260,10 @@ impl __rt::Entity for DocumentMeta {
                     &[("pk", &PK_STEPS[..4]), ("gsi1sk", &GSI1SK_STEPS[..3])],
                     __rt::reader::text,
                 )?,
-            title: r.checked("title", __rt::Store::Length(0, Some(300)))?,
-            owner_id: r.checked("owner_id", __DOCUMENT_META_OWNER_ID_RULE)?,
+            title: r.checked("title", __TITLE_RULE)?,
+            owner_id: r.checked("owner_id", __DOCUMENT_ID_RULE)?,
             status: r.required("status")?,
-            chunk_count: r
-                .checked(
-                    "chunk_count",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: 1000,
-                    },
-                )?,
+            chunk_count: r.checked("chunk_count", __CHUNK_COUNT_RULE)?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
             updated_at: r
                 .keyed_time(
@@ -300,14 +271,7 @@ impl __rt::Entity for DocumentMeta {
                     __rt::TimeFormat::Rfc3339(3),
                     &[("gsi1sk", &GSI1SK_STEPS[..1])],
                 )?,
-            version: r
-                .checked(
-                    "version",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                )?,
+            version: r.checked("version", __VERSION_RULE)?,
         })
     }
 }
@@ -336,9 +300,7 @@ pub struct DocumentMetaUpdate {
     updated_at: Option<__rt::DateTime>,
     version: Option<i64>,
     add_chunk_count: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl DocumentMetaUpdate {
     /// Sets `title`.
@@ -381,43 +343,7 @@ impl DocumentMetaUpdate {
         self.add_chunk_count = Some(self.add_chunk_count.unwrap_or(0).saturating_add(n));
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -425,8 +351,8 @@ impl DocumentMetaUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<DocumentMeta>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<DocumentMeta>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "DocumentMeta",
                 &[
@@ -442,37 +368,14 @@ impl DocumentMetaUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            update
-                .put_value(
-                    "document_id",
-                    &key.document_id,
-                    __DOCUMENT_META_DOCUMENT_ID_RULE,
-                )?;
+            update.put_value("document_id", &key.document_id, __DOCUMENT_ID_RULE)?;
         }
-        update.put("title", &self.title, __rt::Store::Length(0, Some(300)))?;
-        update.put("owner_id", &self.owner_id, __DOCUMENT_META_OWNER_ID_RULE)?;
+        update.put("title", &self.title, __TITLE_RULE)?;
+        update.put("owner_id", &self.owner_id, __DOCUMENT_ID_RULE)?;
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update
-            .put(
-                "chunk_count",
-                &self.chunk_count,
-                __rt::Store::Integer {
-                    min: 0,
-                    max: 1000,
-                },
-            )?;
-        update
-            .put(
-                "created_at",
-                &self.created_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        update
-            .put(
-                "updated_at",
-                &self.updated_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
+        update.put("chunk_count", &self.chunk_count, __CHUNK_COUNT_RULE)?;
+        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        update.put("updated_at", &self.updated_at, __CREATED_AT_RULE)?;
         match &self.version {
             Some(value) => {
                 update
@@ -481,10 +384,7 @@ impl DocumentMetaUpdate {
                         "version",
                         __rt::Attr::store(
                             value,
-                            __rt::Store::Integer {
-                                min: 0,
-                                max: i64::MAX,
-                            },
+                            __VERSION_RULE,
                             "DocumentMeta",
                             "version",
                         )?,
@@ -515,12 +415,9 @@ impl DocumentMetaUpdate {
                 "chunk_count",
                 self.add_chunk_count,
                 self.chunk_count.is_some(),
-                __rt::Store::Integer {
-                    min: 0,
-                    max: 1000,
-                },
+                __CHUNK_COUNT_RULE,
             )?;
-        if self.or_create {
+        if self.options.or_create {
             update
                 .key(
                     "gsi1pk",
@@ -540,8 +437,7 @@ impl DocumentMetaUpdate {
                     ),
                 );
         }
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -621,16 +517,9 @@ impl __rt::Entity for DocumentBodyChunk {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentBodyChunk".to_owned()));
-        w.put("document_id", &self.document_id, __DOCUMENT_BODY_CHUNK_DOCUMENT_ID_RULE)?;
-        w.put(
-            "chunk",
-            &self.chunk,
-            __rt::Store::Integer {
-                min: 0,
-                max: 999,
-            },
-        )?;
-        w.put("text", &self.text, __rt::Store::Length(0, Some(900)))?;
+        w.put("document_id", &self.document_id, __DOCUMENT_ID_RULE)?;
+        w.put("chunk", &self.chunk, __CHUNK_RULE)?;
+        w.put("text", &self.text, __TEXT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -647,7 +536,7 @@ impl __rt::Entity for DocumentBodyChunk {
                 .keyed("document_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
             chunk: r
                 .keyed("chunk", &[("sk", &SK_STEPS[..2])], __rt::reader::integer::<0>)?,
-            text: r.checked("text", __rt::Store::Length(0, Some(900)))?,
+            text: r.checked("text", __TEXT_RULE)?,
         })
     }
 }
@@ -674,9 +563,7 @@ fn __document_body_chunk_key(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocumentBodyChunkUpdate {
     text: Option<String>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl DocumentBodyChunkUpdate {
     /// Sets `text`.
@@ -684,43 +571,7 @@ impl DocumentBodyChunkUpdate {
         self.text = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -728,28 +579,16 @@ impl DocumentBodyChunkUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<DocumentBodyChunk>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<
+            DocumentBodyChunk,
+        >(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable("DocumentBodyChunk", &[("text", self.text.is_some())])?;
-            update
-                .put_value(
-                    "document_id",
-                    &key.document_id,
-                    __DOCUMENT_BODY_CHUNK_DOCUMENT_ID_RULE,
-                )?;
-            update
-                .put_value(
-                    "chunk",
-                    &key.chunk,
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: 999,
-                    },
-                )?;
+            update.put_value("document_id", &key.document_id, __DOCUMENT_ID_RULE)?;
+            update.put_value("chunk", &key.chunk, __CHUNK_RULE)?;
         }
-        update.put("text", &self.text, __rt::Store::Length(0, Some(900)))?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("text", &self.text, __TEXT_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -872,28 +711,13 @@ impl __rt::Entity for DocumentAttachment {
             8,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentAttachment".to_owned()));
-        w.put("document_id", &self.document_id, __DOCUMENT_ATTACHMENT_DOCUMENT_ID_RULE)?;
-        w.put(
-            "attachment_id",
-            &self.attachment_id,
-            __DOCUMENT_ATTACHMENT_ATTACHMENT_ID_RULE,
-        )?;
-        w.put("file_name", &self.file_name, __rt::Store::Length(0, Some(255)))?;
-        w.put("content_type", &self.content_type, __rt::Store::Length(0, Some(100)))?;
-        w.put(
-            "size_bytes",
-            &self.size_bytes,
-            __rt::Store::Integer {
-                min: 0,
-                max: i64::MAX,
-            },
-        )?;
-        w.put("object_key", &self.object_key, __rt::Store::Length(0, Some(1024)))?;
-        w.put(
-            "uploaded_at",
-            &self.uploaded_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("document_id", &self.document_id, __DOCUMENT_ID_RULE)?;
+        w.put("attachment_id", &self.attachment_id, __DOCUMENT_ID_RULE)?;
+        w.put("file_name", &self.file_name, __FILE_NAME_RULE)?;
+        w.put("content_type", &self.content_type, __CONTENT_TYPE_RULE)?;
+        w.put("size_bytes", &self.size_bytes, __VERSION_RULE)?;
+        w.put("object_key", &self.object_key, __OBJECT_KEY_RULE)?;
+        w.put("uploaded_at", &self.uploaded_at, __CREATED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -910,17 +734,10 @@ impl __rt::Entity for DocumentAttachment {
                 .keyed("document_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
             attachment_id: r
                 .keyed("attachment_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            file_name: r.checked("file_name", __rt::Store::Length(0, Some(255)))?,
-            content_type: r.checked("content_type", __rt::Store::Length(0, Some(100)))?,
-            size_bytes: r
-                .checked(
-                    "size_bytes",
-                    __rt::Store::Integer {
-                        min: 0,
-                        max: i64::MAX,
-                    },
-                )?,
-            object_key: r.checked("object_key", __rt::Store::Length(0, Some(1024)))?,
+            file_name: r.checked("file_name", __FILE_NAME_RULE)?,
+            content_type: r.checked("content_type", __CONTENT_TYPE_RULE)?,
+            size_bytes: r.checked("size_bytes", __VERSION_RULE)?,
+            object_key: r.checked("object_key", __OBJECT_KEY_RULE)?,
             uploaded_at: r.time("uploaded_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -953,9 +770,7 @@ pub struct DocumentAttachmentUpdate {
     object_key: Option<String>,
     uploaded_at: Option<__rt::DateTime>,
     add_size_bytes: Option<i64>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl DocumentAttachmentUpdate {
     /// Sets `file_name`.
@@ -988,43 +803,7 @@ impl DocumentAttachmentUpdate {
         self.add_size_bytes = Some(self.add_size_bytes.unwrap_or(0).saturating_add(n));
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -1032,8 +811,10 @@ impl DocumentAttachmentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<DocumentAttachment>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<
+            DocumentAttachment,
+        >(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "DocumentAttachment",
                 &[
@@ -1047,50 +828,22 @@ impl DocumentAttachmentUpdate {
                     ("uploaded_at", self.uploaded_at.is_some()),
                 ],
             )?;
-            update
-                .put_value(
-                    "document_id",
-                    &key.document_id,
-                    __DOCUMENT_ATTACHMENT_DOCUMENT_ID_RULE,
-                )?;
-            update
-                .put_value(
-                    "attachment_id",
-                    &key.attachment_id,
-                    __DOCUMENT_ATTACHMENT_ATTACHMENT_ID_RULE,
-                )?;
+            update.put_value("document_id", &key.document_id, __DOCUMENT_ID_RULE)?;
+            update.put_value("attachment_id", &key.attachment_id, __DOCUMENT_ID_RULE)?;
         }
-        update.put("file_name", &self.file_name, __rt::Store::Length(0, Some(255)))?;
-        update
-            .put("content_type", &self.content_type, __rt::Store::Length(0, Some(100)))?;
-        update
-            .put(
-                "size_bytes",
-                &self.size_bytes,
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
-            )?;
-        update.put("object_key", &self.object_key, __rt::Store::Length(0, Some(1024)))?;
-        update
-            .put(
-                "uploaded_at",
-                &self.uploaded_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
+        update.put("file_name", &self.file_name, __FILE_NAME_RULE)?;
+        update.put("content_type", &self.content_type, __CONTENT_TYPE_RULE)?;
+        update.put("size_bytes", &self.size_bytes, __VERSION_RULE)?;
+        update.put("object_key", &self.object_key, __OBJECT_KEY_RULE)?;
+        update.put("uploaded_at", &self.uploaded_at, __CREATED_AT_RULE)?;
         update
             .add_to(
                 "size_bytes",
                 self.add_size_bytes,
                 self.size_bytes.is_some(),
-                __rt::Store::Integer {
-                    min: 0,
-                    max: i64::MAX,
-                },
+                __VERSION_RULE,
             )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1192,14 +945,10 @@ impl __rt::Entity for DocumentShare {
             5,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentShare".to_owned()));
-        w.put("document_id", &self.document_id, __DOCUMENT_SHARE_DOCUMENT_ID_RULE)?;
-        w.put("principal_id", &self.principal_id, __DOCUMENT_SHARE_PRINCIPAL_ID_RULE)?;
+        w.put("document_id", &self.document_id, __DOCUMENT_ID_RULE)?;
+        w.put("principal_id", &self.principal_id, __DOCUMENT_ID_RULE)?;
         w.put("permission", &self.permission, __rt::Store::Plain)?;
-        w.put(
-            "granted_at",
-            &self.granted_at,
-            __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-        )?;
+        w.put("granted_at", &self.granted_at, __CREATED_AT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -1245,9 +994,7 @@ fn __document_share_key(
 pub struct DocumentShareUpdate {
     permission: Option<Permission>,
     granted_at: Option<__rt::DateTime>,
-    or_create: bool,
-    idempotency_token: Option<String>,
-    when: Option<__rt::Condition>,
+    options: __rt::ops::UpdateOptions,
 }
 impl DocumentShareUpdate {
     /// Sets `permission`.
@@ -1260,43 +1007,7 @@ impl DocumentShareUpdate {
         self.granted_at = Some(value.into());
         self
     }
-    /// Create the item when there is none, from its key and what this
-    /// update sets (counters start at 0); without it the update fails
-    /// with `Error::ConditionFailed` when there is no item. With a
-    /// version attribute, as a versioned put: the item is created
-    /// when there is none, and otherwise updated only from the
-    /// version before the one set (`Error::VersionConflict`).
-    pub fn or_create(mut self) -> Self {
-        self.or_create = true;
-        self
-    }
-    /// Apply this update once, even when its answer is lost and the
-    /// request is sent again (a counter counts once): it runs as a
-    /// transaction with a client request token, fixed now, so this
-    /// value sent again within ten minutes is applied once. The item
-    /// returned is read right after and may show later writes.
-    pub fn idempotent(self) -> Self {
-        self.idempotency_token(__rt::ops::request_token())
-    }
-    /// [`Self::idempotent`] with the caller's own token (at most 36
-    /// characters), to send the same update again after an error.
-    pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-        self.idempotency_token = Some(token.into());
-        self
-    }
-    /// Apply the update only when `condition` holds on the stored
-    /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-    /// `Error::ConditionNotMet`, which carries the stored item. Called
-    /// again, both conditions must hold.
-    pub fn when(mut self, condition: __rt::Condition) -> Self {
-        self.when = Some(
-            match self.when.take() {
-                Some(first) => first.and(condition),
-                None => condition,
-            },
-        );
-        self
-    }
+    __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
         &self,
@@ -1304,8 +1015,8 @@ impl DocumentShareUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<DocumentShare>(self.or_create);
-        if self.or_create {
+        let mut update = __rt::ops::Update::of::<DocumentShare>(self.options.or_create);
+        if self.options.or_create {
             __rt::ops::creatable(
                 "DocumentShare",
                 &[
@@ -1313,28 +1024,12 @@ impl DocumentShareUpdate {
                     ("granted_at", self.granted_at.is_some()),
                 ],
             )?;
-            update
-                .put_value(
-                    "document_id",
-                    &key.document_id,
-                    __DOCUMENT_SHARE_DOCUMENT_ID_RULE,
-                )?;
-            update
-                .put_value(
-                    "principal_id",
-                    &key.principal_id,
-                    __DOCUMENT_SHARE_PRINCIPAL_ID_RULE,
-                )?;
+            update.put_value("document_id", &key.document_id, __DOCUMENT_ID_RULE)?;
+            update.put_value("principal_id", &key.principal_id, __DOCUMENT_ID_RULE)?;
         }
         update.put("permission", &self.permission, __rt::Store::Plain)?;
-        update
-            .put(
-                "granted_at",
-                &self.granted_at,
-                __rt::Store::Time(__rt::TimeFormat::Rfc3339(3)),
-            )?;
-        update.idempotency_token.clone_from(&self.idempotency_token);
-        update.when.clone_from(&self.when);
+        update.put("granted_at", &self.granted_at, __CREATED_AT_RULE)?;
+        self.options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1842,27 +1537,18 @@ fn __request_whole_document(
     document_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__document_meta_pk("whole_document", __tenant, document_id)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "whole_document",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_document_body(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
@@ -1873,28 +1559,19 @@ fn __request_document_body(
     document_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__document_meta_pk("document_body", __tenant, document_id)?);
     let __v1 = __rt::S("BODY#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "document_body",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_body_chunks_between(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
@@ -1907,32 +1584,24 @@ fn __request_body_chunks_between(
     last: i64,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(
         __document_meta_pk("body_chunks_between", __tenant, document_id)?,
     );
     let __v1 = __rt::S(__document_body_chunk_sk("body_chunks_between", first)?);
     let __v2 = __rt::S(__document_body_chunk_sk("body_chunks_between", last)?);
-    __partitions
-        .push(__rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)]));
     Ok(__rt::QueryRequest {
         pattern: "body_chunks_between",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND #sk BETWEEN :sk0 AND :sk1",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![
+            __rt::ops::values([(":pk", __v0), (":sk0", __v1), (":sk1", __v2)])
+        ],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_attachments(item: &__rt::Item) -> __rt::Decoded<DocumentAttachment> {
@@ -1943,28 +1612,19 @@ fn __request_attachments(
     document_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__document_meta_pk("attachments", __tenant, document_id)?);
     let __v1 = __rt::S("ATTACHMENT#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "attachments",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_shares(item: &__rt::Item) -> __rt::Decoded<DocumentShare> {
@@ -1975,28 +1635,19 @@ fn __request_shares(
     document_id: &str,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__document_meta_pk("shares", __tenant, document_id)?);
     let __v1 = __rt::S("SHARE#".to_owned());
-    __partitions.push(__rt::ops::values([(":pk", __v0), (":sk", __v1)]));
     Ok(__rt::QueryRequest {
         pattern: "shares",
         table: __table.to_owned(),
-        index: None,
         key_condition: "#pk = :pk AND begins_with(#sk, :sk)",
-        point: false,
         names: &[("#pk", "pk"), ("#sk", "sk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":sk", __v1)])],
         forward: true,
-        ttl_attribute: None,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 fn __decode_recent_documents(item: &__rt::Item) -> __rt::Decoded<DocumentMeta> {
@@ -2006,27 +1657,19 @@ fn __request_recent_documents(
     __handle: &TenantRepository<'_>,
 ) -> Result<__rt::QueryRequest, __rt::Error> {
     let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
-    let mut __partitions = Vec::new();
     let __v0 = __rt::S(__document_meta_gsi1pk("recent_documents", __tenant)?);
-    __partitions.push(__rt::ops::values([(":pk", __v0)]));
     Ok(__rt::QueryRequest {
         pattern: "recent_documents",
         table: __table.to_owned(),
         index: Some("GSI1"),
         key_condition: "#pk = :pk",
-        point: false,
         names: &[("#pk", "gsi1pk")],
-        partitions: __partitions,
-        consistent_read: false,
+        partitions: vec![__rt::ops::values([(":pk", __v0)])],
         forward: false,
-        ttl_attribute: None,
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        projection: &[],
-        filter: None,
-        filter_values: __rt::Item::new(),
-        filter_ranges: &[],
+        ..Default::default()
     })
 }
 /// The transaction of `edit_body`.
@@ -2302,7 +1945,7 @@ const __DOCUMENT_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __DOCUMENT_META_DOCUMENT_ID_RULE: __rt::Store = {
+static __DOCUMENT_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -2317,96 +1960,24 @@ static __DOCUMENT_META_DOCUMENT_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __DOCUMENT_META_OWNER_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
+static __TITLE_RULE: __rt::Store = __rt::Store::Length(0, Some(300));
+static __CHUNK_COUNT_RULE: __rt::Store = __rt::Store::Integer {
+    min: 0,
+    max: 1000,
 };
-static __DOCUMENT_BODY_CHUNK_DOCUMENT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
+static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __VERSION_RULE: __rt::Store = __rt::Store::Integer {
+    min: 0,
+    max: i64::MAX,
 };
-static __DOCUMENT_ATTACHMENT_DOCUMENT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
+static __CHUNK_RULE: __rt::Store = __rt::Store::Integer {
+    min: 0,
+    max: 999,
 };
-static __DOCUMENT_ATTACHMENT_ATTACHMENT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __DOCUMENT_SHARE_DOCUMENT_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
-static __DOCUMENT_SHARE_PRINCIPAL_ID_RULE: __rt::Store = {
-    static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
-        pattern: "^[A-Za-z0-9_-]{1,36}$",
-        allowed: __rt::codec::ascii_bits(
-            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
-        ),
-        min: 1,
-        max: Some(36),
-    };
-    __rt::Store::Class {
-        min: 0,
-        max: None,
-        class: &CLASS,
-    }
-};
+static __TEXT_RULE: __rt::Store = __rt::Store::Length(0, Some(900));
+static __FILE_NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(255));
+static __CONTENT_TYPE_RULE: __rt::Store = __rt::Store::Length(0, Some(100));
+static __OBJECT_KEY_RULE: __rt::Store = __rt::Store::Length(0, Some(1024));
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
     role: None,

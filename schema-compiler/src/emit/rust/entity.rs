@@ -880,7 +880,7 @@ impl Emitter<'_> {
                         update.put_value(#stored, &__rt::codec::at_precision(now, #format), #how)?;
                     },
                     crate::syntax::Timestamp::Created => quote! {
-                        if self.or_create {
+                        if self.options.or_create {
                             let created = __rt::codec::at_precision(now, #format);
                             let created = __rt::Attr::store(&created, #how, #name, #stored)?;
                             update.set_if_absent.push((#stored, created));
@@ -892,13 +892,7 @@ impl Emitter<'_> {
         // An idempotent update's value is fixed when its token is: its
         // timestamps too, or a resend would differ from what was sent.
         let stamped = !stamps.is_empty();
-        let now = stamped.then(|| {
-            quote!(let now = self.stamped_at.unwrap_or_else(|| __rt::DateTime::from(::std::time::SystemTime::now()));)
-        });
-        let stamped_field = stamped.then(|| quote!(stamped_at: Option<__rt::DateTime>,));
-        let fix_stamp = stamped.then(|| {
-            quote!(self.stamped_at = Some(__rt::DateTime::from(::std::time::SystemTime::now()));)
-        });
+        let now = stamped.then(|| quote!(let now = self.options.now();));
         let fields = changeable.iter().map(|a| {
             let f = snake_ident(a.name.as_str());
             let t = self.value_type(name, a);
@@ -1211,7 +1205,7 @@ impl Emitter<'_> {
         // An entity of nothing but its keys has nothing to change.
         let update_binding = quote!(mut update);
         let create = quote! {
-            if self.or_create {
+            if self.options.or_create {
                 __rt::ops::creatable(#name, &[#(#required)*])?;
                 #(#key_sets)*
             }
@@ -1233,62 +1227,20 @@ impl Emitter<'_> {
                 #(#fields)*
                 #(#add_fields)*
                 #(#field_fields)*
-                or_create: bool,
-                idempotency_token: Option<String>,
-                when: Option<__rt::Condition>,
-                #stamped_field
+                options: __rt::ops::UpdateOptions,
             }
 
             impl #ty {
                 #(#setters)*
                 #(#add_setters)*
                 #(#field_setters)*
-
-                /// Create the item when there is none, from its key and what this
-                /// update sets (counters start at 0); without it the update fails
-                /// with `Error::ConditionFailed` when there is no item. With a
-                /// version attribute, as a versioned put: the item is created
-                /// when there is none, and otherwise updated only from the
-                /// version before the one set (`Error::VersionConflict`).
-                pub fn or_create(mut self) -> Self {
-                    self.or_create = true;
-                    self
-                }
-
-                /// Apply this update once, even when its answer is lost and the
-                /// request is sent again (a counter counts once): it runs as a
-                /// transaction with a client request token, fixed now, so this
-                /// value sent again within ten minutes is applied once. The item
-                /// returned is read right after and may show later writes.
-                pub fn idempotent(self) -> Self {
-                    self.idempotency_token(__rt::ops::request_token())
-                }
-
-                /// [`Self::idempotent`] with the caller's own token (at most 36
-                /// characters), to send the same update again after an error.
-                pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-                    self.idempotency_token = Some(token.into());
-                    #fix_stamp
-                    self
-                }
-
-                /// Apply the update only when `condition` holds on the stored
-                /// item (`Ticket::STATUS.eq(Status::Open)`); else it fails with
-                /// `Error::ConditionNotMet`, which carries the stored item. Called
-                /// again, both conditions must hold.
-                pub fn when(mut self, condition: __rt::Condition) -> Self {
-                    self.when = Some(match self.when.take() {
-                        Some(first) => first.and(condition),
-                        None => condition,
-                    });
-                    self
-                }
+                __rt::update_methods!(#stamped);
 
                 /// The attributes to set and remove, index keys included.
                 pub fn to_update(&self, #key_param: &#key_ty, scope: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
                     let __tenant = scope;
                     #shard
-                    let #update_binding = __rt::ops::Update::of::<#entity_ty>(self.or_create);
+                    let #update_binding = __rt::ops::Update::of::<#entity_ty>(self.options.or_create);
                     #create
                     #(#sets)*
                     #(#adds)*
@@ -1296,8 +1248,7 @@ impl Emitter<'_> {
                     #(#index_updates)*
                     #now
                     #(#stamps)*
-                    update.idempotency_token.clone_from(&self.idempotency_token);
-                    update.when.clone_from(&self.when);
+                    self.options.apply_to(&mut update);
                     Ok(update)
                 }
             }
@@ -1334,7 +1285,7 @@ impl Emitter<'_> {
                 // update may create the item; one built from attributes, when
                 // they are set.
                 let touched: Vec<TokenStream> = if mentioned.is_empty() {
-                    vec![quote!(self.or_create)]
+                    vec![quote!(self.options.or_create)]
                 } else {
                     mentioned
                         .iter()

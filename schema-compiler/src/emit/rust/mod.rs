@@ -611,6 +611,24 @@ impl PrivateNames {
     }
 }
 
+/// A struct literal `ty { … }` naming only the fields given a value (`Some`):
+/// `..Default::default()` fills in the others (a request's absent index,
+/// filter or projection), so a generated request shows what it sets.
+fn literal_without_defaults(
+    ty: TokenStream,
+    fields: &[(&str, Option<TokenStream>)],
+) -> TokenStream {
+    let given = fields.iter().filter_map(|(name, value)| {
+        let name = format_ident!("{name}");
+        value.as_ref().map(|value| quote!(#name: #value,))
+    });
+    let rest = fields
+        .iter()
+        .any(|(_, value)| value.is_none())
+        .then(|| quote!(..Default::default()));
+    quote!(#ty { #(#given)* #rest })
+}
+
 /// `Some(n)` / `None` tokens.
 fn option_usize(value: Option<usize>) -> TokenStream {
     match value {

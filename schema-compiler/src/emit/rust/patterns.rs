@@ -687,32 +687,23 @@ impl<'a> Emitter<'a> {
         }
         let condition = crate::plan::key_condition(q);
         let point = crate::plan::reads_shards_in_batch(self.spec, pattern);
-        let index_tokens = match index {
-            Some(i) => quote!(Some(#i)),
-            None => quote!(None),
-        };
-        let consistent = q.consistent_read;
+        let index_tokens = index.map(|i| quote!(Some(#i)));
+        let consistent = q.consistent_read.then(|| quote!(true));
         let forward = q.order == ir::Order::Ascending;
         let table = &self.spec.table;
         let sort_key = match index {
             Some(i) => self.spec.indexes.get(i).and_then(|i| i.sort_key.as_ref()),
             None => table.sort_key.as_ref(),
         };
-        let sort_key = match sort_key {
-            Some(k) => {
-                let k = k.name.as_str();
-                quote!(Some(#k))
-            }
-            None => quote!(None),
-        };
+        let sort_key = sort_key.map(|k| {
+            let k = k.name.as_str();
+            quote!(Some(#k))
+        });
         let key_attributes = self.position_attributes(index);
-        let ttl = match &self.spec.table.ttl {
-            Some(t) => {
-                let t = t.as_str();
-                quote!(Some(#t))
-            }
-            None => quote!(None),
-        };
+        let ttl = self.spec.table.ttl.as_ref().map(|t| {
+            let t = t.as_str();
+            quote!(Some(#t))
+        });
         let (binds, pairs): (Vec<TokenStream>, Vec<TokenStream>) = values
             .iter()
             .enumerate()
@@ -725,18 +716,19 @@ impl<'a> Emitter<'a> {
             #(#binds)*
             __partitions.push(__rt::ops::values([#(#pairs),*]));
         };
-        let tenant_keys = match self.tenant_shapes(plan, q) {
-            Some(shapes) => {
-                let pk = self.spec.table.partition_key.name.as_str();
-                let shapes = shapes.iter().map(|(literal, delimiter)| match delimiter {
-                    Some(d) => quote!((#literal, Some(#d))),
-                    None => quote!((#literal, None)),
-                });
-                quote!(Some(__rt::TenantKeys::new(__tenant, #pk, &[#(#shapes),*])))
-            }
-            None => quote!(None),
-        };
-        let projection = self.projection(plan, index);
+        let tenant_keys = self.tenant_shapes(plan, q).map(|shapes| {
+            let pk = self.spec.table.partition_key.name.as_str();
+            let shapes = shapes.iter().map(|(literal, delimiter)| match delimiter {
+                Some(d) => quote!((#literal, Some(#d))),
+                None => quote!((#literal, None)),
+            });
+            quote!(Some(__rt::TenantKeys::new(__tenant, #pk, &[#(#shapes),*])))
+        });
+        let projection = plan
+            .pattern
+            .select
+            .is_some()
+            .then(|| self.projection(plan, index));
         let FilterTokens {
             names: filter_names,
             filter,
@@ -744,35 +736,53 @@ impl<'a> Emitter<'a> {
             ranges: filter_ranges,
         } = self.filter_tokens(pattern_name, &q.filter);
         names.extend(filter_names);
-        let fill = match self.shard_plan(q) {
-            None => one,
-            Some((_, Some(hash))) => quote!({ let __shard: u32 = #hash; #one }),
-            Some((count, None)) => quote!(for __shard in 0..#count { #one }),
+        // One partition's values go straight into the request; a sharded
+        // query's, one for each shard read.
+        let (fill, partitions) = match self.shard_plan(q) {
+            None => (
+                quote!(#(#binds)*),
+                quote!(vec![__rt::ops::values([#(#pairs),*])]),
+            ),
+            Some((_, Some(hash))) => (
+                quote!(let mut __partitions = Vec::new(); { let __shard: u32 = #hash; #one }),
+                quote!(__partitions),
+            ),
+            Some((count, None)) => (
+                quote!(let mut __partitions = Vec::new(); for __shard in 0..#count { #one }),
+                quote!(__partitions),
+            ),
         };
+        let filtered = !q.filter.is_empty();
+        let request = super::literal_without_defaults(
+            quote!(__rt::QueryRequest),
+            &[
+                ("pattern", Some(quote!(#pattern_name))),
+                ("table", Some(quote!(__table.to_owned()))),
+                ("index", index_tokens),
+                ("key_condition", Some(quote!(#condition))),
+                ("point", point.then(|| quote!(true))),
+                ("names", Some(quote!(&[#(#names),*]))),
+                ("partitions", Some(partitions)),
+                ("consistent_read", consistent),
+                ("forward", Some(quote!(#forward))),
+                ("ttl_attribute", ttl),
+                ("sort_key", sort_key),
+                ("key_attributes", Some(quote!(&[#(#key_attributes),*]))),
+                ("tenant", tenant_keys),
+                ("projection", projection),
+                ("filter", filtered.then_some(filter)),
+                ("filter_values", filtered.then_some(filter_values)),
+                (
+                    "filter_ranges",
+                    (!filter_ranges.is_empty()).then(|| quote!(&[#(#filter_ranges),*])),
+                ),
+            ],
+        );
         quote! {
             fn #name(__handle: &#handle_ty, #(#params),*) -> Result<__rt::QueryRequest, __rt::Error> {
                 #bind
-                let mut __partitions = Vec::new();
                 #fill
-                Ok(__rt::QueryRequest {
-                    pattern: #pattern_name,
-                    table: __table.to_owned(),
-                    index: #index_tokens,
-                    key_condition: #condition,
-                    point: #point,
-                    names: &[#(#names),*],
-                    partitions: __partitions,
-                    consistent_read: #consistent,
-                    forward: #forward,
-                    ttl_attribute: #ttl,
-                    sort_key: #sort_key,
-                    key_attributes: &[#(#key_attributes),*],
-                    tenant: #tenant_keys,
-                    projection: #projection,
-                    filter: #filter,
-                    filter_values: #filter_values,
-                    filter_ranges: &[#(#filter_ranges),*],
-                })
+                Ok(#request)
             }
         }
     }
@@ -810,29 +820,42 @@ impl<'a> Emitter<'a> {
             IndexRef::Table => None,
             IndexRef::Index(i) => Some(i.as_str()),
         };
-        let index_tokens = super::option_str(index);
+        let index_tokens = index.map(|i| quote!(Some(#i)));
         let key_attributes = self.position_attributes(index);
-        let ttl = super::option_str(self.spec.table.ttl.as_ref().map(|t| t.as_str()));
-        let consistent = scan.consistent_read;
+        let ttl = self.spec.table.ttl.as_ref().map(|t| {
+            let t = t.as_str();
+            quote!(Some(#t))
+        });
         let FilterTokens {
             names,
             filter,
             values,
             ranges,
         } = self.filter_tokens(pattern_name, &scan.filter);
+        let filtered = !scan.filter.is_empty();
+        let request = super::literal_without_defaults(
+            quote!(__rt::ScanRequest),
+            &[
+                ("table", Some(quote!(__handle.table_name().to_owned()))),
+                ("index", index_tokens),
+                ("names", filtered.then(|| quote!(&[#(#names),*]))),
+                (
+                    "consistent_read",
+                    scan.consistent_read.then(|| quote!(true)),
+                ),
+                ("ttl_attribute", ttl),
+                ("key_attributes", Some(quote!(&[#(#key_attributes),*]))),
+                ("filter", filtered.then_some(filter)),
+                ("filter_values", filtered.then_some(values)),
+                (
+                    "filter_ranges",
+                    (!ranges.is_empty()).then(|| quote!(&[#(#ranges),*])),
+                ),
+            ],
+        );
         quote! {
             fn #name(__handle: &Repository, #(#params),*) -> Result<__rt::ScanRequest, __rt::Error> {
-                Ok(__rt::ScanRequest {
-                    table: __handle.table_name().to_owned(),
-                    index: #index_tokens,
-                    names: &[#(#names),*],
-                    consistent_read: #consistent,
-                    ttl_attribute: #ttl,
-                    key_attributes: &[#(#key_attributes),*],
-                    filter: #filter,
-                    filter_values: #values,
-                    filter_ranges: &[#(#ranges),*],
-                })
+                Ok(#request)
             }
         }
     }
@@ -1350,7 +1373,8 @@ pub(super) fn operand_value_of(
                 T::Datetime { format, precision } => {
                     let format = super::types::time_format(*format, *precision);
                     let attribute = condition.attribute.as_str();
-                    let store = quote!(__rt::Attr::store(&#ident, __rt::Store::Time(#format), #context, #attribute));
+                    let store =
+                        quote!(__rt::codec::store_time(&#ident, #format, #context, #attribute));
                     return (store, true);
                 }
                 T::Integer { .. }

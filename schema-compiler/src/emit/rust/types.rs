@@ -395,8 +395,8 @@ fn emit_enum(
 
 impl Emitter<'_> {
     /// The `Store` rule of the value at `path` of `entity` (see
-    /// [`store_rule`]): the module's static of it when it is long (a
-    /// pattern, the elements' rules), else the rule itself.
+    /// [`store_rule`]): the module's static of it, planned in
+    /// [`Emitter::plan_rules`], else the rule itself.
     pub(super) fn rule(&self, entity: &str, path: &str, ty: &AttributeType) -> Option<TokenStream> {
         match self.rules.get(&(entity.to_owned(), path.to_owned())) {
             Some(ident) => Some(quote!(#ident)),
@@ -410,36 +410,50 @@ impl Emitter<'_> {
             .unwrap_or_else(|| quote!(__rt::Store::Plain))
     }
 
-    /// The statics of the long rules, planned in [`Emitter::plan_rules`].
+    /// The statics of the rules, one for each rule however many values
+    /// share it (planned in [`Emitter::plan_rules`]).
     pub(super) fn emit_rules(&self) -> TokenStream {
         let mut out = TokenStream::new();
+        let mut emitted = indexmap::IndexSet::new();
         for ((entity, path), ident) in &self.rules {
-            let Some(ty) = crate::naming::type_at(self.spec, entity, path) else {
+            if !emitted.insert(ident) {
+                continue;
+            }
+            let Some(rule) = crate::naming::type_at(self.spec, entity, path).and_then(store_rule)
+            else {
                 continue;
             };
-            let rule = store_rule(ty);
             out.extend(quote!(static #ident: __rt::Store = #rule;));
         }
         out
     }
 
-    /// Claims a static for every long rule of the entities (`only` one, for
-    /// the derive) and of their typed maps' fields.
+    /// Claims a static for every rule of the entities (`only` one, for the
+    /// derive) and of their typed maps' fields that is more than
+    /// `Store::Plain`: one static for each distinct rule, named after the
+    /// first value that has it (a rule is a few lines of code, written
+    /// once however many attributes share it).
     pub(super) fn plan_rules(
         &self,
         only: Option<&str>,
         taken: &mut super::PrivateNames,
     ) -> IndexMap<(String, String), proc_macro2::Ident> {
         let mut rules = IndexMap::new();
+        let mut by_rule: IndexMap<String, proc_macro2::Ident> = IndexMap::new();
         let mut visit = |entity: &str, path: String, ty: &AttributeType| {
-            if is_long(ty) {
-                let base = format!(
-                    "__{}_{}_RULE",
-                    crate::naming::screaming(entity),
-                    crate::naming::screaming(&path.replace('.', "_"))
-                );
-                rules.insert((entity.to_owned(), path), taken.claim(base));
-            }
+            let Some(rule) = store_rule(ty).filter(|_| !is_plain(ty)) else {
+                return;
+            };
+            let ident = by_rule
+                .entry(rule.to_string())
+                .or_insert_with(|| {
+                    taken.claim(format!(
+                        "__{}_RULE",
+                        crate::naming::screaming(&path.replace('.', "_"))
+                    ))
+                })
+                .clone();
+            rules.insert((entity.to_owned(), path), ident);
         };
         for entity in self.spec.entities.values() {
             if only.is_some_and(|o| o != entity.name.as_str()) {
@@ -467,21 +481,10 @@ impl Emitter<'_> {
     }
 }
 
-/// Whether a type's rule is long enough to be a static of its own: a
-/// pattern, or the elements' rules of a list.
-fn is_long(ty: &AttributeType) -> bool {
-    match ty {
-        AttributeType::String { pattern, .. } => pattern.is_some(),
-        AttributeType::List { .. } => store_rule(ty).is_some(),
-        AttributeType::Integer { .. }
-        | AttributeType::Decimal { .. }
-        | AttributeType::Boolean
-        | AttributeType::Datetime { .. }
-        | AttributeType::Enum { .. }
-        | AttributeType::Map { .. }
-        | AttributeType::Set { .. }
-        | AttributeType::Binary { .. } => false,
-    }
+/// Whether a type's rule is `Store::Plain` (a typed map's: its fields
+/// carry their own rules).
+fn is_plain(ty: &AttributeType) -> bool {
+    matches!(ty, AttributeType::Map { fields: Some(_) })
 }
 
 /// Whether a value read back is checked against its rule (every rule but a
