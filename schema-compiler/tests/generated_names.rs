@@ -64,22 +64,28 @@ pub fn generated(name: &str, text: &str) -> Option<String> {
     Some(files.into_iter().map(|f| f.contents).collect())
 }
 
-#[test]
-fn accepted_specs_generate_distinct_names() {
-    let mut checked = 0;
-    for path in support::spec_paths()
+/// The generated module of every spec and passing fixture `check`
+/// accepts, by path (at least the twelve example specs).
+fn accepted_modules() -> Vec<(String, String)> {
+    let modules: Vec<(String, String)> = support::spec_paths()
         .into_iter()
         .chain(support::fixture_paths("pass"))
-    {
-        let text = std::fs::read_to_string(&path).expect("read spec");
-        let Some(module) = generated(&path.display().to_string(), &text) else {
-            continue;
-        };
+        .filter_map(|path| {
+            let name = path.display().to_string();
+            let text = std::fs::read_to_string(&path).expect("read spec");
+            generated(&name, &text).map(|module| (name, module))
+        })
+        .collect();
+    assert!(modules.len() >= 12, "only {} specs generated", modules.len());
+    modules
+}
+
+#[test]
+fn accepted_specs_generate_distinct_names() {
+    for (path, module) in accepted_modules() {
         let found = duplicates(&module);
-        assert!(found.is_empty(), "{}: {found:?}", path.display());
-        checked += 1;
+        assert!(found.is_empty(), "{path}: {found:?}");
     }
-    assert!(checked >= 12, "only {checked} specs checked");
 }
 
 #[test]
@@ -129,22 +135,12 @@ pub fn inline_rules(module: &str) -> Vec<String> {
 
 #[test]
 fn accepted_specs_write_each_value_rule_once() {
-    let mut checked = 0;
-    for path in support::spec_paths()
-        .into_iter()
-        .chain(support::fixture_paths("pass"))
-    {
-        let text = std::fs::read_to_string(&path).expect("read spec");
-        let Some(module) = generated(&path.display().to_string(), &text) else {
-            continue;
-        };
+    for (path, module) in accepted_modules() {
         let repeated = repeated_statics(&module);
-        assert!(repeated.is_empty(), "{}: {repeated:?}", path.display());
+        assert!(repeated.is_empty(), "{path}: {repeated:?}");
         let inline = inline_rules(&module);
-        assert!(inline.is_empty(), "{}: {inline:?}", path.display());
-        checked += 1;
+        assert!(inline.is_empty(), "{path}: {inline:?}");
     }
-    assert!(checked >= 12, "only {checked} specs checked");
 }
 
 #[test]
