@@ -76,7 +76,11 @@ fn accepted_modules() -> Vec<(String, String)> {
             generated(&name, &text).map(|module| (name, module))
         })
         .collect();
-    assert!(modules.len() >= 12, "only {} specs generated", modules.len());
+    assert!(
+        modules.len() >= 12,
+        "only {} specs generated",
+        modules.len()
+    );
     modules
 }
 
