@@ -160,7 +160,7 @@ impl<'a> Emitter<'a> {
                 let key_ty = key_type(entity);
                 let scope = self.scope_expr(e, handle);
                 if let Some(ty) = plan.partials.get(entity.as_str()) {
-                    let projection = self.projection(plan, None);
+                    let projection = self.projection(plan, None).unwrap_or_else(|| quote!(&[]));
                     let doc = Self::pattern_doc(
                         pattern,
                         format!(
@@ -442,14 +442,12 @@ impl<'a> Emitter<'a> {
     }
 
     /// The stored attributes a pattern with `select` asks for
-    /// (ProjectionExpression), as a static slice; empty (every attribute)
+    /// (ProjectionExpression), as a static slice; `None` (every attribute)
     /// without `select`. Besides those selected: the whole of each entity
     /// read whole, the keys of the table and of `index` (they place the
     /// item and prove its tenant), the entity-type attribute and the TTL.
-    fn projection(&self, plan: &PatternPlan<'a>, index: Option<&str>) -> TokenStream {
-        if plan.pattern.select.is_none() {
-            return quote!(&[]);
-        }
+    fn projection(&self, plan: &PatternPlan<'a>, index: Option<&str>) -> Option<TokenStream> {
+        plan.pattern.select.as_ref()?;
         let table = &self.spec.table;
         let mut names: Vec<&'a str> = Vec::new();
         let push = |n: &'a str, names: &mut Vec<&'a str>| {
@@ -482,7 +480,7 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        quote!(&[#(#names),*])
+        Some(quote!(&[#(#names),*]))
     }
 
     fn item_enum_def(&self, plan: &PatternPlan<'_>, returns: &[String]) -> TokenStream {
@@ -724,11 +722,7 @@ impl<'a> Emitter<'a> {
             });
             quote!(Some(__rt::TenantKeys::new(__tenant, #pk, &[#(#shapes),*])))
         });
-        let projection = plan
-            .pattern
-            .select
-            .is_some()
-            .then(|| self.projection(plan, index));
+        let projection = self.projection(plan, index);
         let FilterTokens {
             names: filter_names,
             filter,
