@@ -64,8 +64,8 @@ fn main() {
     soundness();
 }
 
-/// Imports the real NoSQL Workbench exports beside the repository
-/// (`../shared/references/workbench-models`) and the examples of real
+/// Imports the real NoSQL Workbench exports
+/// (`schema-compiler/tests/data/workbench-exports`) and the examples of real
 /// export shapes (`schema-compiler/tests/data/workbench`), and compiles
 /// every spec: `imported_modules.rs` (the modules, for the library) and
 /// `imported_checks.rs` (one `imported!(module, partition key, [entities])`
@@ -75,15 +75,14 @@ fn imported() {
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
     let mut models: Vec<std::path::PathBuf> = Vec::new();
     for dir in [
-        root.join("../shared/references/workbench-models"),
+        root.join("schema-compiler/tests/data/workbench-exports"),
         root.join("schema-compiler/tests/data/workbench"),
     ] {
         println!("cargo:rerun-if-changed={}", dir.display());
-        // The real exports are reference data beside the repository; the
-        // test counts the specs, so a missing folder fails there.
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
+        // Both folders are part of the repository: a missing one is a broken
+        // checkout, which fails the build rather than testing less.
+        let entries = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
         models.extend(
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))

@@ -437,8 +437,8 @@ fn export_import_export_is_stable_for_every_spec() {
 }
 
 fn reference_models() -> Vec<(String, String)> {
-    // The real exports are reference data beside the repository, not part of it.
-    let dir = workspace_root().join("../shared/references/workbench-models");
+    // The real exports, unmodified, with their sources in SOURCES.md there.
+    let dir = workspace_root().join("schema-compiler/tests/data/workbench-exports");
     let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
