@@ -42,6 +42,9 @@ fn main() {
             "partial_reads.yaml",
             "filtered_queries.yaml",
             "scans.yaml",
+            "attribute_named_like_update_internals.yaml",
+            "patterns_named_like_repository_internals.yaml",
+            "range_over_decimal_number_key.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );
@@ -124,7 +127,14 @@ fn imported() {
                 compilation.report()
             );
             let ir = &compilation.specs[0].spec;
-            let entities: Vec<String> = ir.entities.values().map(|e| e.type_name()).collect();
+            let names = singletable::emit::rust::RustNames::of(ir);
+            let type_of = |entity: &str| {
+                names
+                    .entity_types(ir, entity)
+                    .expect("an entity of the spec")[0]
+                    .clone()
+            };
+            let entities: Vec<String> = ir.entities.keys().map(|e| type_of(e)).collect();
             // Each inferred query, called with the values of each sample
             // item of the entity it returns.
             let rust_path = format!("singletable_tests::imported::{module}");
@@ -143,13 +153,17 @@ fn imported() {
                     .map(|p| {
                         let (_, attribute) = p.binds.iter().find(|(e, _)| e == returned)?;
                         let a = &entity.attributes[attribute];
-                        let field = a.field_name();
+                        let field = names.field(ir, returned, attribute)?;
                         Some(match a.r#type {
                             singletable::ir::AttributeType::Integer { .. }
                             | singletable::ir::AttributeType::Boolean
                             | singletable::ir::AttributeType::Datetime { .. }
                             | singletable::ir::AttributeType::Enum { .. } => {
                                 format!("e.{field}")
+                            }
+                            singletable::ir::AttributeType::Decimal { .. }
+                            | singletable::ir::AttributeType::Binary { .. } => {
+                                format!("&e.{field}")
                             }
                             _ => format!("e.{field}.as_str()"),
                         })
@@ -158,19 +172,16 @@ fn imported() {
                 let Some(args) = args else { continue };
                 // What the query returns of the item: the entity, or the
                 // part of it the index carries.
-                let view = match singletable::emit::rust::partial_types(pattern)
-                    .get(returned.as_str())
-                {
-                    Some(partial) => format!(
-                        "|e: &{rust_path}::{ty}| {rust_path}::{partial}::from(e)",
-                        ty = entity.type_name()
-                    ),
-                    None => format!("|e: &{rust_path}::{ty}| e.clone()", ty = entity.type_name()),
+                let ty = type_of(returned);
+                let view = match names.partial(ir, &pattern.name, returned) {
+                    Some(partial) => {
+                        format!("|e: &{rust_path}::{ty}| {rust_path}::{partial}::from(e)")
+                    }
+                    None => format!("|e: &{rust_path}::{ty}| e.clone()"),
                 };
                 queries.push(format!(
                     "({ty}, |repo: &{rust_path}::Repository, e: &{rust_path}::{ty}| repo.{method}({args}), {view})",
-                    ty = entity.type_name(),
-                    method = pattern.method_name(),
+                    method = names.pattern(ir, &pattern.name).expect("a pattern of the spec"),
                     args = args.join(", ")
                 ));
             }
@@ -192,6 +203,42 @@ fn imported() {
     std::fs::write(out.join("imported_checks.rs"), checks).unwrap();
 }
 
+/// The names the driver of an accepted spec calls, as the compiler gives them.
+fn driver_names(
+    ir: &singletable::ir::Spec,
+    names: &singletable::emit::rust::RustNames<'_>,
+) -> gen::Names {
+    let mut out = gen::Names::default();
+    for (e, entity) in &ir.entities {
+        out.types.insert(
+            e.clone(),
+            names.entity_types(ir, e).expect("an entity of the spec"),
+        );
+        for verb in ["get", "put", "create", "update", "delete", "replace"] {
+            let op = names.entity_op(ir, e, verb).expect("an entity operation");
+            out.ops.insert((e.clone(), verb.to_owned()), op);
+        }
+        for a in entity.attributes.keys() {
+            let key = (e.clone(), a.clone());
+            out.fields
+                .insert(key.clone(), names.field(ir, e, a).expect("an attribute"));
+            if let Some(c) = names.field_const(ir, e, a) {
+                out.consts.insert(key, c);
+            }
+        }
+    }
+    for p in ir.access_patterns.keys() {
+        out.methods.insert(
+            p.clone(),
+            names.pattern(ir, p).expect("a pattern of the spec"),
+        );
+        if let Some(ty) = names.item_enum(ir, p) {
+            out.item_enums.insert(p.clone(), ty);
+        }
+    }
+    out
+}
+
 /// `SOUNDNESS_SPECS` specs (default 48) from seed `SOUNDNESS_SEED` (default 0) on.
 fn soundness() {
     println!("cargo:rerun-if-changed=soundness/gen.rs");
@@ -210,8 +257,9 @@ fn soundness() {
     let mut accepted = Vec::new();
     let mut rejected: std::collections::BTreeMap<String, u64> = Default::default();
     let (mut confirmed, mut unconfirmed) = (0u64, Vec::new());
+    let vocabulary = singletable::emit::rust::RustNames::vocabulary();
     for seed in first..first + count {
-        let spec = gen::generate(seed);
+        let spec = gen::generate(seed, &vocabulary);
         let yaml = spec.yaml();
         let module = format!("soundness_{seed}");
         std::fs::write(out.join(format!("{module}.yaml")), &yaml).unwrap();
@@ -244,6 +292,7 @@ fn soundness() {
             continue;
         }
         let ir = &compilation.specs[0].spec;
+        let names = singletable::emit::rust::RustNames::of(ir);
         let calls: Vec<gen::Call> = ir
             .access_patterns
             .values()
@@ -259,9 +308,10 @@ fn soundness() {
                         })
                         .collect(),
                     returns: q.returns.clone(),
-                    partials: singletable::emit::rust::partial_types(p)
-                        .into_iter()
-                        .map(|(e, ty)| (e.to_owned(), ty))
+                    partials: p
+                        .partials
+                        .keys()
+                        .filter_map(|e| Some((e.clone(), names.partial(ir, &p.name, e)?)))
                         .collect(),
                 }),
                 _ => None,
@@ -273,7 +323,12 @@ fn soundness() {
         for file in files {
             std::fs::write(out.join(format!("{module}.rs")), file.contents).unwrap();
         }
-        drivers.push_str(&gen::render_driver(&spec, &module, &calls));
+        drivers.push_str(&gen::render_driver(
+            &spec,
+            &module,
+            &calls,
+            &driver_names(ir, &names),
+        ));
         accepted.push(seed);
     }
     let _ = writeln!(

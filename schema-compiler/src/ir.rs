@@ -45,6 +45,17 @@ impl Spec {
             .map_or(KeyType::String, |k| k.r#type)
     }
 
+    /// Whether `template` holds its one value as it is stored rather than
+    /// as key text: a natural key (the attribute itself), and any template
+    /// of a Number or Binary key attribute, which is exactly one placeholder
+    /// (`<min_score>` of a Number sort key is a number, ordered as DynamoDB
+    /// orders numbers, whatever the placeholder is called).
+    pub fn holds_value(&self, template: &KeyTemplate) -> bool {
+        template.is_natural()
+            || (matches!(template.segments.as_slice(), [Segment::Placeholder(_)])
+                && self.key_type_of(&template.attribute) != KeyType::String)
+    }
+
     /// The key attributes of the table, then of each index.
     pub fn key_attributes(&self) -> impl Iterator<Item = &KeyAttribute> {
         std::iter::once(&self.table.partition_key)
@@ -286,20 +297,7 @@ pub struct NamedCondition {
     pub conditions: Vec<FilterCondition>,
 }
 
-impl AccessPattern {
-    /// The pattern's method in a generated repository.
-    pub fn method_name(&self) -> String {
-        crate::naming::snake_ident(&self.name).to_string()
-    }
-}
-
 impl Entity {
-    /// The name of the entity's type in a generated module (`UserProfile`
-    /// for `user_profile`).
-    pub fn type_name(&self) -> String {
-        crate::naming::pascal(&self.name)
-    }
-
     /// Whether `attribute` is a placeholder of the primary key (an update
     /// never changes it).
     pub fn in_primary_key(&self, attribute: &str) -> bool {
@@ -309,11 +307,9 @@ impl Entity {
             .any(|p| p.kind == PlaceholderKind::Attribute && p.name.value == attribute)
     }
 
-    /// The fields of typed maps an update sets or removes one by one, with
-    /// the method of the entity's update type that does it
-    /// (`set_shipping_street`): every field of a map attribute outside the
-    /// keys.
-    pub fn field_changes(&self) -> Vec<(String, &Attribute, &Attribute)> {
+    /// The fields of typed maps an update sets or removes one by one, as
+    /// `(map, field)`: every field of a map attribute outside the keys.
+    pub fn field_changes(&self) -> Vec<(&Attribute, &Attribute)> {
         let mut out = Vec::new();
         for a in self.attributes.values() {
             if self.in_primary_key(&a.name) || a.key_only {
@@ -325,23 +321,16 @@ impl Entity {
             else {
                 continue;
             };
-            let map = a.field_name();
-            let map = map.trim_start_matches("r#");
-            for f in fields.values() {
-                let field = f.field_name();
-                let field = field.trim_start_matches("r#");
-                out.push((format!("set_{map}_{field}"), a, f));
-            }
+            out.extend(fields.values().map(|f| (a, f)));
         }
         out
     }
 
-    /// What an update can do to attributes besides setting them, with the
-    /// method of the entity's update type that does it: add to a counter
-    /// (a required integer outside every index key, not the version), add
-    /// to a set and remove from an optional one, append to a list and
-    /// remove from it by index.
-    pub fn element_changes(&self) -> Vec<(String, &Attribute, ElementChange)> {
+    /// What an update can do to attributes besides setting them: add to a
+    /// counter (a required integer outside every index key, not the
+    /// version), add to a set and remove from an optional one, append to a
+    /// list and remove from it by index.
+    pub fn element_changes(&self) -> Vec<(&Attribute, ElementChange)> {
         let in_index_key = |a: &Attribute| {
             self.index_keys.values().any(|k| {
                 k.templates()
@@ -354,29 +343,23 @@ impl Entity {
             if self.in_primary_key(&a.name) || a.key_only {
                 continue;
             }
-            let field = a.field_name();
-            let field = field.trim_start_matches("r#");
             match &a.r#type {
                 AttributeType::Integer { .. }
                     if !a.optional
                         && self.version_attribute.as_deref() != Some(a.name.as_str())
                         && !in_index_key(a) =>
                 {
-                    out.push((format!("add_{field}"), a, ElementChange::Add));
+                    out.push((a, ElementChange::Add));
                 }
                 AttributeType::Set { .. } => {
-                    out.push((format!("add_to_{field}"), a, ElementChange::SetAdd));
+                    out.push((a, ElementChange::SetAdd));
                     if a.optional {
-                        out.push((format!("remove_from_{field}"), a, ElementChange::SetRemove));
+                        out.push((a, ElementChange::SetRemove));
                     }
                 }
                 AttributeType::List { .. } => {
-                    out.push((format!("append_to_{field}"), a, ElementChange::ListAppend));
-                    out.push((
-                        format!("remove_from_{field}_at"),
-                        a,
-                        ElementChange::ListRemoveAt,
-                    ));
+                    out.push((a, ElementChange::ListAppend));
+                    out.push((a, ElementChange::ListRemoveAt));
                 }
                 _ => {}
             }
@@ -386,7 +369,7 @@ impl Entity {
 }
 
 /// A change of an attribute's elements by an update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ElementChange {
     /// Adds to a counter (`ADD`).
     Add,
@@ -502,11 +485,6 @@ pub struct Attribute {
 }
 
 impl Attribute {
-    /// The attribute's field in a generated struct (`r#type` for `type`).
-    pub fn field_name(&self) -> String {
-        crate::naming::snake_ident(&self.name).to_string()
-    }
-
     /// The attribute's name in the table's items.
     pub fn stored(&self) -> &str {
         self.stored_as.as_deref().unwrap_or(&self.name.value)

@@ -72,6 +72,7 @@ pub mod ir;
 mod lang;
 #[doc(hidden)]
 pub mod macro_support;
+mod names;
 mod naming;
 pub mod output;
 mod plan;

@@ -161,7 +161,7 @@ impl UpdateOptions {
 
 /// The builder methods every generated update has (`or_create`,
 /// `idempotent`, `idempotency_token`, `when`), on its
-/// `options: UpdateOptions` field; `true` when the entity has timestamps
+/// `__options: UpdateOptions` field; `true` when the entity has timestamps
 /// (fixed with the idempotency token). Written once here rather than in
 /// every generated update.
 #[doc(hidden)]
@@ -175,7 +175,7 @@ macro_rules! __update_methods {
         /// when there is none, and otherwise updated only from the
         /// version before the one set (`Error::VersionConflict`).
         pub fn or_create(mut self) -> Self {
-            self.options.or_create = true;
+            self.__options.or_create = true;
             self
         }
 
@@ -191,7 +191,7 @@ macro_rules! __update_methods {
         /// [`Self::idempotent`] with the caller's own token (at most 36
         /// characters), to send the same update again after an error.
         pub fn idempotency_token(mut self, token: impl Into<String>) -> Self {
-            self.options.set_token(token.into(), $stamp);
+            self.__options.set_token(token.into(), $stamp);
             self
         }
 
@@ -200,7 +200,7 @@ macro_rules! __update_methods {
         /// `Error::ConditionNotMet`, which carries the stored item. Called
         /// again, both conditions must hold.
         pub fn when(mut self, condition: $crate::Condition) -> Self {
-            self.options.and_when(condition);
+            self.__options.and_when(condition);
             self
         }
     };

@@ -116,7 +116,7 @@ fn __contestant_key(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ContestantUpdate {
     name: Option<String>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl ContestantUpdate {
     /// Sets `name`.
@@ -132,14 +132,14 @@ impl ContestantUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Contestant>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Contestant>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable("Contestant", &[("name", self.name.is_some())])?;
             update.put_value("contest_id", &key.contest_id, __CONTEST_ID_RULE)?;
             update.put_value("contestant_id", &key.contestant_id, __CONTEST_ID_RULE)?;
         }
         update.put("name", &self.name, __NAME_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -301,7 +301,7 @@ fn __vote_shard_key(
 pub struct VoteShardUpdate {
     votes: Option<i64>,
     add_votes: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl VoteShardUpdate {
     /// Sets `votes`.
@@ -324,8 +324,8 @@ impl VoteShardUpdate {
         let __tenant = scope;
         __rt::codec::check_shard(key.shard, 20u32, "VoteShard")?;
         let __shard: u32 = key.shard;
-        let mut update = __rt::ops::Update::of::<VoteShard>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<VoteShard>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "VoteShard",
                 &[("votes", self.votes.is_some() || self.add_votes.is_some())],
@@ -335,7 +335,7 @@ impl VoteShardUpdate {
         }
         update.put("votes", &self.votes, __VOTES_RULE)?;
         update.add_to("votes", self.add_votes, self.votes.is_some(), __VOTES_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -464,7 +464,7 @@ pub struct VoteTotalUpdate {
     votes: Option<i64>,
     tallied_at: Option<__rt::DateTime>,
     add_votes: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl VoteTotalUpdate {
     /// Sets `votes`.
@@ -490,8 +490,8 @@ impl VoteTotalUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<VoteTotal>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<VoteTotal>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "VoteTotal",
                 &[
@@ -505,7 +505,7 @@ impl VoteTotalUpdate {
         update.put("votes", &self.votes, __VOTES_RULE)?;
         update.put("tallied_at", &self.tallied_at, __TALLIED_AT_RULE)?;
         update.add_to("votes", self.add_votes, self.votes.is_some(), __VOTES_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -560,13 +560,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -599,22 +599,22 @@ impl Repository {
     /// moment (TransactGetItems, up to 100 items): add keys with `get`,
     /// then `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, ()> {
-        __rt::TransactGet::new(&self.client, self.table_info(), &())
+        __rt::TransactGet::new(&self.client, self.__table_info(), &())
     }
     /// Reads the [`Contestant`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_contestant(
         &self,
         key: &ContestantKey,
     ) -> Result<Option<Contestant>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// Writes a [`Contestant`], replacing any item with the same key.
     pub async fn put_contestant(&self, item: &Contestant) -> Result<(), __rt::Error> {
-        self.table().put(item, &()).await
+        self.__table().put(item, &()).await
     }
     /// Writes a new [`Contestant`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_contestant(&self, item: &Contestant) -> Result<(), __rt::Error> {
-        self.table().create(item, &()).await
+        self.__table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`Contestant`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_contestant(
@@ -623,7 +623,7 @@ impl Repository {
         update: ContestantUpdate,
     ) -> Result<Contestant, __rt::Error> {
         let changes = update.to_update(key, &())?;
-        self.table().update(key, &(), changes).await
+        self.__table().update(key, &(), changes).await
     }
     /// Writes a [`Contestant`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_contestant_when(
@@ -631,14 +631,14 @@ impl Repository {
         item: &Contestant,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.table().put_when(item, &(), condition).await
+        self.__table().put_when(item, &(), condition).await
     }
     /// Writes a [`Contestant`] as [`put_contestant`](Self::put_contestant) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_contestant(
         &self,
         item: &Contestant,
     ) -> Result<Option<Contestant>, __rt::Error> {
-        self.table().replace(item, &()).await
+        self.__table().replace(item, &()).await
     }
     /// Deletes the [`Contestant`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_contestant_when(
@@ -646,29 +646,29 @@ impl Repository {
         key: &ContestantKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Contestant>, __rt::Error> {
-        self.table().delete_if(key, &(), condition).await
+        self.__table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`Contestant`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_contestant(
         &self,
         key: &ContestantKey,
     ) -> Result<Option<Contestant>, __rt::Error> {
-        self.table().delete(key, &()).await
+        self.__table().delete(key, &()).await
     }
     /// Reads the [`VoteShard`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_vote_shard(
         &self,
         key: &VoteShardKey,
     ) -> Result<Option<VoteShard>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// Writes a [`VoteShard`], replacing any item with the same key.
     pub async fn put_vote_shard(&self, item: &VoteShard) -> Result<(), __rt::Error> {
-        self.table().put(item, &()).await
+        self.__table().put(item, &()).await
     }
     /// Writes a new [`VoteShard`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_vote_shard(&self, item: &VoteShard) -> Result<(), __rt::Error> {
-        self.table().create(item, &()).await
+        self.__table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`VoteShard`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_vote_shard(
@@ -677,7 +677,7 @@ impl Repository {
         update: VoteShardUpdate,
     ) -> Result<VoteShard, __rt::Error> {
         let changes = update.to_update(key, &())?;
-        self.table().update(key, &(), changes).await
+        self.__table().update(key, &(), changes).await
     }
     /// Writes a [`VoteShard`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_vote_shard_when(
@@ -685,14 +685,14 @@ impl Repository {
         item: &VoteShard,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.table().put_when(item, &(), condition).await
+        self.__table().put_when(item, &(), condition).await
     }
     /// Writes a [`VoteShard`] as [`put_vote_shard`](Self::put_vote_shard) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_vote_shard(
         &self,
         item: &VoteShard,
     ) -> Result<Option<VoteShard>, __rt::Error> {
-        self.table().replace(item, &()).await
+        self.__table().replace(item, &()).await
     }
     /// Deletes the [`VoteShard`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_vote_shard_when(
@@ -700,29 +700,29 @@ impl Repository {
         key: &VoteShardKey,
         condition: &__rt::Condition,
     ) -> Result<Option<VoteShard>, __rt::Error> {
-        self.table().delete_if(key, &(), condition).await
+        self.__table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`VoteShard`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_vote_shard(
         &self,
         key: &VoteShardKey,
     ) -> Result<Option<VoteShard>, __rt::Error> {
-        self.table().delete(key, &()).await
+        self.__table().delete(key, &()).await
     }
     /// Reads the [`VoteTotal`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_vote_total(
         &self,
         key: &VoteTotalKey,
     ) -> Result<Option<VoteTotal>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// Writes a [`VoteTotal`], replacing any item with the same key.
     pub async fn put_vote_total(&self, item: &VoteTotal) -> Result<(), __rt::Error> {
-        self.table().put(item, &()).await
+        self.__table().put(item, &()).await
     }
     /// Writes a new [`VoteTotal`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_vote_total(&self, item: &VoteTotal) -> Result<(), __rt::Error> {
-        self.table().create(item, &()).await
+        self.__table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`VoteTotal`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_vote_total(
@@ -731,7 +731,7 @@ impl Repository {
         update: VoteTotalUpdate,
     ) -> Result<VoteTotal, __rt::Error> {
         let changes = update.to_update(key, &())?;
-        self.table().update(key, &(), changes).await
+        self.__table().update(key, &(), changes).await
     }
     /// Writes a [`VoteTotal`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_vote_total_when(
@@ -739,14 +739,14 @@ impl Repository {
         item: &VoteTotal,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.table().put_when(item, &(), condition).await
+        self.__table().put_when(item, &(), condition).await
     }
     /// Writes a [`VoteTotal`] as [`put_vote_total`](Self::put_vote_total) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_vote_total(
         &self,
         item: &VoteTotal,
     ) -> Result<Option<VoteTotal>, __rt::Error> {
-        self.table().replace(item, &()).await
+        self.__table().replace(item, &()).await
     }
     /// Deletes the [`VoteTotal`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_vote_total_when(
@@ -754,14 +754,14 @@ impl Repository {
         key: &VoteTotalKey,
         condition: &__rt::Condition,
     ) -> Result<Option<VoteTotal>, __rt::Error> {
-        self.table().delete_if(key, &(), condition).await
+        self.__table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`VoteTotal`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_vote_total(
         &self,
         key: &VoteTotalKey,
     ) -> Result<Option<VoteTotal>, __rt::Error> {
-        self.table().delete(key, &()).await
+        self.__table().delete(key, &()).await
     }
     /// As a viewer, I want to see the contestants of a contest.
     ///
@@ -789,7 +789,7 @@ impl Repository {
         &self,
         key: &VoteTotalKey,
     ) -> Result<Option<VoteTotal>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// As a viewer, I want to see the vote totals of every contestant in a contest.
     ///

@@ -130,7 +130,7 @@ fn __user_key(
 pub struct UserUpdate {
     email: Option<String>,
     display_name: Option<String>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl UserUpdate {
     /// Sets `email`.
@@ -151,8 +151,8 @@ impl UserUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<User>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<User>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "User",
                 &[
@@ -164,7 +164,7 @@ impl UserUpdate {
         }
         update.put("email", &self.email, __EMAIL_RULE)?;
         update.put("display_name", &self.display_name, __DISPLAY_NAME_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -284,7 +284,7 @@ pub struct RoleUpdate {
     permissions: Option<Vec<String>>,
     append_to_permissions: Vec<String>,
     remove_from_permissions_at: ::std::collections::BTreeSet<usize>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl RoleUpdate {
     /// Sets `description`; `None` removes it (and the index keys built from it).
@@ -318,8 +318,8 @@ impl RoleUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Role>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Role>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Role",
                 &[
@@ -342,7 +342,7 @@ impl RoleUpdate {
                 self.permissions.is_some(),
                 __PERMISSIONS_RULE,
             )?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -483,7 +483,7 @@ fn __role_assignment_key(
 pub struct RoleAssignmentUpdate {
     granted_by: Option<String>,
     granted_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl RoleAssignmentUpdate {
     /// Sets `granted_by`.
@@ -504,8 +504,10 @@ impl RoleAssignmentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<RoleAssignment>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<
+            RoleAssignment,
+        >(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "RoleAssignment",
                 &[
@@ -518,7 +520,7 @@ impl RoleAssignmentUpdate {
         }
         update.put("granted_by", &self.granted_by, __USER_ID_RULE)?;
         update.put("granted_at", &self.granted_at, __GRANTED_AT_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -582,13 +584,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -643,19 +645,19 @@ impl<'a> TenantRepository<'a> {
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-        __rt::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
+        __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
     /// Reads the [`User`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`User`], replacing any item with the same key.
     pub async fn put_user(&self, item: &User) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`User`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_user(&self, item: &User) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`User`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_user(
@@ -664,7 +666,7 @@ impl<'a> TenantRepository<'a> {
         update: UserUpdate,
     ) -> Result<User, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`User`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_user_when(
@@ -672,11 +674,11 @@ impl<'a> TenantRepository<'a> {
         item: &User,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`User`] as [`put_user`](Self::put_user) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_user(&self, item: &User) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`User`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_user_when(
@@ -684,23 +686,23 @@ impl<'a> TenantRepository<'a> {
         key: &UserKey,
         condition: &__rt::Condition,
     ) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`User`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`Role`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_role(&self, key: &RoleKey) -> Result<Option<Role>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`Role`], replacing any item with the same key.
     pub async fn put_role(&self, item: &Role) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`Role`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_role(&self, item: &Role) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Role`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_role(
@@ -709,7 +711,7 @@ impl<'a> TenantRepository<'a> {
         update: RoleUpdate,
     ) -> Result<Role, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`Role`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_role_when(
@@ -717,11 +719,11 @@ impl<'a> TenantRepository<'a> {
         item: &Role,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`Role`] as [`put_role`](Self::put_role) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_role(&self, item: &Role) -> Result<Option<Role>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Role`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_role_when(
@@ -729,32 +731,32 @@ impl<'a> TenantRepository<'a> {
         key: &RoleKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Role>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Role`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_role(&self, key: &RoleKey) -> Result<Option<Role>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`RoleAssignment`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_role_assignment(
         &self,
         key: &RoleAssignmentKey,
     ) -> Result<Option<RoleAssignment>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`RoleAssignment`], replacing any item with the same key.
     pub async fn put_role_assignment(
         &self,
         item: &RoleAssignment,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`RoleAssignment`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_role_assignment(
         &self,
         item: &RoleAssignment,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`RoleAssignment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_role_assignment(
@@ -763,7 +765,7 @@ impl<'a> TenantRepository<'a> {
         update: RoleAssignmentUpdate,
     ) -> Result<RoleAssignment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`RoleAssignment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_role_assignment_when(
@@ -771,14 +773,14 @@ impl<'a> TenantRepository<'a> {
         item: &RoleAssignment,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`RoleAssignment`] as [`put_role_assignment`](Self::put_role_assignment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_role_assignment(
         &self,
         item: &RoleAssignment,
     ) -> Result<Option<RoleAssignment>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`RoleAssignment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_role_assignment_when(
@@ -786,20 +788,20 @@ impl<'a> TenantRepository<'a> {
         key: &RoleAssignmentKey,
         condition: &__rt::Condition,
     ) -> Result<Option<RoleAssignment>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`RoleAssignment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_role_assignment(
         &self,
         key: &RoleAssignmentKey,
     ) -> Result<Option<RoleAssignment>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// As a tenant admin, I want to see a user.
     ///
     /// GetItem of one [`User`].
     pub async fn user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// As a tenant admin, I want to know what roles a user has.
     ///
@@ -1039,7 +1041,7 @@ pub struct GrantRoleTransaction<'a> {
 impl GrantRoleTransaction<'_> {
     /// Creates (fails the transaction if it exists) a [`RoleAssignment`].
     pub fn create_role_assignment(&mut self, item: &RoleAssignment) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = __rt::Entity::to_item(item, &self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
@@ -1054,7 +1056,7 @@ impl GrantRoleTransaction<'_> {
     }
     /// Requires a [`User`] to exist.
     pub fn check_user(&mut self, key: &UserKey) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
@@ -1067,7 +1069,7 @@ impl GrantRoleTransaction<'_> {
         key: &UserKey,
         condition: &__rt::Condition,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
@@ -1076,7 +1078,7 @@ impl GrantRoleTransaction<'_> {
     }
     /// Requires a [`Role`] to exist.
     pub fn check_role(&mut self, key: &RoleKey) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
@@ -1089,7 +1091,7 @@ impl GrantRoleTransaction<'_> {
         key: &RoleKey,
         condition: &__rt::Condition,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)

@@ -154,7 +154,7 @@ pub struct DeviceUpdate {
     model: Option<String>,
     site: Option<String>,
     installed_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl DeviceUpdate {
     /// Sets `model`.
@@ -180,8 +180,8 @@ impl DeviceUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Device>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Device>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Device",
                 &[
@@ -195,7 +195,7 @@ impl DeviceUpdate {
         update.put("model", &self.model, __MODEL_RULE)?;
         update.put("site", &self.site, __SITE_RULE)?;
         update.put("installed_at", &self.installed_at, __INSTALLED_AT_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -370,7 +370,7 @@ pub struct DeviceReportUpdate {
     escalated_to: Option<Option<String>>,
     escalated_at: Option<Option<__rt::DateTime>>,
     add_battery_percent: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl DeviceReportUpdate {
     /// Sets `status`.
@@ -418,8 +418,8 @@ impl DeviceReportUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<DeviceReport>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<DeviceReport>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "DeviceReport",
                 &[
@@ -448,7 +448,7 @@ impl DeviceReportUpdate {
                 self.battery_percent.is_some(),
                 __BATTERY_PERCENT_RULE,
             )?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -512,13 +512,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -551,22 +551,22 @@ impl Repository {
     /// moment (TransactGetItems, up to 100 items): add keys with `get`,
     /// then `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, ()> {
-        __rt::TransactGet::new(&self.client, self.table_info(), &())
+        __rt::TransactGet::new(&self.client, self.__table_info(), &())
     }
     /// Reads the [`Device`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_device(
         &self,
         key: &DeviceKey,
     ) -> Result<Option<Device>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// Writes a [`Device`], replacing any item with the same key.
     pub async fn put_device(&self, item: &Device) -> Result<(), __rt::Error> {
-        self.table().put(item, &()).await
+        self.__table().put(item, &()).await
     }
     /// Writes a new [`Device`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_device(&self, item: &Device) -> Result<(), __rt::Error> {
-        self.table().create(item, &()).await
+        self.__table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`Device`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_device(
@@ -575,7 +575,7 @@ impl Repository {
         update: DeviceUpdate,
     ) -> Result<Device, __rt::Error> {
         let changes = update.to_update(key, &())?;
-        self.table().update(key, &(), changes).await
+        self.__table().update(key, &(), changes).await
     }
     /// Writes a [`Device`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_device_when(
@@ -583,14 +583,14 @@ impl Repository {
         item: &Device,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.table().put_when(item, &(), condition).await
+        self.__table().put_when(item, &(), condition).await
     }
     /// Writes a [`Device`] as [`put_device`](Self::put_device) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_device(
         &self,
         item: &Device,
     ) -> Result<Option<Device>, __rt::Error> {
-        self.table().replace(item, &()).await
+        self.__table().replace(item, &()).await
     }
     /// Deletes the [`Device`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_device_when(
@@ -598,35 +598,35 @@ impl Repository {
         key: &DeviceKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Device>, __rt::Error> {
-        self.table().delete_if(key, &(), condition).await
+        self.__table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`Device`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_device(
         &self,
         key: &DeviceKey,
     ) -> Result<Option<Device>, __rt::Error> {
-        self.table().delete(key, &()).await
+        self.__table().delete(key, &()).await
     }
     /// Reads the [`DeviceReport`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_device_report(
         &self,
         key: &DeviceReportKey,
     ) -> Result<Option<DeviceReport>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// Writes a [`DeviceReport`], replacing any item with the same key.
     pub async fn put_device_report(
         &self,
         item: &DeviceReport,
     ) -> Result<(), __rt::Error> {
-        self.table().put(item, &()).await
+        self.__table().put(item, &()).await
     }
     /// Writes a new [`DeviceReport`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_device_report(
         &self,
         item: &DeviceReport,
     ) -> Result<(), __rt::Error> {
-        self.table().create(item, &()).await
+        self.__table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`DeviceReport`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_device_report(
@@ -635,7 +635,7 @@ impl Repository {
         update: DeviceReportUpdate,
     ) -> Result<DeviceReport, __rt::Error> {
         let changes = update.to_update(key, &())?;
-        self.table().update(key, &(), changes).await
+        self.__table().update(key, &(), changes).await
     }
     /// Writes a [`DeviceReport`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_device_report_when(
@@ -643,14 +643,14 @@ impl Repository {
         item: &DeviceReport,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.table().put_when(item, &(), condition).await
+        self.__table().put_when(item, &(), condition).await
     }
     /// Writes a [`DeviceReport`] as [`put_device_report`](Self::put_device_report) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_device_report(
         &self,
         item: &DeviceReport,
     ) -> Result<Option<DeviceReport>, __rt::Error> {
-        self.table().replace(item, &()).await
+        self.__table().replace(item, &()).await
     }
     /// Deletes the [`DeviceReport`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_device_report_when(
@@ -658,20 +658,20 @@ impl Repository {
         key: &DeviceReportKey,
         condition: &__rt::Condition,
     ) -> Result<Option<DeviceReport>, __rt::Error> {
-        self.table().delete_if(key, &(), condition).await
+        self.__table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`DeviceReport`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_device_report(
         &self,
         key: &DeviceReportKey,
     ) -> Result<Option<DeviceReport>, __rt::Error> {
-        self.table().delete(key, &()).await
+        self.__table().delete(key, &()).await
     }
     /// As an operator, I want to see a device's details.
     ///
     /// GetItem of one [`Device`].
     pub async fn device(&self, key: &DeviceKey) -> Result<Option<Device>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// As an operator, I want to see the reports of a device between two points in time.
     ///

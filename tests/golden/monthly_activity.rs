@@ -331,7 +331,7 @@ pub struct ActivityEventUpdate {
     resource: Option<String>,
     details: Option<Option<__rt::Item>>,
     expires_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl ActivityEventUpdate {
     /// Sets `actor_id`.
@@ -367,8 +367,10 @@ impl ActivityEventUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<ActivityEvent>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<
+            ActivityEvent,
+        >(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "ActivityEvent",
                 &[
@@ -401,7 +403,7 @@ impl ActivityEventUpdate {
                     ),
                 );
         }
-        if self.options.or_create {
+        if self.__options.or_create {
             update
                 .key(
                     "gsi1sk",
@@ -414,7 +416,7 @@ impl ActivityEventUpdate {
                     ),
                 );
         }
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -522,7 +524,7 @@ fn __monthly_activity_count_key(
 pub struct MonthlyActivityCountUpdate {
     event_count: Option<i64>,
     add_event_count: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl MonthlyActivityCountUpdate {
     /// Sets `event_count`.
@@ -545,8 +547,8 @@ impl MonthlyActivityCountUpdate {
         let __tenant = scope;
         let mut update = __rt::ops::Update::of::<
             MonthlyActivityCount,
-        >(self.options.or_create);
-        if self.options.or_create {
+        >(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "MonthlyActivityCount",
                 &[
@@ -566,7 +568,7 @@ impl MonthlyActivityCountUpdate {
                 self.event_count.is_some(),
                 __EVENT_COUNT_RULE,
             )?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -630,13 +632,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -670,7 +672,7 @@ impl Repository {
         &self,
         changes: &[__rt::aggregate::CounterChange],
     ) -> Result<(), __rt::Error> {
-        __rt::aggregate::apply(&self.client, &self.table_info(), changes).await
+        __rt::aggregate::apply(&self.client, &self.__table_info(), changes).await
     }
 }
 impl Repository {
@@ -699,28 +701,28 @@ impl<'a> TenantRepository<'a> {
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-        __rt::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
+        __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
     /// Reads the [`ActivityEvent`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_activity_event(
         &self,
         key: &ActivityEventKey,
     ) -> Result<Option<ActivityEvent>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`ActivityEvent`], replacing any item with the same key.
     pub async fn put_activity_event(
         &self,
         item: &ActivityEvent,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`ActivityEvent`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_activity_event(
         &self,
         item: &ActivityEvent,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`ActivityEvent`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_activity_event(
@@ -729,7 +731,7 @@ impl<'a> TenantRepository<'a> {
         update: ActivityEventUpdate,
     ) -> Result<ActivityEvent, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`ActivityEvent`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_activity_event_when(
@@ -737,14 +739,14 @@ impl<'a> TenantRepository<'a> {
         item: &ActivityEvent,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`ActivityEvent`] as [`put_activity_event`](Self::put_activity_event) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_activity_event(
         &self,
         item: &ActivityEvent,
     ) -> Result<Option<ActivityEvent>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`ActivityEvent`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_activity_event_when(
@@ -752,35 +754,35 @@ impl<'a> TenantRepository<'a> {
         key: &ActivityEventKey,
         condition: &__rt::Condition,
     ) -> Result<Option<ActivityEvent>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`ActivityEvent`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_activity_event(
         &self,
         key: &ActivityEventKey,
     ) -> Result<Option<ActivityEvent>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`MonthlyActivityCount`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_monthly_activity_count(
         &self,
         key: &MonthlyActivityCountKey,
     ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`MonthlyActivityCount`], replacing any item with the same key.
     pub async fn put_monthly_activity_count(
         &self,
         item: &MonthlyActivityCount,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`MonthlyActivityCount`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_monthly_activity_count(
         &self,
         item: &MonthlyActivityCount,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`MonthlyActivityCount`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_monthly_activity_count(
@@ -789,7 +791,7 @@ impl<'a> TenantRepository<'a> {
         update: MonthlyActivityCountUpdate,
     ) -> Result<MonthlyActivityCount, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`MonthlyActivityCount`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_monthly_activity_count_when(
@@ -797,14 +799,14 @@ impl<'a> TenantRepository<'a> {
         item: &MonthlyActivityCount,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`MonthlyActivityCount`] as [`put_monthly_activity_count`](Self::put_monthly_activity_count) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_monthly_activity_count(
         &self,
         item: &MonthlyActivityCount,
     ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`MonthlyActivityCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_monthly_activity_count_when(
@@ -812,14 +814,14 @@ impl<'a> TenantRepository<'a> {
         key: &MonthlyActivityCountKey,
         condition: &__rt::Condition,
     ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`MonthlyActivityCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_monthly_activity_count(
         &self,
         key: &MonthlyActivityCountKey,
     ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// As a tenant admin, I want the activity of one month, newest first.
     ///

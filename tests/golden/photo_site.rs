@@ -175,7 +175,7 @@ pub struct UserProfileUpdate {
     bio: Option<Option<String>>,
     avatar_url: Option<Option<String>>,
     created_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl UserProfileUpdate {
     /// Sets `display_name`.
@@ -206,8 +206,8 @@ impl UserProfileUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<UserProfile>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<UserProfile>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "UserProfile",
                 &[
@@ -220,7 +220,7 @@ impl UserProfileUpdate {
         update.put_opt("bio", &self.bio, __BIO_RULE)?;
         update.put_opt("avatar_url", &self.avatar_url, __AVATAR_URL_RULE)?;
         update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -399,7 +399,7 @@ pub struct PhotoUpdate {
     add_size_bytes: Option<i64>,
     append_to_tags: Vec<String>,
     remove_from_tags_at: ::std::collections::BTreeSet<usize>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl PhotoUpdate {
     /// Sets `url`.
@@ -475,8 +475,8 @@ impl PhotoUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Photo>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Photo>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Photo",
                 &[
@@ -527,7 +527,7 @@ impl PhotoUpdate {
                     ),
                 );
         }
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -591,13 +591,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -652,25 +652,25 @@ impl<'a> TenantRepository<'a> {
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-        __rt::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
+        __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
     /// Reads the [`UserProfile`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_user_profile(
         &self,
         key: &UserProfileKey,
     ) -> Result<Option<UserProfile>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`UserProfile`], replacing any item with the same key.
     pub async fn put_user_profile(&self, item: &UserProfile) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`UserProfile`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_user_profile(
         &self,
         item: &UserProfile,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`UserProfile`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_user_profile(
@@ -679,7 +679,7 @@ impl<'a> TenantRepository<'a> {
         update: UserProfileUpdate,
     ) -> Result<UserProfile, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`UserProfile`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_user_profile_when(
@@ -687,14 +687,14 @@ impl<'a> TenantRepository<'a> {
         item: &UserProfile,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`UserProfile`] as [`put_user_profile`](Self::put_user_profile) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_user_profile(
         &self,
         item: &UserProfile,
     ) -> Result<Option<UserProfile>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`UserProfile`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_user_profile_when(
@@ -702,26 +702,26 @@ impl<'a> TenantRepository<'a> {
         key: &UserProfileKey,
         condition: &__rt::Condition,
     ) -> Result<Option<UserProfile>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`UserProfile`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_user_profile(
         &self,
         key: &UserProfileKey,
     ) -> Result<Option<UserProfile>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`Photo`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_photo(&self, key: &PhotoKey) -> Result<Option<Photo>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`Photo`], replacing any item with the same key.
     pub async fn put_photo(&self, item: &Photo) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`Photo`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_photo(&self, item: &Photo) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Photo`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_photo(
@@ -730,7 +730,7 @@ impl<'a> TenantRepository<'a> {
         update: PhotoUpdate,
     ) -> Result<Photo, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`Photo`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_photo_when(
@@ -738,14 +738,14 @@ impl<'a> TenantRepository<'a> {
         item: &Photo,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`Photo`] as [`put_photo`](Self::put_photo) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_photo(
         &self,
         item: &Photo,
     ) -> Result<Option<Photo>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Photo`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_photo_when(
@@ -753,14 +753,14 @@ impl<'a> TenantRepository<'a> {
         key: &PhotoKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Photo>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Photo`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_photo(
         &self,
         key: &PhotoKey,
     ) -> Result<Option<Photo>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// As a user, I want to see my profile.
     ///
@@ -769,13 +769,13 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &UserProfileKey,
     ) -> Result<Option<UserProfile>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// As a user, I want to open one of my photos.
     ///
     /// GetItem of one [`Photo`].
     pub async fn photo(&self, key: &PhotoKey) -> Result<Option<Photo>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// As a user, I want to see the photos I uploaded between two dates.
     ///

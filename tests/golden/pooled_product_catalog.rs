@@ -285,7 +285,7 @@ pub struct ProductUpdate {
     currency: Option<Currency>,
     doc: Option<__rt::Item>,
     updated_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl ProductUpdate {
     /// Sets `name`.
@@ -337,8 +337,8 @@ impl ProductUpdate {
             )?;
             __rt::codec::hash_shard(&__key, 10u32)
         };
-        let mut update = __rt::ops::Update::of::<Product>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Product>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Product",
                 &[
@@ -367,14 +367,14 @@ impl ProductUpdate {
                     ),
                 );
         }
-        if self.options.or_create {
+        if self.__options.or_create {
             update
                 .key(
                     "gsi1sk",
                     __rt::S(__product_product_id("Product", key.product_id.as_str())?),
                 );
         }
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -438,13 +438,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "ShardID",
@@ -499,22 +499,22 @@ impl<'a> TenantRepository<'a> {
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-        __rt::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
+        __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
     /// Reads the [`Product`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_product(
         &self,
         key: &ProductKey,
     ) -> Result<Option<Product>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`Product`], replacing any item with the same key.
     pub async fn put_product(&self, item: &Product) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`Product`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_product(&self, item: &Product) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Product`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_product(
@@ -523,7 +523,7 @@ impl<'a> TenantRepository<'a> {
         update: ProductUpdate,
     ) -> Result<Product, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`Product`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_product_when(
@@ -531,14 +531,14 @@ impl<'a> TenantRepository<'a> {
         item: &Product,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`Product`] as [`put_product`](Self::put_product) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_product(
         &self,
         item: &Product,
     ) -> Result<Option<Product>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Product`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_product_when(
@@ -546,14 +546,14 @@ impl<'a> TenantRepository<'a> {
         key: &ProductKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Product>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Product`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_product(
         &self,
         key: &ProductKey,
     ) -> Result<Option<Product>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// As a shopper, I want to see one product of a tenant's catalog.
     ///
@@ -562,7 +562,7 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &ProductKey,
     ) -> Result<Option<Product>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// As a tenant, I want all the products of my catalog (the union of all my shards).
     ///

@@ -199,7 +199,7 @@ pub struct ProjectUpdate {
     name: Option<String>,
     name_key: Option<String>,
     created_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl ProjectUpdate {
     /// Sets `name`.
@@ -225,8 +225,8 @@ impl ProjectUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Project>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Project>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Project",
                 &[
@@ -240,7 +240,7 @@ impl ProjectUpdate {
         update.put("name", &self.name, __NAME_RULE)?;
         update.put("name_key", &self.name_key, __NAME_KEY_RULE)?;
         update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
-        if self.options.or_create {
+        if self.__options.or_create {
             update.key("gsi1pk", __rt::S(__project_gsi1pk("Project", __tenant)?));
         }
         if let Some(__v_name_key) = &self.name_key {
@@ -256,7 +256,7 @@ impl ProjectUpdate {
                     ),
                 );
         }
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -434,7 +434,7 @@ pub struct TaskUpdate {
     assignee_id: Option<Option<String>>,
     due_at: Option<Option<__rt::DateTime>>,
     version: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl TaskUpdate {
     /// Sets `title`.
@@ -470,8 +470,8 @@ impl TaskUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Task>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Task>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Task",
                 &[
@@ -562,7 +562,7 @@ impl TaskUpdate {
                     );
             }
         }
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -731,7 +731,7 @@ pub struct CommentUpdate {
     author_id: Option<String>,
     body: Option<String>,
     created_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl CommentUpdate {
     /// Sets `author_id`.
@@ -757,8 +757,8 @@ impl CommentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Comment>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Comment>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Comment",
                 &[
@@ -774,7 +774,7 @@ impl CommentUpdate {
         update.put("author_id", &self.author_id, __ASSIGNEE_ID_RULE)?;
         update.put("body", &self.body, __BODY_RULE)?;
         update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -846,13 +846,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -907,22 +907,22 @@ impl<'a> TenantRepository<'a> {
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-        __rt::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
+        __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
     /// Reads the [`Project`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_project(
         &self,
         key: &ProjectKey,
     ) -> Result<Option<Project>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`Project`], replacing any item with the same key.
     pub async fn put_project(&self, item: &Project) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`Project`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_project(&self, item: &Project) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Project`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_project(
@@ -931,7 +931,7 @@ impl<'a> TenantRepository<'a> {
         update: ProjectUpdate,
     ) -> Result<Project, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`Project`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_project_when(
@@ -939,14 +939,14 @@ impl<'a> TenantRepository<'a> {
         item: &Project,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`Project`] as [`put_project`](Self::put_project) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_project(
         &self,
         item: &Project,
     ) -> Result<Option<Project>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Project`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_project_when(
@@ -954,26 +954,26 @@ impl<'a> TenantRepository<'a> {
         key: &ProjectKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Project>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Project`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_project(
         &self,
         key: &ProjectKey,
     ) -> Result<Option<Project>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`Task`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_task(&self, key: &TaskKey) -> Result<Option<Task>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`Task`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
     pub async fn put_task(&self, item: &Task) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`Task`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_task(&self, item: &Task) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Task`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_task(
@@ -982,7 +982,7 @@ impl<'a> TenantRepository<'a> {
         update: TaskUpdate,
     ) -> Result<Task, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`Task`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_task_when(
@@ -990,11 +990,11 @@ impl<'a> TenantRepository<'a> {
         item: &Task,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`Task`] as [`put_task`](Self::put_task) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_task(&self, item: &Task) -> Result<Option<Task>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Task`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_task_item_when(
@@ -1002,29 +1002,29 @@ impl<'a> TenantRepository<'a> {
         key: &TaskKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Task>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Task`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_task_item(
         &self,
         key: &TaskKey,
     ) -> Result<Option<Task>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`Comment`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_comment(
         &self,
         key: &CommentKey,
     ) -> Result<Option<Comment>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`Comment`], replacing any item with the same key.
     pub async fn put_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`Comment`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Comment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_comment(
@@ -1033,7 +1033,7 @@ impl<'a> TenantRepository<'a> {
         update: CommentUpdate,
     ) -> Result<Comment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`Comment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_comment_when(
@@ -1041,14 +1041,14 @@ impl<'a> TenantRepository<'a> {
         item: &Comment,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`Comment`] as [`put_comment`](Self::put_comment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_comment(
         &self,
         item: &Comment,
     ) -> Result<Option<Comment>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Comment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_comment_when(
@@ -1056,14 +1056,14 @@ impl<'a> TenantRepository<'a> {
         key: &CommentKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Comment>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Comment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_comment(
         &self,
         key: &CommentKey,
     ) -> Result<Option<Comment>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// As a tenant admin, I want all projects of my tenant with everything under them.
     ///
@@ -1084,7 +1084,7 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &ProjectKey,
     ) -> Result<Option<Project>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// As a user, I want all tasks in a project, each followed by its comments.
     ///
@@ -1097,7 +1097,7 @@ impl<'a> TenantRepository<'a> {
     ///
     /// GetItem of one [`Task`].
     pub async fn task(&self, key: &TaskKey) -> Result<Option<Task>, __rt::Error> {
-        self.repo.table().get_consistent(key, &self.tenant).await
+        self.repo.__table().get_consistent(key, &self.tenant).await
     }
     /// As a user, I want all comments on a task, oldest first.
     ///
@@ -1328,7 +1328,7 @@ pub struct DeleteTaskTransaction<'a> {
 impl DeleteTaskTransaction<'_> {
     /// Deletes a [`Task`].
     pub fn delete_task(&mut self, key: &TaskKey) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
@@ -1341,7 +1341,7 @@ impl DeleteTaskTransaction<'_> {
         key: &TaskKey,
         condition: &__rt::Condition,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
@@ -1350,7 +1350,7 @@ impl DeleteTaskTransaction<'_> {
     }
     /// Deletes a [`Comment`].
     pub fn delete_comment(&mut self, key: &CommentKey) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
@@ -1363,7 +1363,7 @@ impl DeleteTaskTransaction<'_> {
         key: &CommentKey,
         condition: &__rt::Condition,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)

@@ -301,7 +301,7 @@ pub struct TenantUpdate {
     name: Option<String>,
     plan: Option<Plan>,
     created_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl TenantUpdate {
     /// Sets `name`.
@@ -327,8 +327,8 @@ impl TenantUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Tenant>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Tenant>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Tenant",
                 &[
@@ -341,7 +341,7 @@ impl TenantUpdate {
         update.put("name", &self.name, __NAME_RULE)?;
         update.put("plan", &self.plan, __rt::Store::Plain)?;
         update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -469,7 +469,7 @@ pub struct UserUpdate {
     email: Option<String>,
     role: Option<Role>,
     last_login: Option<Option<__rt::DateTime>>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl UserUpdate {
     /// Sets `email`.
@@ -495,8 +495,8 @@ impl UserUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<User>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<User>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "User",
                 &[("email", self.email.is_some()), ("role", self.role.is_some())],
@@ -509,10 +509,10 @@ impl UserUpdate {
         if let Some(__v_email) = &self.email {
             update.key("gsi1pk", __rt::S(__user_gsi1pk("User", __tenant, __v_email)?));
         }
-        if self.options.or_create {
+        if self.__options.or_create {
             update.key("gsi1sk", __rt::S(__user_sk("User", key.user_id.as_str())?));
         }
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -678,7 +678,7 @@ pub struct OrderUpdate {
     created_at: Option<__rt::DateTime>,
     append_to_lines: Vec<__rt::Item>,
     remove_from_lines_at: ::std::collections::BTreeSet<usize>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl OrderUpdate {
     /// Sets `user_id`.
@@ -732,8 +732,8 @@ impl OrderUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Order>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Order>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Order",
                 &[
@@ -774,7 +774,7 @@ impl OrderUpdate {
                     ),
                 );
         }
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -884,7 +884,7 @@ pub struct InventoryItemUpdate {
     version: Option<i64>,
     add_on_hand: Option<i64>,
     add_reserved: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl InventoryItemUpdate {
     /// Sets `on_hand`.
@@ -920,8 +920,10 @@ impl InventoryItemUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<InventoryItem>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<
+            InventoryItem,
+        >(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "InventoryItem",
                 &[
@@ -982,7 +984,7 @@ impl InventoryItemUpdate {
                 self.reserved.is_some(),
                 __ON_HAND_RULE,
             )?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1046,13 +1048,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -1107,22 +1109,22 @@ impl<'a> TenantRepository<'a> {
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-        __rt::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
+        __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
     /// Reads the [`Tenant`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_tenant(
         &self,
         key: &TenantKey,
     ) -> Result<Option<Tenant>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`Tenant`], replacing any item with the same key.
     pub async fn put_tenant(&self, item: &Tenant) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`Tenant`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_tenant(&self, item: &Tenant) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Tenant`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_tenant(
@@ -1131,7 +1133,7 @@ impl<'a> TenantRepository<'a> {
         update: TenantUpdate,
     ) -> Result<Tenant, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`Tenant`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_tenant_when(
@@ -1139,14 +1141,14 @@ impl<'a> TenantRepository<'a> {
         item: &Tenant,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`Tenant`] as [`put_tenant`](Self::put_tenant) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_tenant(
         &self,
         item: &Tenant,
     ) -> Result<Option<Tenant>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Tenant`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_tenant_when(
@@ -1154,26 +1156,26 @@ impl<'a> TenantRepository<'a> {
         key: &TenantKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Tenant>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Tenant`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_tenant(
         &self,
         key: &TenantKey,
     ) -> Result<Option<Tenant>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`User`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`User`], replacing any item with the same key.
     pub async fn put_user(&self, item: &User) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`User`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_user(&self, item: &User) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`User`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_user(
@@ -1182,7 +1184,7 @@ impl<'a> TenantRepository<'a> {
         update: UserUpdate,
     ) -> Result<User, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`User`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_user_when(
@@ -1190,11 +1192,11 @@ impl<'a> TenantRepository<'a> {
         item: &User,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`User`] as [`put_user`](Self::put_user) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_user(&self, item: &User) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`User`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_user_when(
@@ -1202,23 +1204,23 @@ impl<'a> TenantRepository<'a> {
         key: &UserKey,
         condition: &__rt::Condition,
     ) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`User`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`Order`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_order(&self, key: &OrderKey) -> Result<Option<Order>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`Order`], replacing any item with the same key.
     pub async fn put_order(&self, item: &Order) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`Order`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_order(&self, item: &Order) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Order`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_order(
@@ -1227,7 +1229,7 @@ impl<'a> TenantRepository<'a> {
         update: OrderUpdate,
     ) -> Result<Order, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`Order`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_order_when(
@@ -1235,14 +1237,14 @@ impl<'a> TenantRepository<'a> {
         item: &Order,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`Order`] as [`put_order`](Self::put_order) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_order(
         &self,
         item: &Order,
     ) -> Result<Option<Order>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Order`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_order_when(
@@ -1250,35 +1252,35 @@ impl<'a> TenantRepository<'a> {
         key: &OrderKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Order>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Order`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_order(
         &self,
         key: &OrderKey,
     ) -> Result<Option<Order>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`InventoryItem`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_inventory_item(
         &self,
         key: &InventoryItemKey,
     ) -> Result<Option<InventoryItem>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`InventoryItem`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
     pub async fn put_inventory_item(
         &self,
         item: &InventoryItem,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`InventoryItem`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_inventory_item(
         &self,
         item: &InventoryItem,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`InventoryItem`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_inventory_item(
@@ -1287,7 +1289,7 @@ impl<'a> TenantRepository<'a> {
         update: InventoryItemUpdate,
     ) -> Result<InventoryItem, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`InventoryItem`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_inventory_item_when(
@@ -1295,14 +1297,14 @@ impl<'a> TenantRepository<'a> {
         item: &InventoryItem,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`InventoryItem`] as [`put_inventory_item`](Self::put_inventory_item) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_inventory_item(
         &self,
         item: &InventoryItem,
     ) -> Result<Option<InventoryItem>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`InventoryItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_inventory_item_when(
@@ -1310,14 +1312,14 @@ impl<'a> TenantRepository<'a> {
         key: &InventoryItemKey,
         condition: &__rt::Condition,
     ) -> Result<Option<InventoryItem>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`InventoryItem`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_inventory_item(
         &self,
         key: &InventoryItemKey,
     ) -> Result<Option<InventoryItem>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// As a tenant admin, I want to see my tenant's profile.
     ///
@@ -1603,7 +1605,7 @@ pub struct PlaceOrderTransaction<'a> {
 impl PlaceOrderTransaction<'_> {
     /// Creates (fails the transaction if it exists) a [`Order`].
     pub fn create_order(&mut self, item: &Order) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = __rt::Entity::to_item(item, &self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
@@ -1622,7 +1624,7 @@ impl PlaceOrderTransaction<'_> {
         key: &InventoryItemKey,
         update: InventoryItemUpdate,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = update
             .to_update(key, &self.tenant)
             .and_then(|changes| {
@@ -1721,7 +1723,7 @@ impl InventoryItemsBatch<'_> {
         Ok(
             __rt::ops::decode_batch(
                 items,
-                &self.repo.table_info(),
+                &self.repo.__table_info(),
                 __decode_inventory_items,
             ),
         )

@@ -219,7 +219,7 @@ pub struct CartItemUpdate {
     unit_price: Option<__rt::Decimal>,
     added_at: Option<__rt::DateTime>,
     add_quantity: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl CartItemUpdate {
     /// Sets `product_name`.
@@ -255,8 +255,8 @@ impl CartItemUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<CartItem>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<CartItem>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "CartItem",
                 &[
@@ -281,7 +281,7 @@ impl CartItemUpdate {
                 self.quantity.is_some(),
                 __QUANTITY_RULE,
             )?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -414,7 +414,7 @@ pub struct WishlistItemUpdate {
     product_name: Option<String>,
     note: Option<Option<String>>,
     added_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl WishlistItemUpdate {
     /// Sets `product_name`.
@@ -440,8 +440,8 @@ impl WishlistItemUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<WishlistItem>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<WishlistItem>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "WishlistItem",
                 &[
@@ -455,7 +455,7 @@ impl WishlistItemUpdate {
         update.put("product_name", &self.product_name, __PRODUCT_NAME_RULE)?;
         update.put_opt("note", &self.note, __NOTE_RULE)?;
         update.put("added_at", &self.added_at, __ADDED_AT_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -560,7 +560,7 @@ fn __cart_count_key(
 pub struct CartCountUpdate {
     item_count: Option<i64>,
     add_item_count: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl CartCountUpdate {
     /// Sets `item_count`.
@@ -581,8 +581,8 @@ impl CartCountUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<CartCount>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<CartCount>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "CartCount",
                 &[
@@ -603,7 +603,7 @@ impl CartCountUpdate {
                 self.item_count.is_some(),
                 __ITEM_COUNT_RULE,
             )?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -658,13 +658,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -697,14 +697,14 @@ impl Repository {
     /// moment (TransactGetItems, up to 100 items): add keys with `get`,
     /// then `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, ()> {
-        __rt::TransactGet::new(&self.client, self.table_info(), &())
+        __rt::TransactGet::new(&self.client, self.__table_info(), &())
     }
     /// Reads the [`CartItem`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_cart_item(
         &self,
         key: &CartItemKey,
     ) -> Result<Option<CartItem>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// Writes a [`CartItem`], replacing any item with the same key.
     /// The count in its [`CartCount`] group changes in the same transaction.
@@ -712,7 +712,7 @@ impl Repository {
         let repo = self;
         __rt::aggregate::put(
                 &repo.client,
-                &repo.table_info(),
+                &repo.__table_info(),
                 item,
                 &(),
                 &COUNTER_CART_COUNT,
@@ -726,7 +726,7 @@ impl Repository {
         let repo = self;
         __rt::aggregate::create(
                 &repo.client,
-                &repo.table_info(),
+                &repo.__table_info(),
                 item,
                 &(),
                 &COUNTER_CART_COUNT,
@@ -745,7 +745,7 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         __rt::aggregate::update(
                 &repo.client,
-                &repo.table_info(),
+                &repo.__table_info(),
                 key.to_key_item(&())?,
                 changes,
                 &(),
@@ -763,7 +763,7 @@ impl Repository {
         let repo = self;
         __rt::aggregate::delete(
                 &repo.client,
-                &repo.table_info(),
+                &repo.__table_info(),
                 key.to_key_item(&())?,
                 &(),
                 &COUNTER_CART_COUNT,
@@ -776,21 +776,21 @@ impl Repository {
         &self,
         key: &WishlistItemKey,
     ) -> Result<Option<WishlistItem>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// Writes a [`WishlistItem`], replacing any item with the same key.
     pub async fn put_wishlist_item(
         &self,
         item: &WishlistItem,
     ) -> Result<(), __rt::Error> {
-        self.table().put(item, &()).await
+        self.__table().put(item, &()).await
     }
     /// Writes a new [`WishlistItem`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_wishlist_item(
         &self,
         item: &WishlistItem,
     ) -> Result<(), __rt::Error> {
-        self.table().create(item, &()).await
+        self.__table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`WishlistItem`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_wishlist_item(
@@ -799,7 +799,7 @@ impl Repository {
         update: WishlistItemUpdate,
     ) -> Result<WishlistItem, __rt::Error> {
         let changes = update.to_update(key, &())?;
-        self.table().update(key, &(), changes).await
+        self.__table().update(key, &(), changes).await
     }
     /// Writes a [`WishlistItem`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_wishlist_item_when(
@@ -807,14 +807,14 @@ impl Repository {
         item: &WishlistItem,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.table().put_when(item, &(), condition).await
+        self.__table().put_when(item, &(), condition).await
     }
     /// Writes a [`WishlistItem`] as [`put_wishlist_item`](Self::put_wishlist_item) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_wishlist_item(
         &self,
         item: &WishlistItem,
     ) -> Result<Option<WishlistItem>, __rt::Error> {
-        self.table().replace(item, &()).await
+        self.__table().replace(item, &()).await
     }
     /// Deletes the [`WishlistItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_wishlist_item_when(
@@ -822,29 +822,29 @@ impl Repository {
         key: &WishlistItemKey,
         condition: &__rt::Condition,
     ) -> Result<Option<WishlistItem>, __rt::Error> {
-        self.table().delete_if(key, &(), condition).await
+        self.__table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`WishlistItem`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_wishlist_item(
         &self,
         key: &WishlistItemKey,
     ) -> Result<Option<WishlistItem>, __rt::Error> {
-        self.table().delete(key, &()).await
+        self.__table().delete(key, &()).await
     }
     /// Reads the [`CartCount`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_cart_count(
         &self,
         key: &CartCountKey,
     ) -> Result<Option<CartCount>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// Writes a [`CartCount`], replacing any item with the same key.
     pub async fn put_cart_count(&self, item: &CartCount) -> Result<(), __rt::Error> {
-        self.table().put(item, &()).await
+        self.__table().put(item, &()).await
     }
     /// Writes a new [`CartCount`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_cart_count(&self, item: &CartCount) -> Result<(), __rt::Error> {
-        self.table().create(item, &()).await
+        self.__table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`CartCount`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_cart_count(
@@ -853,7 +853,7 @@ impl Repository {
         update: CartCountUpdate,
     ) -> Result<CartCount, __rt::Error> {
         let changes = update.to_update(key, &())?;
-        self.table().update(key, &(), changes).await
+        self.__table().update(key, &(), changes).await
     }
     /// Writes a [`CartCount`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_cart_count_when(
@@ -861,14 +861,14 @@ impl Repository {
         item: &CartCount,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.table().put_when(item, &(), condition).await
+        self.__table().put_when(item, &(), condition).await
     }
     /// Writes a [`CartCount`] as [`put_cart_count`](Self::put_cart_count) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_cart_count(
         &self,
         item: &CartCount,
     ) -> Result<Option<CartCount>, __rt::Error> {
-        self.table().replace(item, &()).await
+        self.__table().replace(item, &()).await
     }
     /// Deletes the [`CartCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_cart_count_when(
@@ -876,14 +876,14 @@ impl Repository {
         key: &CartCountKey,
         condition: &__rt::Condition,
     ) -> Result<Option<CartCount>, __rt::Error> {
-        self.table().delete_if(key, &(), condition).await
+        self.__table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`CartCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_cart_count(
         &self,
         key: &CartCountKey,
     ) -> Result<Option<CartCount>, __rt::Error> {
-        self.table().delete(key, &()).await
+        self.__table().delete(key, &()).await
     }
     /// As a shopper, I want to see my entire shopping cart, including items saved for later, whenever I log in.
     ///
@@ -910,7 +910,7 @@ impl Repository {
         &self,
         key: &CartItemKey,
     ) -> Result<Option<CartItem>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// As a shopper, I want to see my wish list.
     ///
@@ -1084,7 +1084,7 @@ pub struct AddToCartTransaction<'a> {
 impl AddToCartTransaction<'_> {
     /// Puts a [`CartItem`].
     pub fn put_cart_item(&mut self, item: &CartItem) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = __rt::Entity::to_item(item, &())
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
@@ -1103,7 +1103,7 @@ impl AddToCartTransaction<'_> {
         item: &CartItem,
         condition: &__rt::Condition,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = __rt::Entity::to_item(item, &())
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
@@ -1122,7 +1122,7 @@ impl AddToCartTransaction<'_> {
         key: &CartCountKey,
         update: CartCountUpdate,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = update
             .to_update(key, &())
             .and_then(|changes| {
@@ -1191,7 +1191,7 @@ pub struct MoveItemTransaction<'a> {
 impl MoveItemTransaction<'_> {
     /// Puts a [`CartItem`].
     pub fn put_cart_item(&mut self, item: &CartItem) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = __rt::Entity::to_item(item, &())
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
@@ -1210,7 +1210,7 @@ impl MoveItemTransaction<'_> {
         item: &CartItem,
         condition: &__rt::Condition,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = __rt::Entity::to_item(item, &())
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
@@ -1229,7 +1229,7 @@ impl MoveItemTransaction<'_> {
         key: &CartCountKey,
         update: CartCountUpdate,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = update
             .to_update(key, &())
             .and_then(|changes| {
@@ -1240,7 +1240,7 @@ impl MoveItemTransaction<'_> {
     }
     /// Deletes a [`CartItem`].
     pub fn delete_cart_item(&mut self, key: &CartItemKey) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&())
             .map_err(__rt::Error::from)
@@ -1253,7 +1253,7 @@ impl MoveItemTransaction<'_> {
         key: &CartItemKey,
         condition: &__rt::Condition,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&())
             .map_err(__rt::Error::from)
@@ -1324,7 +1324,7 @@ impl CheckoutTransaction<'_> {
         key: &CartCountKey,
         update: CartCountUpdate,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = update
             .to_update(key, &())
             .and_then(|changes| {
@@ -1335,7 +1335,7 @@ impl CheckoutTransaction<'_> {
     }
     /// Deletes a [`CartItem`].
     pub fn delete_cart_item(&mut self, key: &CartItemKey) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&())
             .map_err(__rt::Error::from)
@@ -1348,7 +1348,7 @@ impl CheckoutTransaction<'_> {
         key: &CartItemKey,
         condition: &__rt::Condition,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = key
             .to_key_item(&())
             .map_err(__rt::Error::from)

@@ -211,7 +211,7 @@ pub struct MessageUpdate {
     body: Option<String>,
     is_read: Option<bool>,
     expires_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl MessageUpdate {
     /// Sets `sender_id`.
@@ -242,8 +242,8 @@ impl MessageUpdate {
         scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Message>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Message>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Message",
                 &[
@@ -264,7 +264,7 @@ impl MessageUpdate {
         if let Some(__v_sender_id) = &self.sender_id {
             update.key("gsi1pk", __rt::S(__message_gsi1pk("Message", __v_sender_id)?));
         }
-        if self.options.or_create {
+        if self.__options.or_create {
             update
                 .key(
                     "gsi1sk",
@@ -273,7 +273,7 @@ impl MessageUpdate {
                     ),
                 );
         }
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -337,13 +337,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -376,22 +376,22 @@ impl Repository {
     /// moment (TransactGetItems, up to 100 items): add keys with `get`,
     /// then `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, ()> {
-        __rt::TransactGet::new(&self.client, self.table_info(), &())
+        __rt::TransactGet::new(&self.client, self.__table_info(), &())
     }
     /// Reads the [`Message`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_message(
         &self,
         key: &MessageKey,
     ) -> Result<Option<Message>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// Writes a [`Message`], replacing any item with the same key.
     pub async fn put_message(&self, item: &Message) -> Result<(), __rt::Error> {
-        self.table().put(item, &()).await
+        self.__table().put(item, &()).await
     }
     /// Writes a new [`Message`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_message(&self, item: &Message) -> Result<(), __rt::Error> {
-        self.table().create(item, &()).await
+        self.__table().create(item, &()).await
     }
     /// Applies a partial update to an existing [`Message`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_message(
@@ -400,7 +400,7 @@ impl Repository {
         update: MessageUpdate,
     ) -> Result<Message, __rt::Error> {
         let changes = update.to_update(key, &())?;
-        self.table().update(key, &(), changes).await
+        self.__table().update(key, &(), changes).await
     }
     /// Writes a [`Message`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_message_when(
@@ -408,14 +408,14 @@ impl Repository {
         item: &Message,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.table().put_when(item, &(), condition).await
+        self.__table().put_when(item, &(), condition).await
     }
     /// Writes a [`Message`] as [`put_message`](Self::put_message) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_message(
         &self,
         item: &Message,
     ) -> Result<Option<Message>, __rt::Error> {
-        self.table().replace(item, &()).await
+        self.__table().replace(item, &()).await
     }
     /// Deletes the [`Message`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_message_when(
@@ -423,14 +423,14 @@ impl Repository {
         key: &MessageKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Message>, __rt::Error> {
-        self.table().delete_if(key, &(), condition).await
+        self.__table().delete_if(key, &(), condition).await
     }
     /// Deletes the [`Message`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_message(
         &self,
         key: &MessageKey,
     ) -> Result<Option<Message>, __rt::Error> {
-        self.table().delete(key, &()).await
+        self.__table().delete(key, &()).await
     }
     /// As a user, I want to read my messages, newest first.
     ///
@@ -455,7 +455,7 @@ impl Repository {
         &self,
         key: &MessageKey,
     ) -> Result<Option<Message>, __rt::Error> {
-        self.table().get(key, &()).await
+        self.__table().get(key, &()).await
     }
     /// As a user, I want to see the messages I sent that have not expired.
     ///

@@ -191,7 +191,7 @@ pub struct TicketUpdate {
     status: Option<Status>,
     resolver: Option<Option<String>>,
     created_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl TicketUpdate {
     /// Sets `title`.
@@ -222,8 +222,8 @@ impl TicketUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Ticket>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Ticket>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Ticket",
                 &[
@@ -245,7 +245,7 @@ impl TicketUpdate {
                     __rt::S(__ticket_tenant_status("Ticket", __tenant, __v_status)?),
                 );
         }
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -392,7 +392,7 @@ fn __comment_key(
 pub struct CommentUpdate {
     author: Option<String>,
     body: Option<String>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl CommentUpdate {
     /// Sets `author`.
@@ -413,8 +413,8 @@ impl CommentUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<Comment>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<Comment>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "Comment",
                 &[("author", self.author.is_some()), ("body", self.body.is_some())],
@@ -425,7 +425,7 @@ impl CommentUpdate {
         }
         update.put("author", &self.author, __rt::Store::Plain)?;
         update.put("body", &self.body, __BODY_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -519,7 +519,7 @@ fn __ticket_count_key(
 pub struct TicketCountUpdate {
     count: Option<i64>,
     add_count: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl TicketCountUpdate {
     /// Sets `count`.
@@ -540,8 +540,8 @@ impl TicketCountUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<TicketCount>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<TicketCount>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "TicketCount",
                 &[("count", self.count.is_some() || self.add_count.is_some())],
@@ -551,7 +551,7 @@ impl TicketCountUpdate {
         update.put("count", &self.count, __rt::Store::Plain)?;
         update
             .add_to("count", self.add_count, self.count.is_some(), __rt::Store::Plain)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -617,13 +617,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -657,7 +657,7 @@ impl Repository {
         &self,
         changes: &[__rt::aggregate::CounterChange],
     ) -> Result<(), __rt::Error> {
-        __rt::aggregate::apply(&self.client, &self.table_info(), changes).await
+        __rt::aggregate::apply(&self.client, &self.__table_info(), changes).await
     }
 }
 impl Repository {
@@ -686,22 +686,22 @@ impl<'a> TenantRepository<'a> {
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-        __rt::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
+        __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
     /// Reads the [`Ticket`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_ticket(
         &self,
         key: &TicketKey,
     ) -> Result<Option<Ticket>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`Ticket`], replacing any item with the same key.
     pub async fn put_ticket(&self, item: &Ticket) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`Ticket`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_ticket(&self, item: &Ticket) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Ticket`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_ticket(
@@ -710,7 +710,7 @@ impl<'a> TenantRepository<'a> {
         update: TicketUpdate,
     ) -> Result<Ticket, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`Ticket`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_ticket_when(
@@ -718,14 +718,14 @@ impl<'a> TenantRepository<'a> {
         item: &Ticket,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`Ticket`] as [`put_ticket`](Self::put_ticket) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_ticket(
         &self,
         item: &Ticket,
     ) -> Result<Option<Ticket>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Ticket`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_ticket_when(
@@ -733,29 +733,29 @@ impl<'a> TenantRepository<'a> {
         key: &TicketKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Ticket>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Ticket`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_ticket(
         &self,
         key: &TicketKey,
     ) -> Result<Option<Ticket>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`Comment`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_comment(
         &self,
         key: &CommentKey,
     ) -> Result<Option<Comment>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`Comment`], replacing any item with the same key.
     pub async fn put_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`Comment`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`Comment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_comment(
@@ -764,7 +764,7 @@ impl<'a> TenantRepository<'a> {
         update: CommentUpdate,
     ) -> Result<Comment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`Comment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_comment_when(
@@ -772,14 +772,14 @@ impl<'a> TenantRepository<'a> {
         item: &Comment,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`Comment`] as [`put_comment`](Self::put_comment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_comment(
         &self,
         item: &Comment,
     ) -> Result<Option<Comment>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`Comment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_comment_when(
@@ -787,32 +787,32 @@ impl<'a> TenantRepository<'a> {
         key: &CommentKey,
         condition: &__rt::Condition,
     ) -> Result<Option<Comment>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`Comment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_comment(
         &self,
         key: &CommentKey,
     ) -> Result<Option<Comment>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`TicketCount`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_ticket_count(
         &self,
         key: &TicketCountKey,
     ) -> Result<Option<TicketCount>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`TicketCount`], replacing any item with the same key.
     pub async fn put_ticket_count(&self, item: &TicketCount) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`TicketCount`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_ticket_count(
         &self,
         item: &TicketCount,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`TicketCount`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_ticket_count(
@@ -821,7 +821,7 @@ impl<'a> TenantRepository<'a> {
         update: TicketCountUpdate,
     ) -> Result<TicketCount, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`TicketCount`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_ticket_count_when(
@@ -829,14 +829,14 @@ impl<'a> TenantRepository<'a> {
         item: &TicketCount,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`TicketCount`] as [`put_ticket_count`](Self::put_ticket_count) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_ticket_count(
         &self,
         item: &TicketCount,
     ) -> Result<Option<TicketCount>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`TicketCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_ticket_count_when(
@@ -844,14 +844,14 @@ impl<'a> TenantRepository<'a> {
         key: &TicketCountKey,
         condition: &__rt::Condition,
     ) -> Result<Option<TicketCount>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`TicketCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_ticket_count(
         &self,
         key: &TicketCountKey,
     ) -> Result<Option<TicketCount>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// As a user, I want to get a single ticket and all comments.
     ///
@@ -1052,7 +1052,7 @@ pub struct CloseTicketsTransaction<'a> {
 impl CloseTicketsTransaction<'_> {
     /// Updates an existing [`Ticket`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_ticket(&mut self, key: &TicketKey, update: TicketUpdate) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = update
             .to_update(key, &self.tenant)
             .and_then(|changes| {

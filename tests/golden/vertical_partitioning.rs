@@ -300,7 +300,7 @@ pub struct DocumentMetaUpdate {
     updated_at: Option<__rt::DateTime>,
     version: Option<i64>,
     add_chunk_count: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl DocumentMetaUpdate {
     /// Sets `title`.
@@ -351,8 +351,8 @@ impl DocumentMetaUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<DocumentMeta>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<DocumentMeta>(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "DocumentMeta",
                 &[
@@ -417,7 +417,7 @@ impl DocumentMetaUpdate {
                 self.chunk_count.is_some(),
                 __CHUNK_COUNT_RULE,
             )?;
-        if self.options.or_create {
+        if self.__options.or_create {
             update
                 .key(
                     "gsi1pk",
@@ -437,7 +437,7 @@ impl DocumentMetaUpdate {
                     ),
                 );
         }
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -563,7 +563,7 @@ fn __document_body_chunk_key(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DocumentBodyChunkUpdate {
     text: Option<String>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl DocumentBodyChunkUpdate {
     /// Sets `text`.
@@ -581,14 +581,14 @@ impl DocumentBodyChunkUpdate {
         let __tenant = scope;
         let mut update = __rt::ops::Update::of::<
             DocumentBodyChunk,
-        >(self.options.or_create);
-        if self.options.or_create {
+        >(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable("DocumentBodyChunk", &[("text", self.text.is_some())])?;
             update.put_value("document_id", &key.document_id, __DOCUMENT_ID_RULE)?;
             update.put_value("chunk", &key.chunk, __CHUNK_RULE)?;
         }
         update.put("text", &self.text, __TEXT_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -770,7 +770,7 @@ pub struct DocumentAttachmentUpdate {
     object_key: Option<String>,
     uploaded_at: Option<__rt::DateTime>,
     add_size_bytes: Option<i64>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl DocumentAttachmentUpdate {
     /// Sets `file_name`.
@@ -813,8 +813,8 @@ impl DocumentAttachmentUpdate {
         let __tenant = scope;
         let mut update = __rt::ops::Update::of::<
             DocumentAttachment,
-        >(self.options.or_create);
-        if self.options.or_create {
+        >(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "DocumentAttachment",
                 &[
@@ -843,7 +843,7 @@ impl DocumentAttachmentUpdate {
                 self.size_bytes.is_some(),
                 __VERSION_RULE,
             )?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -994,7 +994,7 @@ fn __document_share_key(
 pub struct DocumentShareUpdate {
     permission: Option<Permission>,
     granted_at: Option<__rt::DateTime>,
-    options: __rt::ops::UpdateOptions,
+    __options: __rt::ops::UpdateOptions,
 }
 impl DocumentShareUpdate {
     /// Sets `permission`.
@@ -1015,8 +1015,10 @@ impl DocumentShareUpdate {
         scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
         let __tenant = scope;
-        let mut update = __rt::ops::Update::of::<DocumentShare>(self.options.or_create);
-        if self.options.or_create {
+        let mut update = __rt::ops::Update::of::<
+            DocumentShare,
+        >(self.__options.or_create);
+        if self.__options.or_create {
             __rt::ops::creatable(
                 "DocumentShare",
                 &[
@@ -1029,7 +1031,7 @@ impl DocumentShareUpdate {
         }
         update.put("permission", &self.permission, __rt::Store::Plain)?;
         update.put("granted_at", &self.granted_at, __CREATED_AT_RULE)?;
-        self.options.apply_to(&mut update);
+        self.__options.apply_to(&mut update);
         Ok(update)
     }
 }
@@ -1104,13 +1106,13 @@ impl Repository {
     ) -> __rt::Query<T> {
         __rt::Query::new(self.client.clone(), request, decode)
     }
-    fn table(&self) -> __rt::ops::Table<'_> {
+    fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {
             client: &self.client,
-            info: self.table_info(),
+            info: self.__table_info(),
         }
     }
-    fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+    fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
         __rt::ops::TableInfo {
             name: &self.table_name,
             partition_key: "pk",
@@ -1165,28 +1167,28 @@ impl<'a> TenantRepository<'a> {
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-        __rt::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
+        __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
     /// Reads the [`DocumentMeta`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_document_meta(
         &self,
         key: &DocumentMetaKey,
     ) -> Result<Option<DocumentMeta>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`DocumentMeta`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
     pub async fn put_document_meta(
         &self,
         item: &DocumentMeta,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`DocumentMeta`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_document_meta(
         &self,
         item: &DocumentMeta,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`DocumentMeta`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_meta(
@@ -1195,7 +1197,7 @@ impl<'a> TenantRepository<'a> {
         update: DocumentMetaUpdate,
     ) -> Result<DocumentMeta, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`DocumentMeta`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_document_meta_when(
@@ -1203,14 +1205,14 @@ impl<'a> TenantRepository<'a> {
         item: &DocumentMeta,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`DocumentMeta`] as [`put_document_meta`](Self::put_document_meta) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_document_meta(
         &self,
         item: &DocumentMeta,
     ) -> Result<Option<DocumentMeta>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`DocumentMeta`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_meta_when(
@@ -1218,35 +1220,35 @@ impl<'a> TenantRepository<'a> {
         key: &DocumentMetaKey,
         condition: &__rt::Condition,
     ) -> Result<Option<DocumentMeta>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`DocumentMeta`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_meta(
         &self,
         key: &DocumentMetaKey,
     ) -> Result<Option<DocumentMeta>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`DocumentBodyChunk`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_document_body_chunk(
         &self,
         key: &DocumentBodyChunkKey,
     ) -> Result<Option<DocumentBodyChunk>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`DocumentBodyChunk`], replacing any item with the same key.
     pub async fn put_document_body_chunk(
         &self,
         item: &DocumentBodyChunk,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`DocumentBodyChunk`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_document_body_chunk(
         &self,
         item: &DocumentBodyChunk,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`DocumentBodyChunk`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_body_chunk(
@@ -1255,7 +1257,7 @@ impl<'a> TenantRepository<'a> {
         update: DocumentBodyChunkUpdate,
     ) -> Result<DocumentBodyChunk, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`DocumentBodyChunk`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_document_body_chunk_when(
@@ -1263,14 +1265,14 @@ impl<'a> TenantRepository<'a> {
         item: &DocumentBodyChunk,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`DocumentBodyChunk`] as [`put_document_body_chunk`](Self::put_document_body_chunk) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_document_body_chunk(
         &self,
         item: &DocumentBodyChunk,
     ) -> Result<Option<DocumentBodyChunk>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`DocumentBodyChunk`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_body_chunk_when(
@@ -1278,35 +1280,35 @@ impl<'a> TenantRepository<'a> {
         key: &DocumentBodyChunkKey,
         condition: &__rt::Condition,
     ) -> Result<Option<DocumentBodyChunk>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`DocumentBodyChunk`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_body_chunk(
         &self,
         key: &DocumentBodyChunkKey,
     ) -> Result<Option<DocumentBodyChunk>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`DocumentAttachment`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_document_attachment(
         &self,
         key: &DocumentAttachmentKey,
     ) -> Result<Option<DocumentAttachment>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`DocumentAttachment`], replacing any item with the same key.
     pub async fn put_document_attachment(
         &self,
         item: &DocumentAttachment,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`DocumentAttachment`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_document_attachment(
         &self,
         item: &DocumentAttachment,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`DocumentAttachment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_attachment(
@@ -1315,7 +1317,7 @@ impl<'a> TenantRepository<'a> {
         update: DocumentAttachmentUpdate,
     ) -> Result<DocumentAttachment, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`DocumentAttachment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_document_attachment_when(
@@ -1323,14 +1325,14 @@ impl<'a> TenantRepository<'a> {
         item: &DocumentAttachment,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`DocumentAttachment`] as [`put_document_attachment`](Self::put_document_attachment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_document_attachment(
         &self,
         item: &DocumentAttachment,
     ) -> Result<Option<DocumentAttachment>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`DocumentAttachment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_attachment_when(
@@ -1338,35 +1340,35 @@ impl<'a> TenantRepository<'a> {
         key: &DocumentAttachmentKey,
         condition: &__rt::Condition,
     ) -> Result<Option<DocumentAttachment>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`DocumentAttachment`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_attachment(
         &self,
         key: &DocumentAttachmentKey,
     ) -> Result<Option<DocumentAttachment>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// Reads the [`DocumentShare`] at `key`; `None` when there is none (or its TTL has passed).
     pub async fn get_document_share(
         &self,
         key: &DocumentShareKey,
     ) -> Result<Option<DocumentShare>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// Writes a [`DocumentShare`], replacing any item with the same key.
     pub async fn put_document_share(
         &self,
         item: &DocumentShare,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put(item, &self.tenant).await
+        self.repo.__table().put(item, &self.tenant).await
     }
     /// Writes a new [`DocumentShare`]; fails with `Error::ConditionFailed` when one with the same key exists.
     pub async fn create_document_share(
         &self,
         item: &DocumentShare,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().create(item, &self.tenant).await
+        self.repo.__table().create(item, &self.tenant).await
     }
     /// Applies a partial update to an existing [`DocumentShare`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_share(
@@ -1375,7 +1377,7 @@ impl<'a> TenantRepository<'a> {
         update: DocumentShareUpdate,
     ) -> Result<DocumentShare, __rt::Error> {
         let changes = update.to_update(key, &self.tenant)?;
-        self.repo.table().update(key, &self.tenant, changes).await
+        self.repo.__table().update(key, &self.tenant, changes).await
     }
     /// Writes a [`DocumentShare`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_document_share_when(
@@ -1383,14 +1385,14 @@ impl<'a> TenantRepository<'a> {
         item: &DocumentShare,
         condition: &__rt::Condition,
     ) -> Result<(), __rt::Error> {
-        self.repo.table().put_when(item, &self.tenant, condition).await
+        self.repo.__table().put_when(item, &self.tenant, condition).await
     }
     /// Writes a [`DocumentShare`] as [`put_document_share`](Self::put_document_share) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_document_share(
         &self,
         item: &DocumentShare,
     ) -> Result<Option<DocumentShare>, __rt::Error> {
-        self.repo.table().replace(item, &self.tenant).await
+        self.repo.__table().replace(item, &self.tenant).await
     }
     /// Deletes the [`DocumentShare`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
     pub async fn delete_document_share_when(
@@ -1398,14 +1400,14 @@ impl<'a> TenantRepository<'a> {
         key: &DocumentShareKey,
         condition: &__rt::Condition,
     ) -> Result<Option<DocumentShare>, __rt::Error> {
-        self.repo.table().delete_if(key, &self.tenant, condition).await
+        self.repo.__table().delete_if(key, &self.tenant, condition).await
     }
     /// Deletes the [`DocumentShare`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
     pub async fn delete_document_share(
         &self,
         key: &DocumentShareKey,
     ) -> Result<Option<DocumentShare>, __rt::Error> {
-        self.repo.table().delete(key, &self.tenant).await
+        self.repo.__table().delete(key, &self.tenant).await
     }
     /// As an editor, I want to open a whole document, so that it can be rebuilt client-side.
     ///
@@ -1424,7 +1426,7 @@ impl<'a> TenantRepository<'a> {
         &self,
         key: &DocumentMetaKey,
     ) -> Result<Option<DocumentMeta>, __rt::Error> {
-        self.repo.table().get(key, &self.tenant).await
+        self.repo.__table().get(key, &self.tenant).await
     }
     /// As a reader, I want the document body, chunk by chunk in order.
     ///
@@ -1685,7 +1687,7 @@ pub struct EditBodyTransaction<'a> {
 impl EditBodyTransaction<'_> {
     /// Puts a [`DocumentBodyChunk`].
     pub fn put_document_body_chunk(&mut self, item: &DocumentBodyChunk) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = __rt::Entity::to_item(item, &self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
@@ -1704,7 +1706,7 @@ impl EditBodyTransaction<'_> {
         item: &DocumentBodyChunk,
         condition: &__rt::Condition,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = __rt::Entity::to_item(item, &self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
@@ -1723,7 +1725,7 @@ impl EditBodyTransaction<'_> {
         key: &DocumentMetaKey,
         update: DocumentMetaUpdate,
     ) -> &mut Self {
-        let info = self.repo.table_info();
+        let info = self.repo.__table_info();
         let item = update
             .to_update(key, &self.tenant)
             .and_then(|changes| {
@@ -1822,7 +1824,7 @@ impl DocumentMetasBatch<'_> {
         Ok(
             __rt::ops::decode_batch(
                 items,
-                &self.repo.table_info(),
+                &self.repo.__table_info(),
                 __decode_document_metas,
             ),
         )

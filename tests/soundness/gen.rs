@@ -527,10 +527,9 @@ fn filter_case(filter: Option<&(crate::semantics::FilterOp, Vec<String>, bool)>)
     }
 }
 
-/// A write condition on `note` of `entity` through its typed field.
-fn field_condition(entity: &str, op: crate::semantics::FilterOp, operands: &[String]) -> String {
+/// A write condition on `note` through its typed field `field` (`E0::NOTE`).
+fn field_condition(field: &str, op: crate::semantics::FilterOp, operands: &[String]) -> String {
     use crate::semantics::FilterOp as F;
-    let field = format!("{entity}::NOTE");
     let o = |i: usize| format!("{:?}", operands.get(i).map_or("", String::as_str));
     match op {
         F::Equals => format!("{field}.eq({})", o(0)),
@@ -553,8 +552,209 @@ fn field_condition(entity: &str, op: crate::semantics::FilterOp, operands: &[Str
     }
 }
 
-/// Draws a spec.
-pub fn generate(seed: u64) -> Spec {
+/// Names of generated code's locals, which a spec's names meet in the
+/// bodies of generated functions.
+const LOCALS: &[&str] = &[
+    "item",
+    "key",
+    "update",
+    "scope",
+    "value",
+    "values",
+    "n",
+    "index",
+    "repo",
+    "info",
+    "request",
+    "changes",
+    "created",
+    "now",
+    "w",
+    "r",
+    "entity",
+    "condition",
+    "e",
+    "v",
+    "map",
+    "context",
+    "name",
+    "s",
+    "f",
+    "av",
+    "other",
+    "label",
+    "token",
+    "error",
+    "items",
+    "keys",
+    "labels",
+    "page",
+    "query",
+    "client",
+    "table",
+    "options",
+    "table_info",
+    "decode",
+    "partitions",
+];
+
+/// Draws a spec whose names are drawn from `vocabulary` (the names the
+/// generated code keeps for itself, Rust's keywords and prelude names) as
+/// well as from the generator's own (`E0`, `q1`, `note`).
+pub fn generate(seed: u64, vocabulary: &[&str]) -> Spec {
+    let mut spec = generate_plain(seed);
+    name_from_vocabulary(&mut spec, vocabulary);
+    spec
+}
+
+/// Renames some entities and access patterns after `vocabulary`, locals
+/// and names the emitter derives from other names of the spec (`E0Key`,
+/// `get_e0`, `add_to_note`, `set_info_label`), and gives some entities
+/// optional attributes so named: a name that meets a generated one must be
+/// refused by `check` or compile. Drawn apart from the main sequence, so
+/// that the rest of each seed's spec stays what it was.
+fn name_from_vocabulary(spec: &mut Spec, vocabulary: &[&str]) {
+    let mut rng = fastrand::Rng::with_seed(spec.seed ^ 0x0ca6_0b1a);
+    let words: Vec<&str> = vocabulary.iter().chain(LOCALS).copied().collect();
+    let identifier = |w: &str| {
+        w.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !w.starts_with("__")
+    };
+    // Entities: a word in PascalCase, or another entity's generated type.
+    let originals: Vec<String> = spec.entities.iter().map(|e| e.name.clone()).collect();
+    for i in 0..spec.entities.len() {
+        if rng.u8(..4) != 0 {
+            continue;
+        }
+        let name = match rng.u8(..3) {
+            0 => format!(
+                "{}{}",
+                originals[rng.usize(..originals.len())],
+                ["Key", "Update", "Item", "Batch"][rng.usize(..4)]
+            ),
+            _ => pascal(words[rng.usize(..words.len())]),
+        };
+        if identifier(&name) && !spec.entities.iter().any(|e| e.name == name) {
+            spec.entities[i].name = name;
+        }
+    }
+    // Access patterns: a lowercase word, or an entity operation's name.
+    let lowercase: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && identifier(w))
+        .collect();
+    for i in 0..spec.patterns.len() {
+        if rng.u8(..4) != 0 {
+            continue;
+        }
+        let entity = spec.entities[rng.usize(..spec.entities.len())]
+            .name
+            .to_lowercase();
+        let name = match rng.u8(..3) {
+            0 => format!(
+                "{}_{entity}{}",
+                ["get", "put", "update", "delete", "create", "replace"][rng.usize(..6)],
+                ["", "_when", "_item"][rng.usize(..3)]
+            ),
+            _ => lowercase[rng.usize(..lowercase.len())].to_owned(),
+        };
+        let taken = spec.patterns.iter().any(|p| p.name == name)
+            || spec.scans.iter().any(|s| s.name == name)
+            || spec
+                .entities
+                .iter()
+                .any(|e| format!("get_{}", e.name.to_lowercase()) == name);
+        if !taken {
+            spec.patterns[i].name = name;
+        }
+    }
+    // Attributes: optional strings named like generated members.
+    for e in &mut spec.entities {
+        if rng.u8(..3) != 0 {
+            continue;
+        }
+        for _ in 0..1 + rng.usize(..2) {
+            let name = match rng.u8(..4) {
+                0 => {
+                    let other = &e.attrs[rng.usize(..e.attrs.len())].name;
+                    ["add_", "add_to_", "append_to_", "set_info_"][rng.usize(..4)].to_owned()
+                        + other
+                }
+                _ => words[rng.usize(..words.len())].to_owned(),
+            };
+            if identifier(&name) && !e.attrs.iter().any(|a| a.name == name) {
+                e.attrs.push(Attr {
+                    name,
+                    ty: Ty::Str {
+                        chars: "a-z",
+                        max: 3,
+                    },
+                    optional: true,
+                });
+            }
+        }
+    }
+}
+
+/// The Rust names the generated module gives a spec's items, as the
+/// compiler's name table decides them (filled in by the build script), so
+/// that the driver calls what the module defines.
+#[derive(Debug, Default)]
+pub struct Names {
+    /// Per entity: its struct, key type and update type.
+    pub types: std::collections::BTreeMap<String, [String; 3]>,
+    /// Per `(entity, attribute)`: the field (also the update's setter).
+    pub fields: std::collections::BTreeMap<(String, String), String>,
+    /// Per `(entity, attribute)`: the field constant.
+    pub consts: std::collections::BTreeMap<(String, String), String>,
+    /// Per `(entity, verb)`: the repository method.
+    pub ops: std::collections::BTreeMap<(String, String), String>,
+    /// Per access pattern: its method.
+    pub methods: std::collections::BTreeMap<String, String>,
+    /// Per access pattern returning several entities: its item enum.
+    pub item_enums: std::collections::BTreeMap<String, String>,
+}
+
+impl Names {
+    fn get<'a, K: Ord + std::fmt::Debug>(
+        map: &'a std::collections::BTreeMap<K, String>,
+        key: &K,
+    ) -> &'a str {
+        map.get(key)
+            .unwrap_or_else(|| panic!("no generated name for {key:?}"))
+    }
+    fn ty(&self, entity: &str) -> &str {
+        &self.types[entity][0]
+    }
+    fn key(&self, entity: &str) -> &str {
+        &self.types[entity][1]
+    }
+    fn update(&self, entity: &str) -> &str {
+        &self.types[entity][2]
+    }
+    fn field(&self, entity: &str, attribute: &str) -> &str {
+        Self::get(&self.fields, &(entity.to_owned(), attribute.to_owned()))
+    }
+    fn field_const(&self, entity: &str, attribute: &str) -> &str {
+        Self::get(&self.consts, &(entity.to_owned(), attribute.to_owned()))
+    }
+    fn op(&self, entity: &str, verb: &str) -> &str {
+        Self::get(&self.ops, &(entity.to_owned(), verb.to_owned()))
+    }
+    fn method(&self, pattern: &str) -> &str {
+        Self::get(&self.methods, &pattern.to_owned())
+    }
+    fn item_enum(&self, pattern: &str) -> &str {
+        Self::get(&self.item_enums, &pattern.to_owned())
+    }
+}
+
+/// Draws a spec with the generator's own names.
+fn generate_plain(seed: u64) -> Spec {
     let mut rng = fastrand::Rng::with_seed(seed);
     let inverted = rng.u8(..4) == 0;
     let ttl = rng.u8(..3) == 0;
@@ -1304,7 +1504,7 @@ fn rust_str(s: &str) -> String {
 }
 
 /// The driver module of one accepted spec.
-pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
+pub fn render_driver(spec: &Spec, module: &str, calls: &[Call], names: &Names) -> String {
     let mut rng = fastrand::Rng::with_seed(spec.seed ^ 0x5eed);
     let mut d = String::new();
     let _ = writeln!(d, "pub mod {module} {{");
@@ -1341,7 +1541,10 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             } else {
                 format!("r{t}")
             };
-            let lower = e.name.to_lowercase();
+            let (put, update) = (names.op(&e.name, "put"), names.op(&e.name, "update"));
+            let (ty, key_ty, update_ty) =
+                (names.ty(&e.name), names.key(&e.name), names.update(&e.name));
+            let field = |a: &str| names.field(&e.name, a);
             for _ in 0..(2 + rng.usize(..4)) {
                 let values: Vec<(&Attr, Value, bool)> = e
                     .attrs
@@ -1367,21 +1570,21 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                     let mut setters = String::new();
                     for (a, v, present) in &values {
                         if in_key.contains(&a.name.as_str()) {
-                            let _ = write!(key_fields, "{}: {}, ", a.name, v.rust);
+                            let _ = write!(key_fields, "{}: {}, ", field(&a.name), v.rust);
                         } else if a.name == "ver" {
-                            setters.push_str(".ver(1_i64)");
+                            let _ = write!(setters, ".{}(1_i64)", field("ver"));
                         } else if a.optional {
                             let value = if *present {
                                 format!("Some({})", v.rust)
                             } else {
                                 "None".into()
                             };
-                            let _ = write!(setters, ".{}({value})", a.name);
+                            let _ = write!(setters, ".{}({value})", field(&a.name));
                         } else {
-                            let _ = write!(setters, ".{}({})", a.name, v.rust);
+                            let _ = write!(setters, ".{}({})", field(&a.name), v.rust);
                         }
                     }
-                    let _ = writeln!(d, "        run.wrote(\"update_{lower} or_create\", {handle}.update_{lower}(&{}Key {{ {key_fields}}}, {}Update::default(){setters}.or_create()).await);", e.name, e.name);
+                    let _ = writeln!(d, "        run.wrote(\"{update} or_create\", {handle}.{update}(&{key_ty} {{ {key_fields}}}, {update_ty}::default(){setters}.or_create()).await);");
                     continue;
                 }
                 let mut fields = String::new();
@@ -1392,9 +1595,9 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                         } else {
                             "None".into()
                         };
-                        let _ = write!(fields, "{}: {value}, ", a.name);
+                        let _ = write!(fields, "{}: {value}, ", field(&a.name));
                     } else {
-                        let _ = write!(fields, "{}: {}, ", a.name, v.rust);
+                        let _ = write!(fields, "{}: {}, ", field(&a.name), v.rust);
                     }
                 }
                 // A random-sharded item goes to the shard its hash gives,
@@ -1409,10 +1612,10 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                         .unwrap_or_default();
                     let _ = write!(fields, "shard: {}, ", hash_shard(key, count));
                 }
-                let _ = writeln!(d, "        let item = {} {{ {fields}}};", e.name);
+                let _ = writeln!(d, "        let item = {ty} {{ {fields}}};");
                 let _ = writeln!(
                     d,
-                    "        run.wrote(\"put_{lower}\", {handle}.put_{lower}(&item).await);"
+                    "        run.wrote(\"{put}\", {handle}.{put}(&item).await);"
                 );
                 // Sometimes, a conditional update of the item just written,
                 // on its `note`: drawn apart from the main sequence.
@@ -1423,15 +1626,19 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                         .find(|(a, _, _)| a.name == "note")
                         .and_then(|(_, v, present)| present.then(|| v.key.clone()));
                     let holds = op.holds(note.as_deref(), &operands);
-                    let condition = field_condition(&e.name, op, &operands);
-                    let what = format!("update_{lower} when {op:?} {operands:?} on {note:?}");
+                    let condition = field_condition(
+                        &format!("{ty}::{}", names.field_const(&e.name, "note")),
+                        op,
+                        &operands,
+                    );
+                    let what = format!("{update} when {op:?} {operands:?} on {note:?}");
                     let optional = e.attrs.iter().any(|a| a.name == "note" && a.optional);
                     let set = if optional {
                         "Some(\"q\".to_owned())"
                     } else {
                         "\"q\""
                     };
-                    let _ = writeln!(d, "        run.conditioned({what:?}, {holds}, {handle}.update_{lower}(&item.key(), {}Update::default().note({set}).when({condition})).await);", e.name);
+                    let _ = writeln!(d, "        run.conditioned({what:?}, {holds}, {handle}.{update}(&item.key(), {update_ty}::default().{}({set}).when({condition})).await);", field("note"));
                 }
             }
         }
@@ -1547,7 +1754,7 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             if let Some((_, operands, true)) = &p.filter {
                 args.push(format!("{:?}", operands[0]));
             }
-            let mut query = format!("{handle}.{}({})", p.name, args.join(", "));
+            let mut query = format!("{handle}.{}({})", names.method(&p.name), args.join(", "));
             let _ = write!(query, ".page_size({page})");
             if let Some(l) = limit {
                 let _ = write!(query, ".limit({l})");
@@ -1566,7 +1773,13 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                 let arms: Vec<String> = call
                     .returns
                     .iter()
-                    .map(|r| format!("{}Item::{r}(e) => e.to_item({scope})", pascal(&p.name)))
+                    .map(|r| {
+                        format!(
+                            "{}::{}(e) => e.to_item({scope})",
+                            names.item_enum(&p.name),
+                            names.ty(r)
+                        )
+                    })
                     .collect();
                 format!("|e| match e {{ {} }}", arms.join(", "))
             };
@@ -1574,8 +1787,12 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             // down to the partial type is what the call must return.
             let partial = |r: &String| call.partials.iter().find(|(e, _)| e == r).map(|(_, ty)| ty);
             let expect = match call.returns.as_slice() {
-                [one] => partial(one)
-                    .map(|ty| format!("|i| {one}::from_item(i).map(|e| {ty}::from(&e))")),
+                [one] => partial(one).map(|ty| {
+                    format!(
+                        "|i| {}::from_item(i).map(|e| {ty}::from(&e))",
+                        names.ty(one)
+                    )
+                }),
                 several if several.iter().any(|r| partial(r).is_some()) => {
                     let arms: Vec<String> = several
                         .iter()
@@ -1584,7 +1801,8 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
                                 Some(ty) => format!("{ty}::from(&e)"),
                                 None => "e".to_owned(),
                             };
-                            format!("if {r}::IDENTITY.matches(i) {{ return {r}::from_item(i).map(|e| {}Item::{r}({value})); }}", pascal(&p.name))
+                            let r = names.ty(r);
+                            format!("if {r}::IDENTITY.matches(i) {{ return {r}::from_item(i).map(|e| {}::{r}({value})); }}", names.item_enum(&p.name))
                         })
                         .collect();
                     Some(format!("|i| {{ {} Err(singletable_runtime::DecodeError::new(\"soundness\", \"pk\", singletable_runtime::DecodeProblem::NotOfEntity(None))) }}", arms.join(" ")))
@@ -1619,14 +1837,14 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call]) -> String {
             );
         }
     }
-    render_scans(spec, &mut rng, &mut d);
+    render_scans(spec, &mut rng, &mut d, names);
     d.push_str("        run\n    }\n}\n");
     d
 }
 
 /// The driver's calls of the scans: all segments at once, and each
 /// segment by itself, in pages of one to three items.
-fn render_scans(spec: &Spec, rng: &mut fastrand::Rng, d: &mut String) {
+fn render_scans(spec: &Spec, rng: &mut fastrand::Rng, d: &mut String, names: &Names) {
     for scan in &spec.scans {
         let index = spec
             .indexes
@@ -1665,13 +1883,13 @@ fn render_scans(spec: &Spec, rng: &mut fastrand::Rng, d: &mut String) {
                 let _ = writeln!(
                     d,
                     "        run.scanned({case}, repo.{}({args}).segments({total}).page_size({page}){expired}.all().await.{encode});",
-                    scan.name
+                    names.method(&scan.name)
                 );
             } else {
                 let _ = writeln!(
                     d,
                     "        {{ let mut all = Ok(Vec::new()); for s in 0..{total} {{ match repo.{}({args}).segment(s, {total}).page_size({page}){expired}.all().await {{ Ok(v) => {{ if let Ok(a) = &mut all {{ a.extend(v); }} }} Err(e) => {{ all = Err(e); break; }} }} }} run.scanned({case}, all.{encode}); }}",
-                    scan.name
+                    names.method(&scan.name)
                 );
             }
         }

@@ -53,6 +53,9 @@ pub mod generated {
     generated!(vertical_partitioning);
     generated!(range_returns_what_sorts_between);
     generated!(index_membership_by_attributes);
+    generated!(attribute_named_like_update_internals);
+    generated!(patterns_named_like_repository_internals);
+    generated!(range_over_decimal_number_key);
     generated!(user_names_like_generated_locals);
     generated!(private_helpers_cannot_clash);
     generated!(existing_table_natural_keys);

@@ -301,7 +301,10 @@ pub fn check_sort_order(spec: &ir::Spec, diags: &mut Diagnostics) {
         if matches!(cond.op, SortOp::Equals | SortOp::BeginsWith) {
             continue;
         }
-        for p in cond.operands.iter().flat_map(|o| o.placeholders()) {
+        // A Number key holds the value itself, which DynamoDB orders as a
+        // number: only text keys compare encoded text.
+        let text = cond.operands.iter().filter(|o| !spec.holds_value(o));
+        for p in text.flat_map(|o| o.placeholders()) {
             let Some(param) = q.params.get(&p.name.value) else {
                 continue;
             };
@@ -309,9 +312,9 @@ pub fn check_sort_order(spec: &ir::Spec, diags: &mut Diagnostics) {
                 continue;
             }
             diags.push(
-                Diagnostic::new(Code::SortOrder, format!("range condition over `<{}>`, {} whose text order is not its value order", p.name, param.r#type.article_name()))
+                Diagnostic::new(Code::SortOrder, format!("range condition over `<{}>`, {} written into a text key, whose text order is not its value order", p.name, param.r#type.article_name()))
                     .label(p.name.span, "compared as text")
-                    .help("range conditions compare key text: use an integer or datetime (encoded to sort), or an equality/begins_with condition"),
+                    .help("a range over a text key compares key text: use an integer or datetime (encoded to sort), a Number sort key holding the value itself, or an equality/begins_with condition"),
             );
         }
     }

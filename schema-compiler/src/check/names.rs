@@ -2,11 +2,19 @@
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
 use crate::ir;
-use crate::naming as names;
+use crate::names::NameTable;
 
 /// Why: two spec names that map to one Rust name make generated code that does not compile.
 pub fn check_generated_names(spec: &ir::Spec, diags: &mut Diagnostics) {
-    for (first, second) in names::clashes(spec) {
+    // Two attributes that clash as fields also clash as setters and field
+    // constants: one finding per pair of spec names.
+    let mut reported: Vec<(crate::source::Span, crate::source::Span)> = Vec::new();
+    for (first, second) in NameTable::new(spec).clashes() {
+        let pair = (first.span, second.span);
+        if !first.builtin && reported.contains(&pair) {
+            continue;
+        }
+        reported.push(pair);
         let mut d = Diagnostic::new(
             Code::GeneratedNameClash,
             format!(
@@ -17,7 +25,11 @@ pub fn check_generated_names(spec: &ir::Spec, diags: &mut Diagnostics) {
         if first.builtin {
             d = d
                 .label(second.span, format!("becomes `{}`", second.name))
-                .help("rename it: the generated code already uses this name");
+                .help(if second.attribute {
+                    "rename it: the generated code already uses this name (`stored_as` keeps the name the table stores)"
+                } else {
+                    "rename it: the generated code already uses this name"
+                });
         } else {
             d = d
                 .label(second.span, format!("becomes `{}`", second.name))

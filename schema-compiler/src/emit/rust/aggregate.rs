@@ -2,11 +2,11 @@
 //! transaction as the writes or by a DynamoDB Streams handler.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
-use super::names::{pascal_ident, screaming, snake, snake_ident};
-use super::{key_type, Emitter};
+use super::Emitter;
 use crate::ir::{self, Maintenance, PlaceholderKind};
+use crate::names::Item;
 
 /// An aggregate the generated code can keep: its counter key is built from
 /// grouping attributes of the same Rust type on both entities.
@@ -85,13 +85,13 @@ impl<'a> Emitter<'a> {
     }
 
     /// `COUNTER_TICKET_COUNT`.
-    pub(super) fn counter_const(aggregate: &ir::Entity) -> proc_macro2::Ident {
-        format_ident!("COUNTER_{}", screaming(aggregate.name.as_str()))
+    pub(super) fn counter_const(&self, aggregate: &'a ir::Entity) -> proc_macro2::Ident {
+        self.name(Item::Counter(aggregate.name.as_str()))
     }
 
     /// `ticket_group_for_ticket_count`.
-    pub(super) fn group_fn(of: &str, aggregate: &ir::Entity) -> proc_macro2::Ident {
-        format_ident!("{}_group_for_{}", snake(of), snake(aggregate.name.as_str()))
+    pub(super) fn group_fn(&self, aggregate: &'a ir::Entity) -> proc_macro2::Ident {
+        self.name(Item::GroupFn(aggregate.name.as_str()))
     }
 
     /// Per maintained aggregate: the counter constant, the function that
@@ -107,19 +107,19 @@ impl<'a> Emitter<'a> {
         out
     }
 
-    fn emit_counter(&self, of: &ir::Entity, counted: &Counted<'_>) -> TokenStream {
+    fn emit_counter(&self, of: &'a ir::Entity, counted: &Counted<'a>) -> TokenStream {
         let aggregate = counted.aggregate;
         let a_name = aggregate.name.as_str();
         let of_name = of.name.as_str();
-        let of_ty = pascal_ident(of_name);
+        let of_ty = self.name(Item::Entity(of_name));
         let scope_ty = self.scope_type(of);
         let count = counted.spec.count.as_str();
-        let konst = Self::counter_const(aggregate);
-        let group_fn = Self::group_fn(of_name, aggregate);
-        let a_key = key_type(a_name);
-        let a_ty = pascal_ident(a_name);
+        let konst = self.counter_const(aggregate);
+        let group_fn = self.group_fn(aggregate);
+        let a_key = self.name(Item::Key(a_name));
+        let a_ty = self.name(Item::Entity(a_name));
         let key_fields = self.key_attributes(aggregate).into_iter().map(|k| {
-            let f = snake_ident(k.name.as_str());
+            let f = self.name(Item::Field(a_name, k.name.as_str()));
             let value = self.field_ref(of_name, &quote!(item), k.name.as_str());
             quote!(#f: Clone::clone(#value),)
         });
@@ -170,15 +170,15 @@ impl<'a> Emitter<'a> {
 
     /// `ticket_count_changes(records)`: the counter changes a batch of
     /// DynamoDB Streams records makes, for a Lambda to apply.
-    fn emit_stream_handler(&self, of: &ir::Entity, counted: &Counted<'_>) -> TokenStream {
+    fn emit_stream_handler(&self, of: &'a ir::Entity, counted: &Counted<'a>) -> TokenStream {
         let aggregate = counted.aggregate;
         let a_name = aggregate.name.as_str();
         let of_name = of.name.as_str();
-        let of_ty = pascal_ident(of_name);
-        let konst = Self::counter_const(aggregate);
-        let group_fn = Self::group_fn(of_name, aggregate);
-        let image_fn = format_ident!("{}_image", group_fn);
-        let handler = format_ident!("{}_changes", snake(a_name));
+        let of_ty = self.name(Item::Entity(of_name));
+        let konst = self.counter_const(aggregate);
+        let group_fn = self.group_fn(aggregate);
+        let image_fn = self.name(Item::ImageFn(a_name));
+        let handler = self.name(Item::ChangesFn(a_name));
         let scope = match (&self.spec.tenant, self.is_tenant_scoped(of)) {
             (Some(tenant), true) => {
                 let template = &of.primary_key.pk;

@@ -4,9 +4,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::keys::Input;
-use super::names::{pascal_ident, snake, snake_ident};
-use super::{doc, key_type, update_type, Emitter};
+use super::{doc, Emitter};
 use crate::ir::{self, KeyType, PlaceholderKind, ShardBy};
+use crate::names::Item;
 
 /// How a placeholder's value is reached from a receiver (`self`, `key`).
 #[derive(Clone, Copy)]
@@ -15,7 +15,7 @@ pub(super) struct Receiver<'r> {
     pub name: &'r str,
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
     /// Attribute placeholders of the primary key, in order, without repeats.
     pub(super) fn key_attributes<'e>(&self, entity: &'e ir::Entity) -> Vec<&'e ir::Attribute> {
         let mut out: Vec<&ir::Attribute> = Vec::new();
@@ -51,15 +51,21 @@ impl Emitter<'_> {
         }
     }
 
-    /// The value of a required attribute through `receiver` (`&str` for strings).
-    fn field_value(&self, receiver: Receiver<'_>, attribute: &ir::Attribute) -> TokenStream {
+    /// The value of a required attribute of `entity` through `receiver`
+    /// (`&str` for strings).
+    fn field_value(
+        &self,
+        entity: &'a ir::Entity,
+        receiver: Receiver<'_>,
+        attribute: &'a ir::Attribute,
+    ) -> TokenStream {
         let r = format_ident!("{}", receiver.name);
-        let f = self.field_ident(attribute);
+        let f = self.field_ident(entity, attribute);
         Self::borrowed(quote!(#r.#f), &attribute.r#type)
     }
 
     /// Statements binding `__shard` for `entity` from `receiver`'s fields.
-    fn bind_shard(&self, entity: &ir::Entity, receiver: Receiver<'_>) -> TokenStream {
+    fn bind_shard(&self, entity: &'a ir::Entity, receiver: Receiver<'_>) -> TokenStream {
         let name = entity.name.as_str();
         match &entity.shards {
             None => TokenStream::new(),
@@ -77,7 +83,8 @@ impl Emitter<'_> {
                         let Some(a) = entity.attributes.get(attribute.as_str()) else {
                             return TokenStream::new();
                         };
-                        let hash = self.hash_shard(name, a, self.field_value(receiver, a), count);
+                        let hash =
+                            self.hash_shard(name, a, self.field_value(entity, receiver, a), count);
                         quote!(let __shard: u32 = #hash;)
                     }
                 }
@@ -87,19 +94,19 @@ impl Emitter<'_> {
 
     /// The input of a placeholder of `entity`'s templates, for a receiver
     /// holding the key fields (entity or key struct).
-    pub(super) fn entity_input<'t>(
+    pub(super) fn entity_input(
         &self,
-        entity: &'t ir::Entity,
+        entity: &'a ir::Entity,
         receiver: Receiver<'_>,
-        p: &'t ir::Placeholder,
-    ) -> Input<'t> {
+        p: &'a ir::Placeholder,
+    ) -> Input<'a> {
         match p.kind {
             PlaceholderKind::Tenant => Input::Tenant(quote!(__tenant)),
             PlaceholderKind::Shard => Input::Shard(quote!(__shard)),
             PlaceholderKind::Attribute => {
                 let attribute = &entity.attributes[p.name.as_str()];
                 Input::Value {
-                    expr: self.field_value(receiver, attribute),
+                    expr: self.field_value(entity, receiver, attribute),
                     entity: entity.name.as_str(),
                     attribute,
                 }
@@ -108,17 +115,17 @@ impl Emitter<'_> {
     }
 
     /// The name of the module-private function building an entity's primary key.
-    fn key_fn(&self, entity: &ir::Entity) -> proc_macro2::Ident {
+    fn key_fn(&self, entity: &'a ir::Entity) -> proc_macro2::Ident {
         self.private_fn(super::Private::KeyItem(entity.name.to_string()))
     }
 
     /// `name: type` parameters of the primary-key function (after the scope
     /// and, for sharded entities, the shard).
-    fn key_params(&self, entity: &ir::Entity) -> Vec<TokenStream> {
+    fn key_params(&self, entity: &'a ir::Entity) -> Vec<TokenStream> {
         self.key_attributes(entity)
             .into_iter()
             .map(|a| {
-                let f = snake_ident(a.name.as_str());
+                let f = self.name(Item::Field(entity.name.as_str(), a.name.as_str()));
                 let t = self.borrowed_type(entity.name.as_str(), a);
                 quote!(#f: #t)
             })
@@ -127,19 +134,19 @@ impl Emitter<'_> {
 
     /// A call of the primary-key function with `receiver`'s fields and the
     /// `scope` and `__shard` already bound.
-    fn key_call(&self, entity: &ir::Entity, receiver: Receiver<'_>) -> TokenStream {
+    fn key_call(&self, entity: &'a ir::Entity, receiver: Receiver<'_>) -> TokenStream {
         let key_fn = self.key_fn(entity);
         let shard = entity.shards.is_some().then(|| quote!(__shard,));
         let args = self
             .key_attributes(entity)
             .into_iter()
-            .map(|a| self.field_value(receiver, a));
+            .map(|a| self.field_value(entity, receiver, a));
         quote!(#key_fn(scope, #shard #(#args),*))
     }
 
     /// The module-private function building the table's key attributes; the
     /// entity, its key type and `to_item` all call it.
-    pub(super) fn emit_key_fn(&self, entity: &ir::Entity) -> TokenStream {
+    pub(super) fn emit_key_fn(&self, entity: &'a ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
         let key_fn = self.key_fn(entity);
         let scope_ty = self.scope_type(entity);
@@ -153,7 +160,7 @@ impl Emitter<'_> {
                 PlaceholderKind::Shard => Input::Shard(quote!(__shard)),
                 PlaceholderKind::Attribute => {
                     let attribute = &entity.attributes[p.name.as_str()];
-                    let f = snake_ident(p.name.as_str());
+                    let f = self.name(Item::Field(name, attribute.name.as_str()));
                     Input::Value {
                         expr: quote!(#f),
                         entity: name,
@@ -175,7 +182,7 @@ impl Emitter<'_> {
     }
 
     /// Body of `primary_key`/`to_key_item`: binds the shard, calls the key function.
-    fn primary_key_body(&self, entity: &ir::Entity, receiver: Receiver<'_>) -> TokenStream {
+    fn primary_key_body(&self, entity: &'a ir::Entity, receiver: Receiver<'_>) -> TokenStream {
         let shard = self.bind_shard(entity, receiver);
         let call = self.key_call(entity, receiver);
         quote! {
@@ -184,7 +191,7 @@ impl Emitter<'_> {
         }
     }
 
-    pub(super) fn emit_entity(&self, entity: &ir::Entity) -> TokenStream {
+    pub(super) fn emit_entity(&self, entity: &'a ir::Entity) -> TokenStream {
         let ir::Entity {
             name,
             description,
@@ -201,8 +208,8 @@ impl Emitter<'_> {
             examples: _,
             conditions,
         } = entity;
-        let ty = pascal_ident(name.as_str());
-        let key_ty = key_type(name.as_str());
+        let ty = self.name(Item::Entity(name.as_str()));
+        let key_ty = self.name(Item::Key(name.as_str()));
         let scope_ty = self.scope_type(entity);
         let entity_doc = doc(description.as_deref());
         let templates = primary_key
@@ -226,14 +233,15 @@ impl Emitter<'_> {
             quote!(#(#[doc = #lines])*)
         });
         let random = Self::random_shard(entity);
-        let shard_field = random.map(|count| {
+        let shard_ident = random.map(|_| self.name(Item::ShardField(name.as_str())));
+        let shard_field = random.zip(shard_ident.as_ref()).map(|(count, shard)| {
             let d = format!(" The write shard, below {count}; pick one with `::singletable_runtime::codec::random_shard({count})`.");
-            quote!(#[doc = #d] pub shard: u32,)
+            quote!(#[doc = #d] pub #shard: u32,)
         });
         let ty_name = ty.to_string();
         let key_ty_name = key_ty.to_string();
         let fields = attributes.values().map(|a| {
-            let f = snake_ident(a.name.as_str());
+            let f = self.name(Item::Field(name.as_str(), a.name.as_str()));
             let t = self.value_type(name.as_str(), a);
             let d = field_doc(entity, a);
             let attrs = self.data_field_attributes(
@@ -251,7 +259,7 @@ impl Emitter<'_> {
         });
         let key_attributes = self.key_attributes(entity);
         let key_fields = key_attributes.iter().map(|a| {
-            let f = snake_ident(a.name.as_str());
+            let f = self.name(Item::Field(name.as_str(), a.name.as_str()));
             let t = self.value_type(name.as_str(), a);
             let d = field_doc(entity, a);
             let attrs = self.data_field_attributes(
@@ -265,19 +273,21 @@ impl Emitter<'_> {
         });
         let type_attrs = self.data_type_attributes(&ty_name, false);
         let key_type_attrs = self.data_type_attributes(&key_ty_name, false);
-        let key_shard_field = random.map(|_| {
+        let key_shard_field = shard_ident.as_ref().map(|shard| {
             quote!(/// The write shard.
-            pub shard: u32,)
+            pub #shard: u32,)
         });
         let key_copies = key_attributes.iter().map(|a| {
-            let f = snake_ident(a.name.as_str());
+            let f = self.name(Item::Field(name.as_str(), a.name.as_str()));
             let value = self.field_ref(name.as_str(), &quote!(entity), a.name.as_str());
             quote!(#f: Clone::clone(#value),)
         });
-        let shard_copy = random.map(|_| match self.extern_path(name.as_str()) {
-            Some(_) => quote!(shard: entity.__singletable_shard(),),
-            None => quote!(shard: entity.shard,),
-        });
+        let shard_copy = shard_ident
+            .as_ref()
+            .map(|shard| match self.extern_path(name.as_str()) {
+                Some(_) => quote!(#shard: entity.__singletable_shard(),),
+                None => quote!(#shard: entity.#shard,),
+            });
         let entity_param = if key_attributes.is_empty() && random.is_none() {
             format_ident!("_entity")
         } else {
@@ -295,7 +305,7 @@ impl Emitter<'_> {
         let named_conditions = conditions.values().map(|c| self.named_condition(entity, c));
         // A typed field per stored attribute, for write conditions.
         let field_consts = attributes.values().filter(|a| !a.key_only).map(|a| {
-            let c = format_ident!("{}", super::names::field_const(a.name.as_str()));
+            let c = self.name(Item::FieldConst(name.as_str(), a.name.as_str()));
             let t = self.value_type(name.as_str(), a);
             let stored = a.stored();
             let entity_name = name.as_str();
@@ -415,7 +425,7 @@ impl Emitter<'_> {
 
     /// `impl Entity` for the entity's struct: the generated one, or a user's
     /// struct the derive binds to the entity.
-    pub(super) fn emit_entity_impl(&self, entity: &ir::Entity) -> TokenStream {
+    pub(super) fn emit_entity_impl(&self, entity: &'a ir::Entity) -> TokenStream {
         let ty = self.entity_ident(entity);
         let scope_ty = self.scope_type(entity);
         let entity_name = entity.name.as_str();
@@ -463,7 +473,7 @@ impl Emitter<'_> {
     /// How the entity's items are told from others': the entity-type
     /// attribute's value, or the shape of the primary key (the language
     /// `check`'s `key_collision` proves disjoint between entities).
-    fn identity(&self, entity: &ir::Entity) -> TokenStream {
+    fn identity(&self, entity: &'a ir::Entity) -> TokenStream {
         if let Some((attribute, value)) = self.spec.table.entity_type.marker(&entity.name) {
             return quote!(__rt::Identity::Attribute { attribute: #attribute, value: #value });
         }
@@ -482,7 +492,7 @@ impl Emitter<'_> {
         quote!(__rt::Identity::Key(&[#(#keys),*]))
     }
 
-    fn to_item_body(&self, entity: &ir::Entity) -> TokenStream {
+    fn to_item_body(&self, entity: &'a ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
         let marker = self.spec.table.entity_type.marker(&entity.name).map(|(attribute, value)| {
             quote!(w.raw(#attribute, __rt::AttributeValue::S(#value.to_owned()));)
@@ -496,7 +506,7 @@ impl Emitter<'_> {
             .filter(|a| !a.key_only && !natural.contains(&a.name.as_str()))
             .map(|a| {
                 let attribute = a.stored();
-                let f = self.field_ident(a);
+                let f = self.field_ident(entity, a);
                 let how = self.rule_or_plain(name, a);
                 if a.optional {
                     quote!(w.put_opt(#attribute, &self.#f, #how)?;)
@@ -540,9 +550,9 @@ impl Emitter<'_> {
     /// Inserts an index key attribute when every placeholder in it is present.
     fn index_key_insert(
         &self,
-        entity: &ir::Entity,
+        entity: &'a ir::Entity,
         index: &str,
-        t: &ir::KeyTemplate,
+        t: &'a ir::KeyTemplate,
     ) -> TokenStream {
         let name = entity.name.as_str();
         let attribute = t.attribute.as_str();
@@ -559,7 +569,7 @@ impl Emitter<'_> {
         {
             Some(a) if a.optional && p.kind == PlaceholderKind::Attribute => Input::Value {
                 expr: {
-                    let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+                    let v = self.optional_value(entity, a);
                     quote!(#v)
                 },
                 entity: name,
@@ -579,8 +589,8 @@ impl Emitter<'_> {
         let (patterns, values): (Vec<TokenStream>, Vec<TokenStream>) = bound
             .iter()
             .map(|a| {
-                let f = self.field_ident(a);
-                let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+                let f = self.field_ident(entity, a);
+                let v = self.optional_value(entity, a);
                 let access = if Self::is_copy(&a.r#type) {
                     quote!(self.#f)
                 } else {
@@ -596,7 +606,21 @@ impl Emitter<'_> {
         }
     }
 
-    fn decode_body(&self, entity: &ir::Entity) -> TokenStream {
+    /// The local holding the value of an optional attribute while an index
+    /// key is built from it: `__v_` and the attribute's field name, so two
+    /// attributes never share one.
+    fn optional_value(
+        &self,
+        entity: &'a ir::Entity,
+        attribute: &'a ir::Attribute,
+    ) -> proc_macro2::Ident {
+        let field = self
+            .names
+            .name(Item::Field(entity.name.as_str(), attribute.name.as_str()));
+        format_ident!("__v_{}", field.trim_start_matches("r#"))
+    }
+
+    fn decode_body(&self, entity: &'a ir::Entity) -> TokenStream {
         self.decode_fields(entity, None)
     }
 
@@ -605,7 +629,7 @@ impl Emitter<'_> {
     /// table's keys or those of the index it was read through.
     pub(super) fn decode_fields(
         &self,
-        entity: &ir::Entity,
+        entity: &'a ir::Entity,
         partial: Option<&Partial<'_>>,
     ) -> TokenStream {
         let name = entity.name.as_str();
@@ -628,7 +652,7 @@ impl Emitter<'_> {
             .values()
             .filter(|a| partial.is_none_or(|p| p.attributes.contains(&a.name.value)))
             .map(|a| {
-                let f = self.field_ident(a);
+                let f = self.field_ident(entity, a);
                 // An attribute an index projection leaves out is read back out
                 // of a key that holds it: the table's, else the index's the
                 // item was read through (`STATUS#<status>` of a GSI that does
@@ -678,7 +702,8 @@ impl Emitter<'_> {
                     read_from.push(t);
                 }
                 let read = self.read_shard(entity, t);
-                quote!(shard: #read,)
+                let shard = self.name(Item::ShardField(name));
+                quote!(#shard: #read,)
             });
         let steps = read_from.iter().map(|t| {
             let steps_name = Self::steps_const(t);
@@ -704,9 +729,15 @@ impl Emitter<'_> {
 
     /// The constructor of a condition the spec names on `entity`
     /// (`Ticket::open()`, `Product::in_stock(quantity)`).
-    fn named_condition(&self, entity: &ir::Entity, named: &ir::NamedCondition) -> TokenStream {
+    fn named_condition(
+        &self,
+        entity: &'a ir::Entity,
+        named: &'a ir::NamedCondition,
+    ) -> TokenStream {
         let name = entity.name.as_str();
-        let f = snake_ident(named.name.as_str());
+        let c = named.name.as_str();
+        let f = self.name(Item::Condition(name, c));
+        let param = |p: &'a str| self.name(Item::ConditionParam(name, c, p));
         let context = format!("{name}::{}", named.name.as_str());
         let mut params = Vec::new();
         let parts: Vec<TokenStream> = named
@@ -729,7 +760,7 @@ impl Emitter<'_> {
                 };
                 for operand in &c.operands {
                     if let ir::FilterOperand::Param { name: p, r#type } = operand {
-                        let ident = snake_ident(p);
+                        let ident = param(p.as_str());
                         let ty = match r#type {
                             ir::AttributeType::String { .. } => quote!(&str),
                             ir::AttributeType::Decimal { .. } => quote!(&__rt::Decimal),
@@ -748,7 +779,7 @@ impl Emitter<'_> {
                     }
                 }
                 let values = c.operands.iter().map(|o| {
-                    match super::patterns::operand_value_of(&context, c, o) {
+                    match super::patterns::operand_value_of(&context, c, o, &param) {
                         (value, true) => value,
                         (value, false) => quote!(Ok(#value)),
                     }
@@ -778,7 +809,7 @@ impl Emitter<'_> {
     /// struct of its attributes and its `impl Partial`.
     pub(super) fn emit_partial(
         &self,
-        entity: &ir::Entity,
+        entity: &'a ir::Entity,
         partial: &Partial<'_>,
         what: &str,
     ) -> TokenStream {
@@ -789,7 +820,7 @@ impl Emitter<'_> {
             .values()
             .filter(|a| partial.attributes.contains(&a.name.value))
             .map(|a| {
-                let f = snake_ident(a.name.as_str());
+                let f = self.name(Item::Field(entity.name.as_str(), a.name.as_str()));
                 let t = self.value_type(entity.name.as_str(), a);
                 let d = field_doc(entity, a);
                 let attrs = self.data_field_attributes(
@@ -811,13 +842,13 @@ impl Emitter<'_> {
             .values()
             .filter(|a| partial.attributes.contains(&a.name.value))
             .map(|a| {
-                let f = snake_ident(a.name.as_str());
+                let f = self.name(Item::Field(entity.name.as_str(), a.name.as_str()));
                 if self.extern_path(entity.name.as_str()).is_some() {
                     let value =
                         self.field_ref(entity.name.as_str(), &quote!(entity), a.name.as_str());
                     return quote!(#f: Clone::clone(#value),);
                 }
-                let from = self.field_ident(a);
+                let from = self.field_ident(entity, a);
                 quote!(#f: Clone::clone(&entity.#from),)
             });
         let entity_param = if partial.attributes.is_empty() {
@@ -851,11 +882,11 @@ impl Emitter<'_> {
         }
     }
 
-    fn emit_update(&self, entity: &ir::Entity) -> TokenStream {
+    fn emit_update(&self, entity: &'a ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
         let entity_ty = self.entity_ident(entity);
-        let ty = update_type(name);
-        let key_ty = key_type(name);
+        let ty = self.name(Item::Update(name));
+        let key_ty = self.name(Item::Key(name));
         let scope_ty = self.scope_type(entity);
         let key_attributes = self.key_attributes(entity);
         // Timestamps are set by the repository, not by callers.
@@ -880,7 +911,7 @@ impl Emitter<'_> {
                         update.put_value(#stored, &__rt::codec::at_precision(now, #format), #how)?;
                     },
                     crate::syntax::Timestamp::Created => quote! {
-                        if self.options.or_create {
+                        if self.__options.or_create {
                             let created = __rt::codec::at_precision(now, #format);
                             let created = __rt::Attr::store(&created, #how, #name, #stored)?;
                             update.set_if_absent.push((#stored, created));
@@ -892,9 +923,10 @@ impl Emitter<'_> {
         // An idempotent update's value is fixed when its token is: its
         // timestamps too, or a resend would differ from what was sent.
         let stamped = !stamps.is_empty();
-        let now = stamped.then(|| quote!(let now = self.options.now();));
+        let now = stamped.then(|| quote!(let now = self.__options.now();));
+        let setter = |a: &'a ir::Attribute| self.name(Item::Setter(name, a.name.as_str()));
         let fields = changeable.iter().map(|a| {
-            let f = snake_ident(a.name.as_str());
+            let f = setter(a);
             let t = self.value_type(name, a);
             if a.optional {
                 quote!(#f: Option<Option<#t>>,)
@@ -903,7 +935,7 @@ impl Emitter<'_> {
             }
         });
         let setters = changeable.iter().map(|a| {
-            let f = snake_ident(a.name.as_str());
+            let f = setter(a);
             let t = self.value_type(name, a);
             let d = if entity.version_attribute.as_deref() == Some(a.name.as_str()) {
                 format!(" Sets `{}`, the item's new version (required): the update applies only when the stored version is one less, else it fails with `Error::VersionConflict` (optimistic locking).", a.name.as_str())
@@ -937,7 +969,7 @@ impl Emitter<'_> {
         let sets = changeable.iter().filter(|a| !a.key_only).map(|a| {
             let attribute = a.name.as_str();
             let stored = a.stored();
-            let f = snake_ident(attribute);
+            let f = setter(a);
             let value = self.to_av(name, a, quote!(value));
             if Some(attribute) == version {
                 let missing = format!("an update of a versioned `{name}` carries its new version: set `{attribute}` to the version read plus one");
@@ -974,6 +1006,9 @@ impl Emitter<'_> {
         // atomic, a missing attribute counts as 0), set additions and
         // removals, list appends and removals by index.
         let changes = entity.element_changes();
+        let change = |a: &'a ir::Attribute, kind: ir::ElementChange| {
+            self.name(Item::Change(name, a.name.as_str(), kind))
+        };
         // A list's element type (`AttributeValue` for an untyped list).
         let element_type = |a: &ir::Attribute| -> TokenStream {
             if let ir::AttributeType::List {
@@ -985,9 +1020,9 @@ impl Emitter<'_> {
                 quote!(__rt::AttributeValue)
             }
         };
-        let add_fields = changes.iter().map(|(method, a, change)| {
-            let f = format_ident!("{method}");
-            match change {
+        let add_fields = changes.iter().map(|&(a, kind)| {
+            let f = change(a, kind);
+            match kind {
                 ir::ElementChange::Add => quote!(#f: Option<i64>,),
                 ir::ElementChange::SetAdd | ir::ElementChange::SetRemove => {
                     let t = self.value_type(name, a);
@@ -1002,11 +1037,11 @@ impl Emitter<'_> {
                 }
             }
         });
-        let add_setters = changes.iter().map(|(method, a, change)| {
-            let f = format_ident!("{method}");
+        let add_setters = changes.iter().map(|&(a, kind)| {
+            let f = change(a, kind);
             let attribute = a.name.as_str();
-            let field = snake(attribute);
-            match change {
+            let field = setter(a);
+            match kind {
                 ir::ElementChange::Add => {
                     let d = format!(
                         " Adds `n` to `{attribute}` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `{field}` setter in the same update."
@@ -1021,7 +1056,7 @@ impl Emitter<'_> {
                 }
                 ir::ElementChange::SetAdd | ir::ElementChange::SetRemove => {
                     let t = self.value_type(name, a);
-                    let d = if *change == ir::ElementChange::SetAdd {
+                    let d = if kind == ir::ElementChange::SetAdd {
                         format!(" Adds `values` to the set `{attribute}` atomically (DynamoDB's `ADD`; a missing set is created). Not with a `{field}` setter in the same update.")
                     } else {
                         format!(" Removes `values` from the set `{attribute}` atomically (DynamoDB's `DELETE`; a set left empty is removed). Not with a `{field}` setter in the same update.")
@@ -1059,11 +1094,11 @@ impl Emitter<'_> {
         });
         let adds: Vec<TokenStream> = changes
             .iter()
-            .filter_map(|(method, a, change)| {
+            .filter_map(|&(a, kind)| {
                 let stored = a.stored();
-                let f = format_ident!("{method}");
-                let setter = snake_ident(a.name.as_str());
-                match change {
+                let f = change(a, kind);
+                let setter = setter(a);
+                match kind {
                     ir::ElementChange::Add => {
                         let how = self.rule_or_plain(name, a);
                         Some(quote!(update.add_to(#stored, self.#f, self.#setter.is_some(), #how)?;))
@@ -1071,16 +1106,16 @@ impl Emitter<'_> {
                     ir::ElementChange::SetAdd => {
                         let removed = changes
                             .iter()
-                            .find(|(_, b, c)| b.name == a.name && *c == ir::ElementChange::SetRemove)
-                            .map(|(m, _, _)| {
-                                let m = format_ident!("{m}");
+                            .find(|(b, c)| b.name == a.name && *c == ir::ElementChange::SetRemove)
+                            .map(|&(b, c)| {
+                                let m = change(b, c);
                                 quote!(&self.#m)
                             })
                             .unwrap_or_else(|| quote!(&::std::collections::BTreeSet::new()));
                         Some(quote!(update.change_set(#stored, &self.#f, #removed, self.#setter.is_some())?;))
                     }
                     ir::ElementChange::ListAppend => {
-                        let at = format_ident!("remove_from_{}_at", snake(a.name.as_str()));
+                        let at = change(a, ir::ElementChange::ListRemoveAt);
                         let how = self.rule_or_plain(name, a);
                         Some(quote!(update.change_list(#stored, &self.#f, &self.#at, self.#setter.is_some(), #how)?;))
                     }
@@ -1099,8 +1134,11 @@ impl Emitter<'_> {
         let field_type = |a: &ir::Attribute, f: &ir::Attribute| {
             self.type_of(name, &format!("{}.{}", a.name, f.name), &f.r#type)
         };
-        let field_fields = field_changes.iter().map(|(method, a, f)| {
-            let m = format_ident!("{method}");
+        let field_change = |a: &'a ir::Attribute, f: &'a ir::Attribute| {
+            self.name(Item::FieldChange(name, a.name.as_str(), f.name.as_str()))
+        };
+        let field_fields = field_changes.iter().map(|&(a, f)| {
+            let m = field_change(a, f);
             let t = field_type(a, f);
             if f.optional {
                 quote!(#m: Option<Option<#t>>,)
@@ -1108,11 +1146,11 @@ impl Emitter<'_> {
                 quote!(#m: Option<#t>,)
             }
         });
-        let field_setters = field_changes.iter().map(|(method, a, f)| {
-            let m = format_ident!("{method}");
+        let field_setters = field_changes.iter().map(|&(a, f)| {
+            let m = field_change(a, f);
             let t = field_type(a, f);
             let (map, field) = (a.name.as_str(), f.name.as_str());
-            let also = snake(map);
+            let also = setter(a);
             if f.optional {
                 let d = format!(" Sets the field `{field}` of `{map}`, leaving its other fields as they are; `None` removes it. Fails with `Error::ConditionFailed` when the item has no `{map}`. Not with a `{also}` setter in the same update.");
                 quote! {
@@ -1135,9 +1173,9 @@ impl Emitter<'_> {
         });
         let field_sets: Vec<TokenStream> = field_changes
             .iter()
-            .map(|(method, a, f)| {
-                let m = format_ident!("{method}");
-                let setter = snake_ident(a.name.as_str());
+            .map(|&(a, f)| {
+                let m = field_change(a, f);
+                let setter = setter(a);
                 let (map, field) = (a.stored(), f.stored());
                 let how = self
                     .rule(name, &format!("{}.{}", a.name, f.name), &f.r#type)
@@ -1156,15 +1194,15 @@ impl Emitter<'_> {
         // attributes, which an update otherwise leaves as they are.
         let required = changeable.iter().filter(|a| !a.optional).map(|a| {
             let attribute = a.name.as_str();
-            let f = snake_ident(attribute);
+            let f = setter(a);
             // A counter added to, a set added to or a list appended to is
             // created by the update.
             let added = changes
                 .iter()
-                .filter(|(_, b, _)| b.name == a.name)
-                .find_map(|(method, _, change)| {
-                    let m = format_ident!("{method}");
-                    match change {
+                .filter(|(b, _)| b.name == a.name)
+                .find_map(|&(b, kind)| {
+                    let m = change(b, kind);
+                    match kind {
                         ir::ElementChange::Add => Some(quote!(|| self.#m.is_some())),
                         ir::ElementChange::SetAdd | ir::ElementChange::ListAppend => {
                             Some(quote!(|| !self.#m.is_empty()))
@@ -1197,7 +1235,7 @@ impl Emitter<'_> {
             .into_iter()
             .map(|a| {
                 let stored = a.stored();
-                let f = snake_ident(a.name.as_str());
+                let f = self.name(Item::Field(name, a.name.as_str()));
                 let how = self.rule_or_plain(name, a);
                 quote!(update.put_value(#stored, &key.#f, #how)?;)
             })
@@ -1205,7 +1243,7 @@ impl Emitter<'_> {
         // An entity of nothing but its keys has nothing to change.
         let update_binding = quote!(mut update);
         let create = quote! {
-            if self.options.or_create {
+            if self.__options.or_create {
                 __rt::ops::creatable(#name, &[#(#required)*])?;
                 #(#key_sets)*
             }
@@ -1227,7 +1265,7 @@ impl Emitter<'_> {
                 #(#fields)*
                 #(#add_fields)*
                 #(#field_fields)*
-                options: __rt::ops::UpdateOptions,
+                __options: __rt::ops::UpdateOptions,
             }
 
             impl #ty {
@@ -1240,7 +1278,7 @@ impl Emitter<'_> {
                 pub fn to_update(&self, #key_param: &#key_ty, scope: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
                     let __tenant = scope;
                     #shard
-                    let #update_binding = __rt::ops::Update::of::<#entity_ty>(self.options.or_create);
+                    let #update_binding = __rt::ops::Update::of::<#entity_ty>(self.__options.or_create);
                     #create
                     #(#sets)*
                     #(#adds)*
@@ -1248,7 +1286,7 @@ impl Emitter<'_> {
                     #(#index_updates)*
                     #now
                     #(#stamps)*
-                    self.options.apply_to(&mut update);
+                    self.__options.apply_to(&mut update);
                     Ok(update)
                 }
             }
@@ -1257,8 +1295,8 @@ impl Emitter<'_> {
 
     fn index_key_updates(
         &self,
-        entity: &ir::Entity,
-        changeable: &[&ir::Attribute],
+        entity: &'a ir::Entity,
+        changeable: &[&'a ir::Attribute],
     ) -> Vec<TokenStream> {
         let name = entity.name.as_str();
         let mut out = Vec::new();
@@ -1272,7 +1310,7 @@ impl Emitter<'_> {
                 .filter(|t| !t.is_natural() && !table_key(&t.attribute))
             {
                 let attribute = t.attribute.as_str();
-                let mentioned: Vec<&ir::Attribute> = changeable
+                let mentioned: Vec<&'a ir::Attribute> = changeable
                     .iter()
                     .copied()
                     .filter(|a| {
@@ -1285,12 +1323,12 @@ impl Emitter<'_> {
                 // update may create the item; one built from attributes, when
                 // they are set.
                 let touched: Vec<TokenStream> = if mentioned.is_empty() {
-                    vec![quote!(self.options.or_create)]
+                    vec![quote!(self.__options.or_create)]
                 } else {
                     mentioned
                         .iter()
                         .map(|a| {
-                            let f = snake_ident(a.name.as_str());
+                            let f = self.name(Item::Setter(name, a.name.as_str()));
                             quote!(self.#f.is_some())
                         })
                         .collect()
@@ -1305,8 +1343,8 @@ impl Emitter<'_> {
                     missing: vec![#(#all),*],
                 }));
                 let binds = mentioned.iter().map(|a| {
-                    let f = snake_ident(a.name.as_str());
-                    let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+                    let f = self.name(Item::Setter(name, a.name.as_str()));
+                    let v = self.optional_value(entity, a);
                     let copy = Self::is_copy(&a.r#type);
                     match (a.optional, copy) {
                         (false, true) => quote!(let #v = match self.#f { Some(v) => v, None => #missing };),
@@ -1331,7 +1369,7 @@ impl Emitter<'_> {
                 {
                     Some(a) => Input::Value {
                         expr: {
-                            let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+                            let v = self.optional_value(entity, a);
                             quote!(#v)
                         },
                         entity: name,
@@ -1345,8 +1383,8 @@ impl Emitter<'_> {
                     let (values, patterns): (Vec<TokenStream>, Vec<TokenStream>) = mentioned
                         .iter()
                         .map(|a| {
-                            let f = snake_ident(a.name.as_str());
-                            let v = format_ident!("__v_{}", super::names::snake(a.name.as_str()));
+                            let f = self.name(Item::Setter(name, a.name.as_str()));
+                            let v = self.optional_value(entity, a);
                             let value = if Self::is_copy(&a.r#type) {
                                 quote!(self.#f)
                             } else {
@@ -1529,10 +1567,10 @@ pub(super) fn has_timestamps(entity: &ir::Entity) -> bool {
     entity.attributes.values().any(|a| a.timestamp.is_some())
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
     /// The `with_timestamps` method of an entity with timestamps: the entity
     /// with every timestamp set to now, as precise as it is stored.
-    fn with_timestamps(&self, entity: &ir::Entity) -> TokenStream {
+    fn with_timestamps(&self, entity: &'a ir::Entity) -> TokenStream {
         let sets = entity
             .attributes
             .values()

@@ -6,11 +6,11 @@ use quote::{format_ident, quote, ToTokens};
 
 use indexmap::IndexMap;
 
-use super::names::{screaming, snake};
 use super::types::time_format;
 use super::Emitter;
 use crate::encoding;
 use crate::ir::{self, AttributeType, KeyType, Operation, PlaceholderKind, Segment};
+use crate::naming::{screaming, snake};
 
 /// Where a placeholder's value comes from.
 pub(super) enum Input<'a> {
@@ -154,7 +154,7 @@ impl Emitter<'_> {
                 .primary_key
                 .templates()
                 .chain(entity.index_keys.values().flat_map(|k| k.templates()))
-                .filter(|t| !t.is_natural())
+                .filter(|t| !self.spec.holds_value(t))
             {
                 let inputs = t
                     .placeholders()
@@ -178,12 +178,12 @@ impl Emitter<'_> {
                     continue;
                 };
                 for t in std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands)) {
-                    if t.is_natural() {
+                    if self.spec.holds_value(t) {
                         continue;
                     }
                     let inputs = t
                         .placeholders()
-                        .map(|p| Self::pattern_input(plan, q, p))
+                        .map(|p| self.pattern_input(plan, q, p))
                         .collect();
                     planned.push((t, inputs, plan.pattern.name.as_str()));
                 }
@@ -257,7 +257,7 @@ impl Emitter<'_> {
                                     while param_names.iter().any(|(_, i)| *i == ident) {
                                         ident.push('_');
                                     }
-                                    super::names::ident(&ident)
+                                    crate::naming::ident(&ident)
                                 }
                             };
                             params.push(match input {
@@ -335,8 +335,7 @@ impl Emitter<'_> {
         // A natural key, and a number key's one placeholder, hold the value
         // as it is stored: a number key is a DynamoDB number, not the
         // zero-padded (and offset) text of a string key.
-        let single = matches!(template.segments.as_slice(), [Segment::Placeholder(_)]);
-        if template.is_natural() || (key_type == KeyType::Number && single) {
+        if self.spec.holds_value(template) {
             if let Some(p) = template.placeholders().next() {
                 // The value is stored as it is: the rules of its attribute
                 // apply, as to any attribute written.
@@ -738,8 +737,8 @@ fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
                 AttributeType::Enum { .. } => quote!(#av::S(#expr.as_str().to_owned())),
                 AttributeType::Boolean => quote!(#av::Bool(#expr)),
                 AttributeType::String { .. } => quote!(#av::S(#expr.to_owned())),
-                // The decimal's canonical text (`Decimal::as_str`).
-                AttributeType::Decimal { .. } => quote!(#av::N(#expr.to_owned())),
+                // The decimal's canonical text.
+                AttributeType::Decimal { .. } => quote!(#av::N(#expr.as_str().to_owned())),
                 AttributeType::Binary { .. } => quote!(#av::B(Clone::clone(#expr))),
                 // Unreachable for an accepted spec: a natural key is a
                 // placeholder, and resolve's `check_placeholder_attribute`

@@ -5,10 +5,10 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::keys::Input;
-use super::names::{pascal, pascal_ident, snake, snake_ident};
 use super::repo::Handle;
-use super::{doc, key_type, update_type, Emitter, Private};
+use super::{doc, Emitter, Private};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, SortOp, TransactionOp};
+use crate::names::{BuilderOp, Item};
 use crate::plan::QueryShards;
 
 /// What an access pattern's printers need, decided once before printing:
@@ -26,12 +26,17 @@ pub(super) struct PatternPlan<'a> {
     pub params: IndexMap<&'a str, (&'a ir::Entity, &'a ir::Attribute)>,
     /// The partial type of each entity it reads in part.
     pub partials: IndexMap<&'a str, Ident>,
+    /// The type of each entity it names.
+    pub types: IndexMap<&'a str, Ident>,
 }
 
 impl<'a> PatternPlan<'a> {
     /// The entity named `name` in the pattern.
-    fn entity(&self, name: &str) -> Option<&'a ir::Entity> {
-        self.entities.get(name).copied()
+    fn entity(&self, name: &str) -> &'a ir::Entity {
+        match self.entities.get(name) {
+            Some(entity) => entity,
+            None => panic!("invariant: a pattern's plan holds every entity it names (`{name}`)"),
+        }
     }
 
     /// The type an item of entity `name` is read as: its partial type, or
@@ -39,7 +44,15 @@ impl<'a> PatternPlan<'a> {
     fn read_type(&self, name: &str) -> Ident {
         match self.partials.get(name) {
             Some(ty) => ty.clone(),
-            None => pascal_ident(name),
+            None => self.entity_type(name),
+        }
+    }
+
+    /// The struct of entity `name`.
+    fn entity_type(&self, name: &str) -> Ident {
+        match self.types.get(name) {
+            Some(ty) => ty.clone(),
+            None => panic!("invariant: a pattern's plan holds every entity it names (`{name}`)"),
         }
     }
 }
@@ -98,9 +111,15 @@ impl<'a> Emitter<'a> {
                 } else {
                     Handle::Table
                 };
-                let partials = crate::naming::partial_types(pattern)
-                    .into_iter()
-                    .map(|(e, ty)| (e, format_ident!("{ty}")))
+                let p = pattern.name.as_str();
+                let partials = pattern
+                    .partials
+                    .keys()
+                    .map(|e| (e.as_str(), self.name(Item::Partial(p, e.as_str()))))
+                    .collect();
+                let types = entities
+                    .keys()
+                    .map(|e| (*e, self.name(Item::Entity(e))))
                     .collect();
                 PatternPlan {
                     pattern,
@@ -108,6 +127,7 @@ impl<'a> Emitter<'a> {
                     entities,
                     params,
                     partials,
+                    types,
                 }
             })
             .collect()
@@ -145,19 +165,17 @@ impl<'a> Emitter<'a> {
         doc(Some(&text))
     }
 
-    fn pattern_method(&self, plan: &PatternPlan<'_>) -> TokenStream {
+    fn pattern_method(&self, plan: &PatternPlan<'a>) -> TokenStream {
         let (pattern, handle) = (plan.pattern, plan.handle);
-        let name = snake_ident(pattern.name.as_str());
+        let name = self.name(Item::Pattern(pattern.name.as_str()));
         let repo = handle.repo();
         match &pattern.operation {
             Operation::Get {
                 entity,
                 consistent_read,
             } => {
-                let Some(e) = plan.entity(entity) else {
-                    return unplanned();
-                };
-                let key_ty = key_type(entity);
+                let e = plan.entity(entity);
+                let key_ty = self.name(Item::Key(e.name.as_str()));
                 let scope = self.scope_expr(e, handle);
                 if let Some(ty) = plan.partials.get(entity.as_str()) {
                     let projection = self.projection(plan, None).unwrap_or_else(|| quote!(&[]));
@@ -170,11 +188,11 @@ impl<'a> Emitter<'a> {
                     return quote! {
                         #doc
                         pub async fn #name(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
-                            #repo.table().get_partial(key, #scope, #consistent_read, #projection).await
+                            #repo.__table().get_partial(key, #scope, #consistent_read, #projection).await
                         }
                     };
                 }
-                let ty = pascal_ident(entity);
+                let ty = plan.entity_type(entity);
                 let doc = Self::pattern_doc(pattern, format!("GetItem of one [`{entity}`]."));
                 let read = if *consistent_read {
                     format_ident!("get_consistent")
@@ -184,13 +202,13 @@ impl<'a> Emitter<'a> {
                 quote! {
                     #doc
                     pub async fn #name(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
-                        #repo.table().#read(key, #scope).await
+                        #repo.__table().#read(key, #scope).await
                     }
                 }
             }
             Operation::Query(q) => {
                 let params = self.param_list(plan, q);
-                let args = Self::arg_names(q);
+                let args = self.arg_names(pattern.name.as_str(), q);
                 let item = self.query_item_type(plan, q);
                 let request = self.private_fn(Private::Request(pattern.name.to_string()));
                 let decode = self.private_fn(Private::Decode(pattern.name.to_string()));
@@ -215,8 +233,10 @@ impl<'a> Emitter<'a> {
             }
             Operation::Scan(scan) => {
                 let params = self.filter_param_list(plan, &scan.filter);
-                let args = filter_params(&scan.filter).map(|(_, name, _)| snake_ident(name));
-                let ty = pascal_ident(&scan.entity);
+                let p = pattern.name.as_str();
+                let args =
+                    filter_params(&scan.filter).map(|(_, name, _)| self.name(Item::Param(p, name)));
+                let ty = plan.entity_type(&scan.entity);
                 let request = self.private_fn(Private::Request(pattern.name.to_string()));
                 let decode = self.private_fn(Private::Decode(pattern.name.to_string()));
                 let target = match &scan.index {
@@ -238,7 +258,7 @@ impl<'a> Emitter<'a> {
                 }
             }
             Operation::Transaction(_) | Operation::Batch(_) => {
-                let builder = builder_type(pattern);
+                let builder = self.name(Item::Builder(pattern.name.as_str()));
                 let what = if matches!(pattern.operation, Operation::Transaction(_)) {
                     "TransactWriteItems: add items, then `send()`; all or nothing."
                 } else {
@@ -271,12 +291,16 @@ impl<'a> Emitter<'a> {
 
     /// `resolver: &str, since: DateTime` parameters of a query: its key
     /// condition's, then its filter's.
-    fn param_list(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> Vec<TokenStream> {
+    fn param_list(&self, plan: &PatternPlan<'a>, q: &'a ir::Query) -> Vec<TokenStream> {
+        let pattern = plan.pattern.name.as_str();
         let keys = q.params.values().map(|p| {
-            let name = snake_ident(p.name.as_str());
+            let name = self.name(Item::Param(pattern, p.name.as_str()));
             let ty = match plan.params.get(p.name.as_str()) {
                 Some((entity, a)) => self.borrowed_type(entity.name.as_str(), a),
-                None => quote!(&str),
+                None => panic!(
+                    "invariant: resolve binds every parameter of a query to an attribute (`{}`)",
+                    p.name.as_str()
+                ),
             };
             quote!(#name: #ty)
         });
@@ -287,12 +311,13 @@ impl<'a> Emitter<'a> {
     /// `max_price: &Decimal` parameters of a filter.
     fn filter_param_list(
         &self,
-        plan: &PatternPlan<'_>,
-        filter: &[ir::FilterCondition],
+        plan: &PatternPlan<'a>,
+        filter: &'a [ir::FilterCondition],
     ) -> Vec<TokenStream> {
+        let pattern = plan.pattern.name.as_str();
         filter_params(filter)
             .map(|(condition, name, ty)| {
-                let ident = snake_ident(name);
+                let ident = self.name(Item::Param(pattern, name));
                 let ty = self.filter_param_type(plan, condition, ty);
                 quote!(#ident: #ty)
             })
@@ -301,18 +326,20 @@ impl<'a> Emitter<'a> {
 
     /// The argument names of a query's method, in [`Self::param_list`]'s
     /// order.
-    fn arg_names(q: &ir::Query) -> Vec<Ident> {
+    fn arg_names(&self, pattern: &'a str, q: &'a ir::Query) -> Vec<Ident> {
         q.params
             .keys()
-            .map(|p| snake_ident(p))
-            .chain(filter_params(&q.filter).map(|(_, name, _)| snake_ident(name)))
+            .map(|p| self.name(Item::Param(pattern, p)))
+            .chain(
+                filter_params(&q.filter).map(|(_, name, _)| self.name(Item::Param(pattern, name))),
+            )
             .collect()
     }
 
     /// The type a filter parameter is passed as.
     fn filter_param_type(
         &self,
-        plan: &PatternPlan<'_>,
+        plan: &PatternPlan<'a>,
         condition: &ir::FilterCondition,
         ty: &ir::AttributeType,
     ) -> TokenStream {
@@ -327,7 +354,7 @@ impl<'a> Emitter<'a> {
                     .find(|e| e.attributes.contains_key(&condition.attribute));
                 match entity {
                     Some(e) => self.type_of(e.name.as_str(), &condition.attribute, ty),
-                    None => unplanned(),
+                    None => panic!("invariant: a filter's attribute is an attribute of an entity its pattern reads (`{}`)", condition.attribute),
                 }
             }
             other @ (T::Integer { .. }
@@ -344,8 +371,8 @@ impl<'a> Emitter<'a> {
     /// operands (see [`crate::plan::filter_expression`]).
     fn filter_values(
         &self,
-        pattern: &str,
-        filter: &[ir::FilterCondition],
+        pattern: &'a str,
+        filter: &'a [ir::FilterCondition],
     ) -> Vec<(String, TokenStream)> {
         filter
             .iter()
@@ -369,30 +396,31 @@ impl<'a> Emitter<'a> {
     /// attribute is (a datetime in its format); `?` on a `ValueError`.
     fn filter_value(
         &self,
-        pattern: &str,
-        condition: &ir::FilterCondition,
-        operand: &ir::FilterOperand,
+        pattern: &'a str,
+        condition: &'a ir::FilterCondition,
+        operand: &'a ir::FilterOperand,
     ) -> TokenStream {
-        match operand_value_of(pattern, condition, operand) {
+        let param = |name: &'a str| self.name(Item::Param(pattern, name));
+        match operand_value_of(pattern, condition, operand, &param) {
             (value, true) => quote!(#value?),
             (value, false) => value,
         }
     }
 
-    fn query_item_type(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> TokenStream {
+    fn query_item_type(&self, plan: &PatternPlan<'a>, q: &'a ir::Query) -> TokenStream {
         match q.returns.as_slice() {
             [one] => {
                 let ty = plan.read_type(one);
                 quote!(#ty)
             }
             _ => {
-                let ty = item_enum(plan.pattern);
+                let ty = self.name(Item::ItemEnum(plan.pattern.name.as_str()));
                 quote!(#ty)
             }
         }
     }
 
-    fn query_support(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> TokenStream {
+    fn query_support(&self, plan: &PatternPlan<'a>, q: &'a ir::Query) -> TokenStream {
         let item = self.query_item_type(plan, q);
         let partials = self.partial_defs(plan);
         let item_enum = self.item_enum_def(plan, &q.returns);
@@ -407,7 +435,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// The partial types of the entities `plan`'s pattern reads in part.
-    fn partial_defs(&self, plan: &PatternPlan<'_>) -> TokenStream {
+    fn partial_defs(&self, plan: &PatternPlan<'a>) -> TokenStream {
         let pattern = plan.pattern;
         let index = match &pattern.operation {
             Operation::Query(q) => match &q.index {
@@ -430,7 +458,7 @@ impl<'a> Emitter<'a> {
         plan.partials
             .iter()
             .filter_map(|(entity, ty)| {
-                let e = plan.entity(entity)?;
+                let e = plan.entity(entity);
                 let partial = super::entity::Partial {
                     ty: ty.clone(),
                     attributes: pattern.partials.get(*entity)?,
@@ -483,12 +511,13 @@ impl<'a> Emitter<'a> {
         Some(quote!(&[#(#names),*]))
     }
 
-    fn item_enum_def(&self, plan: &PatternPlan<'_>, returns: &[String]) -> TokenStream {
+    fn item_enum_def(&self, plan: &PatternPlan<'a>, returns: &'a [String]) -> TokenStream {
         if returns.len() < 2 {
             return TokenStream::new();
         }
-        let ty = item_enum(plan.pattern);
-        let variants = returns.iter().map(|e| pascal_ident(e));
+        let p = plan.pattern.name.as_str();
+        let ty = self.name(Item::ItemEnum(p));
+        let variants = returns.iter().map(|e| self.name(Item::ItemVariant(p, e)));
         let payloads = returns.iter().map(|e| plan.read_type(e));
         let doc = format!(" An item returned by `{}`.", plan.pattern.name.as_str());
         let variant_docs = returns.iter().map(|e| match plan.partials.get(e.as_str()) {
@@ -508,9 +537,9 @@ impl<'a> Emitter<'a> {
 
     fn decoder(
         &self,
-        plan: &PatternPlan<'_>,
-        returns: &[String],
-        matching: &[String],
+        plan: &PatternPlan<'a>,
+        returns: &'a [String],
+        matching: &'a [String],
         item: &TokenStream,
     ) -> TokenStream {
         let pattern = plan.pattern;
@@ -525,8 +554,8 @@ impl<'a> Emitter<'a> {
                 quote!(<#ty as __rt::Entity>::from_item(item))
             };
             if collection {
-                let en = item_enum(pattern);
-                let variant = pascal_ident(e);
+                let en = self.name(Item::ItemEnum(pattern.name.as_str()));
+                let variant = self.name(Item::ItemVariant(pattern.name.as_str(), e));
                 quote!(#read.map(|v| Some(#en::#variant(v))))
             } else {
                 quote!(#read.map(Some))
@@ -550,12 +579,12 @@ impl<'a> Emitter<'a> {
             // The table tells entities by their keys: at most one entity's
             // key shape matches (`key_collision` proves it).
             let arms = returns.iter().map(|e| {
-                let ty = pascal_ident(e);
+                let ty = plan.entity_type(e);
                 let decode = decode(e);
                 quote!(if <#ty as __rt::Entity>::IDENTITY.matches(item) { return #decode; })
             });
             let skips = skipped.iter().map(|e| {
-                let ty = pascal_ident(e);
+                let ty = plan.entity_type(e);
                 quote!(if <#ty as __rt::Entity>::IDENTITY.matches(item) { return Ok(None); })
             });
             let pk = self.spec.table.partition_key.name.as_str();
@@ -596,7 +625,7 @@ impl<'a> Emitter<'a> {
     /// parameter, every shard, or none ([`crate::plan::query_shards`]);
     /// every shard is a partition of the request, and the results are
     /// merged.
-    fn shard_plan(&self, q: &ir::Query) -> Option<(u32, Option<TokenStream>)> {
+    fn shard_plan(&self, pattern: &'a str, q: &'a ir::Query) -> Option<(u32, Option<TokenStream>)> {
         match crate::plan::query_shards(self.spec, q) {
             QueryShards::Unsharded => None,
             QueryShards::Every { count } => Some((count, None)),
@@ -606,7 +635,7 @@ impl<'a> Emitter<'a> {
                 param,
                 count,
             } => {
-                let ident = snake_ident(param.name.as_str());
+                let ident = self.name(Item::Param(pattern, param.name.as_str()));
                 let hash = self.hash_shard(entity.name.as_str(), attribute, quote!(#ident), count);
                 Some((count, Some(hash)))
             }
@@ -614,33 +643,32 @@ impl<'a> Emitter<'a> {
     }
 
     /// What fills a placeholder of a query's key condition.
-    pub(super) fn pattern_input<'q>(
-        plan: &PatternPlan<'q>,
-        q: &'q ir::Query,
-        p: &'q ir::Placeholder,
-    ) -> Input<'q> {
+    pub(super) fn pattern_input(
+        &self,
+        plan: &PatternPlan<'a>,
+        q: &'a ir::Query,
+        p: &'a ir::Placeholder,
+    ) -> Input<'a> {
         match p.kind {
             PlaceholderKind::Tenant => Input::Tenant(quote!(__tenant)),
             PlaceholderKind::Shard => Input::Shard(quote!(__shard)),
             PlaceholderKind::Attribute => {
-                let ident = snake_ident(p.name.as_str());
-                let bound = q
+                let (param, (entity, attribute)) = q
                     .params
                     .get(p.name.as_str())
-                    .and_then(|param| plan.params.get(param.name.as_str()));
-                match bound {
-                    Some((entity, attribute)) => Input::Value {
-                        expr: quote!(#ident),
-                        entity: entity.name.as_str(),
-                        attribute,
-                    },
-                    None => Input::Shard(quote!(::core::compile_error!("unbound placeholder"))),
+                    .and_then(|param| Some((param, *plan.params.get(param.name.as_str())?)))
+                    .unwrap_or_else(|| panic!("invariant: resolve binds every placeholder of a query's key condition to an attribute (`{}`)", p.name.as_str()));
+                let ident = self.name(Item::Param(plan.pattern.name.as_str(), param.name.as_str()));
+                Input::Value {
+                    expr: quote!(#ident),
+                    entity: entity.name.as_str(),
+                    attribute,
                 }
             }
         }
     }
 
-    fn request_fn(&self, plan: &PatternPlan<'_>, q: &ir::Query) -> TokenStream {
+    fn request_fn(&self, plan: &PatternPlan<'a>, q: &'a ir::Query) -> TokenStream {
         let (pattern, handle) = (plan.pattern, plan.handle);
         let name = self.private_fn(Private::Request(pattern.name.to_string()));
         let pattern_name = pattern.name.as_str();
@@ -655,7 +683,7 @@ impl<'a> Emitter<'a> {
                 quote!(let __table = __handle.table_name();),
             ),
         };
-        let input = |p| Self::pattern_input(plan, q, p);
+        let input = |p| self.pattern_input(plan, q, p);
         let index = match &q.index {
             IndexRef::Table => None,
             IndexRef::Index(i) => Some(i.as_str()),
@@ -732,7 +760,7 @@ impl<'a> Emitter<'a> {
         names.extend(filter_names);
         // One partition's values go straight into the request; a sharded
         // query's, one for each shard read.
-        let (fill, partitions) = match self.shard_plan(q) {
+        let (fill, partitions) = match self.shard_plan(pattern.name.as_str(), q) {
             None => (
                 quote!(#(#binds)*),
                 quote!(vec![__rt::ops::values([#(#pairs),*])]),
@@ -806,7 +834,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// The request of a scan access pattern, on the table's handle.
-    fn scan_request_fn(&self, plan: &PatternPlan<'_>, scan: &ir::Scan) -> TokenStream {
+    fn scan_request_fn(&self, plan: &PatternPlan<'a>, scan: &'a ir::Scan) -> TokenStream {
         let pattern_name = plan.pattern.name.as_str();
         let name = self.private_fn(Private::Request(pattern_name.to_owned()));
         let params = self.filter_param_list(plan, &scan.filter);
@@ -854,9 +882,9 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn scan_support(&self, plan: &PatternPlan<'_>, scan: &ir::Scan) -> TokenStream {
+    fn scan_support(&self, plan: &PatternPlan<'a>, scan: &'a ir::Scan) -> TokenStream {
         let name = self.private_fn(Private::Decode(plan.pattern.name.to_string()));
-        let ty = pascal_ident(&scan.entity);
+        let ty = plan.entity_type(&scan.entity);
         let request = self.scan_request_fn(plan, scan);
         quote! {
             fn #name(item: &__rt::Item) -> __rt::Decoded<#ty> {
@@ -868,7 +896,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// The names, expression, values and `BETWEEN` ranges of a filter.
-    fn filter_tokens(&self, pattern: &str, filter: &[ir::FilterCondition]) -> FilterTokens {
+    fn filter_tokens(&self, pattern: &'a str, filter: &'a [ir::FilterCondition]) -> FilterTokens {
         let names = filter
             .iter()
             .enumerate()
@@ -914,7 +942,7 @@ impl<'a> Emitter<'a> {
     /// tenant partitions).
     fn tenant_shapes(
         &self,
-        plan: &PatternPlan<'_>,
+        plan: &PatternPlan<'a>,
         q: &ir::Query,
     ) -> Option<Vec<(String, Option<char>)>> {
         if plan.handle != Handle::Tenant {
@@ -922,7 +950,7 @@ impl<'a> Emitter<'a> {
         }
         let mut shapes = Vec::new();
         for name in q.matching.iter().chain(&q.returns) {
-            let entity = plan.entity(name)?;
+            let entity = plan.entity(name);
             if !self.is_tenant_scoped(entity) {
                 return None;
             }
@@ -950,7 +978,7 @@ impl<'a> Emitter<'a> {
         handle: Handle,
         what: &str,
     ) -> TokenStream {
-        let builder = builder_type(pattern);
+        let builder = self.name(Item::Builder(pattern.name.as_str()));
         let (names, types): (Vec<_>, Vec<_>) =
             builder_fields(&pattern.operation).into_iter().unzip();
         let tenant = (handle == Handle::Tenant).then(|| quote!(tenant: TenantId,));
@@ -966,31 +994,36 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn transaction_builder(&self, plan: &PatternPlan<'_>, t: &ir::Transaction) -> TokenStream {
+    fn transaction_builder(&self, plan: &PatternPlan<'a>, t: &'a ir::Transaction) -> TokenStream {
         let (pattern, handle) = (plan.pattern, plan.handle);
-        let builder = builder_type(pattern);
-        let def = self.builder_struct(pattern, handle, "transaction");
         let pattern_name = pattern.name.as_str();
+        let builder = self.name(Item::Builder(pattern_name));
+        let def = self.builder_struct(pattern, handle, "transaction");
         let max = (t.max_items.value as usize).min(100);
-        let methods = t.items.iter().map(|(op, entity)| {
-            let Some(e) = plan.entity(entity) else {
-                return unplanned();
-            };
-            let ty = pascal_ident(entity);
-            let key_ty = key_type(entity);
-            let update_ty = update_type(entity);
+        let mut items: Vec<&(TransactionOp, String)> = Vec::new();
+        for item in &t.items {
+            if !items.contains(&item) {
+                items.push(item);
+            }
+        }
+        let methods = items.into_iter().map(|(op, entity)| {
+            let e = plan.entity(entity);
+            let entity = e.name.as_str();
+            let ty = plan.entity_type(entity);
+            let key_ty = self.name(Item::Key(entity));
+            let update_ty = self.name(Item::Update(entity));
             let scope = self.scope_expr(e, handle);
-            let s = snake(entity);
+            let op_name = |op: BuilderOp| self.name(Item::BuilderOp(pattern_name, entity, op));
             match op {
                 TransactionOp::Put | TransactionOp::Create => {
                     let create = *op == TransactionOp::Create;
                     let version = super::option_str(e.version_attribute.as_deref());
-                    let m = format_ident!("{}_{s}", if create { "create" } else { "put" });
+                    let m = op_name(if create { BuilderOp::Create } else { BuilderOp::Put });
                     let label = m.to_string();
                     let d = format!(" {} a [`{entity}`].", if create { "Creates (fails the transaction if it exists)" } else { "Puts" });
                     let stamped = super::entity::stamped(e, quote!(item));
                     let write = |when: TokenStream| quote! {
-                        let info = self.repo.table_info();
+                        let info = self.repo.__table_info();
                         let item = __rt::Entity::to_item(#stamped, #scope)
                             .map_err(__rt::Error::from)
                             .and_then(|item| __rt::ops::transact_put(&info, item, #create, #version, #entity, #when));
@@ -999,7 +1032,7 @@ impl<'a> Emitter<'a> {
                     // A create meets no item, on which a condition of its
                     // attributes could hold.
                     let conditional = (!create).then(|| {
-                        let m_when = format_ident!("put_{s}_when");
+                        let m_when = op_name(BuilderOp::PutWhen);
                         let label = m_when.to_string();
                         let d = format!(" Puts a [`{entity}`] when `condition` holds on the stored item (on none, a condition on its attributes does not): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).");
                         let body = write(quote!(Some(condition)));
@@ -1022,13 +1055,13 @@ impl<'a> Emitter<'a> {
                     }
                 }
                 TransactionOp::Update => {
-                    let m = format_ident!("update_{s}");
+                    let m = op_name(BuilderOp::Update);
                     let label = m.to_string();
                     let d = format!(" Updates an existing [`{entity}`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).");
                     quote! {
                         #[doc = #d]
                         pub fn #m(&mut self, key: &#key_ty, update: #update_ty) -> &mut Self {
-                            let info = self.repo.table_info();
+                            let info = self.repo.__table_info();
                             let item = update.to_update(key, #scope).and_then(|changes| {
                                 let key = key.to_key_item(#scope)?;
                                 __rt::ops::transact_update(&info, key, changes, #entity)
@@ -1038,16 +1071,16 @@ impl<'a> Emitter<'a> {
                     }
                 }
                 TransactionOp::Delete | TransactionOp::ConditionCheck => {
-                    let (verb, call, d, d_when) = if *op == TransactionOp::Delete {
-                        ("delete", quote!(transact_delete), format!(" Deletes a [`{entity}`]."), format!(" Deletes the [`{entity}`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."))
+                    let (ops, call, d, d_when) = if *op == TransactionOp::Delete {
+                        ((BuilderOp::Delete, BuilderOp::DeleteWhen), quote!(transact_delete), format!(" Deletes a [`{entity}`]."), format!(" Deletes the [`{entity}`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."))
                     } else {
-                        ("check", quote!(transact_check), format!(" Requires a [`{entity}`] to exist."), format!(" Requires the [`{entity}`] at `key` to exist and `condition` to hold on it: otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."))
+                        ((BuilderOp::Check, BuilderOp::CheckWhen), quote!(transact_check), format!(" Requires a [`{entity}`] to exist."), format!(" Requires the [`{entity}`] at `key` to exist and `condition` to hold on it: otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."))
                     };
-                    let m = format_ident!("{verb}_{s}");
-                    let m_when = format_ident!("{verb}_{s}_when");
+                    let m = op_name(ops.0);
+                    let m_when = op_name(ops.1);
                     let (label, label_when) = (m.to_string(), m_when.to_string());
                     let write = |when: TokenStream| quote! {
-                        let info = self.repo.table_info();
+                        let info = self.repo.__table_info();
                         let item = key.to_key_item(#scope)
                             .map_err(__rt::Error::from)
                             .and_then(|key| __rt::ops::#call(&info, key, #when));
@@ -1126,18 +1159,19 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn batch_builder(&self, plan: &PatternPlan<'_>, b: &ir::Batch) -> TokenStream {
+    fn batch_builder(&self, plan: &PatternPlan<'a>, b: &'a ir::Batch) -> TokenStream {
         let (pattern, handle) = (plan.pattern, plan.handle);
-        let builder = builder_type(pattern);
+        let pattern_name = pattern.name.as_str();
+        let builder = self.name(Item::Builder(pattern_name));
         let def = self.builder_struct(pattern, handle, "batch");
+        let op_name =
+            |entity: &'a str, op: BuilderOp| self.name(Item::BuilderOp(pattern_name, entity, op));
         let mut methods = Vec::new();
         for entity in &b.put {
-            let Some(e) = plan.entity(entity) else {
-                continue;
-            };
-            let ty = pascal_ident(entity);
+            let e = plan.entity(entity);
+            let ty = plan.entity_type(entity);
             let scope = self.scope_expr(e, handle);
-            let m = format_ident!("put_{}", snake(entity));
+            let m = op_name(e.name.as_str(), BuilderOp::Put);
             let d = format!(" Adds a put of a [`{entity}`].");
             let stamped = super::entity::stamped(e, quote!(item));
             methods.push(quote! {
@@ -1151,12 +1185,10 @@ impl<'a> Emitter<'a> {
             });
         }
         for entity in &b.delete {
-            let Some(e) = plan.entity(entity) else {
-                continue;
-            };
-            let key_ty = key_type(entity);
+            let e = plan.entity(entity);
+            let key_ty = self.name(Item::Key(e.name.as_str()));
             let scope = self.scope_expr(e, handle);
-            let m = format_ident!("delete_{}", snake(entity));
+            let m = op_name(e.name.as_str(), BuilderOp::Delete);
             let d = format!(" Adds a delete of a [`{entity}`].");
             methods.push(quote! {
                 #[doc = #d]
@@ -1169,12 +1201,10 @@ impl<'a> Emitter<'a> {
             });
         }
         for entity in &b.get {
-            let Some(e) = plan.entity(entity) else {
-                continue;
-            };
-            let key_ty = key_type(entity);
+            let e = plan.entity(entity);
+            let key_ty = self.name(Item::Key(e.name.as_str()));
             let scope = self.scope_expr(e, handle);
-            let m = format_ident!("get_{}", snake(entity));
+            let m = op_name(e.name.as_str(), BuilderOp::Get);
             let d = format!(" Adds a read of a [`{entity}`].");
             methods.push(quote! {
                 #[doc = #d]
@@ -1194,11 +1224,11 @@ impl<'a> Emitter<'a> {
         let item: TokenStream = match b.get.as_slice() {
             [] => quote!(()),
             [one] => {
-                let ty = pascal_ident(one);
+                let ty = plan.entity_type(one);
                 quote!(#ty)
             }
             _ => {
-                let ty = item_enum(pattern);
+                let ty = self.name(Item::ItemEnum(pattern_name));
                 quote!(#ty)
             }
         };
@@ -1234,7 +1264,7 @@ impl<'a> Emitter<'a> {
                         }
                         #write_first
                         let items = __rt::batch_get(&self.repo.client, self.repo.table_name(), self.keys, false, self.repo.retry).await?;
-                        Ok(__rt::ops::decode_batch(items, &self.repo.table_info(), #decode))
+                        Ok(__rt::ops::decode_batch(items, &self.repo.__table_info(), #decode))
                     }
 
                     /// [`Self::send`], failing on the first item that does not decode.
@@ -1313,23 +1343,6 @@ fn builder_fields(operation: &Operation) -> Vec<(Ident, TokenStream)> {
     fields
 }
 
-fn builder_type(pattern: &ir::AccessPattern) -> Ident {
-    let name = super::names::builder_type(pattern)
-        .unwrap_or_else(|| format!("{}Builder", pascal(pattern.name.as_str())));
-    format_ident!("{name}")
-}
-
-fn item_enum(pattern: &ir::AccessPattern) -> Ident {
-    format_ident!("{}Item", pascal(pattern.name.as_str()))
-}
-
-/// What the printers emit for an entity a pattern names but the plan does
-/// not hold: unreachable, since `plan_patterns` plans every entity a
-/// pattern names and emission runs only on resolved specs.
-fn unplanned() -> TokenStream {
-    quote!(::core::compile_error!("an access pattern names an entity that was not planned");)
-}
-
 /// The parameters of a query's filter: each `<name>` operand with the
 /// condition it is in and its type, in the order written.
 fn filter_params(
@@ -1345,12 +1358,13 @@ fn filter_params(
 
 /// A condition operand as an `AttributeValue` expression, and whether it
 /// is fallible (a `Result<AttributeValue, ValueError>`: a datetime stored
-/// in its format): a literal as stored, or a parameter (named as the
-/// operand) stored as the attribute is; `context` names the call in errors.
-pub(super) fn operand_value_of(
+/// in its format): a literal as stored, or a parameter (named by `param`)
+/// stored as the attribute is; `context` names the call in errors.
+pub(super) fn operand_value_of<'s>(
     context: &str,
-    condition: &ir::FilterCondition,
-    operand: &ir::FilterOperand,
+    condition: &'s ir::FilterCondition,
+    operand: &'s ir::FilterOperand,
+    param: &dyn Fn(&'s str) -> Ident,
 ) -> (TokenStream, bool) {
     use ir::AttributeType as T;
     let value = match operand {
@@ -1360,7 +1374,7 @@ pub(super) fn operand_value_of(
             quote!(__rt::AttributeValue::Bool(#b))
         }
         ir::FilterOperand::Param { name, r#type } => {
-            let ident = snake_ident(name);
+            let ident = param(name.as_str());
             match r#type {
                 T::String { .. } => quote!(__rt::S(#ident.to_owned())),
                 T::Decimal { .. } => quote!(__rt::Attr::to_av(#ident)),

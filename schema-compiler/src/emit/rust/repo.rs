@@ -1,12 +1,12 @@
 //! The table handle, the tenant-scoped handle and per-entity operations.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
-use super::names::pascal_ident;
-use super::{key_type, update_type, Emitter};
+use super::Emitter;
 use crate::emit::table;
 use crate::ir;
+use crate::names::{EntityOp, Item};
 
 /// Which handle a method lives on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +86,7 @@ fn projection_tokens(p: &table::IndexProjection) -> TokenStream {
     }
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
     /// The scope expression for `entity` on `handle`.
     pub(super) fn scope_expr(&self, entity: &ir::Entity, handle: Handle) -> TokenStream {
         if self.is_tenant_scoped(entity) && handle == Handle::Tenant {
@@ -162,7 +162,7 @@ impl Emitter<'_> {
             quote! {
                 /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none). Each stream record is applied once: the counter item keeps a mark of the records it applied for a day, so a batch delivered again (whole, split, or from a failed record on) is not counted twice.
                 pub async fn apply_counter_changes(&self, changes: &[__rt::aggregate::CounterChange]) -> Result<(), __rt::Error> {
-                    __rt::aggregate::apply(&self.client, &self.table_info(), changes).await
+                    __rt::aggregate::apply(&self.client, &self.__table_info(), changes).await
                 }
             }
         });
@@ -177,7 +177,7 @@ impl Emitter<'_> {
                 /// moment (TransactGetItems, up to 100 items): add keys with `get`,
                 /// then `send` and read each item at its slot.
                 pub fn transact_get(&self) -> __rt::TransactGet<'_, ()> {
-                    __rt::TransactGet::new(&self.client, self.table_info(), &())
+                    __rt::TransactGet::new(&self.client, self.__table_info(), &())
                 }
             }
         });
@@ -213,7 +213,7 @@ impl Emitter<'_> {
                     /// (TransactGetItems, up to 100 items): add keys with `get`, then
                     /// `send` and read each item at its slot.
                     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-                        __rt::TransactGet::new(&self.repo.client, self.repo.table_info(), &self.tenant)
+                        __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
                     }
 
                     #(#ops)*
@@ -278,11 +278,11 @@ impl Emitter<'_> {
 
                 #query_helper
 
-                fn table(&self) -> __rt::ops::Table<'_> {
-                    __rt::ops::Table { client: &self.client, info: self.table_info() }
+                fn __table(&self) -> __rt::ops::Table<'_> {
+                    __rt::ops::Table { client: &self.client, info: self.__table_info() }
                 }
 
-                fn table_info(&self) -> __rt::ops::TableInfo<'_> {
+                fn __table_info(&self) -> __rt::ops::TableInfo<'_> {
                     __rt::ops::TableInfo {
                         name: &self.table_name,
                         partition_key: #pk,
@@ -331,28 +331,28 @@ impl Emitter<'_> {
     }
 
     fn entity_ops(&self, handle: Handle) -> Vec<TokenStream> {
-        self.spec
-            .entities
+        let spec: &'a ir::Spec = self.spec;
+        spec.entities
             .values()
             .filter(|e| (self.is_tenant_scoped(e)) == (handle == Handle::Tenant))
             .map(|e| self.entity_op_methods(e, handle))
             .collect()
     }
 
-    fn entity_op_methods(&self, entity: &ir::Entity, handle: Handle) -> TokenStream {
+    fn entity_op_methods(&self, entity: &'a ir::Entity, handle: Handle) -> TokenStream {
         let name = entity.name.as_str();
-        let ty = pascal_ident(name);
-        let key_ty = key_type(name);
-        let update_ty = update_type(name);
+        let ty = self.name(Item::Entity(name));
+        let key_ty = self.name(Item::Key(name));
+        let update_ty = self.name(Item::Update(name));
         // An access pattern may already be called `delete_task`; the
         // pattern keeps its name and the entity operation gains `_item`.
-        let op = |verb: &str| format_ident!("{}", super::names::entity_op(self.spec, verb, name));
-        let get = op("get");
-        let put = op("put");
-        let create = op("create");
-        let update = op("update");
-        let delete = op("delete");
-        let replace = op("replace");
+        let op = |op: EntityOp| self.name(Item::EntityOp(name, op));
+        let get = op(EntityOp::Get);
+        let put = op(EntityOp::Put);
+        let create = op(EntityOp::Create);
+        let update = op(EntityOp::Update);
+        let delete = op(EntityOp::Delete);
+        let replace = op(EntityOp::Replace);
         let repo = handle.repo();
         let scope = self.scope_expr(entity, handle);
         let result = quote!(Result);
@@ -368,12 +368,12 @@ impl Emitter<'_> {
         let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
         let update_doc = format!(" Applies a partial update to an existing [`{name}`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).");
         let delete_doc = format!(" Deletes the [`{name}`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.");
-        let delete_when = format_ident!("{}", super::names::delete_when(self.spec, name));
+        let delete_when = op(EntityOp::DeleteWhen);
         let delete_when_doc = format!(" Deletes the [`{name}`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.");
-        let put_when = format_ident!("{}", super::names::put_when(self.spec, name));
+        let put_when = op(EntityOp::PutWhen);
         let put_when_doc = format!(" Writes a [`{name}`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.");
-        let put_when_body = write(quote!(#repo.table().put_when(item, #scope, condition).await));
-        let put_body = write(quote!(#repo.table().put(item, #scope).await));
+        let put_when_body = write(quote!(#repo.__table().put_when(item, #scope, condition).await));
+        let put_body = write(quote!(#repo.__table().put(item, #scope).await));
         let replace_doc = match super::entity::has_timestamps(entity) {
             true => format!(" Writes a [`{name}`] as [`{put}`](Self::{put}) does (its timestamps set to now) and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known."),
             false => format!(" Writes a [`{name}`] as [`{put}`](Self::{put}) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known."),
@@ -382,7 +382,7 @@ impl Emitter<'_> {
             true => quote!(&item.with_timestamps()),
             false => quote!(item),
         };
-        let create_body = write(quote!(#repo.table().create(item, #scope).await));
+        let create_body = write(quote!(#repo.__table().create(item, #scope).await));
         if let Some(counted) = self.transaction_counter(entity) {
             return self.counted_op_methods(
                 entity,
@@ -394,7 +394,7 @@ impl Emitter<'_> {
         quote! {
             #[doc = #get_doc]
             pub async fn #get(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
-                #repo.table().get(key, #scope).await
+                #repo.__table().get(key, #scope).await
             }
 
             #[doc = #put_doc]
@@ -410,7 +410,7 @@ impl Emitter<'_> {
             #[doc = #update_doc]
             pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<#ty, #error> {
                 let changes = update.to_update(key, #scope)?;
-                #repo.table().update(key, #scope, changes).await
+                #repo.__table().update(key, #scope, changes).await
             }
 
             #[doc = #put_when_doc]
@@ -420,17 +420,17 @@ impl Emitter<'_> {
 
             #[doc = #replace_doc]
             pub async fn #replace(&self, item: &#ty) -> #result<Option<#ty>, #error> {
-                #repo.table().replace(#replace_item, #scope).await
+                #repo.__table().replace(#replace_item, #scope).await
             }
 
             #[doc = #delete_when_doc]
             pub async fn #delete_when(&self, key: &#key_ty, condition: &__rt::Condition) -> #result<Option<#ty>, #error> {
-                #repo.table().delete_if(key, #scope, condition).await
+                #repo.__table().delete_if(key, #scope, condition).await
             }
 
             #[doc = #delete_doc]
             pub async fn #delete(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
-                #repo.table().delete(key, #scope).await
+                #repo.__table().delete(key, #scope).await
             }
         }
     }
@@ -439,30 +439,30 @@ impl Emitter<'_> {
     /// aggregate: writes read the item's group and move its count atomically.
     fn counted_op_methods(
         &self,
-        entity: &ir::Entity,
+        entity: &'a ir::Entity,
         handle: Handle,
         counted: &super::aggregate::Counted<'_>,
         [get, put, create, update, delete]: [proc_macro2::Ident; 5],
     ) -> TokenStream {
         let name = entity.name.as_str();
         let a_name = counted.aggregate.name.as_str();
-        let ty = pascal_ident(name);
-        let key_ty = key_type(name);
-        let update_ty = update_type(name);
+        let ty = self.name(Item::Entity(name));
+        let key_ty = self.name(Item::Key(name));
+        let update_ty = self.name(Item::Update(name));
         let repo = handle.repo();
         let scope = self.scope_expr(entity, handle);
-        let konst = Self::counter_const(counted.aggregate);
-        let group_fn = Self::group_fn(name, counted.aggregate);
+        let konst = self.counter_const(counted.aggregate);
+        let group_fn = self.group_fn(counted.aggregate);
         let result = quote!(Result);
         let error = quote!(__rt::Error);
         let (written, write) = stamped_write(entity, &ty);
         let counted_doc =
             format!(" The count in its [`{a_name}`] group changes in the same transaction.");
         let put_body = write(
-            quote!(__rt::aggregate::put(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await),
+            quote!(__rt::aggregate::put(&repo.client, &repo.__table_info(), item, #scope, &#konst, #group_fn).await),
         );
         let create_body = write(
-            quote!(__rt::aggregate::create(&repo.client, &repo.table_info(), item, #scope, &#konst, #group_fn).await),
+            quote!(__rt::aggregate::create(&repo.client, &repo.__table_info(), item, #scope, &#konst, #group_fn).await),
         );
         let get_doc = format!(
             " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
@@ -474,7 +474,7 @@ impl Emitter<'_> {
         quote! {
             #[doc = #get_doc]
             pub async fn #get(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
-                #repo.table().get(key, #scope).await
+                #repo.__table().get(key, #scope).await
             }
 
             #[doc = #put_doc]
@@ -496,14 +496,14 @@ impl Emitter<'_> {
             pub async fn #update(&self, key: &#key_ty, update: #update_ty) -> #result<#ty, #error> {
                 let repo = #repo;
                 let changes = update.to_update(key, #scope)?;
-                __rt::aggregate::update(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, changes, #scope, &#konst, #group_fn).await
+                __rt::aggregate::update(&repo.client, &repo.__table_info(), key.to_key_item(#scope)?, changes, #scope, &#konst, #group_fn).await
             }
 
             #[doc = #delete_doc]
             #[doc = #counted_doc]
             pub async fn #delete(&self, key: &#key_ty) -> #result<Option<#ty>, #error> {
                 let repo = #repo;
-                __rt::aggregate::delete(&repo.client, &repo.table_info(), key.to_key_item(#scope)?, #scope, &#konst, #group_fn).await
+                __rt::aggregate::delete(&repo.client, &repo.__table_info(), key.to_key_item(#scope)?, #scope, &#konst, #group_fn).await
             }
         }
     }

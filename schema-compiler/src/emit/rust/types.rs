@@ -5,10 +5,9 @@ use quote::{format_ident, quote};
 
 use indexmap::IndexMap;
 
-use super::names::{pascal, pascal_ident, snake_ident};
 use super::Emitter;
 use crate::ir::{self, AttributeType, DatetimeFormat, SetOf, TimePrecision};
-use crate::naming::TypeDef;
+use crate::names::{types::DataType, Item, TypeDef};
 
 /// The [`singletable_runtime::TimeFormat`] tokens of a datetime type.
 pub fn time_format(format: DatetimeFormat, precision: TimePrecision) -> TokenStream {
@@ -28,7 +27,7 @@ pub fn time_format(format: DatetimeFormat, precision: TimePrecision) -> TokenStr
     }
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
     /// The Rust type of an attribute's value (without `Option`).
     pub(super) fn value_type(&self, entity: &str, attribute: &ir::Attribute) -> TokenStream {
         if let Some((_, ty)) = self
@@ -45,11 +44,11 @@ impl Emitter<'_> {
     /// `.field` per typed-map level) of `entity`.
     pub(super) fn type_of(&self, entity: &str, path: &str, ty: &AttributeType) -> TokenStream {
         let named = || {
-            let name = self
-                .types
-                .get(&(entity.to_owned(), path.to_owned()))
-                .expect("invariant: type_names covers every enum and typed map");
-            let name = format_ident!("{name}");
+            let index = self
+                .names
+                .data_type_at(entity, path)
+                .unwrap_or_else(|| panic!("invariant: the name table names the type of every enum and typed map (`{entity}.{path}`)"));
+            let name = self.name(Item::DataType(index));
             quote!(#name)
         };
         match ty {
@@ -88,8 +87,8 @@ impl Emitter<'_> {
             | AttributeType::Datetime { .. }
             | AttributeType::Enum { .. } => self.value_type(entity, attribute),
             AttributeType::Binary { .. } => quote!(&__rt::Blob),
+            AttributeType::Decimal { .. } => quote!(&__rt::Decimal),
             AttributeType::String { .. }
-            | AttributeType::Decimal { .. }
             | AttributeType::List { .. }
             | AttributeType::Map { .. }
             | AttributeType::Set { .. } => quote!(&str),
@@ -104,9 +103,8 @@ impl Emitter<'_> {
             | AttributeType::Boolean
             | AttributeType::Datetime { .. }
             | AttributeType::Enum { .. } => field,
-            AttributeType::Binary { .. } => quote!(&#field),
+            AttributeType::Binary { .. } | AttributeType::Decimal { .. } => quote!(&#field),
             AttributeType::String { .. }
-            | AttributeType::Decimal { .. }
             | AttributeType::List { .. }
             | AttributeType::Map { .. }
             | AttributeType::Set { .. } => quote!(#field.as_str()),
@@ -139,30 +137,34 @@ impl Emitter<'_> {
         }
     }
 
-    /// One Rust enum or struct per generated type name (see
-    /// [`crate::naming::type_names`]).
+    /// One Rust enum or struct per generated type (see
+    /// [`crate::names::types`]).
     pub(super) fn emit_types(&self) -> TokenStream {
-        let mut seen = Vec::new();
         let mut out = TokenStream::new();
-        for ((entity, path), def) in crate::naming::typed_paths(self.spec) {
-            let name = &self.types[&(entity.clone(), path.clone())];
-            if seen.contains(name) {
-                continue;
-            }
-            seen.push(name.clone());
-            let description = self.spec.entities[&entity]
-                .attributes
-                .get(&path)
-                .and_then(|a| a.description.as_deref());
+        for (index, data_type) in self.names.data_types().iter().enumerate() {
+            let DataType {
+                entity,
+                path,
+                def,
+                description,
+            } = data_type;
+            let name = self.names.name(Item::DataType(index));
             out.extend(match def {
-                TypeDef::Enum(values) => emit_enum(
-                    name,
-                    values,
-                    description,
-                    self.data_type_attributes(name, true),
-                    self.options.serde,
-                ),
-                TypeDef::Record(fields) => self.emit_record(&entity, &path, name, fields),
+                TypeDef::Enum(values) => {
+                    let variants = values
+                        .iter()
+                        .map(|v| self.name(Item::Variant(index, v.as_str())))
+                        .collect();
+                    emit_enum(
+                        name,
+                        values,
+                        &variants,
+                        *description,
+                        self.data_type_attributes(name, true),
+                        self.options.serde,
+                    )
+                }
+                TypeDef::Record(fields) => self.emit_record(entity, path, index, fields),
             });
         }
         out
@@ -174,11 +176,15 @@ impl Emitter<'_> {
         &self,
         entity: &str,
         path: &str,
-        name: &str,
-        fields: &IndexMap<String, ir::Attribute>,
+        index: usize,
+        fields: &'a IndexMap<String, ir::Attribute>,
     ) -> TokenStream {
-        let ty = format_ident!("{name}");
-        let idents: Vec<_> = fields.values().map(|f| snake_ident(&f.name)).collect();
+        let name = self.names.name(Item::DataType(index));
+        let ty = self.name(Item::DataType(index));
+        let idents: Vec<_> = fields
+            .values()
+            .map(|f| self.name(Item::RecordField(index, f.name.as_str())))
+            .collect();
         let decls = fields.values().zip(&idents).map(|(f, ident)| {
             let t = self.type_of(entity, &format!("{path}.{}", f.name), &f.r#type);
             let t = if f.optional { quote!(Option<#t>) } else { t };
@@ -285,21 +291,6 @@ fn record_field_doc(field: &ir::Attribute) -> TokenStream {
     super::doc(Some(&lines.join("\n")))
 }
 
-fn variant_names(values: &[String]) -> Vec<proc_macro2::Ident> {
-    let mut names: indexmap::IndexSet<String> = indexmap::IndexSet::with_capacity(values.len());
-    for value in values {
-        let mut name = pascal(value);
-        let base = name.clone();
-        let mut n = 2;
-        while names.contains(&name) {
-            name = format!("{base}{n}");
-            n += 1;
-        }
-        names.insert(name);
-    }
-    names.iter().map(|n| pascal_ident(n)).collect()
-}
-
 /// Whether a value of `ty` is serialized through the runtime's `Adapt`
 /// (the SDK's types: datetimes, blobs, untyped maps and lists, binary
 /// sets), not by its own serde implementation.
@@ -326,12 +317,12 @@ pub(super) fn needs_serde_adapter(ty: &AttributeType) -> bool {
 fn emit_enum(
     name: &str,
     values: &[String],
+    variants: &Vec<proc_macro2::Ident>,
     description: Option<&str>,
     attributes: TokenStream,
     serde: bool,
 ) -> TokenStream {
     let ty = format_ident!("{name}");
-    let variants = variant_names(values);
     let doc = super::doc(description.or(Some("The values of an enum attribute.")));
     let variant_docs = values.iter().map(|v| {
         let d = format!(" `{v}`");
@@ -419,7 +410,7 @@ impl Emitter<'_> {
             if !emitted.insert(ident) {
                 continue;
             }
-            let Some(rule) = crate::naming::type_at(self.spec, entity, path).and_then(store_rule)
+            let Some(rule) = crate::names::type_at(self.spec, entity, path).and_then(store_rule)
             else {
                 continue;
             };
@@ -467,13 +458,13 @@ impl Emitter<'_> {
                 );
             }
         }
-        for ((entity, path), def) in crate::naming::typed_paths(self.spec) {
+        for ((entity, path), def) in crate::names::typed_paths(self.spec) {
             if only.is_some_and(|o| o != entity) {
                 continue;
             }
             if let TypeDef::Record(fields) = def {
                 for field in fields.values() {
-                    visit(&entity, format!("{path}.{}", field.name), &field.r#type);
+                    visit(entity, format!("{path}.{}", field.name), &field.r#type);
                 }
             }
         }
