@@ -45,6 +45,7 @@ fn main() {
             "attribute_named_like_update_internals.yaml",
             "patterns_named_like_repository_internals.yaml",
             "range_over_decimal_number_key.yaml",
+            "global_reads_refuse_forged_items.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

@@ -523,14 +523,15 @@ pub fn count_changes<E: Entity>(
 ) -> (Vec<CounterChange>, Vec<Error>) {
     let mut changes: Vec<CounterChange> = Vec::new();
     let mut errors = Vec::new();
-    let is_counted = |item: &Item| E::IDENTITY.matches(item);
     for record in records {
         let mut parts: Vec<(Group, i64)> = Vec::new();
         for (image, delta) in [(&record.old, -1), (&record.new, 1)] {
-            let Some(item) = image.as_ref().filter(|i| is_counted(i)) else {
+            // An image that says it is of `E` without `E`'s key is a
+            // forgery: an error, never counted.
+            let Some(item) = image.as_ref().filter(|i| E::IDENTITY.claims(i)) else {
                 continue;
             };
-            let group = E::from_item(item)
+            let group = crate::entity::claimed::<E>(item, E::ENTITY_TYPE, None)
                 .map_err(Error::from)
                 .and_then(|value| group_of(item, &value));
             match group {

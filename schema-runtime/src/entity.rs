@@ -2,10 +2,14 @@
 
 use crate::codec::Attr;
 use crate::error::{DecodeError, DecodeProblem, ValueError};
-use crate::identity::Identity;
+use crate::identity::{check_keys, Identity, KeyShape};
 use crate::reader::Fields;
 use crate::sdk::types::AttributeValue;
 use crate::Item;
+
+/// The shapes of an entity's keys on each index it writes: `(index,
+/// [(key attribute, shape)])`.
+pub type IndexKeys = &'static [(&'static str, &'static [(&'static str, KeyShape)])];
 
 /// An entity of a spec: how its items are keyed, written and read.
 ///
@@ -16,6 +20,11 @@ pub trait Entity: Sized {
 
     /// How an item of this entity is told from the items of others.
     const IDENTITY: Identity;
+
+    /// The shapes of the entity's keys on each index it writes, by index:
+    /// an item read through an index is of the entity only when its index
+    /// keys have them too.
+    const INDEX_KEYS: IndexKeys = &[];
 
     /// The attribute holding the item's version, for an entity written with
     /// optimistic locking: a put applies only when the stored version is
@@ -112,27 +121,83 @@ pub fn entity_type<'a>(
 /// or the error naming the attribute at fault.
 pub type Decoded<T> = Result<Option<T>, DecodeError>;
 
-/// Decodes an item of a query that returns one entity: it must be of `E`
-/// ([`Entity::IDENTITY`]; `context`, the access pattern, names the query in
-/// errors).
-pub fn decode_as<E: Entity>(item: &Item, context: &'static str) -> Decoded<E> {
-    E::IDENTITY.check(item, E::ENTITY_TYPE, context)?;
-    E::from_item(item).map(Some)
+/// Checks that `item`, which says it is of `E`, has `E`'s keys: its
+/// primary key, and its keys on `index` when it was read through one.
+fn check_claim<E: Entity>(
+    item: &Item,
+    context: &'static str,
+    index: Option<&'static str>,
+) -> Result<(), DecodeError> {
+    check_keys(E::IDENTITY.keys(), item, E::ENTITY_TYPE, context)?;
+    let on_index = index.and_then(|i| E::INDEX_KEYS.iter().find(|(name, _)| *name == i));
+    match on_index {
+        Some((_, keys)) => check_keys(keys, item, E::ENTITY_TYPE, context),
+        None => Ok(()),
+    }
 }
 
-/// Decodes an item of a scan, which meets every entity's items: those of
-/// `E` ([`Entity::IDENTITY`]), and `None` for the rest.
-pub fn decode_if<E: Entity>(item: &Item) -> Decoded<E> {
-    if !E::IDENTITY.matches(item) {
+/// Decodes an item of a query that returns one entity, read from the table
+/// or `index`: it must be of `E` ([`Entity::IDENTITY`], with `E`'s keys;
+/// `context`, the access pattern, names the query in errors).
+pub fn decode_as<E: Entity>(
+    item: &Item,
+    context: &'static str,
+    index: Option<&'static str>,
+) -> Decoded<E> {
+    E::IDENTITY.check(item, E::ENTITY_TYPE, context)?;
+    decode_claimed(item, context, index)
+}
+
+/// Decodes an item that says it is of `E` (its entity-type attribute named
+/// `E`, in a query returning several entities): refused as a forgery
+/// unless its keys are `E`'s.
+pub fn decode_claimed<E: Entity>(
+    item: &Item,
+    context: &'static str,
+    index: Option<&'static str>,
+) -> Decoded<E> {
+    claimed(item, context, index).map(Some)
+}
+
+/// [`decode_claimed`], the item itself.
+pub(crate) fn claimed<E: Entity>(
+    item: &Item,
+    context: &'static str,
+    index: Option<&'static str>,
+) -> Result<E, DecodeError> {
+    check_claim::<E>(item, context, index)?;
+    E::from_item(item)
+}
+
+/// [`decode_claimed`] for an entity read in part.
+pub fn decode_partial_claimed<P: Partial>(
+    item: &Item,
+    context: &'static str,
+    index: Option<&'static str>,
+) -> Decoded<P> {
+    check_claim::<P::Of>(item, context, index)?;
+    P::from_item(item).map(Some)
+}
+
+/// Decodes an item of a scan of the table or `index`, which meets every
+/// entity's items: those of `E` ([`Entity::IDENTITY`]), `None` for the
+/// rest, and an error for an item that says it is of `E` without `E`'s
+/// keys (a forgery a scan job must see, not skip).
+pub fn decode_if<E: Entity>(item: &Item, index: Option<&'static str>) -> Decoded<E> {
+    if !E::IDENTITY.claims(item) {
         return Ok(None);
     }
-    E::from_item(item).map(Some)
+    decode_claimed(item, E::ENTITY_TYPE, index)
 }
 
 /// [`decode_as`] for a query that reads one entity in part: the item must
 /// be of `P::Of`.
-pub fn decode_partial_as<P: Partial>(item: &Item, context: &'static str) -> Decoded<P> {
+pub fn decode_partial_as<P: Partial>(
+    item: &Item,
+    context: &'static str,
+    index: Option<&'static str>,
+) -> Decoded<P> {
     let of = <P::Of as Entity>::IDENTITY;
     of.check(item, <P::Of as Entity>::ENTITY_TYPE, context)?;
-    P::from_item(item).map(Some)
+    decode_partial_claimed(item, context, index)
 }

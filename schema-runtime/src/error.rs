@@ -39,6 +39,11 @@ pub enum DecodeProblem {
     /// whose keys tell the entity), or of any entity the read returns
     /// (`None`).
     NotOfEntity(Option<&'static str>),
+    /// The item says it is of this entity (its entity-type attribute or
+    /// discriminator), but this key does not have the entity's shape: an
+    /// item written to look like one, for instance by a tenant under its
+    /// own key prefix. It is never returned as the entity.
+    ForgedEntity(&'static str),
 }
 
 /// What `?` does with a [`reader::Fields`](crate::reader::Fields) error in
@@ -93,6 +98,10 @@ impl fmt::Display for DecodeProblem {
             DecodeProblem::NotOfEntity(None) => {
                 f.write_str("has the shape of no key this read returns")
             }
+            DecodeProblem::ForgedEntity(entity) => write!(
+                f,
+                "does not have the shape of a {entity} key, although the item says it is a {entity}: refused as a forgery"
+            ),
         }
     }
 }

@@ -7,6 +7,13 @@
 //! key, with each placeholder standing for one or more characters of its
 //! alphabet; [`KeyShape`] is that same language, so matching an item's key
 //! against it names at most one entity.
+//!
+//! An item that says which entity it is (by the attribute) is believed only
+//! when its keys have that entity's shapes: a tenant may write any item
+//! under its own key prefix, with any entity-type attribute and any index
+//! key, but never a key of a global entity, so an item that claims to be a
+//! global `Plan` without a `Plan` key is refused
+//! ([`DecodeProblem::ForgedEntity`]), never returned as a plan.
 
 use crate::error::{DecodeError, DecodeProblem};
 use crate::sdk::types::AttributeValue;
@@ -22,6 +29,8 @@ pub enum Identity {
         attribute: &'static str,
         /// The value items of the entity hold.
         value: &'static str,
+        /// The shapes the item's primary key attributes must have.
+        keys: &'static [(&'static str, KeyShape)],
     },
     /// The item's primary key attributes have these shapes.
     Key(&'static [(&'static str, KeyShape)]),
@@ -54,21 +63,35 @@ impl Identity {
     /// told by an attribute.
     pub const fn marker(&self) -> Option<(&'static str, &'static str)> {
         match *self {
-            Identity::Attribute { attribute, value } => Some((attribute, value)),
+            Identity::Attribute {
+                attribute, value, ..
+            } => Some((attribute, value)),
             Identity::Key(_) => None,
         }
     }
 
-    /// Whether `item` is of the entity.
-    pub fn matches(&self, item: &Item) -> bool {
+    /// The shapes of the entity's primary key attributes.
+    pub const fn keys(&self) -> &'static [(&'static str, KeyShape)] {
         match *self {
-            Identity::Attribute { attribute, value } => {
-                matches!(item.get(attribute), Some(AttributeValue::S(s)) if s == value)
-            }
-            Identity::Key(keys) => keys
-                .iter()
-                .all(|(name, shape)| item.get(*name).is_some_and(|v| shape.matches(v))),
+            Identity::Attribute { keys, .. } | Identity::Key(keys) => keys,
         }
+    }
+
+    /// Whether `item` says it is of the entity: by the attribute, or (for
+    /// an entity told by its keys) by its keys.
+    pub fn claims(&self, item: &Item) -> bool {
+        match *self {
+            Identity::Attribute {
+                attribute, value, ..
+            } => matches!(item.get(attribute), Some(AttributeValue::S(s)) if s == value),
+            Identity::Key(keys) => keys_match(keys, item),
+        }
+    }
+
+    /// Whether `item` is of the entity: it says so, and its primary key
+    /// has the entity's shapes.
+    pub fn matches(&self, item: &Item) -> bool {
+        self.claims(item) && keys_match(self.keys(), item)
     }
 
     /// Checks that `item` is of `entity`: an error naming the attribute
@@ -79,8 +102,8 @@ impl Identity {
         entity: &'static str,
         context: &'static str,
     ) -> Result<(), DecodeError> {
-        if self.matches(item) {
-            return Ok(());
+        if self.claims(item) {
+            return check_keys(self.keys(), item, entity, context);
         }
         Err(match *self {
             Identity::Attribute { attribute, .. } => match item.get(attribute) {
@@ -109,6 +132,43 @@ impl Identity {
             }
         })
     }
+}
+
+/// Whether every key attribute of `item` named in `keys` has its shape.
+fn keys_match(keys: &[(&'static str, KeyShape)], item: &Item) -> bool {
+    keys.iter()
+        .all(|(name, shape)| item.get(*name).is_some_and(|v| shape.matches(v)))
+}
+
+/// Checks that `item`, which says it is of `entity`, has keys of the shapes
+/// `keys`: a [`DecodeProblem::ForgedEntity`] naming the first key that has
+/// not (and, with the `tracing` feature, a warning event, so that a job
+/// reading many items sees the forgery).
+pub fn check_keys(
+    keys: &[(&'static str, KeyShape)],
+    item: &Item,
+    entity: &'static str,
+    context: &'static str,
+) -> Result<(), DecodeError> {
+    let Some((name, _)) = keys
+        .iter()
+        .find(|(name, shape)| !item.get(*name).is_some_and(|v| shape.matches(v)))
+    else {
+        return Ok(());
+    };
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        target: "singletable",
+        entity,
+        context,
+        key = *name,
+        "an item claims to be of an entity whose key it does not have: refused"
+    );
+    Err(DecodeError::new(
+        context,
+        *name,
+        DecodeProblem::ForgedEntity(entity),
+    ))
 }
 
 impl KeyShape {

@@ -69,7 +69,9 @@ pub use batch::{
 pub use codec::{Attr, Decimal, TimeFormat};
 pub use condition::{Condition, Field};
 pub use cursor::{Cursor, Position};
-pub use entity::{entity_type, optional, optional_with, required, required_with, Entity, Partial};
+pub use entity::{
+    entity_type, optional, optional_with, required, required_with, Entity, IndexKeys, Partial,
+};
 pub use error::{
     CancellationReason, CursorError, DecodeError, DecodeProblem, Error, ForeignItem, ForeignReason,
     ValueError,

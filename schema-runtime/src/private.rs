@@ -12,8 +12,9 @@ pub use crate::sdk::types::AttributeValue::{self, N, S};
 pub use crate::serde_support::adapt as serde_adapt;
 pub use crate::{aggregate, codec, iam, ops, reader, schema, sdk};
 pub use crate::{
-    batch_get, batch_write, entity::decode_as, entity::decode_if, entity::decode_partial_as,
-    entity::Decoded, entity_type, optional, optional_with, required, required_with, transact_write,
+    batch_get, batch_write, entity::decode_as, entity::decode_claimed, entity::decode_if,
+    entity::decode_partial_as, entity::decode_partial_claimed, entity::Decoded, entity::IndexKeys,
+    entity_type, optional, optional_with, required, required_with, transact_write,
 };
 pub use crate::{
     Attr, Blob, Condition, DateTime, Decimal, DecodeError, DecodeProblem, Decoder, Entity,

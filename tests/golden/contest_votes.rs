@@ -65,6 +65,30 @@ impl __rt::Entity for Contestant {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "Contestant",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("CONTEST#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("CONTESTANT#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
@@ -221,6 +245,26 @@ impl __rt::Entity for VoteShard {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "VoteShard",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("CONTEST#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                        __rt::Shape::Lit("|CONTESTANT#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                        __rt::Shape::Lit("|S#"),
+                        __rt::Shape::Class(&[('0', '9')]),
+                    ],
+                ),
+            ),
+            ("sk", __rt::KeyShape::S(&[__rt::Shape::Lit("VOTES")])),
+        ],
     };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
@@ -409,6 +453,30 @@ impl __rt::Entity for VoteTotal {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "VoteTotal",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("CONTEST#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TOTAL#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
@@ -809,7 +877,7 @@ impl Repository {
     }
 }
 fn __decode_contestants(item: &__rt::Item) -> __rt::Decoded<Contestant> {
-    __rt::decode_as::<Contestant>(item, "contestants")
+    __rt::decode_as::<Contestant>(item, "contestants", None)
 }
 fn __request_contestants(
     __handle: &Repository,
@@ -831,7 +899,7 @@ fn __request_contestants(
     })
 }
 fn __decode_vote_shards(item: &__rt::Item) -> __rt::Decoded<VoteShard> {
-    __rt::decode_as::<VoteShard>(item, "vote_shards")
+    __rt::decode_as::<VoteShard>(item, "vote_shards", None)
 }
 fn __request_vote_shards(
     __handle: &Repository,
@@ -861,7 +929,7 @@ fn __request_vote_shards(
     })
 }
 fn __decode_leaderboard(item: &__rt::Item) -> __rt::Decoded<VoteTotal> {
-    __rt::decode_as::<VoteTotal>(item, "leaderboard")
+    __rt::decode_as::<VoteTotal>(item, "leaderboard", None)
 }
 fn __request_leaderboard(
     __handle: &Repository,

@@ -69,7 +69,60 @@ impl __rt::Entity for User {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "User",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|USER#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|USER#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|USER#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        ],
+                    ),
+                ),
+                (
+                    "pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|USER#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __user_key(scope, self.user_id.as_str())
@@ -224,7 +277,68 @@ impl __rt::Entity for Role {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "Role",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|ROLE#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|ROLE#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|ROLE#"),
+                            __rt::Shape::Class(
+                                &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')],
+                            ),
+                        ],
+                    ),
+                ),
+                (
+                    "pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|ROLE#"),
+                            __rt::Shape::Class(
+                                &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')],
+                            ),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __role_key(scope, self.role.as_str())
@@ -416,7 +530,64 @@ impl __rt::Entity for RoleAssignment {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "RoleAssignment",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|USER#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|ROLE#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|ROLE#"),
+                            __rt::Shape::Class(
+                                &[('-', '-'), ('0', '9'), ('_', '_'), ('a', 'z')],
+                            ),
+                        ],
+                    ),
+                ),
+                (
+                    "pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|USER#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __role_assignment_key(scope, self.user_id.as_str(), self.role.as_str())
@@ -861,7 +1032,7 @@ impl<'a> TenantRepository<'a> {
     }
 }
 fn __decode_user_roles(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
-    __rt::decode_as::<RoleAssignment>(item, "user_roles")
+    __rt::decode_as::<RoleAssignment>(item, "user_roles", None)
 }
 fn __request_user_roles(
     __handle: &TenantRepository<'_>,
@@ -894,12 +1065,12 @@ pub enum UserWithRolesItem {
 fn __decode_user_with_roles(item: &__rt::Item) -> __rt::Decoded<UserWithRolesItem> {
     match __rt::entity_type(item, "entity_type", "user_with_roles")? {
         "User" => {
-            <User as __rt::Entity>::from_item(item)
-                .map(|v| Some(UserWithRolesItem::User(v)))
+            __rt::decode_claimed::<User>(item, "user_with_roles", None)
+                .map(|v| v.map(UserWithRolesItem::User))
         }
         "RoleAssignment" => {
-            <RoleAssignment as __rt::Entity>::from_item(item)
-                .map(|v| Some(UserWithRolesItem::RoleAssignment(v)))
+            __rt::decode_claimed::<RoleAssignment>(item, "user_with_roles", None)
+                .map(|v| v.map(UserWithRolesItem::RoleAssignment))
         }
         other => {
             Err(
@@ -933,7 +1104,7 @@ fn __request_user_with_roles(
     })
 }
 fn __decode_role_members(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
-    __rt::decode_as::<RoleAssignment>(item, "role_members")
+    __rt::decode_as::<RoleAssignment>(item, "role_members", Some("GSI1"))
 }
 fn __request_role_members(
     __handle: &TenantRepository<'_>,
@@ -957,7 +1128,7 @@ fn __request_role_members(
     })
 }
 fn __decode_admins(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
-    __rt::decode_as::<RoleAssignment>(item, "admins")
+    __rt::decode_as::<RoleAssignment>(item, "admins", Some("GSI1"))
 }
 fn __request_admins(
     __handle: &TenantRepository<'_>,
@@ -990,12 +1161,14 @@ pub enum RoleWithMembersItem {
 fn __decode_role_with_members(item: &__rt::Item) -> __rt::Decoded<RoleWithMembersItem> {
     match __rt::entity_type(item, "entity_type", "role_with_members")? {
         "Role" => {
-            <Role as __rt::Entity>::from_item(item)
-                .map(|v| Some(RoleWithMembersItem::Role(v)))
+            __rt::decode_claimed::<Role>(item, "role_with_members", Some("GSI1"))
+                .map(|v| v.map(RoleWithMembersItem::Role))
         }
         "RoleAssignment" => {
-            <RoleAssignment as __rt::Entity>::from_item(item)
-                .map(|v| Some(RoleWithMembersItem::RoleAssignment(v)))
+            __rt::decode_claimed::<
+                RoleAssignment,
+            >(item, "role_with_members", Some("GSI1"))
+                .map(|v| v.map(RoleWithMembersItem::RoleAssignment))
         }
         other => {
             Err(

@@ -110,6 +110,18 @@ impl __rt::Entity for Device {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "Device",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("DEVICE#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('A', 'Z')]),
+                    ],
+                ),
+            ),
+            ("sk", __rt::KeyShape::S(&[__rt::Shape::Lit("METADATA")])),
+        ],
     };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
@@ -300,7 +312,98 @@ impl __rt::Entity for DeviceReport {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "DeviceReport",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("DEVICE#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('A', 'Z')]),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("REPORT#"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("-"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("-"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("T"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit(":"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit(":"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("."),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("Z"),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "escalated_to",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Class(
+                                &[('-', '.'), ('0', '9'), ('_', '_'), ('a', 'z')],
+                            ),
+                        ],
+                    ),
+                ),
+                (
+                    "reported_at",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("T"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("."),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("Z"),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __device_report_key(scope, self.device_id.as_str(), self.reported_at)
@@ -723,7 +826,7 @@ impl Repository {
     }
 }
 fn __decode_device_reports_between(item: &__rt::Item) -> __rt::Decoded<DeviceReport> {
-    __rt::decode_as::<DeviceReport>(item, "device_reports_between")
+    __rt::decode_as::<DeviceReport>(item, "device_reports_between", None)
 }
 fn __request_device_reports_between(
     __handle: &Repository,
@@ -750,7 +853,7 @@ fn __request_device_reports_between(
     })
 }
 fn __decode_latest_device_reports(item: &__rt::Item) -> __rt::Decoded<DeviceReport> {
-    __rt::decode_as::<DeviceReport>(item, "latest_device_reports")
+    __rt::decode_as::<DeviceReport>(item, "latest_device_reports", None)
 }
 fn __request_latest_device_reports(
     __handle: &Repository,
@@ -774,7 +877,7 @@ fn __request_latest_device_reports(
 fn __decode_escalations_for_technician(
     item: &__rt::Item,
 ) -> __rt::Decoded<DeviceReport> {
-    __rt::decode_as::<DeviceReport>(item, "escalations_for_technician")
+    __rt::decode_as::<DeviceReport>(item, "escalations_for_technician", Some("GSI1"))
 }
 fn __request_escalations_for_technician(
     __handle: &Repository,
@@ -803,7 +906,9 @@ fn __request_escalations_for_technician(
 fn __decode_recent_escalations_for_technician(
     item: &__rt::Item,
 ) -> __rt::Decoded<DeviceReport> {
-    __rt::decode_as::<DeviceReport>(item, "recent_escalations_for_technician")
+    __rt::decode_as::<
+        DeviceReport,
+    >(item, "recent_escalations_for_technician", Some("GSI1"))
 }
 fn __request_recent_escalations_for_technician(
     __handle: &Repository,

@@ -195,7 +195,104 @@ impl __rt::Entity for ActivityEvent {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "ActivityEvent",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|ACTIVITY#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9')]),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("-"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("-"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("T"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit(":"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit(":"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("Z#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "gsi1pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|ACTOR#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('-', '-'),
+                                    ('0', '9'),
+                                    ('A', 'Z'),
+                                    ('_', '_'),
+                                    ('a', 'z'),
+                                ],
+                            ),
+                            __rt::Shape::Lit("|ACTIVITY#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9')]),
+                        ],
+                    ),
+                ),
+                (
+                    "gsi1sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("T"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("Z#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __activity_event_key(
@@ -475,6 +572,27 @@ impl __rt::Entity for MonthlyActivityCount {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "MonthlyActivityCount",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|ACTIVITY_COUNT"),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("MONTH#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9')]),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -902,7 +1020,7 @@ impl<'a> TenantRepository<'a> {
     }
 }
 fn __decode_month_activity(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
-    __rt::decode_as::<ActivityEvent>(item, "month_activity")
+    __rt::decode_as::<ActivityEvent>(item, "month_activity", None)
 }
 fn __request_month_activity(
     __handle: &TenantRepository<'_>,
@@ -925,7 +1043,7 @@ fn __request_month_activity(
     })
 }
 fn __decode_activity_between(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
-    __rt::decode_as::<ActivityEvent>(item, "activity_between")
+    __rt::decode_as::<ActivityEvent>(item, "activity_between", None)
 }
 fn __request_activity_between(
     __handle: &TenantRepository<'_>,
@@ -954,7 +1072,7 @@ fn __request_activity_between(
     })
 }
 fn __decode_activity_since(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
-    __rt::decode_as::<ActivityEvent>(item, "activity_since")
+    __rt::decode_as::<ActivityEvent>(item, "activity_since", None)
 }
 fn __request_activity_since(
     __handle: &TenantRepository<'_>,
@@ -979,7 +1097,7 @@ fn __request_activity_since(
     })
 }
 fn __decode_activity_before(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
-    __rt::decode_as::<ActivityEvent>(item, "activity_before")
+    __rt::decode_as::<ActivityEvent>(item, "activity_before", None)
 }
 fn __request_activity_before(
     __handle: &TenantRepository<'_>,
@@ -1004,7 +1122,7 @@ fn __request_activity_before(
     })
 }
 fn __decode_actor_activity(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
-    __rt::decode_as::<ActivityEvent>(item, "actor_activity")
+    __rt::decode_as::<ActivityEvent>(item, "actor_activity", Some("GSI1"))
 }
 fn __request_actor_activity(
     __handle: &TenantRepository<'_>,
@@ -1031,7 +1149,7 @@ fn __request_actor_activity(
     })
 }
 fn __decode_monthly_counts(item: &__rt::Item) -> __rt::Decoded<MonthlyActivityCount> {
-    __rt::decode_as::<MonthlyActivityCount>(item, "monthly_counts")
+    __rt::decode_as::<MonthlyActivityCount>(item, "monthly_counts", None)
 }
 fn __request_monthly_counts(
     __handle: &TenantRepository<'_>,

@@ -136,6 +136,21 @@ impl __rt::Entity for UserProfile {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "UserProfile",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("USER#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                        __rt::Shape::Lit("|PHOTOS"),
+                    ],
+                ),
+            ),
+            ("sk", __rt::KeyShape::S(&[__rt::Shape::Lit("PROFILE")])),
+        ],
     };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -312,7 +327,106 @@ impl __rt::Entity for Photo {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "Photo",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("USER#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                        __rt::Shape::Lit("|PHOTOS"),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("PHOTO#"),
+                        __rt::Shape::Class(
+                            &[
+                                ('0', '9'),
+                                ('A', 'H'),
+                                ('J', 'K'),
+                                ('M', 'N'),
+                                ('P', 'T'),
+                                ('V', 'Z'),
+                            ],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "LSI1",
+            &[
+                (
+                    "pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("USER#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('-', '-'),
+                                    ('0', '9'),
+                                    ('A', 'Z'),
+                                    ('_', '_'),
+                                    ('a', 'z'),
+                                ],
+                            ),
+                            __rt::Shape::Lit("|PHOTOS"),
+                        ],
+                    ),
+                ),
+                (
+                    "lsi1sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("DATE#"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("T"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("."),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("Z#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('0', '9'),
+                                    ('A', 'H'),
+                                    ('J', 'K'),
+                                    ('M', 'N'),
+                                    ('P', 'T'),
+                                    ('V', 'Z'),
+                                ],
+                            ),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __photo_key(scope, self.photo_id.as_str())
@@ -819,7 +933,7 @@ impl<'a> TenantRepository<'a> {
     }
 }
 fn __decode_photos_between(item: &__rt::Item) -> __rt::Decoded<Photo> {
-    __rt::decode_as::<Photo>(item, "photos_between")
+    __rt::decode_as::<Photo>(item, "photos_between", Some("LSI1"))
 }
 fn __request_photos_between(
     __handle: &TenantRepository<'_>,
@@ -847,7 +961,7 @@ fn __request_photos_between(
     })
 }
 fn __decode_latest_photos(item: &__rt::Item) -> __rt::Decoded<Photo> {
-    __rt::decode_as::<Photo>(item, "latest_photos")
+    __rt::decode_as::<Photo>(item, "latest_photos", Some("LSI1"))
 }
 fn __request_latest_photos(
     __handle: &TenantRepository<'_>,
@@ -870,7 +984,7 @@ fn __request_latest_photos(
     })
 }
 fn __decode_photos_since(item: &__rt::Item) -> __rt::Decoded<Photo> {
-    __rt::decode_as::<Photo>(item, "photos_since")
+    __rt::decode_as::<Photo>(item, "photos_since", Some("LSI1"))
 }
 fn __request_photos_since(
     __handle: &TenantRepository<'_>,
@@ -905,12 +1019,12 @@ pub enum AccountContentsItem {
 fn __decode_account_contents(item: &__rt::Item) -> __rt::Decoded<AccountContentsItem> {
     match __rt::entity_type(item, "entity_type", "account_contents")? {
         "UserProfile" => {
-            <UserProfile as __rt::Entity>::from_item(item)
-                .map(|v| Some(AccountContentsItem::UserProfile(v)))
+            __rt::decode_claimed::<UserProfile>(item, "account_contents", None)
+                .map(|v| v.map(AccountContentsItem::UserProfile))
         }
         "Photo" => {
-            <Photo as __rt::Entity>::from_item(item)
-                .map(|v| Some(AccountContentsItem::Photo(v)))
+            __rt::decode_claimed::<Photo>(item, "account_contents", None)
+                .map(|v| v.map(AccountContentsItem::Photo))
         }
         other => {
             Err(

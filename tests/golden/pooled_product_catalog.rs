@@ -167,7 +167,78 @@ impl __rt::Entity for Product {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "EntityType",
         value: "Product",
+        keys: &[
+            (
+                "ShardID",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                        __rt::Shape::Lit("|S#"),
+                        __rt::Shape::One(&[('0', '9')]),
+                    ],
+                ),
+            ),
+            (
+                "ProductID",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("PRODUCT#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "gsi1pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('-', '-'),
+                                    ('0', '9'),
+                                    ('A', 'Z'),
+                                    ('_', '_'),
+                                    ('a', 'z'),
+                                ],
+                            ),
+                            __rt::Shape::Lit("|CATEGORY#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|S#"),
+                            __rt::Shape::One(&[('0', '9')]),
+                        ],
+                    ),
+                ),
+                (
+                    "gsi1sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("PRODUCT#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('-', '-'),
+                                    ('0', '9'),
+                                    ('A', 'Z'),
+                                    ('_', '_'),
+                                    ('a', 'z'),
+                                ],
+                            ),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         let __shard: u32 = {
@@ -604,7 +675,7 @@ impl<'a> TenantRepository<'a> {
     }
 }
 fn __decode_tenant_products(item: &__rt::Item) -> __rt::Decoded<Product> {
-    __rt::decode_as::<Product>(item, "tenant_products")
+    __rt::decode_as::<Product>(item, "tenant_products", None)
 }
 fn __request_tenant_products(
     __handle: &TenantRepository<'_>,
@@ -632,7 +703,7 @@ fn __request_tenant_products(
     })
 }
 fn __decode_products_in_category(item: &__rt::Item) -> __rt::Decoded<Product> {
-    __rt::decode_as::<Product>(item, "products_in_category")
+    __rt::decode_as::<Product>(item, "products_in_category", Some("GSI1"))
 }
 fn __request_products_in_category(
     __handle: &TenantRepository<'_>,

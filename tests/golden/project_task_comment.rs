@@ -127,7 +127,63 @@ impl __rt::Entity for Project {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "Project",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|PROJECTS"),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("PROJECT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "gsi1pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|PROJECT_LIST"),
+                        ],
+                    ),
+                ),
+                (
+                    "gsi1sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Class(
+                                &[
+                                    (' ', ' '),
+                                    ('-', '-'),
+                                    ('0', '9'),
+                                    ('_', '_'),
+                                    ('a', 'z'),
+                                ],
+                            ),
+                            __rt::Shape::Lit("#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __project_key(scope, self.project_id.as_str())
@@ -336,7 +392,85 @@ impl __rt::Entity for Task {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "Task",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|PROJECTS"),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("PROJECT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("#TASK#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI2",
+            &[
+                (
+                    "gsi2pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|ASSIGNEE#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('-', '-'),
+                                    ('0', '9'),
+                                    ('A', 'Z'),
+                                    ('_', '_'),
+                                    ('a', 'z'),
+                                ],
+                            ),
+                        ],
+                    ),
+                ),
+                (
+                    "gsi2sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("DUE#"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("T"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("Z#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -656,6 +790,40 @@ impl __rt::Entity for Comment {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "Comment",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|PROJECTS"),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("PROJECT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("#TASK#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("#COMMENT#"),
+                        __rt::Shape::Class(
+                            &[
+                                ('0', '9'),
+                                ('A', 'H'),
+                                ('J', 'K'),
+                                ('M', 'N'),
+                                ('P', 'T'),
+                                ('V', 'Z'),
+                            ],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -1154,16 +1322,16 @@ pub enum ProjectTreeItem {
 fn __decode_project_tree(item: &__rt::Item) -> __rt::Decoded<ProjectTreeItem> {
     match __rt::entity_type(item, "entity_type", "project_tree")? {
         "Project" => {
-            <Project as __rt::Entity>::from_item(item)
-                .map(|v| Some(ProjectTreeItem::Project(v)))
+            __rt::decode_claimed::<Project>(item, "project_tree", None)
+                .map(|v| v.map(ProjectTreeItem::Project))
         }
         "Task" => {
-            <Task as __rt::Entity>::from_item(item)
-                .map(|v| Some(ProjectTreeItem::Task(v)))
+            __rt::decode_claimed::<Task>(item, "project_tree", None)
+                .map(|v| v.map(ProjectTreeItem::Task))
         }
         "Comment" => {
-            <Comment as __rt::Entity>::from_item(item)
-                .map(|v| Some(ProjectTreeItem::Comment(v)))
+            __rt::decode_claimed::<Comment>(item, "project_tree", None)
+                .map(|v| v.map(ProjectTreeItem::Comment))
         }
         other => {
             Err(
@@ -1196,7 +1364,7 @@ fn __request_project_tree(
     })
 }
 fn __decode_projects(item: &__rt::Item) -> __rt::Decoded<Project> {
-    __rt::decode_as::<Project>(item, "projects")
+    __rt::decode_as::<Project>(item, "projects", Some("GSI1"))
 }
 fn __request_projects(
     __handle: &TenantRepository<'_>,
@@ -1228,12 +1396,12 @@ pub enum ProjectTasksItem {
 fn __decode_project_tasks(item: &__rt::Item) -> __rt::Decoded<ProjectTasksItem> {
     match __rt::entity_type(item, "entity_type", "project_tasks")? {
         "Task" => {
-            <Task as __rt::Entity>::from_item(item)
-                .map(|v| Some(ProjectTasksItem::Task(v)))
+            __rt::decode_claimed::<Task>(item, "project_tasks", None)
+                .map(|v| v.map(ProjectTasksItem::Task))
         }
         "Comment" => {
-            <Comment as __rt::Entity>::from_item(item)
-                .map(|v| Some(ProjectTasksItem::Comment(v)))
+            __rt::decode_claimed::<Comment>(item, "project_tasks", None)
+                .map(|v| v.map(ProjectTasksItem::Comment))
         }
         other => {
             Err(
@@ -1267,7 +1435,7 @@ fn __request_project_tasks(
     })
 }
 fn __decode_task_comments(item: &__rt::Item) -> __rt::Decoded<Comment> {
-    __rt::decode_as::<Comment>(item, "task_comments")
+    __rt::decode_as::<Comment>(item, "task_comments", None)
 }
 fn __request_task_comments(
     __handle: &TenantRepository<'_>,
@@ -1291,7 +1459,7 @@ fn __request_task_comments(
     })
 }
 fn __decode_my_tasks_due(item: &__rt::Item) -> __rt::Decoded<Task> {
-    __rt::decode_as::<Task>(item, "my_tasks_due")
+    __rt::decode_as::<Task>(item, "my_tasks_due", Some("GSI2"))
 }
 fn __request_my_tasks_due(
     __handle: &TenantRepository<'_>,

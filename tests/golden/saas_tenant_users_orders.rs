@@ -265,6 +265,19 @@ impl __rt::Entity for Tenant {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity",
         value: "Tenant",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|ACCOUNT"),
+                    ],
+                ),
+            ),
+            ("sk", __rt::KeyShape::S(&[__rt::Shape::Lit("PROFILE")])),
+        ],
     };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -408,7 +421,65 @@ impl __rt::Entity for User {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity",
         value: "User",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|ACCOUNT"),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("USER#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "gsi1pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|EMAIL#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('%', '%'),
+                                    ('+', '+'),
+                                    ('-', '.'),
+                                    ('0', '9'),
+                                    ('@', '@'),
+                                    ('_', '_'),
+                                    ('a', 'z'),
+                                ],
+                            ),
+                        ],
+                    ),
+                ),
+                (
+                    "gsi1sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("USER#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __user_key(scope, self.user_id.as_str())
@@ -589,7 +660,91 @@ impl __rt::Entity for Order {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity",
         value: "Order",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|ACCOUNT"),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("ORDER#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "gsi1pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|STATUS#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('a', 'a'),
+                                    ('c', 'c'),
+                                    ('d', 'd'),
+                                    ('e', 'e'),
+                                    ('g', 'g'),
+                                    ('h', 'h'),
+                                    ('i', 'i'),
+                                    ('l', 'l'),
+                                    ('n', 'n'),
+                                    ('p', 'p'),
+                                    ('r', 'r'),
+                                    ('s', 's'),
+                                    ('v', 'v'),
+                                ],
+                            ),
+                        ],
+                    ),
+                ),
+                (
+                    "gsi1sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("ORDER#"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("T"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("Z#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __order_key(scope, self.order_id.as_str())
@@ -835,6 +990,27 @@ impl __rt::Entity for InventoryItem {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity",
         value: "InventoryItem",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|ACCOUNT"),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("INVENTORY#"),
+                        __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('A', 'Z')]),
+                    ],
+                ),
+            ),
+        ],
     };
     const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     type Scope = TenantId;
@@ -1397,7 +1573,7 @@ impl<'a> TenantRepository<'a> {
     }
 }
 fn __decode_tenant_profile(item: &__rt::Item) -> __rt::Decoded<Tenant> {
-    __rt::decode_as::<Tenant>(item, "tenant_profile")
+    __rt::decode_as::<Tenant>(item, "tenant_profile", None)
 }
 fn __request_tenant_profile(
     __handle: &TenantRepository<'_>,
@@ -1419,7 +1595,7 @@ fn __request_tenant_profile(
     })
 }
 fn __decode_users(item: &__rt::Item) -> __rt::Decoded<User> {
-    __rt::decode_as::<User>(item, "users")
+    __rt::decode_as::<User>(item, "users", None)
 }
 fn __request_users(
     __handle: &TenantRepository<'_>,
@@ -1441,7 +1617,7 @@ fn __request_users(
     })
 }
 fn __decode_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
-    __rt::decode_as::<Order>(item, "orders")
+    __rt::decode_as::<Order>(item, "orders", None)
 }
 fn __request_orders(
     __handle: &TenantRepository<'_>,
@@ -1477,20 +1653,20 @@ pub enum AllTenantDataItem {
 fn __decode_all_tenant_data(item: &__rt::Item) -> __rt::Decoded<AllTenantDataItem> {
     match __rt::entity_type(item, "entity", "all_tenant_data")? {
         "Tenant" => {
-            <Tenant as __rt::Entity>::from_item(item)
-                .map(|v| Some(AllTenantDataItem::Tenant(v)))
+            __rt::decode_claimed::<Tenant>(item, "all_tenant_data", None)
+                .map(|v| v.map(AllTenantDataItem::Tenant))
         }
         "User" => {
-            <User as __rt::Entity>::from_item(item)
-                .map(|v| Some(AllTenantDataItem::User(v)))
+            __rt::decode_claimed::<User>(item, "all_tenant_data", None)
+                .map(|v| v.map(AllTenantDataItem::User))
         }
         "Order" => {
-            <Order as __rt::Entity>::from_item(item)
-                .map(|v| Some(AllTenantDataItem::Order(v)))
+            __rt::decode_claimed::<Order>(item, "all_tenant_data", None)
+                .map(|v| v.map(AllTenantDataItem::Order))
         }
         "InventoryItem" => {
-            <InventoryItem as __rt::Entity>::from_item(item)
-                .map(|v| Some(AllTenantDataItem::InventoryItem(v)))
+            __rt::decode_claimed::<InventoryItem>(item, "all_tenant_data", None)
+                .map(|v| v.map(AllTenantDataItem::InventoryItem))
         }
         other => {
             Err(
@@ -1522,7 +1698,7 @@ fn __request_all_tenant_data(
     })
 }
 fn __decode_user_by_email(item: &__rt::Item) -> __rt::Decoded<User> {
-    __rt::decode_as::<User>(item, "user_by_email")
+    __rt::decode_as::<User>(item, "user_by_email", Some("GSI1"))
 }
 fn __request_user_by_email(
     __handle: &TenantRepository<'_>,
@@ -1545,7 +1721,7 @@ fn __request_user_by_email(
     })
 }
 fn __decode_pending_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
-    __rt::decode_as::<Order>(item, "pending_orders")
+    __rt::decode_as::<Order>(item, "pending_orders", Some("GSI1"))
 }
 fn __request_pending_orders(
     __handle: &TenantRepository<'_>,
@@ -1568,7 +1744,7 @@ fn __request_pending_orders(
     })
 }
 fn __decode_orders_by_status(item: &__rt::Item) -> __rt::Decoded<Order> {
-    __rt::decode_as::<Order>(item, "orders_by_status")
+    __rt::decode_as::<Order>(item, "orders_by_status", Some("GSI1"))
 }
 fn __request_orders_by_status(
     __handle: &TenantRepository<'_>,
@@ -1682,7 +1858,7 @@ impl PlaceOrderTransaction<'_> {
     }
 }
 fn __decode_inventory_items(item: &__rt::Item) -> __rt::Decoded<InventoryItem> {
-    __rt::decode_as::<InventoryItem>(item, "inventory_items")
+    __rt::decode_as::<InventoryItem>(item, "inventory_items", None)
 }
 /// The batch of `inventory_items`.
 #[derive(Debug)]

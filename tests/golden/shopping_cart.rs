@@ -142,6 +142,43 @@ impl __rt::Entity for CartItem {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "CartItem",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("USER#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("CART#"),
+                        __rt::Shape::Class(
+                            &[
+                                ('A', 'A'),
+                                ('C', 'C'),
+                                ('D', 'D'),
+                                ('E', 'E'),
+                                ('I', 'I'),
+                                ('S', 'S'),
+                                ('T', 'T'),
+                                ('V', 'V'),
+                            ],
+                        ),
+                        __rt::Shape::Lit("#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
@@ -359,6 +396,30 @@ impl __rt::Entity for WishlistItem {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "WishlistItem",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("USER#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("WISHLIST#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
@@ -515,6 +576,39 @@ impl __rt::Entity for CartCount {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "CartCount",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("USER#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("CARTCOUNT#"),
+                        __rt::Shape::Class(
+                            &[
+                                ('A', 'A'),
+                                ('C', 'C'),
+                                ('D', 'D'),
+                                ('E', 'E'),
+                                ('I', 'I'),
+                                ('S', 'S'),
+                                ('T', 'T'),
+                                ('V', 'V'),
+                            ],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
@@ -962,7 +1056,7 @@ impl Repository {
     }
 }
 fn __decode_whole_cart(item: &__rt::Item) -> __rt::Decoded<CartItem> {
-    __rt::decode_as::<CartItem>(item, "whole_cart")
+    __rt::decode_as::<CartItem>(item, "whole_cart", None)
 }
 fn __request_whole_cart(
     __handle: &Repository,
@@ -984,7 +1078,7 @@ fn __request_whole_cart(
     })
 }
 fn __decode_active_cart(item: &__rt::Item) -> __rt::Decoded<CartItem> {
-    __rt::decode_as::<CartItem>(item, "active_cart")
+    __rt::decode_as::<CartItem>(item, "active_cart", None)
 }
 fn __request_active_cart(
     __handle: &Repository,
@@ -1007,7 +1101,7 @@ fn __request_active_cart(
     })
 }
 fn __decode_saved_for_later(item: &__rt::Item) -> __rt::Decoded<CartItem> {
-    __rt::decode_as::<CartItem>(item, "saved_for_later")
+    __rt::decode_as::<CartItem>(item, "saved_for_later", None)
 }
 fn __request_saved_for_later(
     __handle: &Repository,
@@ -1029,7 +1123,7 @@ fn __request_saved_for_later(
     })
 }
 fn __decode_wishlist(item: &__rt::Item) -> __rt::Decoded<WishlistItem> {
-    __rt::decode_as::<WishlistItem>(item, "wishlist")
+    __rt::decode_as::<WishlistItem>(item, "wishlist", None)
 }
 fn __request_wishlist(
     __handle: &Repository,
@@ -1051,7 +1145,7 @@ fn __request_wishlist(
     })
 }
 fn __decode_cart_counts(item: &__rt::Item) -> __rt::Decoded<CartCount> {
-    __rt::decode_as::<CartCount>(item, "cart_counts")
+    __rt::decode_as::<CartCount>(item, "cart_counts", None)
 }
 fn __request_cart_counts(
     __handle: &Repository,

@@ -103,7 +103,130 @@ impl __rt::Entity for Message {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "Message",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("USER#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                        __rt::Shape::Lit("|INBOX"),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("MSG#"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("-"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("-"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("T"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit(":"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit(":"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("."),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("Z#"),
+                        __rt::Shape::Class(
+                            &[
+                                ('0', '9'),
+                                ('A', 'H'),
+                                ('J', 'K'),
+                                ('M', 'N'),
+                                ('P', 'T'),
+                                ('V', 'Z'),
+                            ],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "gsi1pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("USER#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('-', '-'),
+                                    ('0', '9'),
+                                    ('A', 'Z'),
+                                    ('_', '_'),
+                                    ('a', 'z'),
+                                ],
+                            ),
+                            __rt::Shape::Lit("|SENT"),
+                        ],
+                    ),
+                ),
+                (
+                    "gsi1sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("MSG#"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("T"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("."),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("Z#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('0', '9'),
+                                    ('A', 'H'),
+                                    ('J', 'K'),
+                                    ('M', 'N'),
+                                    ('P', 'T'),
+                                    ('V', 'Z'),
+                                ],
+                            ),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = ();
     fn primary_key(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
         __message_key(
@@ -475,7 +598,7 @@ impl Repository {
     }
 }
 fn __decode_inbox(item: &__rt::Item) -> __rt::Decoded<Message> {
-    __rt::decode_as::<Message>(item, "inbox")
+    __rt::decode_as::<Message>(item, "inbox", None)
 }
 fn __request_inbox(
     __handle: &Repository,
@@ -498,7 +621,7 @@ fn __request_inbox(
     })
 }
 fn __decode_inbox_since(item: &__rt::Item) -> __rt::Decoded<Message> {
-    __rt::decode_as::<Message>(item, "inbox_since")
+    __rt::decode_as::<Message>(item, "inbox_since", None)
 }
 fn __request_inbox_since(
     __handle: &Repository,
@@ -522,7 +645,7 @@ fn __request_inbox_since(
     })
 }
 fn __decode_sent_messages(item: &__rt::Item) -> __rt::Decoded<Message> {
-    __rt::decode_as::<Message>(item, "sent_messages")
+    __rt::decode_as::<Message>(item, "sent_messages", Some("GSI1"))
 }
 fn __request_sent_messages(
     __handle: &Repository,

@@ -125,7 +125,66 @@ impl __rt::Entity for Ticket {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "Ticket",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(
+                            &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                        __rt::Shape::Lit("|TICKET#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            ("sk", __rt::KeyShape::S(&[__rt::Shape::Lit("SUMMARY")])),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "tenant_status",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(
+                                &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                            ),
+                            __rt::Shape::Lit("|"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('C', 'C'),
+                                    ('D', 'D'),
+                                    ('E', 'E'),
+                                    ('L', 'L'),
+                                    ('N', 'N'),
+                                    ('O', 'O'),
+                                    ('P', 'P'),
+                                    ('S', 'S'),
+                                ],
+                            ),
+                        ],
+                    ),
+                ),
+                (
+                    "resolver",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Class(
+                                &[('-', '.'), ('0', '9'), ('_', '_'), ('a', 'z')],
+                            ),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
         __ticket_key(scope, self.id.as_str())
@@ -320,6 +379,58 @@ impl __rt::Entity for Comment {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "Comment",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(
+                            &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                        __rt::Shape::Lit("|TICKET#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("COMMENT#"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("-"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("-"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("T"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit(":"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit(":"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("."),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::Lit("Z#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -478,6 +589,40 @@ impl __rt::Entity for TicketCount {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "TicketCount",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("TENANT#"),
+                        __rt::Shape::Class(
+                            &[('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                        __rt::Shape::Lit("|AGGREGATE"),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("STATUS#"),
+                        __rt::Shape::Class(
+                            &[
+                                ('C', 'C'),
+                                ('D', 'D'),
+                                ('E', 'E'),
+                                ('L', 'L'),
+                                ('N', 'N'),
+                                ('O', 'O'),
+                                ('P', 'P'),
+                                ('S', 'S'),
+                            ],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -922,12 +1067,12 @@ fn __decode_ticket_with_comments(
 ) -> __rt::Decoded<TicketWithCommentsItem> {
     match __rt::entity_type(item, "entity_type", "ticket_with_comments")? {
         "Ticket" => {
-            <Ticket as __rt::Entity>::from_item(item)
-                .map(|v| Some(TicketWithCommentsItem::Ticket(v)))
+            __rt::decode_claimed::<Ticket>(item, "ticket_with_comments", None)
+                .map(|v| v.map(TicketWithCommentsItem::Ticket))
         }
         "Comment" => {
-            <Comment as __rt::Entity>::from_item(item)
-                .map(|v| Some(TicketWithCommentsItem::Comment(v)))
+            __rt::decode_claimed::<Comment>(item, "ticket_with_comments", None)
+                .map(|v| v.map(TicketWithCommentsItem::Comment))
         }
         other => {
             Err(
@@ -960,7 +1105,7 @@ fn __request_ticket_with_comments(
     })
 }
 fn __decode_ticket_summary(item: &__rt::Item) -> __rt::Decoded<Ticket> {
-    __rt::decode_as::<Ticket>(item, "ticket_summary")
+    __rt::decode_as::<Ticket>(item, "ticket_summary", None)
 }
 fn __request_ticket_summary(
     __handle: &TenantRepository<'_>,
@@ -983,7 +1128,7 @@ fn __request_ticket_summary(
     })
 }
 fn __decode_open_tickets(item: &__rt::Item) -> __rt::Decoded<Ticket> {
-    __rt::decode_as::<Ticket>(item, "open_tickets")
+    __rt::decode_as::<Ticket>(item, "open_tickets", Some("GSI1"))
 }
 fn __request_open_tickets(
     __handle: &TenantRepository<'_>,
@@ -1005,7 +1150,7 @@ fn __request_open_tickets(
     })
 }
 fn __decode_open_tickets_for_resolver(item: &__rt::Item) -> __rt::Decoded<Ticket> {
-    __rt::decode_as::<Ticket>(item, "open_tickets_for_resolver")
+    __rt::decode_as::<Ticket>(item, "open_tickets_for_resolver", Some("GSI1"))
 }
 fn __request_open_tickets_for_resolver(
     __handle: &TenantRepository<'_>,
@@ -1110,7 +1255,7 @@ impl CloseTicketsTransaction<'_> {
     }
 }
 fn __decode_ticket_counts_by_status(item: &__rt::Item) -> __rt::Decoded<TicketCount> {
-    __rt::decode_as::<TicketCount>(item, "ticket_counts_by_status")
+    __rt::decode_as::<TicketCount>(item, "ticket_counts_by_status", None)
 }
 fn __request_ticket_counts_by_status(
     __handle: &TenantRepository<'_>,

@@ -205,7 +205,80 @@ impl __rt::Entity for DocumentMeta {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "DocumentMeta",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("ORG#"),
+                        __rt::Shape::Class(&[('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|DOC#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            ("sk", __rt::KeyShape::S(&[__rt::Shape::Lit("META")])),
+        ],
     };
+    const INDEX_KEYS: __rt::IndexKeys = &[
+        (
+            "GSI1",
+            &[
+                (
+                    "gsi1pk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("ORG#"),
+                            __rt::Shape::Class(&[('0', '9'), ('a', 'z')]),
+                            __rt::Shape::Lit("|DOCS"),
+                        ],
+                    ),
+                ),
+                (
+                    "gsi1sk",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("T"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("."),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::One(&[('0', '9')]),
+                            __rt::Shape::Lit("Z#"),
+                            __rt::Shape::Class(
+                                &[
+                                    ('-', '-'),
+                                    ('0', '9'),
+                                    ('A', 'Z'),
+                                    ('_', '_'),
+                                    ('a', 'z'),
+                                ],
+                            ),
+                        ],
+                    ),
+                ),
+            ],
+        ),
+    ];
     const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -504,6 +577,32 @@ impl __rt::Entity for DocumentBodyChunk {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "DocumentBodyChunk",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("ORG#"),
+                        __rt::Shape::Class(&[('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|DOC#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("BODY#"),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                        __rt::Shape::One(&[('0', '9')]),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -690,6 +789,32 @@ impl __rt::Entity for DocumentAttachment {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "DocumentAttachment",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("ORG#"),
+                        __rt::Shape::Class(&[('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|DOC#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("ATTACHMENT#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -924,6 +1049,32 @@ impl __rt::Entity for DocumentShare {
     const IDENTITY: __rt::Identity = __rt::Identity::Attribute {
         attribute: "entity_type",
         value: "DocumentShare",
+        keys: &[
+            (
+                "pk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("ORG#"),
+                        __rt::Shape::Class(&[('0', '9'), ('a', 'z')]),
+                        __rt::Shape::Lit("|DOC#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+            (
+                "sk",
+                __rt::KeyShape::S(
+                    &[
+                        __rt::Shape::Lit("SHARE#"),
+                        __rt::Shape::Class(
+                            &[('-', '-'), ('0', '9'), ('A', 'Z'), ('_', '_'), ('a', 'z')],
+                        ),
+                    ],
+                ),
+            ),
+        ],
     };
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -1508,20 +1659,20 @@ pub enum WholeDocumentItem {
 fn __decode_whole_document(item: &__rt::Item) -> __rt::Decoded<WholeDocumentItem> {
     match __rt::entity_type(item, "entity_type", "whole_document")? {
         "DocumentMeta" => {
-            <DocumentMeta as __rt::Entity>::from_item(item)
-                .map(|v| Some(WholeDocumentItem::DocumentMeta(v)))
+            __rt::decode_claimed::<DocumentMeta>(item, "whole_document", None)
+                .map(|v| v.map(WholeDocumentItem::DocumentMeta))
         }
         "DocumentBodyChunk" => {
-            <DocumentBodyChunk as __rt::Entity>::from_item(item)
-                .map(|v| Some(WholeDocumentItem::DocumentBodyChunk(v)))
+            __rt::decode_claimed::<DocumentBodyChunk>(item, "whole_document", None)
+                .map(|v| v.map(WholeDocumentItem::DocumentBodyChunk))
         }
         "DocumentAttachment" => {
-            <DocumentAttachment as __rt::Entity>::from_item(item)
-                .map(|v| Some(WholeDocumentItem::DocumentAttachment(v)))
+            __rt::decode_claimed::<DocumentAttachment>(item, "whole_document", None)
+                .map(|v| v.map(WholeDocumentItem::DocumentAttachment))
         }
         "DocumentShare" => {
-            <DocumentShare as __rt::Entity>::from_item(item)
-                .map(|v| Some(WholeDocumentItem::DocumentShare(v)))
+            __rt::decode_claimed::<DocumentShare>(item, "whole_document", None)
+                .map(|v| v.map(WholeDocumentItem::DocumentShare))
         }
         other => {
             Err(
@@ -1554,7 +1705,7 @@ fn __request_whole_document(
     })
 }
 fn __decode_document_body(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
-    __rt::decode_as::<DocumentBodyChunk>(item, "document_body")
+    __rt::decode_as::<DocumentBodyChunk>(item, "document_body", None)
 }
 fn __request_document_body(
     __handle: &TenantRepository<'_>,
@@ -1577,7 +1728,7 @@ fn __request_document_body(
     })
 }
 fn __decode_body_chunks_between(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
-    __rt::decode_as::<DocumentBodyChunk>(item, "body_chunks_between")
+    __rt::decode_as::<DocumentBodyChunk>(item, "body_chunks_between", None)
 }
 fn __request_body_chunks_between(
     __handle: &TenantRepository<'_>,
@@ -1607,7 +1758,7 @@ fn __request_body_chunks_between(
     })
 }
 fn __decode_attachments(item: &__rt::Item) -> __rt::Decoded<DocumentAttachment> {
-    __rt::decode_as::<DocumentAttachment>(item, "attachments")
+    __rt::decode_as::<DocumentAttachment>(item, "attachments", None)
 }
 fn __request_attachments(
     __handle: &TenantRepository<'_>,
@@ -1630,7 +1781,7 @@ fn __request_attachments(
     })
 }
 fn __decode_shares(item: &__rt::Item) -> __rt::Decoded<DocumentShare> {
-    __rt::decode_as::<DocumentShare>(item, "shares")
+    __rt::decode_as::<DocumentShare>(item, "shares", None)
 }
 fn __request_shares(
     __handle: &TenantRepository<'_>,
@@ -1653,7 +1804,7 @@ fn __request_shares(
     })
 }
 fn __decode_recent_documents(item: &__rt::Item) -> __rt::Decoded<DocumentMeta> {
-    __rt::decode_as::<DocumentMeta>(item, "recent_documents")
+    __rt::decode_as::<DocumentMeta>(item, "recent_documents", Some("GSI1"))
 }
 fn __request_recent_documents(
     __handle: &TenantRepository<'_>,
@@ -1783,7 +1934,7 @@ impl EditBodyTransaction<'_> {
     }
 }
 fn __decode_document_metas(item: &__rt::Item) -> __rt::Decoded<DocumentMeta> {
-    __rt::decode_as::<DocumentMeta>(item, "document_metas")
+    __rt::decode_as::<DocumentMeta>(item, "document_metas", None)
 }
 /// The batch of `document_metas`.
 #[derive(Debug)]

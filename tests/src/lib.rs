@@ -56,6 +56,7 @@ pub mod generated {
     generated!(attribute_named_like_update_internals);
     generated!(patterns_named_like_repository_internals);
     generated!(range_over_decimal_number_key);
+    generated!(global_reads_refuse_forged_items);
     generated!(user_names_like_generated_locals);
     generated!(private_helpers_cannot_clash);
     generated!(existing_table_natural_keys);

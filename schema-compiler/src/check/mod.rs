@@ -46,6 +46,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (tenant::check_pattern_binds_tenant, false),
         (tenant::check_gsi_write_isolation, false),
         (tenant::check_global_entities, false),
+        (tenant::check_global_reads, false),
         (iam::check_role_scope, false),
         (keys::check_delimiter_injection, false),
         (keys::check_ambiguous_templates, false),

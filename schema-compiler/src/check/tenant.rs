@@ -198,6 +198,76 @@ pub fn check_gsi_write_isolation(spec: &ir::Spec, diags: &mut Diagnostics) {
     }
 }
 
+/// Why: a tenant may write any item under its own prefix, with any
+/// entity-type attribute and any index key, so a read of global entities
+/// from an index or a table scan meets items that claim to be them.
+pub fn check_global_reads(spec: &ir::Spec, diags: &mut Diagnostics) {
+    if spec.tenant.is_none() || !spec.entities.values().any(|e| e.scope == Scope::Tenant) {
+        return;
+    }
+    for pattern in spec.access_patterns.values() {
+        let (index, read, what) = match &pattern.operation {
+            ir::Operation::Query(q) => match &q.index {
+                ir::IndexRef::Index(i) => (i.as_str(), q.returns.clone(), "index"),
+                ir::IndexRef::Table => continue,
+            },
+            ir::Operation::Scan(s) => match &s.index {
+                ir::IndexRef::Index(i) => (i.as_str(), vec![s.entity.clone()], "index"),
+                ir::IndexRef::Table => ("", vec![s.entity.clone()], "table"),
+            },
+            ir::Operation::Get { .. } | ir::Operation::Transaction(_) | ir::Operation::Batch(_) => {
+                continue
+            }
+        };
+        let globals: Vec<&str> = read
+            .iter()
+            .filter(|e| {
+                spec.entities
+                    .get(*e)
+                    .is_some_and(|e| e.scope == Scope::Global)
+            })
+            .map(String::as_str)
+            .collect();
+        if globals.is_empty()
+            || spec
+                .indexes
+                .get(index)
+                .is_some_and(|i| i.kind == IndexKind::Local)
+        {
+            continue;
+        }
+        let (place, reader) = match what {
+            "table" => (
+                "a scan of the table".to_owned(),
+                "code scanning the table".to_owned(),
+            ),
+            _ => (
+                format!("index `{index}`"),
+                format!("code reading index `{index}`"),
+            ),
+        };
+        diags.push(
+            Diagnostic::new(
+                Code::GlobalReadTenantWritable,
+                format!(
+                    "`{}` reads global {} items from {place}, which any tenant can write items into",
+                    pattern.name,
+                    globals
+                        .iter()
+                        .map(|g| format!("`{g}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .label(pattern.name.span, "reads global entities")
+            .help(format!(
+                "a tenant can write an item under its own prefix that says it is a {} and carries any index key; the generated reads refuse an item whose keys are not the entity's (`DecodeProblem::ForgedEntity`), and {reader} by hand must check key shapes too (acknowledge with `lints: {{ global_read_tenant_writable: allow }}`)",
+                globals[0]
+            )),
+        );
+    }
+}
+
 /// Why: global entities are deliberately outside tenant isolation; say which.
 pub fn check_global_entities(spec: &ir::Spec, diags: &mut Diagnostics) {
     if spec.tenant.is_none() {

@@ -126,6 +126,9 @@ codes! {
     GsiWriteIsolation = "gsi_write_isolation", Warning;
     /// Entities declared global are exempt from tenant checks.
     GlobalEntities = "global_entities", Note;
+    /// Global entities are read from an index (or a table scan) that any
+    /// tenant can write items into.
+    GlobalReadTenantWritable = "global_read_tenant_writable", Warning;
     /// A role of a multi-tenant spec lists an access pattern over keys that do not start with the tenant.
     RoleNotTenantScoped = "role_not_tenant_scoped", Error;
 

@@ -270,9 +270,9 @@ fn claim_pattern<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPattern) 
         Operation::Get { .. } | Operation::Scan(_) | Operation::Transaction(_) => Vec::new(),
     };
     if several.len() > 1 {
-        table.claim(Scope::Types, Item::ItemEnum(p), format!("{ty}Item"));
+        table.claim(Scope::Types, Item::Collection(p), format!("{ty}Item"));
         for entity in several {
-            let item = Item::ItemVariant(p, entity.as_str());
+            let item = Item::CollectionVariant(p, entity.as_str());
             table.claim(Scope::ItemVariants(p), item, pascal(entity));
         }
     }
@@ -379,7 +379,7 @@ pub(super) fn origin(table: &NameTable<'_>, item: Item<'_>, name: &str) -> (Stri
             format!("the builder of access pattern `{p}`"),
             pattern_span(p),
         ),
-        Item::ItemEnum(p) => (
+        Item::Collection(p) => (
             format!("the item enum of access pattern `{p}`"),
             pattern_span(p),
         ),
@@ -445,7 +445,7 @@ pub(super) fn origin(table: &NameTable<'_>, item: Item<'_>, name: &str) -> (Stri
             let (of, span) = data_type_origin(table, i);
             (format!("the variant of value `{value}` of {of}"), span)
         }
-        Item::ItemVariant(p, e) => (
+        Item::CollectionVariant(p, e) => (
             format!("the variant of `{e}` in the item enum of `{p}`"),
             pattern_span(p),
         ),

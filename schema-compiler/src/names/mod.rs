@@ -169,7 +169,7 @@ pub(crate) enum Item<'s> {
     /// An access pattern's transaction or batch builder.
     Builder(&'s str),
     /// The enum of the items an access pattern returns.
-    ItemEnum(&'s str),
+    Collection(&'s str),
     /// The partial type of an entity an access pattern reads in part,
     /// `(pattern, entity)`.
     Partial(&'s str, &'s str),
@@ -205,7 +205,7 @@ pub(crate) enum Item<'s> {
     /// A variant of a generated enum, `(type, value)`.
     Variant(usize, &'s str),
     /// A variant of a pattern's item enum, `(pattern, entity)`.
-    ItemVariant(&'s str, &'s str),
+    CollectionVariant(&'s str, &'s str),
     /// A field of a typed map's struct, `(type, field)`.
     RecordField(usize, &'s str),
     /// A parameter of an access pattern's method, `(pattern, parameter)`.

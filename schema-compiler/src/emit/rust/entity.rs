@@ -438,10 +438,12 @@ impl<'a> Emitter<'a> {
             .map(|v| entity.attributes.get(v).map_or(v, |a| a.stored()))
             .map(|v| quote!(const VERSION_ATTRIBUTE: Option<&'static str> = Some(#v);));
         let identity = self.identity(entity);
+        let index_keys = self.index_key_shapes(entity);
         quote! {
             impl __rt::Entity for #ty {
                 const ENTITY_TYPE: &'static str = #entity_name;
                 const IDENTITY: __rt::Identity = #identity;
+                #index_keys
                 #version_const
                 type Scope = #scope_ty;
 
@@ -473,23 +475,59 @@ impl<'a> Emitter<'a> {
     /// How the entity's items are told from others': the entity-type
     /// attribute's value, or the shape of the primary key (the language
     /// `check`'s `key_collision` proves disjoint between entities).
+    /// An item that says it is of the entity is believed only with the
+    /// entity's key shapes (a tenant can write any attribute under its own
+    /// prefix, never a global entity's key).
     fn identity(&self, entity: &'a ir::Entity) -> TokenStream {
-        if let Some((attribute, value)) = self.spec.table.entity_type.marker(&entity.name) {
-            return quote!(__rt::Identity::Attribute { attribute: #attribute, value: #value });
+        let keys = self.key_shapes(entity, None, &entity.primary_key);
+        match self.spec.table.entity_type.marker(&entity.name) {
+            Some((attribute, value)) => quote!(__rt::Identity::Attribute {
+                attribute: #attribute,
+                value: #value,
+                keys: &[#(#keys),*],
+            }),
+            None => quote!(__rt::Identity::Key(&[#(#keys),*])),
         }
-        let keys = entity.primary_key.templates().map(|t| {
-            let attribute = t.attribute.as_str();
-            let shape = match self.key_type(None, attribute) {
-                KeyType::Number => quote!(__rt::KeyShape::N),
-                KeyType::Binary => quote!(__rt::KeyShape::B),
-                KeyType::String => {
-                    let parts = shape_parts(&crate::lang::primary_key_tokens(self.spec, entity, t));
-                    quote!(__rt::KeyShape::S(&[#(#parts),*]))
-                }
-            };
-            quote!((#attribute, #shape))
+    }
+
+    /// `(attribute, KeyShape)` of each template of `key`, on the table or
+    /// `index`: the language `check` reasons about, as the runtime matches
+    /// stored keys against it.
+    fn key_shapes(
+        &self,
+        entity: &'a ir::Entity,
+        index: Option<&str>,
+        key: &'a ir::EntityKey,
+    ) -> Vec<TokenStream> {
+        key.templates()
+            .map(|t| {
+                let attribute = t.attribute.as_str();
+                let shape = match self.key_type(index, attribute) {
+                    KeyType::Number => quote!(__rt::KeyShape::N),
+                    KeyType::Binary => quote!(__rt::KeyShape::B),
+                    KeyType::String => {
+                        let tokens = crate::lang::primary_key_tokens(self.spec, entity, t);
+                        let parts = shape_parts(&tokens);
+                        quote!(__rt::KeyShape::S(&[#(#parts),*]))
+                    }
+                };
+                quote!((#attribute, #shape))
+            })
+            .collect()
+    }
+
+    /// `INDEX_KEYS`: the entity's key shapes on each index it writes.
+    fn index_key_shapes(&self, entity: &'a ir::Entity) -> Option<TokenStream> {
+        if entity.index_keys.is_empty() {
+            return None;
+        }
+        let indexes = entity.index_keys.iter().map(|(index, key)| {
+            let keys = self.key_shapes(entity, Some(index), key);
+            quote!((#index, &[#(#keys),*]))
         });
-        quote!(__rt::Identity::Key(&[#(#keys),*]))
+        Some(quote! {
+            const INDEX_KEYS: __rt::IndexKeys = &[#(#indexes),*];
+        })
     }
 
     fn to_item_body(&self, entity: &'a ir::Entity) -> TokenStream {

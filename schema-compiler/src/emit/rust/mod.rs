@@ -252,7 +252,7 @@ impl<'s> RustNames<'s> {
     /// entities.
     pub fn item_enum(&self, spec: &'s ir::Spec, pattern: &str) -> Option<String> {
         let (p, _) = spec.access_patterns.get_key_value(pattern)?;
-        let item = Item::ItemEnum(p.as_str());
+        let item = Item::Collection(p.as_str());
         self.0.has(item).then(|| self.0.name(item).to_owned())
     }
 

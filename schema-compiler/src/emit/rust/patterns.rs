@@ -414,7 +414,7 @@ impl<'a> Emitter<'a> {
                 quote!(#ty)
             }
             _ => {
-                let ty = self.name(Item::ItemEnum(plan.pattern.name.as_str()));
+                let ty = self.name(Item::Collection(plan.pattern.name.as_str()));
                 quote!(#ty)
             }
         }
@@ -516,8 +516,10 @@ impl<'a> Emitter<'a> {
             return TokenStream::new();
         }
         let p = plan.pattern.name.as_str();
-        let ty = self.name(Item::ItemEnum(p));
-        let variants = returns.iter().map(|e| self.name(Item::ItemVariant(p, e)));
+        let ty = self.name(Item::Collection(p));
+        let variants = returns
+            .iter()
+            .map(|e| self.name(Item::CollectionVariant(p, e)));
         let payloads = returns.iter().map(|e| plan.read_type(e));
         let doc = format!(" An item returned by `{}`.", plan.pattern.name.as_str());
         let variant_docs = returns.iter().map(|e| match plan.partials.get(e.as_str()) {
@@ -545,20 +547,23 @@ impl<'a> Emitter<'a> {
         let pattern = plan.pattern;
         let name = self.private_fn(Private::Decode(pattern.name.to_string()));
         let pattern_name = pattern.name.as_str();
+        let index = super::option_str(Self::read_index(pattern));
         let collection = returns.len() > 1;
+        // Every item is checked to have the keys of the entity it says it
+        // is (`decode_claimed`), whoever wrote it.
         let decode = |e: &String| {
             let ty = plan.read_type(e);
             let read = if plan.partials.contains_key(e.as_str()) {
-                quote!(<#ty as __rt::Partial>::from_item(item))
+                quote!(__rt::decode_partial_claimed::<#ty>(item, #pattern_name, #index))
             } else {
-                quote!(<#ty as __rt::Entity>::from_item(item))
+                quote!(__rt::decode_claimed::<#ty>(item, #pattern_name, #index))
             };
             if collection {
-                let en = self.name(Item::ItemEnum(pattern.name.as_str()));
-                let variant = self.name(Item::ItemVariant(pattern.name.as_str(), e));
-                quote!(#read.map(|v| Some(#en::#variant(v))))
+                let en = self.name(Item::Collection(pattern.name.as_str()));
+                let variant = self.name(Item::CollectionVariant(pattern.name.as_str(), e));
+                quote!(#read.map(|v| v.map(#en::#variant)))
             } else {
-                quote!(#read.map(Some))
+                read
             }
         };
         let skipped: Vec<&String> = matching.iter().filter(|m| !returns.contains(m)).collect();
@@ -571,7 +576,7 @@ impl<'a> Emitter<'a> {
             };
             return quote! {
                 fn #name(item: &__rt::Item) -> __rt::Decoded<#item> {
-                    __rt::#decode_as::<#ty>(item, #pattern_name)
+                    __rt::#decode_as::<#ty>(item, #pattern_name, #index)
                 }
             };
         }
@@ -618,6 +623,19 @@ impl<'a> Emitter<'a> {
                     )),
                 }
             }
+        }
+    }
+
+    /// The index an access pattern reads through, if any.
+    fn read_index(pattern: &ir::AccessPattern) -> Option<&str> {
+        let index = match &pattern.operation {
+            Operation::Query(q) => &q.index,
+            Operation::Scan(s) => &s.index,
+            Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => return None,
+        };
+        match index {
+            IndexRef::Index(i) => Some(i.as_str()),
+            IndexRef::Table => None,
         }
     }
 
@@ -886,9 +904,10 @@ impl<'a> Emitter<'a> {
         let name = self.private_fn(Private::Decode(plan.pattern.name.to_string()));
         let ty = plan.entity_type(&scan.entity);
         let request = self.scan_request_fn(plan, scan);
+        let index = super::option_str(Self::read_index(plan.pattern));
         quote! {
             fn #name(item: &__rt::Item) -> __rt::Decoded<#ty> {
-                __rt::decode_if::<#ty>(item)
+                __rt::decode_if::<#ty>(item, #index)
             }
 
             #request
@@ -1228,7 +1247,7 @@ impl<'a> Emitter<'a> {
                 quote!(#ty)
             }
             _ => {
-                let ty = self.name(Item::ItemEnum(pattern_name));
+                let ty = self.name(Item::Collection(pattern_name));
                 quote!(#ty)
             }
         };
