@@ -14,6 +14,7 @@ mod codes;
 mod render;
 
 pub use codes::Code;
+pub(crate) use render::render_label;
 pub use render::{render_json, render_text, JsonDiagnostic, JsonLabel};
 
 /// How serious a diagnostic is.

@@ -538,7 +538,7 @@ impl Attribute {
 
 /// How a placeholder's value is written into a key: values meet in a key
 /// only when they are written the same way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum KeyEncoding {
     /// The string as it is.

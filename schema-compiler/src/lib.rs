@@ -66,6 +66,7 @@ mod check;
 pub mod diagnostics;
 pub mod emit;
 mod encoding;
+pub mod evolve;
 pub mod explain;
 pub mod import;
 pub mod ir;
@@ -115,6 +116,10 @@ pub struct Compiler {
     out_dir: Option<PathBuf>,
     iam: Option<emit::iam::IamOptions>,
     rust: emit::rust::RustOptions,
+    /// Whether a spec file is compared with the `singletable.lock` beside it.
+    ignore_lock: bool,
+    /// Locked mode: a compatible change the lock does not record is an error.
+    locked: Option<bool>,
 }
 
 #[derive(Debug, Clone)]
@@ -142,6 +147,9 @@ pub struct CompiledSpec {
     pub file: FileId,
     /// The resolved model.
     pub spec: ir::Spec,
+    /// Its entry in the `singletable.lock` beside it, when it has one and
+    /// the spec builds on it: the migration jobs still pending.
+    pub lock: Option<evolve::lock::LockedSpec>,
 }
 
 impl Compilation {
@@ -208,8 +216,20 @@ impl Compiler {
             };
             let mut diags = Diagnostics::new();
             if let Some(spec) = compile_file(&sources, file, &mut diags) {
+                let lock = match input {
+                    Input::File(path) if !self.ignore_lock && !diags.has_errors() => {
+                        evolve::check::check_against_lock(
+                            &mut sources,
+                            path,
+                            &spec,
+                            self.is_locked(),
+                            &mut diags,
+                        )
+                    }
+                    Input::File(_) | Input::Text { .. } => None,
+                };
                 if !diags.has_errors() {
-                    specs.push(CompiledSpec { file, spec });
+                    specs.push(CompiledSpec { file, spec, lock });
                 }
             }
             diagnostics.extend(diags);
@@ -223,6 +243,30 @@ impl Compiler {
 }
 
 impl Compiler {
+    /// Locked mode, as `cargo --locked`: a spec whose design differs from
+    /// its `singletable.lock` by a change the lock does not record fails
+    /// to compile even when the change is compatible (by default only
+    /// changes that need a backfill, break stored items or break clients
+    /// do, compatible ones are warnings). Defaults to the environment
+    /// variable `SINGLETABLE_LOCKED=1`, which CI sets.
+    pub fn locked(&mut self, locked: bool) -> &mut Self {
+        self.locked = Some(locked);
+        self
+    }
+
+    /// Compiles without comparing spec files with their `singletable.lock`
+    /// (what `singletable diff` and `singletable lock` do, to look at the
+    /// change).
+    pub fn ignore_lock(&mut self) -> &mut Self {
+        self.ignore_lock = true;
+        self
+    }
+
+    fn is_locked(&self) -> bool {
+        self.locked
+            .unwrap_or_else(|| std::env::var_os("SINGLETABLE_LOCKED").is_some_and(|v| v == "1"))
+    }
+
     /// Where [`Compiler::compile_to_out_dir`] writes; `$OUT_DIR` by default.
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.out_dir = Some(dir.as_ref().to_owned());

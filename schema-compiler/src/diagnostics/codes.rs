@@ -51,6 +51,12 @@ codes! {
     /// `version` is not a version this compiler reads.
     UnsupportedVersion = "unsupported_version", Error;
 
+    // ---- the lock ------------------------------------------------------------
+    /// The design differs from the one `singletable.lock` records, by a change it has not accepted.
+    UnacceptedChange = "unaccepted_change", Error;
+    /// The design differs from the lock by a compatible change it does not record yet.
+    UnrecordedChange = "unrecorded_change", Warning;
+
     // ---- names and references ---------------------------------------------
     /// A table, index, entity, attribute or access-pattern name is not valid.
     InvalidName = "invalid_name", Error;

@@ -126,7 +126,13 @@ fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic) {
     }
 }
 
-fn render_label(out: &mut String, sources: &SourceMap, span: Span, message: &str, gutter: usize) {
+pub(crate) fn render_label(
+    out: &mut String,
+    sources: &SourceMap,
+    span: Span,
+    message: &str,
+    gutter: usize,
+) {
     let Some(file) = sources.get(span.file) else {
         return;
     };

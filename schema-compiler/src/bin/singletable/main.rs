@@ -24,6 +24,8 @@ macro_rules! tell {
     }};
 }
 
+mod evolve;
+
 /// Checks Amazon DynamoDB single-table designs and generates code from them.
 #[derive(Debug, Parser)]
 #[command(name = "singletable", version, about, long_about = None)]
@@ -99,6 +101,80 @@ enum Command {
     },
     /// Print the JSON Schema of the spec format.
     Schema,
+    /// Report every change between two versions of a design, classified.
+    ///
+    /// `diff OLD NEW`, or `diff NEW --against lock` (the design the
+    /// `singletable.lock` beside NEW records), `--against git:<rev>:<path>`
+    /// or `--against <file>`. Each change is compatible, needs a backfill,
+    /// is breaking, or breaks clients only, with the order to deploy it in,
+    /// a witness item built under the old design and the plan. Exit status:
+    /// 0 when every change is compatible, 1 otherwise, 2 on usage or I/O
+    /// errors.
+    Diff {
+        /// The new spec, or the old and the new.
+        #[arg(required = true, num_args = 1..=2)]
+        specs: Vec<PathBuf>,
+        /// The old version: `lock`, `git:<revision>:<path>` or a file.
+        #[arg(long)]
+        against: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Record the deployed design in `singletable.lock` beside each spec.
+    ///
+    /// Without a subcommand: accept the changes since the locked design
+    /// (`--accept 'code(subject)'` each, `--accept-all` for every change
+    /// that is not breaking; a breaking change is always accepted by name
+    /// and bumps the generation), or mark a job verified. `lock init
+    /// --baseline` records the design as it is deployed, with no checks.
+    Lock {
+        /// `init --baseline`.
+        #[command(subcommand)]
+        init: Option<LockInit>,
+        /// Spec files.
+        specs: Vec<PathBuf>,
+        /// Accept a change, as `code(subject)` (`diff` prints the keys).
+        #[arg(long)]
+        accept: Vec<String>,
+        /// Accept every change that is not breaking.
+        #[arg(long)]
+        accept_all: bool,
+        /// Mark a migration job verified (its `verify` found nothing left):
+        /// the access patterns that wait for it open at the next build.
+        #[arg(long)]
+        verified: Vec<String>,
+    },
+    /// Migration jobs of the changes the lock accepted.
+    Migrate {
+        /// What to do.
+        #[command(subcommand)]
+        action: Migrate,
+    },
+}
+
+/// `lock init`.
+#[derive(Debug, Subcommand)]
+enum LockInit {
+    /// Record the design of each spec as deployed, with no checks.
+    Init {
+        /// Required: the specs are what is deployed now.
+        #[arg(long, required = true)]
+        baseline: bool,
+        /// Spec files.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+    },
+}
+
+/// `migrate`'s actions.
+#[derive(Debug, Subcommand)]
+enum Migrate {
+    /// The migration jobs of the lock, pending and verified, and how to run them.
+    Plan {
+        /// The spec.
+        spec: PathBuf,
+    },
 }
 
 /// What `generate` writes.
@@ -272,6 +348,47 @@ fn main() -> ExitCode {
             output: Output::Docs { specs, out_dir },
         } => generate(&specs, out_dir.as_deref(), |c| c.generate_docs()),
         Command::Explain { spec, pattern } => explain(&spec, pattern.as_deref()),
+        Command::Diff {
+            specs,
+            against,
+            format,
+        } => evolve::diff(&specs, against.as_deref(), format),
+        Command::Lock {
+            init: Some(LockInit::Init { specs, .. }),
+            ..
+        } => evolve::lock(
+            &specs,
+            &evolve::LockRequest {
+                baseline: true,
+                accept: &[],
+                accept_all: false,
+                verified: &[],
+            },
+        ),
+        Command::Lock {
+            init: None,
+            specs,
+            accept,
+            accept_all,
+            verified,
+        } => {
+            if specs.is_empty() {
+                tell!("error: name the spec files to lock");
+                return ExitCode::from(2);
+            }
+            evolve::lock(
+                &specs,
+                &evolve::LockRequest {
+                    baseline: false,
+                    accept: &accept,
+                    accept_all,
+                    verified: &verified,
+                },
+            )
+        }
+        Command::Migrate {
+            action: Migrate::Plan { spec },
+        } => evolve::migrate_plan(&spec),
         Command::Import {
             format: ImportFormat::Workbench,
             model,

@@ -1,0 +1,658 @@
+//! The changes between two resolved specs, classified.
+
+use serde::{Deserialize, Serialize};
+
+use super::codes::{ChangeCode, Class, DeployOrder};
+use super::design::{Design, IndexDesign, KeyDef, PatternDesign};
+use crate::diagnostics::Label;
+use crate::ir::{self, IndexKind};
+use crate::source::Span;
+
+/// A migration job a change needs, generated for the new design.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Job {
+    /// Writes the keys of `index` into every stored item of `entity`.
+    BackfillIndexKeys {
+        /// The entity.
+        entity: String,
+        /// The index.
+        index: String,
+    },
+    /// Removes the keys of `index` from every stored item of `entity`.
+    CleanupIndexKeys {
+        /// The entity.
+        entity: String,
+        /// The index.
+        index: String,
+    },
+    /// Reads every stored item of `entity` under the new rules and counts
+    /// (and lists) the ones that break them; writes nothing.
+    VerifyItems {
+        /// The entity.
+        entity: String,
+    },
+    /// Moves every stored item of `entity` from its old key to its new one,
+    /// one transaction per item.
+    Rekey {
+        /// The entity.
+        entity: String,
+    },
+}
+
+impl Job {
+    /// The job's id: stable for the same change, so a lock entry and a
+    /// control table agree on it.
+    pub fn id(&self) -> String {
+        let slug = |s: &str| crate::naming::snake(s).replace('_', "-");
+        match self {
+            Job::BackfillIndexKeys { entity, index } => {
+                format!("backfill-{}-{}", slug(entity), slug(index))
+            }
+            Job::CleanupIndexKeys { entity, index } => {
+                format!("cleanup-{}-{}", slug(entity), slug(index))
+            }
+            Job::VerifyItems { entity } => format!("verify-{}", slug(entity)),
+            Job::Rekey { entity } => format!("rekey-{}", slug(entity)),
+        }
+    }
+
+    /// The entity the job reads.
+    pub fn entity(&self) -> &str {
+        match self {
+            Job::BackfillIndexKeys { entity, .. }
+            | Job::CleanupIndexKeys { entity, .. }
+            | Job::VerifyItems { entity }
+            | Job::Rekey { entity } => entity,
+        }
+    }
+}
+
+/// One change between two designs.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// What kind of change.
+    pub code: ChangeCode,
+    /// Its class, which a witness may lower from the code's default.
+    pub class: Class,
+    /// What it is about: `Ticket`, `Ticket.title`, `GSI2`, `open_tickets`.
+    pub subject: String,
+    /// One sentence.
+    pub message: String,
+    /// Labels: on the new spec first, then on the old one.
+    pub labels: Vec<Label>,
+    /// An item built under the old design and what the new design does
+    /// with it.
+    pub witness: Option<String>,
+    /// The jobs the change needs.
+    pub jobs: Vec<Job>,
+    /// CloudFormation applies the change by replacing the table.
+    pub replaces_table: bool,
+    /// Recorded as accepted in the lock.
+    pub accepted: bool,
+}
+
+impl Finding {
+    fn new(code: ChangeCode, subject: impl Into<String>, message: impl Into<String>) -> Self {
+        Finding {
+            code,
+            class: code.default_class(),
+            subject: subject.into(),
+            message: message.into(),
+            labels: Vec::new(),
+            witness: None,
+            jobs: Vec::new(),
+            replaces_table: false,
+            accepted: false,
+        }
+    }
+
+    pub(super) fn label(mut self, span: Option<Span>, message: impl Into<String>) -> Self {
+        if let Some(span) = span.filter(|s| !s.is_dummy()) {
+            self.labels.push(Label {
+                span,
+                message: message.into(),
+            });
+        }
+        self
+    }
+
+    pub(super) fn witness(mut self, witness: Option<String>) -> Self {
+        self.witness = witness;
+        self
+    }
+
+    pub(super) fn job(mut self, job: Job) -> Self {
+        self.jobs.push(job);
+        self
+    }
+
+    /// `Code(subject)`: how the lock records an accepted change.
+    pub fn key(&self) -> String {
+        format!("{}({})", self.code.name(), self.subject)
+    }
+
+    /// What to deploy first.
+    pub fn deploy_order(&self) -> DeployOrder {
+        self.code.deploy_order()
+    }
+
+    /// The steps of the change, in order.
+    pub fn plan(&self) -> Vec<String> {
+        let jobs: Vec<String> = self
+            .jobs
+            .iter()
+            .map(|j| format!("run job `{}`", j.id()))
+            .collect();
+        let mut steps = Vec::new();
+        match (self.class, self.code.deploy_order()) {
+            (Class::Compatible, DeployOrder::Infrastructure) => {
+                steps.push(
+                    "update the table first (UpdateTable, one index per call; wait until ACTIVE)"
+                        .to_owned(),
+                );
+                steps.push("deploy the code".to_owned());
+            }
+            (Class::Compatible, DeployOrder::Readers) => {
+                steps.push("deploy readers, then writers".to_owned());
+            }
+            (Class::Compatible, _) => steps.push("deploy in any order".to_owned()),
+            (Class::Clients, _) => {
+                steps.push("update the callers of the generated API or policy first".to_owned());
+                steps.push("deploy".to_owned());
+            }
+            (Class::Backfill, _)
+                if self
+                    .jobs
+                    .iter()
+                    .all(|j| matches!(j, Job::VerifyItems { .. })) =>
+            {
+                steps.extend(self.jobs.iter().map(|j| format!("before deploying, run job `{}`: it reads every stored item under the new rules and lists those that break them", j.id())));
+                steps.push("fix what it lists (or loosen the rule)".to_owned());
+                steps.push(
+                    "deploy readers, then writers; `singletable lock --verified <job>`".to_owned(),
+                );
+            }
+            (Class::Backfill, _) => {
+                steps.push("deploy writers (new code writes the new form; the affected access patterns wait)".to_owned());
+                if self.code.deploy_order() == DeployOrder::Infrastructure
+                    || self.code == ChangeCode::IndexComputedKeysAdded
+                {
+                    steps.push("update the table (create the index; wait until ACTIVE)".to_owned());
+                }
+                steps.extend(jobs);
+                steps.push("verify: the job's `verify` finds nothing left".to_owned());
+                steps.push(
+                    "switch: `singletable lock --verified <job>`, then rebuild (the patterns open)"
+                        .to_owned(),
+                );
+            }
+            (Class::Breaking, _) => {
+                steps.push("expand: deploy code that writes the new form (the affected access patterns wait)".to_owned());
+                if self.replaces_table {
+                    steps.push(
+                        "create the new table beside the old one (CloudFormation would replace it)"
+                            .to_owned(),
+                    );
+                }
+                steps.extend(jobs);
+                steps.push("verify: the job's `verify` finds nothing left".to_owned());
+                steps.push("switch: `singletable lock --verified <job>`, then rebuild".to_owned());
+                steps.push("contract: remove the old form".to_owned());
+            }
+        }
+        steps
+    }
+}
+
+/// Where things are in a spec, for labels.
+pub(super) struct Spans<'s> {
+    pub spec: &'s ir::Spec,
+}
+
+impl Spans<'_> {
+    pub(super) fn entity(&self, name: &str) -> Option<Span> {
+        self.spec.entities.get(name).map(|e| e.name.span)
+    }
+
+    pub(super) fn attribute(&self, entity: &str, name: &str) -> Option<Span> {
+        self.spec
+            .entities
+            .get(entity)?
+            .attributes
+            .get(name)
+            .map(|a| a.name.span)
+    }
+
+    pub(super) fn template(
+        &self,
+        entity: &str,
+        index: Option<&str>,
+        attribute: &str,
+    ) -> Option<Span> {
+        let e = self.spec.entities.get(entity)?;
+        let key = match index {
+            None => &e.primary_key,
+            Some(i) => e.index_keys.get(i)?,
+        };
+        key.templates()
+            .find(|t| t.attribute == attribute)
+            .map(|t| t.source.span)
+    }
+
+    pub(super) fn index(&self, name: &str) -> Option<Span> {
+        self.spec.indexes.get(name).map(|i| i.name.span)
+    }
+
+    pub(super) fn pattern(&self, name: &str) -> Option<Span> {
+        self.spec.access_patterns.get(name).map(|p| p.name.span)
+    }
+
+    pub(super) fn role(&self, name: &str) -> Option<Span> {
+        self.spec.roles.get(name).map(|r| r.name.span)
+    }
+
+    pub(super) fn table(&self) -> Option<Span> {
+        Some(self.spec.table.name.span)
+    }
+}
+
+/// Both versions: their designs, for comparing, and their specs, for
+/// spans and witness items.
+pub(super) struct Versions<'s> {
+    pub old: &'s Design,
+    pub new: &'s Design,
+    pub old_spec: &'s ir::Spec,
+    pub new_spec: &'s ir::Spec,
+}
+
+impl<'s> Versions<'s> {
+    pub(super) fn old_at(&self) -> Spans<'s> {
+        Spans {
+            spec: self.old_spec,
+        }
+    }
+
+    pub(super) fn new_at(&self) -> Spans<'s> {
+        Spans {
+            spec: self.new_spec,
+        }
+    }
+}
+
+/// Every change from `old` to `new`, in the order of the new design:
+/// table, tenant, indexes, entities (keys, then attributes), access
+/// patterns, roles.
+pub fn diff(old: &ir::Spec, new: &ir::Spec) -> Vec<Finding> {
+    let (old_design, new_design) = (Design::of(old), Design::of(new));
+    let v = Versions {
+        old: &old_design,
+        new: &new_design,
+        old_spec: old,
+        new_spec: new,
+    };
+    let mut out = Vec::new();
+    table_changes(&v, &mut out);
+    tenant_changes(&v, &mut out);
+    index_changes(&v, &mut out);
+    super::entities::entity_changes(&v, &mut out);
+    pattern_changes(&v, &mut out);
+    role_changes(&v, &mut out);
+    // In the order of the new spec: by the first label on it, then the
+    // changes only the old spec shows, in its order.
+    let new_file = new.table.name.span.file;
+    out.sort_by_key(|f| {
+        f.labels.first().map_or((2, 0), |l| {
+            (u8::from(l.span.file != new_file), l.span.start)
+        })
+    });
+    out
+}
+
+fn key_text(k: &KeyDef) -> String {
+    format!("`{}` ({:?})", k.attribute, k.r#type)
+}
+
+fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
+    let (old, new) = (&v.old.table, &v.new.table);
+    let (at, was) = (v.new_at(), v.old_at());
+    if old.name != new.name {
+        let mut f = Finding::new(
+            ChangeCode::TableRenamed,
+            &new.name,
+            format!("the table is renamed from `{}` to `{}`", old.name, new.name),
+        )
+        .label(at.table(), "the new name")
+        .label(was.table(), "the name deployed");
+        f.replaces_table = true;
+        f.witness = Some(format!(
+            "the generated CloudFormation template names table `{}`: an update creates a new, empty table, and every stored item stays in `{}` (retained, not deleted, by the template's DeletionPolicy)",
+            new.name, old.name
+        ));
+        out.push(f);
+    }
+    if old.partition_key != new.partition_key || old.sort_key != new.sort_key {
+        let show = |k: &Option<KeyDef>| k.as_ref().map_or("none".to_owned(), key_text);
+        let mut f = Finding::new(
+            ChangeCode::TableKeySchemaChanged,
+            &new.name,
+            format!(
+                "the table's keys change from {} / {} to {} / {}",
+                key_text(&old.partition_key),
+                show(&old.sort_key),
+                key_text(&new.partition_key),
+                show(&new.sort_key)
+            ),
+        )
+        .label(at.table(), "the table");
+        f.replaces_table = true;
+        out.push(f);
+    }
+    match (&old.ttl, &new.ttl) {
+        (None, Some(ttl)) => out.push(
+            Finding::new(ChangeCode::TtlAdded, ttl, format!("the table gets the TTL attribute `{ttl}`"))
+                .label(at.table(), "the table")
+                .witness(Some(format!("a stored item that already holds a number in `{ttl}` expires once the TTL is enabled"))),
+        ),
+        (Some(ttl), None) => out.push(
+            Finding::new(ChangeCode::TtlRemoved, ttl, format!("the table's TTL attribute `{ttl}` is removed: reads stop hiding expired items"))
+                .label(at.table(), "the table"),
+        ),
+        (Some(a), Some(b)) if a != b => out.push(
+            Finding::new(ChangeCode::TtlChanged, b, format!("the TTL attribute changes from `{a}` to `{b}`"))
+                .label(at.table(), "the table"),
+        ),
+        _ => {}
+    }
+    if old.stream != new.stream {
+        out.push(
+            Finding::new(
+                ChangeCode::StreamChanged,
+                &new.name,
+                format!(
+                    "the table's stream changes from {:?} to {:?}",
+                    old.stream, new.stream
+                ),
+            )
+            .label(at.table(), "the table"),
+        );
+    }
+    if old.entity_type != new.entity_type {
+        let show = |a: &Option<String>| {
+            a.as_ref()
+                .map_or("their keys".to_owned(), |a| format!("attribute `{a}`"))
+        };
+        out.push(
+            Finding::new(
+                ChangeCode::EntityTypeModeChanged,
+                &new.name,
+                format!(
+                    "items were told apart by {}, now by {}",
+                    show(&old.entity_type),
+                    show(&new.entity_type)
+                ),
+            )
+            .label(at.table(), "the table"),
+        );
+    }
+}
+
+fn tenant_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
+    let (Some(old), Some(new)) = (&v.old.tenant, &v.new.tenant) else {
+        return;
+    };
+    let span = v.new_spec.tenant.as_ref().map(|t| t.id_pattern.span);
+    if old.id_pattern != new.id_pattern {
+        let (o, n) = (v.old_spec.tenant.as_ref(), v.new_spec.tenant.as_ref());
+        let tightened = match (o, n) {
+            (Some(o), Some(n)) => {
+                n.min_length > o.min_length
+                    || n.max_length.unwrap_or(usize::MAX) < o.max_length.unwrap_or(usize::MAX)
+                    || o.alphabet
+                        .ranges
+                        .iter()
+                        .any(|&(lo, hi)| (lo..=hi).any(|c| !n.alphabet.contains(c)))
+            }
+            _ => true,
+        };
+        let (code, verb) = if tightened {
+            (ChangeCode::TenantPatternTightened, "accepts fewer ids")
+        } else {
+            (ChangeCode::TenantPatternLoosened, "accepts more ids")
+        };
+        out.push(
+            Finding::new(
+                code,
+                "tenant",
+                format!(
+                    "the tenant id pattern {verb}: `{}` was `{}`",
+                    new.id_pattern, old.id_pattern
+                ),
+            )
+            .label(span, "the new pattern"),
+        );
+    }
+    if old.principal_tag != new.principal_tag {
+        out.push(
+            Finding::new(
+                ChangeCode::PrincipalTagChanged,
+                "tenant",
+                format!("the policies read the tenant from principal tag `{}`, was `{}`: sessions must carry the new tag before the policies change", new.principal_tag, old.principal_tag),
+            )
+            .label(v.new_spec.tenant.as_ref().map(|t| t.principal_tag.span), "the new tag"),
+        );
+    }
+}
+
+/// Whether some entity of `spec` writes computed (not natural) keys into
+/// `index`.
+pub(super) fn computed_keys(spec: &ir::Spec, index: &str) -> Vec<String> {
+    spec.entities
+        .values()
+        .filter(|e| {
+            e.index_keys
+                .get(index)
+                .is_some_and(|k| k.templates().any(|t| !spec.holds_value(t)))
+        })
+        .map(|e| e.name.value.clone())
+        .collect()
+}
+
+fn index_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
+    let (at, was) = (v.new_at(), v.old_at());
+    for (name, new) in &v.new.indexes {
+        match v.old.indexes.get(name) {
+            None if new.kind == IndexKind::Local => {
+                let mut f = Finding::new(ChangeCode::LocalIndexChanged, name, format!("local index `{name}` is added: local indexes exist only from a table's creation"))
+                    .label(at.index(name), "the new index");
+                f.replaces_table = true;
+                out.push(f);
+            }
+            // An added global index: natural keys are filled by DynamoDB;
+            // each entity that computes its keys gets its own finding.
+            None if computed_keys(v.new_spec, name).is_empty() => out.push(
+                Finding::new(ChangeCode::IndexAddedNatural, name, format!("global index `{name}` is added on attributes items already have: DynamoDB fills it"))
+                    .label(at.index(name), "the new index"),
+            ),
+            None => {}
+            Some(old) => changed_index(v, name, old, new, out),
+        }
+    }
+    for (name, old) in &v.old.indexes {
+        if v.new.indexes.contains_key(name) {
+            continue;
+        }
+        let mut f = if old.kind == IndexKind::Local {
+            let mut f = Finding::new(
+                ChangeCode::LocalIndexChanged,
+                name,
+                format!(
+                    "local index `{name}` is removed: local indexes change only with a new table"
+                ),
+            );
+            f.replaces_table = true;
+            f
+        } else {
+            Finding::new(ChangeCode::IndexRemoved, name, format!("global index `{name}` is removed: its queries go, and the policies stop granting it"))
+        };
+        f = f.label(was.index(name), "the index deployed");
+        out.push(f);
+    }
+}
+
+fn changed_index(
+    v: &Versions<'_>,
+    name: &str,
+    old: &IndexDesign,
+    new: &IndexDesign,
+    out: &mut Vec<Finding>,
+) {
+    let at = v.new_at();
+    if old.kind != new.kind
+        || old.partition_key != new.partition_key
+        || old.sort_key != new.sort_key
+    {
+        let code = if old.kind == IndexKind::Local || new.kind == IndexKind::Local {
+            ChangeCode::LocalIndexChanged
+        } else {
+            ChangeCode::IndexKeySchemaChanged
+        };
+        let mut f = Finding::new(code, name, format!("index `{name}`'s key attributes change: DynamoDB cannot change an index's keys in place (add a new index, switch, then drop this one)"))
+            .label(at.index(name), "this index");
+        f.replaces_table = code == ChangeCode::LocalIndexChanged;
+        out.push(f);
+    }
+    if old.projection != new.projection {
+        out.push(
+            Finding::new(ChangeCode::ProjectionChanged, name, format!("index `{name}`'s projection changes from {:?} to {:?}: the index is rebuilt, and the partial types read through it change", old.projection, new.projection))
+                .label(at.index(name), "this index"),
+        );
+    }
+}
+
+fn pattern_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
+    let (at, was) = (v.new_at(), v.old_at());
+    for (name, new) in &v.new.access_patterns {
+        match v.old.access_patterns.get(name) {
+            None => out.push(
+                Finding::new(
+                    ChangeCode::PatternAdded,
+                    name,
+                    format!("access pattern `{name}` is added"),
+                )
+                .label(at.pattern(name), "the new pattern"),
+            ),
+            Some(old) if old != new => out.push(
+                Finding::new(
+                    ChangeCode::PatternChanged,
+                    name,
+                    format!(
+                        "access pattern `{name}` changes: {}",
+                        describe_pattern_change(old, new)
+                    ),
+                )
+                .label(at.pattern(name), "this pattern")
+                .label(was.pattern(name), "as deployed"),
+            ),
+            Some(_) => {}
+        }
+    }
+    for name in v.old.access_patterns.keys() {
+        if !v.new.access_patterns.contains_key(name) {
+            out.push(
+                Finding::new(ChangeCode::PatternRemoved, name, format!("access pattern `{name}` is removed: its method goes, and its callers with it"))
+                    .label(was.pattern(name), "the pattern deployed"),
+            );
+        }
+    }
+}
+
+fn describe_pattern_change(old: &PatternDesign, new: &PatternDesign) -> String {
+    let mut parts = Vec::new();
+    if old.index != new.index {
+        parts.push(format!(
+            "reads {} instead of {}",
+            index_words(&new.index),
+            index_words(&old.index)
+        ));
+    }
+    if old.request != new.request {
+        parts.push(format!("`{}` was `{}`", new.request, old.request));
+    }
+    if old.entities != new.entities {
+        parts.push(format!(
+            "returns {:?} instead of {:?}",
+            new.entities, old.entities
+        ));
+    }
+    if parts.is_empty() {
+        parts.push(format!(
+            "it is a {} instead of a {}",
+            new.operation, old.operation
+        ));
+    }
+    parts.join("; ")
+}
+
+fn index_words(index: &Option<String>) -> String {
+    index
+        .as_ref()
+        .map_or("the table".to_owned(), |i| format!("index `{i}`"))
+}
+
+fn role_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
+    let (at, was) = (v.new_at(), v.old_at());
+    for (name, new) in &v.new.roles {
+        let old = v.old.roles.get(name);
+        let lost: Vec<&String> = old.map_or(Vec::new(), |o| {
+            o.iter().filter(|p| !new.contains(p)).collect()
+        });
+        let gained = old.is_none_or(|o| new.iter().any(|p| !o.contains(p)));
+        if !lost.is_empty() {
+            out.push(
+                Finding::new(
+                    ChangeCode::RoleNarrowed,
+                    name,
+                    format!(
+                        "role `{name}` no longer lists {}: its callers get AccessDenied",
+                        lost.iter()
+                            .map(|p| format!("`{p}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+                .label(at.role(name), "this role"),
+            );
+        } else if gained {
+            out.push(
+                Finding::new(
+                    ChangeCode::RoleWidened,
+                    name,
+                    format!("role `{name}` is granted more"),
+                )
+                .label(at.role(name), "this role"),
+            );
+        }
+    }
+    for name in v.old.roles.keys() {
+        if !v.new.roles.contains_key(name) {
+            out.push(
+                Finding::new(
+                    ChangeCode::RoleNarrowed,
+                    name,
+                    format!("role `{name}` is removed: its callers get AccessDenied"),
+                )
+                .label(was.role(name), "the role deployed"),
+            );
+        }
+    }
+}
+
+/// A finding, for the other rule modules.
+pub(super) fn finding(
+    code: ChangeCode,
+    subject: impl Into<String>,
+    message: impl Into<String>,
+) -> Finding {
+    Finding::new(code, subject, message)
+}
