@@ -584,11 +584,33 @@ fn generate_rust(
         ));
     }
     generate_each(compilation, |spec, file| {
+        let mut options = options.clone();
+        options.migrations = file.lock.map(pending_migrations).unwrap_or_default();
         Ok(vec![emit::GeneratedFile {
             name: format!("{}.rs", naming::snake(file.stem)),
-            contents: emit::rust::render_rust_with(spec, file.name, options),
+            contents: emit::rust::render_rust_with(spec, file.name, &options),
         }])
     })
+}
+
+/// The jobs a lock holds pending, each with the spec its change set moved
+/// from, resolved (what a re-key reads old keys with).
+fn pending_migrations(lock: &evolve::lock::LockedSpec) -> Vec<emit::rust::PendingJob> {
+    lock.pending()
+        .map(|(job, previous)| {
+            let previous = previous.and_then(|text| {
+                let mut sources = SourceMap::new();
+                let file = sources.add("previous.yaml", text);
+                let mut diags = Diagnostics::new();
+                compile_file(&sources, file, &mut diags).filter(|_| !diags.has_errors())
+            });
+            emit::rust::PendingJob {
+                id: job.id.clone(),
+                job: job.job.clone(),
+                previous,
+            }
+        })
+        .collect()
 }
 
 /// The spec file an output is rendered for.
@@ -599,6 +621,8 @@ struct SpecFile<'a> {
     stem: &'a str,
     /// The spec's warnings and notes.
     diagnostics: Vec<&'a Diagnostic>,
+    /// Its lock entry.
+    lock: Option<&'a evolve::lock::LockedSpec>,
 }
 
 /// Renders every spec that compiled; the report when anything failed (a
@@ -634,6 +658,7 @@ fn generate_each(
             name,
             stem,
             diagnostics,
+            lock: compiled.lock.as_ref(),
         };
         match render(&compiled.spec, &file) {
             Ok(more) => {

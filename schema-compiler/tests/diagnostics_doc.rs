@@ -44,9 +44,13 @@ fn fenced<'a>(text: &'a str, lang: &str) -> Option<&'a str> {
     Some(&text[start..start + len])
 }
 
-/// The fixture named in "Example (`fixtures/fail/x.yaml`)".
+/// The fixture named in "Example (`fixtures/fail/x.yaml`)" (or
+/// `fixtures/lock/<code>/spec.yaml`, a spec beside its lock).
 fn fixture_path(body: &str) -> Option<&str> {
-    let start = body.find("(`fixtures/fail/")? + 2;
+    let start = body
+        .find("(`fixtures/fail/")
+        .or_else(|| body.find("(`fixtures/lock/"))?
+        + 2;
     let len = body[start..].find('`')?;
     Some(&body[start..start + len])
 }
@@ -57,6 +61,38 @@ fn every_code_has_a_section_in_code_order() {
     let documented: Vec<&str> = sections(&doc).iter().map(|s| s.code).collect();
     let codes: Vec<&str> = Code::ALL.iter().map(|c| c.name()).collect();
     assert_eq!(documented, codes);
+}
+
+/// A rendering of a fixture file with its comment line, as if the line
+/// were not there: every `spec.yaml:<line>` and snippet line number one
+/// less.
+fn renumber(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let line = match line.split_once("spec.yaml:") {
+            Some((before, after)) => {
+                let (number, rest) = after.split_at(after.find(':').unwrap_or(after.len()));
+                match number.parse::<usize>() {
+                    Ok(n) => format!("{before}spec.yaml:{}{rest}", n.saturating_sub(1)),
+                    Err(_) => line.to_owned(),
+                }
+            }
+            None => {
+                let trimmed = line.trim_start();
+                match trimmed.split_once(" | ") {
+                    Some((number, rest)) if number.parse::<usize>().is_ok() => {
+                        let n = number.parse::<usize>().unwrap_or(1) - 1;
+                        let width = line.len() - trimmed.len() + number.len();
+                        format!("{n:>width$} | {rest}")
+                    }
+                    _ => line.to_owned(),
+                }
+            }
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }
 
 #[test]
@@ -105,16 +141,32 @@ fn examples_are_fixtures_and_render_as_shown() {
             "{}: the example is not {fixture}",
             section.code
         );
-        let report = Compiler::new().source("spec.yaml", yaml).compile().report();
+        let report = if fixture.starts_with("fixtures/lock/") {
+            // Compared with the `singletable.lock` beside it: compiled as
+            // the file, shown as `spec.yaml`.
+            let path = support::workspace_root().join(fixture);
+            let text = Compiler::new().file(&path).compile().report().to_text();
+            let shown = text
+                .replace(&format!("{}:", path.display()), "spec.yaml:")
+                .replace(&path.display().to_string(), "spec.yaml");
+            // The comment line is not shown: every line number moves up one.
+            renumber(&shown)
+        } else {
+            Compiler::new()
+                .source("spec.yaml", yaml)
+                .compile()
+                .report()
+                .to_text()
+        };
         if std::env::var_os("SINGLETABLE_BLESS").is_some() {
             // Rewrites the rendering shown in the docs with the compiler's.
-            blessed = blessed.replacen(rendered.trim_end(), report.to_text().trim_end(), 1);
+            blessed = blessed.replacen(rendered.trim_end(), report.trim_end(), 1);
             checked += 1;
             continue;
         }
         assert_eq!(
             rendered.trim_end(),
-            report.to_text().trim_end(),
+            report.trim_end(),
             "{}: docs/diagnostics.md shows another rendering than the compiler prints",
             section.code
         );

@@ -407,6 +407,25 @@ pub enum Error {
     },
     /// Any other error of the DynamoDB service or the SDK.
     Service(Box<crate::sdk::Error>),
+    /// A migration worker lost its lease on a segment (it stalled past
+    /// the lease, and another worker took the segment over): it stops, and
+    /// the other goes on from the last checkpoint.
+    LeaseLost {
+        /// The job.
+        job: String,
+        /// The segment.
+        segment: u32,
+    },
+    /// An access pattern waits for a migration job the lock has not
+    /// verified (as DynamoDB's own `Backfilling` for a new index): its
+    /// results would be incomplete or stale until the job is done.
+    /// `Repository::allow_pending` reads anyway.
+    Pending {
+        /// The access pattern.
+        pattern: &'static str,
+        /// The job it waits for.
+        job: &'static str,
+    },
 }
 
 // `Display` describes this layer only, so a chain printer (`{:#}` of
@@ -493,6 +512,14 @@ impl fmt::Display for Error {
                 Ok(())
             }
             Error::Service(_) => f.write_str("DynamoDB request failed"),
+            Error::LeaseLost { job, segment } => write!(
+                f,
+                "job {job}: another worker took over segment {segment} (this worker's lease ran out)"
+            ),
+            Error::Pending { pattern, job } => write!(
+                f,
+                "{pattern} waits for migration job {job}, which the lock has not verified (`singletable lock --verified {job}`; `Repository::allow_pending` reads anyway)"
+            ),
         }
     }
 }
@@ -602,6 +629,31 @@ impl Error {
             self,
             Error::ConditionFailed { .. } | Error::VersionConflict { .. }
         )
+    }
+
+    /// Whether the call may succeed when sent again: throttling, a server
+    /// error, or a request whose answer never came (a timeout, a dropped
+    /// connection), after the SDK's own retries.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            // No error code: no answer came (a timeout, a dropped
+            // connection); the SDK's retries are spent.
+            Error::Service(_) => {
+                self.service_code().is_none()
+                    || matches!(
+                        self.service_code(),
+                        Some(
+                            "ProvisionedThroughputExceededException"
+                                | "ThrottlingException"
+                                | "RequestLimitExceeded"
+                                | "InternalServerError"
+                                | "ServiceUnavailable"
+                        )
+                    )
+            }
+            Error::Unprocessed { .. } => true,
+            _ => false,
+        }
     }
 
     /// The service error code (`ConditionalCheckFailedException`, …), if any.

@@ -41,6 +41,7 @@ mod error;
 pub mod iam;
 mod identity;
 mod isolation;
+pub mod migrate;
 #[doc(hidden)]
 pub mod ops;
 mod query;

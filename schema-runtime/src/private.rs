@@ -10,7 +10,7 @@ pub use crate::reader::{lit, until, width, Step, REST};
 pub use crate::sdk::types::AttributeValue::{self, N, S};
 #[cfg(feature = "serde")]
 pub use crate::serde_support::adapt as serde_adapt;
-pub use crate::{aggregate, codec, iam, ops, reader, schema, sdk};
+pub use crate::{aggregate, codec, iam, migrate, ops, reader, schema, sdk};
 pub use crate::{
     batch_get, batch_write, entity::decode_as, entity::decode_claimed, entity::decode_if,
     entity::decode_partial_as, entity::decode_partial_claimed, entity::Decoded, entity::IndexKeys,

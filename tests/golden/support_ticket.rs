@@ -727,6 +727,7 @@ pub struct Repository {
     client: __rt::sdk::Client,
     table_name: String,
     retry: __rt::RetryPolicy,
+    pending_allowed: bool,
 }
 impl Repository {
     /// A repository on the table named in the spec.
@@ -735,6 +736,7 @@ impl Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
             retry: Default::default(),
+            pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
@@ -746,6 +748,17 @@ impl Repository {
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
+    }
+    /// Reads through the access patterns that wait for a pending
+    /// migration job too (`migrations`), whose results are
+    /// incomplete or stale until the job is verified; without it
+    /// they fail with `Error::Pending`.
+    pub fn allow_pending(mut self) -> Self {
+        self.pending_allowed = true;
+        self
+    }
+    fn __pending_allowed(&self) -> bool {
+        self.pending_allowed
     }
     /// The SDK client.
     pub fn client(&self) -> &__rt::sdk::Client {
@@ -1648,3 +1661,17 @@ pub const IAM_ROLE_POLICIES: &[(&str, __rt::iam::PolicyTemplate)] = &[
         },
     ),
 ];
+/// The migration jobs of the changes `singletable.lock` accepted and has not verified: none.
+pub mod migrations {
+    use ::singletable_runtime::__private as __rt;
+    /// Every pending job.
+    pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
+        let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
+        jobs.into()
+    }
+    /// The jobs' command line, on the table named in the spec
+    /// (`--table` names another): see [`::singletable_runtime::migrate::main`].
+    pub async fn main(client: __rt::sdk::Client) -> ::std::process::ExitCode {
+        __rt::migrate::main(client, super::TABLE_NAME, jobs()).await
+    }
+}

@@ -93,6 +93,10 @@ pub struct Entry {
     /// The jobs the change set needs.
     #[serde(default)]
     pub jobs: Vec<LockedJob>,
+    /// The spec the change set moved from, as written, when a job needs
+    /// it (a re-key reads items at their old keys).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
 }
 
 /// A job of a change set, and whether its work is verified. (Not
@@ -185,6 +189,7 @@ impl LockedSpec {
                 generation: 1,
                 accepted: vec!["baseline".to_owned()],
                 jobs: Vec::new(),
+                previous: None,
             }],
             source: source.to_owned(),
         }
@@ -216,6 +221,10 @@ impl LockedSpec {
         }
         let mut reserved = self.reserved.clone();
         reserve(&mut reserved, old, design);
+        let previous = jobs
+            .iter()
+            .any(|j| matches!(j.job, Job::Rekey { .. }))
+            .then(|| self.source.clone());
         let mut history = self.history.clone();
         history.push(Entry {
             from: Some(self.design.clone()),
@@ -227,6 +236,7 @@ impl LockedSpec {
                 .map(Finding::key)
                 .collect(),
             jobs,
+            previous,
         });
         LockedSpec {
             file: self.file.clone(),
@@ -241,11 +251,18 @@ impl LockedSpec {
 
     /// Every job not yet verified, of every change set.
     pub fn pending_jobs(&self) -> Vec<&LockedJob> {
-        self.history
-            .iter()
-            .flat_map(|e| &e.jobs)
-            .filter(|j| j.state == JobState::Pending)
-            .collect()
+        self.pending().map(|(job, _)| job).collect()
+    }
+
+    /// Every job not yet verified, with the spec its change set moved from
+    /// (when it recorded it).
+    pub fn pending(&self) -> impl Iterator<Item = (&LockedJob, Option<&str>)> {
+        self.history.iter().flat_map(|e| {
+            e.jobs
+                .iter()
+                .filter(|j| j.state == JobState::Pending)
+                .map(move |j| (j, e.previous.as_deref()))
+        })
     }
 
     /// Marks job `id` verified; `false` when no pending job has that id.

@@ -7,7 +7,13 @@ use crate::naming::{pascal, screaming, snake, STD_NAMES};
 use crate::source::Span;
 
 /// Types and values every generated module defines.
-const MODULE_TYPES: &[&str] = &["Tenancy", "TenantId", "Repository", "TenantRepository"];
+const MODULE_TYPES: &[&str] = &[
+    "Tenancy",
+    "TenantId",
+    "Repository",
+    "TenantRepository",
+    "migrations",
+];
 /// Constants every generated module defines.
 const MODULE_VALUES: &[&str] = &["TABLE_NAME", "TABLE", "IAM_POLICY", "IAM_ROLE_POLICIES"];
 /// Methods every `Repository` or `TenantRepository` has.
@@ -22,6 +28,7 @@ const REPOSITORY_METHODS: &[&str] = &[
     "tenant",
     "apply_counter_changes",
     "transact_get",
+    "allow_pending",
 ];
 /// Methods of every entity's struct.
 const ENTITY_METHODS: &[&str] = &["key", "with_timestamps"];

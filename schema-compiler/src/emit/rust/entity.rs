@@ -478,7 +478,7 @@ impl<'a> Emitter<'a> {
     /// An item that says it is of the entity is believed only with the
     /// entity's key shapes (a tenant can write any attribute under its own
     /// prefix, never a global entity's key).
-    fn identity(&self, entity: &'a ir::Entity) -> TokenStream {
+    pub(super) fn identity(&self, entity: &'a ir::Entity) -> TokenStream {
         let keys = self.key_shapes(entity, None, &entity.primary_key);
         match self.spec.table.entity_type.marker(&entity.name) {
             Some((attribute, value)) => quote!(__rt::Identity::Attribute {

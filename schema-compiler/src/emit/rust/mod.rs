@@ -9,6 +9,7 @@ mod aggregate;
 mod entity;
 mod iam;
 mod keys;
+mod migrations;
 mod patterns;
 mod repo;
 mod types;
@@ -50,6 +51,23 @@ pub struct RustOptions {
     /// `#[derive(Entity)]` bound to the same spec entity), used by the
     /// repository in place of a generated struct.
     pub extern_entities: Vec<(String, String)>,
+    /// The migration jobs the spec's lock holds pending (set by the
+    /// compiler from `singletable.lock`): the module's `migrations` runs
+    /// them, and the access patterns they change wait for them.
+    #[doc(hidden)]
+    pub migrations: Vec<PendingJob>,
+}
+
+/// A migration job the lock holds pending.
+#[derive(Debug, Clone)]
+#[doc(hidden)]
+pub struct PendingJob {
+    /// Its id.
+    pub id: String,
+    /// What it does.
+    pub job: crate::evolve::Job,
+    /// The spec its change set moved from, when the job needs it.
+    pub previous: Option<ir::Spec>,
 }
 
 /// The `rename_all` rules serde knows.
@@ -445,6 +463,7 @@ impl<'a> Emitter<'a> {
         // The domains the parts above use, so after them.
         parts.push(self.emit_domains());
         parts.push(self.emit_iam());
+        parts.push(self.emit_migrations());
         parts
     }
 

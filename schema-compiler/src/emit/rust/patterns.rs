@@ -177,6 +177,14 @@ impl<'a> Emitter<'a> {
                 let e = plan.entity(entity);
                 let key_ty = self.name(Item::Key(e.name.as_str()));
                 let scope = self.scope_expr(e, handle);
+                let gate = self.pending_job(pattern).map(|job| {
+                    let name = pattern.name.as_str();
+                    quote! {
+                        if !#repo.__pending_allowed() {
+                            return Err(__rt::Error::Pending { pattern: #name, job: #job });
+                        }
+                    }
+                });
                 if let Some(ty) = plan.partials.get(entity.as_str()) {
                     let projection = self.projection(plan, None).unwrap_or_else(|| quote!(&[]));
                     let doc = Self::pattern_doc(
@@ -188,6 +196,7 @@ impl<'a> Emitter<'a> {
                     return quote! {
                         #doc
                         pub async fn #name(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
+                            #gate
                             #repo.__table().get_partial(key, #scope, #consistent_read, #projection).await
                         }
                     };
@@ -202,6 +211,7 @@ impl<'a> Emitter<'a> {
                 quote! {
                     #doc
                     pub async fn #name(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
+                        #gate
                         #repo.__table().#read(key, #scope).await
                     }
                 }
@@ -224,10 +234,11 @@ impl<'a> Emitter<'a> {
                     pattern,
                     format!("Query of {index}: `{condition}` with `:pk` = `{}`.{filter} Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.", q.pk.source.as_str()),
                 );
+                let request = self.gated(pattern, &repo, quote!(#request(self, #(#args),*)));
                 quote! {
                     #doc
                     pub fn #name(&self, #(#params),*) -> __rt::Query<#item> {
-                        #repo.__query(#request(self, #(#args),*), #decode)
+                        #repo.__query(#request, #decode)
                     }
                 }
             }
@@ -250,10 +261,11 @@ impl<'a> Emitter<'a> {
                     pattern,
                     format!("Scan of {target}, returning its [`{}`] items (those of other entities are skipped).{filter} Returns a lazy [`::singletable_runtime::Scan`]: `.segments(n)` reads n segments at once, `.segment(i, n)` one worker's share; then `.all()`, `.items()` or `.pages()`. A tenant's policy denies Scan: run it with the credentials of the role that lists it.", scan.entity),
                 );
+                let request = self.gated(pattern, &repo, quote!(#request(self, #(#args),*)));
                 quote! {
                     #doc
                     pub fn #name(&self, #(#params),*) -> __rt::Scan<#ty> {
-                        __rt::Scan::new(self.client.clone(), #request(self, #(#args),*), #decode)
+                        __rt::Scan::new(self.client.clone(), #request, #decode)
                     }
                 }
             }

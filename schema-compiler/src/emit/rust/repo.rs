@@ -242,6 +242,7 @@ impl<'a> Emitter<'a> {
                 client: __rt::sdk::Client,
                 table_name: String,
                 retry: __rt::RetryPolicy,
+                pending_allowed: bool,
             }
 
             impl Repository {
@@ -251,6 +252,7 @@ impl<'a> Emitter<'a> {
                         client,
                         table_name: TABLE_NAME.to_owned(),
                         retry: Default::default(),
+                        pending_allowed: false,
                     }
                 }
 
@@ -264,6 +266,19 @@ impl<'a> Emitter<'a> {
                 pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
                     self.retry = retry;
                     self
+                }
+
+                /// Reads through the access patterns that wait for a pending
+                /// migration job too (`migrations`), whose results are
+                /// incomplete or stale until the job is verified; without it
+                /// they fail with `Error::Pending`.
+                pub fn allow_pending(mut self) -> Self {
+                    self.pending_allowed = true;
+                    self
+                }
+
+                fn __pending_allowed(&self) -> bool {
+                    self.pending_allowed
                 }
 
                 /// The SDK client.

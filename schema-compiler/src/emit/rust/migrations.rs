@@ -1,0 +1,164 @@
+//! The module's `migrations`: the jobs the lock holds pending, instantiated
+//! from the runtime's generic jobs, a command line to run them, and which
+//! access patterns wait for them.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Emitter;
+use crate::evolve::Job;
+use crate::ir::{self, IndexRef, Operation};
+use crate::names::Item;
+
+impl<'a> Emitter<'a> {
+    /// The job an access pattern waits for, if any: the first pending job
+    /// whose work the pattern's results depend on (a backfill of the index
+    /// it reads, a re-key of an entity it reads). A verify job changes
+    /// nothing and holds nothing back.
+    pub(super) fn pending_job(&self, pattern: &ir::AccessPattern) -> Option<&str> {
+        let (index, entities): (Option<&str>, Vec<&str>) = match &pattern.operation {
+            Operation::Get { entity, .. } => (None, vec![entity.as_str()]),
+            Operation::Query(q) => (
+                index_name(&q.index),
+                q.returns
+                    .iter()
+                    .chain(&q.matching)
+                    .map(String::as_str)
+                    .collect(),
+            ),
+            Operation::Scan(s) => (index_name(&s.index), vec![s.entity.as_str()]),
+            Operation::Transaction(_) | Operation::Batch(_) => return None,
+        };
+        self.options.migrations.iter().find_map(|pending| {
+            let waits = match &pending.job {
+                Job::BackfillIndexKeys { entity, index: i } => {
+                    index == Some(i.as_str()) && entities.contains(&entity.as_str())
+                }
+                Job::CleanupIndexKeys { index: i, .. } => index == Some(i.as_str()),
+                Job::Rekey { entity } => entities.contains(&entity.as_str()),
+                Job::VerifyItems { .. } => false,
+            };
+            waits.then_some(pending.id.as_str())
+        })
+    }
+
+    /// A request expression `request`, refused with `Error::Pending` unless
+    /// the repository (`repo`) allows reading while a job is pending.
+    pub(super) fn gated(
+        &self,
+        pattern: &ir::AccessPattern,
+        repo: &TokenStream,
+        request: TokenStream,
+    ) -> TokenStream {
+        match self.pending_job(pattern) {
+            Some(job) => {
+                let name = pattern.name.as_str();
+                quote!(__rt::migrate::gate(#request, #repo.__pending_allowed(), #name, #job))
+            }
+            None => request,
+        }
+    }
+
+    /// `pub mod migrations`: every pending job, and `main`, their command
+    /// line.
+    pub(super) fn emit_migrations(&self) -> TokenStream {
+        let jobs: Vec<TokenStream> = self
+            .options
+            .migrations
+            .iter()
+            .filter_map(|pending| self.job(&pending.id, &pending.job, pending.previous.as_ref()))
+            .collect();
+        let count = proc_macro2::Literal::usize_unsuffixed(jobs.len());
+        let doc = if self.options.migrations.is_empty() {
+            " The migration jobs of the changes `singletable.lock` accepted and has not verified: none."
+        } else {
+            " The migration jobs of the changes `singletable.lock` accepted and has not verified. Run them with [`main`] (`list`, `run <job> --worker I --workers W --live`, `status`, `verify`, `reset-segment`), then `singletable lock --verified <job>` and rebuild: the access patterns that wait for a job return `Error::Pending` until then."
+        };
+        quote! {
+            #[doc = #doc]
+            pub mod migrations {
+                use ::singletable_runtime::__private as __rt;
+
+                /// Every pending job.
+                pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
+                    let jobs: [Box<dyn __rt::migrate::Job>; #count] = [#(#jobs),*];
+                    jobs.into()
+                }
+
+                /// The jobs' command line, on the table named in the spec
+                /// (`--table` names another): see [`::singletable_runtime::migrate::main`].
+                pub async fn main(client: __rt::sdk::Client) -> ::std::process::ExitCode {
+                    __rt::migrate::main(client, super::TABLE_NAME, jobs()).await
+                }
+            }
+        }
+    }
+
+    /// One job, boxed: `None` when it cannot be generated (a re-key whose
+    /// old spec the lock did not record).
+    fn job(&self, id: &str, job: &Job, previous: Option<&ir::Spec>) -> Option<TokenStream> {
+        let entity = self.spec.entities.get(job.entity())?;
+        let ty = self.name(Item::Entity(entity.name.as_str()));
+        let ty = quote!(super::#ty);
+        Some(match job {
+            Job::BackfillIndexKeys { index, .. } => {
+                let keys = self.index_key_names(index);
+                let tenant = tenant_at(self.spec, entity);
+                quote!(Box::new(__rt::migrate::jobs::BackfillIndexKeys::<#ty>::new(#id, #index, &[#(#keys),*], #tenant)))
+            }
+            Job::CleanupIndexKeys { index, .. } => {
+                let keys = self.index_key_names(index);
+                quote!(Box::new(__rt::migrate::jobs::CleanupIndexKeys::<#ty>::new(#id, #index, &[#(#keys),*])))
+            }
+            Job::VerifyItems { .. } => {
+                quote!(Box::new(__rt::migrate::jobs::VerifyItems::<#ty>::new(#id)))
+            }
+            Job::Rekey { entity: name } => {
+                let previous = previous?;
+                let old = previous.entities.get(name.as_str())?;
+                let old_identity = super::Emitter::new(previous).identity(old);
+                let tenant = tenant_at(previous, old);
+                quote!(Box::new(__rt::migrate::jobs::Rekey::<#ty>::new(#id, #old_identity, #tenant)))
+            }
+        })
+    }
+
+    /// The key attributes of `index`.
+    fn index_key_names(&self, index: &str) -> Vec<&'a str> {
+        let spec: &'a ir::Spec = self.spec;
+        spec.indexes
+            .get(index)
+            .map(|i| {
+                std::iter::once(i.partition_key.name.as_str())
+                    .chain(i.sort_key.as_ref().map(|k| k.name.as_str()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn index_name(index: &IndexRef) -> Option<&str> {
+    match index {
+        IndexRef::Index(i) => Some(i.as_str()),
+        IndexRef::Table => None,
+    }
+}
+
+/// Where `entity`'s tenant sits in its table partition key, as tokens of
+/// `Option<TenantAt>`.
+fn tenant_at(spec: &ir::Spec, entity: &ir::Entity) -> TokenStream {
+    let prefix = (spec.tenant.is_some() && entity.scope == ir::Scope::Tenant)
+        .then(|| entity.primary_key.pk.tenant_prefix())
+        .flatten();
+    match prefix {
+        Some(ir::TenantPrefix { literal, end }) => {
+            let attribute = entity.primary_key.pk.attribute.as_str();
+            let delimiter = match end {
+                ir::TenantEnd::Delimiter(d) => quote!(Some(#d)),
+                ir::TenantEnd::Key | ir::TenantEnd::Placeholder => quote!(None),
+            };
+            quote!(Some(__rt::migrate::jobs::TenantAt { attribute: #attribute, literal: #literal, delimiter: #delimiter }))
+        }
+        None => quote!(None),
+    }
+}

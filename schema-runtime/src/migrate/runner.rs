@@ -1,0 +1,386 @@
+//! Running a job over a table: segments, pages, checkpoints, leases, the
+//! capacity budget and retries.
+
+use std::future::Future;
+use std::time::Duration;
+
+use super::control::{ControlTable, SegmentState, MAX_EXAMPLES};
+use super::limit::{Bucket, Limits};
+use super::{Context, Counts, Job, Outcome};
+use crate::sdk::types::{AttributeValue, ReturnConsumedCapacity};
+use crate::{Error, Item};
+
+/// What one segment's run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SegmentReport {
+    /// The segment.
+    pub segment: u32,
+    /// The counts of this run (a resumed segment's earlier counts are in
+    /// the control table).
+    pub counts: Counts,
+    /// Whether the segment is done.
+    pub done: bool,
+}
+
+/// What `verify` found: the items the job would still change, and a few
+/// of them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Remaining {
+    /// Items read.
+    pub scanned: u64,
+    /// Items the job would still change (or that break the rules).
+    pub count: u64,
+    /// Some of them, by key, with why.
+    pub examples: Vec<String>,
+}
+
+/// Runs a job over a table, segment by segment.
+pub struct Runner<'j> {
+    context: Context,
+    control: ControlTable,
+    job: &'j dyn Job,
+    total: u32,
+    page_size: i32,
+    limits: Limits,
+    owner: String,
+    lease: Duration,
+    attempts: u32,
+}
+
+/// How many times a request that failed transiently is sent again.
+const ATTEMPTS: u32 = 12;
+
+impl<'j> Runner<'j> {
+    /// A dry run of `job` over `table`, in 16 segments of pages of 100
+    /// items, with its checkpoints in `<table>__singletable`.
+    pub fn new(client: crate::sdk::Client, table: impl Into<String>, job: &'j dyn Job) -> Self {
+        let table = table.into();
+        Runner {
+            control: ControlTable::for_table(client.clone(), &table),
+            context: Context {
+                client,
+                table,
+                live: false,
+            },
+            job,
+            total: 16,
+            page_size: 100,
+            limits: Limits::default(),
+            owner: format!("worker-{:016x}", fastrand::u64(..)),
+            lease: Duration::from_secs(60),
+            attempts: ATTEMPTS,
+        }
+    }
+
+    /// Writes (otherwise a dry run: it reads, decides and counts).
+    pub fn live(mut self, live: bool) -> Self {
+        self.context.live = live;
+        self
+    }
+
+    /// The number of segments of a job started now (a job keeps the
+    /// number it started with).
+    pub fn total_segments(mut self, total: u32) -> Self {
+        self.total = total.clamp(1, crate::MAX_SEGMENTS);
+        self
+    }
+
+    /// Items per Scan page.
+    pub fn page_size(mut self, size: i32) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+
+    /// This worker's capacity budget.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// How long a segment stays this worker's without a checkpoint: a
+    /// worker that stops holds its segments no longer than this.
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
+    /// The control table.
+    pub fn control_table(mut self, name: impl Into<String>) -> Self {
+        self.control = ControlTable::new(self.context.client.clone(), name);
+        self
+    }
+
+    /// The control table in use.
+    pub fn control(&self) -> &ControlTable {
+        &self.control
+    }
+
+    /// The job's segments, as the control table records them (creating it
+    /// if needed).
+    pub async fn status(&self) -> Result<Vec<SegmentState>, Error> {
+        self.control.ensure().await?;
+        self.control.segments(self.job.id()).await
+    }
+
+    /// Forgets one segment's checkpoint: it is read again from its start.
+    pub async fn reset_segment(&self, segment: u32) -> Result<(), Error> {
+        self.control.reset(self.job.id(), segment).await
+    }
+
+    /// Runs worker `worker` of `workers`: every segment `s ≡ worker (mod
+    /// workers)`, then any other segment whose worker stopped (its lease
+    /// ran out), until none is left that this worker can take.
+    pub async fn run_worker(&self, worker: u32, workers: u32) -> Result<Vec<SegmentReport>, Error> {
+        let total = self.start().await?;
+        let mut reports = Vec::new();
+        for segment in order(worker, workers, total) {
+            if let Some(report) = self.run_segment(segment).await? {
+                reports.push(report);
+            }
+        }
+        Ok(reports)
+    }
+
+    /// The job's number of segments, starting the job if needed.
+    async fn start(&self) -> Result<u32, Error> {
+        if !self.context.live {
+            return Ok(self.total);
+        }
+        self.control.ensure().await?;
+        retry(self.attempts, || {
+            self.control.start_job(self.job.id(), self.total)
+        })
+        .await
+    }
+
+    /// Runs one segment to its end: `None` when another worker holds it or
+    /// it is done. A dry run reads the whole segment and writes nothing,
+    /// not even a checkpoint.
+    pub async fn run_segment(&self, segment: u32) -> Result<Option<SegmentReport>, Error> {
+        let total = self.start().await?;
+        if segment >= total {
+            return Err(Error::Value(crate::ValueError {
+                context: "migration",
+                name: "segment",
+                problem: format!(
+                    "segment {segment} of {total}: the job has {total} segments, numbered from 0"
+                ),
+            }));
+        }
+        let mut state = if self.context.live {
+            let acquired = retry(self.attempts, || {
+                self.control
+                    .acquire(self.job.id(), segment, &self.owner, self.lease)
+            })
+            .await?;
+            match acquired {
+                Some(state) => state,
+                None => return Ok(None),
+            }
+        } else {
+            SegmentState {
+                segment,
+                ..SegmentState::default()
+            }
+        };
+        let before = state.counts;
+        let mut reads = Bucket::new(self.limits.max_rcu);
+        let mut writes = Bucket::new(self.limits.max_wcu);
+        while !state.done {
+            let (items, next, units) = retry(self.attempts, || {
+                self.page(segment, total, state.last_key.clone())
+            })
+            .await?;
+            reads.spend(units).await;
+            for item in &items {
+                let outcome = retry(self.attempts, || self.job.apply(&self.context, item)).await?;
+                if let Outcome::Invalid(why) = &outcome {
+                    if state.examples.len() < MAX_EXAMPLES {
+                        state.examples.push(format!("{}: {why}", key_text(item)));
+                    }
+                }
+                if outcome == Outcome::Updated {
+                    writes.spend(1.0).await;
+                }
+                state.counts.add(&outcome);
+            }
+            state.done = next.is_none();
+            state.last_key = next;
+            state.page += 1;
+            if self.context.live {
+                retry(self.attempts, || {
+                    self.control
+                        .commit(self.job.id(), &state, &self.owner, self.lease)
+                })
+                .await?;
+            }
+        }
+        Ok(Some(SegmentReport {
+            segment,
+            counts: subtract(state.counts, before),
+            done: true,
+        }))
+    }
+
+    /// One Scan page of `segment`: its items, where the next one starts,
+    /// and the read units it consumed.
+    async fn page(
+        &self,
+        segment: u32,
+        total: u32,
+        start: Option<Item>,
+    ) -> Result<(Vec<Item>, Option<Item>, f64), Error> {
+        let output = self
+            .context
+            .client
+            .scan()
+            .table_name(&self.context.table)
+            .segment(i32::try_from(segment).unwrap_or(i32::MAX))
+            .total_segments(i32::try_from(total).unwrap_or(i32::MAX))
+            .limit(self.page_size)
+            .set_exclusive_start_key(start)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await?;
+        let units = crate::trace::units(output.consumed_capacity());
+        let next = output.last_evaluated_key.filter(|k| !k.is_empty());
+        Ok((output.items.unwrap_or_default(), next, units))
+    }
+
+    /// Reads the whole table (`segments` at once) and counts the items the
+    /// job would still change; a verify job's own check. Writes nothing but,
+    /// when none is left, the job's verified mark in the control table.
+    pub async fn verify(&self, segments: u32) -> Result<Remaining, Error> {
+        let segments = segments.clamp(1, crate::MAX_SEGMENTS);
+        let mut all = Remaining::default();
+        let scans = (0..segments).map(|segment| async move {
+            let mut found = Remaining::default();
+            let mut start = None;
+            loop {
+                let (items, next, _) = retry(self.attempts, || {
+                    self.page(segment, segments, start.clone())
+                })
+                .await?;
+                for item in &items {
+                    found.scanned += 1;
+                    if let Some(why) = self.job.remaining(item) {
+                        found.count += 1;
+                        if found.examples.len() < MAX_EXAMPLES {
+                            found.examples.push(format!("{}: {why}", key_text(item)));
+                        }
+                    }
+                }
+                match next {
+                    Some(key) => start = Some(key),
+                    None => return Ok::<Remaining, Error>(found),
+                }
+            }
+        });
+        for found in futures_util::future::join_all(scans).await {
+            let found = found?;
+            all.scanned += found.scanned;
+            all.count += found.count;
+            let room = MAX_EXAMPLES.saturating_sub(all.examples.len());
+            all.examples.extend(found.examples.into_iter().take(room));
+        }
+        if all.count == 0 && self.context.live {
+            self.control.ensure().await?;
+            self.control.mark_verified(self.job.id()).await?;
+        }
+        Ok(all)
+    }
+}
+
+fn subtract(after: Counts, before: Counts) -> Counts {
+    Counts {
+        scanned: after.scanned - before.scanned.min(after.scanned),
+        updated: after.updated - before.updated.min(after.updated),
+        already_done: after.already_done - before.already_done.min(after.already_done),
+        skipped: after.skipped - before.skipped.min(after.skipped),
+        changed_concurrently: after.changed_concurrently
+            - before.changed_concurrently.min(after.changed_concurrently),
+        invalid: after.invalid - before.invalid.min(after.invalid),
+    }
+}
+
+/// `{pk: "…", sk: "…"}`: an item's string and number attributes named
+/// `pk`/`sk`-like (its first two), for examples.
+fn key_text(item: &Item) -> String {
+    let mut keys: Vec<(&String, &AttributeValue)> = item.iter().collect();
+    keys.sort_by(|a, b| a.0.cmp(b.0));
+    let shown: Vec<String> = keys
+        .into_iter()
+        .filter(|(k, _)| {
+            k.as_str() == "pk"
+                || k.as_str() == "sk"
+                || k.to_ascii_lowercase().ends_with("pk")
+                || k.to_ascii_lowercase().ends_with("sk")
+        })
+        .filter_map(|(k, v)| match v {
+            AttributeValue::S(s) => Some(format!("{k}: {s:?}")),
+            AttributeValue::N(n) => Some(format!("{k}: {n}")),
+            _ => None,
+        })
+        .collect();
+    format!("{{{}}}", shown.join(", "))
+}
+
+/// Calls `call` until it succeeds, it fails with an error that is not
+/// transient, or `attempts` are used, waiting longer each time (25 ms
+/// doubled, up to 5 s, with jitter).
+pub(crate) async fn retry<T, F, Fut>(attempts: u32, mut call: F) -> Result<T, Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, Error>>,
+{
+    let policy = crate::RetryPolicy::default();
+    let mut attempt = 1;
+    loop {
+        match call().await {
+            Err(e) if e.is_transient() && attempt < attempts => {
+                tokio::time::sleep(policy.delay(attempt)).await;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// The order worker `worker` of `workers` takes the segments of `total`
+/// in: its own (`s ≡ worker mod workers`), then the others.
+fn order(worker: u32, workers: u32, total: u32) -> impl Iterator<Item = u32> {
+    let workers = workers.max(1);
+    let mine = worker % workers;
+    let own = (mine..total).step_by(workers as usize);
+    own.chain((0..total).filter(move |s| s % workers != mine))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::order;
+
+    #[test]
+    fn workers_take_their_own_segments_by_stride_then_the_rest() {
+        let (total, workers) = (10u32, 4u32);
+        let firsts: Vec<Vec<u32>> = (0..workers)
+            .map(|w| {
+                order(w, workers, total)
+                    .take_while(|s| s % workers == w)
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            firsts,
+            vec![vec![0, 4, 8], vec![1, 5, 9], vec![2, 6], vec![3, 7]]
+        );
+        for w in 0..workers {
+            let mut all: Vec<u32> = order(w, workers, total).collect();
+            all.sort_unstable();
+            assert_eq!(
+                all,
+                (0..total).collect::<Vec<_>>(),
+                "worker {w} can reach every segment"
+            );
+        }
+    }
+}
