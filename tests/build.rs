@@ -64,6 +64,18 @@ fn main() {
         .out_dir(&extern_dir)
         .compile_to_out_dir([dir.join("support_ticket.yaml")])
         .unwrap();
+    // The two designs of the evolution test, the second beside the lock
+    // that accepts it with its jobs pending (`migrations`).
+    let evolution = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("evolution");
+    println!("cargo:rerun-if-changed={}", evolution.display());
+    let evolution_dir =
+        std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("evolution");
+    std::fs::create_dir_all(&evolution_dir).unwrap();
+    singletable::Compiler::new()
+        .serde(true)
+        .out_dir(&evolution_dir)
+        .compile_to_out_dir([evolution.join("v1.yaml"), evolution.join("v2.yaml")])
+        .unwrap();
     imported();
     soundness();
 }

@@ -51,10 +51,11 @@ fn status(text: &str) -> Result<Status, String> {
     }
 }
 
-fn status_text(status: Status) -> &'static str {
+fn status_text(status: Status) -> Result<&'static str, String> {
     match status {
-        Status::Open => "OPEN",
-        Status::Closed => "CLOSED",
+        Status::Open => Ok("OPEN"),
+        Status::Closed => Ok("CLOSED"),
+        Status::UnknownValue => Err("an unknown status cannot be written".to_owned()),
     }
 }
 
@@ -72,12 +73,13 @@ pub fn ticket_to_item(tenant: &str, t: &Ticket) -> Result<Item, String> {
     item.insert("entity_type".to_owned(), s("Ticket"));
     item.insert("id".to_owned(), s(&t.id));
     item.insert("title".to_owned(), s(&t.title));
-    item.insert("status".to_owned(), s(status_text(t.status)));
+    let status = status_text(t.status)?;
+    item.insert("status".to_owned(), s(status));
     if let Some(resolver) = &t.resolver {
         item.insert("resolver".to_owned(), s(resolver));
     }
     item.insert("created_at".to_owned(), s(rfc3339(&t.created_at)?));
-    let index_pk = format!("TENANT#{tenant}|{}", status_text(t.status));
+    let index_pk = format!("TENANT#{tenant}|{status}");
     item.insert("tenant_status".to_owned(), s(index_pk));
     Ok(item)
 }

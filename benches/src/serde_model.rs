@@ -46,11 +46,13 @@ pub enum StatusRecord {
     Closed,
 }
 
-impl From<Status> for StatusRecord {
-    fn from(s: Status) -> Self {
+impl TryFrom<Status> for StatusRecord {
+    type Error = String;
+    fn try_from(s: Status) -> Result<Self, String> {
         match s {
-            Status::Open => StatusRecord::Open,
-            Status::Closed => StatusRecord::Closed,
+            Status::Open => Ok(StatusRecord::Open),
+            Status::Closed => Ok(StatusRecord::Closed),
+            Status::UnknownValue => Err("an unknown status cannot be written".to_owned()),
         }
     }
 }
@@ -76,7 +78,7 @@ fn parse_time(text: &str) -> Result<DateTime, String> {
 
 /// A ticket as an item, through `serde_dynamo`.
 pub fn ticket_to_item(tenant: &str, t: &Ticket) -> Result<Item, String> {
-    let status = StatusRecord::from(t.status);
+    let status = StatusRecord::try_from(t.status)?;
     let status_text = match status {
         StatusRecord::Open => "OPEN",
         StatusRecord::Closed => "CLOSED",

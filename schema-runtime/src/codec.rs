@@ -130,6 +130,40 @@ pub fn push_integer(
         .map_err(|e| value_error(context, name, e.to_string()))
 }
 
+/// Appends an enum value's word: refused when it is empty, the word of a
+/// value this build does not know (an enum's `UnknownValue`, read from an
+/// item a newer design wrote), which has no key of its own.
+pub fn push_word(
+    key: &mut String,
+    word: &str,
+    context: &'static str,
+    name: &'static str,
+) -> Result<(), ValueError> {
+    if word.is_empty() {
+        return Err(value_error(context, name, UNKNOWN_VALUE.to_owned()));
+    }
+    key.push_str(word);
+    Ok(())
+}
+
+/// Why an enum's `UnknownValue` cannot be written.
+pub const UNKNOWN_VALUE: &str =
+    "is a value this build does not know (read from an item a newer design wrote): it cannot be written";
+
+/// An enum value's word, or the refusal of `UnknownValue` (whose word is
+/// empty) in a key or a condition.
+pub fn known_word(
+    word: &'static str,
+    context: &'static str,
+    name: &'static str,
+) -> Result<&'static str, ValueError> {
+    if word.is_empty() {
+        Err(value_error(context, name, UNKNOWN_VALUE.to_owned()))
+    } else {
+        Ok(word)
+    }
+}
+
 /// How a datetime is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

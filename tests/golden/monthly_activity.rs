@@ -28,9 +28,13 @@ pub enum Action {
     Login,
     /// `EXPORT`
     Export,
+    /// A value this build does not know, read from an item a newer
+    /// design wrote (a value added since): it reads, and is refused
+    /// wherever it would be written (an item, a key, a condition).
+    UnknownValue,
 }
 impl Action {
-    /// Every value, in declaration order.
+    /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Action] = &[
         Action::Create,
         Action::Read,
@@ -39,7 +43,7 @@ impl Action {
         Action::Login,
         Action::Export,
     ];
-    /// The value as stored.
+    /// The value as stored; empty for [`Self::UnknownValue`].
     pub fn as_str(&self) -> &'static str {
         match self {
             Action::Create => "CREATE",
@@ -48,6 +52,7 @@ impl Action {
             Action::Delete => "DELETE",
             Action::Login => "LOGIN",
             Action::Export => "EXPORT",
+            Action::UnknownValue => "",
         }
     }
 }
@@ -74,15 +79,28 @@ impl ::core::str::FromStr for Action {
 }
 impl ::core::fmt::Display for Action {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Action::UnknownValue => f.write_str("a value this build does not know"),
+            known => f.write_str(known.as_str()),
+        }
     }
 }
 impl __rt::Attr for Action {
     fn to_av(&self) -> __rt::AttributeValue {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
+    /// A word this build does not know reads as
+    /// [`Self::UnknownValue`]: readers deployed before a value was
+    /// added read the items newer writers store.
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
+        let word = __rt::codec::expect_s(av)?;
+        Ok(word.parse().unwrap_or(Action::UnknownValue))
+    }
+    fn check(&self, _: __rt::Store) -> Result<(), String> {
+        match self {
+            Action::UnknownValue => Err(__rt::codec::UNKNOWN_VALUE.to_owned()),
+            _ => Ok(()),
+        }
     }
 }
 /// One event of the tenant's activity log or audit trail.

@@ -30,22 +30,27 @@ pub enum ImageFormat {
     Heic,
     /// `WEBP`
     Webp,
+    /// A value this build does not know, read from an item a newer
+    /// design wrote (a value added since): it reads, and is refused
+    /// wherever it would be written (an item, a key, a condition).
+    UnknownValue,
 }
 impl ImageFormat {
-    /// Every value, in declaration order.
+    /// Every value this build knows, in declaration order.
     pub const ALL: &'static [ImageFormat] = &[
         ImageFormat::Jpeg,
         ImageFormat::Png,
         ImageFormat::Heic,
         ImageFormat::Webp,
     ];
-    /// The value as stored.
+    /// The value as stored; empty for [`Self::UnknownValue`].
     pub fn as_str(&self) -> &'static str {
         match self {
             ImageFormat::Jpeg => "JPEG",
             ImageFormat::Png => "PNG",
             ImageFormat::Heic => "HEIC",
             ImageFormat::Webp => "WEBP",
+            ImageFormat::UnknownValue => "",
         }
     }
 }
@@ -63,15 +68,28 @@ impl ::core::str::FromStr for ImageFormat {
 }
 impl ::core::fmt::Display for ImageFormat {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            ImageFormat::UnknownValue => f.write_str("a value this build does not know"),
+            known => f.write_str(known.as_str()),
+        }
     }
 }
 impl __rt::Attr for ImageFormat {
     fn to_av(&self) -> __rt::AttributeValue {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
+    /// A word this build does not know reads as
+    /// [`Self::UnknownValue`]: readers deployed before a value was
+    /// added read the items newer writers store.
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
+        let word = __rt::codec::expect_s(av)?;
+        Ok(word.parse().unwrap_or(ImageFormat::UnknownValue))
+    }
+    fn check(&self, _: __rt::Store) -> Result<(), String> {
+        match self {
+            ImageFormat::UnknownValue => Err(__rt::codec::UNKNOWN_VALUE.to_owned()),
+            _ => Ok(()),
+        }
     }
 }
 /// A user's public profile.

@@ -22,16 +22,21 @@ pub enum Status {
     InProgress,
     /// `DONE`
     Done,
+    /// A value this build does not know, read from an item a newer
+    /// design wrote (a value added since): it reads, and is refused
+    /// wherever it would be written (an item, a key, a condition).
+    UnknownValue,
 }
 impl Status {
-    /// Every value, in declaration order.
+    /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Status] = &[Status::Todo, Status::InProgress, Status::Done];
-    /// The value as stored.
+    /// The value as stored; empty for [`Self::UnknownValue`].
     pub fn as_str(&self) -> &'static str {
         match self {
             Status::Todo => "TODO",
             Status::InProgress => "IN_PROGRESS",
             Status::Done => "DONE",
+            Status::UnknownValue => "",
         }
     }
 }
@@ -50,15 +55,28 @@ impl ::core::str::FromStr for Status {
 }
 impl ::core::fmt::Display for Status {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Status::UnknownValue => f.write_str("a value this build does not know"),
+            known => f.write_str(known.as_str()),
+        }
     }
 }
 impl __rt::Attr for Status {
     fn to_av(&self) -> __rt::AttributeValue {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
+    /// A word this build does not know reads as
+    /// [`Self::UnknownValue`]: readers deployed before a value was
+    /// added read the items newer writers store.
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
+        let word = __rt::codec::expect_s(av)?;
+        Ok(word.parse().unwrap_or(Status::UnknownValue))
+    }
+    fn check(&self, _: __rt::Store) -> Result<(), String> {
+        match self {
+            Status::UnknownValue => Err(__rt::codec::UNKNOWN_VALUE.to_owned()),
+            _ => Ok(()),
+        }
     }
 }
 /// A project of the tenant.

@@ -22,16 +22,21 @@ pub enum Plan {
     Pro,
     /// `enterprise`
     Enterprise,
+    /// A value this build does not know, read from an item a newer
+    /// design wrote (a value added since): it reads, and is refused
+    /// wherever it would be written (an item, a key, a condition).
+    UnknownValue,
 }
 impl Plan {
-    /// Every value, in declaration order.
+    /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Plan] = &[Plan::Free, Plan::Pro, Plan::Enterprise];
-    /// The value as stored.
+    /// The value as stored; empty for [`Self::UnknownValue`].
     pub fn as_str(&self) -> &'static str {
         match self {
             Plan::Free => "free",
             Plan::Pro => "pro",
             Plan::Enterprise => "enterprise",
+            Plan::UnknownValue => "",
         }
     }
 }
@@ -48,15 +53,28 @@ impl ::core::str::FromStr for Plan {
 }
 impl ::core::fmt::Display for Plan {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Plan::UnknownValue => f.write_str("a value this build does not know"),
+            known => f.write_str(known.as_str()),
+        }
     }
 }
 impl __rt::Attr for Plan {
     fn to_av(&self) -> __rt::AttributeValue {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
+    /// A word this build does not know reads as
+    /// [`Self::UnknownValue`]: readers deployed before a value was
+    /// added read the items newer writers store.
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
+        let word = __rt::codec::expect_s(av)?;
+        Ok(word.parse().unwrap_or(Plan::UnknownValue))
+    }
+    fn check(&self, _: __rt::Store) -> Result<(), String> {
+        match self {
+            Plan::UnknownValue => Err(__rt::codec::UNKNOWN_VALUE.to_owned()),
+            _ => Ok(()),
+        }
     }
 }
 /// The values of an enum attribute.
@@ -68,16 +86,21 @@ pub enum Role {
     Member,
     /// `viewer`
     Viewer,
+    /// A value this build does not know, read from an item a newer
+    /// design wrote (a value added since): it reads, and is refused
+    /// wherever it would be written (an item, a key, a condition).
+    UnknownValue,
 }
 impl Role {
-    /// Every value, in declaration order.
+    /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Role] = &[Role::Admin, Role::Member, Role::Viewer];
-    /// The value as stored.
+    /// The value as stored; empty for [`Self::UnknownValue`].
     pub fn as_str(&self) -> &'static str {
         match self {
             Role::Admin => "admin",
             Role::Member => "member",
             Role::Viewer => "viewer",
+            Role::UnknownValue => "",
         }
     }
 }
@@ -94,15 +117,28 @@ impl ::core::str::FromStr for Role {
 }
 impl ::core::fmt::Display for Role {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Role::UnknownValue => f.write_str("a value this build does not know"),
+            known => f.write_str(known.as_str()),
+        }
     }
 }
 impl __rt::Attr for Role {
     fn to_av(&self) -> __rt::AttributeValue {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
+    /// A word this build does not know reads as
+    /// [`Self::UnknownValue`]: readers deployed before a value was
+    /// added read the items newer writers store.
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
+        let word = __rt::codec::expect_s(av)?;
+        Ok(word.parse().unwrap_or(Role::UnknownValue))
+    }
+    fn check(&self, _: __rt::Store) -> Result<(), String> {
+        match self {
+            Role::UnknownValue => Err(__rt::codec::UNKNOWN_VALUE.to_owned()),
+            _ => Ok(()),
+        }
     }
 }
 /// The values of an enum attribute.
@@ -116,22 +152,27 @@ pub enum Status {
     Delivered,
     /// `cancelled`
     Cancelled,
+    /// A value this build does not know, read from an item a newer
+    /// design wrote (a value added since): it reads, and is refused
+    /// wherever it would be written (an item, a key, a condition).
+    UnknownValue,
 }
 impl Status {
-    /// Every value, in declaration order.
+    /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Status] = &[
         Status::Pending,
         Status::Shipped,
         Status::Delivered,
         Status::Cancelled,
     ];
-    /// The value as stored.
+    /// The value as stored; empty for [`Self::UnknownValue`].
     pub fn as_str(&self) -> &'static str {
         match self {
             Status::Pending => "pending",
             Status::Shipped => "shipped",
             Status::Delivered => "delivered",
             Status::Cancelled => "cancelled",
+            Status::UnknownValue => "",
         }
     }
 }
@@ -156,15 +197,28 @@ impl ::core::str::FromStr for Status {
 }
 impl ::core::fmt::Display for Status {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Status::UnknownValue => f.write_str("a value this build does not know"),
+            known => f.write_str(known.as_str()),
+        }
     }
 }
 impl __rt::Attr for Status {
     fn to_av(&self) -> __rt::AttributeValue {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
+    /// A word this build does not know reads as
+    /// [`Self::UnknownValue`]: readers deployed before a value was
+    /// added read the items newer writers store.
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
+        let word = __rt::codec::expect_s(av)?;
+        Ok(word.parse().unwrap_or(Status::UnknownValue))
+    }
+    fn check(&self, _: __rt::Store) -> Result<(), String> {
+        match self {
+            Status::UnknownValue => Err(__rt::codec::UNKNOWN_VALUE.to_owned()),
+            _ => Ok(()),
+        }
     }
 }
 /// The values of an enum attribute.
@@ -176,16 +230,21 @@ pub enum Currency {
     Eur,
     /// `GBP`
     Gbp,
+    /// A value this build does not know, read from an item a newer
+    /// design wrote (a value added since): it reads, and is refused
+    /// wherever it would be written (an item, a key, a condition).
+    UnknownValue,
 }
 impl Currency {
-    /// Every value, in declaration order.
+    /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Currency] = &[Currency::Usd, Currency::Eur, Currency::Gbp];
-    /// The value as stored.
+    /// The value as stored; empty for [`Self::UnknownValue`].
     pub fn as_str(&self) -> &'static str {
         match self {
             Currency::Usd => "USD",
             Currency::Eur => "EUR",
             Currency::Gbp => "GBP",
+            Currency::UnknownValue => "",
         }
     }
 }
@@ -202,15 +261,28 @@ impl ::core::str::FromStr for Currency {
 }
 impl ::core::fmt::Display for Currency {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Currency::UnknownValue => f.write_str("a value this build does not know"),
+            known => f.write_str(known.as_str()),
+        }
     }
 }
 impl __rt::Attr for Currency {
     fn to_av(&self) -> __rt::AttributeValue {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
+    /// A word this build does not know reads as
+    /// [`Self::UnknownValue`]: readers deployed before a value was
+    /// added read the items newer writers store.
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
+        let word = __rt::codec::expect_s(av)?;
+        Ok(word.parse().unwrap_or(Currency::UnknownValue))
+    }
+    fn check(&self, _: __rt::Store) -> Result<(), String> {
+        match self {
+            Currency::UnknownValue => Err(__rt::codec::UNKNOWN_VALUE.to_owned()),
+            _ => Ok(()),
+        }
     }
 }
 /// The tenant's profile.
@@ -1976,7 +2048,7 @@ fn __order_gsi1pk(
     __key.push_str("TENANT#");
     __key.push_str(__tenant.as_str());
     __key.push_str("|STATUS#");
-    __key.push_str(status.as_str());
+    __rt::codec::push_word(&mut __key, status.as_str(), __context, "status")?;
     Ok(__key)
 }
 /// Builds `ORDER#<created_at>#<order_id>`.

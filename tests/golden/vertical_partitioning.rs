@@ -22,20 +22,25 @@ pub enum Status {
     Published,
     /// `ARCHIVED`
     Archived,
+    /// A value this build does not know, read from an item a newer
+    /// design wrote (a value added since): it reads, and is refused
+    /// wherever it would be written (an item, a key, a condition).
+    UnknownValue,
 }
 impl Status {
-    /// Every value, in declaration order.
+    /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Status] = &[
         Status::Draft,
         Status::Published,
         Status::Archived,
     ];
-    /// The value as stored.
+    /// The value as stored; empty for [`Self::UnknownValue`].
     pub fn as_str(&self) -> &'static str {
         match self {
             Status::Draft => "DRAFT",
             Status::Published => "PUBLISHED",
             Status::Archived => "ARCHIVED",
+            Status::UnknownValue => "",
         }
     }
 }
@@ -54,15 +59,28 @@ impl ::core::str::FromStr for Status {
 }
 impl ::core::fmt::Display for Status {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Status::UnknownValue => f.write_str("a value this build does not know"),
+            known => f.write_str(known.as_str()),
+        }
     }
 }
 impl __rt::Attr for Status {
     fn to_av(&self) -> __rt::AttributeValue {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
+    /// A word this build does not know reads as
+    /// [`Self::UnknownValue`]: readers deployed before a value was
+    /// added read the items newer writers store.
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
+        let word = __rt::codec::expect_s(av)?;
+        Ok(word.parse().unwrap_or(Status::UnknownValue))
+    }
+    fn check(&self, _: __rt::Store) -> Result<(), String> {
+        match self {
+            Status::UnknownValue => Err(__rt::codec::UNKNOWN_VALUE.to_owned()),
+            _ => Ok(()),
+        }
     }
 }
 /// The values of an enum attribute.
@@ -74,20 +92,25 @@ pub enum Permission {
     Comment,
     /// `EDIT`
     Edit,
+    /// A value this build does not know, read from an item a newer
+    /// design wrote (a value added since): it reads, and is refused
+    /// wherever it would be written (an item, a key, a condition).
+    UnknownValue,
 }
 impl Permission {
-    /// Every value, in declaration order.
+    /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Permission] = &[
         Permission::Read,
         Permission::Comment,
         Permission::Edit,
     ];
-    /// The value as stored.
+    /// The value as stored; empty for [`Self::UnknownValue`].
     pub fn as_str(&self) -> &'static str {
         match self {
             Permission::Read => "READ",
             Permission::Comment => "COMMENT",
             Permission::Edit => "EDIT",
+            Permission::UnknownValue => "",
         }
     }
 }
@@ -104,15 +127,28 @@ impl ::core::str::FromStr for Permission {
 }
 impl ::core::fmt::Display for Permission {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            Permission::UnknownValue => f.write_str("a value this build does not know"),
+            known => f.write_str(known.as_str()),
+        }
     }
 }
 impl __rt::Attr for Permission {
     fn to_av(&self) -> __rt::AttributeValue {
         __rt::AttributeValue::S(self.as_str().to_owned())
     }
+    /// A word this build does not know reads as
+    /// [`Self::UnknownValue`]: readers deployed before a value was
+    /// added read the items newer writers store.
     fn from_av(av: &__rt::AttributeValue) -> Result<Self, __rt::DecodeProblem> {
-        __rt::codec::expect_s(av)?.parse().map_err(__rt::DecodeProblem::Invalid)
+        let word = __rt::codec::expect_s(av)?;
+        Ok(word.parse().unwrap_or(Permission::UnknownValue))
+    }
+    fn check(&self, _: __rt::Store) -> Result<(), String> {
+        match self {
+            Permission::UnknownValue => Err(__rt::codec::UNKNOWN_VALUE.to_owned()),
+            _ => Ok(()),
+        }
     }
 }
 /// The document's metadata; its `version` guards concurrent edits.

@@ -88,19 +88,27 @@ enum Fault {
 /// Starts a proxy to `upstream` (`http://127.0.0.1:PORT`) that faults
 /// `rate` of the data requests (0.0–1.0), choosing with `seed`.
 pub async fn start(upstream: &str, rate: f64, seed: u64) -> std::io::Result<FaultProxy> {
-    launch(upstream, rate, seed, None, Duration::ZERO, false).await
+    launch(upstream, rate, seed, None, Duration::ZERO, Lose::Never).await
 }
 
 /// Starts a proxy that applies every request and loses the answer of
 /// `rate` of the data requests (0.0–1.0), choosing with `seed`.
 pub async fn start_losing(upstream: &str, rate: f64, seed: u64) -> std::io::Result<FaultProxy> {
-    launch(upstream, rate, seed, None, Duration::ZERO, true).await
+    launch(upstream, rate, seed, None, Duration::ZERO, Lose::Always).await
+}
+
+/// Starts a proxy that faults `rate` of the data requests (0.0–1.0),
+/// choosing with `seed`: half of them as [`start`] does (throttling, 5xx,
+/// dropped connections, delays, partial batches), half applied with their
+/// answers lost as [`start_losing`] does.
+pub async fn start_mixed(upstream: &str, rate: f64, seed: u64) -> std::io::Result<FaultProxy> {
+    launch(upstream, rate, seed, None, Duration::ZERO, Lose::Half).await
 }
 
 /// Starts a proxy that passes every request and answers each after
 /// `latency` more: the network round trip a local server does not have.
 pub async fn start_with_latency(upstream: &str, latency: Duration) -> std::io::Result<FaultProxy> {
-    launch(upstream, 0.0, 0, None, latency, false).await
+    launch(upstream, 0.0, 0, None, latency, Lose::Never).await
 }
 
 /// Starts a proxy that passes every request but rewrites the server's
@@ -108,7 +116,15 @@ pub async fn start_with_latency(upstream: &str, latency: Duration) -> std::io::R
 /// bug) that returns another tenant's items.
 pub async fn start_tampering(upstream: &str, from: &str, to: &str) -> std::io::Result<FaultProxy> {
     let tamper = Some((from.to_owned(), to.to_owned()));
-    launch(upstream, 0.0, 0, tamper, Duration::ZERO, false).await
+    launch(upstream, 0.0, 0, tamper, Duration::ZERO, Lose::Never).await
+}
+
+/// Which faulted requests are applied with their answers lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lose {
+    Never,
+    Always,
+    Half,
 }
 
 async fn launch(
@@ -117,7 +133,7 @@ async fn launch(
     seed: u64,
     tamper: Option<(String, String)>,
     latency: Duration,
-    lose: bool,
+    lose: Lose,
 ) -> std::io::Result<FaultProxy> {
     let upstream = upstream
         .strip_prefix("http://")
@@ -355,7 +371,7 @@ struct Faults<'a> {
     rate: f64,
     tamper: Option<&'a (String, String)>,
     latency: Duration,
-    lose: bool,
+    lose: Lose,
 }
 
 async fn serve(
@@ -385,7 +401,7 @@ async fn serve(
             let mut rng = rng.lock().map_err(|_| std::io::ErrorKind::Other)?;
             if !data || rng.f64() >= rate {
                 Fault::Pass
-            } else if lose {
+            } else if lose == Lose::Always || (lose == Lose::Half && rng.bool()) {
                 Fault::Lost
             } else {
                 match rng.u8(0..if is_batch { 5 } else { 4 }) {

@@ -37,6 +37,21 @@ pub mod imported {
     include!(concat!(env!("OUT_DIR"), "/imported_modules.rs"));
 }
 
+/// The two designs of the evolution test (`tests/evolution/`): v1, and v2
+/// with the migration jobs its lock holds pending.
+pub mod evolution {
+    /// The first design.
+    #[allow(clippy::disallowed_types)]
+    pub mod v1 {
+        include!(concat!(env!("OUT_DIR"), "/evolution/v1.rs"));
+    }
+    /// The second design.
+    #[allow(clippy::disallowed_types)]
+    pub mod v2 {
+        include!(concat!(env!("OUT_DIR"), "/evolution/v2.rs"));
+    }
+}
+
 /// The generated repositories, one module per spec.
 pub mod generated {
     generated!(contest_votes);

@@ -241,6 +241,12 @@ fn claim_data_types(table: &mut NameTable<'_>) {
 fn claim_members<'s>(table: &mut NameTable<'s>, index: usize, def: types::TypeDef<'s>) {
     match def {
         types::TypeDef::Enum(values) => {
+            let scope = Scope::Variants(index);
+            table.claim(
+                scope,
+                Item::Builtin(scope, "UnknownValue"),
+                "UnknownValue".to_owned(),
+            );
             for value in values {
                 let item = Item::Variant(index, value.as_str());
                 table.claim(Scope::Variants(index), item, pascal(value));
@@ -481,8 +487,8 @@ fn builtin_origin(scope: Scope<'_>, name: &str) -> &'static str {
         Scope::EntityImpl(_) => "a method of every entity's struct",
         Scope::UpdateMethods(_) => "a method every update type has",
         Scope::Builder(_) => "a method every builder has",
+        Scope::Variants(_) => "the variant of values a newer design added, which every enum has",
         Scope::Fields(_)
-        | Scope::Variants(_)
         | Scope::Record(_)
         | Scope::ItemVariants(_)
         | Scope::Params(_)

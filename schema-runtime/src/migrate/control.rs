@@ -288,6 +288,42 @@ impl ControlTable {
         }
     }
 
+    /// Extends `owner`'s lease of `segment` (at page `page`) by `lease`
+    /// from now, between checkpoints of a page that takes long; fails with
+    /// [`Error::LeaseLost`] when another worker took the segment.
+    pub async fn renew(
+        &self,
+        job: &str,
+        segment: u32,
+        page: u64,
+        owner: &str,
+        lease: Duration,
+    ) -> Result<(), Error> {
+        let until = now_ms() + u64::try_from(lease.as_millis()).unwrap_or(u64::MAX / 2);
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.name)
+            .set_key(Some(Self::segment_key(job, segment)))
+            .update_expression("SET lease_until = :until")
+            .condition_expression("lease_owner = :me AND page = :page")
+            .expression_attribute_values(":me", s(owner))
+            .expression_attribute_values(":page", n(page))
+            .expression_attribute_values(":until", n(until))
+            .send()
+            .await
+            .map_err(Error::from);
+        match result {
+            Err(e) if e.service_code() == Some("ConditionalCheckFailedException") => {
+                Err(Error::LeaseLost {
+                    job: job.to_owned(),
+                    segment,
+                })
+            }
+            other => other.map(|_| ()),
+        }
+    }
+
     /// Every segment item of `job`, by segment.
     pub async fn segments(&self, job: &str) -> Result<Vec<SegmentState>, Error> {
         let mut out = Vec::new();

@@ -2,6 +2,9 @@
 //! capacity budget and retries.
 
 use std::future::Future;
+
+use futures_util::StreamExt as _;
+
 use std::time::Duration;
 
 use super::control::{ControlTable, SegmentState, MAX_EXAMPLES};
@@ -49,6 +52,9 @@ pub struct Runner<'j> {
 
 /// How many times a request that failed transiently is sent again.
 const ATTEMPTS: u32 = 12;
+
+/// Items of a page applied at once.
+const ITEMS_IN_FLIGHT: usize = 16;
 
 impl<'j> Runner<'j> {
     /// A dry run of `job` over `table`, in 16 segments of pages of 100
@@ -128,17 +134,46 @@ impl<'j> Runner<'j> {
     }
 
     /// Runs worker `worker` of `workers`: every segment `s ≡ worker (mod
-    /// workers)`, then any other segment whose worker stopped (its lease
-    /// ran out), until none is left that this worker can take.
+    /// workers)`, then every other segment no worker holds, then — until
+    /// the whole job is done — the segments of workers that stopped, as
+    /// their leases run out. (A dry run reads its own segments only.)
     pub async fn run_worker(&self, worker: u32, workers: u32) -> Result<Vec<SegmentReport>, Error> {
         let total = self.start().await?;
         let mut reports = Vec::new();
-        for segment in order(worker, workers, total) {
+        let segments: Vec<u32> = if self.context.live {
+            order(worker, workers, total).collect()
+        } else {
+            order(worker, workers, total)
+                .take_while(|s| s % workers.max(1) == worker % workers.max(1))
+                .collect()
+        };
+        for segment in segments {
             if let Some(report) = self.run_segment(segment).await? {
                 reports.push(report);
             }
         }
-        Ok(reports)
+        if !self.context.live {
+            return Ok(reports);
+        }
+        loop {
+            let states = retry(self.attempts, || self.control.segments(self.job.id())).await?;
+            let open: Vec<u32> = (0..total)
+                .filter(|s| !states.iter().any(|state| state.segment == *s && state.done))
+                .collect();
+            if open.is_empty() {
+                return Ok(reports);
+            }
+            let mut took = false;
+            for segment in open {
+                if let Some(report) = self.run_segment(segment).await? {
+                    reports.push(report);
+                    took = true;
+                }
+            }
+            if !took {
+                tokio::time::sleep((self.lease / 4).min(Duration::from_secs(1))).await;
+            }
+        }
     }
 
     /// The job's number of segments, starting the job if needed.
@@ -184,16 +219,40 @@ impl<'j> Runner<'j> {
             }
         };
         let before = state.counts;
+        match self.pages(&mut state, total).await {
+            Ok(()) => Ok(Some(SegmentReport {
+                segment,
+                counts: subtract(state.counts, before),
+                done: true,
+            })),
+            // A worker that stalled past its lease leaves the segment to
+            // the worker that took it over, which goes on from the last
+            // checkpoint.
+            Err(Error::LeaseLost { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Reads and applies `state`'s segment page by page to its end,
+    /// committing each page; the lease is renewed while a page takes long.
+    async fn pages(&self, state: &mut SegmentState, total: u32) -> Result<(), Error> {
         let mut reads = Bucket::new(self.limits.max_rcu);
         let mut writes = Bucket::new(self.limits.max_wcu);
+        let mut renewed = std::time::Instant::now();
         while !state.done {
+            let start = state.last_key.clone();
             let (items, next, units) = retry(self.attempts, || {
-                self.page(segment, total, state.last_key.clone())
+                self.page(state.segment, total, start.clone())
             })
             .await?;
             reads.spend(units).await;
-            for item in &items {
-                let outcome = retry(self.attempts, || self.job.apply(&self.context, item)).await?;
+            let mut outcomes = futures_util::stream::iter(items.iter().map(|item| async move {
+                let outcome = retry(self.attempts, || self.job.apply(&self.context, item)).await;
+                (item, outcome)
+            }))
+            .buffer_unordered(ITEMS_IN_FLIGHT);
+            while let Some((item, outcome)) = outcomes.next().await {
+                let outcome = outcome?;
                 if let Outcome::Invalid(why) = &outcome {
                     if state.examples.len() < MAX_EXAMPLES {
                         state.examples.push(format!("{}: {why}", key_text(item)));
@@ -203,23 +262,31 @@ impl<'j> Runner<'j> {
                     writes.spend(1.0).await;
                 }
                 state.counts.add(&outcome);
+                if self.context.live && renewed.elapsed() > self.lease / 3 {
+                    let (job, segment, page) = (self.job.id(), state.segment, state.page);
+                    retry(self.attempts, || {
+                        self.control
+                            .renew(job, segment, page, &self.owner, self.lease)
+                    })
+                    .await?;
+                    renewed = std::time::Instant::now();
+                }
             }
+            drop(outcomes);
             state.done = next.is_none();
             state.last_key = next;
             state.page += 1;
             if self.context.live {
+                let state = &*state;
                 retry(self.attempts, || {
                     self.control
-                        .commit(self.job.id(), &state, &self.owner, self.lease)
+                        .commit(self.job.id(), state, &self.owner, self.lease)
                 })
                 .await?;
+                renewed = std::time::Instant::now();
             }
         }
-        Ok(Some(SegmentReport {
-            segment,
-            counts: subtract(state.counts, before),
-            done: true,
-        }))
+        Ok(())
     }
 
     /// One Scan page of `segment`: its items, where the next one starts,

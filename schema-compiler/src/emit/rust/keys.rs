@@ -698,7 +698,9 @@ fn push_value(input: Input<'_>, domains: &Domains, context: TokenStream) -> Toke
                     let format = time_format(*format, *precision);
                     quote!(__rt::codec::push_datetime(&mut __key, #expr, #format, #context, #name)?;)
                 }
-                AttributeType::Enum { .. } => quote!(__key.push_str(#expr.as_str());),
+                AttributeType::Enum { .. } => quote!(
+                    __rt::codec::push_word(&mut __key, #expr.as_str(), #context, #name)?;
+                ),
                 AttributeType::Boolean => {
                     quote!(__key.push_str(if #expr { "true" } else { "false" });)
                 }
@@ -734,7 +736,9 @@ fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
                     let format = time_format(*format, *precision);
                     quote!(__rt::codec::datetime_to_av(#expr, #format, #context, #name)?)
                 }
-                AttributeType::Enum { .. } => quote!(#av::S(#expr.as_str().to_owned())),
+                AttributeType::Enum { .. } => {
+                    quote!(#av::S(__rt::codec::known_word(#expr.as_str(), #context, #name)?.to_owned()))
+                }
                 AttributeType::Boolean => quote!(#av::Bool(#expr)),
                 AttributeType::String { .. } => quote!(#av::S(#expr.to_owned())),
                 // The decimal's canonical text.

@@ -333,22 +333,29 @@ fn emit_enum(
         }
     });
     let expected = format!("one of {}", values.join(", "));
+    let other = serde.then(|| quote!(#[serde(other)]));
     quote! {
         #doc
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #attributes
         pub enum #ty {
             #( #variant_docs #variants, )*
+            /// A value this build does not know, read from an item a newer
+            /// design wrote (a value added since): it reads, and is refused
+            /// wherever it would be written (an item, a key, a condition).
+            #other
+            UnknownValue,
         }
 
         impl #ty {
-            /// Every value, in declaration order.
+            /// Every value this build knows, in declaration order.
             pub const ALL: &'static [#ty] = &[#(#ty::#variants),*];
 
-            /// The value as stored.
+            /// The value as stored; empty for [`Self::UnknownValue`].
             pub fn as_str(&self) -> &'static str {
                 match self {
                     #( #ty::#variants => #values, )*
+                    #ty::UnknownValue => "",
                 }
             }
         }
@@ -365,7 +372,10 @@ fn emit_enum(
 
         impl ::core::fmt::Display for #ty {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(self.as_str())
+                match self {
+                    #ty::UnknownValue => f.write_str("a value this build does not know"),
+                    known => f.write_str(known.as_str()),
+                }
             }
         }
 
@@ -373,12 +383,20 @@ fn emit_enum(
             fn to_av(&self) -> __rt::AttributeValue {
                 __rt::AttributeValue::S(self.as_str().to_owned())
             }
+            /// A word this build does not know reads as
+            /// [`Self::UnknownValue`]: readers deployed before a value was
+            /// added read the items newer writers store.
             fn from_av(
                 av: &__rt::AttributeValue,
             ) -> Result<Self, __rt::DecodeProblem> {
-                __rt::codec::expect_s(av)?
-                    .parse()
-                    .map_err(__rt::DecodeProblem::Invalid)
+                let word = __rt::codec::expect_s(av)?;
+                Ok(word.parse().unwrap_or(#ty::UnknownValue))
+            }
+            fn check(&self, _: __rt::Store) -> Result<(), String> {
+                match self {
+                    #ty::UnknownValue => Err(__rt::codec::UNKNOWN_VALUE.to_owned()),
+                    _ => Ok(()),
+                }
             }
         }
     }
