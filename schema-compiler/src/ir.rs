@@ -593,10 +593,17 @@ impl KeyEncoding {
             KeyEncoding::Integer { width, offset } => {
                 format!("integers plus {offset}, padded to {width} digits")
             }
-            KeyEncoding::Datetime { format, precision } => match precision {
-                Some(p) => format!("{format:?} timestamps with {p:?} precision").to_lowercase(),
-                None => format!("{format:?} timestamps").to_lowercase(),
-            },
+            KeyEncoding::Datetime { format, precision } => {
+                let form = match format {
+                    DatetimeFormat::Rfc3339 => "RFC 3339 timestamps",
+                    DatetimeFormat::EpochSeconds => "epoch seconds",
+                    DatetimeFormat::EpochMillis => "epoch milliseconds",
+                };
+                match precision {
+                    Some(p) => format!("{form} with {} precision", format!("{p:?}").to_lowercase()),
+                    None => form.to_owned(),
+                }
+            }
             KeyEncoding::Word => "words".to_owned(),
             KeyEncoding::None => "no key encoding".to_owned(),
         }

@@ -173,6 +173,10 @@ impl Finding {
                     "deploy readers, then writers; `singletable lock --verified <job>`".to_owned(),
                 );
             }
+            (Class::Backfill, _) if self.jobs.is_empty() => {
+                steps.push("rewrite the stored items the change leaves behind (no job is generated for it: an UpdateItem per item, by hand)".to_owned());
+                steps.push("deploy writers, then readers".to_owned());
+            }
             (Class::Backfill, _) => {
                 steps.push("deploy writers (new code writes the new form; the affected access patterns wait)".to_owned());
                 if self.code.deploy_order() == DeployOrder::Infrastructure
@@ -195,9 +199,15 @@ impl Finding {
                             .to_owned(),
                     );
                 }
-                steps.extend(jobs);
-                steps.push("verify: the job's `verify` finds nothing left".to_owned());
-                steps.push("switch: `singletable lock --verified <job>`, then rebuild".to_owned());
+                if jobs.is_empty() {
+                    steps.push("rewrite every stored item into the new form (no job is generated for this change: write it into a new attribute, then move readers over)".to_owned());
+                } else {
+                    steps.extend(jobs);
+                    steps.push("verify: the job's `verify` finds nothing left".to_owned());
+                    steps.push(
+                        "switch: `singletable lock --verified <job>`, then rebuild".to_owned(),
+                    );
+                }
                 steps.push("contract: remove the old form".to_owned());
             }
         }
@@ -522,7 +532,14 @@ fn changed_index(
         f.replaces_table = code == ChangeCode::LocalIndexChanged;
         out.push(f);
     }
-    if old.projection != new.projection {
+    if old.projection != new.projection
+        && (old.kind == IndexKind::Local || new.kind == IndexKind::Local)
+    {
+        let mut f = Finding::new(ChangeCode::LocalIndexChanged, name, format!("local index `{name}`'s projection changes: a local index changes only with a new table"))
+            .label(at.index(name), "this index");
+        f.replaces_table = true;
+        out.push(f);
+    } else if old.projection != new.projection {
         out.push(
             Finding::new(ChangeCode::ProjectionChanged, name, format!("index `{name}`'s projection changes from {:?} to {:?}: the index is rebuilt, and the partial types read through it change", old.projection, new.projection))
                 .label(at.index(name), "this index"),

@@ -1,7 +1,7 @@
 //! Changes of entities, their keys and their attributes.
 
 use super::codes::{ChangeCode, Class};
-use super::design::{AttributeDesign, EntityDesign, KeyDesign, TemplateDesign, TypeDesign};
+use super::design::{AttributeDesign, EntityDesign, KeyDesign, Part, TemplateDesign, TypeDesign};
 use super::diff::{computed_keys, finding, Finding, Job, Versions};
 use super::witness;
 
@@ -71,11 +71,67 @@ fn key_changed(old: &KeyDesign, new: &KeyDesign) -> bool {
         }
 }
 
+/// Whether an entity's keys on an index change, leaving out the templates
+/// of the table's own key attributes (a local index's partition key).
+fn index_key_changed(v: &Versions<'_>, old: &KeyDesign, new: &KeyDesign) -> bool {
+    let table = &v.new.table;
+    let own = |t: &TemplateDesign| {
+        t.attribute != table.partition_key.attribute
+            && table
+                .sort_key
+                .as_ref()
+                .is_none_or(|k| k.attribute != t.attribute)
+    };
+    let templates = |k: &KeyDesign| -> Vec<TemplateDesign> {
+        std::iter::once(k.pk.clone())
+            .chain(k.sk.clone())
+            .filter(own)
+            .collect()
+    };
+    templates(old) != templates(new)
+}
+
 fn key_words(key: &KeyDesign) -> String {
     match &key.sk {
         Some(sk) => format!("`{}` / `{}`", key.pk.text, sk.text),
         None => format!("`{}`", key.pk.text),
     }
+}
+
+/// How a key changes: its templates, or, where they read the same, the
+/// encodings of the values in them.
+fn key_change_words(old: &KeyDesign, new: &KeyDesign) -> String {
+    let (was, now) = (key_words(old), key_words(new));
+    if was != now {
+        return format!("from {was} to {now}");
+    }
+    let templates = |k: &KeyDesign| {
+        std::iter::once(k.pk.clone())
+            .chain(k.sk.clone())
+            .collect::<Vec<_>>()
+    };
+    let mut changes = Vec::new();
+    for (a, b) in templates(old).iter().zip(templates(new).iter()) {
+        for (pa, pb) in a.parts.iter().zip(&b.parts) {
+            if let (
+                Part::Value {
+                    attribute,
+                    encoding: ea,
+                },
+                Part::Value { encoding: eb, .. },
+            ) = (pa, pb)
+            {
+                if ea != eb {
+                    changes.push(format!(
+                        "`<{attribute}>` is written as {}, was {}",
+                        eb.describe(),
+                        ea.describe()
+                    ));
+                }
+            }
+        }
+    }
+    format!("{now} reads the same, but {}", changes.join("; "))
 }
 
 fn key_changes(
@@ -149,8 +205,10 @@ fn index_key_changes(
             }
             // Natural keys: DynamoDB indexes the items that have them.
             None => {}
-            Some(old_key) if key_changed(old_key, key) => out.push(
-                finding(ChangeCode::IndexKeyChanged, format!("{name},{index}"), format!("`{name}`'s keys on index `{index}` change from {} to {}: stored items carry the old ones", key_words(old_key), key_words(key)))
+            // A local index's partition key is the table's: what changes of
+            // it is the table key's change (a re-key writes every key).
+            Some(old_key) if index_key_changed(v, old_key, key) => out.push(
+                finding(ChangeCode::IndexKeyChanged, format!("{name},{index}"), format!("`{name}`'s keys on index `{index}` change: {}; stored items carry the old ones", key_change_words(old_key, key)))
                     .label(at.template(name, Some(index), &key.pk.attribute), "stored items carry the old key")
                     .label(was.template(name, Some(index), &old_key.pk.attribute), "the key deployed")
                     .job(backfill),
@@ -186,7 +244,7 @@ fn other_entity_changes(
         let f = if grows_random {
             finding(ChangeCode::ShardsAdded, name, format!("`{name}` is written to more random shards: reads scatter over all of them and still find every item"))
         } else {
-            finding(ChangeCode::ShardingChanged, name, format!("`{name}`'s write shards change from {:?} to {:?}: stored items sit in shards the new design does not read", old.shards, new.shards))
+            finding(ChangeCode::ShardingChanged, name, format!("`{name}`'s write shards change from {} to {}: stored items sit in shards the new design does not read", shard_words(&old.shards), shard_words(&new.shards)))
                 .job(Job::Rekey { entity: name.to_owned() })
         };
         out.push(f.label(at.entity(name), "this entity"));
@@ -326,8 +384,7 @@ fn changed_attribute(
                 ),
             )
             .label(span, "the new type")
-            .label(was.attribute(entity, name), "the type deployed")
-            .job(verify),
+            .label(was.attribute(entity, name), "the type deployed"),
         );
         return;
     }
@@ -358,7 +415,7 @@ fn type_changes(
             out.push(
                 finding(ChangeCode::EnumValueAdded, &subject, format!("`{entity}.{name}` gains {}", words(&added)))
                     .label(span, "this attribute")
-                    .witness(Some(format!("an item a new writer stores with `{name}: \"{first}\"` is read by a reader built from the old spec as an unknown value of the enum (its `Unknown` variant), not an error"))),
+                    .witness(Some(format!("an item a new writer stores with `{name}: \"{first}\"` is read by a reader built from the old spec as `UnknownValue`, not an error (and refused if it writes it back)"))),
             );
         }
         if let Some(first) = removed.first() {
@@ -367,18 +424,15 @@ fn type_changes(
                     ChangeCode::EnumValueRemoved,
                     &subject,
                     format!(
-                        "`{entity}.{name}` loses {}: stored items holding them no longer decode",
+                        "`{entity}.{name}` loses {}: stored items holding it read as `UnknownValue` and cannot be written back until rewritten",
                         words(&removed)
                     ),
                 )
                 .label(span, "this attribute")
-                .witness(witness::with_value(
-                    v,
-                    entity,
-                    name,
-                    &format!("\"{first}\""),
-                ))
-                .job(verify),
+                .witness(
+                    witness::with_value(v, entity, name, &format!("\"{first}\""))
+                        .map(|w| w.replace("fails on", "reads `UnknownValue` in")),
+                ),
             );
         }
         return out;
@@ -401,6 +455,13 @@ fn type_changes(
     }
     out.push(f);
     out
+}
+
+fn shard_words(shards: &Option<(u32, String)>) -> String {
+    match shards {
+        Some((count, by)) => format!("{count} shards by {by}"),
+        None => "none".to_owned(),
+    }
 }
 
 fn words(values: &[&String]) -> String {
@@ -560,14 +621,16 @@ pub(super) fn reserved_reused(
                 );
             }
         }
-        let prefix = e.primary_key.pk.literal_prefix();
-        let reused = reserved.key_prefixes.values().flatten().find(|p| {
-            !prefix.is_empty() && (prefix.starts_with(p.as_str()) || p.starts_with(prefix.as_str()))
-        });
-        if let Some(p) = reused {
+        let template = e.primary_key.pk.source.as_str();
+        if reserved
+            .key_prefixes
+            .values()
+            .flatten()
+            .any(|t| t == template)
+        {
             out.push(
-                finding(ChangeCode::ReservedReused, name, format!("`{name}`'s key starts with `{p}`, a key prefix items were moved away from: old items there would be read as new ones"))
-                    .label(Some(e.primary_key.pk.source.span), "a reserved key prefix"),
+                finding(ChangeCode::ReservedReused, name, format!("`{name}`'s key `{template}` is one items were moved away from: old items left there would be read as new ones"))
+                    .label(Some(e.primary_key.pk.source.span), "a reserved key"),
             );
         }
     }

@@ -71,7 +71,7 @@ pub struct Reserved {
     /// Stored attribute names, by entity.
     #[serde(default)]
     pub stored_attributes: BTreeMap<String, Vec<String>>,
-    /// Literal key prefixes, by entity.
+    /// Table partition-key templates entities moved away from, by entity.
     #[serde(default)]
     pub key_prefixes: BTreeMap<String, Vec<String>>,
 }
@@ -298,19 +298,9 @@ fn reserve(reserved: &mut Reserved, old: &Design, new: &Design) {
             }
         }
         if e.key.pk.parts != n.key.pk.parts {
-            let prefix: String = e
-                .key
-                .pk
-                .parts
-                .iter()
-                .map_while(|p| match p {
-                    super::design::Part::Literal(l) => Some(l.as_str()),
-                    _ => None,
-                })
-                .collect();
             let list = reserved.key_prefixes.entry(name.clone()).or_default();
-            if !prefix.is_empty() && !list.contains(&prefix) {
-                list.push(prefix);
+            if !list.contains(&e.key.pk.text) {
+                list.push(e.key.pk.text.clone());
             }
         }
     }

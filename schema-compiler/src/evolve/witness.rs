@@ -49,8 +49,10 @@ fn key_names(spec: &ir::Spec) -> Vec<&str> {
 pub(super) fn moved_key(v: &Versions<'_>, entity: &str) -> Option<String> {
     let old_e = v.old_spec.entities.get(entity)?;
     let new_e = v.new_spec.entities.get(entity)?;
-    let (sample, old_item) = sample(v.old_spec, old_e)?;
-    let new_item = samples::item(v.new_spec, new_e, &sample);
+    let (_, old_item) = sample(v.old_spec, old_e)?;
+    // The first sample of the new design has the same values (samples are
+    // drawn per attribute), and its shard where the new key has one.
+    let (_, new_item) = sample(v.new_spec, new_e)?;
     let keys = key_names(v.new_spec);
     let (was, now) = (show(&old_item, &keys), show(&new_item, &keys));
     (was != now).then(|| {
