@@ -11,8 +11,8 @@ use serde::Serialize;
 use crate::source::{Span, Spanned};
 
 pub use crate::syntax::{
-    BillingMode, DatetimeFormat, IndexKind, KeyType, LintLevel, Maintenance, Order, Scope,
-    StreamView, TimePrecision,
+    BillingMode, DatetimeFormat, IndexKind, KeyType, LintLevel, Maintenance, Order, ResourcePolicy,
+    Scope, StreamView, TimePrecision,
 };
 
 /// A resolved spec.
@@ -114,6 +114,37 @@ pub struct Table {
     pub stream: Option<StreamView>,
     /// How the entity of an item is told.
     pub entity_type: EntityType,
+    /// What protects the table's items from infrastructure operations.
+    pub protection: Protection,
+}
+
+/// What protects a table's items from being deleted by an infrastructure
+/// operation: DynamoDB's deletion protection and CloudFormation's policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Protection {
+    /// DynamoDB refuses `DeleteTable` while this is on.
+    pub deletion_protection: bool,
+    /// CloudFormation's `DeletionPolicy`.
+    pub deletion_policy: ResourcePolicy,
+    /// CloudFormation's `UpdateReplacePolicy`.
+    pub update_replace_policy: ResourcePolicy,
+}
+
+impl Protection {
+    /// Whether these are the defaults: protected and retained.
+    pub fn is_default(&self) -> bool {
+        *self == Protection::default()
+    }
+}
+
+impl Default for Protection {
+    fn default() -> Self {
+        Protection {
+            deletion_protection: true,
+            deletion_policy: ResourcePolicy::Retain,
+            update_replace_policy: ResourcePolicy::Retain,
+        }
+    }
 }
 
 /// How the entity of an item read back is told.

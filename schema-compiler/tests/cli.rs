@@ -265,7 +265,9 @@ fn generate_iam_writes_policies_and_session_policies() {
         names,
         [
             "shopping_cart.iam.json",
+            "shopping_cart.migration.iam.json",
             "support_ticket.iam.json",
+            "support_ticket.migration.iam.json",
             "support_ticket.role.agent.iam.json",
             "support_ticket.role.agent.session.iam.json",
             "support_ticket.role.tenant_admin.iam.json",

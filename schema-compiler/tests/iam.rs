@@ -5,6 +5,8 @@
 
 mod support;
 
+use std::collections::BTreeSet;
+
 use serde_json::Value;
 use singletable::emit::iam::{self, AwsTarget, IamOptions, PolicyKind, PolicyPiece, TenantValue};
 use singletable::emit::GeneratedFile;
@@ -76,6 +78,7 @@ fn session_policies_carry_the_tenant_id_in_compact_json() {
             "support_ticket.role.tenant_admin.session.iam.json",
             "support_ticket.role.agent.iam.json",
             "support_ticket.role.agent.session.iam.json",
+            "support_ticket.migration.iam.json",
         ]
     );
     let session = &files[1].contents;
@@ -97,6 +100,10 @@ fn session_policies_carry_the_tenant_id_in_compact_json() {
 fn every_tenant_policy_is_guarded_and_never_grants_scans_or_wildcard_tables() {
     for path in spec_paths() {
         for file in files(&path, &IamOptions::default()) {
+            // The migration role is no tenant's (see below).
+            if file.name.ends_with(".migration.iam.json") {
+                continue;
+            }
             let policy: Value = serde_json::from_str(&file.contents).expect("JSON");
             assert_eq!(policy["Version"], "2012-10-17");
             let statements = policy["Statement"].as_array().expect("statements");
@@ -287,7 +294,11 @@ fn spec_with_role_reader() -> Value {
 fn a_spec_without_tenant_gets_an_unconditioned_policy_and_no_session_policy() {
     let path = support::workspace_root().join("schemas/shopping_cart.yaml");
     let files = files(&path, &IamOptions::default());
-    assert_eq!(files.len(), 1);
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["shopping_cart.iam.json", "shopping_cart.migration.iam.json"]
+    );
     let policy: Value = serde_json::from_str(&files[0].contents).expect("JSON");
     assert!(policy["Statement"][0]["Condition"].is_null());
     let asked = Compiler::new().file(&path).generate_iam(&IamOptions {
@@ -410,6 +421,7 @@ fn compile_to_out_dir_writes_the_policies_when_asked() {
             "support_ticket.iam.json",
             "support_ticket.role.tenant_admin.iam.json",
             "support_ticket.role.agent.iam.json",
+            "support_ticket.migration.iam.json",
             "support_ticket.rs",
         ]
     );
@@ -426,4 +438,53 @@ fn runtime_policy_with_placeholders() -> String {
         &AwsTarget::default(),
         &TenantValue::PrincipalTag,
     ))
+}
+
+/// The migration role's policy names the table and its control table only
+/// (no index, no other table, no wildcard), scans only the table, and
+/// updates items naming only key attributes of the table and its indexes.
+#[test]
+fn the_migration_policy_names_the_table_its_control_table_and_key_attributes_only() {
+    for path in spec_paths() {
+        let spec = spec(
+            &path.display().to_string(),
+            &std::fs::read_to_string(&path).expect("a spec"),
+        );
+        let document = iam::migration_policy(&spec, &target());
+        let policy = json(&document);
+        let table = format!(
+            "arn:aws:dynamodb:eu-west-1:123456789012:table/{}",
+            spec.table.name.value
+        );
+        let control = format!("{table}{}", iam::CONTROL_TABLE_SUFFIX);
+        let keys: BTreeSet<&str> = spec
+            .key_attributes()
+            .map(|k| k.name.value.as_str())
+            .collect();
+        for statement in policy["Statement"].as_array().expect("statements") {
+            assert_eq!(statement["Effect"], "Allow");
+            let resources = strings(&statement["Resource"]);
+            let actions = strings(&statement["Action"]);
+            assert!(!actions
+                .iter()
+                .any(|a| a.contains('*') || a.contains("PartiQL")));
+            if resources == [control.as_str()] {
+                continue;
+            }
+            assert_eq!(resources, [table.as_str()], "{}", path.display());
+            if actions.contains(&"dynamodb:UpdateItem") {
+                let named: BTreeSet<&str> = strings(
+                    &statement["Condition"]["ForAllValues:StringEquals"]["dynamodb:Attributes"],
+                )
+                .into_iter()
+                .collect();
+                assert_eq!(named, keys, "{}", path.display());
+            }
+            assert!(
+                !actions.contains(&"dynamodb:Query") && !actions.contains(&"dynamodb:GetItem"),
+                "{}: jobs read by Scan only",
+                path.display()
+            );
+        }
+    }
 }

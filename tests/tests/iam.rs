@@ -777,3 +777,115 @@ fn every_spec_is_in_the_matrix() {
     let listed: Vec<String> = specs().iter().map(|s| s.name.to_owned()).collect();
     assert_eq!(on_disk, listed);
 }
+
+/// The migration role's policy (`<stem>.migration.iam.json`), evaluated by
+/// iam-rs for what the runtime's jobs send and what they never need:
+/// allowed — Scan of the table, UpdateItem naming key attributes of the
+/// table and its indexes, the re-key transaction's Put/Delete/
+/// ConditionCheck, the control table's checkpoints; denied — an update
+/// naming any other attribute, Query and GetItem, any index, another
+/// table, a PartiQL select, deleting the control table. Linted by
+/// parliament when the tools are installed.
+#[test]
+fn the_migration_policy_allows_the_jobs_and_nothing_else() {
+    use singletable::emit::iam::{self as emit, AwsTarget as CompilerTarget};
+    let compiler_target = CompilerTarget::new("aws", REGION, ACCOUNT).expect("a valid target");
+    let mut checked = 0;
+    for spec in specs() {
+        let text = emit::to_pretty_json(&emit::migration_policy(&spec.ir, &compiler_target));
+        let policy = IAMPolicy::from_json(&text).expect("iam-rs reads the policy");
+        let table = arn(spec.table, None);
+        let control = format!("{table}{}", emit::CONTROL_TABLE_SUFFIX);
+        let mut keys: Vec<String> = spec
+            .ir
+            .key_attributes()
+            .map(|k| k.name.value.clone())
+            .collect();
+        keys.dedup();
+        let mut cases: Vec<(String, String, Option<Vec<String>>, bool)> = vec![
+            ("dynamodb:Scan".into(), table.clone(), None, true),
+            (
+                "dynamodb:UpdateItem".into(),
+                table.clone(),
+                Some(keys.clone()),
+                true,
+            ),
+            ("dynamodb:PutItem".into(), table.clone(), None, true),
+            ("dynamodb:DeleteItem".into(), table.clone(), None, true),
+            (
+                "dynamodb:ConditionCheckItem".into(),
+                table.clone(),
+                None,
+                true,
+            ),
+            ("dynamodb:CreateTable".into(), control.clone(), None, true),
+            ("dynamodb:DescribeTable".into(), control.clone(), None, true),
+            ("dynamodb:Query".into(), control.clone(), None, true),
+            ("dynamodb:UpdateItem".into(), control.clone(), None, true),
+            ("dynamodb:DeleteItem".into(), control.clone(), None, true),
+            ("dynamodb:DeleteTable".into(), control.clone(), None, false),
+            ("dynamodb:DeleteTable".into(), table.clone(), None, false),
+            ("dynamodb:Query".into(), table.clone(), None, false),
+            ("dynamodb:GetItem".into(), table.clone(), None, false),
+            ("dynamodb:PartiQLSelect".into(), table.clone(), None, false),
+            ("dynamodb:Scan".into(), arn("OtherTable", None), None, false),
+            (
+                "dynamodb:PutItem".into(),
+                arn("OtherTable", None),
+                None,
+                false,
+            ),
+        ];
+        let mut forbidden = keys.clone();
+        forbidden.push("not_a_key_attribute".into());
+        cases.push((
+            "dynamodb:UpdateItem".into(),
+            table.clone(),
+            Some(forbidden),
+            false,
+        ));
+        for index in &spec.indexes {
+            for action in ["dynamodb:Scan", "dynamodb:Query"] {
+                cases.push((action.into(), arn(spec.table, Some(index)), None, false));
+            }
+        }
+        for (action, resource, attributes, expected) in cases {
+            let mut context = Context::new();
+            if let Some(names) = &attributes {
+                context.insert(
+                    "dynamodb:Attributes".into(),
+                    ContextValue::StringList(names.clone()),
+                );
+            }
+            let request = IAMRequest::new_with_context(
+                Principal::Aws(PrincipalId::String(PRINCIPAL.into())),
+                action.clone(),
+                Arn::parse(&resource).expect("an ARN"),
+                context,
+            );
+            let decision = evaluate_policy(&policy, &request).expect("evaluates");
+            assert_eq!(
+                decision == Decision::Allow,
+                expected,
+                "{}: {action} on {resource} naming {attributes:?}\n{text}",
+                spec.name
+            );
+            checked += 1;
+        }
+        if let Some(tools) = tools() {
+            let output =
+                run_with_stdin(&mut Command::new(tools.join("venv/bin/parliament")), &text);
+            let findings = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert!(
+                output.status.success() && findings.trim().is_empty(),
+                "{} migration policy: parliament reports:\n{findings}\n{text}",
+                spec.name
+            );
+        }
+    }
+    println!("migration policies: {checked} requests as expected");
+}

@@ -326,6 +326,11 @@ pub struct Resources {
 pub struct TableResource {
     /// `AWS::DynamoDB::Table`.
     pub r#type: &'static str,
+    /// What a stack deletion does with the table (default `Retain`).
+    pub deletion_policy: &'static str,
+    /// What an update that replaces the table does with the old one
+    /// (default `Retain`).
+    pub update_replace_policy: &'static str,
     /// Its properties.
     pub properties: TableProperties,
 }
@@ -357,6 +362,8 @@ pub struct TableProperties {
     /// TTL.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_to_live_specification: Option<TimeToLiveSpecification>,
+    /// DynamoDB refuses to delete the table while this is on.
+    pub deletion_protection_enabled: bool,
 }
 
 /// CloudFormation's stream specification.
@@ -412,6 +419,8 @@ pub fn cloudformation(spec: &ir::Spec) -> CloudFormation {
         resources: Resources {
             table: TableResource {
                 r#type: "AWS::DynamoDB::Table",
+                deletion_policy: spec.table.protection.deletion_policy.cloudformation(),
+                update_replace_policy: spec.table.protection.update_replace_policy.cloudformation(),
                 properties: TableProperties {
                     table_name,
                     attribute_definitions,
@@ -425,6 +434,7 @@ pub fn cloudformation(spec: &ir::Spec) -> CloudFormation {
                     }),
                     time_to_live_specification: update_time_to_live(spec)
                         .map(|u| u.time_to_live_specification),
+                    deletion_protection_enabled: spec.table.protection.deletion_protection,
                 },
             },
         },

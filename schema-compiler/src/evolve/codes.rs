@@ -221,6 +221,10 @@ change_codes! {
     TableKeySchemaChanged = "table_key_schema_changed", Breaking, Infrastructure, "TB2";
     /// The stream's view changed: CloudFormation replaces the stream, and its consumers lose their place.
     StreamChanged = "stream_changed", Clients, Infrastructure, "TB3";
+    /// Deletion protection was turned off, or a CloudFormation policy no longer retains the table: deleting or replacing the stack would delete the items.
+    ProtectionLowered = "protection_lowered", Clients, Infrastructure, "TB4";
+    /// Deletion protection was turned on, or a CloudFormation policy now keeps more.
+    ProtectionRaised = "protection_raised", Compatible, Any, "TB5";
 
     // ---- the lock -------------------------------------------------------------
     /// A name or key prefix the lock reserves (an entity or attribute removed, a key moved) is used again: old items would be read as new ones.

@@ -69,6 +69,9 @@ pub struct TableDesign {
     /// The attribute that tells an item's entity; `None`: its keys do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entity_type: Option<String>,
+    /// Deletion protection and the CloudFormation policies.
+    #[serde(default, skip_serializing_if = "ir::Protection::is_default")]
+    pub protection: ir::Protection,
 }
 
 /// A key attribute of the table or an index.
@@ -479,6 +482,7 @@ fn table_design(spec: &ir::Spec, table: &ir::Table) -> TableDesign {
         billing: _,
         stream,
         entity_type,
+        protection,
     } = table;
     let _ = spec;
     TableDesign {
@@ -488,6 +492,7 @@ fn table_design(spec: &ir::Spec, table: &ir::Table) -> TableDesign {
         ttl: ttl.as_ref().map(|t| t.value.clone()),
         stream: *stream,
         entity_type: entity_type.attribute().map(|a| a.value.clone()),
+        protection: *protection,
     }
 }
 
@@ -716,7 +721,7 @@ mod tests {
         Design::of(&c.specs[0].spec)
     }
 
-    const SPEC: &str = "version: 1\ntable: { name: T, partition_key: pk, sort_key: sk }\nentities:\n  A:\n    description: first\n    attributes: { id: { type: string, pattern: \"^[a-z]{1,9}$\" }, n: integer }\n    key: { pk: \"A#<id>\", sk: A }\naccess_patterns:\n  a: { get: A }\n";
+    const SPEC: &str = "version: 1\ntable: { name: Things, partition_key: pk, sort_key: sk }\nentities:\n  A:\n    description: first\n    attributes: { id: { type: string, pattern: \"^[a-z]{1,9}$\" }, n: integer }\n    key: { pk: \"A#<id>\", sk: A }\naccess_patterns:\n  a: { get: A }\n";
 
     #[test]
     fn cosmetic_edits_keep_the_hash() {

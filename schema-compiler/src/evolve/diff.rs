@@ -157,6 +157,10 @@ impl Finding {
                 steps.push("deploy readers, then writers".to_owned());
             }
             (Class::Compatible, _) => steps.push("deploy in any order".to_owned()),
+            (Class::Clients, _) if self.code == ChangeCode::ProtectionLowered => {
+                steps.push("take a backup (on-demand or point-in-time recovery) while the table is still protected".to_owned());
+                steps.push("deploy the template".to_owned());
+            }
             (Class::Clients, _) => {
                 steps.push("update the callers of the generated API or policy first".to_owned());
                 steps.push("deploy".to_owned());
@@ -319,6 +323,75 @@ pub fn diff(old: &ir::Spec, new: &ir::Spec) -> Vec<Finding> {
     out
 }
 
+/// Deletion protection and the CloudFormation policies, each compared on
+/// how much of the data it keeps (retain > snapshot > delete).
+fn protection_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
+    let (old, new) = (v.old.table.protection, v.new.table.protection);
+    let at = v.new_at();
+    let keeps = |p: ir::ResourcePolicy| match p {
+        ir::ResourcePolicy::Retain => 2,
+        ir::ResourcePolicy::Snapshot => 1,
+        ir::ResourcePolicy::Delete => 0,
+    };
+    let on_off = |on: bool| if on { "on" } else { "off" };
+    let lowered = |policy: ir::ResourcePolicy, when: &str| match policy {
+        ir::ResourcePolicy::Delete => format!("{when} now deletes the table and every item in it"),
+        _ => format!("{when} now deletes the table, keeping only a snapshot to restore from"),
+    };
+    let settings = [
+        (
+            u8::from(old.deletion_protection),
+            u8::from(new.deletion_protection),
+            format!(
+                "deletion protection changes from {} to {}",
+                on_off(old.deletion_protection),
+                on_off(new.deletion_protection)
+            ),
+            "DynamoDB no longer refuses DeleteTable".to_owned(),
+        ),
+        (
+            keeps(old.deletion_policy),
+            keeps(new.deletion_policy),
+            format!(
+                "the DeletionPolicy changes from {} to {}",
+                old.deletion_policy.cloudformation(),
+                new.deletion_policy.cloudformation()
+            ),
+            lowered(new.deletion_policy, "deleting the stack"),
+        ),
+        (
+            keeps(old.update_replace_policy),
+            keeps(new.update_replace_policy),
+            format!(
+                "the UpdateReplacePolicy changes from {} to {}",
+                old.update_replace_policy.cloudformation(),
+                new.update_replace_policy.cloudformation()
+            ),
+            lowered(
+                new.update_replace_policy,
+                "an update that replaces the table (a rename, a key change)",
+            ),
+        ),
+    ];
+    for (was, is, what, consequence) in settings {
+        if was == is {
+            continue;
+        }
+        let (code, message) = if is < was {
+            (
+                ChangeCode::ProtectionLowered,
+                format!("{what}: {consequence}"),
+            )
+        } else {
+            (
+                ChangeCode::ProtectionRaised,
+                format!("{what}: the table's items are kept in more cases"),
+            )
+        };
+        out.push(Finding::new(code, &v.new.table.name, message).label(at.table(), "the table"));
+    }
+}
+
 fn key_text(k: &KeyDef) -> String {
     format!("`{}` ({:?})", k.attribute, k.r#type)
 }
@@ -335,8 +408,19 @@ fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
         .label(at.table(), "the new name")
         .label(was.table(), "the name deployed");
         f.replaces_table = true;
+        let fate = match new.protection.update_replace_policy {
+            ir::ResourcePolicy::Retain => {
+                "retained, not deleted, by the template's UpdateReplacePolicy"
+            }
+            ir::ResourcePolicy::Snapshot => {
+                "then deleted after a snapshot, by the template's UpdateReplacePolicy"
+            }
+            ir::ResourcePolicy::Delete => {
+                "then DELETED, by the template's UpdateReplacePolicy: Delete"
+            }
+        };
         f.witness = Some(format!(
-            "the generated CloudFormation template names table `{}`: an update creates a new, empty table, and every stored item stays in `{}` (retained, not deleted, by the template's DeletionPolicy)",
+            "the generated CloudFormation template names table `{}`: an update creates a new, empty table, and every stored item stays in `{}` ({fate})",
             new.name, old.name
         ));
         out.push(f);
@@ -387,6 +471,7 @@ fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
             .label(at.table(), "the table"),
         );
     }
+    protection_changes(v, out);
     if old.entity_type != new.entity_type {
         let show = |a: &Option<String>| {
             a.as_ref()

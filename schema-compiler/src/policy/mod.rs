@@ -27,7 +27,10 @@
 //! Rust module embeds it as a `singletable_runtime::iam::PolicyTemplate`.
 
 mod grants;
+mod migration;
 pub mod model;
+
+pub use migration::{migration_policy, CONTROL_TABLE_SUFFIX};
 
 use crate::ir;
 
@@ -284,6 +287,7 @@ fn allow_statement(
                     leading_keys: IamBool::False,
                 }),
                 bool: None,
+                for_all_values_string_equals: None,
             }
         }
     };

@@ -88,6 +88,10 @@ pub enum Action {
     Scan,
     /// `dynamodb:PartiQLSelect`: only ever denied, for full-table scans.
     PartiQLSelect,
+    /// `dynamodb:CreateTable`: a migration job's control table only.
+    CreateTable,
+    /// `dynamodb:DescribeTable`: a migration job's control table only.
+    DescribeTable,
 }
 
 impl Action {
@@ -104,6 +108,8 @@ impl Action {
             Action::ConditionCheckItem => "ConditionCheckItem",
             Action::Scan => "Scan",
             Action::PartiQLSelect => "PartiQLSelect",
+            Action::CreateTable => "CreateTable",
+            Action::DescribeTable => "DescribeTable",
         }
     }
 }
@@ -169,13 +175,31 @@ pub struct Condition {
     /// A PartiQL statement reads the whole table.
     #[serde(rename = "Bool", skip_serializing_if = "Option::is_none")]
     pub bool: Option<FullTableScan>,
+    /// Every attribute the request names is one of these.
+    #[serde(
+        rename = "ForAllValues:StringEquals",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub for_all_values_string_equals: Option<AttributeNames>,
 }
 
 impl Condition {
     /// Whether no condition is set.
     pub fn is_empty(&self) -> bool {
-        self.for_all_values_string_like.is_none() && self.null.is_none() && self.bool.is_none()
+        self.for_all_values_string_like.is_none()
+            && self.null.is_none()
+            && self.bool.is_none()
+            && self.for_all_values_string_equals.is_none()
     }
+}
+
+/// `{"dynamodb:Attributes": […]}`: the top-level attribute names a request
+/// may name (keys, update and condition expressions).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AttributeNames {
+    /// The names.
+    #[serde(rename = "dynamodb:Attributes")]
+    pub attributes: Vec<String>,
 }
 
 /// `{"dynamodb:LeadingKeys": …}`

@@ -207,6 +207,17 @@ impl Resolver<'_> {
             billing,
             stream: decl.stream.as_ref().map(|s| s.value),
             entity_type,
+            protection: ir::Protection {
+                deletion_protection: decl.deletion_protection.as_ref().is_none_or(|p| p.value),
+                deletion_policy: decl
+                    .deletion_policy
+                    .as_ref()
+                    .map_or_else(Default::default, |p| p.value),
+                update_replace_policy: decl
+                    .update_replace_policy
+                    .as_ref()
+                    .map_or_else(Default::default, |p| p.value),
+            },
         }
     }
 

@@ -99,6 +99,55 @@ pub struct TableDecl {
     /// holding a value per entity, by default the entity's name).
     #[serde(default)]
     pub entity_type: Option<Spanned<EntityTypeDecl>>,
+    /// DynamoDB deletion protection: `DeleteTable` is refused while it is
+    /// on (default `true`).
+    #[serde(default)]
+    pub deletion_protection: Option<Spanned<bool>>,
+    /// What CloudFormation does with the table when the stack deletes it
+    /// (`DeletionPolicy`; default `retain`).
+    #[serde(default)]
+    pub deletion_policy: Option<Spanned<ResourcePolicy>>,
+    /// What CloudFormation does with the old table when an update replaces
+    /// it (`UpdateReplacePolicy`; default `retain`).
+    #[serde(default)]
+    pub update_replace_policy: Option<Spanned<ResourcePolicy>>,
+}
+
+/// What CloudFormation does with a table it deletes or replaces.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Deserialize,
+    Serialize,
+    JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ResourcePolicy {
+    /// Keep the table and its items (`Retain`).
+    #[default]
+    Retain,
+    /// Keep a backup of the table, then delete it (`Snapshot`).
+    Snapshot,
+    /// Delete the table and every item in it (`Delete`).
+    Delete,
+}
+
+impl ResourcePolicy {
+    /// CloudFormation's name for it.
+    pub fn cloudformation(self) -> &'static str {
+        match self {
+            ResourcePolicy::Retain => "Retain",
+            ResourcePolicy::Snapshot => "Snapshot",
+            ResourcePolicy::Delete => "Delete",
+        }
+    }
 }
 
 /// How an item's entity is told: `keys`, or `{ attribute, values }`.
