@@ -106,7 +106,7 @@ fn read_units(bytes: usize, consistent: bool) -> f64 {
     }
 }
 
-fn write_units(bytes: usize) -> f64 {
+pub(crate) fn write_units(bytes: usize) -> f64 {
     bytes.div_ceil(1024).max(1) as f64
 }
 

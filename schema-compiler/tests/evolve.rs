@@ -276,3 +276,42 @@ fn a_breaking_change_bumps_the_generation_and_reserves_the_old_key() {
     assert_eq!(read.spec("shop.yaml"), Some(&accepted));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `docs/evolution.md` has one row per change code, with the code's row,
+/// class and deploy order as the compiler has them, and no other row.
+#[test]
+fn the_guide_lists_every_change_code_with_its_class_and_order() {
+    let guide = std::fs::read_to_string(workspace_root().join("docs/evolution.md"))
+        .expect("docs/evolution.md");
+    let rows: Vec<Vec<&str>> = guide
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains(" | `"))
+        .map(|l| {
+            l.split(" | ")
+                .map(|c| c.trim_matches(['|', ' ', '`']))
+                .collect()
+        })
+        .filter(|cells: &Vec<&str>| cells.len() == 5)
+        .collect();
+    for code in evolve::ChangeCode::ALL {
+        let row = rows
+            .iter()
+            .find(|cells| cells[1] == code.name())
+            .unwrap_or_else(|| panic!("docs/evolution.md has no row for `{}`", code.name()));
+        assert_eq!(
+            (row[0], row[2], row[3]),
+            (
+                code.row(),
+                code.default_class().name(),
+                code.deploy_order().name()
+            ),
+            "the row of `{}`",
+            code.name()
+        );
+    }
+    assert_eq!(
+        rows.len(),
+        evolve::ChangeCode::ALL.len(),
+        "rows without a code"
+    );
+}

@@ -214,7 +214,7 @@ async fn bad_items_are_typed_errors_and_the_good_ones_still_come_back() {
         &repo,
         vec![
             ("pk", pk.clone()),
-            ("sk", s("COMMENT#2024-05-01T12:00:02Z#missing")),
+            ("sk", s("COMMENT#2024-05-01T12:00:02.000Z#missing")),
             ("entity_type", s("Comment")),
             ("ticket_id", s("T1")),
             ("id", s("missing")),
@@ -228,7 +228,7 @@ async fn bad_items_are_typed_errors_and_the_good_ones_still_come_back() {
         &repo,
         vec![
             ("pk", pk.clone()),
-            ("sk", s("COMMENT#2024-05-01T12:00:03Z#number")),
+            ("sk", s("COMMENT#2024-05-01T12:00:03.000Z#number")),
             ("entity_type", s("Comment")),
             ("ticket_id", s("T1")),
             ("id", s("number")),
@@ -238,7 +238,8 @@ async fn bad_items_are_typed_errors_and_the_good_ones_still_come_back() {
         ],
     )
     .await;
-    // A comment without its id, whose sort key cannot give it back.
+    // A comment without its id, whose sort key is no comment's key: its
+    // claim to be a `Comment` is refused on `sk`.
     put_raw(
         &repo,
         vec![
@@ -298,7 +299,7 @@ async fn bad_items_are_typed_errors_and_the_good_ones_still_come_back() {
     bad_sorted.sort();
     assert_eq!(
         bad_sorted,
-        ["author", "body", "entity_type", "id"],
+        ["author", "body", "entity_type", "sk"],
         "{results:?}"
     );
 

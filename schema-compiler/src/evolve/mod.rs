@@ -17,6 +17,7 @@ mod compare;
 pub mod design;
 mod diff;
 mod entities;
+pub mod estimate;
 pub mod lock;
 mod render;
 mod witness;

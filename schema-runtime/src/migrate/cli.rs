@@ -128,7 +128,7 @@ pub(crate) async fn run(
     };
     let runner = runner(client, table, job.as_ref(), &options);
     let result = match command {
-        "run" => run_job(&runner, &options).await,
+        "run" => run_job(&progress(runner), &options).await,
         "status" => status(&runner).await,
         "verify" => verify(&runner, &options).await,
         "reset-segment" => match segment_arg {
@@ -156,6 +156,59 @@ pub(crate) async fn run(
             ExitCode::from(1)
         }
     }
+}
+
+/// The run's progress on stderr: a bar (segments done, the counts so far)
+/// with the `progress` feature when stderr is a terminal; otherwise a line
+/// at most every five seconds.
+fn progress(runner: Runner<'_>) -> Runner<'_> {
+    use std::sync::Mutex;
+    let started = std::time::Instant::now();
+    let totals: Mutex<std::collections::BTreeMap<u32, (Counts, bool)>> = Mutex::default();
+    #[cfg(feature = "progress")]
+    let bar = {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} segments  {msg}  [{elapsed}]",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    };
+    let last_line = Mutex::new(started);
+    runner.on_progress(move |p| {
+        let Ok(mut totals) = totals.lock() else {
+            return;
+        };
+        totals.insert(p.segment, (p.counts, p.done));
+        let counts = totals
+            .values()
+            .fold(Counts::default(), |sum, (c, _)| sum.plus(*c));
+        let done = totals.values().filter(|(_, done)| *done).count();
+        let rate = counts.scanned as f64 / started.elapsed().as_secs_f64().max(0.001);
+        let message = format!("{counts} ({rate:.0} items/s)");
+        #[cfg(feature = "progress")]
+        {
+            bar.set_length(u64::from(p.total_segments));
+            bar.set_position(done as u64);
+            bar.set_message(message.clone());
+            if !bar.is_hidden() {
+                return;
+            }
+        }
+        if let Ok(mut last) = last_line.lock() {
+            if last.elapsed() >= Duration::from_secs(5)
+                || (p.done && done as u32 == p.total_segments)
+            {
+                *last = std::time::Instant::now();
+                eprintln!(
+                    "{done}/{} segments done by this worker or before it: {message}",
+                    p.total_segments
+                );
+            }
+        }
+    })
 }
 
 fn runner<'j>(

@@ -32,7 +32,7 @@ use crate::{Error, Item};
 pub use cli::main;
 pub use control::{ControlTable, SegmentState};
 pub use limit::Limits;
-pub use runner::{Remaining, Runner, SegmentReport};
+pub use runner::{Progress, ProgressFn, Remaining, Runner, SegmentReport};
 
 /// `request`, or [`Error::Pending`] for access pattern `pattern`, which
 /// waits for `job`, unless reading while jobs are pending is `allowed`

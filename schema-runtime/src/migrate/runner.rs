@@ -5,6 +5,7 @@ use std::future::Future;
 
 use futures_util::StreamExt as _;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::control::{ControlTable, SegmentState, MAX_EXAMPLES};
@@ -48,7 +49,26 @@ pub struct Runner<'j> {
     owner: String,
     lease: Duration,
     attempts: u32,
+    progress: Option<Arc<ProgressFn>>,
 }
+
+/// Where a worker is, after each page it applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// The segment.
+    pub segment: u32,
+    /// The job's number of segments.
+    pub total_segments: u32,
+    /// Pages of the segment applied so far (by any worker).
+    pub page: u64,
+    /// The segment's counts so far (by any worker).
+    pub counts: Counts,
+    /// Whether the segment is done.
+    pub done: bool,
+}
+
+/// What [`Runner::on_progress`] calls.
+pub type ProgressFn = dyn Fn(&Progress) + Send + Sync;
 
 /// How many times a request that failed transiently is sent again.
 const ATTEMPTS: u32 = 12;
@@ -75,7 +95,15 @@ impl<'j> Runner<'j> {
             owner: format!("worker-{:016x}", fastrand::u64(..)),
             lease: Duration::from_secs(60),
             attempts: ATTEMPTS,
+            progress: None,
         }
+    }
+
+    /// Calls `report` after each page this worker applied (and committed,
+    /// in a live run): for a progress bar, or counts in a service's metrics.
+    pub fn on_progress(mut self, report: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(report));
+        self
     }
 
     /// Writes (otherwise a dry run: it reads, decides and counts).
@@ -284,6 +312,15 @@ impl<'j> Runner<'j> {
                 })
                 .await?;
                 renewed = std::time::Instant::now();
+            }
+            if let Some(report) = &self.progress {
+                report(&Progress {
+                    segment: state.segment,
+                    total_segments: total,
+                    page: state.page,
+                    counts: state.counts,
+                    done: state.done,
+                });
             }
         }
         Ok(())

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use singletable::evolve::lock::{JobState, LockFile, LockedSpec};
-use singletable::evolve::{self, Against, Class, Comparison, Design};
+use singletable::evolve::{self, estimate, Against, Class, Comparison, Design};
 
 use super::{print_and_exit, print_out, Format};
 
@@ -216,8 +216,8 @@ fn accept(
 }
 
 /// `migrate plan SPEC`: the pending jobs of the lock, what waits for each,
-/// and how to run them.
-pub fn migrate_plan(spec: &Path) -> ExitCode {
+/// what each costs over `volume`, and how to run them.
+pub fn migrate_plan(spec: &Path, volume: Option<estimate::Volume>) -> ExitCode {
     let lock = match LockFile::read(&LockFile::path_for(spec)) {
         Ok(Some(lock)) => lock,
         Ok(None) => {
@@ -248,18 +248,62 @@ pub fn migrate_plan(spec: &Path) -> ExitCode {
         entry.design
     );
     let jobs: Vec<_> = entry.history.iter().flat_map(|e| &e.jobs).collect();
+    let compiled = volume.as_ref().and_then(|_| {
+        let mut compiler = singletable::Compiler::new();
+        compiler.ignore_lock();
+        let compilation = compiler.file(spec).compile();
+        compilation.specs.into_iter().next().map(|s| s.spec)
+    });
     if jobs.is_empty() {
         out.push_str("no migration jobs\n");
     }
-    for job in jobs {
+    for job in &jobs {
         let state = match job.state {
             JobState::Pending => "pending",
             JobState::Verified => "verified",
         };
         out.push_str(&format!("  {} [{state}]: {}\n", job.id, describe(&job.job)));
+        if let (Some(volume), Some(compiled)) = (&volume, &compiled) {
+            match estimate::estimate(compiled, &job.job, volume) {
+                Some(e) => out.push_str(&format!("    {}\n", cost(&e, volume))),
+                None => out.push_str("    no estimate: its entity is not in the spec\n"),
+            }
+        }
+    }
+    if volume.is_none() && !jobs.is_empty() {
+        out.push_str("\n(`--items N`, with `--workers W --max-wcu X`, estimates each job's capacity, cost and time)\n");
     }
     out.push_str("\nRun a job from the crate that includes the generated module (its `migrations::main()`):\n  <binary> run <job> --worker I --workers W --live\n  <binary> status <job> | verify <job> | reset-segment <job> <S>\nthen `singletable lock --verified <job>` and rebuild: the access patterns that wait for it open.\n");
     print_and_exit(&out)
+}
+
+/// One line of a job's estimate.
+fn cost(e: &estimate::Estimate, volume: &estimate::Volume) -> String {
+    let time = match e.seconds {
+        Some(seconds) => format!(
+            "about {} with {} worker(s) at the given budgets",
+            duration(seconds),
+            volume.workers
+        ),
+        None => {
+            "time: give --max-wcu/--max-rcu (on-demand tables throttle by partition, not by budget)"
+                .to_owned()
+        }
+    };
+    format!(
+        "estimate: {} items of about {} bytes; {:.0} read units, {:.0} write units, about ${:.2} on demand (us-east-1); {time}",
+        volume.entity_items, e.item_bytes, e.read_units, e.write_units, e.dollars
+    )
+}
+
+fn duration(seconds: f64) -> String {
+    if seconds < 120.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 7200.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
 }
 
 fn describe(job: &evolve::Job) -> String {

@@ -170,10 +170,26 @@ enum LockInit {
 /// `migrate`'s actions.
 #[derive(Debug, Subcommand)]
 enum Migrate {
-    /// The migration jobs of the lock, pending and verified, and how to run them.
+    /// The migration jobs of the lock, pending and verified, what each
+    /// costs and how to run them.
     Plan {
         /// The spec.
         spec: PathBuf,
+        /// Stored items of each job's entity (for the cost and time estimate).
+        #[arg(long)]
+        items: Option<u64>,
+        /// Items in the whole table, which every job scans (default: `--items`).
+        #[arg(long)]
+        table_items: Option<u64>,
+        /// Workers the jobs run on.
+        #[arg(long, default_value_t = 1)]
+        workers: u32,
+        /// Each worker's write budget, in WCU per second.
+        #[arg(long)]
+        max_wcu: Option<f64>,
+        /// Each worker's read budget, in RCU per second.
+        #[arg(long)]
+        max_rcu: Option<f64>,
     },
 }
 
@@ -387,8 +403,25 @@ fn main() -> ExitCode {
             )
         }
         Command::Migrate {
-            action: Migrate::Plan { spec },
-        } => evolve::migrate_plan(&spec),
+            action:
+                Migrate::Plan {
+                    spec,
+                    items,
+                    table_items,
+                    workers,
+                    max_wcu,
+                    max_rcu,
+                },
+        } => evolve::migrate_plan(
+            &spec,
+            items.map(|items| singletable::evolve::estimate::Volume {
+                table_items: table_items.unwrap_or(items).max(items),
+                entity_items: items,
+                workers,
+                max_wcu,
+                max_rcu,
+            }),
+        ),
         Command::Import {
             format: ImportFormat::Workbench,
             model,

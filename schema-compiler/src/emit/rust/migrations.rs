@@ -72,7 +72,7 @@ impl<'a> Emitter<'a> {
         let doc = if self.options.migrations.is_empty() {
             " The migration jobs of the changes `singletable.lock` accepted and has not verified: none."
         } else {
-            " The migration jobs of the changes `singletable.lock` accepted and has not verified. Run them with [`main`] (`list`, `run <job> --worker I --workers W --live`, `status`, `verify`, `reset-segment`), then `singletable lock --verified <job>` and rebuild: the access patterns that wait for a job return `Error::Pending` until then."
+            " The migration jobs of the changes `singletable.lock` accepted and not yet verified. Run them with [`migrations::main`] (`list`, `run <job> --worker I --workers W --live`, `status`, `verify`, `reset-segment`), then `singletable lock --verified <job>` and rebuild: the access patterns that wait for a job return `Error::Pending` until then."
         };
         quote! {
             #[doc = #doc]

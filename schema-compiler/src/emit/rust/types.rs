@@ -333,7 +333,10 @@ fn emit_enum(
         }
     });
     let expected = format!("one of {}", values.join(", "));
-    let other = serde.then(|| quote!(#[serde(other)]));
+    // JSON in is input: a value the spec does not declare is refused there
+    // (serde's "unknown variant"), as on every write. Only items read back
+    // from the table carry `UnknownValue`, which serializes under its name.
+    let other = serde.then(|| quote!(#[serde(skip_deserializing)]));
     quote! {
         #doc
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
