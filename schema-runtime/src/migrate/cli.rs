@@ -4,7 +4,7 @@
 //! ```text
 //! <binary> list
 //! <binary> run <job> [--worker I --workers W | --segment S] [--total-segments T]
-//!                    [--page-size N] [--max-rcu N] [--max-wcu N] [--budget-per-table]
+//!                    [--page-size N] [--in-flight N] [--max-rcu N] [--max-wcu N] [--budget-per-table]
 //!                    [--lease-seconds N] [--table NAME] [--control-table NAME] [--live]
 //! <binary> status <job>          # exit 0 when every segment is done
 //! <binary> verify <job> [--segments N] [--live]   # exit 0 when nothing is left
@@ -36,6 +36,7 @@ struct Options {
     segment: Option<u32>,
     total: Option<u32>,
     page_size: Option<i32>,
+    in_flight: Option<usize>,
     limits: Limits,
     per_table: bool,
     lease: Option<u64>,
@@ -69,6 +70,12 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 o.page_size = Some(
                     i32::try_from(number(value()?)?)
                         .map_err(|_| "--page-size: too large".to_owned())?,
+                )
+            }
+            "--in-flight" => {
+                o.in_flight = Some(
+                    usize::try_from(number(value()?)?)
+                        .map_err(|_| "--in-flight: too large".to_owned())?,
                 )
             }
             "--max-rcu" => o.limits.max_rcu = Some(number(value()?)? as f64),
@@ -231,6 +238,9 @@ fn runner<'j>(
     }
     if let Some(p) = o.page_size {
         runner = runner.page_size(p);
+    }
+    if let Some(n) = o.in_flight {
+        runner = runner.in_flight(n);
     }
     if let Some(l) = o.lease {
         runner = runner.lease(Duration::from_secs(l));

@@ -49,6 +49,7 @@ pub struct Runner<'j> {
     owner: String,
     lease: Duration,
     attempts: u32,
+    in_flight: usize,
     progress: Option<Arc<ProgressFn>>,
 }
 
@@ -73,8 +74,8 @@ pub type ProgressFn = dyn Fn(&Progress) + Send + Sync;
 /// How many times a request that failed transiently is sent again.
 const ATTEMPTS: u32 = 12;
 
-/// Items of a page applied at once.
-const ITEMS_IN_FLIGHT: usize = 16;
+/// Items of a page applied at once, unless [`Runner::in_flight`] says.
+const ITEMS_IN_FLIGHT: usize = 64;
 
 impl<'j> Runner<'j> {
     /// A dry run of `job` over `table`, in 16 segments of pages of 100
@@ -95,8 +96,16 @@ impl<'j> Runner<'j> {
             owner: format!("worker-{:016x}", fastrand::u64(..)),
             lease: Duration::from_secs(60),
             attempts: ATTEMPTS,
+            in_flight: ITEMS_IN_FLIGHT,
             progress: None,
         }
+    }
+
+    /// Items of a page applied at once (default 64): more hides more of
+    /// the round trip to a remote table, within the capacity budget.
+    pub fn in_flight(mut self, items: usize) -> Self {
+        self.in_flight = items.max(1);
+        self
     }
 
     /// Calls `report` after each page this worker applied (and committed,
@@ -263,44 +272,63 @@ impl<'j> Runner<'j> {
 
     /// Reads and applies `state`'s segment page by page to its end,
     /// committing each page; the lease is renewed while a page takes long.
+    /// The next page is read while the current one is applied (its start
+    /// is known once the current one is read), so a worker waits for one
+    /// round trip per page less.
     async fn pages(&self, state: &mut SegmentState, total: u32) -> Result<(), Error> {
         let mut reads = Bucket::new(self.limits.max_rcu);
         let mut writes = Bucket::new(self.limits.max_wcu);
         let mut renewed = std::time::Instant::now();
-        while !state.done {
-            let start = state.last_key.clone();
-            let (items, next, units) = retry(self.attempts, || {
-                self.page(state.segment, total, start.clone())
-            })
-            .await?;
+        let segment = state.segment;
+        let fetch = |start: Option<Item>| async move {
+            retry(self.attempts, || self.page(segment, total, start.clone())).await
+        };
+        let mut fetched = if state.done {
+            None
+        } else {
+            Some(fetch(state.last_key.clone()).await?)
+        };
+        while let Some((items, next, units)) = fetched.take() {
             reads.spend(units).await;
-            let mut outcomes = futures_util::stream::iter(items.iter().map(|item| async move {
-                let outcome = retry(self.attempts, || self.job.apply(&self.context, item)).await;
-                (item, outcome)
-            }))
-            .buffer_unordered(ITEMS_IN_FLIGHT);
-            while let Some((item, outcome)) = outcomes.next().await {
-                let outcome = outcome?;
-                if let Outcome::Invalid(why) = &outcome {
-                    if state.examples.len() < MAX_EXAMPLES {
-                        state.examples.push(format!("{}: {why}", key_text(item)));
+            let prefetch = async {
+                match &next {
+                    Some(start) => fetch(Some(start.clone())).await.map(Some),
+                    None => Ok(None),
+                }
+            };
+            let apply = async {
+                let mut outcomes =
+                    futures_util::stream::iter(items.iter().map(|item| async move {
+                        let outcome =
+                            retry(self.attempts, || self.job.apply(&self.context, item)).await;
+                        (item, outcome)
+                    }))
+                    .buffer_unordered(self.in_flight);
+                while let Some((item, outcome)) = outcomes.next().await {
+                    let outcome = outcome?;
+                    if let Outcome::Invalid(why) = &outcome {
+                        if state.examples.len() < MAX_EXAMPLES {
+                            state.examples.push(format!("{}: {why}", key_text(item)));
+                        }
+                    }
+                    if outcome == Outcome::Updated {
+                        writes.spend(1.0).await;
+                    }
+                    state.counts.add(&outcome);
+                    if self.context.live && renewed.elapsed() > self.lease / 3 {
+                        let (job, page) = (self.job.id(), state.page);
+                        retry(self.attempts, || {
+                            self.control
+                                .renew(job, segment, page, &self.owner, self.lease)
+                        })
+                        .await?;
+                        renewed = std::time::Instant::now();
                     }
                 }
-                if outcome == Outcome::Updated {
-                    writes.spend(1.0).await;
-                }
-                state.counts.add(&outcome);
-                if self.context.live && renewed.elapsed() > self.lease / 3 {
-                    let (job, segment, page) = (self.job.id(), state.segment, state.page);
-                    retry(self.attempts, || {
-                        self.control
-                            .renew(job, segment, page, &self.owner, self.lease)
-                    })
-                    .await?;
-                    renewed = std::time::Instant::now();
-                }
-            }
-            drop(outcomes);
+                Ok::<(), Error>(())
+            };
+            let (following, applied) = futures_util::future::join(prefetch, apply).await;
+            applied?;
             state.done = next.is_none();
             state.last_key = next;
             state.page += 1;
@@ -315,13 +343,14 @@ impl<'j> Runner<'j> {
             }
             if let Some(report) = &self.progress {
                 report(&Progress {
-                    segment: state.segment,
+                    segment,
                     total_segments: total,
                     page: state.page,
                     counts: state.counts,
                     done: state.done,
                 });
             }
+            fetched = following?;
         }
         Ok(())
     }
