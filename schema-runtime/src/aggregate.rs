@@ -575,24 +575,66 @@ pub fn count_changes<E: Entity>(
 /// only the records it holds no mark of — so a batch Lambda delivers again
 /// (whole, split, or from a failed record on), or an update whose answer
 /// was lost and that the SDK sent again, counts each record once.
+///
+/// Each counter is applied on its own: a counter that cannot be updated
+/// (its item was written by other code with a count that is not a number,
+/// say) stops no other. Every change is tried; the ones that failed come
+/// back in [`Error::Counters`], each with its error, and the rest are
+/// applied — so when the stream delivers the batch again, the others are
+/// already marked and count nothing twice.
 pub async fn apply(
     client: &Client,
     table: &TableInfo<'_>,
     changes: &[CounterChange],
 ) -> Result<(), Error> {
+    let mut failed = Vec::new();
     for change in changes {
-        let unidentified = change.delta - change.records.iter().map(|(_, d)| d).sum::<i64>();
-        if unidentified != 0 || change.records.is_empty() {
-            let update = add_to(&change.counter, &change.group, unidentified);
-            let key = change.group.key.clone();
-            ops::update(client, table, key, update, change.counter.entity).await?;
+        if let Err(error) = apply_change(client, table, change).await {
+            #[cfg(feature = "tracing")]
+            tracing::warn!(
+                counter = change.counter.entity,
+                error = %error,
+                "a counter change failed; the other counters are applied"
+            );
+            failed.push(CounterFailure {
+                change: change.clone(),
+                error,
+            });
         }
-        let newest = change.records.iter().map(|(id, _)| id.created).max();
-        for chunk in change.records.chunks(MARKS_PER_UPDATE) {
-            let stored = apply_once(client, table, change, chunk).await?;
-            if let Some(newest) = newest {
-                forget_old_marks(client, table, change, &stored, newest).await?;
-            }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Counters(failed))
+    }
+}
+
+/// A counter change [`apply`] could not make, and why.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct CounterFailure {
+    /// The change (its counter item's key is `change.group.key`).
+    pub change: CounterChange,
+    /// Why it failed.
+    pub error: Error,
+}
+
+async fn apply_change(
+    client: &Client,
+    table: &TableInfo<'_>,
+    change: &CounterChange,
+) -> Result<(), Error> {
+    let unidentified = change.delta - change.records.iter().map(|(_, d)| d).sum::<i64>();
+    if unidentified != 0 || change.records.is_empty() {
+        let update = add_to(&change.counter, &change.group, unidentified);
+        let key = change.group.key.clone();
+        ops::update(client, table, key, update, change.counter.entity).await?;
+    }
+    let newest = change.records.iter().map(|(id, _)| id.created).max();
+    for chunk in change.records.chunks(MARKS_PER_UPDATE) {
+        let stored = apply_once(client, table, change, chunk).await?;
+        if let Some(newest) = newest {
+            forget_old_marks(client, table, change, &stored, newest).await?;
         }
     }
     Ok(())

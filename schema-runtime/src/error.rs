@@ -416,6 +416,10 @@ pub enum Error {
         /// The segment.
         segment: u32,
     },
+    /// Counter changes of a stream batch that could not be applied, each
+    /// with its error; every other change of the batch was applied (and
+    /// marked, so a redelivery counts it once).
+    Counters(Vec<crate::aggregate::CounterFailure>),
     /// An access pattern waits for a migration job the lock has not
     /// verified (as DynamoDB's own `Backfilling` for a new index): its
     /// results would be incomplete or stale until the job is done.
@@ -516,6 +520,18 @@ impl fmt::Display for Error {
                 f,
                 "job {job}: another worker took over segment {segment} (this worker's lease ran out)"
             ),
+            Error::Counters(failed) => {
+                write!(f, "{} counter change(s) failed", failed.len())?;
+                for (i, failure) in failed.iter().enumerate() {
+                    let sep = if i == 0 { ": " } else { "; " };
+                    write!(
+                        f,
+                        "{sep}{} {:?}: {}",
+                        failure.change.counter.entity, failure.change.group.key, failure.error
+                    )?;
+                }
+                Ok(())
+            }
             Error::Pending { pattern, job } => write!(
                 f,
                 "{pattern} waits for migration job {job}, which the lock has not verified (`singletable lock --verified {job}`; `Repository::allow_pending` reads anyway)"
@@ -652,6 +668,7 @@ impl Error {
                     )
             }
             Error::Unprocessed { .. } => true,
+            Error::Counters(failed) => failed.iter().all(|f| f.error.is_transient()),
             _ => false,
         }
     }

@@ -340,3 +340,67 @@ async fn redelivered_stream_batches_count_once() {
         "records without an identity are counted again: {counts:?}"
     );
 }
+
+/// A tenant may write its own counter item (its policy allows its own
+/// keys): one whose `count` is not a number makes that counter's update
+/// fail. Every other counter of the batch is still applied, the failure
+/// names the poisoned counter alone, and a redelivery of the batch counts
+/// nothing twice: every other tenant's counters equal a recount.
+#[tokio::test]
+async fn a_poisoned_counter_stops_no_other_counter() {
+    use singletable_runtime::sdk::types::AttributeValue;
+    use support_ticket::{ticket_count_changes, Status, TicketCountKey};
+    let run = ticket_run(&server::unique_table("Poisoned")).await;
+    let evil = &run.tenants[1];
+    let key = TicketCountKey {
+        status: Status::Open,
+    }
+    .to_key_item(evil)
+    .unwrap();
+    let mut poisoned = key.clone();
+    poisoned.insert("count".into(), AttributeValue::S("poison".into()));
+    poisoned.insert(
+        "entity_type".into(),
+        AttributeValue::S("TicketCount".into()),
+    );
+    run.repo
+        .client()
+        .put_item()
+        .table_name(run.repo.table_name())
+        .set_item(Some(poisoned))
+        .send()
+        .await
+        .unwrap();
+    let (changes, errors) = ticket_count_changes(&run.records);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(changes.len() >= 3, "counters of both tenants change");
+    for delivery in 0..2 {
+        match run.repo.apply_counter_changes(&changes).await {
+            Err(singletable_runtime::Error::Counters(failed)) => {
+                assert_eq!(failed.len(), 1, "delivery {delivery}: {failed:?}");
+                assert_eq!(failed[0].change.group.key, key, "the poisoned counter");
+                assert!(!failed[0].error.is_transient());
+            }
+            other => panic!("delivery {delivery}: {other:?}"),
+        }
+        // Tenant t1's two counters, and t10's CLOSED counter, are exact.
+        for (tenant, status) in [(0, Status::Open), (0, Status::Closed), (1, Status::Closed)] {
+            let kept = run
+                .repo
+                .for_tenant(&run.tenants[tenant])
+                .get_ticket_count(&TicketCountKey { status })
+                .await
+                .unwrap()
+                .map_or(0, |c| c.count);
+            let recount = run
+                .state
+                .iter()
+                .filter(|((t, _), s)| *t == tenant && **s == status)
+                .count() as i64;
+            assert_eq!(
+                kept, recount,
+                "delivery {delivery}: tenant {tenant} {status:?}"
+            );
+        }
+    }
+}

@@ -8,7 +8,10 @@
 //! records they applied for a day, so when Lambda delivers a batch again
 //! (after a failed invocation, a timeout, or a split batch) nothing is
 //! counted twice: the handler fails the whole invocation on an error and
-//! lets Lambda retry it.
+//! lets Lambda retry it. Each counter is applied on its own, so a counter
+//! that cannot be updated (an item another writer broke) holds back no
+//! other: the error (`Error::Counters`) names only the changes that
+//! failed, and the retry finds every other counter already applied.
 
 singletable_runtime::include_generated!(pub support_ticket);
 
