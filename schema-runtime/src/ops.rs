@@ -1203,10 +1203,11 @@ pub async fn update(
                 Ok(output.attributes.unwrap_or_default())
             }
             Err(e) => {
-                // A versioned update sent again whose condition failed on an
-                // item that already holds the new version and every value this
-                // update sets (and none it removes): the earlier attempt applied
-                // it (its answer lost), or another writer wrote the same.
+                // A versioned or conditional update sent again whose
+                // condition failed on an item that already holds every value
+                // this update sets, none it removes (and, versioned, its new
+                // version): the earlier attempt applied it (its answer lost),
+                // or another writer wrote the same.
                 let stored = match e.as_service_error() {
                     Some(crate::sdk::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c)) => c.item(),
                     _ => None,
@@ -1288,17 +1289,26 @@ pub(crate) async fn read_consistent(
     Ok(output.item.filter(|item| !item.is_empty()))
 }
 
-/// What a versioned update writes, to recognise its own write in an item.
+/// What a versioned or conditional update writes, to recognise its own
+/// write in an item.
 struct OwnWrite {
-    version: (&'static str, i64),
+    /// The version it writes, for a versioned update.
+    version: Option<(&'static str, i64)>,
     set: Vec<(&'static str, AttributeValue)>,
     remove: Vec<&'static str>,
     fields: Vec<(&'static str, &'static str, Option<AttributeValue>)>,
 }
 
 impl OwnWrite {
+    /// `None` for an update whose second attempt cannot fail on its own
+    /// write (no version, no condition), or whose changes depend on the
+    /// stored value.
     fn of(update: &Update) -> Option<OwnWrite> {
-        let (attribute, expected) = update.expect_version?;
+        let version = match update.expect_version {
+            Some((attribute, expected)) => Some((attribute, expected.checked_add(1)?)),
+            None if update.when.is_some() => None,
+            None => return None,
+        };
         // Changes that depend on the stored value cannot be recognised.
         if !(update.add.is_empty()
             && update.delete.is_empty()
@@ -1307,8 +1317,12 @@ impl OwnWrite {
         {
             return None;
         }
+        // Nothing to recognise: an update that writes nothing.
+        if update.set.is_empty() && update.remove.is_empty() && update.fields.is_empty() {
+            return None;
+        }
         Some(OwnWrite {
-            version: (attribute, expected.checked_add(1)?),
+            version,
             set: update.set.clone(),
             remove: update.remove.clone(),
             fields: update.fields.clone(),
@@ -1316,12 +1330,12 @@ impl OwnWrite {
     }
 
     fn applied_in(&self, item: &Item) -> bool {
-        let (attribute, version) = self.version;
-        item.get(attribute) == Some(&AttributeValue::N(version.to_string()))
-            && self
-                .set
-                .iter()
-                .all(|(name, value)| item.get(*name).is_some_and(|v| same_value(v, value)))
+        self.version.is_none_or(|(attribute, version)| {
+            item.get(attribute) == Some(&AttributeValue::N(version.to_string()))
+        }) && self
+            .set
+            .iter()
+            .all(|(name, value)| item.get(*name).is_some_and(|v| same_value(v, value)))
             && self.remove.iter().all(|name| !item.contains_key(*name))
             && self.fields.iter().all(|(map, field, value)| {
                 let stored = match item.get(*map) {

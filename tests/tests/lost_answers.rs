@@ -202,3 +202,69 @@ async fn deletes_are_told_the_truth_when_answers_are_lost() {
     );
     assert!(as_written > 0, "no delete met its own lost answer");
 }
+
+/// An update with a condition of its own (`when`) and no version, sent
+/// again after its answer was lost, finds its condition false on the item
+/// it wrote itself: it is told `AlreadyAsWritten`, not `ConditionNotMet`
+/// with its own write as "the stored item".
+#[tokio::test]
+async fn conditional_updates_recognise_their_own_write_when_answers_are_lost() {
+    use singletable_runtime::DateTime;
+    use singletable_tests::generated::partial_reads::{
+        Repository, Status, Ticket, TicketKey, TicketUpdate,
+    };
+    let upstream = server::server().await.endpoint.clone();
+    let direct = Repository::new(server::client(&upstream))
+        .with_table_name(server::unique_table("LostConditional"));
+    direct.create_table().await.unwrap();
+    let proxy = faults::start_losing(&upstream, 0.3, 17).await.unwrap();
+    let lossy =
+        Repository::new(server::client(&proxy.endpoint)).with_table_name(direct.table_name());
+    let (mut closed, mut as_written, mut unknown) = (0, 0, 0);
+    for i in 0..40 {
+        let ticket = Ticket {
+            queue: "support".into(),
+            id: format!("{i}"),
+            title: format!("printer {i} jams"),
+            body: "it jams".into(),
+            status: Status::Open,
+            priority: 3,
+            assignee: None,
+            labels: None,
+            due_at: Some(DateTime::from_secs(1_800_000_000)),
+            expires: None,
+        };
+        direct.create_ticket(&ticket).await.unwrap();
+        let key = TicketKey {
+            queue: "support".into(),
+            id: format!("{i}"),
+        };
+        let close = TicketUpdate::default()
+            .status(Status::Closed)
+            .when(Ticket::STATUS.eq(Status::Open));
+        let told_done = match lossy.update_ticket(&key, close).await {
+            Ok(got) => {
+                assert_eq!(got.status, Status::Closed);
+                closed += 1;
+                true
+            }
+            Err(Error::AlreadyAsWritten { .. }) => {
+                as_written += 1;
+                true
+            }
+            Err(e) if unknown_outcome(&e) => {
+                unknown += 1;
+                false
+            }
+            Err(e) => panic!("update {i}: a false answer: {e:?}"),
+        };
+        if told_done {
+            // Told done: it is.
+            let stored = direct.get_ticket(&key).await.unwrap().unwrap();
+            assert_eq!(stored.status, Status::Closed, "update {i}");
+        }
+    }
+    println!("{closed} applied, {as_written} already as written, {unknown} unknown");
+    assert!(as_written > 0, "some answers were lost after the write");
+    assert_eq!(closed + as_written + unknown, 40);
+}
