@@ -1250,12 +1250,27 @@ async fn update_once(
     token: String,
 ) -> Result<Item, Error> {
     let expected = update.expect_version.map(|(_, v)| v);
+    let conditional = update.when.is_some();
     let item = transact_update(table, key.clone(), update, entity)?;
     match crate::batch::transact_write_as(call, client, vec![item], Some(token)).await {
         Ok(()) => {}
         Err(Error::TransactionCanceled(reasons))
             if reasons.iter().any(|r| r.code == "ConditionalCheckFailed") =>
         {
+            // The caller's condition, on an item that exists: not met, and
+            // here is the item it was evaluated on (the transaction returns
+            // it, `ALL_OLD`), as an update without the token reports it.
+            let stored = reasons
+                .into_iter()
+                .find(|r| r.code == "ConditionalCheckFailed")
+                .and_then(|r| r.stored);
+            if let (Some(stored), true, None) = (stored, conditional, expected) {
+                return Err(Error::ConditionNotMet {
+                    entity,
+                    operation: "update",
+                    stored: Some(stored),
+                });
+            }
             let failed = Error::ConditionFailed {
                 entity,
                 operation: "update",

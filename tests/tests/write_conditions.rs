@@ -330,3 +330,36 @@ async fn transaction_items_apply_only_when_their_conditions_hold() {
     assert!(reasons[0].is_condition_failed() && reasons[0].stored.is_none());
     assert_eq!(repo.ticket(&key("2")).await.unwrap(), None);
 }
+
+/// An idempotent update (a transaction with a client token) whose own
+/// condition does not hold on an item that exists is `ConditionNotMet`
+/// with the stored item, as without the token; on an item that does not
+/// exist it is `ConditionFailed`.
+#[tokio::test]
+async fn idempotent_updates_report_a_failed_condition_with_the_stored_item() {
+    let repo = repo().await;
+    repo.create_ticket(&ticket("1")).await.unwrap();
+    let close = || {
+        TicketUpdate::default()
+            .status(Status::Closed)
+            .when(Ticket::STATUS.eq(Status::Open))
+            .idempotent()
+    };
+    let closed = repo.update_ticket(&key("1"), close()).await.unwrap();
+    assert_eq!(closed.status, Status::Closed);
+    // Another value (another token): its condition is evaluated afresh.
+    let reopen_then_close = TicketUpdate::default()
+        .priority(4)
+        .when(Ticket::STATUS.eq(Status::Open))
+        .idempotent();
+    let again = repo
+        .update_ticket(&key("1"), reopen_then_close)
+        .await
+        .unwrap_err();
+    assert_eq!(stored(&again), closed, "the error carries the stored item");
+    let missing = repo.update_ticket(&key("2"), close()).await.unwrap_err();
+    assert!(
+        matches!(missing, Error::ConditionFailed { .. }),
+        "{missing:?}"
+    );
+}
