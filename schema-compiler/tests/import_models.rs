@@ -455,3 +455,24 @@ fn real_export_shapes_import_check_and_round_trip() {
         }
     }
 }
+
+/// A key written twice in one object of a real export is refused, naming
+/// the key and the object's path: serde_json would keep the last silently.
+#[test]
+fn a_key_written_twice_is_refused_with_its_path() {
+    let path = support::workspace_root()
+        .join("schema-compiler/tests/data/workbench-exports/02_AnOnlineShop_facets_v1.0.json");
+    let text = std::fs::read_to_string(&path).expect("the export");
+    assert!(import_workbench(&text).is_ok());
+    let twice = text.replacen(
+        "\"PartitionKey\": {\n          \"AttributeName\": \"PK\",",
+        "\"PartitionKey\": {\n          \"AttributeName\": \"PK\",\n          \"AttributeName\": \"Other\",",
+        1,
+    );
+    assert_ne!(twice, text, "the export changed");
+    let error = import_workbench(&twice).expect_err("refused");
+    assert!(
+        error.contains("`AttributeName` in `DataModel[0].KeyAttributes.PartitionKey`"),
+        "{error}"
+    );
+}

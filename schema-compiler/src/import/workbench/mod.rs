@@ -49,6 +49,7 @@ pub struct ImportedSpec {
 pub fn import_workbench(json: &str) -> Result<Imported, String> {
     let value: serde_json::Value =
         serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+    super::json::duplicate_keys(json)?;
     let model = read_model(&value)?;
     let mut notes = model.notes;
     if model.tables.is_empty() {
