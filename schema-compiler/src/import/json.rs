@@ -3,7 +3,7 @@
 //! imported from half of what it says. [`duplicate_keys`] walks the text
 //! once and names the first key that appears twice, with its path.
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -89,7 +89,7 @@ impl<'de> Visitor<'de> for Walk {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = HashSet::new();
+        let mut seen = BTreeSet::new();
         while let Some(key) = map.next_key::<String>()? {
             let path = if self.path.is_empty() {
                 key.clone()
