@@ -23,6 +23,39 @@ pub fn write(name: &str, value: &Value) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
+/// The main of a benchmark binary that talks to a server: runs `run` with
+/// the number of rounds its first argument gives (at least `least`) on a
+/// 2-thread Tokio runtime, prints its results and writes them as
+/// `<name>.json`; exits 1, saying `what` failed, when either fails.
+pub fn run_rounds<F>(name: &str, what: &str, least: usize, run: impl FnOnce(usize) -> F)
+where
+    F: std::future::Future<Output = Result<Value, String>>,
+{
+    let rounds = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(least)
+        .max(least);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime");
+    match runtime.block_on(run(rounds)) {
+        Ok(value) => {
+            println!("{value}");
+            if let Err(e) = write(name, &value) {
+                eprintln!("cannot write the results: {e}");
+                std::process::exit(1);
+            }
+        }
+        Err(e) => {
+            eprintln!("{what} failed: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
 /// The median of `samples` (sorted in place) and their spread, the median
 /// absolute deviation; `None` when there are none.
 pub fn median_and_spread(samples: &mut [f64]) -> Option<(f64, f64)> {

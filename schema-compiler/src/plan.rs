@@ -97,7 +97,7 @@ fn typical_template_size(spec: &ir::Spec, entity: &ir::Entity, t: &ir::KeyTempla
         .sum()
 }
 
-fn read_units(bytes: usize, consistent: bool) -> f64 {
+pub(crate) fn read_units(bytes: usize, consistent: bool) -> f64 {
     let units = bytes.div_ceil(4096).max(1) as f64;
     if consistent {
         units

@@ -148,27 +148,5 @@ async fn run(rounds: usize) -> Result<serde_json::Value, String> {
 }
 
 fn main() {
-    let rounds = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(5)
-        .max(5);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a Tokio runtime");
-    match runtime.block_on(run(rounds)) {
-        Ok(value) => {
-            println!("{value}");
-            if let Err(e) = results::write("bulk", &value) {
-                eprintln!("cannot write the results: {e}");
-                std::process::exit(1);
-            }
-        }
-        Err(e) => {
-            eprintln!("bulk load failed: {e}");
-            std::process::exit(1);
-        }
-    }
+    results::run_rounds("bulk", "bulk load", 5, run);
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::Job;
 use crate::ir;
-use crate::plan::{typical_item_size, write_units};
+use crate::plan::{read_units, typical_item_size, write_units};
 
 /// US East (N. Virginia) on-demand price of a million write request units,
 /// standard table class (from 1 November 2024).
@@ -51,8 +51,10 @@ pub fn estimate(spec: &ir::Spec, job: &Job, volume: &Volume) -> Option<Estimate>
     let item_bytes = typical_item_size(spec, entity);
     // A Scan consumes by the bytes it reads, not per item: every item of
     // the table (estimated at this entity's size), eventually consistent.
-    let scanned = volume.table_items as f64 * item_bytes as f64;
-    let read = (scanned / 4096.0).ceil() / 2.0;
+    let scanned = volume
+        .table_items
+        .saturating_mul(u64::try_from(item_bytes).unwrap_or(u64::MAX));
+    let read = read_units(usize::try_from(scanned).unwrap_or(usize::MAX), false);
     let per_item = write_units(item_bytes);
     let writes = volume.entity_items as f64
         * match job {

@@ -200,6 +200,18 @@ impl<'s> RustNames<'s> {
         spec.entities.get_key_value(entity).map(|(k, _)| k.as_str())
     }
 
+    /// The spec's own `(entity, attribute)` names, borrowed for the table.
+    fn attribute_name(
+        &self,
+        spec: &'s ir::Spec,
+        entity: &str,
+        attribute: &str,
+    ) -> Option<(&'s str, &'s str)> {
+        let (e, entity) = spec.entities.get_key_value(entity)?;
+        let (a, _) = entity.attributes.get_key_value(attribute)?;
+        Some((e.as_str(), a.as_str()))
+    }
+
     /// The struct, key type and update type of entity `entity`.
     pub fn entity_types(&self, spec: &'s ir::Spec, entity: &str) -> Option<[String; 3]> {
         let e = self.entity_name(spec, entity)?;
@@ -209,25 +221,15 @@ impl<'s> RustNames<'s> {
     /// The field of attribute `attribute` of `entity`, as written in Rust
     /// (`r#type` for a keyword).
     pub fn field(&self, spec: &'s ir::Spec, entity: &str, attribute: &str) -> Option<String> {
-        let (a, _) = spec
-            .entities
-            .get(entity)?
-            .attributes
-            .get_key_value(attribute)?;
-        let e = self.entity_name(spec, entity)?;
-        Some(self.0.ident(Item::Field(e, a.as_str())).to_string())
+        let (e, a) = self.attribute_name(spec, entity, attribute)?;
+        Some(self.0.ident(Item::Field(e, a)).to_string())
     }
 
     /// The field constant of attribute `attribute` of `entity` (`NOTE`),
     /// if it has one (a `key_only` attribute has none).
     pub fn field_const(&self, spec: &'s ir::Spec, entity: &str, attribute: &str) -> Option<String> {
-        let (a, _) = spec
-            .entities
-            .get(entity)?
-            .attributes
-            .get_key_value(attribute)?;
-        let e = self.entity_name(spec, entity)?;
-        let item = Item::FieldConst(e, a.as_str());
+        let (e, a) = self.attribute_name(spec, entity, attribute)?;
+        let item = Item::FieldConst(e, a);
         self.0.has(item).then(|| self.0.ident(item).to_string())
     }
 
