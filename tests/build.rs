@@ -76,6 +76,15 @@ fn main() {
         .out_dir(&evolution_dir)
         .compile_to_out_dir([evolution.join("v1.yaml"), evolution.join("v2.yaml")])
         .unwrap();
+    // The rewrite test's designs: copy, move, fill, re-mark and purge jobs.
+    let rewrite = evolution.join("rewrite");
+    println!("cargo:rerun-if-changed={}", rewrite.display());
+    let rewrite_dir = evolution_dir.join("rewrite");
+    std::fs::create_dir_all(&rewrite_dir).unwrap();
+    singletable::Compiler::new()
+        .out_dir(&rewrite_dir)
+        .compile_to_out_dir([rewrite.join("v1.yaml"), rewrite.join("v2.yaml")])
+        .unwrap();
     imported();
     soundness();
 }

@@ -530,7 +530,11 @@ fn generate_iam(
     let mut any_tenant = false;
     let files = generate_each(compilation, |spec, file| {
         any_tenant |= spec.tenant.is_some();
-        emit::iam::render_iam(spec, &naming::snake(file.stem), options)
+        let jobs: Vec<evolve::Job> = file
+            .lock
+            .map(|lock| lock.pending().map(|(job, _)| job.job.clone()).collect())
+            .unwrap_or_default();
+        emit::iam::render_iam_with(spec, &naming::snake(file.stem), options, &jobs)
     })?;
     match &options.tenant {
         Some(id) if !any_tenant => {

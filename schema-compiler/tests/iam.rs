@@ -450,7 +450,7 @@ fn the_migration_policy_names_the_table_its_control_table_and_key_attributes_onl
             &path.display().to_string(),
             &std::fs::read_to_string(&path).expect("a spec"),
         );
-        let document = iam::migration_policy(&spec, &target());
+        let document = iam::migration_policy(&spec, &target(), &[]);
         let policy = json(&document);
         let table = format!(
             "arn:aws:dynamodb:eu-west-1:123456789012:table/{}",

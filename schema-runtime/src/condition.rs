@@ -275,7 +275,8 @@ impl<T> Field<T> {
 }
 
 impl<T: Attr> Field<T> {
-    fn stored(&self, value: &T) -> Result<AttributeValue, ValueError> {
+    /// `value` as the attribute stores it (a datetime in its format).
+    pub fn to_stored(&self, value: &T) -> Result<AttributeValue, ValueError> {
         match self.format {
             Some(format) => value.store(Store::Time(format), self.entity, self.name),
             None => Ok(value.to_av()),
@@ -283,7 +284,7 @@ impl<T: Attr> Field<T> {
     }
 
     fn compare(&self, op: &'static str, value: T) -> Condition {
-        match self.stored(&value) {
+        match self.to_stored(&value) {
             Ok(v) => Condition(Node::Compare(self.name, op, v)),
             Err(e) => Condition(Node::Invalid(e)),
         }
@@ -321,7 +322,7 @@ impl<T: Attr> Field<T> {
 
     /// The attribute is within `low..=high`.
     pub fn between(&self, low: impl Into<T>, high: impl Into<T>) -> Condition {
-        match (self.stored(&low.into()), self.stored(&high.into())) {
+        match (self.to_stored(&low.into()), self.to_stored(&high.into())) {
             (Ok(l), Ok(h)) => Condition(between(self.name, l, h)),
             (Err(e), _) | (_, Err(e)) => Condition(Node::Invalid(e)),
         }
@@ -331,7 +332,7 @@ impl<T: Attr> Field<T> {
     /// condition that never holds).
     pub fn is_in(&self, values: impl IntoIterator<Item = T>) -> Condition {
         let stored: Result<Vec<AttributeValue>, ValueError> =
-            values.into_iter().map(|v| self.stored(&v)).collect();
+            values.into_iter().map(|v| self.to_stored(&v)).collect();
         match stored {
             Ok(v) if v.is_empty() => Condition(Node::Exists(self.name, true))
                 .and(Condition(Node::Exists(self.name, false))),

@@ -2263,8 +2263,13 @@ pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
 pub const IAM_ROLE_POLICIES: &[(&str, __rt::iam::PolicyTemplate)] = &[];
 /// The migration jobs of the changes `singletable.lock` accepted and has not verified: none.
 pub mod migrations {
+    #[allow(unused_imports)]
+    use super::*;
     use ::singletable_runtime::__private as __rt;
-    /// Every pending job.
+    /// Every pending job that needs nothing from you; a job
+    /// that fills a required attribute with values you choose
+    /// is made by its `fill_…` function: add it to these and
+    /// run them with `singletable_runtime::migrate::main`.
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

@@ -50,6 +50,21 @@ pub mod evolution {
     pub mod v2 {
         include!(concat!(env!("OUT_DIR"), "/evolution/v2.rs"));
     }
+    /// The rewrite test's designs (`tests/evolution/rewrite/`): a renamed
+    /// table, a moved attribute, filled attributes, a re-marked entity and
+    /// a removed one.
+    pub mod rewrite {
+        /// The first design.
+        #[allow(clippy::disallowed_types)]
+        pub mod v1 {
+            include!(concat!(env!("OUT_DIR"), "/evolution/rewrite/v1.rs"));
+        }
+        /// The second design, with the jobs its lock holds pending.
+        #[allow(clippy::disallowed_types)]
+        pub mod v2 {
+            include!(concat!(env!("OUT_DIR"), "/evolution/rewrite/v2.rs"));
+        }
+    }
 }
 
 /// The generated repositories, one module per spec.

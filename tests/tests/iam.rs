@@ -802,7 +802,7 @@ fn the_migration_policy_allows_the_jobs_and_nothing_else() {
     let compiler_target = CompilerTarget::new("aws", REGION, ACCOUNT).expect("a valid target");
     let mut checked = 0;
     for spec in specs() {
-        let text = emit::to_pretty_json(&emit::migration_policy(&spec.ir, &compiler_target));
+        let text = emit::to_pretty_json(&emit::migration_policy(&spec.ir, &compiler_target, &[]));
         let policy = IAMPolicy::from_json(&text).expect("iam-rs reads the policy");
         let table = arn(spec.table, None);
         let control = format!("{table}{}", emit::CONTROL_TABLE_SUFFIX);
@@ -892,4 +892,106 @@ fn the_migration_policy_allows_the_jobs_and_nothing_else() {
         }
     }
     println!("migration policies: {checked} requests as expected");
+}
+
+/// The migration role of a design whose lock holds jobs that move, fill
+/// and re-mark attributes and copy a renamed table
+/// (`tests/evolution/rewrite/`): it may write exactly those attributes
+/// besides the keys, scan the old table, and look items up in the new one
+/// (the copy's verify); nothing more.
+#[test]
+fn the_migration_policy_grows_with_the_pending_jobs_and_no_further() {
+    use singletable::emit::iam::{AwsTarget as CompilerTarget, IamOptions};
+    let options = IamOptions {
+        target: CompilerTarget::new("aws", REGION, ACCOUNT).expect("a valid target"),
+        tenant: None,
+    };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("evolution/rewrite/v2.yaml");
+    let files = Compiler::new()
+        .file(&path)
+        .generate_iam(&options)
+        .expect("the rewrite design compiles");
+    let text = &files
+        .iter()
+        .find(|f| f.name == "v2.migration.iam.json")
+        .expect("the migration policy")
+        .contents;
+    let policy = IAMPolicy::from_json(text).expect("iam-rs reads the policy");
+    let (table, old) = (arn("Rewrite2", None), arn("Rewrite", None));
+    let names = |n: &[&str]| Some(n.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>());
+    let cases = [
+        // Moving `body` to `text`, filling `priority` and `rev`, re-marking `kind`.
+        (
+            "dynamodb:UpdateItem",
+            &table,
+            names(&["pk", "sk", "body", "text"]),
+            true,
+        ),
+        (
+            "dynamodb:UpdateItem",
+            &table,
+            names(&["pk", "sk", "priority"]),
+            true,
+        ),
+        (
+            "dynamodb:UpdateItem",
+            &table,
+            names(&["pk", "sk", "rev"]),
+            true,
+        ),
+        (
+            "dynamodb:UpdateItem",
+            &table,
+            names(&["pk", "sk", "kind"]),
+            true,
+        ),
+        (
+            "dynamodb:UpdateItem",
+            &table,
+            names(&["pk", "sk", "id"]),
+            false,
+        ),
+        (
+            "dynamodb:UpdateItem",
+            &table,
+            names(&["pk", "sk", "data"]),
+            false,
+        ),
+        // The copy: scan the old table, put into and look up in the new one.
+        ("dynamodb:Scan", &old, None, true),
+        ("dynamodb:Scan", &table, None, true),
+        ("dynamodb:PutItem", &table, None, true),
+        ("dynamodb:GetItem", &table, None, true),
+        ("dynamodb:PutItem", &old, None, false),
+        ("dynamodb:DeleteItem", &old, None, false),
+        ("dynamodb:UpdateItem", &old, names(&["pk", "sk"]), false),
+        ("dynamodb:GetItem", &old, None, false),
+        ("dynamodb:Query", &table, None, false),
+    ];
+    for (action, resource, attributes, expected) in cases {
+        let mut context = Context::new();
+        if let Some(names) = &attributes {
+            context.insert(
+                "dynamodb:Attributes".into(),
+                ContextValue::StringList(names.clone()),
+            );
+        }
+        let request = IAMRequest::new_with_context(
+            Principal::Aws(PrincipalId::String(PRINCIPAL.into())),
+            action.to_owned(),
+            Arn::parse(resource).expect("an ARN"),
+            context,
+        );
+        let decision = evaluate_policy(&policy, &request).expect("evaluates");
+        assert_eq!(
+            decision == Decision::Allow,
+            expected,
+            "{action} on {resource} naming {attributes:?}\n{text}"
+        );
+    }
+    if let Some(tools) = tools() {
+        if let Err(findings) = parliament(&tools, text) {
+            panic!("parliament reports:\n{findings}\n{text}");
+        }
+    }
 }

@@ -36,6 +36,18 @@ pub fn render_iam(
     stem: &str,
     options: &IamOptions,
 ) -> Result<Vec<GeneratedFile>, Diagnostic> {
+    render_iam_with(spec, stem, options, &[])
+}
+
+/// [`render_iam`], with the migration jobs `singletable.lock` holds
+/// pending: the migration role may also write what they write and read
+/// what they read.
+pub fn render_iam_with(
+    spec: &ir::Spec,
+    stem: &str,
+    options: &IamOptions,
+    migration_jobs: &[crate::evolve::Job],
+) -> Result<Vec<GeneratedFile>, Diagnostic> {
     let session = match (&options.tenant, &spec.tenant) {
         (Some(id), Some(_)) => Some(validate_tenant(spec, id)?),
         // A spec without a tenant has no session policies.
@@ -78,7 +90,7 @@ pub fn render_iam(
     }
     files.push(GeneratedFile {
         name: format!("{stem}.migration.iam.json"),
-        contents: to_pretty_json(&migration_policy(spec, &options.target)),
+        contents: to_pretty_json(&migration_policy(spec, &options.target, migration_jobs)),
     });
     Ok(files)
 }

@@ -38,6 +38,48 @@ pub enum Job {
         /// The entity.
         entity: String,
     },
+    /// Moves the value of every stored item of `entity` from the stored
+    /// attribute `from` to `to` (a changed stored name).
+    MoveAttribute {
+        /// The entity.
+        entity: String,
+        /// The stored name the old design wrote.
+        from: String,
+        /// The stored name the new design writes.
+        to: String,
+    },
+    /// Sets `attribute` (its spec name) on every stored item of `entity`
+    /// that lacks it: to `value` when the design decides it (a version
+    /// attribute's first value), otherwise to what a function the user
+    /// passes returns for the item (`migrations::fill_<entity>_<attribute>`).
+    FillAttribute {
+        /// The entity.
+        entity: String,
+        /// The attribute, by its spec name.
+        attribute: String,
+        /// The integer every item lacking it gets, when the design decides.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<i64>,
+    },
+    /// Rewrites the entity-type value stored items of `entity` hold from
+    /// the old design's to the new one's.
+    Remark {
+        /// The entity.
+        entity: String,
+    },
+    /// Deletes every stored item of `entity`, which the design removed
+    /// (as the old design tells them; never an item a current entity
+    /// claims).
+    Purge {
+        /// The removed entity.
+        entity: String,
+    },
+    /// Copies every item of table `from` into the design's table (a
+    /// renamed table), each only where its key is free.
+    CopyTable {
+        /// The table the old design names.
+        from: String,
+    },
 }
 
 impl Job {
@@ -54,17 +96,47 @@ impl Job {
             }
             Job::VerifyItems { entity } => format!("verify-{}", slug(entity)),
             Job::Rekey { entity } => format!("rekey-{}", slug(entity)),
+            Job::MoveAttribute { entity, to, .. } => {
+                format!("move-{}-{}", slug(entity), slug(to))
+            }
+            Job::FillAttribute {
+                entity, attribute, ..
+            } => format!("fill-{}-{}", slug(entity), slug(attribute)),
+            Job::Remark { entity } => format!("remark-{}", slug(entity)),
+            Job::Purge { entity } => format!("purge-{}", slug(entity)),
+            Job::CopyTable { from } => format!("copy-from-{}", slug(from)),
         }
     }
 
-    /// The entity the job reads.
-    pub fn entity(&self) -> &str {
+    /// The entity the job works on, if it works on one.
+    pub fn entity(&self) -> Option<&str> {
         match self {
             Job::BackfillIndexKeys { entity, .. }
             | Job::CleanupIndexKeys { entity, .. }
             | Job::VerifyItems { entity }
-            | Job::Rekey { entity } => entity,
+            | Job::Rekey { entity }
+            | Job::MoveAttribute { entity, .. }
+            | Job::FillAttribute { entity, .. }
+            | Job::Remark { entity }
+            | Job::Purge { entity } => Some(entity),
+            Job::CopyTable { .. } => None,
         }
+    }
+
+    /// Whether the job tells the items it works on by the old design (a
+    /// re-key, a re-mark, a purge, a copy that leaves removed entities
+    /// behind): the lock keeps that design's source.
+    pub fn reads_old_design(&self) -> bool {
+        matches!(
+            self,
+            Job::Rekey { .. } | Job::Remark { .. } | Job::Purge { .. } | Job::CopyTable { .. }
+        )
+    }
+
+    /// Whether the job needs a value from the user to run (a required
+    /// attribute the design cannot fill itself).
+    pub fn needs_value(&self) -> bool {
+        matches!(self, Job::FillAttribute { value: None, .. })
     }
 }
 
@@ -407,6 +479,13 @@ fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
         )
         .label(at.table(), "the new name")
         .label(was.table(), "the name deployed");
+        // Items can be copied as they are only into a table with the same
+        // key attributes; a key schema change needs every item re-keyed.
+        if old.partition_key == new.partition_key && old.sort_key == new.sort_key {
+            f = f.job(Job::CopyTable {
+                from: old.name.clone(),
+            });
+        }
         f.replaces_table = true;
         let fate = match new.protection.update_replace_policy {
             ir::ResourcePolicy::Retain => {

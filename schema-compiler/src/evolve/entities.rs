@@ -40,7 +40,10 @@ pub(super) fn entity_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
                         new.discriminator.as_deref().unwrap_or_default()
                     ),
                 )
-                .label(at.entity(name), "this entity"),
+                .label(at.entity(name), "this entity")
+                .job(Job::Remark {
+                    entity: name.clone(),
+                }),
             );
         }
         key_changes(v, name, old, new, out);
@@ -52,7 +55,8 @@ pub(super) fn entity_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
         if !v.new.entities.contains_key(name) {
             out.push(
                 finding(ChangeCode::EntityRemoved, name, format!("entity `{name}` is removed: its stored items stay in the table, orphaned, and queries of shared collections meet them"))
-                    .label(was.entity(name), "the entity deployed"),
+                    .label(was.entity(name), "the entity deployed")
+                    .job(Job::Purge { entity: name.clone() }),
             );
         }
     }
@@ -250,14 +254,22 @@ fn other_entity_changes(
         out.push(f.label(at.entity(name), "this entity"));
     }
     match (&old.version_attribute, &new.version_attribute) {
-        (None, Some(a)) => out.push(
-            finding(ChangeCode::VersionAdded, name, format!("`{name}` is versioned by `{a}`: stored items have no version until a job sets one"))
-                .label(at.attribute(name, a), "the version attribute")
-                .job(Job::VerifyItems { entity: name.to_owned() }),
-        ),
+        (None, Some(a)) => {
+            let mut f = finding(ChangeCode::VersionAdded, name, format!("`{name}` is versioned by `{a}`: stored items have no version until a job sets one"))
+                .label(at.attribute(name, a), "the version attribute");
+            // Items that always held the attribute have a version already.
+            if !old.attributes.get(a).is_some_and(|o| o.required) {
+                f = f.job(fill(name, a, new));
+            }
+            out.push(f);
+        }
         (Some(a), None) => out.push(
-            finding(ChangeCode::VersionRemoved, name, format!("`{name}` is no longer versioned by `{a}`"))
-                .label(at.entity(name), "this entity"),
+            finding(
+                ChangeCode::VersionRemoved,
+                name,
+                format!("`{name}` is no longer versioned by `{a}`"),
+            )
+            .label(at.entity(name), "this entity"),
         ),
         _ => {}
     }
@@ -307,11 +319,9 @@ fn attribute_changes(
                 let mut f = finding(code, subject, format!("`{entity}.{name}` is added, {what}"))
                     .label(at.attribute(entity, name), "the new attribute");
                 if a.required {
-                    f = f.witness(witness::without_attribute(v, entity, name)).job(
-                        Job::VerifyItems {
-                            entity: entity.to_owned(),
-                        },
-                    );
+                    f = f
+                        .witness(witness::without_attribute(v, entity, name))
+                        .job(fill(entity, name, new));
                 }
                 out.push(f);
             }
@@ -342,15 +352,19 @@ fn changed_attribute(
     let (at, was) = (v.new_at(), v.old_at());
     let subject = format!("{entity}.{name}");
     let span = at.attribute(entity, name);
-    let verify = Job::VerifyItems {
-        entity: entity.to_owned(),
+    let Some(new_entity) = v.new.entities.get(entity) else {
+        return;
     };
     if old.stored != new.stored {
         out.push(
             finding(ChangeCode::StoredNameChanged, &subject, format!("`{entity}.{name}` is stored as `{}`, was `{}`: stored items hold the value under the old name", new.stored, old.stored))
                 .label(span, "the new stored name")
                 .witness(witness::without_attribute(v, entity, name))
-                .job(verify.clone()),
+                .job(Job::MoveAttribute {
+                    entity: entity.to_owned(),
+                    from: old.stored.clone(),
+                    to: new.stored.clone(),
+                }),
         );
     }
     if old.required != new.required {
@@ -363,7 +377,7 @@ fn changed_attribute(
                 ),
             )
             .witness(witness::without_attribute(v, entity, name))
-            .job(verify.clone())
+            .job(fill(entity, name, new_entity))
         } else {
             finding(ChangeCode::MadeOptional, &subject, format!("`{entity}.{name}` becomes optional: its field becomes an `Option`, and readers built from the old spec fail on items written without it"))
         };
@@ -635,4 +649,22 @@ pub(super) fn reserved_reused(
         }
     }
     out
+}
+
+/// The job that fills the required attribute `name` of `entity` (new
+/// design `new`) into stored items: with the least value its bounds allow
+/// (at least 0) for a version attribute, whose first value the design
+/// decides; with a value the user gives otherwise.
+fn fill(entity: &str, name: &str, new: &EntityDesign) -> Job {
+    let value = match new.attributes.get(name).map(|a| &a.r#type) {
+        Some(TypeDesign::Integer { min, .. }) if new.version_attribute.as_deref() == Some(name) => {
+            Some((*min).max(0))
+        }
+        _ => None,
+    };
+    Job::FillAttribute {
+        entity: entity.to_owned(),
+        attribute: name.to_owned(),
+        value,
+    }
 }

@@ -47,7 +47,7 @@ pub struct Estimate {
 /// Estimates `job` over `volume`; `None` when the job's entity is not in
 /// `spec`.
 pub fn estimate(spec: &ir::Spec, job: &Job, volume: &Volume) -> Option<Estimate> {
-    let entity = spec.entities.get(job.entity())?;
+    let entity = spec.entities.get(job.entity()?)?;
     let item_bytes = typical_item_size(spec, entity);
     // A Scan consumes by the bytes it reads, not per item: every item of
     // the table (estimated at this entity's size), eventually consistent.
@@ -58,7 +58,13 @@ pub fn estimate(spec: &ir::Spec, job: &Job, volume: &Volume) -> Option<Estimate>
     let per_item = write_units(item_bytes);
     let writes = volume.entity_items as f64
         * match job {
-            Job::BackfillIndexKeys { .. } | Job::CleanupIndexKeys { .. } => per_item,
+            Job::BackfillIndexKeys { .. }
+            | Job::CleanupIndexKeys { .. }
+            | Job::MoveAttribute { .. }
+            | Job::FillAttribute { .. }
+            | Job::Remark { .. }
+            | Job::Purge { .. }
+            | Job::CopyTable { .. } => per_item,
             // A transaction's Put and Delete each cost twice their units.
             Job::Rekey { .. } => 4.0 * per_item,
             Job::VerifyItems { .. } => 0.0,

@@ -223,7 +223,7 @@ impl LockedSpec {
         reserve(&mut reserved, old, design);
         let previous = jobs
             .iter()
-            .any(|j| matches!(j.job, Job::Rekey { .. }))
+            .any(|j| j.job.reads_old_design())
             .then(|| self.source.clone());
         let mut history = self.history.clone();
         history.push(Entry {

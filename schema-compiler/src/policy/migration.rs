@@ -2,14 +2,16 @@
 //! what `singletable_runtime::migrate`'s jobs send, on the table and its
 //! control table, and nothing else.
 //!
-//! - Scan of the table itself (never an index, never a PartiQL select);
-//! - UpdateItem of the table, naming only its key attributes and the key
-//!   attributes of its indexes (`ForAllValues:StringEquals` on
-//!   `dynamodb:Attributes`): what backfilling and cleaning index keys write;
+//! - Scan of the table itself (never an index, never a PartiQL select),
+//!   and of the table a pending copy reads out of;
+//! - UpdateItem of the table, naming only its key attributes, the key
+//!   attributes of its indexes and the attributes pending jobs move, fill
+//!   or re-mark (`ForAllValues:StringEquals` on `dynamodb:Attributes`);
 //! - PutItem, DeleteItem and ConditionCheckItem of the table, the
-//!   transaction that re-keys an item (it moves the item whole, with the
-//!   attributes of designs the spec no longer names, so these name no
-//!   attribute list);
+//!   transaction that re-keys an item, a purge's delete and a copy's put
+//!   (they write items whole, with the attributes of designs the spec no
+//!   longer names, so these name no attribute list); GetItem only while a
+//!   copy is pending (its `verify` looks each item up in the new table);
 //! - on the control table (`<table>__singletable`): CreateTable,
 //!   DescribeTable, Query, UpdateItem and DeleteItem, for the segment
 //!   checkpoints and leases.
@@ -17,6 +19,7 @@
 //! No statement names an index, so the role can read no index and no
 //! other table.
 
+use crate::evolve::Job;
 use crate::ir;
 
 use super::model::{
@@ -27,14 +30,57 @@ use super::AwsTarget;
 /// The suffix of the control table's name after the table's.
 pub const CONTROL_TABLE_SUFFIX: &str = "__singletable";
 
-/// The policy of a role that runs the spec's migration jobs.
-pub fn migration_policy(spec: &ir::Spec, target: &AwsTarget) -> PolicyDocument {
+/// The policy of a role that runs the spec's migration jobs: re-keys and
+/// index keys always, and the pending `jobs` that write other attributes
+/// or read another table.
+pub fn migration_policy(spec: &ir::Spec, target: &AwsTarget, jobs: &[Job]) -> PolicyDocument {
     let table = spec.table.name.as_str();
     let control = format!("{table}{CONTROL_TABLE_SUFFIX}");
     let mut keys: Vec<String> = Vec::new();
+    let mut add = |name: &str| {
+        if !keys.iter().any(|k| k == name) {
+            keys.push(name.to_owned());
+        }
+    };
     for key in spec.key_attributes() {
-        if !keys.contains(&key.name.value) {
-            keys.push(key.name.value.clone());
+        add(&key.name.value);
+    }
+    let mut sources = vec![target.table_arn(table)];
+    let mut copies = false;
+    for job in jobs {
+        match job {
+            Job::MoveAttribute { from, to, .. } => {
+                add(from);
+                add(to);
+            }
+            Job::FillAttribute {
+                entity, attribute, ..
+            } => {
+                if let Some(a) = spec
+                    .entities
+                    .get(entity.as_str())
+                    .and_then(|e| e.attributes.get(attribute.as_str()))
+                {
+                    add(a.stored());
+                }
+            }
+            Job::Remark { entity } => {
+                if let Some((attribute, _)) = spec.table.entity_type.marker(entity) {
+                    add(attribute);
+                }
+            }
+            Job::CopyTable { from } => {
+                let arn = target.table_arn(from);
+                if !sources.contains(&arn) {
+                    sources.push(arn);
+                }
+                copies = true;
+            }
+            Job::BackfillIndexKeys { .. }
+            | Job::CleanupIndexKeys { .. }
+            | Job::VerifyItems { .. }
+            | Job::Rekey { .. }
+            | Job::Purge { .. } => {}
         }
     }
     let on_table = |sid: &str, action: Vec<Action>, condition: Condition| Statement {
@@ -47,7 +93,13 @@ pub fn migration_policy(spec: &ir::Spec, target: &AwsTarget) -> PolicyDocument {
     PolicyDocument {
         version: PolicyVersion::V2012_10_17,
         statement: vec![
-            on_table("ScanTable", vec![Action::Scan], Condition::default()),
+            Statement {
+                sid: Sid::new("ScanTable"),
+                effect: Effect::Allow,
+                action: vec![Action::Scan],
+                resource: sources,
+                condition: Condition::default(),
+            },
             on_table(
                 "WriteIndexKeys",
                 vec![Action::UpdateItem],
@@ -58,11 +110,20 @@ pub fn migration_policy(spec: &ir::Spec, target: &AwsTarget) -> PolicyDocument {
             ),
             on_table(
                 "RekeyItems",
-                vec![
-                    Action::PutItem,
-                    Action::DeleteItem,
-                    Action::ConditionCheckItem,
-                ],
+                if copies {
+                    vec![
+                        Action::PutItem,
+                        Action::DeleteItem,
+                        Action::ConditionCheckItem,
+                        Action::GetItem,
+                    ]
+                } else {
+                    vec![
+                        Action::PutItem,
+                        Action::DeleteItem,
+                        Action::ConditionCheckItem,
+                    ]
+                },
                 Condition::default(),
             ),
             Statement {

@@ -5,7 +5,8 @@
 //! <binary> list
 //! <binary> run <job> [--worker I --workers W | --segment S] [--total-segments T]
 //!                    [--page-size N] [--in-flight N] [--max-rcu N] [--max-wcu N] [--budget-per-table]
-//!                    [--lease-seconds N] [--table NAME] [--control-table NAME] [--live]
+//!                    [--lease-seconds N] [--table NAME] [--source-table NAME]
+//!                    [--control-table NAME] [--live]
 //! <binary> status <job>          # exit 0 when every segment is done
 //! <binary> verify <job> [--segments N] [--live]   # exit 0 when nothing is left
 //! <binary> reset-segment <job> <S>
@@ -41,6 +42,7 @@ struct Options {
     per_table: bool,
     lease: Option<u64>,
     table: Option<String>,
+    source: Option<String>,
     control: Option<String>,
     live: bool,
     segments: Option<u32>,
@@ -83,6 +85,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--budget-per-table" => o.per_table = true,
             "--lease-seconds" => o.lease = Some(number(value()?)?),
             "--table" => o.table = Some(value()?),
+            "--source-table" => o.source = Some(value()?),
             "--control-table" => o.control = Some(value()?),
             "--live" => o.live = true,
             other => return Err(format!("unknown option `{other}`")),
@@ -247,6 +250,9 @@ fn runner<'j>(
     }
     if let Some(c) = &o.control {
         runner = runner.control_table(c.clone());
+    }
+    if let Some(s) = &o.source {
+        runner = runner.source_table(s.clone());
     }
     runner
 }

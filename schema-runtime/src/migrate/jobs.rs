@@ -19,6 +19,8 @@ use crate::sdk::types::{
 use crate::tenant::{TenantId, TenantRules};
 use crate::{Entity, Error, Item};
 
+pub use super::rewrite::{CopyTable, FillAttribute, MoveAttribute, Purge};
+
 /// Where a tenant-scoped entity's tenant sits in its table partition key:
 /// after `literal`, up to `delimiter` (or the end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +62,7 @@ impl<R: TenantRules> ScopeOfItem for TenantId<R> {
 }
 
 /// The primary key attributes of `item`: those `keys` names.
-fn primary_key(keys: &[(&'static str, crate::KeyShape)], item: &Item) -> Item {
+pub(super) fn primary_key(keys: &[(&'static str, crate::KeyShape)], item: &Item) -> Item {
     keys.iter()
         .filter_map(|(name, _)| Some(((*name).to_owned(), item.get(*name)?.clone())))
         .collect()
@@ -83,7 +85,7 @@ where
 /// `UpdateItem` of the index key attributes `keys` of `item` (at `key`) to
 /// `wanted` (absent: removed), conditional on the item existing and those
 /// attributes holding what was read.
-async fn set_keys(
+pub(super) async fn set_keys(
     context: &Context,
     key: Item,
     keys: &[&'static str],

@@ -23,6 +23,7 @@ mod cli;
 mod control;
 pub mod jobs;
 mod limit;
+mod rewrite;
 mod runner;
 
 use futures_util::future::BoxFuture;
@@ -100,6 +101,24 @@ pub trait Job: Send + Sync {
     /// Whether `item` still needs the job: why, or `None`. What `verify`
     /// counts; reads only.
     fn remaining(&self, item: &Item) -> Option<String>;
+
+    /// The table the job reads, when it is not the one it writes (a copy
+    /// out of a renamed table); `None` reads the context's table.
+    fn source(&self) -> Option<&str> {
+        None
+    }
+
+    /// What `verify` counts for `item`: [`Job::remaining`], unless the job
+    /// must read elsewhere to know (a copy reads the target table).
+    fn check<'a>(
+        &'a self,
+        context: &'a Context,
+        item: &'a Item,
+    ) -> BoxFuture<'a, Result<Option<String>, Error>> {
+        let _ = context;
+        let remaining = self.remaining(item);
+        Box::pin(async move { Ok(remaining) })
+    }
 }
 
 /// The counts of a run.

@@ -43,6 +43,7 @@ pub struct Runner<'j> {
     context: Context,
     control: ControlTable,
     job: &'j dyn Job,
+    source: Option<String>,
     total: u32,
     page_size: i32,
     limits: Limits,
@@ -90,6 +91,7 @@ impl<'j> Runner<'j> {
                 live: false,
             },
             job,
+            source: None,
             total: 16,
             page_size: 100,
             limits: Limits::default(),
@@ -99,6 +101,14 @@ impl<'j> Runner<'j> {
             in_flight: ITEMS_IN_FLIGHT,
             progress: None,
         }
+    }
+
+    /// The table a job that reads another table (a copy) reads, instead
+    /// of the one the job names: the old table under another name (a
+    /// stage's, a test's).
+    pub fn source_table(mut self, table: impl Into<String>) -> Self {
+        self.source = Some(table.into());
+        self
     }
 
     /// Items of a page applied at once (default 64): more hides more of
@@ -355,6 +365,16 @@ impl<'j> Runner<'j> {
         Ok(())
     }
 
+    /// The table the job reads: the one [`Runner::source_table`] names,
+    /// the job's own source, or the table it writes.
+    fn scanned_table(&self) -> &str {
+        match (&self.source, self.job.source()) {
+            (Some(source), Some(_)) => source,
+            (_, Some(source)) => source,
+            (_, None) => &self.context.table,
+        }
+    }
+
     /// One Scan page of `segment`: its items, where the next one starts,
     /// and the read units it consumed.
     async fn page(
@@ -367,7 +387,7 @@ impl<'j> Runner<'j> {
             .context
             .client
             .scan()
-            .table_name(&self.context.table)
+            .table_name(self.scanned_table())
             .segment(i32::try_from(segment).unwrap_or(i32::MAX))
             .total_segments(i32::try_from(total).unwrap_or(i32::MAX))
             .limit(self.page_size)
@@ -396,7 +416,8 @@ impl<'j> Runner<'j> {
                 .await?;
                 for item in &items {
                     found.scanned += 1;
-                    if let Some(why) = self.job.remaining(item) {
+                    let why = retry(self.attempts, || self.job.check(&self.context, item)).await?;
+                    if let Some(why) = why {
                         found.count += 1;
                         if found.examples.len() < MAX_EXAMPLES {
                             found.examples.push(format!("{}: {why}", key_text(item)));

@@ -320,5 +320,31 @@ fn describe(job: &evolve::Job) -> String {
         evolve::Job::Rekey { entity } => {
             format!("move every stored `{entity}` to its new key (TransactWriteItems: put new if absent, delete old)")
         }
+        evolve::Job::MoveAttribute { entity, from, to } => {
+            format!("move `{from}` to `{to}` in every stored `{entity}` (UpdateItem, conditional on the values read)")
+        }
+        evolve::Job::FillAttribute {
+            entity,
+            attribute,
+            value: Some(value),
+        } => {
+            format!("set `{attribute}` to {value} in every stored `{entity}` that lacks it (UpdateItem, conditional on its absence)")
+        }
+        evolve::Job::FillAttribute {
+            entity,
+            attribute,
+            value: None,
+        } => {
+            format!("set `{attribute}` in every stored `{entity}` that lacks it, to what your function returns for the item (the generated `migrations::fill_…` function takes it)")
+        }
+        evolve::Job::Remark { entity } => {
+            format!("rewrite the entity-type value of every stored `{entity}` (UpdateItem, conditional on the old value)")
+        }
+        evolve::Job::Purge { entity } => {
+            format!("delete every stored `{entity}`, which the design removed (DeleteItem, conditional on the item as read; never an item a current entity claims)")
+        }
+        evolve::Job::CopyTable { from } => {
+            format!("copy every item of table `{from}` into the new table (PutItem where the key is free)")
+        }
     }
 }

@@ -35,8 +35,13 @@ impl<'a> Emitter<'a> {
                     index == Some(i.as_str()) && entities.contains(&entity.as_str())
                 }
                 Job::CleanupIndexKeys { index: i, .. } => index == Some(i.as_str()),
-                Job::Rekey { entity } => entities.contains(&entity.as_str()),
-                Job::VerifyItems { .. } => false,
+                Job::Rekey { entity }
+                | Job::MoveAttribute { entity, .. }
+                | Job::FillAttribute { entity, .. }
+                | Job::Remark { entity } => entities.contains(&entity.as_str()),
+                // The new table is empty until the copy: every read waits.
+                Job::CopyTable { .. } => true,
+                Job::VerifyItems { .. } | Job::Purge { .. } => false,
             };
             waits.then_some(pending.id.as_str())
         })
@@ -66,8 +71,10 @@ impl<'a> Emitter<'a> {
             .options
             .migrations
             .iter()
+            .filter(|pending| !pending.job.needs_value())
             .filter_map(|pending| self.job(&pending.id, &pending.job, pending.previous.as_ref()))
             .collect();
+        let fills = self.fill_functions();
         let count = proc_macro2::Literal::usize_unsuffixed(jobs.len());
         let doc = if self.options.migrations.is_empty() {
             " The migration jobs of the changes `singletable.lock` accepted and has not verified: none."
@@ -77,9 +84,14 @@ impl<'a> Emitter<'a> {
         quote! {
             #[doc = #doc]
             pub mod migrations {
+                #[allow(unused_imports)]
+                use super::*;
                 use ::singletable_runtime::__private as __rt;
 
-                /// Every pending job.
+                /// Every pending job that needs nothing from you; a job
+                /// that fills a required attribute with values you choose
+                /// is made by its `fill_…` function: add it to these and
+                /// run them with `singletable_runtime::migrate::main`.
                 pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
                     let jobs: [Box<dyn __rt::migrate::Job>; #count] = [#(#jobs),*];
                     jobs.into()
@@ -90,14 +102,112 @@ impl<'a> Emitter<'a> {
                 pub async fn main(client: __rt::sdk::Client) -> ::std::process::ExitCode {
                     __rt::migrate::main(client, super::TABLE_NAME, jobs()).await
                 }
+
+                #(#fills)*
             }
         }
+    }
+
+    /// `fill_<entity>_<attribute>(value)` for every pending job that fills
+    /// a required attribute with values the user chooses.
+    fn fill_functions(&self) -> Vec<TokenStream> {
+        let mut names = std::collections::BTreeSet::new();
+        let mut out = Vec::new();
+        for pending in &self.options.migrations {
+            let Job::FillAttribute {
+                entity,
+                attribute,
+                value: None,
+            } = &pending.job
+            else {
+                continue;
+            };
+            let Some(e) = self.spec.entities.get(entity.as_str()) else {
+                continue;
+            };
+            let (Some(a), Some(c)) = (
+                e.attributes.get(attribute.as_str()),
+                self.field_const_of(entity, attribute),
+            ) else {
+                continue;
+            };
+            let base = format!(
+                "fill_{}_{}",
+                crate::naming::snake(entity),
+                crate::naming::snake(attribute)
+            );
+            let mut name = base.clone();
+            let mut n = 1;
+            while !names.insert(name.clone()) {
+                n += 1;
+                name = format!("{base}_{n}");
+            }
+            let f = quote::format_ident!("{}", name);
+            let ty = self.value_type(entity, a);
+            let t = self.name(Item::Entity(e.name.as_str()));
+            let id = pending.id.as_str();
+            let doc = format!(" Job `{id}`: sets `{entity}.{attribute}` in every stored `{entity}` that lacks it to what `value` returns for the item as stored (`None` leaves it; a value the attribute's rules refuse is listed as invalid)." );
+            out.push(quote! {
+                #[doc = #doc]
+                pub fn #f(value: impl Fn(&__rt::Item) -> Option<#ty> + Send + Sync + 'static) -> Box<dyn __rt::migrate::Job> {
+                    Box::new(__rt::migrate::jobs::FillAttribute::<super::#t>::typed(#id, super::#t::#c, value))
+                }
+            });
+        }
+        out
+    }
+
+    /// The field constant of `entity.attribute`, if it has one.
+    fn field_const_of(&self, entity: &str, attribute: &str) -> Option<proc_macro2::Ident> {
+        let e = self.spec.entities.get(entity)?;
+        let a = e.attributes.get(attribute)?;
+        (!a.key_only).then(|| self.name(Item::FieldConst(e.name.as_str(), a.name.as_str())))
     }
 
     /// One job, boxed: `None` when it cannot be generated (a re-key whose
     /// old spec the lock did not record).
     fn job(&self, id: &str, job: &Job, previous: Option<&ir::Spec>) -> Option<TokenStream> {
-        let entity = self.spec.entities.get(job.entity())?;
+        match job {
+            Job::Purge { entity } => {
+                let previous = previous?;
+                let old = previous.entities.get(entity.as_str())?;
+                let old_identity = super::Emitter::new(previous).identity(old);
+                let current = self.spec.entities.values().map(|e| {
+                    let t = self.name(Item::Entity(e.name.as_str()));
+                    quote!(<super::#t as __rt::Entity>::IDENTITY)
+                });
+                let entity = entity.as_str();
+                return Some(quote!(Box::new({
+                    const CURRENT: &[__rt::Identity] = &[#(#current),*];
+                    __rt::migrate::jobs::Purge::new(#id, #entity, #old_identity, CURRENT)
+                })));
+            }
+            Job::CopyTable { from } => {
+                let keys = std::iter::once(self.spec.table.partition_key.name.as_str())
+                    .chain(self.spec.table.sort_key.as_ref().map(|k| k.name.as_str()));
+                let from = from.as_str();
+                // The entities the old design had and this one has not.
+                let previous = previous?;
+                let old = super::Emitter::new(previous);
+                let removed = previous
+                    .entities
+                    .values()
+                    .filter(|e| !self.spec.entities.contains_key(e.name.as_str()))
+                    .map(|e| old.identity(e));
+                return Some(quote!(Box::new({
+                    const REMOVED: &[__rt::Identity] = &[#(#removed),*];
+                    __rt::migrate::jobs::CopyTable::new(#id, #from, &[#(#keys),*], REMOVED)
+                })));
+            }
+            Job::BackfillIndexKeys { .. }
+            | Job::CleanupIndexKeys { .. }
+            | Job::VerifyItems { .. }
+            | Job::Rekey { .. }
+            | Job::MoveAttribute { .. }
+            | Job::FillAttribute { .. }
+            | Job::Remark { .. } => {}
+        }
+        let entity = self.spec.entities.get(job.entity()?)?;
         let ty = self.name(Item::Entity(entity.name.as_str()));
         let ty = quote!(super::#ty);
         Some(match job {
@@ -119,6 +229,28 @@ impl<'a> Emitter<'a> {
                 let old_identity = super::Emitter::new(previous).identity(old);
                 let tenant = tenant_at(previous, old);
                 quote!(Box::new(__rt::migrate::jobs::Rekey::<#ty>::new(#id, #old_identity, #tenant)))
+            }
+            Job::MoveAttribute { from, to, .. } => {
+                let (from, to) = (from.as_str(), to.as_str());
+                quote!(Box::new(__rt::migrate::jobs::MoveAttribute::<#ty>::new(#id, #from, #to)))
+            }
+            Job::FillAttribute {
+                attribute,
+                value: Some(value),
+                ..
+            } => {
+                let c = self.field_const_of(&entity.name, attribute)?;
+                let value = proc_macro2::Literal::i64_unsuffixed(*value);
+                quote!(Box::new(__rt::migrate::jobs::FillAttribute::<#ty>::typed(#id, #ty::#c, |_| Some(#value))))
+            }
+            Job::Remark { entity: name } => {
+                let previous = previous?;
+                let old = previous.entities.get(name.as_str())?;
+                let old_identity = super::Emitter::new(previous).identity(old);
+                quote!(Box::new(__rt::migrate::jobs::FillAttribute::<#ty>::remark(#id, #old_identity)))
+            }
+            Job::FillAttribute { value: None, .. } | Job::Purge { .. } | Job::CopyTable { .. } => {
+                return None
             }
         })
     }
