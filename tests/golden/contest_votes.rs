@@ -35,6 +35,18 @@ impl Contestant {
     );
     /// `name` of a stored [`Contestant`], for write conditions (`when`, `delete_…_when`).
     pub const NAME: __rt::Field<String> = __rt::Field::new("Contestant", "name");
+    /// A [`Contestant`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        contest_id: impl Into<String>,
+        contestant_id: impl Into<String>,
+        name: impl Into<String>,
+    ) -> Self {
+        Self {
+            contest_id: contest_id.into(),
+            contestant_id: contestant_id.into(),
+            name: name.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> ContestantKey {
         ContestantKey::from(self)
@@ -207,6 +219,19 @@ impl VoteShard {
     );
     /// `votes` of a stored [`VoteShard`], for write conditions (`when`, `delete_…_when`).
     pub const VOTES: __rt::Field<i64> = __rt::Field::new("VoteShard", "votes");
+    /// A [`VoteShard`] with its required attributes; its write shard is drawn at random. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        contest_id: impl Into<String>,
+        contestant_id: impl Into<String>,
+        votes: impl Into<i64>,
+    ) -> Self {
+        Self {
+            shard: __rt::codec::random_shard(20u32),
+            contest_id: contest_id.into(),
+            contestant_id: contestant_id.into(),
+            votes: votes.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> VoteShardKey {
         VoteShardKey::from(self)
@@ -423,6 +448,20 @@ impl VoteTotal {
         "tallied_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`VoteTotal`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        contest_id: impl Into<String>,
+        contestant_id: impl Into<String>,
+        votes: impl Into<i64>,
+        tallied_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            contest_id: contest_id.into(),
+            contestant_id: contestant_id.into(),
+            votes: votes.into(),
+            tallied_at: tallied_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> VoteTotalKey {
         VoteTotalKey::from(self)

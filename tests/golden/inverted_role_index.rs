@@ -40,6 +40,18 @@ impl User {
         "User",
         "display_name",
     );
+    /// A [`User`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        user_id: impl Into<String>,
+        email: impl Into<String>,
+        display_name: impl Into<String>,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            email: email.into(),
+            display_name: display_name.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> UserKey {
         UserKey::from(self)
@@ -248,6 +260,20 @@ impl Role {
         "Role",
         "permissions",
     );
+    /// A [`Role`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(role: impl Into<String>, permissions: impl Into<Vec<String>>) -> Self {
+        Self {
+            role: role.into(),
+            description: None,
+            permissions: permissions.into(),
+        }
+    }
+    /// This item with `description` set.
+    #[must_use]
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = Some(value.into());
+        self
+    }
     /// This item's primary key.
     pub fn key(&self) -> RoleKey {
         RoleKey::from(self)
@@ -500,6 +526,20 @@ impl RoleAssignment {
         "granted_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`RoleAssignment`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        user_id: impl Into<String>,
+        role: impl Into<String>,
+        granted_by: impl Into<String>,
+        granted_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            role: role.into(),
+            granted_by: granted_by.into(),
+            granted_at: granted_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> RoleAssignmentKey {
         RoleAssignmentKey::from(self)

@@ -99,6 +99,20 @@ impl Device {
         "installed_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`Device`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        device_id: impl Into<String>,
+        model: impl Into<String>,
+        site: impl Into<String>,
+        installed_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            device_id: device_id.into(),
+            model: model.into(),
+            site: site.into(),
+            installed_at: installed_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> DeviceKey {
         DeviceKey::from(self)
@@ -300,6 +314,43 @@ impl DeviceReport {
         "escalated_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`DeviceReport`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        device_id: impl Into<String>,
+        reported_at: impl Into<__rt::DateTime>,
+        status: impl Into<Status>,
+        temperature_c: impl Into<__rt::Decimal>,
+        battery_percent: impl Into<i64>,
+    ) -> Self {
+        Self {
+            device_id: device_id.into(),
+            reported_at: reported_at.into(),
+            status: status.into(),
+            temperature_c: temperature_c.into(),
+            battery_percent: battery_percent.into(),
+            fault_code: None,
+            escalated_to: None,
+            escalated_at: None,
+        }
+    }
+    /// This item with `fault_code` set.
+    #[must_use]
+    pub fn with_fault_code(mut self, value: impl Into<String>) -> Self {
+        self.fault_code = Some(value.into());
+        self
+    }
+    /// This item with `escalated_to` set.
+    #[must_use]
+    pub fn with_escalated_to(mut self, value: impl Into<String>) -> Self {
+        self.escalated_to = Some(value.into());
+        self
+    }
+    /// This item with `escalated_at` set.
+    #[must_use]
+    pub fn with_escalated_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
+        self.escalated_at = Some(value.into());
+        self
+    }
     /// This item's primary key.
     pub fn key(&self) -> DeviceReportKey {
         DeviceReportKey::from(self)

@@ -177,6 +177,33 @@ impl ActivityEvent {
         "expires_at",
         __rt::TimeFormat::EpochSeconds,
     );
+    /// A [`ActivityEvent`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        month: impl Into<String>,
+        occurred_at: impl Into<__rt::DateTime>,
+        event_id: impl Into<String>,
+        actor_id: impl Into<String>,
+        action: impl Into<Action>,
+        resource: impl Into<String>,
+        expires_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            month: month.into(),
+            occurred_at: occurred_at.into(),
+            event_id: event_id.into(),
+            actor_id: actor_id.into(),
+            action: action.into(),
+            resource: resource.into(),
+            details: None,
+            expires_at: expires_at.into(),
+        }
+    }
+    /// This item with `details` set.
+    #[must_use]
+    pub fn with_details(mut self, value: impl Into<__rt::Item>) -> Self {
+        self.details = Some(value.into());
+        self
+    }
     /// This item's primary key.
     pub fn key(&self) -> ActivityEventKey {
         ActivityEventKey::from(self)
@@ -561,6 +588,13 @@ impl MonthlyActivityCount {
         "MonthlyActivityCount",
         "event_count",
     );
+    /// A [`MonthlyActivityCount`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(month: impl Into<String>, event_count: impl Into<i64>) -> Self {
+        Self {
+            month: month.into(),
+            event_count: event_count.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> MonthlyActivityCountKey {
         MonthlyActivityCountKey::from(self)

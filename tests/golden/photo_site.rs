@@ -127,6 +127,30 @@ impl UserProfile {
         "created_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`UserProfile`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        display_name: impl Into<String>,
+        created_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            display_name: display_name.into(),
+            bio: None,
+            avatar_url: None,
+            created_at: created_at.into(),
+        }
+    }
+    /// This item with `bio` set.
+    #[must_use]
+    pub fn with_bio(mut self, value: impl Into<String>) -> Self {
+        self.bio = Some(value.into());
+        self
+    }
+    /// This item with `avatar_url` set.
+    #[must_use]
+    pub fn with_avatar_url(mut self, value: impl Into<String>) -> Self {
+        self.avatar_url = Some(value.into());
+        self
+    }
     /// This item's primary key.
     pub fn key(&self) -> UserProfileKey {
         UserProfileKey::from(self)
@@ -316,6 +340,40 @@ impl Photo {
         "uploaded_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`Photo`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        photo_id: impl Into<String>,
+        url: impl Into<String>,
+        image_format: impl Into<ImageFormat>,
+        width: impl Into<i64>,
+        height: impl Into<i64>,
+        size_bytes: impl Into<i64>,
+        uploaded_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            photo_id: photo_id.into(),
+            url: url.into(),
+            caption: None,
+            image_format: image_format.into(),
+            width: width.into(),
+            height: height.into(),
+            size_bytes: size_bytes.into(),
+            tags: None,
+            uploaded_at: uploaded_at.into(),
+        }
+    }
+    /// This item with `caption` set.
+    #[must_use]
+    pub fn with_caption(mut self, value: impl Into<String>) -> Self {
+        self.caption = Some(value.into());
+        self
+    }
+    /// This item with `tags` set.
+    #[must_use]
+    pub fn with_tags(mut self, value: impl Into<Vec<String>>) -> Self {
+        self.tags = Some(value.into());
+        self
+    }
     /// This item's primary key.
     pub fn key(&self) -> PhotoKey {
         PhotoKey::from(self)

@@ -145,6 +145,26 @@ impl Product {
         "updated_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`Product`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        product_id: impl Into<String>,
+        name: impl Into<String>,
+        category: impl Into<String>,
+        price: impl Into<__rt::Decimal>,
+        currency: impl Into<Currency>,
+        doc: impl Into<__rt::Item>,
+        updated_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            product_id: product_id.into(),
+            name: name.into(),
+            category: category.into(),
+            price: price.into(),
+            currency: currency.into(),
+            doc: doc.into(),
+            updated_at: updated_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> ProductKey {
         ProductKey::from(self)

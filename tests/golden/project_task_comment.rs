@@ -116,6 +116,20 @@ impl Project {
         "created_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`Project`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        project_id: impl Into<String>,
+        name: impl Into<String>,
+        name_key: impl Into<String>,
+        created_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            project_id: project_id.into(),
+            name: name.into(),
+            name_key: name_key.into(),
+            created_at: created_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> ProjectKey {
         ProjectKey::from(self)
@@ -380,6 +394,36 @@ impl Task {
     );
     /// `version` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
     pub const VERSION: __rt::Field<i64> = __rt::Field::new("Task", "version");
+    /// A [`Task`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        project_id: impl Into<String>,
+        task_id: impl Into<String>,
+        title: impl Into<String>,
+        status: impl Into<Status>,
+        version: impl Into<i64>,
+    ) -> Self {
+        Self {
+            project_id: project_id.into(),
+            task_id: task_id.into(),
+            title: title.into(),
+            status: status.into(),
+            assignee_id: None,
+            due_at: None,
+            version: version.into(),
+        }
+    }
+    /// This item with `assignee_id` set.
+    #[must_use]
+    pub fn with_assignee_id(mut self, value: impl Into<String>) -> Self {
+        self.assignee_id = Some(value.into());
+        self
+    }
+    /// This item with `due_at` set.
+    #[must_use]
+    pub fn with_due_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
+        self.due_at = Some(value.into());
+        self
+    }
     /// This item's primary key.
     pub fn key(&self) -> TaskKey {
         TaskKey::from(self)
@@ -772,6 +816,24 @@ impl Comment {
         "created_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`Comment`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        project_id: impl Into<String>,
+        task_id: impl Into<String>,
+        comment_id: impl Into<String>,
+        author_id: impl Into<String>,
+        body: impl Into<String>,
+        created_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            project_id: project_id.into(),
+            task_id: task_id.into(),
+            comment_id: comment_id.into(),
+            author_id: author_id.into(),
+            body: body.into(),
+            created_at: created_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> CommentKey {
         CommentKey::from(self)

@@ -310,6 +310,18 @@ impl Tenant {
         "created_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`Tenant`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        name: impl Into<String>,
+        plan: impl Into<Plan>,
+        created_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            plan: plan.into(),
+            created_at: created_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> TenantKey {
         TenantKey::from(self)
@@ -464,6 +476,25 @@ impl User {
         "last_login",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`User`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        user_id: impl Into<String>,
+        email: impl Into<String>,
+        role: impl Into<Role>,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            email: email.into(),
+            role: role.into(),
+            last_login: None,
+        }
+    }
+    /// This item with `last_login` set.
+    #[must_use]
+    pub fn with_last_login(mut self, value: impl Into<__rt::DateTime>) -> Self {
+        self.last_login = Some(value.into());
+        self
+    }
     /// This item's primary key.
     pub fn key(&self) -> UserKey {
         UserKey::from(self)
@@ -703,6 +734,26 @@ impl Order {
         "created_at",
         __rt::TimeFormat::Rfc3339(0),
     );
+    /// A [`Order`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        order_id: impl Into<String>,
+        user_id: impl Into<String>,
+        status: impl Into<Status>,
+        total: impl Into<__rt::Decimal>,
+        currency: impl Into<Currency>,
+        lines: impl Into<Vec<__rt::Item>>,
+        created_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            order_id: order_id.into(),
+            user_id: user_id.into(),
+            status: status.into(),
+            total: total.into(),
+            currency: currency.into(),
+            lines: lines.into(),
+            created_at: created_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> OrderKey {
         OrderKey::from(self)
@@ -1033,6 +1084,20 @@ impl InventoryItem {
     pub const RESERVED: __rt::Field<i64> = __rt::Field::new("InventoryItem", "reserved");
     /// `version` of a stored [`InventoryItem`], for write conditions (`when`, `delete_…_when`).
     pub const VERSION: __rt::Field<i64> = __rt::Field::new("InventoryItem", "version");
+    /// A [`InventoryItem`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        sku: impl Into<String>,
+        on_hand: impl Into<i64>,
+        reserved: impl Into<i64>,
+        version: impl Into<i64>,
+    ) -> Self {
+        Self {
+            sku: sku.into(),
+            on_hand: on_hand.into(),
+            reserved: reserved.into(),
+            version: version.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> InventoryItemKey {
         InventoryItemKey::from(self)

@@ -124,6 +124,26 @@ impl CartItem {
         "added_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`CartItem`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        user_id: impl Into<String>,
+        product_id: impl Into<String>,
+        status: impl Into<Status>,
+        product_name: impl Into<String>,
+        quantity: impl Into<i64>,
+        unit_price: impl Into<__rt::Decimal>,
+        added_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            product_id: product_id.into(),
+            status: status.into(),
+            product_name: product_name.into(),
+            quantity: quantity.into(),
+            unit_price: unit_price.into(),
+            added_at: added_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> CartItemKey {
         CartItemKey::from(self)
@@ -384,6 +404,27 @@ impl WishlistItem {
         "added_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`WishlistItem`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        user_id: impl Into<String>,
+        product_id: impl Into<String>,
+        product_name: impl Into<String>,
+        added_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            product_id: product_id.into(),
+            product_name: product_name.into(),
+            note: None,
+            added_at: added_at.into(),
+        }
+    }
+    /// This item with `note` set.
+    #[must_use]
+    pub fn with_note(mut self, value: impl Into<String>) -> Self {
+        self.note = Some(value.into());
+        self
+    }
     /// This item's primary key.
     pub fn key(&self) -> WishlistItemKey {
         WishlistItemKey::from(self)
@@ -564,6 +605,18 @@ impl CartCount {
     pub const STATUS: __rt::Field<Status> = __rt::Field::new("CartCount", "status");
     /// `item_count` of a stored [`CartCount`], for write conditions (`when`, `delete_…_when`).
     pub const ITEM_COUNT: __rt::Field<i64> = __rt::Field::new("CartCount", "item_count");
+    /// A [`CartCount`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        user_id: impl Into<String>,
+        status: impl Into<Status>,
+        item_count: impl Into<i64>,
+    ) -> Self {
+        Self {
+            user_id: user_id.into(),
+            status: status.into(),
+            item_count: item_count.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> CartCountKey {
         CartCountKey::from(self)

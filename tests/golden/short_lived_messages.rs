@@ -67,6 +67,26 @@ impl Message {
         "expires_at",
         __rt::TimeFormat::EpochSeconds,
     );
+    /// A [`Message`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        recipient_id: impl Into<String>,
+        sender_id: impl Into<String>,
+        message_id: impl Into<String>,
+        body: impl Into<String>,
+        sent_at: impl Into<__rt::DateTime>,
+        is_read: impl Into<bool>,
+        expires_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            recipient_id: recipient_id.into(),
+            sender_id: sender_id.into(),
+            message_id: message_id.into(),
+            body: body.into(),
+            sent_at: sent_at.into(),
+            is_read: is_read.into(),
+            expires_at: expires_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> MessageKey {
         MessageKey::from(self)

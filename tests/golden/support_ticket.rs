@@ -114,6 +114,27 @@ impl Ticket {
         "created_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`Ticket`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        status: impl Into<Status>,
+        created_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            title: title.into(),
+            status: status.into(),
+            resolver: None,
+            created_at: created_at.into(),
+        }
+    }
+    /// This item with `resolver` set.
+    #[must_use]
+    pub fn with_resolver(mut self, value: impl Into<String>) -> Self {
+        self.resolver = Some(value.into());
+        self
+    }
     /// This item's primary key.
     pub fn key(&self) -> TicketKey {
         TicketKey::from(self)
@@ -366,6 +387,22 @@ impl Comment {
         "created_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`Comment`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        ticket_id: impl Into<String>,
+        id: impl Into<String>,
+        author: impl Into<String>,
+        body: impl Into<String>,
+        created_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            ticket_id: ticket_id.into(),
+            id: id.into(),
+            author: author.into(),
+            body: body.into(),
+            created_at: created_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> CommentKey {
         CommentKey::from(self)
@@ -578,6 +615,13 @@ impl TicketCount {
     pub const STATUS: __rt::Field<Status> = __rt::Field::new("TicketCount", "status");
     /// `count` of a stored [`TicketCount`], for write conditions (`when`, `delete_…_when`).
     pub const COUNT: __rt::Field<i64> = __rt::Field::new("TicketCount", "count");
+    /// A [`TicketCount`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(status: impl Into<Status>, count: impl Into<i64>) -> Self {
+        Self {
+            status: status.into(),
+            count: count.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> TicketCountKey {
         TicketCountKey::from(self)

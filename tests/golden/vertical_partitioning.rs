@@ -212,6 +212,29 @@ impl DocumentMeta {
     );
     /// `version` of a stored [`DocumentMeta`], for write conditions (`when`, `delete_…_when`).
     pub const VERSION: __rt::Field<i64> = __rt::Field::new("DocumentMeta", "version");
+    /// A [`DocumentMeta`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        document_id: impl Into<String>,
+        title: impl Into<String>,
+        owner_id: impl Into<String>,
+        status: impl Into<Status>,
+        chunk_count: impl Into<i64>,
+        created_at: impl Into<__rt::DateTime>,
+        updated_at: impl Into<__rt::DateTime>,
+        version: impl Into<i64>,
+    ) -> Self {
+        Self {
+            document_id: document_id.into(),
+            title: title.into(),
+            owner_id: owner_id.into(),
+            status: status.into(),
+            chunk_count: chunk_count.into(),
+            created_at: created_at.into(),
+            updated_at: updated_at.into(),
+            version: version.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> DocumentMetaKey {
         DocumentMetaKey::from(self)
@@ -583,6 +606,18 @@ impl DocumentBodyChunk {
     pub const CHUNK: __rt::Field<i64> = __rt::Field::new("DocumentBodyChunk", "chunk");
     /// `text` of a stored [`DocumentBodyChunk`], for write conditions (`when`, `delete_…_when`).
     pub const TEXT: __rt::Field<String> = __rt::Field::new("DocumentBodyChunk", "text");
+    /// A [`DocumentBodyChunk`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        document_id: impl Into<String>,
+        chunk: impl Into<i64>,
+        text: impl Into<String>,
+    ) -> Self {
+        Self {
+            document_id: document_id.into(),
+            chunk: chunk.into(),
+            text: text.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> DocumentBodyChunkKey {
         DocumentBodyChunkKey::from(self)
@@ -791,6 +826,26 @@ impl DocumentAttachment {
         "uploaded_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`DocumentAttachment`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        document_id: impl Into<String>,
+        attachment_id: impl Into<String>,
+        file_name: impl Into<String>,
+        content_type: impl Into<String>,
+        size_bytes: impl Into<i64>,
+        object_key: impl Into<String>,
+        uploaded_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            document_id: document_id.into(),
+            attachment_id: attachment_id.into(),
+            file_name: file_name.into(),
+            content_type: content_type.into(),
+            size_bytes: size_bytes.into(),
+            object_key: object_key.into(),
+            uploaded_at: uploaded_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> DocumentAttachmentKey {
         DocumentAttachmentKey::from(self)
@@ -1051,6 +1106,20 @@ impl DocumentShare {
         "granted_at",
         __rt::TimeFormat::Rfc3339(3),
     );
+    /// A [`DocumentShare`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    pub fn new(
+        document_id: impl Into<String>,
+        principal_id: impl Into<String>,
+        permission: impl Into<Permission>,
+        granted_at: impl Into<__rt::DateTime>,
+    ) -> Self {
+        Self {
+            document_id: document_id.into(),
+            principal_id: principal_id.into(),
+            permission: permission.into(),
+            granted_at: granted_at.into(),
+        }
+    }
     /// This item's primary key.
     pub fn key(&self) -> DocumentShareKey {
         DocumentShareKey::from(self)

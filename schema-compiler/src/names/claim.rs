@@ -31,7 +31,7 @@ const REPOSITORY_METHODS: &[&str] = &[
     "allow_pending",
 ];
 /// Methods of every entity's struct.
-const ENTITY_METHODS: &[&str] = &["key", "with_timestamps"];
+const ENTITY_METHODS: &[&str] = &["new", "key", "with_timestamps"];
 /// Methods every update type has (`update_methods!` and `to_update`).
 const UPDATE_METHODS: &[&str] = &[
     "or_create",
@@ -141,6 +141,9 @@ fn claim_entity<'s>(table: &mut NameTable<'s>, entity: &'s ir::Entity) {
         table.claim(fields, Item::Field(e, a), snake(a));
         if !attribute.key_only {
             table.claim(own, Item::FieldConst(e, a), snake(a).to_uppercase());
+        }
+        if attribute.optional {
+            table.claim(own, Item::With(e, a), format!("with_{}", snake(a)));
         }
     }
     claim_update(table, entity);
@@ -420,6 +423,10 @@ pub(super) fn origin(table: &NameTable<'_>, item: Item<'_>, name: &str) -> (Stri
         Item::ShardField(e) => (format!("the shard field of `{e}`"), entity_span(e)),
         Item::FieldConst(e, a) => (
             format!("the field constant of attribute `{a}` of `{e}`"),
+            attribute_span(e, a),
+        ),
+        Item::With(e, a) => (
+            format!("the `with_…` method of attribute `{a}` of `{e}`"),
             attribute_span(e, a),
         ),
         Item::Condition(e, c) => {

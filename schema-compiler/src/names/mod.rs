@@ -188,6 +188,9 @@ pub(crate) enum Item<'s> {
     ShardField(&'s str),
     /// An attribute's field constant, `(entity, attribute)`: `STATUS`.
     FieldConst(&'s str, &'s str),
+    /// The entity's `with_…` method setting an optional attribute,
+    /// `(entity, attribute)`.
+    With(&'s str, &'s str),
     /// A named condition of an entity, `(entity, condition)`.
     Condition(&'s str, &'s str),
     /// An update's setter (and the field behind it), `(entity, attribute)`.
@@ -341,7 +344,7 @@ impl<'s> NameTable<'s> {
             builtin: matches!(item, Item::Builtin(..)),
             attribute: matches!(
                 item,
-                Item::Field(..) | Item::FieldConst(..) | Item::Setter(..)
+                Item::Field(..) | Item::FieldConst(..) | Item::Setter(..) | Item::With(..)
             ),
         }
     }

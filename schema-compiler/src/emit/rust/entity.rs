@@ -337,6 +337,10 @@ impl<'a> Emitter<'a> {
             }
         });
         let stamp = has_timestamps(entity).then(|| self.with_timestamps(entity));
+        let constructor = self
+            .extern_path(name.as_str())
+            .is_none()
+            .then(|| self.constructor(entity));
         let (definition, entity_impl) = match self.extern_path(name.as_str()) {
             // The crate's own struct: its `impl Entity` is the derive's,
             // which must be of this entity and scope.
@@ -386,6 +390,8 @@ impl<'a> Emitter<'a> {
             impl #ty {
                 #(#field_consts)*
                 #(#named_conditions)*
+
+                #constructor
 
                 /// This item's primary key.
                 pub fn key(&self) -> #key_ty {
@@ -1608,6 +1614,80 @@ pub(super) fn has_timestamps(entity: &ir::Entity) -> bool {
 impl<'a> Emitter<'a> {
     /// The `with_timestamps` method of an entity with timestamps: the entity
     /// with every timestamp set to now, as precise as it is stored.
+    /// `new` (the required attributes; optional ones `None`, timestamps
+    /// now, a random write shard drawn) and a `with_…` method per optional
+    /// attribute: code that builds items this way keeps compiling when the
+    /// spec adds an optional attribute.
+    fn constructor(&self, entity: &'a ir::Entity) -> TokenStream {
+        let name = entity.name.as_str();
+        let mut params = Vec::new();
+        let mut inits = Vec::new();
+        let now = has_timestamps(entity)
+            .then(|| quote!(let now = __rt::DateTime::from(::std::time::SystemTime::now());));
+        if let Some(count) = Self::random_shard(entity) {
+            let shard = self.name(Item::ShardField(name));
+            inits.push(quote!(#shard: __rt::codec::random_shard(#count),));
+        }
+        let mut withs = Vec::new();
+        for a in entity.attributes.values() {
+            let f = self.name(Item::Field(name, a.name.as_str()));
+            let t = self.value_type(name, a);
+            let stamp = match (&a.timestamp, &a.r#type) {
+                (Some(_), ir::AttributeType::Datetime { format, precision }) => {
+                    let format = super::types::time_format(*format, *precision);
+                    Some(quote!(__rt::codec::at_precision(now, #format)))
+                }
+                _ => None,
+            };
+            match (stamp, a.optional) {
+                (Some(value), true) => inits.push(quote!(#f: Some(#value),)),
+                (Some(value), false) => inits.push(quote!(#f: #value,)),
+                (None, true) => inits.push(quote!(#f: None,)),
+                (None, false) => {
+                    params.push(quote!(#f: impl Into<#t>));
+                    inits.push(quote!(#f: #f.into(),));
+                }
+            }
+            if a.optional {
+                let w = self.name(Item::With(name, a.name.as_str()));
+                let d = format!(" This item with `{}` set.", a.name.as_str());
+                withs.push(quote! {
+                    #[doc = #d]
+                    #[must_use]
+                    pub fn #w(mut self, value: impl Into<#t>) -> Self {
+                        self.#f = Some(value.into());
+                        self
+                    }
+                });
+            }
+        }
+        let mut d = format!(" A [`{name}`] with its required attributes");
+        if !withs.is_empty() {
+            d.push_str("; the optional ones are `None` (set them with the `with_…` methods)");
+        }
+        if now.is_some() {
+            d.push_str("; its timestamps are now");
+        }
+        if Self::random_shard(entity).is_some() {
+            d.push_str("; its write shard is drawn at random");
+        }
+        d.push_str(". Code that builds items with it keeps compiling when the spec adds an optional attribute.");
+        let allow = match params.len() {
+            0 => Some(quote!(#[allow(clippy::new_without_default)])),
+            1..=7 => None,
+            _ => Some(quote!(#[allow(clippy::too_many_arguments)])),
+        };
+        quote! {
+            #[doc = #d]
+            #allow
+            pub fn new(#(#params),*) -> Self {
+                #now
+                Self { #(#inits)* }
+            }
+            #(#withs)*
+        }
+    }
+
     fn with_timestamps(&self, entity: &'a ir::Entity) -> TokenStream {
         let sets = entity
             .attributes
