@@ -513,6 +513,10 @@ pub struct Attribute {
     pub stored_as: Option<String>,
     /// A datetime the repository sets on the writes this names.
     pub timestamp: Option<crate::syntax::Timestamp>,
+    /// Counters and lists: updates that change it relative to the stored
+    /// value are sent as plain UpdateItems (applied twice when an answer
+    /// is lost and the request sent again) instead of exactly once.
+    pub at_least_once: bool,
 }
 
 impl Attribute {

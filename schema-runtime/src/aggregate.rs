@@ -406,7 +406,7 @@ fn applied(mut item: Item, update: &Update) -> Item {
         }
         item.insert((*name).to_owned(), AttributeValue::L(list));
     }
-    for (name, index) in &update.remove_at {
+    for (name, index, _) in &update.remove_at {
         if let Some(AttributeValue::L(list)) = item.get_mut(*name) {
             if *index < list.len() {
                 list.remove(*index);
@@ -681,6 +681,8 @@ async fn apply_once(
             .add
             .push((APPLIED_ATTRIBUTE, AttributeValue::Ss(marks)));
         update.when = Some(unmarked);
+        // The marks make it exact: a plain UpdateItem, not a transaction.
+        update.plain = true;
         let key = change.group.key.clone();
         match ops::update(client, table, key, update, change.counter.entity).await {
             Ok(item) => return Ok(item),

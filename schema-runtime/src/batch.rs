@@ -330,27 +330,69 @@ pub(crate) async fn transact_write_as(
     items: Vec<TransactWriteItem>,
     client_request_token: Option<String>,
 ) -> Result<(), Error> {
-    let result = client
-        .transact_write_items()
-        .set_transact_items(Some(items))
-        .set_client_request_token(client_request_token)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .send()
-        .await;
-    match result {
-        Ok(output) => {
-            call.capacity(crate::trace::total_units(output.consumed_capacity()));
-            Ok(())
+    let mut attempt = 0;
+    loop {
+        let result = client
+            .transact_write_items()
+            .set_transact_items(Some(items.clone()))
+            .set_client_request_token(client_request_token.clone())
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        let reasons = match result {
+            Ok(output) => {
+                call.capacity(crate::trace::total_units(output.consumed_capacity()));
+                return Ok(());
+            }
+            Err(SdkError::ServiceError(e)) => match e.err() {
+                TransactWriteItemsError::TransactionCanceledException(canceled) => {
+                    cancellation_reasons(canceled.cancellation_reasons())
+                }
+                _ => return Err(Error::from(SdkError::ServiceError(e))),
+            },
+            Err(e) => return Err(Error::from(e)),
+        };
+        // Canceled only because another transaction held an item (a hot
+        // counter updated exactly once by many callers): nothing was
+        // applied, so it is sent again, after a jittered backoff.
+        let conflict = reasons.iter().any(|r| r.code == "TransactionConflict")
+            && reasons
+                .iter()
+                .all(|r| r.code == "TransactionConflict" || r.code == "None");
+        if !conflict || attempt >= CONFLICT_ATTEMPTS {
+            return Err(Error::TransactionCanceled(reasons));
         }
-        Err(SdkError::ServiceError(e)) => match e.err() {
-            TransactWriteItemsError::TransactionCanceledException(canceled) => Err(
-                Error::TransactionCanceled(cancellation_reasons(canceled.cancellation_reasons())),
-            ),
-            _ => Err(Error::from(SdkError::ServiceError(e))),
-        },
-        Err(e) => Err(Error::from(e)),
+        attempt += 1;
+        let ceiling = 10u64 << attempt.min(6);
+        tokio::time::sleep(std::time::Duration::from_millis(fastrand::u64(1..=ceiling))).await;
     }
 }
+
+/// Calls `call` until it succeeds, fails for good, or has failed
+/// transiently `attempts` times, backing off between attempts. Only for a
+/// call that is safe to send again (a read, a conditional write, a
+/// transaction with its client request token).
+pub(crate) async fn retry<T, F, Fut>(attempts: u32, mut call: F) -> Result<T, Error>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, Error>>,
+{
+    let policy = RetryPolicy::default();
+    let mut attempt = 1;
+    loop {
+        match call().await {
+            Err(e) if e.is_transient() && attempt < attempts => {
+                tokio::time::sleep(policy.delay(attempt)).await;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// How often a transaction canceled by a conflict with another one is sent
+/// again.
+const CONFLICT_ATTEMPTS: u32 = 8;
 
 /// Maps a failed conditional write: `ConditionalCheckFailedException`
 /// becomes [`Error::ConditionFailed`], anything else [`Error::Service`].

@@ -37,9 +37,10 @@ pub struct Update {
     pub delete: Vec<(&'static str, AttributeValue)>,
     /// Elements appended to lists (a missing list counts as empty).
     pub append: Vec<(&'static str, AttributeValue)>,
-    /// Elements removed from lists, by index (`REMOVE list[i]`; an index
-    /// past the end removes nothing).
-    pub remove_at: Vec<(&'static str, usize)>,
+    /// Elements removed from lists, by index (`REMOVE list[i]`), each only
+    /// when the element there is the one expected (a condition of the
+    /// update: else `Error::ConditionNotMet` with the stored item).
+    pub remove_at: Vec<(&'static str, usize, AttributeValue)>,
     /// Optimistic locking: the version attribute and the version the stored
     /// item must have for the update to apply.
     pub expect_version: Option<(&'static str, i64)>,
@@ -68,6 +69,12 @@ pub struct Update {
     /// applies only when it holds, else `Error::ConditionNotMet` with the
     /// stored item.
     pub when: Option<crate::Condition>,
+    /// Counters and lists whose changes are sent at least once (a plain
+    /// UpdateItem) rather than exactly once (the spec's `at_least_once`).
+    pub at_least_once: &'static [&'static str],
+    /// Sent as a plain UpdateItem whatever it changes: the caller makes it
+    /// exact itself (a stream counter's marks of the records it applied).
+    pub plain: bool,
     /// Fields of maps set (`Some`) or removed (`None`) one by one, by the
     /// map's and the field's stored names (`SET #m.#f = :v`, `REMOVE
     /// #m.#f`): the map must be there (`attribute_exists`), else the update
@@ -217,6 +224,20 @@ impl Update {
         }
     }
 
+    /// Whether the update changes a value relative to what is stored (adds
+    /// to a counter, appends to a list or removes from it by index) in a
+    /// way sent twice would apply twice, for an attribute not declared
+    /// `at_least_once`: it is then applied exactly once, as a transaction
+    /// with a client request token.
+    pub fn needs_once(&self) -> bool {
+        let once = |name: &&'static str| !self.plain && !self.at_least_once.contains(name);
+        self.add
+            .iter()
+            .any(|(name, v)| matches!(v, AttributeValue::N(_)) && once(name))
+            || self.append.iter().any(|(name, _)| once(name))
+            || self.remove_at.iter().any(|(name, _, _)| once(name))
+    }
+
     /// Sets an attribute when a value was given.
     pub fn put<T: crate::Attr>(
         &mut self,
@@ -353,13 +374,14 @@ impl Update {
         Ok(())
     }
 
-    /// Appends elements to a list and removes others by index, when any
-    /// were given (see [`Update::change_set`]).
+    /// Appends elements to a list and removes others by index, each
+    /// removal only when the element at its index is the one given, when
+    /// any were given (see [`Update::change_set`]).
     pub fn change_list<T: crate::Attr>(
         &mut self,
         name: &'static str,
         appended: &[T],
-        removed_at: &std::collections::BTreeSet<usize>,
+        removed_at: &std::collections::BTreeMap<usize, T>,
         also_set: bool,
         how: crate::codec::Store,
     ) -> Result<(), crate::ValueError> {
@@ -394,13 +416,13 @@ impl Update {
                 });
             }
         }
+        let items = match how {
+            crate::codec::Store::List { items, .. } => {
+                items.copied().unwrap_or(crate::codec::Store::Plain)
+            }
+            _ => crate::codec::Store::Plain,
+        };
         if !appended.is_empty() {
-            let items = match how {
-                crate::codec::Store::List { items, .. } => {
-                    items.copied().unwrap_or(crate::codec::Store::Plain)
-                }
-                _ => crate::codec::Store::Plain,
-            };
             let mut elements = Vec::with_capacity(appended.len());
             for (i, e) in appended.iter().enumerate() {
                 elements.push(
@@ -410,8 +432,13 @@ impl Update {
             }
             self.append.push((name, AttributeValue::L(elements)));
         }
-        self.remove_at
-            .extend(removed_at.iter().rev().map(|&i| (name, i)));
+        // Highest index first: each removal leaves the lower ones in place.
+        for (&i, expected) in removed_at.iter().rev() {
+            let expected = expected
+                .store(items, self.entity, name)
+                .map_err(|e| e.within(format_args!("the element expected at {i}")))?;
+            self.remove_at.push((name, i, expected));
+        }
         Ok(())
     }
 
@@ -1112,9 +1139,11 @@ fn update_expression(update: Update, table: &TableInfo<'_>) -> UpdateExpression 
                 format!("#r{i}")
             })
             .collect();
-        for (i, (name, index)) in update.remove_at.iter().enumerate() {
+        for (i, (name, index, expected)) in update.remove_at.iter().enumerate() {
             names.insert(format!("#ri{i}"), (*name).to_owned());
             removes.push(format!("#ri{i}[{index}]"));
+            values.insert(format!(":ri{i}"), expected.clone());
+            conditions.push(format!("#ri{i}[{index}] = :ri{i}"));
         }
         removes.extend(field_removes);
         expression.push_str(if expression.is_empty() {
@@ -1169,10 +1198,16 @@ pub async fn update(
         if let Some(when) = &update.when {
             when.check()?;
         }
-        if let Some(token) = update.idempotency_token.clone() {
+        // A change that would apply twice when sent again is sent once.
+        let token = update
+            .idempotency_token
+            .clone()
+            .or_else(|| update.needs_once().then(request_token));
+        if let Some(token) = token {
             return update_once(&call, client, table, key, update, entity, token).await;
         }
         let conditional = update.when.is_some();
+        let removals = update.remove_at.clone();
         let own = OwnWrite::of(&update);
         let attempts = Attempts::default();
         let UpdateExpression {
@@ -1222,6 +1257,7 @@ pub async fn update(
                 }
                 // The caller's condition, on an item that exists: not met, and
                 // here is the item it was evaluated on.
+                let conditional = conditional || stored.is_some_and(|s| !removals_hold(&removals, s));
                 if let (Some(stored), true, None) = (stored, conditional, expected) {
                     return Err(Error::ConditionNotMet {
                         entity,
@@ -1251,8 +1287,16 @@ async fn update_once(
 ) -> Result<Item, Error> {
     let expected = update.expect_version.map(|(_, v)| v);
     let conditional = update.when.is_some();
+    let removals = update.remove_at.clone();
     let item = transact_update(table, key.clone(), update, entity)?;
-    match crate::batch::transact_write_as(call, client, vec![item], Some(token)).await {
+    // The token makes sending it again safe: a transport failure, a
+    // throttle or a 5xx after the SDK's own retries is sent again, with
+    // the same token, before the outcome is reported unknown.
+    let sent = crate::batch::retry(ONCE_ATTEMPTS, || {
+        crate::batch::transact_write_as(call, client, vec![item.clone()], Some(token.clone()))
+    })
+    .await;
+    match sent {
         Ok(()) => {}
         Err(Error::TransactionCanceled(reasons))
             if reasons.iter().any(|r| r.code == "ConditionalCheckFailed") =>
@@ -1264,6 +1308,10 @@ async fn update_once(
                 .into_iter()
                 .find(|r| r.code == "ConditionalCheckFailed")
                 .and_then(|r| r.stored);
+            let conditional = conditional
+                || stored
+                    .as_deref()
+                    .is_some_and(|s| !removals_hold(&removals, s));
             if let (Some(stored), true, None) = (stored, conditional, expected) {
                 return Err(Error::ConditionNotMet {
                     entity,
@@ -1283,6 +1331,21 @@ async fn update_once(
         .await?
         .unwrap_or_default())
 }
+
+/// Whether `stored` holds the element each removal by index expects (else
+/// the removals, not a declared bound, failed the update).
+fn removals_hold(removals: &[(&'static str, usize, AttributeValue)], stored: &Item) -> bool {
+    removals
+        .iter()
+        .all(|(name, index, expected)| match stored.get(*name) {
+            Some(AttributeValue::L(list)) => list.get(*index) == Some(expected),
+            _ => false,
+        })
+}
+
+/// How often an update applied once is sent, with its token, before its
+/// outcome is reported unknown (each time with the SDK's own retries).
+const ONCE_ATTEMPTS: u32 = 4;
 
 /// The stored item at `key`, read consistently (`None` when there is none),
 /// as a part of `call`.

@@ -423,7 +423,7 @@ pub struct RoleUpdate {
     description: Option<Option<String>>,
     permissions: Option<Vec<String>>,
     append_to_permissions: Vec<String>,
-    remove_from_permissions_at: ::std::collections::BTreeSet<usize>,
+    remove_from_permissions_at: ::std::collections::BTreeMap<usize, String>,
     __options: __rt::ops::UpdateOptions,
 }
 impl RoleUpdate {
@@ -445,9 +445,13 @@ impl RoleUpdate {
         self.append_to_permissions.extend(values);
         self
     }
-    /// Removes the element at `index` of the list `permissions` (indexes of the list as stored; one past its end removes nothing). Not with a `permissions` setter or an append in the same update.
-    pub fn remove_from_permissions_at(mut self, index: usize) -> Self {
-        self.remove_from_permissions_at.insert(index);
+    /// Removes the element at `index` of the list `permissions` (indexes of the list as stored), only if it is `expected`: else the update fails with `Error::ConditionNotMet`, which carries the stored item (another writer moved or removed it). Not with a `permissions` setter or an append in the same update.
+    pub fn remove_from_permissions_at(
+        mut self,
+        index: usize,
+        expected: impl Into<String>,
+    ) -> Self {
+        self.remove_from_permissions_at.insert(index, expected.into());
         self
     }
     __rt::update_methods!(false);

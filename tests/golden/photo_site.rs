@@ -588,7 +588,7 @@ pub struct PhotoUpdate {
     add_height: Option<i64>,
     add_size_bytes: Option<i64>,
     append_to_tags: Vec<String>,
-    remove_from_tags_at: ::std::collections::BTreeSet<usize>,
+    remove_from_tags_at: ::std::collections::BTreeMap<usize, String>,
     __options: __rt::ops::UpdateOptions,
 }
 impl PhotoUpdate {
@@ -652,9 +652,13 @@ impl PhotoUpdate {
         self.append_to_tags.extend(values);
         self
     }
-    /// Removes the element at `index` of the list `tags` (indexes of the list as stored; one past its end removes nothing). Not with a `tags` setter or an append in the same update.
-    pub fn remove_from_tags_at(mut self, index: usize) -> Self {
-        self.remove_from_tags_at.insert(index);
+    /// Removes the element at `index` of the list `tags` (indexes of the list as stored), only if it is `expected`: else the update fails with `Error::ConditionNotMet`, which carries the stored item (another writer moved or removed it). Not with a `tags` setter or an append in the same update.
+    pub fn remove_from_tags_at(
+        mut self,
+        index: usize,
+        expected: impl Into<String>,
+    ) -> Self {
+        self.remove_from_tags_at.insert(index, expected.into());
         self
     }
     __rt::update_methods!(false);

@@ -955,7 +955,7 @@ pub struct OrderUpdate {
     lines: Option<Vec<__rt::Item>>,
     created_at: Option<__rt::DateTime>,
     append_to_lines: Vec<__rt::Item>,
-    remove_from_lines_at: ::std::collections::BTreeSet<usize>,
+    remove_from_lines_at: ::std::collections::BTreeMap<usize, __rt::Item>,
     __options: __rt::ops::UpdateOptions,
 }
 impl OrderUpdate {
@@ -997,9 +997,13 @@ impl OrderUpdate {
         self.append_to_lines.extend(values);
         self
     }
-    /// Removes the element at `index` of the list `lines` (indexes of the list as stored; one past its end removes nothing). Not with a `lines` setter or an append in the same update.
-    pub fn remove_from_lines_at(mut self, index: usize) -> Self {
-        self.remove_from_lines_at.insert(index);
+    /// Removes the element at `index` of the list `lines` (indexes of the list as stored), only if it is `expected`: else the update fails with `Error::ConditionNotMet`, which carries the stored item (another writer moved or removed it). Not with a `lines` setter or an append in the same update.
+    pub fn remove_from_lines_at(
+        mut self,
+        index: usize,
+        expected: impl Into<__rt::Item>,
+    ) -> Self {
+        self.remove_from_lines_at.insert(index, expected.into());
         self
     }
     __rt::update_methods!(false);

@@ -322,14 +322,17 @@ async fn counters_and_element_changes_keep_their_bounds() {
         Err(Error::ConditionFailed { .. })
     ));
     let mut shrink = ProductUpdate::default();
-    for i in 0..4 {
-        shrink = shrink.remove_from_sizes_at(i);
+    for (i, size) in grown.sizes.iter().take(4).enumerate() {
+        shrink = shrink.remove_from_sizes_at(i, size.clone());
     }
     let shrunk = repo.update_product(&key, shrink).await.unwrap();
     assert_eq!(shrunk.sizes, ["XL"]);
     assert!(matches!(
-        repo.update_product(&key, ProductUpdate::default().remove_from_sizes_at(0))
-            .await,
+        repo.update_product(
+            &key,
+            ProductUpdate::default().remove_from_sizes_at(0, "XL".to_owned())
+        )
+        .await,
         Err(Error::ConditionFailed { .. })
     ));
     assert_eq!(repo.get_product(&key).await.unwrap(), Some(shrunk));

@@ -100,12 +100,14 @@ async fn creates_and_versioned_updates_are_told_the_truth_when_answers_are_lost(
     assert!(proxy.counts.lost.load(std::sync::atomic::Ordering::Relaxed) > 8);
 }
 
-/// A counter counts once per call with `idempotent()`, even when answers
-/// are lost: the update runs as a transaction with a client request token,
-/// and sending the same update value again (after an unknown outcome)
-/// reuses the token. Without it, a retried `ADD` counts twice.
+/// A counter counts once per update value, even when answers are lost: an
+/// update that adds to a counter runs as a transaction with a client
+/// request token drawn when the value is made (or given with
+/// `idempotent()`), so the SDK's retries and the caller's own resending of
+/// the same value apply once. A counter declared `at_least_once` is a plain
+/// UpdateItem, which a resent request applies again.
 #[tokio::test]
-async fn idempotent_counters_count_once_when_answers_are_lost() {
+async fn counters_count_once_when_answers_are_lost() {
     use singletable_tests::generated::sequence_numbers::{RepoKey, RepoUpdate, Repository};
     let upstream = server::server().await.endpoint.clone();
     let direct = Repository::new(server::client(&upstream))
@@ -118,43 +120,67 @@ async fn idempotent_counters_count_once_when_answers_are_lost() {
         owner: "octo".into(),
         name: name.into(),
     };
-    let count = |name: &'static str| {
+    let counts = |name: &'static str| {
         let direct = &direct;
         async move {
             direct
                 .get_repo(&key(name))
                 .await
                 .unwrap()
-                .map_or(0, |r| r.issue_count)
+                .map_or((0, 0), |r| (r.issue_count, r.view_count))
         }
     };
-    for name in ["once", "plain"] {
+    for name in ["token", "default"] {
         direct
             .update_repo(
                 &key(name),
-                RepoUpdate::default().add_issue_count(0).or_create(),
+                RepoUpdate::default()
+                    .add_issue_count(0)
+                    .add_view_count(0)
+                    .or_create(),
             )
             .await
             .unwrap();
     }
     let mut resent = 0;
     for _ in 0..20 {
-        let update = RepoUpdate::default().add_issue_count(1).idempotent();
-        // Until an answer arrives, send the same update value again.
-        while let Err(e) = lossy.update_repo(&key("once"), update.clone()).await {
-            assert!(matches!(e, Error::Service(_)), "{e:?}");
-            resent += 1;
+        for (name, update) in [
+            (
+                "token",
+                RepoUpdate::default().add_issue_count(1).idempotent(),
+            ),
+            ("default", RepoUpdate::default().add_view_count(1)),
+        ] {
+            // Until an answer arrives, send the same update value again.
+            while let Err(e) = lossy.update_repo(&key(name), update.clone()).await {
+                assert!(matches!(e, Error::Service(_)), "{e:?}");
+                resent += 1;
+            }
         }
         let _ = lossy
-            .update_repo(&key("plain"), RepoUpdate::default().add_issue_count(1))
+            .update_repo(&key("default"), RepoUpdate::default().add_issue_count(1))
             .await;
     }
-    let (once, plain) = (count("once").await, count("plain").await);
+    let (token, _) = counts("token").await;
+    // `issue_count` is declared `at_least_once` (an allocator), `view_count` is not.
+    let (views, default) = counts("default").await;
     eprintln!(
-        "lost answers, counters: {}; idempotent counter {once} after 20 calls ({resent} resent by the caller), plain counter {plain}",
+        "lost answers, counters: {}; counted {token} with idempotent(), {default} by default after 20 calls each ({resent} resent by the caller); at-least-once counter {views}",
         proxy.counts.summary()
     );
-    assert_eq!(once, 20, "each idempotent call counted once");
+    // Twenty exactly-once increments at once: transactions on one item
+    // that DynamoDB cancels for conflicting are sent again, none lost.
+    let (one, token_key) = (RepoUpdate::default().add_view_count(1), key("token"));
+    let concurrent = (0..20).map(|_| direct.update_repo(&token_key, one.clone()));
+    let results = futures_util::future::join_all(concurrent).await;
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
+    assert_eq!(counts("token").await.1, 20, "20 concurrent increments");
+    assert_eq!(token, 20, "each idempotent() call counted once");
+    assert_eq!(default, 20, "each update value counted once, by default");
+    assert!(
+        views >= 20 - 3,
+        "an at-least-once counter may count twice: {views}"
+    );
 }
 
 /// A delete whose answer was lost is retried by the SDK and finds nothing
@@ -267,4 +293,68 @@ async fn conditional_updates_recognise_their_own_write_when_answers_are_lost() {
     println!("{closed} applied, {as_written} already as written, {unknown} unknown");
     assert!(as_written > 0, "some answers were lost after the write");
     assert_eq!(closed + as_written + unknown, 40);
+}
+
+/// Appending to a list and removing from it by index change it relative to
+/// what is stored: sent again after a lost answer they would apply twice
+/// (`[a,b,c,d]` minus the element at 0, twice, is `[c,d]`). They are
+/// applied once, each update value with its own client request token, and
+/// a removal names the element it expects at its index.
+#[tokio::test]
+async fn list_changes_apply_once_when_answers_are_lost() {
+    use singletable_tests::generated::existing_table_natural_keys::{
+        Modes, Repository, Score, ScoreKey, ScoreUpdate,
+    };
+    let upstream = server::server().await.endpoint.clone();
+    let direct = Repository::new(server::client(&upstream))
+        .with_table_name(server::unique_table("LostLists"));
+    direct.create_table().await.unwrap();
+    let proxy = faults::start_losing(&upstream, 0.3, 23).await.unwrap();
+    let lossy =
+        Repository::new(server::client(&proxy.endpoint)).with_table_name(direct.table_name());
+    let key = ScoreKey {
+        user_id: "ann".into(),
+        game_id: "chess".into(),
+    };
+    direct
+        .create_score(&Score::new(
+            "ann",
+            "chess",
+            10,
+            "4.5".parse::<singletable_runtime::Decimal>().unwrap(),
+            1,
+        ))
+        .await
+        .unwrap();
+    let mut expected: Vec<Modes> = Vec::new();
+    let mut resent = 0;
+    for i in 0..16 {
+        let mode = if i % 3 == 0 {
+            Modes::Casual
+        } else {
+            Modes::Ranked
+        };
+        let append = ScoreUpdate::default().append_to_modes([mode]);
+        while let Err(e) = lossy.update_score(&key, append.clone()).await {
+            assert!(matches!(e, Error::Service(_)), "{e:?}");
+            resent += 1;
+        }
+        expected.push(mode);
+    }
+    for _ in 0..10 {
+        let head = expected[0];
+        let remove = ScoreUpdate::default().remove_from_modes_at(0, head);
+        while let Err(e) = lossy.update_score(&key, remove.clone()).await {
+            assert!(matches!(e, Error::Service(_)), "{e:?}");
+            resent += 1;
+        }
+        expected.remove(0);
+    }
+    let stored = direct.get_score(&key).await.unwrap().unwrap();
+    eprintln!(
+        "lost answers, lists: {}; {resent} resent by the caller",
+        proxy.counts.summary()
+    );
+    assert_eq!(stored.modes, Some(expected), "every change applied once");
+    assert!(proxy.counts.lost.load(std::sync::atomic::Ordering::Relaxed) > 3);
 }

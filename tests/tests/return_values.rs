@@ -23,7 +23,13 @@ async fn twenty_concurrent_allocations_get_twenty_distinct_numbers() {
     repo.create_table().await.unwrap();
     // The first allocation creates the counter.
     let first = repo
-        .update_repo(&key(), RepoUpdate::default().add_issue_count(1).or_create())
+        .update_repo(
+            &key(),
+            RepoUpdate::default()
+                .add_issue_count(1)
+                .add_view_count(0)
+                .or_create(),
+        )
         .await
         .unwrap();
     assert_eq!(first.issue_count, 1);
@@ -48,6 +54,7 @@ async fn twenty_concurrent_allocations_get_twenty_distinct_numbers() {
             owner: "octo".into(),
             name: "hello".into(),
             issue_count: 21,
+            view_count: 0,
             description: Some("hi".into()),
         }
     );
@@ -98,6 +105,7 @@ async fn replace_returns_the_item_it_replaced() {
         owner: "octo".into(),
         name: "hello".into(),
         issue_count: 1,
+        view_count: 0,
         description: None,
     };
     assert_eq!(repo.replace_repo(&first).await.unwrap(), None);
@@ -132,6 +140,7 @@ async fn a_replace_sent_again_does_not_report_its_own_item_as_replaced() {
             owner: "octo".into(),
             name: "hello".into(),
             issue_count: i,
+            view_count: 0,
             description: None,
         };
         match lossy.replace_repo(&item).await {

@@ -87,7 +87,10 @@ async fn the_repository_sets_timestamps_on_every_write() {
             owner: "octo".into(),
             name: "hello".into(),
         },
-        RepoUpdate::default().add_issue_count(0).or_create(),
+        RepoUpdate::default()
+            .add_issue_count(0)
+            .add_view_count(0)
+            .or_create(),
     )
     .await
     .unwrap();

@@ -99,13 +99,39 @@ async fn sets_and_lists_change_element_by_element() {
         appended.modes,
         Some(vec![Modes::Ranked, Modes::Casual, Modes::Ranked])
     );
+    // A removal names the element it expects at its index: one that is
+    // not there (moved by another writer, or past the end) fails the whole
+    // update with the stored item, and nothing is removed.
+    for (index, expected) in [(1, Modes::Ranked), (7, Modes::Casual)] {
+        match repo
+            .update_score(
+                &key,
+                ScoreUpdate::default()
+                    .remove_from_modes_at(0, Modes::Ranked)
+                    .remove_from_modes_at(index, expected),
+            )
+            .await
+        {
+            Err(Error::ConditionNotMet {
+                stored: Some(stored),
+                ..
+            }) => assert_eq!(
+                stored.get("modes"),
+                Some(&singletable_runtime::sdk::types::AttributeValue::L(vec![
+                    singletable_runtime::sdk::types::AttributeValue::S("ranked".into()),
+                    singletable_runtime::sdk::types::AttributeValue::S("casual".into()),
+                    singletable_runtime::sdk::types::AttributeValue::S("ranked".into()),
+                ]))
+            ),
+            other => panic!("removing {expected:?} at {index}: {other:?}"),
+        }
+    }
     let cut = repo
         .update_score(
             &key,
             ScoreUpdate::default()
-                .remove_from_modes_at(0)
-                .remove_from_modes_at(2)
-                .remove_from_modes_at(7),
+                .remove_from_modes_at(0, Modes::Ranked)
+                .remove_from_modes_at(2, Modes::Ranked),
         )
         .await
         .unwrap();
@@ -127,7 +153,7 @@ async fn sets_and_lists_change_element_by_element() {
             .remove_from_badges(names(&["b"])),
         ScoreUpdate::default()
             .append_to_modes([Modes::Casual])
-            .remove_from_modes_at(0),
+            .remove_from_modes_at(0, Modes::Casual),
         ScoreUpdate::default()
             .modes(None)
             .append_to_modes([Modes::Casual]),

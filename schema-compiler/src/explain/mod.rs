@@ -100,6 +100,7 @@ pub fn render_explain(spec: &ir::Spec) -> String {
             plan.read_units, plan.write_units
         );
     }
+    relative_changes(spec, &mut out);
     let _ = writeln!(out, "\nkey placeholders");
     for s in placeholder_safety(spec) {
         let delimiters = if s.delimiters.is_empty() {
@@ -114,6 +115,50 @@ pub fn render_explain(spec: &ir::Spec) -> String {
         );
     }
     out
+}
+
+/// The updates that change a value relative to what is stored (a
+/// counter's `ADD`, a list's appends and removals by index): how each is
+/// sent, and what that costs per call.
+pub(crate) fn relative_changes(spec: &ir::Spec, out: &mut String) {
+    let mut lines = Vec::new();
+    for entity in spec.entities.values() {
+        let size = crate::plan::typical_item_size(spec, entity);
+        let (write, read) = (
+            crate::plan::write_units(size),
+            crate::plan::read_units(size, true),
+        );
+        let mut seen = Vec::new();
+        for (a, change) in entity.element_changes() {
+            let what = match change {
+                ir::ElementChange::Add => "adds to it",
+                ir::ElementChange::ListAppend | ir::ElementChange::ListRemoveAt => {
+                    "appends to it or removes from it by index"
+                }
+                ir::ElementChange::SetAdd | ir::ElementChange::SetRemove => continue,
+            };
+            if seen.contains(&a.name.as_str()) {
+                continue;
+            }
+            seen.push(a.name.as_str());
+            let how = if a.at_least_once {
+                format!("at least once (`at_least_once`): a plain UpdateItem, {write} WCU; an answer lost and sent again applies it twice")
+            } else {
+                format!("exactly once: TransactWriteItems with a client request token, {} WCU, then GetItem (ConsistentRead) of the item, {read} RCU; `at_least_once: true` makes it a plain UpdateItem ({write} WCU) that a lost answer sent again applies twice", 2.0 * write)
+            };
+            lines.push(format!(
+                "  {}.{}: an update that {what} is sent {how}",
+                entity.name, a.name
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nupdates relative to the stored value");
+    for line in lines {
+        let _ = writeln!(out, "{line}");
+    }
 }
 
 mod request;

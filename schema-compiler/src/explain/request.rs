@@ -471,5 +471,8 @@ pub fn render_requests(spec: &ir::Spec, only: Option<&str>) -> String {
             let _ = writeln!(out, "  {line}");
         }
     }
+    if only.is_none() {
+        super::relative_changes(spec, &mut out);
+    }
     out
 }

@@ -59,7 +59,32 @@ impl Resolver<'_> {
                 self.check_timestamp(decl, t);
                 t.value
             }),
+            at_least_once: decl.at_least_once.as_ref().is_some_and(|a| {
+                self.check_at_least_once(decl, a);
+                a.value
+            }),
         }
+    }
+
+    /// `at_least_once` is about the changes an update makes relative to
+    /// the stored value: a counter's `ADD`, a list's appends and removals.
+    fn check_at_least_once(&mut self, decl: &Spanned<AttributeDecl>, a: &Spanned<bool>) {
+        let ty = or_span(&decl.r#type, decl.span);
+        let counter = ty.as_str() == "integer" && !decl.optional.as_ref().is_some_and(|o| o.value);
+        if counter || ty.as_str() == "list" {
+            return;
+        }
+        self.error(
+            Diagnostic::new(
+                Code::InvalidAttribute,
+                format!(
+                    "`at_least_once` applies to a counter (a required integer) or a list, not {}",
+                    ir::with_article(&ty)
+                ),
+            )
+            .label(a.span, "at_least_once")
+            .help("remove it: every other change an update makes applies once however often it is sent"),
+        );
     }
 
     /// A timestamp is a required `datetime` the item always holds.
@@ -122,6 +147,7 @@ impl Resolver<'_> {
                 ("key_only", decl.key_only.as_ref().map(|v| v.span)),
                 ("typical_size", decl.typical_size.as_ref().map(|v| v.span)),
                 ("timestamp", decl.timestamp.as_ref().map(|v| v.span)),
+                ("at_least_once", decl.at_least_once.as_ref().map(|v| v.span)),
             ] {
                 if let Some(span) = given {
                     self.error(
@@ -145,6 +171,7 @@ impl Resolver<'_> {
                 escape: false,
                 key_only: false,
                 timestamp: None,
+                at_least_once: false,
                 stored_as: decl.stored_as.as_ref().map(|s| {
                     self.check_stored_name(s, true);
                     s.value.clone()

@@ -537,6 +537,10 @@ pub struct AttributeDecl {
     /// A datetime the repository sets: `created` (on create and put),
     /// `updated` (on every write).
     pub timestamp: Option<Spanned<Timestamp>>,
+    /// Counters and lists: updates that add to it, append to it or remove
+    /// from it by index are sent as plain UpdateItems, which an answer
+    /// lost and sent again applies twice, instead of exactly once.
+    pub at_least_once: Option<Spanned<bool>>,
 }
 
 /// Which writes set a timestamp attribute.
@@ -618,6 +622,15 @@ pub struct AttributeFull {
     /// set by callers (the update type has no setter for it).
     #[serde(default)]
     pub timestamp: Option<Spanned<Timestamp>>,
+    /// Counters (required integers) and lists: an update that adds to it,
+    /// appends to it or removes from it by index is applied exactly once by
+    /// default, as a transaction with a client request token (twice the
+    /// write units, and a consistent read of the item after it).
+    /// `at_least_once: true` sends it as a plain UpdateItem instead (half
+    /// the cost), which applies it twice when its answer is lost and the
+    /// request sent again.
+    #[serde(default)]
+    pub at_least_once: Option<Spanned<bool>>,
 }
 
 impl Shorthand for AttributeDecl {
@@ -655,6 +668,7 @@ impl Shorthand for AttributeDecl {
             key_only: f.key_only,
             stored_as: f.stored_as,
             timestamp: f.timestamp,
+            at_least_once: f.at_least_once,
         }
     }
 }

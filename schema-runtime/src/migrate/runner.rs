@@ -1,8 +1,6 @@
 //! Running a job over a table: segments, pages, checkpoints, leases, the
 //! capacity budget and retries.
 
-use std::future::Future;
-
 use futures_util::StreamExt as _;
 
 use std::sync::Arc;
@@ -11,6 +9,7 @@ use std::time::Duration;
 use super::control::{ControlTable, SegmentState, MAX_EXAMPLES};
 use super::limit::{Bucket, Limits};
 use super::{Context, Counts, Job, Outcome};
+use crate::batch::retry;
 use crate::sdk::types::{AttributeValue, ReturnConsumedCapacity};
 use crate::{Error, Item};
 
@@ -477,27 +476,6 @@ fn key_text(item: &Item) -> String {
         })
         .collect();
     format!("{{{}}}", shown.join(", "))
-}
-
-/// Calls `call` until it succeeds, it fails with an error that is not
-/// transient, or `attempts` are used, waiting longer each time (25 ms
-/// doubled, up to 5 s, with jitter).
-pub(crate) async fn retry<T, F, Fut>(attempts: u32, mut call: F) -> Result<T, Error>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, Error>>,
-{
-    let policy = crate::RetryPolicy::default();
-    let mut attempt = 1;
-    loop {
-        match call().await {
-            Err(e) if e.is_transient() && attempt < attempts => {
-                tokio::time::sleep(policy.delay(attempt)).await;
-                attempt += 1;
-            }
-            other => return other,
-        }
-    }
 }
 
 /// The order worker `worker` of `workers` takes the segments of `total`

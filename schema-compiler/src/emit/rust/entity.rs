@@ -1077,7 +1077,8 @@ impl<'a> Emitter<'a> {
                     quote!(#f: Vec<#t>,)
                 }
                 ir::ElementChange::ListRemoveAt => {
-                    quote!(#f: ::std::collections::BTreeSet<usize>,)
+                    let t = element_type(a);
+                    quote!(#f: ::std::collections::BTreeMap<usize, #t>,)
                 }
             }
         });
@@ -1125,11 +1126,12 @@ impl<'a> Emitter<'a> {
                     }
                 }
                 ir::ElementChange::ListRemoveAt => {
-                    let d = format!(" Removes the element at `index` of the list `{attribute}` (indexes of the list as stored; one past its end removes nothing). Not with a `{field}` setter or an append in the same update.");
+                    let t = element_type(a);
+                    let d = format!(" Removes the element at `index` of the list `{attribute}` (indexes of the list as stored), only if it is `expected`: else the update fails with `Error::ConditionNotMet`, which carries the stored item (another writer moved or removed it). Not with a `{field}` setter or an append in the same update.");
                     quote! {
                         #[doc = #d]
-                        pub fn #f(mut self, index: usize) -> Self {
-                            self.#f.insert(index);
+                        pub fn #f(mut self, index: usize, expected: impl Into<#t>) -> Self {
+                            self.#f.insert(index, expected.into());
                             self
                         }
                     }
@@ -1302,6 +1304,17 @@ impl<'a> Emitter<'a> {
         let doc = format!(
             " A partial update of a [`{name}`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index)."
         );
+        // Counters and lists whose changes are sent at least once.
+        let at_least_once: Vec<&str> = changes
+            .iter()
+            .filter(|(a, _)| a.at_least_once)
+            .map(|(a, _)| a.stored())
+            .collect();
+        let at_least_once = (!at_least_once.is_empty()).then(|| {
+            let mut names = at_least_once;
+            names.dedup();
+            quote!(update.at_least_once = &[#(#names),*];)
+        });
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, Default, PartialEq)]
@@ -1330,6 +1343,7 @@ impl<'a> Emitter<'a> {
                     #(#index_updates)*
                     #now
                     #(#stamps)*
+                    #at_least_once
                     self.__options.apply_to(&mut update);
                     Ok(update)
                 }
