@@ -107,25 +107,35 @@ fn every_tenant_policy_is_guarded_and_never_grants_scans_or_wildcard_tables() {
             let policy: Value = serde_json::from_str(&file.contents).expect("JSON");
             assert_eq!(policy["Version"], "2012-10-17");
             let statements = policy["Statement"].as_array().expect("statements");
-            let allow = &statements[0];
-            assert_eq!(allow["Effect"], "Allow", "{}", file.name);
-            let actions = strings(&allow["Action"]);
-            assert!(!actions
-                .iter()
-                .any(|a| a.contains("Scan") || a.contains("PartiQL")));
-            assert!(!actions.iter().any(|a| a.contains('*')));
-            for resource in strings(&allow["Resource"]) {
-                assert!(!resource.ends_with('*'), "{}: {resource}", file.name);
+            // The Allow statements (one per set of resources with the same
+            // actions and keys), then the two Denies.
+            let allows = statements.len() - 2;
+            assert!(allows >= 1, "{}", file.name);
+            for allow in &statements[..allows] {
+                assert_eq!(allow["Effect"], "Allow", "{}", file.name);
+                let actions = strings(&allow["Action"]);
+                assert!(!actions
+                    .iter()
+                    .any(|a| a.contains("Scan") || a.contains("PartiQL")));
+                assert!(!actions.iter().any(|a| a.contains('*')));
+                for resource in strings(&allow["Resource"]) {
+                    assert!(!resource.ends_with('*'), "{}: {resource}", file.name);
+                    // An index is only ever queried.
+                    if resource.contains("/index/") {
+                        assert_eq!(actions, ["dynamodb:Query"], "{}", file.name);
+                    }
+                }
+                let tenant = !allow["Condition"].is_null();
+                if tenant {
+                    let patterns = strings(
+                        &allow["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"],
+                    );
+                    assert!(!patterns.is_empty());
+                    assert!(patterns.iter().all(|p| p.contains("${aws:PrincipalTag/")));
+                    assert_eq!(allow["Condition"]["Null"]["dynamodb:LeadingKeys"], "false");
+                }
             }
-            let tenant = !allow["Condition"].is_null();
-            if tenant {
-                let patterns =
-                    strings(&allow["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]);
-                assert!(!patterns.is_empty());
-                assert!(patterns.iter().all(|p| p.contains("${aws:PrincipalTag/")));
-                assert_eq!(allow["Condition"]["Null"]["dynamodb:LeadingKeys"], "false");
-            }
-            let denies: Vec<&Value> = statements[1..].iter().collect();
+            let denies: Vec<&Value> = statements[allows..].iter().collect();
             assert_eq!(denies.len(), 2, "{}", file.name);
             assert!(denies.iter().all(|d| d["Effect"] == "Deny"));
             assert_eq!(strings(&denies[0]["Action"]), ["dynamodb:Scan"]);
@@ -223,7 +233,13 @@ fn an_index_not_keyed_by_the_tenant_is_never_granted_to_tenant_roles() {
         &target(),
         &TenantValue::PrincipalTag,
     ));
-    let resources = strings(&policy["Statement"][0]["Resource"]);
+    let resources: Vec<&str> = policy["Statement"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["Effect"] == "Allow")
+        .flat_map(|s| strings(&s["Resource"]))
+        .collect();
     assert_eq!(
         resources,
         [
@@ -263,21 +279,95 @@ fn roles_get_only_the_actions_and_indexes_of_their_access_patterns() {
         strings(&agent["Statement"][0]["Action"]),
         ["dynamodb:Query", "dynamodb:UpdateItem"]
     );
+    assert_eq!(
+        strings(&agent["Statement"][0]["Resource"]),
+        ["arn:aws:dynamodb:eu-west-1:123456789012:table/SupportTicket"]
+    );
+    assert_eq!(
+        strings(&agent["Statement"][1]["Action"]),
+        ["dynamodb:Query"]
+    );
+    assert_eq!(
+        strings(&agent["Statement"][1]["Resource"]),
+        ["arn:aws:dynamodb:eu-west-1:123456789012:table/SupportTicket/index/GSI1"]
+    );
     let odd = spec_with_role_reader();
     assert_eq!(strings(&odd["Statement"][0]["Action"]), ["dynamodb:Query"]);
+    // It queries only the index: the table is granted nothing.
     assert_eq!(
         strings(&odd["Statement"][0]["Resource"]),
-        [
-            "arn:aws:dynamodb:eu-west-1:123456789012:table/Oddities",
-            "arn:aws:dynamodb:eu-west-1:123456789012:table/Oddities/index/GSI2",
-        ]
+        ["arn:aws:dynamodb:eu-west-1:123456789012:table/Oddities/index/GSI2"]
     );
+    assert_eq!(odd["Statement"][1]["Effect"], "Deny");
     assert_eq!(
         strings(
             &odd["Statement"][0]["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
         ),
         ["A${*}${?}${$}#${aws:PrincipalTag/TenantId}|*"]
     );
+}
+
+/// Actions are granted per resource: a role that gets items from the table
+/// and queries an index may query the index, not the table, and get
+/// nothing from the index.
+#[test]
+fn a_role_gets_query_only_where_it_declares_one() {
+    let spec = spec(
+        "lookups.yaml",
+        r#"
+version: 1
+table: { name: Lookups, partition_key: pk, sort_key: sk }
+tenant: { placeholder: tenant }
+indexes:
+  GSI1: { partition_key: gsi1pk, sort_key: gsi1sk }
+entities:
+  Order:
+    attributes:
+      id: { type: string, pattern: "^[a-z0-9]{1,36}$" }
+      status: { type: enum, values: [OPEN, DONE] }
+    key: { pk: "TENANT#<tenant>|ORDER#<id>", sk: ORDER }
+    indexes:
+      GSI1: { pk: "TENANT#<tenant>|STATUS#<status>", sk: "ORDER#<id>" }
+access_patterns:
+  order:
+    description: One order.
+    get: Order
+  orders_by_status:
+    description: A tenant's orders in one status.
+    index: GSI1
+    query: { pk: "TENANT#<tenant>|STATUS#<status>" }
+    returns: Order
+roles:
+  clerk:
+    description: Reads orders one by one and by status.
+    access_patterns: [order, orders_by_status]
+"#,
+    );
+    let policy = json(&iam::policy(
+        &spec,
+        PolicyKind::Role(&spec.roles["clerk"]),
+        &target(),
+        &TenantValue::PrincipalTag,
+    ));
+    let table = "arn:aws:dynamodb:eu-west-1:123456789012:table/Lookups";
+    let index = "arn:aws:dynamodb:eu-west-1:123456789012:table/Lookups/index/GSI1";
+    // Every (action, resource) an Allow statement grants.
+    let mut granted = BTreeSet::new();
+    for statement in policy["Statement"].as_array().unwrap() {
+        if statement["Effect"] == "Allow" {
+            for action in strings(&statement["Action"]) {
+                for resource in strings(&statement["Resource"]) {
+                    granted.insert((action.to_owned(), resource.to_owned()));
+                }
+            }
+        }
+    }
+    let expected: BTreeSet<(String, String)> =
+        [("dynamodb:GetItem", table), ("dynamodb:Query", index)]
+            .into_iter()
+            .map(|(a, r)| (a.to_owned(), r.to_owned()))
+            .collect();
+    assert_eq!(granted, expected, "{policy:#}");
 }
 
 fn spec_with_role_reader() -> Value {

@@ -1157,7 +1157,9 @@ pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
         __rt::iam::Piece::Region,
         __rt::iam::Piece::Text(":"),
         __rt::iam::Piece::Account,
-        __rt::iam::Piece::Text(":table/DeviceReports\",\"arn:"),
+        __rt::iam::Piece::Text(
+            ":table/DeviceReports\"]},{\"Sid\":\"AccessPatterns2\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:Query\"],\"Resource\":[\"arn:",
+        ),
         __rt::iam::Piece::Partition,
         __rt::iam::Piece::Text(":dynamodb:"),
         __rt::iam::Piece::Region,

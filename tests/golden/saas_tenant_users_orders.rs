@@ -2285,7 +2285,13 @@ pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
         __rt::iam::Piece::Region,
         __rt::iam::Piece::Text(":"),
         __rt::iam::Piece::Account,
-        __rt::iam::Piece::Text(":table/SaaSTable\",\"arn:"),
+        __rt::iam::Piece::Text(
+            ":table/SaaSTable\"],\"Condition\":{\"ForAllValues:StringLike\":{\"dynamodb:LeadingKeys\":[\"TENANT#",
+        ),
+        __rt::iam::Piece::Tenant,
+        __rt::iam::Piece::Text(
+            "|*\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"TenantKeys2\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:Query\"],\"Resource\":[\"arn:",
+        ),
         __rt::iam::Piece::Partition,
         __rt::iam::Piece::Text(":dynamodb:"),
         __rt::iam::Piece::Region,

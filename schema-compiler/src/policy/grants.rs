@@ -8,20 +8,30 @@ use crate::ir::{self, IndexRef, Operation, Segment, TransactionOp};
 
 use super::model::Action;
 
-/// The actions, indexes and partition-key templates of one policy.
-#[derive(Debug, Default)]
-pub(crate) struct Grants<'s> {
+/// What one policy grants on one resource: the table (`index: None`) or
+/// one index. Actions are granted per resource, so a role that gets items
+/// from the table and queries an index may not query the table.
+#[derive(Debug)]
+pub(crate) struct TargetGrants<'s> {
+    /// The index, or `None` for the table.
+    pub index: Option<&'s str>,
     /// Actions, in [`Action`] order.
     pub actions: BTreeSet<Action>,
-    /// Indexes queried, in the spec's index order.
-    pub indexes: Vec<&'s str>,
     /// Partition-key templates reached, first use first, each once.
     pub keys: Vec<&'s ir::KeyTemplate>,
+    /// The segments of `keys`, to keep each once.
+    seen: BTreeSet<&'s [Segment]>,
+}
+
+/// The actions and partition-key templates of one policy, per resource.
+#[derive(Debug, Default)]
+pub(crate) struct Grants<'s> {
+    /// The table first, then the indexes in the spec's order; only those
+    /// granted something.
+    pub targets: Vec<TargetGrants<'s>>,
     /// What a role scans: the table (`None`) or an index, each once; the
     /// runtime policy never scans.
     pub scans: Vec<Option<&'s str>>,
-    /// The segments of `keys`, to keep each once.
-    seen: std::collections::BTreeSet<&'s [Segment]>,
 }
 
 /// Whether a template's first placeholder is the tenant, so that a
@@ -81,11 +91,6 @@ impl<'s> Grants<'s> {
         grants
     }
 
-    /// Whether the policy grants nothing.
-    pub fn is_empty(&self) -> bool {
-        self.actions.is_empty()
-    }
-
     fn grant_pattern(&mut self, spec: &'s ir::Spec, pattern: &'s ir::AccessPattern, tenant: bool) {
         for (action, index, template) in pattern_grants(spec, pattern) {
             self.grant(action, index, template, tenant);
@@ -105,20 +110,32 @@ impl<'s> Grants<'s> {
         if tenant && !starts_with_tenant(template) {
             return;
         }
-        self.actions.insert(action);
-        if let Some(index) = index {
-            if !self.indexes.contains(&index) {
-                self.indexes.push(index);
+        let at = match self.targets.iter().position(|t| t.index == index) {
+            Some(at) => at,
+            None => {
+                self.targets.push(TargetGrants {
+                    index,
+                    actions: BTreeSet::new(),
+                    keys: Vec::new(),
+                    seen: BTreeSet::new(),
+                });
+                self.targets.len() - 1
             }
-        }
-        if self.seen.insert(&template.segments) {
-            self.keys.push(template);
+        };
+        let target = &mut self.targets[at];
+        target.actions.insert(action);
+        if target.seen.insert(&template.segments) {
+            target.keys.push(template);
         }
     }
 
+    /// The table first, then the indexes in the spec's order.
     fn order_indexes(&mut self, spec: &ir::Spec) {
-        self.indexes
-            .sort_by_key(|name| spec.indexes.get_index_of(*name).unwrap_or(usize::MAX));
+        self.targets.sort_by_key(|t| {
+            t.index.map_or(0, |name| {
+                1 + spec.indexes.get_index_of(name).unwrap_or(usize::MAX - 1)
+            })
+        });
     }
 }
 

@@ -4,8 +4,9 @@
 //! For every spec, the **runtime policy** grants what the generated
 //! repository does: get/put/update/delete of every entity and every access
 //! pattern. Each declared role gets a policy with only its access patterns'
-//! actions. In a multi-tenant spec every policy has one Allow statement
-//! conditioned on
+//! actions, each on exactly the table or indexes it is sent to (one Allow
+//! statement per set of resources with the same actions and keys). In a
+//! multi-tenant spec every Allow statement is conditioned on
 //!
 //! ```json
 //! "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["TENANT#${aws:PrincipalTag/TenantId}|*"] },
@@ -190,10 +191,7 @@ pub fn policy(
         PolicyKind::Role(role) => Grants::role(spec, role),
     };
     let table = spec.table.name.as_str();
-    let mut statement = Vec::new();
-    if !grants.is_empty() {
-        statement.push(allow_statement(spec, &grants, target, tenant));
-    }
+    let mut statement = allow_statements(spec, &grants, target, tenant);
     let everything = vec![target.table_arn(table), target.all_indexes_arn(table)];
     let arn = |scanned: &Option<&str>| match scanned {
         None => target.table_arn(table),
@@ -248,60 +246,89 @@ pub fn policy(
     }
 }
 
-fn allow_statement(
+/// The Allow statements of what `grants` grants by key: one per set of
+/// resources with the same actions and the same keys (the table apart from
+/// indexes that are only queried), so no action reaches a resource it was
+/// not granted on.
+fn allow_statements(
     spec: &ir::Spec,
     grants: &Grants<'_>,
     target: &AwsTarget,
     tenant: &TenantValue,
-) -> Statement {
+) -> Vec<Statement> {
     let table = spec.table.name.as_str();
-    let resource = std::iter::once(target.table_arn(table))
-        .chain(grants.indexes.iter().map(|i| target.index_arn(table, i)))
-        .collect();
-    let condition = match &spec.tenant {
-        None => Condition::default(),
-        Some(t) => {
-            let tenant_text = match tenant {
-                TenantValue::PrincipalTag => format!("${{aws:PrincipalTag/{}}}", t.principal_tag),
-                TenantValue::Id(id) => {
-                    let mut out = String::new();
-                    escape_literal(id, &mut out);
-                    out
-                }
-            };
-            let mut patterns: Vec<KeyPattern> = Vec::new();
-            for pattern in grants
+    let tenant_text = spec.tenant.as_ref().map(|t| match tenant {
+        TenantValue::PrincipalTag => format!("${{aws:PrincipalTag/{}}}", t.principal_tag),
+        TenantValue::Id(id) => {
+            let mut out = String::new();
+            escape_literal(id, &mut out);
+            out
+        }
+    });
+    let mut groups: Vec<(Vec<Action>, Vec<KeyPattern>, Vec<Arn>)> = Vec::new();
+    for granted in &grants.targets {
+        let actions: Vec<Action> = granted.actions.iter().copied().collect();
+        let mut patterns: Vec<KeyPattern> = Vec::new();
+        if let Some(tenant_text) = &tenant_text {
+            for pattern in granted
                 .keys
                 .iter()
-                .filter_map(|k| key_pattern(k, &tenant_text))
+                .filter_map(|k| key_pattern(k, tenant_text))
             {
                 if !patterns.contains(&pattern) {
                     patterns.push(pattern);
                 }
             }
-            Condition {
-                for_all_values_string_like: Some(LeadingKeys {
-                    leading_keys: patterns,
-                }),
-                null: Some(LeadingKeys {
-                    leading_keys: IamBool::False,
-                }),
-                bool: None,
-                for_all_values_string_equals: None,
-            }
         }
-    };
-    Statement {
-        sid: Sid::new(if spec.tenant.is_some() {
-            "TenantKeys"
-        } else {
-            "AccessPatterns"
-        }),
-        effect: Effect::Allow,
-        action: grants.actions.iter().copied().collect(),
-        resource,
-        condition,
+        let arn = match granted.index {
+            None => target.table_arn(table),
+            Some(index) => target.index_arn(table, index),
+        };
+        match groups
+            .iter_mut()
+            .find(|(a, p, _)| *a == actions && *p == patterns)
+        {
+            Some((_, _, arns)) => arns.push(arn),
+            None => groups.push((actions, patterns, vec![arn])),
+        }
     }
+    let base = if spec.tenant.is_some() {
+        "TenantKeys"
+    } else {
+        "AccessPatterns"
+    };
+    groups
+        .into_iter()
+        .enumerate()
+        .map(|(i, (action, patterns, resource))| {
+            let condition = if spec.tenant.is_some() {
+                Condition {
+                    for_all_values_string_like: Some(LeadingKeys {
+                        leading_keys: patterns,
+                    }),
+                    null: Some(LeadingKeys {
+                        leading_keys: IamBool::False,
+                    }),
+                    bool: None,
+                    for_all_values_string_equals: None,
+                }
+            } else {
+                Condition::default()
+            };
+            let sid = if i == 0 {
+                base.to_owned()
+            } else {
+                format!("{base}{}", i + 1)
+            };
+            Statement {
+                sid: Sid::new(&sid),
+                effect: Effect::Allow,
+                action,
+                resource,
+                condition,
+            }
+        })
+        .collect()
 }
 
 /// The `dynamodb:LeadingKeys` pattern of a partition-key template that
