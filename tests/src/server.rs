@@ -23,3 +23,19 @@ pub fn client(endpoint: &str) -> sdk::Client {
 pub fn unique_table(prefix: &str) -> String {
     singletable_runtime::testing::unique_table_name(prefix)
 }
+
+/// An SDK client for `endpoint` whose own retries back off briefly (the
+/// SDK's standard first backoff is a second): for callers that retry what
+/// fails transiently themselves, such as migration jobs through the fault
+/// proxy.
+pub fn client_with_short_backoff(endpoint: &str) -> sdk::Client {
+    let config = client(endpoint)
+        .config()
+        .to_builder()
+        .retry_config(
+            sdk::config::retry::RetryConfig::standard()
+                .with_initial_backoff(std::time::Duration::from_millis(20)),
+        )
+        .build();
+    sdk::Client::from_conf(config)
+}

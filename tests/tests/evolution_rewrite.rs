@@ -131,18 +131,8 @@ async fn renamed_moved_filled_remarked_and_purged_items_end_as_the_new_design_re
     repo.create_note(&written_by_v2).await.unwrap();
 
     let proxy = faults::start_mixed(&upstream, 0.2, 41).await.unwrap();
-    // The runner retries what fails transiently itself; the SDK's own
-    // retries back off briefly (its standard first backoff is a second).
-    let faulty = server::client(&proxy.endpoint);
-    let config = faulty
-        .config()
-        .to_builder()
-        .retry_config(
-            singletable_runtime::sdk::config::retry::RetryConfig::standard()
-                .with_initial_backoff(std::time::Duration::from_millis(20)),
-        )
-        .build();
-    let faulty = singletable_runtime::sdk::Client::from_conf(config);
+    // The runner retries what fails transiently itself.
+    let faulty = server::client_with_short_backoff(&proxy.endpoint);
     let mut jobs = v2::migrations::jobs();
     jobs.push(v2::migrations::fill_note_priority(priority));
     let ids: Vec<&str> = jobs.iter().map(|j| j.id()).collect();

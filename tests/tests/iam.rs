@@ -872,22 +872,8 @@ fn the_migration_policy_allows_the_jobs_and_nothing_else() {
             }
         }
         for (action, resource, attributes, expected) in cases {
-            let mut context = Context::new();
-            if let Some(names) = &attributes {
-                context.insert(
-                    "dynamodb:Attributes".into(),
-                    ContextValue::StringList(names.clone()),
-                );
-            }
-            let request = IAMRequest::new_with_context(
-                Principal::Aws(PrincipalId::String(PRINCIPAL.into())),
-                action.clone(),
-                Arn::parse(&resource).expect("an ARN"),
-                context,
-            );
-            let decision = evaluate_policy(&policy, &request).expect("evaluates");
             assert_eq!(
-                decision == Decision::Allow,
+                allows_naming(&policy, &action, &resource, attributes.as_deref()),
                 expected,
                 "{}: {action} on {resource} naming {attributes:?}\n{text}",
                 spec.name
@@ -981,22 +967,8 @@ fn the_migration_policy_grows_with_the_pending_jobs_and_no_further() {
         ("dynamodb:Query", &table, None, false),
     ];
     for (action, resource, attributes, expected) in cases {
-        let mut context = Context::new();
-        if let Some(names) = &attributes {
-            context.insert(
-                "dynamodb:Attributes".into(),
-                ContextValue::StringList(names.clone()),
-            );
-        }
-        let request = IAMRequest::new_with_context(
-            Principal::Aws(PrincipalId::String(PRINCIPAL.into())),
-            action.to_owned(),
-            Arn::parse(resource).expect("an ARN"),
-            context,
-        );
-        let decision = evaluate_policy(&policy, &request).expect("evaluates");
         assert_eq!(
-            decision == Decision::Allow,
+            allows_naming(&policy, action, resource, attributes.as_deref()),
             expected,
             "{action} on {resource} naming {attributes:?}\n{text}"
         );
@@ -1006,4 +978,28 @@ fn the_migration_policy_grows_with_the_pending_jobs_and_no_further() {
             panic!("parliament reports:\n{findings}\n{text}");
         }
     }
+}
+
+/// Whether iam-rs allows `action` on `resource` for a request naming
+/// `attributes` (`dynamodb:Attributes`), when given.
+fn allows_naming(
+    policy: &IAMPolicy,
+    action: &str,
+    resource: &str,
+    attributes: Option<&[String]>,
+) -> bool {
+    let mut context = Context::new();
+    if let Some(names) = attributes {
+        context.insert(
+            "dynamodb:Attributes".into(),
+            ContextValue::StringList(names.to_vec()),
+        );
+    }
+    let request = IAMRequest::new_with_context(
+        Principal::Aws(PrincipalId::String(PRINCIPAL.into())),
+        action.to_owned(),
+        Arn::parse(resource).expect("an ARN"),
+        context,
+    );
+    evaluate_policy(policy, &request).expect("evaluates") == Decision::Allow
 }

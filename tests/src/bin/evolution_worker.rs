@@ -11,17 +11,7 @@ async fn main() -> ExitCode {
         eprintln!("error: DYNAMODB_ENDPOINT names no server");
         return ExitCode::from(2);
     };
-    // The runner retries what fails transiently itself; the SDK's own
-    // retries back off briefly (its standard first backoff is a second).
-    let client = singletable_tests::server::client(&endpoint);
-    let config = client
-        .config()
-        .to_builder()
-        .retry_config(
-            singletable_runtime::sdk::config::retry::RetryConfig::standard()
-                .with_initial_backoff(std::time::Duration::from_millis(20)),
-        )
-        .build();
-    let client = singletable_runtime::sdk::Client::from_conf(config);
+    // The runner retries what fails transiently itself.
+    let client = singletable_tests::server::client_with_short_backoff(&endpoint);
     singletable_tests::evolution::v2::migrations::main(client).await
 }
