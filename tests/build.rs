@@ -85,6 +85,15 @@ fn main() {
         .out_dir(&rewrite_dir)
         .compile_to_out_dir([rewrite.join("v1.yaml"), rewrite.join("v2.yaml")])
         .unwrap();
+    // The re-keyed copy test's designs: a renamed table with new key attributes.
+    let rekeyed = evolution.join("rekeyed");
+    println!("cargo:rerun-if-changed={}", rekeyed.display());
+    let rekeyed_dir = evolution_dir.join("rekeyed");
+    std::fs::create_dir_all(&rekeyed_dir).unwrap();
+    singletable::Compiler::new()
+        .out_dir(&rekeyed_dir)
+        .compile_to_out_dir([rekeyed.join("v1.yaml"), rekeyed.join("v2.yaml")])
+        .unwrap();
     imported();
     soundness();
 }

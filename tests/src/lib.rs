@@ -65,6 +65,20 @@ pub mod evolution {
             include!(concat!(env!("OUT_DIR"), "/evolution/rewrite/v2.rs"));
         }
     }
+    /// The re-keyed copy test's designs (`tests/evolution/rekeyed/`): a
+    /// renamed table whose key attributes changed.
+    pub mod rekeyed {
+        /// The first design.
+        #[allow(clippy::disallowed_types)]
+        pub mod v1 {
+            include!(concat!(env!("OUT_DIR"), "/evolution/rekeyed/v1.rs"));
+        }
+        /// The second design, with the copy jobs its lock holds pending.
+        #[allow(clippy::disallowed_types)]
+        pub mod v2 {
+            include!(concat!(env!("OUT_DIR"), "/evolution/rekeyed/v2.rs"));
+        }
+    }
 }
 
 /// The generated repositories, one module per spec.

@@ -232,3 +232,107 @@ async fn renamed_moved_filled_remarked_and_purged_items_end_as_the_new_design_re
         assert_eq!(counts.updated, 0, "{} again: {counts}", job.id());
     }
 }
+
+/// A renamed table whose key attributes changed (`tests/evolution/rekeyed/`:
+/// `pk`/`sk` in `Keyed`, `PK`/`SK` in `Keyed2`): each entity is copied into
+/// the new table under its new keys, tenants' notes with their tenant read
+/// back out of the old key, through the fault proxy; every item once, and a
+/// second run writes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_table_with_new_key_attributes_is_copied_entity_by_entity() {
+    use singletable_tests::evolution::rekeyed::{v1, v2};
+    let upstream = server::server().await.endpoint.clone();
+    let client = server::client(&upstream);
+    let (old_table, new_table) = (
+        server::unique_table("Keyed"),
+        server::unique_table("Keyed2"),
+    );
+    let old = v1::Repository::new(client.clone()).with_table_name(&old_table);
+    old.create_table().await.unwrap();
+    let tenants = ["acme", "globex"];
+    for tenant in tenants {
+        let t = old.for_tenant(&v1::TenantId::new(tenant).unwrap());
+        for i in 0..60 {
+            t.put_note(&v1::Note::new(
+                format!("n-{i}"),
+                format!("{tenant} note {i}"),
+            ))
+            .await
+            .unwrap();
+        }
+    }
+    for name in ["alpha", "beta", "gamma"] {
+        old.put_topic(&v1::Topic::new(name, format!("about {name}")))
+            .await
+            .unwrap();
+    }
+    let repo = v2::Repository::new(client.clone()).with_table_name(&new_table);
+    repo.create_table().await.unwrap();
+    let acme = v2::TenantId::new("acme").unwrap();
+    let key = |i: usize| v2::NoteKey {
+        id: format!("n-{i}"),
+    };
+    assert!(matches!(
+        repo.for_tenant(&acme).note(&key(1)).await,
+        Err(Error::Pending { .. })
+    ));
+
+    let proxy = faults::start_mixed(&upstream, 0.2, 43).await.unwrap();
+    let faulty = server::client_with_short_backoff(&proxy.endpoint);
+    let control = format!("{new_table}__control");
+    let jobs = v2::migrations::jobs();
+    let ids: Vec<&str> = jobs.iter().map(|j| j.id()).collect();
+    assert_eq!(ids, ["copy-note-from-keyed", "copy-topic-from-keyed"]);
+    let mut copied = Vec::new();
+    for job in &jobs {
+        let counts = run(&faulty, &new_table, &old_table, job.as_ref(), &control).await;
+        eprintln!("{}: {counts}", job.id());
+        assert_eq!(
+            (counts.invalid, counts.changed_concurrently),
+            (0, 0),
+            "{counts}"
+        );
+        copied.push(counts.updated + counts.already_done);
+    }
+    assert_eq!(copied, [120, 3]);
+    for job in &jobs {
+        let runner = Runner::new(client.clone(), &new_table, job.as_ref())
+            .source_table(&old_table)
+            .control_table(&control);
+        let left = runner.verify(4).await.unwrap();
+        assert_eq!(left.count, 0, "{}: {:?}", job.id(), left.examples);
+    }
+    let read = repo.clone().allow_pending();
+    for tenant in tenants {
+        let t = read.for_tenant(&v2::TenantId::new(tenant).unwrap());
+        for i in 0..60 {
+            let note = t.note(&key(i)).await.unwrap().expect("the note");
+            assert_eq!(note.body, format!("{tenant} note {i}"));
+        }
+    }
+    let topic = read
+        .topic(&v2::TopicKey {
+            name: "beta".into(),
+        })
+        .await
+        .unwrap()
+        .expect("the topic");
+    assert_eq!(topic.title, "about beta");
+    let stored = client
+        .scan()
+        .table_name(&new_table)
+        .send()
+        .await
+        .unwrap()
+        .items
+        .unwrap_or_default();
+    assert_eq!(stored.len(), 123);
+    assert!(stored
+        .iter()
+        .all(|i| i.contains_key("PK") && !i.contains_key("pk")));
+    let again = format!("{control}2");
+    for job in &jobs {
+        let counts = run(&client, &new_table, &old_table, job.as_ref(), &again).await;
+        assert_eq!(counts.updated, 0, "{} again: {counts}", job.id());
+    }
+}

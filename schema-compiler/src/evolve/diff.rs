@@ -80,6 +80,15 @@ pub enum Job {
         /// The table the old design names.
         from: String,
     },
+    /// Copies every stored item of `entity` out of table `from` into the
+    /// design's table under its new keys (a renamed table whose key
+    /// attributes changed), each only where its new key is free.
+    CopyEntity {
+        /// The entity.
+        entity: String,
+        /// The table the old design names.
+        from: String,
+    },
 }
 
 impl Job {
@@ -105,6 +114,9 @@ impl Job {
             Job::Remark { entity } => format!("remark-{}", slug(entity)),
             Job::Purge { entity } => format!("purge-{}", slug(entity)),
             Job::CopyTable { from } => format!("copy-from-{}", slug(from)),
+            Job::CopyEntity { entity, from } => {
+                format!("copy-{}-from-{}", slug(entity), slug(from))
+            }
         }
     }
 
@@ -118,7 +130,8 @@ impl Job {
             | Job::MoveAttribute { entity, .. }
             | Job::FillAttribute { entity, .. }
             | Job::Remark { entity }
-            | Job::Purge { entity } => Some(entity),
+            | Job::Purge { entity }
+            | Job::CopyEntity { entity, .. } => Some(entity),
             Job::CopyTable { .. } => None,
         }
     }
@@ -129,7 +142,11 @@ impl Job {
     pub fn reads_old_design(&self) -> bool {
         matches!(
             self,
-            Job::Rekey { .. } | Job::Remark { .. } | Job::Purge { .. } | Job::CopyTable { .. }
+            Job::Rekey { .. }
+                | Job::Remark { .. }
+                | Job::Purge { .. }
+                | Job::CopyTable { .. }
+                | Job::CopyEntity { .. }
         )
     }
 
@@ -384,6 +401,21 @@ pub fn diff(old: &ir::Spec, new: &ir::Spec) -> Vec<Finding> {
     super::entities::entity_changes(&v, &mut out);
     pattern_changes(&v, &mut out);
     role_changes(&v, &mut out);
+    // An entity copied into the new table under its new keys is re-keyed
+    // by the copy.
+    let copies: Vec<Job> = out
+        .iter()
+        .flat_map(|f| &f.jobs)
+        .filter(|j| matches!(j, Job::CopyEntity { .. }))
+        .cloned()
+        .collect();
+    for job in out.iter_mut().flat_map(|f| &mut f.jobs) {
+        if let Job::Rekey { entity } = job {
+            if let Some(copy) = copies.iter().find(|c| c.entity() == Some(entity.as_str())) {
+                *job = copy.clone();
+            }
+        }
+    }
     // In the order of the new spec: by the first label on it, then the
     // changes only the old spec shows, in its order.
     let new_file = new.table.name.span.file;
@@ -471,6 +503,22 @@ fn key_text(k: &KeyDef) -> String {
 fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
     let (old, new) = (&v.old.table, &v.new.table);
     let (at, was) = (v.new_at(), v.old_at());
+    let keys_changed = old.partition_key != new.partition_key || old.sort_key != new.sort_key;
+    // Into a renamed table whose key attributes changed: entity by entity,
+    // under the new keys.
+    let copies: Vec<Job> = if keys_changed && old.name != new.name {
+        v.new
+            .entities
+            .keys()
+            .filter(|e| v.old.entities.contains_key(*e))
+            .map(|entity| Job::CopyEntity {
+                entity: entity.clone(),
+                from: old.name.clone(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     if old.name != new.name {
         let mut f = Finding::new(
             ChangeCode::TableRenamed,
@@ -481,7 +529,9 @@ fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
         .label(was.table(), "the name deployed");
         // Items can be copied as they are only into a table with the same
         // key attributes; a key schema change needs every item re-keyed.
-        if old.partition_key == new.partition_key && old.sort_key == new.sort_key {
+        if keys_changed {
+            f.jobs.extend(copies.iter().cloned());
+        } else {
             f = f.job(Job::CopyTable {
                 from: old.name.clone(),
             });
@@ -504,7 +554,7 @@ fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
         ));
         out.push(f);
     }
-    if old.partition_key != new.partition_key || old.sort_key != new.sort_key {
+    if keys_changed {
         let show = |k: &Option<KeyDef>| k.as_ref().map_or("none".to_owned(), key_text);
         let mut f = Finding::new(
             ChangeCode::TableKeySchemaChanged,
@@ -519,6 +569,14 @@ fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
         )
         .label(at.table(), "the table");
         f.replaces_table = true;
+        if old.name != new.name {
+            f.jobs.extend(copies);
+        } else {
+            f.witness = Some(format!(
+                "DynamoDB cannot change a table's key attributes: items can be copied into a new table under their new keys by a generated job when the new design names one (rename `{}`)",
+                new.name
+            ));
+        }
         out.push(f);
     }
     match (&old.ttl, &new.ttl) {

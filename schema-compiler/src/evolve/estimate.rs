@@ -64,7 +64,8 @@ pub fn estimate(spec: &ir::Spec, job: &Job, volume: &Volume) -> Option<Estimate>
             | Job::FillAttribute { .. }
             | Job::Remark { .. }
             | Job::Purge { .. }
-            | Job::CopyTable { .. } => per_item,
+            | Job::CopyTable { .. }
+            | Job::CopyEntity { .. } => per_item,
             // A transaction's Put and Delete each cost twice their units.
             Job::Rekey { .. } => 4.0 * per_item,
             Job::VerifyItems { .. } => 0.0,

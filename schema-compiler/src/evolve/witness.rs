@@ -53,8 +53,12 @@ pub(super) fn moved_key(v: &Versions<'_>, entity: &str) -> Option<String> {
     // The first sample of the new design has the same values (samples are
     // drawn per attribute), and its shard where the new key has one.
     let (_, new_item) = sample(v.new_spec, new_e)?;
-    let keys = key_names(v.new_spec);
-    let (was, now) = (show(&old_item, &keys), show(&new_item, &keys));
+    // Each item under its own design's key attributes (a table whose key
+    // attributes changed names them differently).
+    let (was, now) = (
+        show(&old_item, &key_names(v.old_spec)),
+        show(&new_item, &key_names(v.new_spec)),
+    );
     (was != now).then(|| {
         format!("item {was}, stored under the old key, is not found by a get of the same `{entity}`: it looks up {now}")
     })

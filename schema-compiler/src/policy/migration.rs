@@ -69,7 +69,7 @@ pub fn migration_policy(spec: &ir::Spec, target: &AwsTarget, jobs: &[Job]) -> Po
                     add(attribute);
                 }
             }
-            Job::CopyTable { from } => {
+            Job::CopyTable { from } | Job::CopyEntity { from, .. } => {
                 let arn = target.table_arn(from);
                 if !sources.contains(&arn) {
                     sources.push(arn);

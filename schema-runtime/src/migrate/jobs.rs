@@ -19,7 +19,7 @@ use crate::sdk::types::{
 use crate::tenant::{TenantId, TenantRules};
 use crate::{Entity, Error, Item};
 
-pub use super::rewrite::{CopyTable, FillAttribute, MoveAttribute, Purge};
+pub use super::rewrite::{CopyEntity, CopyTable, FillAttribute, MoveAttribute, Purge};
 
 /// Where a tenant-scoped entity's tenant sits in its table partition key:
 /// after `literal`, up to `delimiter` (or the end).
@@ -70,7 +70,7 @@ pub(super) fn primary_key(keys: &[(&'static str, crate::KeyShape)], item: &Item)
 
 /// Reads `item` as `E` with its scope and builds the item `E` writes
 /// today; an `Invalid` outcome when it cannot.
-fn rebuilt<E: Entity>(item: &Item, tenant: Option<TenantAt>) -> Result<Item, Outcome>
+pub(super) fn rebuilt<E: Entity>(item: &Item, tenant: Option<TenantAt>) -> Result<Item, Outcome>
 where
     E::Scope: ScopeOfItem,
 {

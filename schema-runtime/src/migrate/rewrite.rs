@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 
-use super::jobs::{primary_key, set_keys};
+use super::jobs::{primary_key, rebuilt, set_keys, ScopeOfItem, TenantAt};
 use super::{Context, Job, Outcome};
 use crate::codec::Attr;
 use crate::identity::Identity;
@@ -479,6 +479,146 @@ impl Job for CopyTable {
                 .get_item()
                 .table_name(&context.table)
                 .set_key(Some(self.key(item)))
+                .consistent_read(true)
+                .send()
+                .await?;
+            Ok(found
+                .item
+                .is_none()
+                .then(|| format!("not in table `{}`", context.table)))
+        }
+        .boxed()
+    }
+}
+
+/// Copies every stored item of `E` out of the table `from` (the old
+/// design's, renamed, with other key attributes) into the context's table,
+/// as `E` writes it today: its new keys, index keys and all. One `PutItem`
+/// per item, only where its new key is free (an item new code wrote there
+/// is newer and stays).
+pub struct CopyEntity<E> {
+    id: &'static str,
+    from: &'static str,
+    old: Identity,
+    old_tenant: Option<TenantAt>,
+    entity: PhantomData<fn() -> E>,
+}
+
+impl<E> CopyEntity<E> {
+    /// The job `id`, copying out of table `from` the items `old` (the old
+    /// design's identity of `E`) tells, whose tenant is at `old_tenant`.
+    pub const fn new(
+        id: &'static str,
+        from: &'static str,
+        old: Identity,
+        old_tenant: Option<TenantAt>,
+    ) -> Self {
+        CopyEntity {
+            id,
+            from,
+            old,
+            old_tenant,
+            entity: PhantomData,
+        }
+    }
+}
+
+impl<E: Entity> Job for CopyEntity<E>
+where
+    E::Scope: ScopeOfItem,
+{
+    fn id(&self) -> &str {
+        self.id
+    }
+
+    fn description(&self) -> String {
+        format!(
+            "copies every stored {} of table `{}` under its new keys",
+            E::ENTITY_TYPE,
+            self.from
+        )
+    }
+
+    fn writes(&self) -> bool {
+        true
+    }
+
+    fn source(&self) -> Option<&str> {
+        Some(self.from)
+    }
+
+    fn apply<'a>(
+        &'a self,
+        context: &'a Context,
+        item: &'a Item,
+    ) -> BoxFuture<'a, Result<Outcome, Error>> {
+        async move {
+            if !self.old.matches(item) {
+                return Ok(Outcome::Skipped);
+            }
+            let new_item = match rebuilt::<E>(item, self.old_tenant) {
+                Ok(new_item) => new_item,
+                Err(outcome) => return Ok(outcome),
+            };
+            if !context.live {
+                return Ok(Outcome::Updated);
+            }
+            let first = E::IDENTITY.keys().first().map_or("pk", |(k, _)| *k);
+            let result = context
+                .client
+                .put_item()
+                .table_name(&context.table)
+                .set_item(Some(new_item.clone()))
+                .condition_expression("attribute_not_exists(#k)")
+                .expression_attribute_names("#k", first)
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .send()
+                .await;
+            match result {
+                Ok(_) => Ok(Outcome::Updated),
+                Err(crate::sdk::error::SdkError::ServiceError(service)) => match service.err() {
+                    crate::sdk::operation::put_item::PutItemError::ConditionalCheckFailedException(c) => {
+                        // Copied already (an attempt whose answer was lost),
+                        // or written there since by new code, which wins.
+                        Ok(if c.item.as_ref() == Some(&new_item) {
+                            Outcome::AlreadyDone
+                        } else {
+                            Outcome::ChangedConcurrently
+                        })
+                    }
+                    _ => Err(Error::from(crate::sdk::error::SdkError::ServiceError(service))),
+                },
+                Err(e) => Err(Error::from(e)),
+            }
+        }
+        .boxed()
+    }
+
+    fn remaining(&self, _: &Item) -> Option<String> {
+        None
+    }
+
+    fn check<'a>(
+        &'a self,
+        context: &'a Context,
+        item: &'a Item,
+    ) -> BoxFuture<'a, Result<Option<String>, Error>> {
+        async move {
+            if !self.old.matches(item) {
+                return Ok(None);
+            }
+            let new_item = match rebuilt::<E>(item, self.old_tenant) {
+                Ok(new_item) => new_item,
+                Err(Outcome::Invalid(why)) => return Ok(Some(why)),
+                Err(_) => return Ok(None),
+            };
+            let found = context
+                .client
+                .get_item()
+                .table_name(&context.table)
+                .set_key(Some(primary_key(E::IDENTITY.keys(), &new_item)))
                 .consistent_read(true)
                 .send()
                 .await?;

@@ -346,5 +346,8 @@ fn describe(job: &evolve::Job) -> String {
         evolve::Job::CopyTable { from } => {
             format!("copy every item of table `{from}` into the new table (PutItem where the key is free)")
         }
+        evolve::Job::CopyEntity { entity, from } => {
+            format!("copy every stored `{entity}` of table `{from}` into the new table under its new keys (PutItem where the new key is free)")
+        }
     }
 }

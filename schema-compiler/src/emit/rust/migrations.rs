@@ -38,7 +38,8 @@ impl<'a> Emitter<'a> {
                 Job::Rekey { entity }
                 | Job::MoveAttribute { entity, .. }
                 | Job::FillAttribute { entity, .. }
-                | Job::Remark { entity } => entities.contains(&entity.as_str()),
+                | Job::Remark { entity }
+                | Job::CopyEntity { entity, .. } => entities.contains(&entity.as_str()),
                 // The new table is empty until the copy: every read waits.
                 Job::CopyTable { .. } => true,
                 Job::VerifyItems { .. } | Job::Purge { .. } => false,
@@ -205,7 +206,8 @@ impl<'a> Emitter<'a> {
             | Job::Rekey { .. }
             | Job::MoveAttribute { .. }
             | Job::FillAttribute { .. }
-            | Job::Remark { .. } => {}
+            | Job::Remark { .. }
+            | Job::CopyEntity { .. } => {}
         }
         let entity = self.spec.entities.get(job.entity()?)?;
         let ty = self.name(Item::Entity(entity.name.as_str()));
@@ -248,6 +250,14 @@ impl<'a> Emitter<'a> {
                 let old = previous.entities.get(name.as_str())?;
                 let old_identity = super::Emitter::new(previous).identity(old);
                 quote!(Box::new(__rt::migrate::jobs::FillAttribute::<#ty>::remark(#id, #old_identity)))
+            }
+            Job::CopyEntity { entity: name, from } => {
+                let previous = previous?;
+                let old = previous.entities.get(name.as_str())?;
+                let old_identity = super::Emitter::new(previous).identity(old);
+                let tenant = tenant_at(previous, old);
+                let from = from.as_str();
+                quote!(Box::new(__rt::migrate::jobs::CopyEntity::<#ty>::new(#id, #from, #old_identity, #tenant)))
             }
             Job::FillAttribute { value: None, .. } | Job::Purge { .. } | Job::CopyTable { .. } => {
                 return None
