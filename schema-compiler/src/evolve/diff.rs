@@ -500,7 +500,9 @@ fn key_text(k: &KeyDef) -> String {
     format!("`{}` ({:?})", k.attribute, k.r#type)
 }
 
-fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
+/// A renamed table and changed key attributes: what CloudFormation applies
+/// by replacing the table, with the jobs that copy the items over.
+fn table_moves(v: &Versions<'_>, out: &mut Vec<Finding>) {
     let (old, new) = (&v.old.table, &v.new.table);
     let (at, was) = (v.new_at(), v.old_at());
     let keys_changed = old.partition_key != new.partition_key || old.sort_key != new.sort_key;
@@ -579,6 +581,12 @@ fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
         }
         out.push(f);
     }
+}
+
+fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
+    let (old, new) = (&v.old.table, &v.new.table);
+    let at = v.new_at();
+    table_moves(v, out);
     match (&old.ttl, &new.ttl) {
         (None, Some(ttl)) => out.push(
             Finding::new(ChangeCode::TtlAdded, ttl, format!("the table gets the TTL attribute `{ttl}`"))

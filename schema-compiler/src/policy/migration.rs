@@ -23,7 +23,7 @@ use crate::evolve::Job;
 use crate::ir;
 
 use super::model::{
-    Action, AttributeNames, Condition, Effect, PolicyDocument, PolicyVersion, Sid, Statement,
+    Action, Arn, AttributeNames, Condition, Effect, PolicyDocument, PolicyVersion, Sid, Statement,
 };
 use super::AwsTarget;
 
@@ -36,53 +36,8 @@ pub const CONTROL_TABLE_SUFFIX: &str = "__singletable";
 pub fn migration_policy(spec: &ir::Spec, target: &AwsTarget, jobs: &[Job]) -> PolicyDocument {
     let table = spec.table.name.as_str();
     let control = format!("{table}{CONTROL_TABLE_SUFFIX}");
-    let mut keys: Vec<String> = Vec::new();
-    let mut add = |name: &str| {
-        if !keys.iter().any(|k| k == name) {
-            keys.push(name.to_owned());
-        }
-    };
-    for key in spec.key_attributes() {
-        add(&key.name.value);
-    }
-    let mut sources = vec![target.table_arn(table)];
-    let mut copies = false;
-    for job in jobs {
-        match job {
-            Job::MoveAttribute { from, to, .. } => {
-                add(from);
-                add(to);
-            }
-            Job::FillAttribute {
-                entity, attribute, ..
-            } => {
-                if let Some(a) = spec
-                    .entities
-                    .get(entity.as_str())
-                    .and_then(|e| e.attributes.get(attribute.as_str()))
-                {
-                    add(a.stored());
-                }
-            }
-            Job::Remark { entity } => {
-                if let Some((attribute, _)) = spec.table.entity_type.marker(entity) {
-                    add(attribute);
-                }
-            }
-            Job::CopyTable { from } | Job::CopyEntity { from, .. } => {
-                let arn = target.table_arn(from);
-                if !sources.contains(&arn) {
-                    sources.push(arn);
-                }
-                copies = true;
-            }
-            Job::BackfillIndexKeys { .. }
-            | Job::CleanupIndexKeys { .. }
-            | Job::VerifyItems { .. }
-            | Job::Rekey { .. }
-            | Job::Purge { .. } => {}
-        }
-    }
+    let needs = Needs::of(spec, target, jobs);
+    let (keys, sources, copies) = (needs.attributes, needs.sources, needs.copies);
     let on_table = |sid: &str, action: Vec<Action>, condition: Condition| Statement {
         sid: Sid::new(sid),
         effect: Effect::Allow,
@@ -140,5 +95,73 @@ pub fn migration_policy(spec: &ir::Spec, target: &AwsTarget, jobs: &[Job]) -> Po
                 condition: Condition::default(),
             },
         ],
+    }
+}
+
+/// What the pending jobs need beside re-keys and index keys.
+struct Needs {
+    /// The attributes UpdateItem may name: the keys, and what jobs move,
+    /// fill or re-mark.
+    attributes: Vec<String>,
+    /// The tables scanned: the table, and those copies read.
+    sources: Vec<Arn>,
+    /// A copy is pending (its `verify` looks items up in the table).
+    copies: bool,
+}
+
+impl Needs {
+    fn of(spec: &ir::Spec, target: &AwsTarget, jobs: &[Job]) -> Needs {
+        let mut keys: Vec<String> = Vec::new();
+        let mut add = |name: &str| {
+            if !keys.iter().any(|k| k == name) {
+                keys.push(name.to_owned());
+            }
+        };
+        for key in spec.key_attributes() {
+            add(&key.name.value);
+        }
+        let mut sources = vec![target.table_arn(spec.table.name.as_str())];
+        let mut copies = false;
+        for job in jobs {
+            match job {
+                Job::MoveAttribute { from, to, .. } => {
+                    add(from);
+                    add(to);
+                }
+                Job::FillAttribute {
+                    entity, attribute, ..
+                } => {
+                    if let Some(a) = spec
+                        .entities
+                        .get(entity.as_str())
+                        .and_then(|e| e.attributes.get(attribute.as_str()))
+                    {
+                        add(a.stored());
+                    }
+                }
+                Job::Remark { entity } => {
+                    if let Some((attribute, _)) = spec.table.entity_type.marker(entity) {
+                        add(attribute);
+                    }
+                }
+                Job::CopyTable { from } | Job::CopyEntity { from, .. } => {
+                    let arn = target.table_arn(from);
+                    if !sources.contains(&arn) {
+                        sources.push(arn);
+                    }
+                    copies = true;
+                }
+                Job::BackfillIndexKeys { .. }
+                | Job::CleanupIndexKeys { .. }
+                | Job::VerifyItems { .. }
+                | Job::Rekey { .. }
+                | Job::Purge { .. } => {}
+            }
+        }
+        Needs {
+            attributes: keys,
+            sources,
+            copies,
+        }
     }
 }

@@ -926,6 +926,85 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The update's method making one element change of attribute `a`:
+    /// `add_<counter>(n)`, `add_to_<set>`/`remove_from_<set>`,
+    /// `append_to_<list>`, `remove_from_<list>_at(index, expected)`.
+    fn element_change_setter(
+        &self,
+        entity: &'a ir::Entity,
+        a: &'a ir::Attribute,
+        kind: ir::ElementChange,
+    ) -> TokenStream {
+        let name = entity.name.as_str();
+        let f = self.name(Item::Change(name, a.name.as_str(), kind));
+        let attribute = a.name.as_str();
+        let field = self.name(Item::Setter(name, a.name.as_str()));
+        let element_type = |a: &ir::Attribute| self.list_element_type(name, a);
+        match kind {
+            ir::ElementChange::Add => {
+                let d = format!(
+                    " Adds `n` to `{attribute}` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `{field}` setter in the same update."
+                );
+                quote! {
+                    #[doc = #d]
+                    pub fn #f(mut self, n: i64) -> Self {
+                        self.#f = Some(self.#f.unwrap_or(0).saturating_add(n));
+                        self
+                    }
+                }
+            }
+            ir::ElementChange::SetAdd | ir::ElementChange::SetRemove => {
+                let t = self.value_type(name, a);
+                let d = if kind == ir::ElementChange::SetAdd {
+                    format!(" Adds `values` to the set `{attribute}` atomically (DynamoDB's `ADD`; a missing set is created). Not with a `{field}` setter in the same update.")
+                } else {
+                    format!(" Removes `values` from the set `{attribute}` atomically (DynamoDB's `DELETE`; a set left empty is removed). Not with a `{field}` setter in the same update.")
+                };
+                quote! {
+                    #[doc = #d]
+                    pub fn #f(mut self, values: impl IntoIterator<Item = <#t as IntoIterator>::Item>) -> Self {
+                        self.#f.extend(values);
+                        self
+                    }
+                }
+            }
+            ir::ElementChange::ListAppend => {
+                let t = element_type(a);
+                let d = format!(" Appends `values` to the list `{attribute}` (a missing list counts as empty), each checked against the elements' declared rules. Not with a `{field}` setter or a removal in the same update.");
+                quote! {
+                    #[doc = #d]
+                    pub fn #f(mut self, values: impl IntoIterator<Item = #t>) -> Self {
+                        self.#f.extend(values);
+                        self
+                    }
+                }
+            }
+            ir::ElementChange::ListRemoveAt => {
+                let t = element_type(a);
+                let d = format!(" Removes the element at `index` of the list `{attribute}` (indexes of the list as stored), only if it is `expected`: else the update fails with `Error::ConditionNotMet`, which carries the stored item (another writer moved or removed it). Not with a `{field}` setter or an append in the same update.");
+                quote! {
+                    #[doc = #d]
+                    pub fn #f(mut self, index: usize, expected: impl Into<#t>) -> Self {
+                        self.#f.insert(index, expected.into());
+                        self
+                    }
+                }
+            }
+        }
+    }
+
+    /// A list's element type (`AttributeValue` for an untyped list).
+    fn list_element_type(&self, entity: &str, a: &ir::Attribute) -> TokenStream {
+        if let ir::AttributeType::List {
+            items: Some(items), ..
+        } = &a.r#type
+        {
+            self.type_of(entity, a.name.as_str(), items)
+        } else {
+            quote!(__rt::AttributeValue)
+        }
+    }
+
     fn emit_update(&self, entity: &'a ir::Entity) -> TokenStream {
         let name = entity.name.as_str();
         let entity_ty = self.entity_ident(entity);
@@ -1053,17 +1132,7 @@ impl<'a> Emitter<'a> {
         let change = |a: &'a ir::Attribute, kind: ir::ElementChange| {
             self.name(Item::Change(name, a.name.as_str(), kind))
         };
-        // A list's element type (`AttributeValue` for an untyped list).
-        let element_type = |a: &ir::Attribute| -> TokenStream {
-            if let ir::AttributeType::List {
-                items: Some(items), ..
-            } = &a.r#type
-            {
-                self.type_of(name, a.name.as_str(), items)
-            } else {
-                quote!(__rt::AttributeValue)
-            }
-        };
+        let element_type = |a: &ir::Attribute| self.list_element_type(name, a);
         let add_fields = changes.iter().map(|&(a, kind)| {
             let f = change(a, kind);
             match kind {
@@ -1082,62 +1151,9 @@ impl<'a> Emitter<'a> {
                 }
             }
         });
-        let add_setters = changes.iter().map(|&(a, kind)| {
-            let f = change(a, kind);
-            let attribute = a.name.as_str();
-            let field = setter(a);
-            match kind {
-                ir::ElementChange::Add => {
-                    let d = format!(
-                        " Adds `n` to `{attribute}` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `{field}` setter in the same update."
-                    );
-                    quote! {
-                        #[doc = #d]
-                        pub fn #f(mut self, n: i64) -> Self {
-                            self.#f = Some(self.#f.unwrap_or(0).saturating_add(n));
-                            self
-                        }
-                    }
-                }
-                ir::ElementChange::SetAdd | ir::ElementChange::SetRemove => {
-                    let t = self.value_type(name, a);
-                    let d = if kind == ir::ElementChange::SetAdd {
-                        format!(" Adds `values` to the set `{attribute}` atomically (DynamoDB's `ADD`; a missing set is created). Not with a `{field}` setter in the same update.")
-                    } else {
-                        format!(" Removes `values` from the set `{attribute}` atomically (DynamoDB's `DELETE`; a set left empty is removed). Not with a `{field}` setter in the same update.")
-                    };
-                    quote! {
-                        #[doc = #d]
-                        pub fn #f(mut self, values: impl IntoIterator<Item = <#t as IntoIterator>::Item>) -> Self {
-                            self.#f.extend(values);
-                            self
-                        }
-                    }
-                }
-                ir::ElementChange::ListAppend => {
-                    let t = element_type(a);
-                    let d = format!(" Appends `values` to the list `{attribute}` (a missing list counts as empty), each checked against the elements' declared rules. Not with a `{field}` setter or a removal in the same update.");
-                    quote! {
-                        #[doc = #d]
-                        pub fn #f(mut self, values: impl IntoIterator<Item = #t>) -> Self {
-                            self.#f.extend(values);
-                            self
-                        }
-                    }
-                }
-                ir::ElementChange::ListRemoveAt => {
-                    let t = element_type(a);
-                    let d = format!(" Removes the element at `index` of the list `{attribute}` (indexes of the list as stored), only if it is `expected`: else the update fails with `Error::ConditionNotMet`, which carries the stored item (another writer moved or removed it). Not with a `{field}` setter or an append in the same update.");
-                    quote! {
-                        #[doc = #d]
-                        pub fn #f(mut self, index: usize, expected: impl Into<#t>) -> Self {
-                            self.#f.insert(index, expected.into());
-                            self
-                        }
-                    }
-                }
-            }
-        });
+        let add_setters = changes
+            .iter()
+            .map(|&(a, kind)| self.element_change_setter(entity, a, kind));
         let adds: Vec<TokenStream> = changes
             .iter()
             .filter_map(|&(a, kind)| {
