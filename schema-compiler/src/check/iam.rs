@@ -30,18 +30,24 @@ pub fn check_role_scope(spec: &ir::Spec, diags: &mut Diagnostics) {
             let Some(pattern) = spec.access_patterns.get(&name.value) else {
                 continue;
             };
-            let outside = iam::pattern_grants(spec, pattern)
-                .into_iter()
-                .find(|(_, _, template)| !iam::starts_with_tenant(template));
+            // Keys outside the tenant: granted only as a global entity's
+            // own keys, where no tenant's key can match them.
+            let outside =
+                iam::pattern_grants(spec, pattern)
+                    .into_iter()
+                    .find(|(_, index, template)| {
+                        !iam::starts_with_tenant(template)
+                            && !iam::global_grantable(spec, *index, template)
+                    });
             if let Some((_, _, template)) = outside {
                 diags.push(
                     Diagnostic::new(
                         Code::RoleNotTenantScoped,
-                        format!("role `{}` lists `{name}`, whose keys do not start with the tenant", role.name),
+                        format!("role `{}` lists `{name}`, whose keys do not start with the tenant and are no global entity's keys apart from every tenant's", role.name),
                     )
                     .label(name.span, "listed here")
                     .label(template.source.span, "this partition key has no tenant prefix")
-                    .help(format!("tenant roles are only granted keys that start with `<{}>`; serve this access pattern through a role of a spec without a tenant, or remove it from the role", tenant.placeholder)),
+                    .help(format!("roles are granted keys that start with `<{}>`, and the keys of global entities whose text before the first placeholder is not a prefix of any tenant key's text before `<{0}>` (nor the other way round); give the key a distinct literal prefix, or remove the access pattern from the role", tenant.placeholder)),
                 );
             }
         }

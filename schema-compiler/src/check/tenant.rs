@@ -292,7 +292,7 @@ pub fn check_global_entities(spec: &ir::Spec, diags: &mut Diagnostics) {
             d = d.label(e.name.span, "declared `scope: global`");
         }
         diags.push(
-            d.help("tenant roles are never granted these keys; serve them through a separate role"),
+            d.help("the runtime policy never grants these keys; a role is granted them, by their own pattern, for the access patterns it lists"),
         );
     }
 }

@@ -27,8 +27,13 @@ pub(crate) struct TargetGrants<'s> {
 #[derive(Debug, Default)]
 pub(crate) struct Grants<'s> {
     /// The table first, then the indexes in the spec's order; only those
-    /// granted something.
+    /// granted something. In a multi-tenant spec, keys that start with
+    /// the tenant.
     pub targets: Vec<TargetGrants<'s>>,
+    /// In a multi-tenant spec, the keys of global entities a role's access
+    /// patterns reach, per resource: granted by their own patterns, where
+    /// no tenant's key can match them ([`global_grantable`]).
+    pub globals: Vec<TargetGrants<'s>>,
     /// What a role scans: the table (`None`) or an index, each once; the
     /// runtime policy never scans.
     pub scans: Vec<Option<&'s str>>,
@@ -76,6 +81,13 @@ impl<'s> Grants<'s> {
         for name in access_patterns {
             if let Some(pattern) = spec.access_patterns.get(&name.value) {
                 grants.grant_pattern(spec, pattern, tenant);
+                if tenant {
+                    for (action, index, template) in pattern_grants(spec, pattern) {
+                        if global_grantable(spec, index, template) {
+                            add_to(&mut grants.globals, action, index, template);
+                        }
+                    }
+                }
                 if let Operation::Scan(scan) = &pattern.operation {
                     let target = match &scan.index {
                         IndexRef::Table => None,
@@ -110,33 +122,108 @@ impl<'s> Grants<'s> {
         if tenant && !starts_with_tenant(template) {
             return;
         }
-        let at = match self.targets.iter().position(|t| t.index == index) {
-            Some(at) => at,
-            None => {
-                self.targets.push(TargetGrants {
-                    index,
-                    actions: BTreeSet::new(),
-                    keys: Vec::new(),
-                    seen: BTreeSet::new(),
-                });
-                self.targets.len() - 1
-            }
-        };
-        let target = &mut self.targets[at];
-        target.actions.insert(action);
-        if target.seen.insert(&template.segments) {
-            target.keys.push(template);
-        }
+        add_to(&mut self.targets, action, index, template);
     }
 
     /// The table first, then the indexes in the spec's order.
     fn order_indexes(&mut self, spec: &ir::Spec) {
-        self.targets.sort_by_key(|t| {
-            t.index.map_or(0, |name| {
-                1 + spec.indexes.get_index_of(name).unwrap_or(usize::MAX - 1)
-            })
-        });
+        for targets in [&mut self.targets, &mut self.globals] {
+            targets.sort_by_key(|t| {
+                t.index.map_or(0, |name| {
+                    1 + spec.indexes.get_index_of(name).unwrap_or(usize::MAX - 1)
+                })
+            });
+        }
     }
+}
+
+/// Grants `action` on the table (or `index`) for keys of `template`.
+fn add_to<'s>(
+    targets: &mut Vec<TargetGrants<'s>>,
+    action: Action,
+    index: Option<&'s str>,
+    template: &'s ir::KeyTemplate,
+) {
+    let at = match targets.iter().position(|t| t.index == index) {
+        Some(at) => at,
+        None => {
+            targets.push(TargetGrants {
+                index,
+                actions: BTreeSet::new(),
+                keys: Vec::new(),
+                seen: BTreeSet::new(),
+            });
+            targets.len() - 1
+        }
+    };
+    let target = &mut targets[at];
+    target.actions.insert(action);
+    if target.seen.insert(&template.segments) {
+        target.keys.push(template);
+    }
+}
+
+/// A template as text: its literals, and each placeholder by name.
+fn shape(template: &ir::KeyTemplate) -> Vec<(bool, &str)> {
+    template
+        .segments
+        .iter()
+        .map(|segment| match segment {
+            Segment::Literal(text) => (true, text.as_str()),
+            Segment::Placeholder(p) => (false, p.name.value.as_str()),
+        })
+        .collect()
+}
+
+/// The text of `template` before its first placeholder.
+pub(crate) fn literal_prefix(template: &ir::KeyTemplate) -> String {
+    let mut out = String::new();
+    for segment in &template.segments {
+        match segment {
+            Segment::Literal(text) => out.push_str(text),
+            Segment::Placeholder(_) => break,
+        }
+    }
+    out
+}
+
+/// Whether `template`, on the table (or `index`), is a partition key of a
+/// global entity that a role may be granted in a multi-tenant spec: no key
+/// of a tenant-scoped entity there can match its pattern. Sound by
+/// prefixes: every tenant key there starts with its template's text before
+/// the tenant, every key the pattern matches with this template's text
+/// before its first placeholder; when neither text is a prefix of the
+/// other, the two differ at a position both keys have.
+pub(crate) fn global_grantable(
+    spec: &ir::Spec,
+    index: Option<&str>,
+    template: &ir::KeyTemplate,
+) -> bool {
+    // The same template as a global entity's key there (a query's key
+    // condition names the entity's template again).
+    let same = |key: &ir::KeyTemplate| shape(key) == shape(template);
+    let global = spec.entities.values().any(|e| {
+        e.scope == ir::Scope::Global
+            && match index {
+                None => same(&e.primary_key.pk),
+                Some(i) => e.index_keys.get(i).is_some_and(|k| same(&k.pk)),
+            }
+    });
+    if !global || starts_with_tenant(template) {
+        return false;
+    }
+    let ours = literal_prefix(template);
+    spec.entities
+        .values()
+        .filter(|e| e.scope == ir::Scope::Tenant)
+        .filter_map(|e| match index {
+            None => Some(&e.primary_key.pk),
+            Some(i) => e.index_keys.get(i).map(|k| &k.pk),
+        })
+        .all(|tenant_key| {
+            let theirs = literal_prefix(tenant_key);
+            !theirs.starts_with(&ours) && !ours.starts_with(&theirs)
+        })
 }
 
 /// What one access pattern needs: `(action, index queried, partition-key template)`.

@@ -36,7 +36,7 @@ pub use migration::{migration_policy, CONTROL_TABLE_SUFFIX};
 use crate::ir;
 
 use grants::Grants;
-pub(crate) use grants::{pattern_grants, starts_with_tenant};
+pub(crate) use grants::{global_grantable, pattern_grants, starts_with_tenant};
 use model::{
     escape_literal, Action, Arn, Condition, Effect, FullTableScan, IamBool, KeyPattern,
     LeadingKeys, PolicyDocument, PolicyVersion, Sid, Statement,
@@ -192,6 +192,7 @@ pub fn policy(
     };
     let table = spec.table.name.as_str();
     let mut statement = allow_statements(spec, &grants, target, tenant);
+    statement.extend(global_statements(spec, &grants, target));
     let everything = vec![target.table_arn(table), target.all_indexes_arn(table)];
     let arn = |scanned: &Option<&str>| match scanned {
         None => target.table_arn(table),
@@ -329,6 +330,76 @@ fn allow_statements(
             }
         })
         .collect()
+}
+
+/// The Allow statements of the global entities' keys a role reaches, in a
+/// multi-tenant spec: `GlobalKeys`, each key confined to its template's
+/// pattern (literal text as it is, every placeholder `*`), on exactly the
+/// resources and with exactly the actions its access patterns send.
+fn global_statements(spec: &ir::Spec, grants: &Grants<'_>, target: &AwsTarget) -> Vec<Statement> {
+    let table = spec.table.name.as_str();
+    let mut groups: Vec<(Vec<Action>, Vec<KeyPattern>, Vec<Arn>)> = Vec::new();
+    for granted in &grants.globals {
+        let actions: Vec<Action> = granted.actions.iter().copied().collect();
+        let mut patterns: Vec<KeyPattern> = Vec::new();
+        for pattern in granted.keys.iter().map(|k| global_pattern(k)) {
+            if !patterns.contains(&pattern) {
+                patterns.push(pattern);
+            }
+        }
+        let arn = match granted.index {
+            None => target.table_arn(table),
+            Some(index) => target.index_arn(table, index),
+        };
+        match groups
+            .iter_mut()
+            .find(|(a, p, _)| *a == actions && *p == patterns)
+        {
+            Some((_, _, arns)) => arns.push(arn),
+            None => groups.push((actions, patterns, vec![arn])),
+        }
+    }
+    groups
+        .into_iter()
+        .enumerate()
+        .map(|(i, (action, patterns, resource))| Statement {
+            sid: Sid::new(&if i == 0 {
+                "GlobalKeys".to_owned()
+            } else {
+                format!("GlobalKeys{}", i + 1)
+            }),
+            effect: Effect::Allow,
+            action,
+            resource,
+            condition: Condition {
+                for_all_values_string_like: Some(LeadingKeys {
+                    leading_keys: patterns,
+                }),
+                null: Some(LeadingKeys {
+                    leading_keys: IamBool::False,
+                }),
+                bool: None,
+                for_all_values_string_equals: None,
+            },
+        })
+        .collect()
+}
+
+/// The `dynamodb:LeadingKeys` pattern of a global entity's partition-key
+/// template: its literal text escaped, each placeholder `*`.
+fn global_pattern(template: &ir::KeyTemplate) -> KeyPattern {
+    let mut out = String::new();
+    for segment in &template.segments {
+        match segment {
+            ir::Segment::Literal(text) => escape_literal(text, &mut out),
+            ir::Segment::Placeholder(_) => {
+                if !out.ends_with('*') {
+                    out.push('*');
+                }
+            }
+        }
+    }
+    KeyPattern(out)
 }
 
 /// The `dynamodb:LeadingKeys` pattern of a partition-key template that
