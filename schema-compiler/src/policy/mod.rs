@@ -266,33 +266,9 @@ fn allow_statements(
             out
         }
     });
-    let mut groups: Vec<(Vec<Action>, Vec<KeyPattern>, Vec<Arn>)> = Vec::new();
-    for granted in &grants.targets {
-        let actions: Vec<Action> = granted.actions.iter().copied().collect();
-        let mut patterns: Vec<KeyPattern> = Vec::new();
-        if let Some(tenant_text) = &tenant_text {
-            for pattern in granted
-                .keys
-                .iter()
-                .filter_map(|k| key_pattern(k, tenant_text))
-            {
-                if !patterns.contains(&pattern) {
-                    patterns.push(pattern);
-                }
-            }
-        }
-        let arn = match granted.index {
-            None => target.table_arn(table),
-            Some(index) => target.index_arn(table, index),
-        };
-        match groups
-            .iter_mut()
-            .find(|(a, p, _)| *a == actions && *p == patterns)
-        {
-            Some((_, _, arns)) => arns.push(arn),
-            None => groups.push((actions, patterns, vec![arn])),
-        }
-    }
+    let groups = group(&grants.targets, table, target, |k| {
+        tenant_text.as_deref().and_then(|t| key_pattern(k, t))
+    });
     let base = if spec.tenant.is_some() {
         "TenantKeys"
     } else {
@@ -338,27 +314,7 @@ fn allow_statements(
 /// resources and with exactly the actions its access patterns send.
 fn global_statements(spec: &ir::Spec, grants: &Grants<'_>, target: &AwsTarget) -> Vec<Statement> {
     let table = spec.table.name.as_str();
-    let mut groups: Vec<(Vec<Action>, Vec<KeyPattern>, Vec<Arn>)> = Vec::new();
-    for granted in &grants.globals {
-        let actions: Vec<Action> = granted.actions.iter().copied().collect();
-        let mut patterns: Vec<KeyPattern> = Vec::new();
-        for pattern in granted.keys.iter().map(|k| global_pattern(k)) {
-            if !patterns.contains(&pattern) {
-                patterns.push(pattern);
-            }
-        }
-        let arn = match granted.index {
-            None => target.table_arn(table),
-            Some(index) => target.index_arn(table, index),
-        };
-        match groups
-            .iter_mut()
-            .find(|(a, p, _)| *a == actions && *p == patterns)
-        {
-            Some((_, _, arns)) => arns.push(arn),
-            None => groups.push((actions, patterns, vec![arn])),
-        }
-    }
+    let groups = group(&grants.globals, table, target, |k| Some(global_pattern(k)));
     groups
         .into_iter()
         .enumerate()
@@ -383,6 +339,38 @@ fn global_statements(spec: &ir::Spec, grants: &Grants<'_>, target: &AwsTarget) -
             },
         })
         .collect()
+}
+
+/// The resources of `targets` grouped by their actions and key patterns
+/// (`pattern` of each key template, each once): one statement each.
+fn group(
+    targets: &[grants::TargetGrants<'_>],
+    table: &str,
+    target: &AwsTarget,
+    pattern: impl Fn(&ir::KeyTemplate) -> Option<KeyPattern>,
+) -> Vec<(Vec<Action>, Vec<KeyPattern>, Vec<Arn>)> {
+    let mut groups: Vec<(Vec<Action>, Vec<KeyPattern>, Vec<Arn>)> = Vec::new();
+    for granted in targets {
+        let actions: Vec<Action> = granted.actions.iter().copied().collect();
+        let mut patterns: Vec<KeyPattern> = Vec::new();
+        for p in granted.keys.iter().filter_map(|k| pattern(k)) {
+            if !patterns.contains(&p) {
+                patterns.push(p);
+            }
+        }
+        let arn = match granted.index {
+            None => target.table_arn(table),
+            Some(index) => target.index_arn(table, index),
+        };
+        match groups
+            .iter_mut()
+            .find(|(a, p, _)| *a == actions && *p == patterns)
+        {
+            Some((_, _, arns)) => arns.push(arn),
+            None => groups.push((actions, patterns, vec![arn])),
+        }
+    }
+    groups
 }
 
 /// The `dynamodb:LeadingKeys` pattern of a global entity's partition-key

@@ -429,34 +429,7 @@ impl Job for CopyTable {
                 return Ok(Outcome::Updated);
             }
             let first = self.keys.first().copied().unwrap_or("pk");
-            let result = context
-                .client
-                .put_item()
-                .table_name(&context.table)
-                .set_item(Some(item.clone()))
-                .condition_expression("attribute_not_exists(#k)")
-                .expression_attribute_names("#k", first)
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .send()
-                .await;
-            match result {
-                Ok(_) => Ok(Outcome::Updated),
-                Err(crate::sdk::error::SdkError::ServiceError(service)) => match service.err() {
-                    crate::sdk::operation::put_item::PutItemError::ConditionalCheckFailedException(c) => {
-                        // Copied already (an attempt whose answer was lost),
-                        // or written there since by new code, which wins.
-                        Ok(if c.item.as_ref() == Some(item) {
-                            Outcome::AlreadyDone
-                        } else {
-                            Outcome::ChangedConcurrently
-                        })
-                    }
-                    _ => Err(Error::from(crate::sdk::error::SdkError::ServiceError(service))),
-                },
-                Err(e) => Err(Error::from(e)),
-            }
+            put_if_free(context, item.clone(), first).await
         }
         .boxed()
     }
@@ -564,34 +537,7 @@ where
                 return Ok(Outcome::Updated);
             }
             let first = E::IDENTITY.keys().first().map_or("pk", |(k, _)| *k);
-            let result = context
-                .client
-                .put_item()
-                .table_name(&context.table)
-                .set_item(Some(new_item.clone()))
-                .condition_expression("attribute_not_exists(#k)")
-                .expression_attribute_names("#k", first)
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .send()
-                .await;
-            match result {
-                Ok(_) => Ok(Outcome::Updated),
-                Err(crate::sdk::error::SdkError::ServiceError(service)) => match service.err() {
-                    crate::sdk::operation::put_item::PutItemError::ConditionalCheckFailedException(c) => {
-                        // Copied already (an attempt whose answer was lost),
-                        // or written there since by new code, which wins.
-                        Ok(if c.item.as_ref() == Some(&new_item) {
-                            Outcome::AlreadyDone
-                        } else {
-                            Outcome::ChangedConcurrently
-                        })
-                    }
-                    _ => Err(Error::from(crate::sdk::error::SdkError::ServiceError(service))),
-                },
-                Err(e) => Err(Error::from(e)),
-            }
+            put_if_free(context, new_item, first).await
         }
         .boxed()
     }
@@ -628,5 +574,38 @@ where
                 .then(|| format!("not in table `{}`", context.table)))
         }
         .boxed()
+    }
+}
+
+/// `PutItem` of `item` into the context's table only where no item has its
+/// key (`first`: its first key attribute). An item there already is this
+/// very item (an attempt whose answer was lost: `AlreadyDone`) or one new
+/// code wrote since, which wins (`ChangedConcurrently`).
+async fn put_if_free(context: &Context, item: Item, first: &str) -> Result<Outcome, Error> {
+    let result = context
+        .client
+        .put_item()
+        .table_name(&context.table)
+        .set_item(Some(item.clone()))
+        .condition_expression("attribute_not_exists(#k)")
+        .expression_attribute_names("#k", first)
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .send()
+        .await;
+    match result {
+        Ok(_) => Ok(Outcome::Updated),
+        Err(crate::sdk::error::SdkError::ServiceError(service)) => match service.err() {
+            crate::sdk::operation::put_item::PutItemError::ConditionalCheckFailedException(c) => {
+                Ok(if c.item.as_ref() == Some(&item) {
+                    Outcome::AlreadyDone
+                } else {
+                    Outcome::ChangedConcurrently
+                })
+            }
+            _ => Err(Error::from(crate::sdk::error::SdkError::ServiceError(
+                service,
+            ))),
+        },
+        Err(e) => Err(Error::from(e)),
     }
 }
