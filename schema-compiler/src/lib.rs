@@ -600,13 +600,22 @@ fn generate_rust(
 /// The jobs a lock holds pending, each with the spec its change set moved
 /// from, resolved (what a re-key reads old keys with).
 fn pending_migrations(lock: &evolve::lock::LockedSpec) -> Vec<emit::rust::PendingJob> {
+    // The jobs of one change set share its previous spec: compiled once.
+    let mut compiled: Vec<(&str, Option<std::sync::Arc<ir::Spec>>)> = Vec::new();
     lock.pending()
         .map(|(job, previous)| {
             let previous = previous.and_then(|text| {
+                if let Some((_, spec)) = compiled.iter().find(|(t, _)| *t == text) {
+                    return spec.clone();
+                }
                 let mut sources = SourceMap::new();
                 let file = sources.add("previous.yaml", text);
                 let mut diags = Diagnostics::new();
-                compile_file(&sources, file, &mut diags).filter(|_| !diags.has_errors())
+                let spec = compile_file(&sources, file, &mut diags)
+                    .filter(|_| !diags.has_errors())
+                    .map(std::sync::Arc::new);
+                compiled.push((text, spec.clone()));
+                spec
             });
             emit::rust::PendingJob {
                 id: job.id.clone(),

@@ -389,9 +389,19 @@ fn tested_actions(uses: &BTreeSet<Use>, place: &Place) -> BTreeSet<&'static str>
 /// every place the policy's repository sends requests to.
 fn requests(policy: &str, uses: &BTreeSet<Use>, keys: &[Key], tags: &[String]) -> Vec<Request> {
     let places: BTreeSet<&Place> = uses.iter().map(|(_, p, _)| p).collect();
+    // The global entities: those whose keys have no owner.
+    let globals: BTreeSet<&String> = keys
+        .iter()
+        .filter(|k| k.owner.is_none())
+        .flat_map(|k| &k.entities)
+        .collect();
     let mut out = Vec::new();
     for place in places {
         for action in tested_actions(uses, place) {
+            // The role reaches global keys here with this action.
+            let sends_global = uses
+                .iter()
+                .any(|(a, p, e)| *a == action && p == place && globals.contains(e));
             for key in keys.iter().filter(|k| &k.place == place) {
                 for tag in tags {
                     let own = key.owner.as_ref() == Some(tag);
@@ -408,9 +418,6 @@ fn requests(policy: &str, uses: &BTreeSet<Use>, keys: &[Key], tags: &[String]) -
                     // A global key: allowed exactly where the role's access
                     // patterns send this action for its entity, to every tag.
                     let global = key.owner.is_none();
-                    let sends_global = uses
-                        .iter()
-                        .any(|(a, p, e)| *a == action && p == place && spec_global(keys, e));
                     if global && !sent && sends_global {
                         // Another global entity's key at a place the role
                         // reaches global keys: patterns cannot tell global
@@ -431,12 +438,6 @@ fn requests(policy: &str, uses: &BTreeSet<Use>, keys: &[Key], tags: &[String]) -
         }
     }
     out
-}
-
-/// Whether `entity` is a global entity (its keys have no owner).
-fn spec_global(keys: &[Key], entity: &str) -> bool {
-    keys.iter()
-        .any(|k| k.owner.is_none() && k.entities.iter().any(|e| e == entity))
 }
 
 /// Scan requests (no `dynamodb:LeadingKeys`, as DynamoDB sends them) on

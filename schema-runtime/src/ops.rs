@@ -230,7 +230,10 @@ impl Update {
     /// `at_least_once`: it is then applied exactly once, as a transaction
     /// with a client request token.
     pub fn needs_once(&self) -> bool {
-        let once = |name: &&'static str| !self.plain && !self.at_least_once.contains(name);
+        if self.plain {
+            return false;
+        }
+        let once = |name: &&'static str| !self.at_least_once.contains(name);
         self.add
             .iter()
             .any(|(name, v)| matches!(v, AttributeValue::N(_)) && once(name))
@@ -1255,15 +1258,8 @@ pub async fn update(
                         });
                     }
                 }
-                // The caller's condition, on an item that exists: not met, and
-                // here is the item it was evaluated on.
-                let conditional = conditional || stored.is_some_and(|s| !removals_hold(&removals, s));
-                if let (Some(stored), true, None) = (stored, conditional, expected) {
-                    return Err(Error::ConditionNotMet {
-                        entity,
-                        operation: "update",
-                        stored: Some(Box::new(stored.clone())),
-                    });
+                if let Some(not_met) = not_met(entity, conditional, &removals, stored, expected) {
+                    return Err(not_met);
                 }
                 Err(versioned(crate::write_error(e, entity, "update"), expected))
             }
@@ -1301,23 +1297,16 @@ async fn update_once(
         Err(Error::TransactionCanceled(reasons))
             if reasons.iter().any(|r| r.code == "ConditionalCheckFailed") =>
         {
-            // The caller's condition, on an item that exists: not met, and
-            // here is the item it was evaluated on (the transaction returns
-            // it, `ALL_OLD`), as an update without the token reports it.
+            // The item the condition was evaluated on (the transaction
+            // returns it, `ALL_OLD`), judged as an update without the token.
             let stored = reasons
                 .into_iter()
                 .find(|r| r.code == "ConditionalCheckFailed")
                 .and_then(|r| r.stored);
-            let conditional = conditional
-                || stored
-                    .as_deref()
-                    .is_some_and(|s| !removals_hold(&removals, s));
-            if let (Some(stored), true, None) = (stored, conditional, expected) {
-                return Err(Error::ConditionNotMet {
-                    entity,
-                    operation: "update",
-                    stored: Some(stored),
-                });
+            if let Some(not_met) =
+                not_met(entity, conditional, &removals, stored.as_deref(), expected)
+            {
+                return Err(not_met);
             }
             let failed = Error::ConditionFailed {
                 entity,
@@ -1330,6 +1319,25 @@ async fn update_once(
     Ok(read_consistent(call, client, table, key)
         .await?
         .unwrap_or_default())
+}
+
+/// `Error::ConditionNotMet` with `stored`, when an unversioned update's own
+/// conditions failed on an item that exists: the caller's condition
+/// (`conditional`), or a removal by index whose expected element is not
+/// there. `None` otherwise (no item, a version, or a declared bound).
+fn not_met(
+    entity: &'static str,
+    conditional: bool,
+    removals: &[(&'static str, usize, AttributeValue)],
+    stored: Option<&Item>,
+    expected: Option<i64>,
+) -> Option<Error> {
+    let stored = stored.filter(|_| expected.is_none())?;
+    (conditional || !removals_hold(removals, stored)).then(|| Error::ConditionNotMet {
+        entity,
+        operation: "update",
+        stored: Some(Box::new(stored.clone())),
+    })
 }
 
 /// Whether `stored` holds the element each removal by index expects (else

@@ -62,7 +62,7 @@ impl<'s> Grants<'s> {
             }
         }
         for pattern in spec.access_patterns.values() {
-            grants.grant_pattern(spec, pattern, tenant);
+            grants.grant_pattern(spec, pattern, tenant, false);
         }
         grants.order_indexes(spec);
         grants
@@ -80,14 +80,7 @@ impl<'s> Grants<'s> {
         let tenant = spec.tenant.is_some();
         for name in access_patterns {
             if let Some(pattern) = spec.access_patterns.get(&name.value) {
-                grants.grant_pattern(spec, pattern, tenant);
-                if tenant {
-                    for (action, index, template) in pattern_grants(spec, pattern) {
-                        if global_grantable(spec, index, template) {
-                            add_to(&mut grants.globals, action, index, template);
-                        }
-                    }
-                }
+                grants.grant_pattern(spec, pattern, tenant, tenant);
                 if let Operation::Scan(scan) = &pattern.operation {
                     let target = match &scan.index {
                         IndexRef::Table => None,
@@ -103,9 +96,21 @@ impl<'s> Grants<'s> {
         grants
     }
 
-    fn grant_pattern(&mut self, spec: &'s ir::Spec, pattern: &'s ir::AccessPattern, tenant: bool) {
+    /// Grants what `pattern` sends; with `globals` (a role in a
+    /// multi-tenant spec), the global entities' keys it reaches too.
+    fn grant_pattern(
+        &mut self,
+        spec: &'s ir::Spec,
+        pattern: &'s ir::AccessPattern,
+        tenant: bool,
+        globals: bool,
+    ) {
         for (action, index, template) in pattern_grants(spec, pattern) {
-            self.grant(action, index, template, tenant);
+            if globals && global_grantable(spec, index, template) {
+                add_to(&mut self.globals, action, index, template);
+            } else {
+                self.grant(action, index, template, tenant);
+            }
         }
     }
 

@@ -269,16 +269,35 @@ fn allow_statements(
     let groups = group(&grants.targets, table, target, |k| {
         tenant_text.as_deref().and_then(|t| key_pattern(k, t))
     });
-    let base = if spec.tenant.is_some() {
-        "TenantKeys"
-    } else {
-        "AccessPatterns"
-    };
+    match spec.tenant {
+        Some(_) => statements(groups, "TenantKeys", true),
+        None => statements(groups, "AccessPatterns", false),
+    }
+}
+
+/// The Allow statements of the global entities' keys a role reaches, in a
+/// multi-tenant spec: `GlobalKeys`, each key confined to its template's
+/// pattern (literal text as it is, every placeholder `*`), on exactly the
+/// resources and with exactly the actions its access patterns send.
+fn global_statements(spec: &ir::Spec, grants: &Grants<'_>, target: &AwsTarget) -> Vec<Statement> {
+    let table = spec.table.name.as_str();
+    let groups = group(&grants.globals, table, target, |k| Some(global_pattern(k)));
+    statements(groups, "GlobalKeys", true)
+}
+
+/// One Allow statement per group of [`group`], `base`, `base2`, …; with
+/// `keyed`, conditioned on the group's `dynamodb:LeadingKeys` patterns (and
+/// the `Null` guard: `ForAllValues` alone holds for a request without keys).
+fn statements(
+    groups: Vec<(Vec<Action>, Vec<KeyPattern>, Vec<Arn>)>,
+    base: &str,
+    keyed: bool,
+) -> Vec<Statement> {
     groups
         .into_iter()
         .enumerate()
         .map(|(i, (action, patterns, resource))| {
-            let condition = if spec.tenant.is_some() {
+            let condition = if keyed {
                 Condition {
                     for_all_values_string_like: Some(LeadingKeys {
                         leading_keys: patterns,
@@ -304,39 +323,6 @@ fn allow_statements(
                 resource,
                 condition,
             }
-        })
-        .collect()
-}
-
-/// The Allow statements of the global entities' keys a role reaches, in a
-/// multi-tenant spec: `GlobalKeys`, each key confined to its template's
-/// pattern (literal text as it is, every placeholder `*`), on exactly the
-/// resources and with exactly the actions its access patterns send.
-fn global_statements(spec: &ir::Spec, grants: &Grants<'_>, target: &AwsTarget) -> Vec<Statement> {
-    let table = spec.table.name.as_str();
-    let groups = group(&grants.globals, table, target, |k| Some(global_pattern(k)));
-    groups
-        .into_iter()
-        .enumerate()
-        .map(|(i, (action, patterns, resource))| Statement {
-            sid: Sid::new(&if i == 0 {
-                "GlobalKeys".to_owned()
-            } else {
-                format!("GlobalKeys{}", i + 1)
-            }),
-            effect: Effect::Allow,
-            action,
-            resource,
-            condition: Condition {
-                for_all_values_string_like: Some(LeadingKeys {
-                    leading_keys: patterns,
-                }),
-                null: Some(LeadingKeys {
-                    leading_keys: IamBool::False,
-                }),
-                bool: None,
-                for_all_values_string_equals: None,
-            },
         })
         .collect()
 }

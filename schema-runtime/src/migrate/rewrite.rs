@@ -447,18 +447,7 @@ impl Job for CopyTable {
             if !self.copied(item) {
                 return Ok(None);
             }
-            let found = context
-                .client
-                .get_item()
-                .table_name(&context.table)
-                .set_key(Some(self.key(item)))
-                .consistent_read(true)
-                .send()
-                .await?;
-            Ok(found
-                .item
-                .is_none()
-                .then(|| format!("not in table `{}`", context.table)))
+            missing_from_target(context, self.key(item)).await
         }
         .boxed()
     }
@@ -560,21 +549,27 @@ where
                 Err(Outcome::Invalid(why)) => return Ok(Some(why)),
                 Err(_) => return Ok(None),
             };
-            let found = context
-                .client
-                .get_item()
-                .table_name(&context.table)
-                .set_key(Some(primary_key(E::IDENTITY.keys(), &new_item)))
-                .consistent_read(true)
-                .send()
-                .await?;
-            Ok(found
-                .item
-                .is_none()
-                .then(|| format!("not in table `{}`", context.table)))
+            missing_from_target(context, primary_key(E::IDENTITY.keys(), &new_item)).await
         }
         .boxed()
     }
+}
+
+/// What a copy's `verify` counts: why the item at `key` is not in the
+/// context's table (read consistently), or `None` when it is.
+async fn missing_from_target(context: &Context, key: Item) -> Result<Option<String>, Error> {
+    let found = context
+        .client
+        .get_item()
+        .table_name(&context.table)
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await?;
+    Ok(found
+        .item
+        .is_none()
+        .then(|| format!("not in table `{}`", context.table)))
 }
 
 /// `PutItem` of `item` into the context's table only where no item has its

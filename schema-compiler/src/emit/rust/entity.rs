@@ -1023,19 +1023,16 @@ impl<'a> Emitter<'a> {
             .values()
             .filter_map(|a| {
                 let kind = a.timestamp?;
-                let ir::AttributeType::Datetime { format, precision } = &a.r#type else {
-                    return None;
-                };
+                let stamp = timestamp_now(a)?;
                 let stored = a.stored();
-                let format = super::types::time_format(*format, *precision);
                 let how = self.rule_or_plain(name, a);
                 Some(match kind {
                     crate::syntax::Timestamp::Updated => quote! {
-                        update.put_value(#stored, &__rt::codec::at_precision(now, #format), #how)?;
+                        update.put_value(#stored, &#stamp, #how)?;
                     },
                     crate::syntax::Timestamp::Created => quote! {
                         if self.__options.or_create {
-                            let created = __rt::codec::at_precision(now, #format);
+                            let created = #stamp;
                             let created = __rt::Attr::store(&created, #how, #name, #stored)?;
                             update.set_if_absent.push((#stored, created));
                         }
@@ -1662,16 +1659,9 @@ impl<'a> Emitter<'a> {
         for a in entity.attributes.values() {
             let f = self.name(Item::Field(name, a.name.as_str()));
             let t = self.value_type(name, a);
-            let stamp = match (&a.timestamp, &a.r#type) {
-                (Some(_), ir::AttributeType::Datetime { format, precision }) => {
-                    let format = super::types::time_format(*format, *precision);
-                    Some(quote!(__rt::codec::at_precision(now, #format)))
-                }
-                _ => None,
-            };
-            match (stamp, a.optional) {
-                (Some(value), true) => inits.push(quote!(#f: Some(#value),)),
-                (Some(value), false) => inits.push(quote!(#f: #value,)),
+            // A timestamp is required (the resolver refuses it optional).
+            match (timestamp_now(a), a.optional) {
+                (Some(value), _) => inits.push(quote!(#f: #value,)),
                 (None, true) => inits.push(quote!(#f: None,)),
                 (None, false) => {
                     params.push(quote!(#f: impl Into<#t>));
@@ -1719,18 +1709,11 @@ impl<'a> Emitter<'a> {
     }
 
     fn with_timestamps(&self, entity: &'a ir::Entity) -> TokenStream {
-        let sets = entity
-            .attributes
-            .values()
-            .filter(|a| a.timestamp.is_some())
-            .filter_map(|a| {
-                let ir::AttributeType::Datetime { format, precision } = &a.r#type else {
-                    return None;
-                };
-                let field = self.field_place(entity.name.as_str(), &quote!(item), a.name.as_str());
-                let format = super::types::time_format(*format, *precision);
-                Some(quote!(#field = __rt::codec::at_precision(now, #format);))
-            });
+        let sets = entity.attributes.values().filter_map(|a| {
+            let stamp = timestamp_now(a)?;
+            let field = self.field_place(entity.name.as_str(), &quote!(item), a.name.as_str());
+            Some(quote!(#field = #stamp;))
+        });
         quote! {
             /// This item as the repository writes it on create and put: every
             /// timestamp set to now (as precise as it is stored).
@@ -1754,4 +1737,15 @@ pub(super) struct Partial<'p> {
     pub attributes: &'p [String],
     /// The index read, whose keys may hold some of them.
     pub index: Option<&'p str>,
+}
+
+/// The value a timestamp attribute takes at `now` (a `DateTime` in scope),
+/// as precise as it is stored; `None` for any other attribute.
+fn timestamp_now(a: &ir::Attribute) -> Option<TokenStream> {
+    a.timestamp?;
+    let ir::AttributeType::Datetime { format, precision } = &a.r#type else {
+        return None;
+    };
+    let format = super::types::time_format(*format, *precision);
+    Some(quote!(__rt::codec::at_precision(now, #format)))
 }

@@ -73,7 +73,7 @@ impl<'a> Emitter<'a> {
             .migrations
             .iter()
             .filter(|pending| !pending.job.needs_value())
-            .filter_map(|pending| self.job(&pending.id, &pending.job, pending.previous.as_ref()))
+            .filter_map(|pending| self.job(&pending.id, &pending.job, pending.previous.as_deref()))
             .collect();
         let fills = self.fill_functions();
         let count = proc_macro2::Literal::usize_unsuffixed(jobs.len());
@@ -170,9 +170,7 @@ impl<'a> Emitter<'a> {
     fn job(&self, id: &str, job: &Job, previous: Option<&ir::Spec>) -> Option<TokenStream> {
         match job {
             Job::Purge { entity } => {
-                let previous = previous?;
-                let old = previous.entities.get(entity.as_str())?;
-                let old_identity = super::Emitter::new(previous).identity(old);
+                let (_, _, old_identity) = old_entity(previous, entity)?;
                 let current = self.spec.entities.values().map(|e| {
                     let t = self.name(Item::Entity(e.name.as_str()));
                     quote!(<super::#t as __rt::Entity>::IDENTITY)
@@ -226,9 +224,7 @@ impl<'a> Emitter<'a> {
                 quote!(Box::new(__rt::migrate::jobs::VerifyItems::<#ty>::new(#id)))
             }
             Job::Rekey { entity: name } => {
-                let previous = previous?;
-                let old = previous.entities.get(name.as_str())?;
-                let old_identity = super::Emitter::new(previous).identity(old);
+                let (previous, old, old_identity) = old_entity(previous, name)?;
                 let tenant = tenant_at(previous, old);
                 quote!(Box::new(__rt::migrate::jobs::Rekey::<#ty>::new(#id, #old_identity, #tenant)))
             }
@@ -246,15 +242,11 @@ impl<'a> Emitter<'a> {
                 quote!(Box::new(__rt::migrate::jobs::FillAttribute::<#ty>::typed(#id, #ty::#c, |_| Some(#value))))
             }
             Job::Remark { entity: name } => {
-                let previous = previous?;
-                let old = previous.entities.get(name.as_str())?;
-                let old_identity = super::Emitter::new(previous).identity(old);
+                let (_, _, old_identity) = old_entity(previous, name)?;
                 quote!(Box::new(__rt::migrate::jobs::FillAttribute::<#ty>::remark(#id, #old_identity)))
             }
             Job::CopyEntity { entity: name, from } => {
-                let previous = previous?;
-                let old = previous.entities.get(name.as_str())?;
-                let old_identity = super::Emitter::new(previous).identity(old);
+                let (previous, old, old_identity) = old_entity(previous, name)?;
                 let tenant = tenant_at(previous, old);
                 let from = from.as_str();
                 quote!(Box::new(__rt::migrate::jobs::CopyEntity::<#ty>::new(#id, #from, #old_identity, #tenant)))
@@ -284,6 +276,18 @@ fn index_name(index: &IndexRef) -> Option<&str> {
         IndexRef::Index(i) => Some(i.as_str()),
         IndexRef::Table => None,
     }
+}
+
+/// Entity `name` of the spec a change set moved from, and its identity
+/// there (how a job tells the items still in the old form), as tokens of
+/// `Identity`; `None` when the lock recorded no such spec or entity.
+fn old_entity<'p>(
+    previous: Option<&'p ir::Spec>,
+    name: &str,
+) -> Option<(&'p ir::Spec, &'p ir::Entity, TokenStream)> {
+    let previous = previous?;
+    let old = previous.entities.get(name)?;
+    Some((previous, old, super::Emitter::new(previous).identity(old)))
 }
 
 /// Where `entity`'s tenant sits in its table partition key, as tokens of

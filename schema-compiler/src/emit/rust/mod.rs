@@ -67,7 +67,7 @@ pub struct PendingJob {
     /// What it does.
     pub job: crate::evolve::Job,
     /// The spec its change set moved from, when the job needs it.
-    pub previous: Option<ir::Spec>,
+    pub previous: Option<std::sync::Arc<ir::Spec>>,
 }
 
 /// The `rename_all` rules serde knows.
