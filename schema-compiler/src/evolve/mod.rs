@@ -18,6 +18,7 @@ pub mod design;
 mod diff;
 mod entities;
 pub mod estimate;
+mod job;
 pub mod lock;
 mod render;
 mod witness;
