@@ -609,7 +609,7 @@ pub fn generate(seed: u64, vocabulary: &[&str]) -> Spec {
 
 /// Renames some entities and access patterns after `vocabulary`, locals
 /// and names the emitter derives from other names of the spec (`E0Key`,
-/// `get_e0`, `add_to_note`, `set_info_label`), and gives some entities
+/// `get_e0`, `add_to_note`, `set_info_label`, `with_timestamps`), and gives some entities
 /// optional attributes so named: a name that meets a generated one must be
 /// refused by `check` or compile. Drawn apart from the main sequence, so
 /// that the rest of each seed's spec stays what it was.
@@ -678,12 +678,15 @@ fn name_from_vocabulary(spec: &mut Spec, vocabulary: &[&str]) {
             continue;
         }
         for _ in 0..1 + rng.usize(..2) {
-            let name = match rng.u8(..4) {
+            let name = match rng.u8(..5) {
                 0 => {
                     let other = &e.attrs[rng.usize(..e.attrs.len())].name;
                     ["add_", "add_to_", "append_to_", "set_info_"][rng.usize(..4)].to_owned()
                         + other
                 }
+                // An optional attribute's `with_…` method meets the entity's
+                // own `with_timestamps`, or `with_key` meets `key`'s.
+                1 => ["timestamps", "key", "new"][rng.usize(..3)].to_owned(),
                 _ => words[rng.usize(..words.len())].to_owned(),
             };
             if identifier(&name) && !e.attrs.iter().any(|a| a.name == name) {

@@ -103,3 +103,28 @@ async fn ranges_over_a_decimal_number_key_follow_numeric_order() {
     let same = t.deals_from(&decimal("9.50")).all().await.unwrap();
     assert_eq!(ids(same), ["b", "a", "c"]);
 }
+
+/// Names a spec chose keep theirs where they meet the conveniences every
+/// entity gets (`fixtures/pass/names_like_entity_conveniences.yaml`): the
+/// conditions `new` and `with_key` stay conditions, the constructor becomes
+/// `new_item`, and the `with_…` methods of `timestamps` and `key` take
+/// `_value`; the spec checks clean instead of being refused.
+#[test]
+fn conveniences_give_way_to_names_the_spec_chose() {
+    use singletable_tests::generated::names_like_entity_conveniences::Note;
+    let note = Note::new_item("a")
+        .with_timestamps_value("t")
+        .with_key_value("k")
+        .with_new("n");
+    assert_eq!(
+        (
+            note.timestamps.as_deref(),
+            note.key.as_deref(),
+            note.new.as_deref()
+        ),
+        (Some("t"), Some("k"), Some("n"))
+    );
+    // The spec's own conditions, by the names it gave them.
+    let (fresh, stale) = (Note::new(), Note::with_key());
+    assert_ne!(format!("{fresh:?}"), format!("{stale:?}"));
+}

@@ -31,7 +31,7 @@ const REPOSITORY_METHODS: &[&str] = &[
     "allow_pending",
 ];
 /// Methods of every entity's struct.
-const ENTITY_METHODS: &[&str] = &["new", "key", "with_timestamps"];
+const ENTITY_METHODS: &[&str] = &["key", "with_timestamps"];
 /// Methods every update type has (`update_methods!` and `to_update`).
 const UPDATE_METHODS: &[&str] = &[
     "or_create",
@@ -128,6 +128,15 @@ fn claim_entity<'s>(table: &mut NameTable<'s>, entity: &'s ir::Entity) {
             table.claim(Scope::ConditionParams(e, c), item, snake(name));
         }
     }
+    // The constructor (`new`), and below the optional attributes' `with_…`
+    // methods: conveniences the spec did not ask for, so where a condition
+    // has the name already they take `_item`/`_value` rather than refusing
+    // the spec. The last claims of the scope, so nothing takes them after.
+    let mut constructor = "new".to_owned();
+    while table.is_taken(own, &constructor) {
+        constructor.push_str("_item");
+    }
+    table.claim(own, Item::Constructor(e), constructor);
     let fields = Scope::Fields(e);
     if let Some(ir::Sharding {
         by: ir::ShardBy::Random,
@@ -143,7 +152,13 @@ fn claim_entity<'s>(table: &mut NameTable<'s>, entity: &'s ir::Entity) {
             table.claim(own, Item::FieldConst(e, a), snake(a).to_uppercase());
         }
         if attribute.optional {
-            table.claim(own, Item::With(e, a), format!("with_{}", snake(a)));
+            // `with_timestamps` or a condition `with_<attribute>` may have
+            // the name: `_value` then (see the constructor above).
+            let mut name = format!("with_{}", snake(a));
+            while table.is_taken(own, &name) {
+                name.push_str("_value");
+            }
+            table.claim(own, Item::With(e, a), name);
         }
     }
     claim_update(table, entity);
@@ -425,6 +440,7 @@ pub(super) fn origin(table: &NameTable<'_>, item: Item<'_>, name: &str) -> (Stri
             format!("the field constant of attribute `{a}` of `{e}`"),
             attribute_span(e, a),
         ),
+        Item::Constructor(e) => (format!("the constructor of `{e}`"), entity_span(e)),
         Item::With(e, a) => (
             format!("the `with_…` method of attribute `{a}` of `{e}`"),
             attribute_span(e, a),

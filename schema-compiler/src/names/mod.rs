@@ -188,6 +188,8 @@ pub(crate) enum Item<'s> {
     ShardField(&'s str),
     /// An attribute's field constant, `(entity, attribute)`: `STATUS`.
     FieldConst(&'s str, &'s str),
+    /// The entity's constructor: `new`.
+    Constructor(&'s str),
     /// The entity's `with_…` method setting an optional attribute,
     /// `(entity, attribute)`.
     With(&'s str, &'s str),
@@ -269,6 +271,11 @@ impl<'s> NameTable<'s> {
     /// Gives `item` the name `name` in `scope`; a name already taken there
     /// is a clash, and the item gets the first free numbered name instead.
     /// An item claimed twice keeps its first name (a shared type).
+    /// Whether `name` is claimed in `scope` already.
+    fn is_taken(&self, scope: Scope<'s>, name: &str) -> bool {
+        self.first.contains_key(&(scope, name.to_owned()))
+    }
+
     fn claim(&mut self, scope: Scope<'s>, item: Item<'s>, name: String) {
         if self.names.contains_key(&item) {
             return;

@@ -841,8 +841,12 @@ impl<'a> Emitter<'a> {
         let first = parts
             .next()
             .unwrap_or_else(|| quote!(__rt::Condition::item_exists()));
+        // A condition the spec named `new` returns a condition, not the
+        // entity, as Clippy expects of a `new` in the user's crate.
+        let allow = (f == "new").then(|| quote!(#[allow(clippy::new_ret_no_self)]));
         quote! {
             #[doc = #d]
+            #allow
             pub fn #f(#(#params),*) -> __rt::Condition {
                 #first #(.and(#parts))*
             }
@@ -1692,6 +1696,7 @@ impl<'a> Emitter<'a> {
             d.push_str("; its write shard is drawn at random");
         }
         d.push_str(". Code that builds items with it keeps compiling when the spec adds an optional attribute.");
+        let constructor = self.name(Item::Constructor(name));
         let allow = match params.len() {
             0 => Some(quote!(#[allow(clippy::new_without_default)])),
             1..=7 => None,
@@ -1700,7 +1705,7 @@ impl<'a> Emitter<'a> {
         quote! {
             #[doc = #d]
             #allow
-            pub fn new(#(#params),*) -> Self {
+            pub fn #constructor(#(#params),*) -> Self {
                 #now
                 Self { #(#inits)* }
             }
