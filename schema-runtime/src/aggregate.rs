@@ -25,6 +25,71 @@ pub struct Counter {
     pub marker: Option<(&'static str, &'static str)>,
     /// Its integer count attribute.
     pub count_attribute: &'static str,
+    /// The recount the lock holds pending for it, if any (see [`Recount`]).
+    pub recount: Option<Recount>,
+}
+
+/// A recount of an aggregate that exists beside live counter updates.
+///
+/// While it is pending, every write of a counted item marks the item
+/// (`attribute` = `mark`), and a counter counts only marked
+/// items: a write adds +1 to the new item's group and −1 to the old item's
+/// group only when the old item was marked, both to the count and to a
+/// shadow count (`shadow`) that started at zero. The recount job marks the
+/// items no write marked yet (each counted once: the mark and the +1 are
+/// one transaction, or one stream record), and sets each counter's count
+/// to its shadow count once (conditional on both as read): from then on
+/// both move together, so when every item is marked, every count is exact
+/// — whatever the counts were before, and however the writes interleave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recount {
+    /// The attribute a counted item holds the mark in (`__counted_<aggregate>`;
+    /// generated attribute names begin with `__`, which a spec's attributes
+    /// may not).
+    pub attribute: &'static str,
+    /// The mark of this recount (a counted item holding it is counted).
+    pub mark: &'static str,
+    /// The counter item's shadow count attribute (`__recount_<mark>`).
+    pub shadow: &'static str,
+}
+
+impl Counter {
+    /// Whether `item` (a counted entity's) is counted by this counter: any
+    /// item, unless a recount is pending, then only the items it marked.
+    pub fn counts(&self, item: &Item) -> bool {
+        match self.recount {
+            None => true,
+            Some(recount) => recount.marked(item),
+        }
+    }
+
+    /// The condition that an item's mark is as `item` shows it: what the
+    /// write of a counted item holds to, so that a recount marking it in
+    /// between makes the write read again instead of counting it twice.
+    fn mark_as_in(&self, item: &Item) -> Option<crate::Condition> {
+        let recount = self.recount?;
+        Some(if recount.marked(item) {
+            recount.is_marked()
+        } else {
+            !recount.is_marked()
+        })
+    }
+}
+
+impl Recount {
+    /// Whether `item` holds this recount's mark.
+    pub fn marked(&self, item: &Item) -> bool {
+        matches!(item.get(self.attribute), Some(AttributeValue::S(m)) if m == self.mark)
+    }
+
+    /// The condition that the stored item holds this recount's mark.
+    pub fn is_marked(&self) -> crate::Condition {
+        crate::Condition::of(
+            "=",
+            self.attribute,
+            vec![Ok(AttributeValue::S(self.mark.to_owned()))],
+        )
+    }
 }
 
 /// The group an item is counted in: the counter item's primary key, and the
@@ -59,12 +124,17 @@ pub fn counter_update(
 /// The update adding `delta` to `group`'s counter, creating it (with the
 /// group's attributes) when there is none.
 fn add_to(counter: &Counter, group: &Group, delta: i64) -> Update {
+    let mut add = vec![(
+        counter.count_attribute,
+        AttributeValue::N(delta.to_string()),
+    )];
+    // A pending recount's shadow count moves with the count.
+    if let Some(recount) = counter.recount {
+        add.push((recount.shadow, AttributeValue::N(delta.to_string())));
+    }
     Update {
         set: group.attributes.clone(),
-        add: vec![(
-            counter.count_attribute,
-            AttributeValue::N(delta.to_string()),
-        )],
+        add,
         upsert: true,
         entity: counter.entity,
         marker: counter.marker,
@@ -73,26 +143,31 @@ fn add_to(counter: &Counter, group: &Group, delta: i64) -> Update {
 }
 
 /// Adds the counter updates that move one item from `old` to `new`: none
-/// when the group is the same.
+/// when the group is the same. An old item the counter does not count yet
+/// (`counted` false: a pending recount has not marked it) is only added.
 fn move_count(
     table: &TableInfo<'_>,
     counter: &Counter,
-    old: &Group,
+    (old, counted): (&Group, bool),
     new: &Group,
     items: &mut Vec<TransactWriteItem>,
 ) -> Result<(), Error> {
-    if old.key != new.key {
+    if !counted {
+        items.push(counter_update(table, counter, new, 1)?);
+    } else if old.key != new.key {
         items.push(counter_update(table, counter, old, -1)?);
         items.push(counter_update(table, counter, new, 1)?);
     }
     Ok(())
 }
 
-/// `attribute_exists(#pk) AND #g0 = :g0 AND …`: the item is still there and
-/// still in `group`.
+/// `attribute_exists(#pk) AND #g0 = :g0 AND …`: the item is still there,
+/// still in `group`, and (while a recount is pending) marked as `old` is.
 fn still_in(
     table: &TableInfo<'_>,
+    counter: &Counter,
     group: &Group,
+    old: &Item,
 ) -> (String, HashMap<String, String>, Option<Item>) {
     let mut names = HashMap::from([("#pk".to_owned(), table.partition_key.to_owned())]);
     let mut values = Item::new();
@@ -101,6 +176,10 @@ fn still_in(
         names.insert(format!("#g{i}"), (*name).to_owned());
         values.insert(format!(":g{i}"), value.clone());
         expression.push_str(&format!(" AND #g{i} = :g{i}"));
+    }
+    if let Some(mark) = counter.mark_as_in(old) {
+        let rendered = mark.render(table.partition_key, &mut names, &mut values);
+        expression.push_str(&format!(" AND {rendered}"));
     }
     (expression, names, (!values.is_empty()).then_some(values))
 }
@@ -177,7 +256,7 @@ pub async fn put<E: Entity>(
                 }
                 Some(old) => {
                     let old_group = group_of(&E::from_item(&old)?, scope)?;
-                    let (condition, names, values) = still_in(table, &old_group);
+                    let (condition, names, values) = still_in(table, counter, &old_group, &old);
                     let put = Put::builder()
                         .table_name(table.name)
                         .set_item(Some(new_item))
@@ -186,7 +265,14 @@ pub async fn put<E: Entity>(
                         .set_expression_attribute_values(values)
                         .build()?;
                     items.push(TransactWriteItem::builder().put(put).build());
-                    move_count(table, counter, &old_group, &new_group, &mut items)?;
+                    let counted = counter.counts(&old);
+                    move_count(
+                        table,
+                        counter,
+                        (&old_group, counted),
+                        &new_group,
+                        &mut items,
+                    )?;
                 }
             }
             match crate::batch::transact_write_as(&call, client, items, None).await {
@@ -221,7 +307,7 @@ pub async fn delete<E: Entity>(
             };
             let old_entity = E::from_item(&old)?;
             let old_group = group_of(&old_entity, scope)?;
-            let (condition, names, values) = still_in(table, &old_group);
+            let (condition, names, values) = still_in(table, counter, &old_group, &old);
             let delete = Delete::builder()
                 .table_name(table.name)
                 .set_key(Some(key.clone()))
@@ -229,10 +315,10 @@ pub async fn delete<E: Entity>(
                 .set_expression_attribute_names(Some(names))
                 .set_expression_attribute_values(values)
                 .build()?;
-            let items = vec![
-                TransactWriteItem::builder().delete(delete).build(),
-                counter_update(table, counter, &old_group, -1)?,
-            ];
+            let mut items = vec![TransactWriteItem::builder().delete(delete).build()];
+            if counter.counts(&old) {
+                items.push(counter_update(table, counter, &old_group, -1)?);
+            }
             match crate::batch::transact_write_as(&call, client, items, None).await {
                 Err(e) if lost_race(&e) => continue,
                 Err(e) => return Err(e),
@@ -313,9 +399,16 @@ pub async fn update<E: Entity>(
                 }
             };
             let old_group = group_of(&E::from_item(&old)?, scope)?;
+            let counted = counter.counts(&old);
+            let mut conditioned = update.clone();
+            if let Some(mark) = counter.mark_as_in(&old) {
+                conditioned.when = Some(match conditioned.when.take() {
+                    Some(when) => when.and(mark),
+                    None => mark,
+                });
+            }
             let new_entity = E::from_item(&applied(old, &update))?;
             let new_group = group_of(&new_entity, scope)?;
-            let mut conditioned = update.clone();
             conditioned
                 .expect
                 .extend(old_group.attributes.iter().cloned());
@@ -325,7 +418,13 @@ pub async fn update<E: Entity>(
                 conditioned,
                 E::ENTITY_TYPE,
             )?];
-            move_count(table, counter, &old_group, &new_group, &mut items)?;
+            move_count(
+                table,
+                counter,
+                (&old_group, counted),
+                &new_group,
+                &mut items,
+            )?;
             match crate::batch::transact_write_as(&call, client, items, token.take()).await {
                 Err(e) if lost_race(&e) => continue,
                 other => return other.map(|()| new_entity),
@@ -528,7 +627,11 @@ pub fn count_changes<E: Entity>(
         for (image, delta) in [(&record.old, -1), (&record.new, 1)] {
             // An image that says it is of `E` without `E`'s key is a
             // forgery: an error, never counted.
-            let Some(item) = image.as_ref().filter(|i| E::IDENTITY.claims(i)) else {
+            // While a recount is pending, only marked images count.
+            let Some(item) = image
+                .as_ref()
+                .filter(|i| E::IDENTITY.claims(i) && counter.counts(i))
+            else {
                 continue;
             };
             let group = crate::entity::claimed::<E>(item, E::ENTITY_TYPE, None)

@@ -31,6 +31,11 @@ pub trait Entity: Sized {
     /// one below the item's.
     const VERSION_ATTRIBUTE: Option<&'static str> = None;
 
+    /// The marks of the aggregate recounts pending for this entity's
+    /// items, as `(attribute, mark)`: every write of an item stores them
+    /// (see [`Recount`](crate::aggregate::Recount)).
+    const COUNTED: &'static [(&'static str, &'static str)] = &[];
+
     /// What keys are built from besides the entity's own attributes: the
     /// spec's `TenantId` for tenant-scoped entities, `()` otherwise.
     type Scope;

@@ -220,6 +220,11 @@ impl Update {
             entity: E::ENTITY_TYPE,
             marker: E::IDENTITY.marker(),
             upsert,
+            // A pending recount counts the items every write marks.
+            set: E::COUNTED
+                .iter()
+                .map(|(attribute, mark)| (*attribute, AttributeValue::S((*mark).to_owned())))
+                .collect(),
             ..Update::default()
         }
     }

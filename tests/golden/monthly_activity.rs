@@ -1246,6 +1246,7 @@ pub const COUNTER_MONTHLY_ACTIVITY_COUNT: __rt::aggregate::Counter = __rt::aggre
     entity: "MonthlyActivityCount",
     marker: <MonthlyActivityCount as __rt::Entity>::IDENTITY.marker(),
     count_attribute: "event_count",
+    recount: None,
 };
 /// The [`MonthlyActivityCount`] group a [`ActivityEvent`] is counted in.
 fn activity_event_group_for_monthly_activity_count(

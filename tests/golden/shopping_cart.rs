@@ -1586,6 +1586,7 @@ pub const COUNTER_CART_COUNT: __rt::aggregate::Counter = __rt::aggregate::Counte
     entity: "CartCount",
     marker: <CartCount as __rt::Entity>::IDENTITY.marker(),
     count_attribute: "item_count",
+    recount: None,
 };
 /// The [`CartCount`] group a [`CartItem`] is counted in.
 fn cart_item_group_for_cart_count(

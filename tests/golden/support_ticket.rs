@@ -1355,6 +1355,7 @@ pub const COUNTER_TICKET_COUNT: __rt::aggregate::Counter = __rt::aggregate::Coun
     entity: "TicketCount",
     marker: <TicketCount as __rt::Entity>::IDENTITY.marker(),
     count_attribute: "count",
+    recount: None,
 };
 /// The [`TicketCount`] group a [`Ticket`] is counted in.
 fn ticket_group_for_ticket_count(

@@ -9,6 +9,7 @@ pub mod faults;
 pub mod samples;
 pub mod server;
 pub mod soundness;
+pub mod streams;
 pub mod tables;
 
 /// Includes a generated module as a public module of this library, with
@@ -63,6 +64,21 @@ pub mod evolution {
         #[allow(clippy::disallowed_types)]
         pub mod v2 {
             include!(concat!(env!("OUT_DIR"), "/evolution/rewrite/v2.rs"));
+        }
+    }
+    /// The recount test's designs (`tests/evolution/recount/`): two
+    /// aggregates added over stored items, one kept in transactions, one
+    /// from the stream.
+    pub mod recount {
+        /// The first design.
+        #[allow(clippy::disallowed_types)]
+        pub mod v1 {
+            include!(concat!(env!("OUT_DIR"), "/evolution/recount/v1.rs"));
+        }
+        /// The second design, with the recounts its lock holds pending.
+        #[allow(clippy::disallowed_types)]
+        pub mod v2 {
+            include!(concat!(env!("OUT_DIR"), "/evolution/recount/v2.rs"));
         }
     }
     /// The re-keyed copy test's designs (`tests/evolution/rekeyed/`): a

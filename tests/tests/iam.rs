@@ -980,6 +980,73 @@ fn the_migration_policy_grows_with_the_pending_jobs_and_no_further() {
     }
 }
 
+/// The migration role of a design whose lock holds two recounts
+/// (`tests/evolution/recount/`): it may name the marks, the counts, the
+/// shadow counts and what a counter upsert sets, read single items (a
+/// recount reads an item or counter again after a refusal); nothing more.
+/// The names are the generated module's own.
+#[test]
+fn the_migration_policy_allows_what_a_recount_names() {
+    use singletable::emit::iam::{AwsTarget as CompilerTarget, IamOptions};
+    use singletable_runtime::Entity;
+    use singletable_tests::evolution::recount::v2;
+    let options = IamOptions {
+        target: CompilerTarget::new("aws", REGION, ACCOUNT).expect("a valid target"),
+        tenant: None,
+    };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("evolution/recount/v2.yaml");
+    let files = Compiler::new()
+        .file(&path)
+        .generate_iam(&options)
+        .expect("the recount design compiles");
+    let text = &files
+        .iter()
+        .find(|f| f.name == "v2.migration.iam.json")
+        .expect("the migration policy")
+        .contents;
+    let policy = IAMPolicy::from_json(text).expect("iam-rs reads the policy");
+    let table = arn("Recount", None);
+    let names = |n: &[&str]| n.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
+    let (tickets, notes) = (
+        v2::COUNTER_TICKET_COUNT.recount.expect("a pending recount"),
+        v2::COUNTER_NOTE_COUNT.recount.expect("a pending recount"),
+    );
+    let (marker, _) = <v2::TicketCount as Entity>::IDENTITY
+        .marker()
+        .expect("an entity-type attribute");
+    let allowed = [
+        // Marking a ticket (conditional on its group) and a note.
+        names(&["pk", "sk", "status", tickets.attribute]),
+        names(&["pk", "sk", "topic", notes.attribute]),
+        // The counter upsert in the mark's transaction.
+        names(&["pk", "sk", "status", marker, "count", tickets.shadow]),
+        // A counter's switch.
+        names(&["pk", "count", notes.shadow]),
+    ];
+    for attributes in allowed {
+        assert!(
+            allows_naming(&policy, "dynamodb:UpdateItem", &table, Some(&attributes)),
+            "UpdateItem naming {attributes:?}\n{text}"
+        );
+    }
+    for refused in [
+        names(&["pk", "sk", "id"]),
+        names(&["pk", "sk", "__applied"]),
+    ] {
+        assert!(
+            !allows_naming(&policy, "dynamodb:UpdateItem", &table, Some(&refused)),
+            "UpdateItem naming {refused:?}\n{text}"
+        );
+    }
+    assert!(allows_naming(&policy, "dynamodb:GetItem", &table, None));
+    assert!(!allows_naming(&policy, "dynamodb:Query", &table, None));
+    if let Some(tools) = tools() {
+        if let Err(findings) = parliament(&tools, text) {
+            panic!("parliament reports:\n{findings}\n{text}");
+        }
+    }
+}
+
 /// Whether iam-rs allows `action` on `resource` for a request naming
 /// `attributes` (`dynamodb:Attributes`), when given.
 fn allows_naming(

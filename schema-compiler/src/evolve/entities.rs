@@ -17,6 +17,14 @@ pub(super) fn entity_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
                 )
                 .label(at.entity(name), "the new entity"),
             );
+            // A new aggregate of items already stored counts them first.
+            if new
+                .aggregate
+                .as_ref()
+                .is_some_and(|a| v.old.entities.contains_key(&a.of))
+            {
+                out.push(aggregate_changed(v, name));
+            }
             continue;
         };
         if old.scope != new.scope {
@@ -274,11 +282,18 @@ fn other_entity_changes(
         _ => {}
     }
     if old.aggregate != new.aggregate && new.aggregate.is_some() {
-        out.push(
-            finding(ChangeCode::AggregateChanged, name, format!("the aggregate `{name}` is added or regrouped: its stored counts must be recounted from the items it counts"))
-                .label(at.entity(name), "this aggregate"),
-        );
+        out.push(aggregate_changed(v, name));
     }
+}
+
+/// `aggregate_changed` for aggregate `name`, with its recount.
+fn aggregate_changed(v: &Versions<'_>, name: &str) -> Finding {
+    finding(ChangeCode::AggregateChanged, name, format!("the aggregate `{name}` is added or regrouped: its stored counts must be recounted from the items it counts"))
+        .label(v.new_at().entity(name), "this aggregate")
+        .job(Job::Recount {
+            aggregate: name.to_owned(),
+            mark: None,
+        })
 }
 
 fn attribute_changes(

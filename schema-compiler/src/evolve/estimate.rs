@@ -66,8 +66,9 @@ pub fn estimate(spec: &ir::Spec, job: &Job, volume: &Volume) -> Option<Estimate>
             | Job::Purge { .. }
             | Job::CopyTable { .. }
             | Job::CopyEntity { .. } => per_item,
-            // A transaction's Put and Delete each cost twice their units.
-            Job::Rekey { .. } => 4.0 * per_item,
+            // A transaction's Put and Delete each cost twice their units;
+            // a recount's mark and counter update too (at most).
+            Job::Rekey { .. } | Job::Recount { .. } => 4.0 * per_item,
             Job::VerifyItems { .. } => 0.0,
         };
     let dollars =

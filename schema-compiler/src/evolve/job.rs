@@ -75,6 +75,18 @@ pub enum Job {
         /// The table the old design names.
         from: String,
     },
+    /// Recounts aggregate `aggregate` from the items it counts, exactly,
+    /// beside live counter updates: while it is pending, writes mark the
+    /// items they count, and the job marks and counts the others, then
+    /// sets each counter's count to its recount.
+    Recount {
+        /// The aggregate entity.
+        aggregate: String,
+        /// The recount's mark, unique in the spec's history (the items it
+        /// counted hold it): set when the lock accepts the change.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mark: Option<String>,
+    },
     /// Copies every stored item of `entity` out of table `from` into the
     /// design's table under its new keys (a renamed table whose key
     /// attributes changed), each only where its new key is free.
@@ -112,6 +124,7 @@ impl Job {
             Job::CopyEntity { entity, from } => {
                 format!("copy-{}-from-{}", slug(entity), slug(from))
             }
+            Job::Recount { aggregate, .. } => format!("recount-{}", slug(aggregate)),
         }
     }
 
@@ -126,7 +139,10 @@ impl Job {
             | Job::FillAttribute { entity, .. }
             | Job::Remark { entity }
             | Job::Purge { entity }
-            | Job::CopyEntity { entity, .. } => Some(entity),
+            | Job::CopyEntity { entity, .. }
+            | Job::Recount {
+                aggregate: entity, ..
+            } => Some(entity),
             Job::CopyTable { .. } => None,
         }
     }
@@ -145,9 +161,38 @@ impl Job {
         )
     }
 
+    /// A recount's attributes: the mark counted items hold, in which
+    /// attribute, and the shadow count its counter items hold while it is
+    /// pending; `None` for other jobs and for a recount the lock has not
+    /// accepted.
+    pub fn recount_attributes(&self) -> Option<RecountAttributes> {
+        match self {
+            Job::Recount {
+                aggregate,
+                mark: Some(mark),
+            } => Some(RecountAttributes {
+                attribute: format!("__counted_{aggregate}"),
+                mark: mark.clone(),
+                shadow: format!("__recount_{mark}"),
+            }),
+            _ => None,
+        }
+    }
+
     /// Whether the job needs a value from the user to run (a required
     /// attribute the design cannot fill itself).
     pub fn needs_value(&self) -> bool {
         matches!(self, Job::FillAttribute { value: None, .. })
     }
+}
+
+/// The attributes of a pending recount (see [`Job::recount_attributes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecountAttributes {
+    /// The attribute counted items hold the mark in: `__counted_<aggregate>`.
+    pub attribute: String,
+    /// The mark.
+    pub mark: String,
+    /// The counter items' shadow count: `__recount_<mark>`.
+    pub shadow: String,
 }

@@ -212,9 +212,17 @@ impl LockedSpec {
         let mut jobs: Vec<LockedJob> = Vec::new();
         for job in findings.iter().flat_map(|f| &f.jobs) {
             if !jobs.iter().any(|j| &j.job == job) {
+                let mut job = job.clone();
+                // A recount's mark: the change set's place in the history
+                // and design, never one an earlier recount left on items.
+                if let Job::Recount { mark, .. } = &mut job {
+                    let design = to.strip_prefix("sha256:").unwrap_or(&to);
+                    let short = design.get(..8).unwrap_or(design);
+                    *mark = Some(format!("{}.{short}", self.history.len()));
+                }
                 jobs.push(LockedJob {
                     id: job.id(),
-                    job: job.clone(),
+                    job,
                     state: JobState::Pending,
                 });
             }

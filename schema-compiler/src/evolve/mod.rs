@@ -27,4 +27,5 @@ pub use codes::{ChangeCode, Class, DeployOrder};
 pub use compare::{compare, Against, Comparison};
 pub use design::Design;
 pub use diff::{diff, Finding, Job};
+pub use job::RecountAttributes;
 pub use render::{render_json, render_text, JsonFinding};

@@ -99,8 +99,10 @@ fn claim_entity<'s>(table: &mut NameTable<'s>, entity: &'s ir::Entity) {
             Item::Counter(e),
             format!("COUNTER_{}", screaming(e)),
         );
+        // The group of a stored item: the stream handler's, and a pending
+        // recount's (the lock decides, after names are planned).
+        table.claim(Scope::Values, Item::ImageFn(e), format!("{group}_image"));
         if aggregate.maintained_by == ir::Maintenance::Stream {
-            table.claim(Scope::Values, Item::ImageFn(e), format!("{group}_image"));
             table.claim(
                 Scope::Values,
                 Item::ChangesFn(e),

@@ -5,13 +5,15 @@
 //! - Scan of the table itself (never an index, never a PartiQL select),
 //!   and of the table a pending copy reads out of;
 //! - UpdateItem of the table, naming only its key attributes, the key
-//!   attributes of its indexes and the attributes pending jobs move, fill
-//!   or re-mark (`ForAllValues:StringEquals` on `dynamodb:Attributes`);
+//!   attributes of its indexes and the attributes pending jobs move, fill,
+//!   re-mark, or mark and count in a recount (`ForAllValues:StringEquals`
+//!   on `dynamodb:Attributes`);
 //! - PutItem, DeleteItem and ConditionCheckItem of the table, the
 //!   transaction that re-keys an item, a purge's delete and a copy's put
 //!   (they write items whole, with the attributes of designs the spec no
 //!   longer names, so these name no attribute list); GetItem only while a
-//!   copy is pending (its `verify` looks each item up in the new table);
+//!   copy is pending (its `verify` looks each item up in the new table) or
+//!   a recount (it reads an item or counter again after a refusal);
 //! - on the control table (`<table>__singletable`): CreateTable,
 //!   DescribeTable, Query, UpdateItem and DeleteItem, for the segment
 //!   checkpoints and leases.
@@ -37,7 +39,7 @@ pub fn migration_policy(spec: &ir::Spec, target: &AwsTarget, jobs: &[Job]) -> Po
     let table = spec.table.name.as_str();
     let control = format!("{table}{CONTROL_TABLE_SUFFIX}");
     let needs = Needs::of(spec, target, jobs);
-    let (keys, sources, copies) = (needs.attributes, needs.sources, needs.copies);
+    let (keys, sources, reads_items) = (needs.attributes, needs.sources, needs.reads_items);
     let on_table = |sid: &str, action: Vec<Action>, condition: Condition| Statement {
         sid: Sid::new(sid),
         effect: Effect::Allow,
@@ -65,7 +67,7 @@ pub fn migration_policy(spec: &ir::Spec, target: &AwsTarget, jobs: &[Job]) -> Po
             ),
             on_table(
                 "RekeyItems",
-                if copies {
+                if reads_items {
                     vec![
                         Action::PutItem,
                         Action::DeleteItem,
@@ -105,8 +107,9 @@ struct Needs {
     attributes: Vec<String>,
     /// The tables scanned: the table, and those copies read.
     sources: Vec<Arn>,
-    /// A copy is pending (its `verify` looks items up in the table).
-    copies: bool,
+    /// A job reads single items: a copy's `verify` looks items up in the
+    /// table, a recount reads a counter or item again after a refusal.
+    reads_items: bool,
 }
 
 impl Needs {
@@ -121,7 +124,7 @@ impl Needs {
             add(&key.name.value);
         }
         let mut sources = vec![target.table_arn(spec.table.name.as_str())];
-        let mut copies = false;
+        let mut reads_items = false;
         for job in jobs {
             match job {
                 Job::MoveAttribute { from, to, .. } => {
@@ -149,7 +152,32 @@ impl Needs {
                     if !sources.contains(&arn) {
                         sources.push(arn);
                     }
-                    copies = true;
+                    reads_items = true;
+                }
+                Job::Recount { aggregate, .. } => {
+                    // The mark on counted items; on counter items the
+                    // count, the shadow count, and what an upsert of one
+                    // sets (its group and entity-type attributes).
+                    let a = spec.entities.get(aggregate.as_str());
+                    if let (Some(a), Some(recount)) = (a, job.recount_attributes()) {
+                        add(&recount.attribute);
+                        add(&recount.shadow);
+                        if let Some(spec_of) = &a.aggregate {
+                            let stored = |name: &str| {
+                                a.attributes
+                                    .get(name)
+                                    .map_or(name.to_owned(), |x| x.stored().to_owned())
+                            };
+                            add(&stored(&spec_of.count));
+                            for g in &spec_of.group_by {
+                                add(&stored(g));
+                            }
+                        }
+                        if let Some((attribute, _)) = spec.table.entity_type.marker(&a.name) {
+                            add(attribute);
+                        }
+                    }
+                    reads_items = true;
                 }
                 Job::BackfillIndexKeys { .. }
                 | Job::CleanupIndexKeys { .. }
@@ -161,7 +189,7 @@ impl Needs {
         Needs {
             attributes: keys,
             sources,
-            copies,
+            reads_items,
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::sdk::types::{
 use crate::tenant::{TenantId, TenantRules};
 use crate::{Entity, Error, Item};
 
+pub use super::recount::RecountAggregate;
 pub use super::rewrite::{CopyEntity, CopyTable, FillAttribute, MoveAttribute, Purge};
 
 /// Where a tenant-scoped entity's tenant sits in its table partition key:

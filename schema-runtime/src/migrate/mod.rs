@@ -23,6 +23,7 @@ mod cli;
 mod control;
 pub mod jobs;
 mod limit;
+mod recount;
 mod rewrite;
 mod runner;
 

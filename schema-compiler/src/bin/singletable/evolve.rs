@@ -349,5 +349,8 @@ fn describe(job: &evolve::Job) -> String {
         evolve::Job::CopyEntity { entity, from } => {
             format!("copy every stored `{entity}` of table `{from}` into the new table under its new keys (PutItem where the new key is free)")
         }
+        evolve::Job::Recount { aggregate, .. } => {
+            format!("recount every `{aggregate}` counter from the items it counts, exactly beside live writes (mark each item not yet counted and count it, then set each counter to its recount)")
+        }
     }
 }

@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::Emitter;
+use crate::evolve::RecountAttributes;
 use crate::ir::{self, Maintenance, PlaceholderKind};
 use crate::names::Item;
 
@@ -144,6 +145,13 @@ impl<'a> Emitter<'a> {
                 quote!((#stored, __rt::Attr::to_av(#value)),)
             });
         let counter_doc = format!(" The `{count}` counter of [`{a_name}`].");
+        let recount = match self.pending_recount(a_name) {
+            Some(r) => {
+                let (attribute, mark, shadow) = (&r.attribute, &r.mark, &r.shadow);
+                quote!(Some(__rt::aggregate::Recount { attribute: #attribute, mark: #mark, shadow: #shadow }))
+            }
+            None => quote!(None),
+        };
         let group_doc = format!(" The [`{a_name}`] group a [`{of_name}`] is counted in.");
         let mut out = quote! {
             #[doc = #counter_doc]
@@ -151,6 +159,7 @@ impl<'a> Emitter<'a> {
                 entity: #a_name,
                 marker: <#a_ty as __rt::Entity>::IDENTITY.marker(),
                 count_attribute: #count,
+                recount: #recount,
             };
 
             #[doc = #group_doc]
@@ -162,23 +171,44 @@ impl<'a> Emitter<'a> {
                 })
             }
         };
-        if counted.spec.maintained_by == Maintenance::Stream {
+        let stream = counted.spec.maintained_by == Maintenance::Stream;
+        // The recount job reads groups out of stored items, as the stream
+        // handler does out of images.
+        if stream || self.pending_recount(a_name).is_some() {
+            out.extend(self.emit_image_fn(of, counted));
+        }
+        if stream {
             out.extend(self.emit_stream_handler(of, counted));
         }
         out
     }
 
-    /// `ticket_count_changes(records)`: the counter changes a batch of
-    /// DynamoDB Streams records makes, for a Lambda to apply.
-    fn emit_stream_handler(&self, of: &'a ir::Entity, counted: &Counted<'a>) -> TokenStream {
+    /// The recount the lock holds pending for aggregate `aggregate`, if any.
+    pub(super) fn pending_recount(&self, aggregate: &str) -> Option<RecountAttributes> {
+        self.options
+            .migrations
+            .iter()
+            .filter(|pending| pending.job.entity() == Some(aggregate))
+            .find_map(|pending| pending.job.recount_attributes())
+    }
+
+    /// The `(attribute, mark)` of each recount pending for aggregates of
+    /// `entity`'s items, which every write of one stores.
+    pub(super) fn counted_marks(&self, entity: &ir::Entity) -> Vec<RecountAttributes> {
+        self.counted_by(entity)
+            .iter()
+            .filter_map(|c| self.pending_recount(c.aggregate.name.as_str()))
+            .collect()
+    }
+
+    /// `ticket_count_group_of_image(item, value)`: the group of a stored
+    /// item, its tenant read out of its key.
+    fn emit_image_fn(&self, of: &'a ir::Entity, counted: &Counted<'a>) -> TokenStream {
         let aggregate = counted.aggregate;
         let a_name = aggregate.name.as_str();
-        let of_name = of.name.as_str();
-        let of_ty = self.name(Item::Entity(of_name));
-        let konst = self.counter_const(aggregate);
+        let of_ty = self.name(Item::Entity(of.name.as_str()));
         let group_fn = self.group_fn(aggregate);
         let image_fn = self.name(Item::ImageFn(a_name));
-        let handler = self.name(Item::ChangesFn(a_name));
         let scope = match (&self.spec.tenant, self.is_tenant_scoped(of)) {
             (Some(tenant), true) => {
                 let template = &of.primary_key.pk;
@@ -193,6 +223,24 @@ impl<'a> Emitter<'a> {
             }
             _ => quote!(let scope = ();),
         };
+        quote! {
+            fn #image_fn(item: &__rt::Item, value: &#of_ty) -> Result<__rt::aggregate::Group, __rt::Error> {
+                #scope
+                #group_fn(value, &scope)
+            }
+        }
+    }
+
+    /// `ticket_count_changes(records)`: the counter changes a batch of
+    /// DynamoDB Streams records makes, for a Lambda to apply.
+    fn emit_stream_handler(&self, of: &'a ir::Entity, counted: &Counted<'a>) -> TokenStream {
+        let aggregate = counted.aggregate;
+        let a_name = aggregate.name.as_str();
+        let of_name = of.name.as_str();
+        let of_ty = self.name(Item::Entity(of_name));
+        let konst = self.counter_const(aggregate);
+        let image_fn = self.name(Item::ImageFn(a_name));
+        let handler = self.name(Item::ChangesFn(a_name));
         let doc = [
             format!(" The changes to [`{a_name}`] counters that DynamoDB Streams records of `{of_name}` items make: +1 for each new image's group, −1 for each old image's, netted per counter (records of other entities are skipped). The tenant is read from each item's key. Images that do not decode are returned as errors; the rest are still counted. `apply_counter_changes` applies each record once, also when the stream delivers a batch again."),
             String::new(),
@@ -209,11 +257,6 @@ impl<'a> Emitter<'a> {
             " ```".to_owned(),
         ];
         quote! {
-            fn #image_fn(item: &__rt::Item, value: &#of_ty) -> Result<__rt::aggregate::Group, __rt::Error> {
-                #scope
-                #group_fn(value, &scope)
-            }
-
             #(#[doc = #doc])*
             pub fn #handler(records: &[__rt::aggregate::ChangeRecord]) -> (Vec<__rt::aggregate::CounterChange>, Vec<__rt::Error>) {
                 __rt::aggregate::count_changes::<#of_ty>(records, &#konst, #image_fn)

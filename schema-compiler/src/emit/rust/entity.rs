@@ -445,12 +445,21 @@ impl<'a> Emitter<'a> {
             .map(|v| quote!(const VERSION_ATTRIBUTE: Option<&'static str> = Some(#v);));
         let identity = self.identity(entity);
         let index_keys = self.index_key_shapes(entity);
+        let marks = self.counted_marks(entity);
+        let counted = (!marks.is_empty()).then(|| {
+            let marks = marks.iter().map(|r| {
+                let (attribute, mark) = (&r.attribute, &r.mark);
+                quote!((#attribute, #mark))
+            });
+            quote!(const COUNTED: &'static [(&'static str, &'static str)] = &[#(#marks),*];)
+        });
         quote! {
             impl __rt::Entity for #ty {
                 const ENTITY_TYPE: &'static str = #entity_name;
                 const IDENTITY: __rt::Identity = #identity;
                 #index_keys
                 #version_const
+                #counted
                 type Scope = #scope_ty;
 
                 fn primary_key(&self, scope: &#scope_ty) -> Result<__rt::Item, __rt::ValueError> {
@@ -541,6 +550,12 @@ impl<'a> Emitter<'a> {
         let marker = self.spec.table.entity_type.marker(&entity.name).map(|(attribute, value)| {
             quote!(w.raw(#attribute, __rt::AttributeValue::S(#value.to_owned()));)
         });
+        // The marks of the recounts pending for the entity's aggregates.
+        let counted = self.counted_marks(entity).into_iter().map(|r| {
+            let (attribute, mark) = (r.attribute, r.mark);
+            quote!(w.raw(#attribute, __rt::AttributeValue::S(#mark.to_owned()));)
+        });
+        let counted: Vec<TokenStream> = counted.collect();
         // A natural table key is the attribute itself, already in the key item.
         let natural = natural_table_keys(entity);
         // A `key_only` attribute is kept in the key alone.
@@ -575,7 +590,11 @@ impl<'a> Emitter<'a> {
         let key = self.key_call(entity, Receiver { name: "self" });
         // An item of nothing but its keys (natural or key-only attributes,
         // no entity-type attribute) adds nothing to the key item.
-        let writer = if marker.is_none() && attributes.is_empty() && index_keys.is_empty() {
+        let writer = if marker.is_none()
+            && counted.is_empty()
+            && attributes.is_empty()
+            && index_keys.is_empty()
+        {
             quote!(w)
         } else {
             quote!(mut w)
@@ -585,6 +604,7 @@ impl<'a> Emitter<'a> {
             #shard
             let #writer = __rt::ItemWriter::new(#key?, #name, #capacity);
             #marker
+            #(#counted)*
             #(#attributes)*
             #(#index_keys)*
             Ok(w.finish())

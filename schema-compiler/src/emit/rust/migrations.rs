@@ -42,6 +42,8 @@ impl<'a> Emitter<'a> {
                 | Job::CopyEntity { entity, .. } => entities.contains(&entity.as_str()),
                 // The new table is empty until the copy: every read waits.
                 Job::CopyTable { .. } => true,
+                // Counts are partial until the recount.
+                Job::Recount { aggregate, .. } => entities.contains(&aggregate.as_str()),
                 Job::VerifyItems { .. } | Job::Purge { .. } => false,
             };
             waits.then_some(pending.id.as_str())
@@ -206,6 +208,21 @@ impl<'a> Emitter<'a> {
             | Job::FillAttribute { .. }
             | Job::Remark { .. }
             | Job::CopyEntity { .. } => {}
+            Job::Recount { aggregate, .. } => {
+                let counted = self
+                    .counters
+                    .iter()
+                    .find(|c| c.aggregate.name.as_str() == aggregate)?;
+                self.pending_recount(aggregate)?;
+                let of = self.name(Item::Entity(counted.of.name.as_str()));
+                let a = self.name(Item::Entity(aggregate.as_str()));
+                let counter = self.counter_const(counted.aggregate);
+                let image = self.name(Item::ImageFn(aggregate.as_str()));
+                let transactional = counted.spec.maintained_by == ir::Maintenance::Transaction;
+                return Some(
+                    quote!(Box::new(__rt::migrate::jobs::RecountAggregate::<super::#of, super::#a>::new(#id, super::#counter, super::#image, #transactional))),
+                );
+            }
         }
         let entity = self.spec.entities.get(job.entity()?)?;
         let ty = self.name(Item::Entity(entity.name.as_str()));
@@ -251,9 +268,10 @@ impl<'a> Emitter<'a> {
                 let from = from.as_str();
                 quote!(Box::new(__rt::migrate::jobs::CopyEntity::<#ty>::new(#id, #from, #old_identity, #tenant)))
             }
-            Job::FillAttribute { value: None, .. } | Job::Purge { .. } | Job::CopyTable { .. } => {
-                return None
-            }
+            Job::FillAttribute { value: None, .. }
+            | Job::Purge { .. }
+            | Job::CopyTable { .. }
+            | Job::Recount { .. } => return None,
         })
     }
 
