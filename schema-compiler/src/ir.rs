@@ -338,12 +338,25 @@ impl Entity {
             .any(|p| p.kind == PlaceholderKind::Attribute && p.name.value == attribute)
     }
 
+    /// The attributes that are placeholders of the primary key: for loops
+    /// over every attribute, which asking [`Entity::in_primary_key`] each
+    /// time would make quadratic in a long key.
+    pub fn primary_key_attributes(&self) -> std::collections::BTreeSet<&str> {
+        self.primary_key
+            .templates()
+            .flat_map(|t| t.placeholders())
+            .filter(|p| p.kind == PlaceholderKind::Attribute)
+            .map(|p| p.name.value.as_str())
+            .collect()
+    }
+
     /// The fields of typed maps an update sets or removes one by one, as
     /// `(map, field)`: every field of a map attribute outside the keys.
     pub fn field_changes(&self) -> Vec<(&Attribute, &Attribute)> {
         let mut out = Vec::new();
+        let keys = self.primary_key_attributes();
         for a in self.attributes.values() {
-            if self.in_primary_key(&a.name) || a.key_only {
+            if keys.contains(a.name.as_str()) || a.key_only {
                 continue;
             }
             let AttributeType::Map {
@@ -362,16 +375,18 @@ impl Entity {
     /// version), add to a set and remove from an optional one, append to a
     /// list and remove from it by index.
     pub fn element_changes(&self) -> Vec<(&Attribute, ElementChange)> {
-        let in_index_key = |a: &Attribute| {
-            self.index_keys.values().any(|k| {
-                k.templates()
-                    .flat_map(|t| t.placeholders())
-                    .any(|p| p.name.value == a.name.value)
-            })
-        };
+        let index_placeholders: std::collections::BTreeSet<&str> = self
+            .index_keys
+            .values()
+            .flat_map(|k| k.templates())
+            .flat_map(|t| t.placeholders())
+            .map(|p| p.name.value.as_str())
+            .collect();
+        let in_index_key = |a: &Attribute| index_placeholders.contains(a.name.as_str());
+        let keys = self.primary_key_attributes();
         let mut out = Vec::new();
         for a in self.attributes.values() {
-            if self.in_primary_key(&a.name) || a.key_only {
+            if keys.contains(a.name.as_str()) || a.key_only {
                 continue;
             }
             match &a.r#type {

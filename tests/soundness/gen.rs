@@ -762,11 +762,18 @@ fn generate_plain(seed: u64) -> Spec {
     let inverted = rng.u8(..4) == 0;
     let ttl = rng.u8(..3) == 0;
     let mut indexes = Vec::new();
+    // Key attribute names are any name DynamoDB accepts.
+    let (gsi_pk, gsi_sk) = [
+        ("gsi1pk", "gsi1sk"),
+        ("GSI1-PK", "GSI1.SK"),
+        ("Status#Time", "sort key"),
+        ("1pk", "é sk"),
+    ][rng.usize(..4)];
     if rng.bool() {
         indexes.push(Index {
             name: "GSI1".into(),
-            pk: "gsi1pk".into(),
-            sk: "gsi1sk".into(),
+            pk: gsi_pk.into(),
+            sk: gsi_sk.into(),
             local: false,
             projection: partial_projection(&mut rng),
         });
@@ -783,7 +790,7 @@ fn generate_plain(seed: u64) -> Spec {
     if !indexes.is_empty() && indexes[0].name == "GSI1" && rng.u8(..3) == 0 {
         indexes.push(Index {
             name: "GSI2".into(),
-            pk: "gsi1pk".into(),
+            pk: gsi_pk.into(),
             sk: "sk".into(),
             local: false,
             projection: None,
@@ -1170,13 +1177,13 @@ impl Spec {
                 if i.local {
                     let _ = writeln!(
                         y,
-                        "  {}: {{ kind: local, sort_key: {}, projection: {projection} }}",
+                        "  {}: {{ kind: local, sort_key: {:?}, projection: {projection} }}",
                         i.name, i.sk
                     );
                 } else {
                     let _ = writeln!(
                         y,
-                        "  {}: {{ partition_key: {}, sort_key: {}, projection: {projection} }}",
+                        "  {}: {{ partition_key: {:?}, sort_key: {:?}, projection: {projection} }}",
                         i.name, i.pk, i.sk
                     );
                 }

@@ -175,8 +175,9 @@ fn claim_update<'s>(table: &mut NameTable<'s>, entity: &'s ir::Entity) {
     for name in UPDATE_METHODS {
         table.claim(methods, Item::Builtin(methods, name), (*name).to_owned());
     }
+    let keys = entity.primary_key_attributes();
     for attribute in entity.attributes.values() {
-        if !entity.in_primary_key(&attribute.name) && attribute.timestamp.is_none() {
+        if !keys.contains(attribute.name.as_str()) && attribute.timestamp.is_none() {
             let a = attribute.name.as_str();
             table.claim(methods, Item::Setter(e, a), snake(a));
         }

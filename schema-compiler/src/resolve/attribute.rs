@@ -223,15 +223,16 @@ impl Resolver<'_> {
     }
 
     /// A name DynamoDB accepts for an attribute (or a map's field): 1 to
-    /// 255 bytes; an attribute's does not start with the `__` generated
-    /// code keeps.
+    /// 255 bytes; an attribute's is none of the names generated code
+    /// stores (`__applied`, `__counted_…`, `__recount_…`). Other names
+    /// beginning with `__` are other libraries' (ElectroDB's `__edb_e__`).
     fn check_stored_name(&mut self, name: &Spanned<String>, field: bool) {
         let problem = if name.is_empty() {
             Some("an attribute name cannot be empty")
         } else if name.len() > 255 {
             Some("DynamoDB attribute names are at most 255 bytes")
-        } else if name.starts_with("__") && !field {
-            Some("names starting with `__` are kept for generated code")
+        } else if !field && is_generated_stored_name(name) {
+            Some("`__applied`, `__counted_…` and `__recount_…` are kept for generated code")
         } else {
             None
         };
@@ -603,4 +604,11 @@ impl Resolver<'_> {
             values: values.into_iter().map(|v| v.value).collect(),
         }
     }
+}
+
+/// Whether `name` is one generated code stores on items: a stream counter's
+/// `__applied` marks, a pending recount's `__counted_<aggregate>` and
+/// `__recount_<mark>`.
+pub(crate) fn is_generated_stored_name(name: &str) -> bool {
+    name == "__applied" || name.starts_with("__counted_") || name.starts_with("__recount_")
 }

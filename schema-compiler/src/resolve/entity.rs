@@ -766,10 +766,12 @@ impl Resolver<'_> {
             .map(|k| k.name.as_str())
             .chain(spec.table.entity_type.attribute().map(|a| a.as_str()))
             .collect();
-        let mut seen: Vec<&ir::Attribute> = Vec::new();
+        // By stored name: linear in the attributes, however many.
+        let mut seen: std::collections::BTreeMap<&str, &ir::Attribute> =
+            std::collections::BTreeMap::new();
         for attr in entity.attributes.values() {
             let stored = attr.stored();
-            if let Some(other) = seen.iter().find(|o| o.stored() == stored) {
+            if let Some(other) = seen.get(stored) {
                 self.error(
                     Diagnostic::new(
                         Code::DuplicateName,
@@ -785,7 +787,7 @@ impl Resolver<'_> {
                     ),
                 );
             }
-            seen.push(attr);
+            seen.entry(stored).or_insert(attr);
             if attr.stored_as.is_none() {
                 continue;
             }

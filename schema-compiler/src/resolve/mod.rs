@@ -653,22 +653,18 @@ impl Resolver<'_> {
     }
 
     /// Key attribute names only appear in requests as strings (behind
-    /// `#pk`-style expression names) and never become Rust fields, so the
-    /// names real tables use, such as `GSI1-PK`, are allowed: 1 to 255 of
-    /// `[A-Za-z0-9_.-]`.
+    /// `#pk`-style expression names) and never become Rust fields, so every
+    /// name DynamoDB accepts for a key attribute is allowed, such as
+    /// `GSI1-PK` or `Status#Time`: 1 to 255 bytes.
     fn check_key_attribute_name(&mut self, name: &Spanned<String>) {
-        let ok = (1..=255).contains(&name.len())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
-        if !ok {
+        if !(1..=255).contains(&name.len()) {
             self.error(
                 Diagnostic::new(
                     Code::InvalidName,
                     format!("`{name}` is not a valid key attribute name"),
                 )
                 .label(name.span, "key attribute name")
-                .help("use 1 to 255 letters, digits, `_`, `.` or `-`"),
+                .help("a key attribute's name is 1 to 255 bytes"),
             );
         }
     }

@@ -12,8 +12,12 @@ use crate::source::{span_of_location, with_current_file, FileId, SourceMap, Span
 
 use super::SpecDecl;
 
-/// The parser thread's stack: the deepest spec (64 levels) in a debug build
-/// needs about 8 MiB; only the pages touched are committed.
+/// The deepest YAML a spec may nest: DynamoDB's 32 levels of nested values,
+/// two YAML levels each, with room for the levels around them.
+const MAX_DEPTH: usize = 96;
+
+/// The parser thread's stack: the deepest spec (96 levels) in a debug build
+/// needs about 12 MiB; only the pages touched are committed.
 const PARSE_STACK: usize = 64 * 1024 * 1024;
 
 /// Parses one spec file. On failure the YAML error is recorded as a
@@ -22,13 +26,19 @@ pub fn parse_spec(sources: &SourceMap, file: FileId, diags: &mut Diagnostics) ->
     let text = &sources.get(file)?.text;
     let parse = || {
         // YAML 1.2 booleans: `no`, `on`, `y` are words (enum values, names), not booleans.
-        let options = serde_saphyr::options! { strict_booleans: true };
+        // Depth: DynamoDB nests values 32 levels deep, and a spec writes a
+        // nested map's declaration and its examples two YAML levels per
+        // level, inside a few levels of its own.
+        let options = serde_saphyr::options! {
+            strict_booleans: true,
+            budget: serde_saphyr::budget! { max_depth: MAX_DEPTH },
+        };
         with_current_file(file, || {
             serde_saphyr::from_str_with_options::<SpecDecl>(text, options)
         })
     };
-    // The deserializer recurses per level of YAML nesting (at most 64, the
-    // parser's own limit) through many generic frames: on its own thread
+    // The deserializer recurses per level of YAML nesting (at most
+    // `MAX_DEPTH`) through many generic frames: on its own thread
     // with a stack that holds the deepest spec in a debug build (a build
     // script, a test thread's 2 MiB would not), or here if no thread starts.
     let result = std::thread::scope(|scope| {

@@ -500,7 +500,24 @@ impl Emitter<'_> {
 
     /// The name of the constant holding `template`'s steps in a function.
     pub(super) fn steps_const(template: &ir::KeyTemplate) -> Ident {
-        format_ident!("{}_STEPS", screaming(&template.attribute))
+        // A key attribute's name may be any text (`1pk`, `Status#Time`,
+        // `é sk`): names that are no identifier get a hash of the name, so
+        // two that read alike (`GSI1-PK`, `GSI1.PK`) keep apart.
+        let attribute = template.attribute.as_str();
+        let name = screaming(attribute);
+        let plain = attribute
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !attribute.starts_with(|c: char| c.is_ascii_digit());
+        if plain {
+            format_ident!("{}_STEPS", name)
+        } else {
+            // FNV-1a: stable across builds and platforms.
+            let hash = attribute.bytes().fold(0x811c_9dc5_u32, |h, b| {
+                (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+            });
+            format_ident!("K_{}_{:08X}_STEPS", name, hash)
+        }
     }
 
     /// The step taking the placeholder at segment `i`: to its fixed

@@ -59,11 +59,20 @@ pub fn import_workbench(json: &str) -> Result<Imported, String> {
         .tables
         .iter()
         .map(|table| {
-            let inferred = infer::infer_table(table);
+            let file_name = format!("{}.yaml", file_stem(&table.name));
+            let mut inferred = infer::infer_table(table, false);
+            let mut spec = render::render_spec(&model.name, &model.description, table, &inferred);
+            // Values all of a facet's samples share read as placeholders
+            // can make two entities' keys meet: then they are literals.
+            if key_collisions(&file_name, &spec) > 0 {
+                let literal = infer::infer_table(table, true);
+                let again = render::render_spec(&model.name, &model.description, table, &literal);
+                if key_collisions(&file_name, &again) < key_collisions(&file_name, &spec) {
+                    (inferred, spec) = (literal, again);
+                }
+            }
             let mut notes = table.notes.clone();
             notes.extend(inferred.notes.iter().cloned());
-            let file_name = format!("{}.yaml", file_stem(&table.name));
-            let spec = render::render_spec(&model.name, &model.description, table, &inferred);
             let yaml = with_patterns(&file_name, spec, render::candidate_patterns(&inferred));
             ImportedSpec {
                 table: table.name.clone(),
@@ -76,36 +85,103 @@ pub fn import_workbench(json: &str) -> Result<Imported, String> {
     Ok(Imported { specs, notes })
 }
 
+/// The number of `key_collision` errors `check` finds in `yaml`.
+fn key_collisions(file_name: &str, yaml: &str) -> usize {
+    crate::Compiler::new()
+        .source(file_name.to_owned(), yaml.to_owned())
+        .compile()
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == crate::diagnostics::Code::KeyCollision)
+        .count()
+}
+
 /// The spec with each candidate access pattern `check` accepts: a pattern
 /// that adds an error (a query that could return entities of other shapes,
 /// a parameter bound to attributes of different types) is left out, so the
 /// importer never writes a spec its own checker rejects.
+///
+/// All candidates are checked together, and those an error points into are
+/// dropped, until no candidate adds an error: a few compiles of the spec,
+/// not one per candidate (which made a model of hundreds of facets take
+/// minutes). An error that points into no candidate is found by trying them
+/// one at a time.
 fn with_patterns(file_name: &str, spec: String, candidates: Vec<String>) -> String {
-    let errors = |yaml: &str| {
+    let note = "# access_patterns: the model does not record them. Those below are the ones every\n# table has (a get per entity, a query per partition and per index); add the\n# queries the application makes.\n";
+    let head = format!("{spec}{note}access_patterns:\n");
+    // The errors of `yaml`, each with the byte ranges its labels point at.
+    let errors = |yaml: &str| -> Vec<Vec<(usize, usize)>> {
         crate::Compiler::new()
             .source(file_name.to_owned(), yaml.to_owned())
             .compile()
             .diagnostics
             .iter()
             .filter(|d| d.severity == crate::diagnostics::Severity::Error)
-            .count()
+            .map(|d| {
+                d.labels
+                    .iter()
+                    .map(|l| (l.span.start as usize, l.span.end as usize))
+                    .collect()
+            })
+            .collect()
     };
-    let base = errors(&spec);
-    let mut kept: Vec<String> = Vec::new();
-    for candidate in candidates {
-        let mut trial = kept.clone();
-        trial.push(candidate.clone());
-        let yaml = format!("{spec}access_patterns:\n{}", trial.concat());
-        if errors(&yaml) <= base {
-            kept.push(candidate);
+    let base = errors(&spec).len();
+    let mut kept = candidates;
+    loop {
+        let mut yaml = head.clone();
+        let mut ranges = Vec::with_capacity(kept.len());
+        for candidate in &kept {
+            let start = yaml.len();
+            yaml.push_str(candidate);
+            ranges.push((start, yaml.len()));
         }
+        let found = errors(&yaml);
+        if found.len() <= base {
+            break;
+        }
+        let blamed: Vec<bool> = ranges
+            .iter()
+            .map(|(start, end)| {
+                found
+                    .iter()
+                    .flatten()
+                    .any(|(s, e)| s < end && *e > *start || (s == e && s >= start && s < end))
+            })
+            .collect();
+        if !blamed.contains(&true) {
+            kept = one_at_a_time(&head, kept, base, &errors);
+            break;
+        }
+        let mut i = 0;
+        kept.retain(|_| {
+            i += 1;
+            !blamed[i - 1]
+        });
     }
-    let note = "# access_patterns: the model does not record them. Those below are the ones every\n# table has (a get per entity, a query per partition and per index); add the\n# queries the application makes.\n";
     if kept.is_empty() {
         format!("{spec}{note}")
     } else {
-        format!("{spec}{note}access_patterns:\n{}", kept.concat())
+        format!("{head}{}", kept.concat())
     }
+}
+
+/// The candidates that add no error, tried one at a time after the
+/// patterns kept so far (the slow path, for errors no candidate's lines
+/// show).
+fn one_at_a_time(
+    head: &str,
+    candidates: Vec<String>,
+    base: usize,
+    errors: &dyn Fn(&str) -> Vec<Vec<(usize, usize)>>,
+) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    for candidate in candidates {
+        let yaml = format!("{head}{}{candidate}", kept.concat());
+        if errors(&yaml).len() <= base {
+            kept.push(candidate);
+        }
+    }
+    kept
 }
 
 fn file_stem(name: &str) -> String {

@@ -80,6 +80,32 @@ pub struct ModelTable {
     pub notes: Vec<String>,
 }
 
+/// `name` as DynamoDB allows a table or index name (3–255 of
+/// `[A-Za-z0-9_.-]`): other characters become `_`, a short name is padded
+/// with `_`, a long one cut; a note says so.
+fn dynamo_name(name: String, what: &str, notes: &mut Vec<String>) -> String {
+    let mut valid: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(255)
+        .collect();
+    while valid.len() < 3 {
+        valid.push('_');
+    }
+    if valid != name {
+        notes.push(format!(
+            "the {what} name {name:?} is not one DynamoDB accepts: named `{valid}`"
+        ));
+    }
+    valid
+}
+
 fn text(v: &Value, field: &str) -> Option<String> {
     v.get(field).and_then(Value::as_str).map(str::to_owned)
 }
@@ -208,6 +234,7 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
         notes.push("a table without `TableName`: named Table".into());
         format!("Table{}", index + 1)
     });
+    let name = dynamo_name(name, "table", &mut notes);
     let keys = t.get("KeyAttributes");
     let pk = key(
         keys.and_then(|k| k.get("PartitionKey")),
@@ -238,7 +265,7 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
                     let keys = g.get("KeyAttributes");
                     let projection = g.get("Projection");
                     Some(Gsi {
-                        name: text(g, "IndexName")?,
+                        name: dynamo_name(text(g, "IndexName")?, "index", &mut notes),
                         pk: key(
                             keys.and_then(|k| k.get("PartitionKey")),
                             &mut notes,

@@ -117,6 +117,10 @@ fn split_at(value: &str, class: &[char]) -> (Vec<String>, Vec<char>) {
 pub(super) struct Ctx<'a> {
     pub(super) tenant: Option<&'a str>,
     pub(super) key_type: &'static str,
+    /// A part all samples share is a literal even when it holds digits
+    /// (`F0`): the second try, when values read as placeholders made two
+    /// entities' keys meet.
+    pub(super) literal_constants: bool,
 }
 
 /// How a part of a key relates to an item.
@@ -428,7 +432,8 @@ impl Entity {
             // A constant word is a literal (`METADATA`, `ORDER`); a constant
             // with digits is a value all samples happen to share (`c1`,
             // `player001`), unless the alias says otherwise.
-            let literal_like = !texts[0].chars().any(|c| c.is_ascii_digit());
+            let literal_like =
+                ctx.literal_constants || !texts[0].chars().any(|c| c.is_ascii_digit());
             if texts[0].is_empty()
                 || (constant && literal_like && !self.tenant_part(ctx, values, &texts))
             {

@@ -422,7 +422,7 @@ fn facet_entity(
     table: &ModelTable,
     facet: &Facet,
     inferred: &mut Inferred,
-    eta: Option<&str>,
+    (eta, literal_constants): (Option<&str>, bool),
 ) -> Entity {
     let tenant = inferred.tenant.as_ref().map(|(t, _)| t.clone());
     let name = match eta.and_then(|a| match facet.items.first()?.get(a)? {
@@ -559,6 +559,7 @@ fn facet_entity(
     let ctx = |key_type| Ctx {
         tenant: tenant.as_deref(),
         key_type,
+        literal_constants,
     };
     e.pk = e.infer_key(
         &table.pk,
@@ -854,7 +855,9 @@ impl Entity {
 }
 
 /// Infers the entities of a table.
-pub fn infer_table(table: &ModelTable) -> Inferred {
+/// What the importer makes of `table`; with `literal_constants`, every key
+/// part all of a facet's samples share is a literal (see [`Ctx`]).
+pub fn infer_table(table: &ModelTable, literal_constants: bool) -> Inferred {
     let mut inferred = Inferred::default();
     if let Some(t) = find_tenant(table) {
         inferred.tenant = Some((t, Vec::new()));
@@ -863,7 +866,12 @@ pub fn infer_table(table: &ModelTable) -> Inferred {
     inferred.entity_type_attribute = eta.clone();
     let mut entities: Vec<Entity> = Vec::new();
     for facet in &table.facets {
-        let mut e = facet_entity(table, facet, &mut inferred, eta.as_deref());
+        let mut e = facet_entity(
+            table,
+            facet,
+            &mut inferred,
+            (eta.as_deref(), literal_constants),
+        );
         let base = e.name.clone();
         let mut n = 2;
         while entities.iter().any(|x| x.name == e.name) {
