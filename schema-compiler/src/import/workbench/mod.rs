@@ -85,6 +85,9 @@ pub fn import_workbench(json: &str) -> Result<Imported, String> {
     Ok(Imported { specs, notes })
 }
 
+/// The byte ranges an error's labels point at.
+type Labels = Vec<(usize, usize)>;
+
 /// The number of `key_collision` errors `check` finds in `yaml`.
 fn key_collisions(file_name: &str, yaml: &str) -> usize {
     crate::Compiler::new()
@@ -110,7 +113,7 @@ fn with_patterns(file_name: &str, spec: String, candidates: Vec<String>) -> Stri
     let note = "# access_patterns: the model does not record them. Those below are the ones every\n# table has (a get per entity, a query per partition and per index); add the\n# queries the application makes.\n";
     let head = format!("{spec}{note}access_patterns:\n");
     // The errors of `yaml`, each with the byte ranges its labels point at.
-    let errors = |yaml: &str| -> Vec<Vec<(usize, usize)>> {
+    let errors = |yaml: &str| -> Vec<Labels> {
         crate::Compiler::new()
             .source(file_name.to_owned(), yaml.to_owned())
             .compile()
@@ -172,7 +175,7 @@ fn one_at_a_time(
     head: &str,
     candidates: Vec<String>,
     base: usize,
-    errors: &dyn Fn(&str) -> Vec<Vec<(usize, usize)>>,
+    errors: &dyn Fn(&str) -> Vec<Labels>,
 ) -> Vec<String> {
     let mut kept: Vec<String> = Vec::new();
     for candidate in candidates {
