@@ -229,7 +229,14 @@ impl Emitter<'_> {
         owner: &str,
         taken: &mut super::PrivateNames,
     ) -> KeyFn {
-        let name = taken.claim(format!("__{}_{}", snake(owner), snake(&template.attribute)));
+        // A key attribute's name may start with a digit (`1pk`): no `__`
+        // inside the function's name.
+        let attribute = snake(&template.attribute);
+        let name = taken.claim(format!(
+            "__{}_{}",
+            snake(owner),
+            attribute.trim_start_matches('_')
+        ));
         let mut params: Vec<TokenStream> = Vec::new();
         let mut param_names: Vec<(String, Ident)> = Vec::new();
         let mut capacity = 0;
