@@ -166,11 +166,30 @@ fn model(seed: u64) -> Value {
         ("userId", "gameId"),
         ("id", "createdAt"),
         ("tenant_id", "sort"),
+        // Key attributes named as no identifier.
+        ("Status#Time", "sort key"),
+        ("GSI1-PK", "1sk"),
     ]);
     let has_sk = !rng.chance(4);
     // A table keyed on bytes (one kind of item, a natural binary key).
     let binary_pk = rng.chance(8);
     let number_sk = has_sk && rng.chance(4);
+    // A binary or number key is the item's own attribute (a natural key),
+    // which a spec names as an identifier: no such key is named otherwise.
+    let identifier = |n: &str| {
+        n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !n.starts_with(|c: char| c.is_ascii_digit())
+    };
+    let pk_name = if binary_pk && !identifier(pk_name) {
+        "PK"
+    } else {
+        pk_name
+    };
+    let sk_name = if number_sk && !identifier(sk_name) {
+        "SK"
+    } else {
+        sk_name
+    };
     let kinds = if binary_pk { 1 } else { 1 + rng.below(3) };
     let facets = rng.chance(3) || kinds == 1;
     let discriminator = !facets && rng.chance(2);

@@ -177,6 +177,9 @@ impl Entity {
         rows: &[usize],
         ctx: &Ctx<'_>,
     ) -> Template {
+        // An alias that is the key attribute's own name (`Status#Time`) is
+        // a name, not a template.
+        let alias = alias.filter(|a| *a != key.name);
         let values: Vec<(usize, String)> = rows
             .iter()
             .filter_map(|&i| {
