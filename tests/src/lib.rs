@@ -3,6 +3,7 @@
 //! run against.
 
 pub mod capture;
+pub mod dice;
 pub mod dynamo_json;
 pub mod extern_entities;
 pub mod faults;

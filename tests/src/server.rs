@@ -39,3 +39,27 @@ pub fn client_with_short_backoff(endpoint: &str) -> sdk::Client {
         .build();
     sdk::Client::from_conf(config)
 }
+
+/// Every item of `table`, read consistently, page by page.
+pub async fn scan_all(
+    client: &singletable_runtime::sdk::Client,
+    table: &str,
+) -> Result<Vec<singletable_runtime::Item>, singletable_runtime::Error> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let page = client
+            .scan()
+            .table_name(table)
+            .consistent_read(true)
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .map_err(singletable_runtime::Error::from)?;
+        items.extend(page.items().iter().cloned());
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return Ok(items);
+        }
+    }
+}

@@ -9,21 +9,9 @@ use std::collections::BTreeMap;
 
 use singletable_runtime::aggregate::ChangeRecord;
 use singletable_runtime::DateTime;
+use singletable_tests::dice::Dice;
 use singletable_tests::generated::{shopping_cart, support_ticket};
 use singletable_tests::{faults, server, streams};
-
-/// A small deterministic generator, so a failure can be replayed.
-struct Dice(u64);
-
-impl Dice {
-    fn roll(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % n
-    }
-}
 
 #[tokio::test]
 async fn transaction_counters_equal_a_recount() {

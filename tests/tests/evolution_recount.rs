@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use singletable_runtime::migrate::{Counts, Job, Runner};
 use singletable_runtime::sdk::types::AttributeValue;
 use singletable_runtime::Error;
+use singletable_tests::dice::Dice;
 use singletable_tests::evolution::recount::{v1, v2};
 use singletable_tests::{faults, server, streams};
 
@@ -23,19 +24,6 @@ const TENANTS: [&str; 3] = ["t1", "t2", "t3"];
 const STORED: u64 = 60;
 /// Writes of the live v2 writer.
 const LIVE_WRITES: usize = 240;
-
-/// A small deterministic generator, so a failure can be replayed.
-struct Dice(u64);
-
-impl Dice {
-    fn roll(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % n
-    }
-}
 
 fn v1_status(n: u64) -> v1::Status {
     [v1::Status::Open, v1::Status::Pending, v1::Status::Closed][n as usize % 3]
@@ -135,38 +123,23 @@ async fn truth(
     table: &str,
 ) -> BTreeMap<(String, String), i64> {
     let mut out = BTreeMap::new();
-    let mut start = None;
-    loop {
-        let page = client
-            .scan()
-            .table_name(table)
-            .consistent_read(true)
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .unwrap();
-        for item in page.items() {
-            let text = |name: &str| match item.get(name) {
-                Some(AttributeValue::S(s)) => s.clone(),
-                _ => String::new(),
-            };
-            let (pk, sk) = (text("pk"), text("sk"));
-            let tenant = pk
-                .strip_prefix("TENANT#")
-                .and_then(|rest| rest.split('|').next())
-                .unwrap_or_default()
-                .to_owned();
-            let group = match sk.as_str() {
-                "TICKET" => format!("TICKETS#{}", text("status")),
-                "NOTE" => format!("NOTES#{}", text("topic")),
-                _ => continue,
-            };
-            *out.entry((tenant, group)).or_insert(0) += 1;
-        }
-        start = page.last_evaluated_key;
-        if start.is_none() {
-            break;
-        }
+    for item in server::scan_all(client, table).await.unwrap() {
+        let text = |name: &str| match item.get(name) {
+            Some(AttributeValue::S(s)) => s.clone(),
+            _ => String::new(),
+        };
+        let (pk, sk) = (text("pk"), text("sk"));
+        let tenant = pk
+            .strip_prefix("TENANT#")
+            .and_then(|rest| rest.split('|').next())
+            .unwrap_or_default()
+            .to_owned();
+        let group = match sk.as_str() {
+            "TICKET" => format!("TICKETS#{}", text("status")),
+            "NOTE" => format!("NOTES#{}", text("topic")),
+            _ => continue,
+        };
+        *out.entry((tenant, group)).or_insert(0) += 1;
     }
     out
 }
