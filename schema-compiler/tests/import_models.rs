@@ -56,7 +56,7 @@ const PREFIXES: [&str; 6] = ["USER", "ORDER", "ITEM", "GAME", "c", "p"];
 const SECONDS: [&str; 3] = ["LINE", "V", "SKU"];
 const CONSTANTS: [&str; 4] = ["METADATA", "PROFILE", "#META", "A"];
 const DELIMITERS: [char; 4] = ['#', '|', ':', '_'];
-const ATTRIBUTE_NAMES: [&str; 22] = [
+const ATTRIBUTE_NAMES: [&str; 23] = [
     "name",
     "Email",
     "createdAt",
@@ -73,9 +73,11 @@ const ATTRIBUTE_NAMES: [&str; 22] = [
     "follower#",
     "created_at",
     "first name",
-    // Another library's name, a Rust keyword, names no identifier starts
-    // with, a non-ASCII name, and values nested as deep as DynamoDB allows.
+    // Another library's name, Rust keywords (`type` named like a
+    // discriminator, but data), names no identifier starts with, a
+    // non-ASCII name, and values nested as deep as DynamoDB allows.
     "__edb_e__",
+    "type",
     "self",
     "1abc",
     "é",
@@ -86,7 +88,7 @@ const ATTRIBUTE_NAMES: [&str; 22] = [
 fn value_of(rng: &mut Rng, name: &str, n: usize) -> Value {
     match name {
         "name" | "Email" | "note" | "Status#Time" | "follower#" | "first name" | "__edb_e__"
-        | "self" | "1abc" | "é" | "a.b" => json!({ "S": format!("{name} {n}") }),
+        | "type" | "self" | "1abc" | "é" | "a.b" => json!({ "S": format!("{name} {n}") }),
         "deep" => {
             let mut v = json!({ "S": format!("bottom {n}") });
             for _ in 0..31 {

@@ -22,6 +22,7 @@ mod render;
 use indexmap::IndexMap;
 
 pub use read::{normalize_value, read_model, ModelTable};
+use read::{read_model_with, Model};
 
 /// The specs made from one model.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,38 +52,54 @@ pub fn import_workbench(json: &str) -> Result<Imported, String> {
         serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
     super::json::duplicate_keys(json)?;
     let model = read_model(&value)?;
-    let mut notes = model.notes;
+    let mut notes = model.notes.clone();
     if model.tables.is_empty() {
         notes.push("the model has no tables".into());
     }
-    let specs = model
-        .tables
-        .iter()
-        .map(|table| {
-            let file_name = format!("{}.yaml", file_stem(&table.name));
-            let mut inferred = infer::infer_table(table, false);
-            let mut spec = render::render_spec(&model.name, &model.description, table, &inferred);
-            // Values all of a facet's samples share read as placeholders
-            // can make two entities' keys meet: then they are literals.
-            if key_collisions(&file_name, &spec) > 0 {
-                let literal = infer::infer_table(table, true);
-                let again = render::render_spec(&model.name, &model.description, table, &literal);
+    // The same model read without discriminators, when a table needs it.
+    let mut plain: Option<Result<Model, String>> = None;
+    let mut specs = Vec::with_capacity(model.tables.len());
+    for (i, table) in model.tables.iter().enumerate() {
+        let file_name = format!("{}.yaml", file_stem(&table.name));
+        let (mut table, (mut inferred, mut spec)) = (table, table_spec(&model, table, &file_name));
+        // An attribute named like a discriminator may be data: split by the
+        // keys instead when that makes fewer entities' keys meet.
+        if key_collisions(&file_name, &spec) > 0 {
+            let plain = plain.get_or_insert_with(|| read_model_with(&value, false));
+            if let Some(other) = plain.as_ref().ok().and_then(|m| m.tables.get(i)) {
+                let (again_inferred, again) = table_spec(&model, other, &file_name);
                 if key_collisions(&file_name, &again) < key_collisions(&file_name, &spec) {
-                    (inferred, spec) = (literal, again);
+                    (table, inferred, spec) = (other, again_inferred, again);
                 }
             }
-            let mut notes = table.notes.clone();
-            notes.extend(inferred.notes.iter().cloned());
-            let yaml = with_patterns(&file_name, spec, render::candidate_patterns(&inferred));
-            ImportedSpec {
-                table: table.name.clone(),
-                file_name,
-                yaml,
-                notes,
-            }
-        })
-        .collect();
+        }
+        let mut notes = table.notes.clone();
+        notes.extend(inferred.notes.iter().cloned());
+        let yaml = with_patterns(&file_name, spec, render::candidate_patterns(&inferred));
+        specs.push(ImportedSpec {
+            table: table.name.clone(),
+            file_name,
+            yaml,
+            notes,
+        });
+    }
     Ok(Imported { specs, notes })
+}
+
+/// What the importer makes of `table`, and its spec without access
+/// patterns: values all of a facet's samples share read as placeholders,
+/// unless that makes two entities' keys meet (then they are literals).
+fn table_spec(model: &Model, table: &ModelTable, file_name: &str) -> (infer::Inferred, String) {
+    let inferred = infer::infer_table(table, false);
+    let spec = render::render_spec(&model.name, &model.description, table, &inferred);
+    if key_collisions(file_name, &spec) > 0 {
+        let literal = infer::infer_table(table, true);
+        let again = render::render_spec(&model.name, &model.description, table, &literal);
+        if key_collisions(file_name, &again) < key_collisions(file_name, &spec) {
+            return (literal, again);
+        }
+    }
+    (inferred, spec)
 }
 
 /// The byte ranges an error's labels point at.

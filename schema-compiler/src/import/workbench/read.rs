@@ -228,7 +228,7 @@ fn strings(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
+fn read_table(t: &Value, index: usize, discriminators: bool) -> Option<ModelTable> {
     let mut notes = Vec::new();
     let name = text(t, "TableName").unwrap_or_else(|| {
         notes.push("a table without `TableName`: named Table".into());
@@ -343,7 +343,13 @@ fn read_table(t: &Value, index: usize) -> Option<ModelTable> {
             .iter()
             .map(|(n, _): &(String, String)| n.clone())
             .collect();
-        facets = split_facetless(&name, table_items, &declared, &pk, sk.as_ref());
+        facets = split_facetless(
+            &name,
+            table_items,
+            &declared,
+            (&pk, sk.as_ref()),
+            discriminators,
+        );
     } else if !table_items.is_empty() {
         notes.push(format!(
             "{} table-level items outside any facet were left out",
@@ -376,6 +382,13 @@ impl ModelTable {
 
 /// Reads the model's tables.
 pub fn read_model(v: &Value) -> Result<Model, String> {
+    read_model_with(v, true)
+}
+
+/// Reads the model's tables; without `discriminators`, a table without
+/// facets is split by its keys' literal prefixes only, never by an
+/// attribute named like a discriminator (one that is data, `type: "t 7"`).
+pub(super) fn read_model_with(v: &Value, discriminators: bool) -> Result<Model, String> {
     let tables = v
         .get("DataModel")
         .and_then(Value::as_array)
@@ -392,7 +405,7 @@ pub fn read_model(v: &Value) -> Result<Model, String> {
     }
     let mut out = Vec::new();
     for (i, t) in tables.iter().enumerate() {
-        match read_table(t, i) {
+        match read_table(t, i, discriminators) {
             Some(t) => out.push(t),
             None => notes.push(format!("table {} has no partition key: left out", i + 1)),
         }
@@ -419,8 +432,8 @@ fn split_facetless(
     name: &str,
     items: Vec<super::Item>,
     declared: &[String],
-    pk: &Key,
-    sk: Option<&Key>,
+    (pk, sk): (&Key, Option<&Key>),
+    discriminators: bool,
 ) -> Vec<Facet> {
     let facet = |name: String, items: Vec<super::Item>| Facet {
         name,
@@ -434,7 +447,7 @@ fn split_facetless(
         _ => None,
     };
     let mut groups: indexmap::IndexMap<String, Vec<super::Item>> = indexmap::IndexMap::new();
-    if let Some(discriminator) = discriminator(&items, pk, sk) {
+    if let Some(discriminator) = discriminator(&items, pk, sk).filter(|_| discriminators) {
         for item in items {
             let kind = text(&item, &discriminator).unwrap_or_default();
             groups.entry(kind).or_default().push(item);
