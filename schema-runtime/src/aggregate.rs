@@ -27,6 +27,9 @@ pub struct Counter {
     pub count_attribute: &'static str,
     /// The recount the lock holds pending for it, if any (see [`Recount`]).
     pub recount: Option<Recount>,
+    /// The count's declared `min..=max` (`i64::MIN..=i64::MAX` when none):
+    /// a change that would leave it is refused, never stored.
+    pub range: (i64, i64),
 }
 
 /// A recount of an aggregate that exists beside live counter updates.
@@ -128,13 +131,27 @@ fn add_to(counter: &Counter, group: &Group, delta: i64) -> Update {
         counter.count_attribute,
         AttributeValue::N(delta.to_string()),
     )];
-    // A pending recount's shadow count moves with the count.
-    if let Some(recount) = counter.recount {
-        add.push((recount.shadow, AttributeValue::N(delta.to_string())));
+    // A pending recount's shadow count moves with the count. Until the
+    // recount switches a counter its count is not yet one to bound.
+    let mut bounds = Vec::new();
+    match counter.recount {
+        Some(recount) => add.push((recount.shadow, AttributeValue::N(delta.to_string()))),
+        None => {
+            let (min, max) = counter.range;
+            if (min, max) != (i64::MIN, i64::MAX) {
+                bounds.push(ops::Bound::Value {
+                    name: counter.count_attribute,
+                    min: min.saturating_sub(delta),
+                    max: max.saturating_sub(delta),
+                    absent: (min..=max).contains(&delta),
+                });
+            }
+        }
     }
     Update {
         set: group.attributes.clone(),
         add,
+        bounds,
         upsert: true,
         entity: counter.entity,
         marker: counter.marker,
@@ -791,7 +808,17 @@ async fn apply_once(
             Ok(item) => return Ok(item),
             Err(Error::ConditionNotMet { stored, .. }) => {
                 let held = stored.as_deref().map(applied_marks).unwrap_or_default();
+                let before = pending.len();
                 pending.retain(|(m, _)| !held.contains(m));
+                // Refused with none of its records applied: the count
+                // would leave its declared range.
+                if pending.len() == before {
+                    return Err(Error::ConditionFailed {
+                        entity: change.counter.entity,
+                        operation:
+                            "apply counter changes (the count would leave its declared range)",
+                    });
+                }
             }
             Err(e) => return Err(e),
         }

@@ -601,7 +601,7 @@ impl CommentUpdate {
 pub struct TicketCount {
     /// `status`: enum (OPEN, CLOSED); part of the primary key.
     pub status: Status,
-    /// `count`: integer.
+    /// `count`: integer 0..=9223372036854775807.
     pub count: i64,
 }
 /// The primary key of a [`TicketCount`].
@@ -699,7 +699,7 @@ impl __rt::Entity for TicketCount {
         );
         w.raw("entity_type", __rt::AttributeValue::S("TicketCount".to_owned()));
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put("count", &self.count, __rt::Store::Plain)?;
+        w.put("count", &self.count, __COUNT_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -707,7 +707,7 @@ impl __rt::Entity for TicketCount {
         let r = __rt::reader::Fields::new(item, "TicketCount");
         Ok(TicketCount {
             status: r.keyed("status", &[("sk", &SK_STEPS[..2])], __rt::reader::parsed)?,
-            count: r.required("count")?,
+            count: r.checked("count", __COUNT_RULE)?,
         })
     }
 }
@@ -755,9 +755,8 @@ impl TicketCountUpdate {
             )?;
             update.put_value("status", &key.status, __rt::Store::Plain)?;
         }
-        update.put("count", &self.count, __rt::Store::Plain)?;
-        update
-            .add_to("count", self.add_count, self.count.is_some(), __rt::Store::Plain)?;
+        update.put("count", &self.count, __COUNT_RULE)?;
+        update.add_to("count", self.add_count, self.count.is_some(), __COUNT_RULE)?;
         self.__options.apply_to(&mut update);
         Ok(update)
     }
@@ -1356,6 +1355,7 @@ pub const COUNTER_TICKET_COUNT: __rt::aggregate::Counter = __rt::aggregate::Coun
     marker: <TicketCount as __rt::Entity>::IDENTITY.marker(),
     count_attribute: "count",
     recount: None,
+    range: (0, i64::MAX),
 };
 /// The [`TicketCount`] group a [`Ticket`] is counted in.
 fn ticket_group_for_ticket_count(
@@ -1549,6 +1549,10 @@ static __RESOLVER_RULE: __rt::Store = {
 };
 static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
 static __BODY_RULE: __rt::Store = __rt::Store::Length(0, Some(10000));
+static __COUNT_RULE: __rt::Store = __rt::Store::Integer {
+    min: 0,
+    max: i64::MAX,
+};
 /// The IAM policy of what this module's repository does, confined to one tenant's keys with `dynamodb:LeadingKeys` (what `singletable generate iam` writes as `<spec>.iam.json`). [`::singletable_runtime::iam::PolicyTemplate::session_policy`] makes a tenant's STS session policy from it.
 pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
     role: None,

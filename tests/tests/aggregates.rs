@@ -327,3 +327,71 @@ async fn a_poisoned_counter_stops_no_other_counter() {
         }
     }
 }
+
+/// A counter keeps its declared range (`count: { min: 0 }`) also from the
+/// stream: a change that would take it below is refused and reported, and
+/// the count stays as it was (a later read decodes it), while the other
+/// counters of the same call apply.
+#[tokio::test]
+async fn a_stream_counter_never_leaves_its_declared_range() {
+    use singletable_runtime::aggregate::ChangeRecord;
+    use singletable_runtime::Entity;
+    use support_ticket::*;
+    let server = server::server().await;
+    let repo = Repository::new(server::client(&server.endpoint))
+        .with_table_name(server::unique_table("Bounded"));
+    repo.create_table().await.unwrap();
+    let tenant = TenantId::new("t1").unwrap();
+    let ticket = |id: &str, status| Ticket {
+        id: id.into(),
+        title: "bounded".into(),
+        status,
+        resolver: None,
+        created_at: DateTime::from_secs(1_714_564_800),
+    };
+    let record = |old: Option<&Ticket>, new: Option<&Ticket>| ChangeRecord {
+        old: old.map(|t| t.to_item(&tenant).unwrap()),
+        new: new.map(|t| t.to_item(&tenant).unwrap()),
+        id: None,
+    };
+    let count = |status| {
+        let repo = repo.for_tenant(&tenant);
+        async move {
+            repo.get_ticket_count(&TicketCountKey { status })
+                .await
+                .unwrap()
+                .map(|c| c.count)
+        }
+    };
+    let (a, b) = (ticket("a", Status::Open), ticket("b", Status::Closed));
+    // Counted in: OPEN 1, CLOSED 1.
+    let (changes, _) = ticket_count_changes(&[record(None, Some(&a)), record(None, Some(&b))]);
+    repo.apply_counter_changes(&changes).await.unwrap();
+    // Removed twice from OPEN (a record of another run), added once more
+    // to CLOSED: OPEN would be -1, so its change is refused; CLOSED applies.
+    let (changes, errors) = ticket_count_changes(&[
+        record(Some(&a), None),
+        record(Some(&a), None),
+        record(None, Some(&ticket("c", Status::Closed))),
+    ]);
+    assert!(errors.is_empty(), "{errors:?}");
+    match repo.apply_counter_changes(&changes).await {
+        Err(singletable_runtime::Error::Counters(failed)) => {
+            assert_eq!(failed.len(), 1, "{failed:?}");
+            let open = TicketCountKey {
+                status: Status::Open,
+            };
+            assert_eq!(
+                failed[0].change.group.key,
+                open.to_key_item(&tenant).unwrap()
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        count(Status::Open).await,
+        Some(1),
+        "the refused change is not stored"
+    );
+    assert_eq!(count(Status::Closed).await, Some(2));
+}

@@ -342,6 +342,7 @@ mod tests {
             mark: "1.abcdef12",
             shadow: "__recount_1.abcdef12",
         }),
+        range: (0, i64::MAX),
     };
 
     #[derive(Debug, Clone)]
