@@ -288,12 +288,27 @@ fn other_entity_changes(
 
 /// `aggregate_changed` for aggregate `name`, with its recount.
 fn aggregate_changed(v: &Versions<'_>, name: &str) -> Finding {
-    finding(ChangeCode::AggregateChanged, name, format!("the aggregate `{name}` is added or regrouped: its stored counts must be recounted from the items it counts"))
-        .label(v.new_at().entity(name), "this aggregate")
-        .job(Job::Recount {
-            aggregate: name.to_owned(),
-            mark: None,
-        })
+    let old = v.old.entities.get(name).and_then(|e| e.aggregate.as_ref());
+    let new = v.new.entities.get(name).and_then(|e| e.aggregate.as_ref());
+    let what = match (old, new) {
+        (Some(o), Some(n)) if o.of == n.of && o.group_by == n.group_by && o.count == n.count => {
+            "is kept another way (transaction or stream)"
+        }
+        (Some(_), Some(_)) => "counts other items or groups",
+        _ => "is added over items already stored",
+    };
+    finding(
+        ChangeCode::AggregateChanged,
+        name,
+        format!(
+            "the aggregate `{name}` {what}: its counts must be recounted from the items it counts"
+        ),
+    )
+    .label(v.new_at().entity(name), "this aggregate")
+    .job(Job::Recount {
+        aggregate: name.to_owned(),
+        mark: None,
+    })
 }
 
 fn attribute_changes(
