@@ -54,6 +54,16 @@ pub(super) fn entity_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
                 }),
             );
         }
+        // A regrouped aggregate's counter items are derived data: the
+        // recount builds the new ones, and the old ones (the old design
+        // tells them, where the new design claims none) are purged, so
+        // neither a fill nor a re-key of them is planned.
+        if regrouped(old, new) {
+            out.push(aggregate_changed(v, name).job(Job::Purge {
+                entity: name.clone(),
+            }));
+            continue;
+        }
         key_changes(v, name, old, new, out);
         index_key_changes(v, name, old, new, out);
         other_entity_changes(v, name, old, new, out);
@@ -283,6 +293,14 @@ fn other_entity_changes(
     }
     if old.aggregate != new.aggregate && new.aggregate.is_some() {
         out.push(aggregate_changed(v, name));
+    }
+}
+
+/// Whether an aggregate counts other items or groups than it did.
+fn regrouped(old: &EntityDesign, new: &EntityDesign) -> bool {
+    match (&old.aggregate, &new.aggregate) {
+        (Some(o), Some(n)) => o.of != n.of || o.group_by != n.group_by || o.count != n.count,
+        _ => false,
     }
 }
 
