@@ -104,6 +104,15 @@ fn main() {
         .out_dir(&recount_dir)
         .compile_to_out_dir([recount.join("v1.yaml"), recount.join("v2.yaml")])
         .unwrap();
+    // The regroup test's designs: an aggregate counted per other groups.
+    let regroup = evolution.join("regroup");
+    println!("cargo:rerun-if-changed={}", regroup.display());
+    let regroup_dir = evolution_dir.join("regroup");
+    std::fs::create_dir_all(&regroup_dir).unwrap();
+    singletable::Compiler::new()
+        .out_dir(&regroup_dir)
+        .compile_to_out_dir([regroup.join("v1.yaml"), regroup.join("v2.yaml")])
+        .unwrap();
     imported();
     soundness();
 }

@@ -82,6 +82,20 @@ pub mod evolution {
             include!(concat!(env!("OUT_DIR"), "/evolution/recount/v2.rs"));
         }
     }
+    /// The regroup test's designs (`tests/evolution/regroup/`): an
+    /// aggregate counted per other groups.
+    pub mod regroup {
+        /// The first design.
+        #[allow(clippy::disallowed_types)]
+        pub mod v1 {
+            include!(concat!(env!("OUT_DIR"), "/evolution/regroup/v1.rs"));
+        }
+        /// The second design, with its recount and purge pending.
+        #[allow(clippy::disallowed_types)]
+        pub mod v2 {
+            include!(concat!(env!("OUT_DIR"), "/evolution/regroup/v2.rs"));
+        }
+    }
     /// The re-keyed copy test's designs (`tests/evolution/rekeyed/`): a
     /// renamed table whose key attributes changed.
     pub mod rekeyed {

@@ -291,3 +291,91 @@ async fn added_aggregates_are_recounted_exactly_beside_live_writes() {
     }
     assert_eq!(counters(&read).await.unwrap(), kept);
 }
+
+/// A regrouped aggregate (`tests/evolution/regroup/`): v1 counts tickets
+/// per status, v2 per priority. The recount builds the priority counters
+/// from the stored tickets and the purge deletes the status counters, both
+/// through the fault proxy on two workers; afterwards the counts are the
+/// tickets per priority, no status counter is left, and `verify` finds
+/// nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_regrouped_aggregate_is_rebuilt_and_its_old_counters_purged() {
+    use singletable_tests::evolution::regroup::{v1, v2};
+    let upstream = server::server().await.endpoint.clone();
+    let client = server::client(&upstream);
+    let table = server::unique_table("Regroup");
+    let old = v1::Repository::new(client.clone()).with_table_name(&table);
+    old.create_table().await.unwrap();
+    let mut dice = Dice(13);
+    let mut per_priority: BTreeMap<(String, String), i64> = BTreeMap::new();
+    for tenant in TENANTS {
+        let t = old.for_tenant(&v1::TenantId::new(tenant).unwrap());
+        for i in 0..40 {
+            let status = if dice.roll(2) == 0 {
+                v1::Status::Open
+            } else {
+                v1::Status::Closed
+            };
+            let priority = if dice.roll(3) == 0 {
+                v1::Priority::High
+            } else {
+                v1::Priority::Low
+            };
+            t.create_ticket(&v1::Ticket {
+                id: format!("t-{i}"),
+                status,
+                priority,
+            })
+            .await
+            .unwrap();
+            *per_priority
+                .entry((tenant.to_owned(), priority.to_string()))
+                .or_insert(0) += 1;
+        }
+    }
+    let old_counters = |items: &[singletable_runtime::Item]| {
+        items
+            .iter()
+            .filter(
+                |i| matches!(i.get("sk"), Some(AttributeValue::S(s)) if s.starts_with("TICKETS#")),
+            )
+            .count()
+    };
+    let before = server::scan_all(&client, &table).await.unwrap();
+    assert_eq!(
+        old_counters(&before),
+        2 * TENANTS.len(),
+        "v1 kept a counter per status"
+    );
+
+    let repo = v2::Repository::new(client.clone()).with_table_name(&table);
+    let jobs = v2::migrations::jobs();
+    let ids: Vec<&str> = jobs.iter().map(|j| j.id()).collect();
+    assert_eq!(ids, ["recount-ticket-count", "purge-ticket-count"]);
+    let proxy = faults::start_mixed(&upstream, 0.2, 53).await.unwrap();
+    let faulty = server::client_with_short_backoff(&proxy.endpoint);
+    let control = format!("{table}__control");
+    for job in &jobs {
+        let counts = run(&faulty, &table, job.as_ref(), &control).await;
+        eprintln!("{}: {counts}", job.id());
+        assert_eq!(counts.invalid, 0, "{}: {counts}", job.id());
+    }
+    eprintln!("proxy: {}", proxy.counts.summary());
+
+    let after = server::scan_all(&client, &table).await.unwrap();
+    assert_eq!(old_counters(&after), 0, "the status counters are purged");
+    let read = repo.clone().allow_pending();
+    let mut kept = BTreeMap::new();
+    for tenant in TENANTS {
+        let id = v2::TenantId::new(tenant).unwrap();
+        for c in read.for_tenant(&id).counts().all().await.unwrap() {
+            kept.insert((tenant.to_owned(), c.priority.to_string()), c.count);
+        }
+    }
+    assert_eq!(kept, per_priority);
+    for job in &jobs {
+        let runner = Runner::new(client.clone(), &table, job.as_ref()).control_table(&control);
+        let left = runner.verify(6).await.unwrap();
+        assert_eq!(left.count, 0, "{}: {:?}", job.id(), left.examples);
+    }
+}

@@ -62,11 +62,12 @@ pub enum Job {
         /// The entity.
         entity: String,
     },
-    /// Deletes every stored item of `entity`, which the design removed
-    /// (as the old design tells them; never an item a current entity
-    /// claims).
+    /// Deletes every stored item of `entity`, which the design removed, or
+    /// the old counter items of a regrouped aggregate (as the old design
+    /// tells them; never an item that is a current entity by its marker
+    /// and keys).
     Purge {
-        /// The removed entity.
+        /// The removed entity, or the regrouped aggregate.
         entity: String,
     },
     /// Copies every item of table `from` into the design's table (a

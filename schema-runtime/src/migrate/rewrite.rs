@@ -229,10 +229,13 @@ impl<E: Entity> Job for FillAttribute<E> {
 /// it, the keys and the entity-type value alone.
 const MAX_COMPARED: usize = 32;
 
-/// Deletes every stored item of an entity the design removed, as the old
-/// design tells them (`old`), and never an item an entity of the current
-/// design claims. Each `DeleteItem` is conditional on the item still
-/// holding what was read, so an item changed meanwhile stays.
+/// Deletes every stored item of an entity the design removed (or the old
+/// counter items of a regrouped aggregate), as the old design tells them
+/// (`old`), and never an item that is an entity of the current design by
+/// its marker and its keys (a regrouped aggregate's new counters say they
+/// are of the same entity as its old ones; their keys tell them apart).
+/// Each `DeleteItem` is conditional on the item still holding what was
+/// read, so an item changed meanwhile stays.
 pub struct Purge {
     id: &'static str,
     entity: &'static str,
@@ -258,7 +261,7 @@ impl Purge {
     }
 
     fn purged(&self, item: &Item) -> bool {
-        self.old.matches(item) && !self.current.iter().any(|i| i.claims(item))
+        self.old.matches(item) && !self.current.iter().any(|i| i.matches(item))
     }
 
     async fn delete(&self, context: &Context, item: &Item) -> Result<Outcome, Error> {

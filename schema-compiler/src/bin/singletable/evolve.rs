@@ -341,7 +341,7 @@ fn describe(job: &evolve::Job) -> String {
             format!("rewrite the entity-type value of every stored `{entity}` (UpdateItem, conditional on the old value)")
         }
         evolve::Job::Purge { entity } => {
-            format!("delete every stored `{entity}` as the old design tells them: an entity the design removed, or a regrouped aggregate's old counters (DeleteItem, conditional on the item as read; never an item a current entity claims)")
+            format!("delete every stored `{entity}` as the old design tells them: an entity the design removed, or a regrouped aggregate's old counters (DeleteItem, conditional on the item as read; never an item that is a current entity by its marker and keys)")
         }
         evolve::Job::CopyTable { from } => {
             format!("copy every item of table `{from}` into the new table (PutItem where the key is free)")
