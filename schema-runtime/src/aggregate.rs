@@ -27,9 +27,9 @@ pub struct Counter {
     pub count_attribute: &'static str,
     /// The recount the lock holds pending for it, if any (see [`Recount`]).
     pub recount: Option<Recount>,
-    /// The count's declared `min..=max` (`i64::MIN..=i64::MAX` when none):
-    /// a change that would leave it is refused, never stored.
-    pub range: (i64, i64),
+    /// The count's declared rule (its `min..=max`): a change that would
+    /// leave it is refused, never stored.
+    pub rule: &'static crate::codec::Store,
 }
 
 /// A recount of an aggregate that exists beside live counter updates.
@@ -120,43 +120,34 @@ pub fn counter_update(
     group: &Group,
     delta: i64,
 ) -> Result<TransactWriteItem, Error> {
-    let update = add_to(counter, group, delta);
+    let update = add_to(counter, group, delta)?;
     ops::transact_update(table, group.key.clone(), update, counter.entity)
 }
 
 /// The update adding `delta` to `group`'s counter, creating it (with the
-/// group's attributes) when there is none.
-fn add_to(counter: &Counter, group: &Group, delta: i64) -> Update {
-    let mut add = vec![(
-        counter.count_attribute,
-        AttributeValue::N(delta.to_string()),
-    )];
-    // A pending recount's shadow count moves with the count. Until the
-    // recount switches a counter its count is not yet one to bound.
-    let mut bounds = Vec::new();
-    match counter.recount {
-        Some(recount) => add.push((recount.shadow, AttributeValue::N(delta.to_string()))),
-        None => {
-            let (min, max) = counter.range;
-            if (min, max) != (i64::MIN, i64::MAX) {
-                bounds.push(ops::Bound::Value {
-                    name: counter.count_attribute,
-                    min: min.saturating_sub(delta),
-                    max: max.saturating_sub(delta),
-                    absent: (min..=max).contains(&delta),
-                });
-            }
-        }
-    }
-    Update {
+/// group's attributes) when there is none, as `add_<count>` adds: only
+/// while the count stays in its declared range.
+fn add_to(counter: &Counter, group: &Group, delta: i64) -> Result<Update, Error> {
+    let mut update = Update {
         set: group.attributes.clone(),
-        add,
-        bounds,
         upsert: true,
         entity: counter.entity,
         marker: counter.marker,
         ..Update::default()
-    }
+    };
+    // A pending recount's shadow count moves with the count. Until the
+    // recount switches a counter its count is not yet one to bound.
+    let rule = match counter.recount {
+        Some(recount) => {
+            update
+                .add
+                .push((recount.shadow, AttributeValue::N(delta.to_string())));
+            crate::codec::Store::Plain
+        }
+        None => *counter.rule,
+    };
+    update.add_to(counter.count_attribute, Some(delta), false, rule)?;
+    Ok(update)
 }
 
 /// Adds the counter updates that move one item from `old` to `new`: none
@@ -746,7 +737,7 @@ async fn apply_change(
 ) -> Result<(), Error> {
     let unidentified = change.delta - change.records.iter().map(|(_, d)| d).sum::<i64>();
     if unidentified != 0 || change.records.is_empty() {
-        let update = add_to(&change.counter, &change.group, unidentified);
+        let update = add_to(&change.counter, &change.group, unidentified)?;
         let key = change.group.key.clone();
         ops::update(client, table, key, update, change.counter.entity).await?;
     }
@@ -796,7 +787,7 @@ async fn apply_once(
             .reduce(crate::Condition::and)
             .expect("pending is not empty");
         let delta = pending.iter().map(|(_, d)| d).sum();
-        let mut update = add_to(&change.counter, &change.group, delta);
+        let mut update = add_to(&change.counter, &change.group, delta)?;
         update
             .add
             .push((APPLIED_ATTRIBUTE, AttributeValue::Ss(marks)));

@@ -1247,7 +1247,7 @@ pub const COUNTER_MONTHLY_ACTIVITY_COUNT: __rt::aggregate::Counter = __rt::aggre
     marker: <MonthlyActivityCount as __rt::Entity>::IDENTITY.marker(),
     count_attribute: "event_count",
     recount: None,
-    range: (0, i64::MAX),
+    rule: &__EVENT_COUNT_RULE,
 };
 /// The [`MonthlyActivityCount`] group a [`ActivityEvent`] is counted in.
 fn activity_event_group_for_monthly_activity_count(

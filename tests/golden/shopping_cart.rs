@@ -1587,7 +1587,7 @@ pub const COUNTER_CART_COUNT: __rt::aggregate::Counter = __rt::aggregate::Counte
     marker: <CartCount as __rt::Entity>::IDENTITY.marker(),
     count_attribute: "item_count",
     recount: None,
-    range: (0, i64::MAX),
+    rule: &__ITEM_COUNT_RULE,
 };
 /// The [`CartCount`] group a [`CartItem`] is counted in.
 fn cart_item_group_for_cart_count(

@@ -1355,7 +1355,7 @@ pub const COUNTER_TICKET_COUNT: __rt::aggregate::Counter = __rt::aggregate::Coun
     marker: <TicketCount as __rt::Entity>::IDENTITY.marker(),
     count_attribute: "count",
     recount: None,
-    range: (0, i64::MAX),
+    rule: &__COUNT_RULE,
 };
 /// The [`TicketCount`] group a [`Ticket`] is counted in.
 fn ticket_group_for_ticket_count(

@@ -7,6 +7,7 @@ pub mod dice;
 pub mod dynamo_json;
 pub mod extern_entities;
 pub mod faults;
+pub mod migration;
 pub mod samples;
 pub mod server;
 pub mod soundness;

@@ -196,31 +196,9 @@ impl Run {
 
     /// Reads every stored item back, raw.
     pub async fn scan(&mut self, client: &singletable_runtime::sdk::Client, table: &str) {
-        let mut start = None;
-        loop {
-            let page = client
-                .scan()
-                .table_name(table)
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await;
-            match page {
-                Ok(page) => {
-                    self.items.extend(page.items().iter().cloned());
-                    start = page.last_evaluated_key().cloned();
-                    if start.is_none() {
-                        return;
-                    }
-                }
-                Err(e) => {
-                    self.failed(
-                        "scan",
-                        &singletable_runtime::sdk::error::DisplayErrorContext(e),
-                    );
-                    return;
-                }
-            }
+        match crate::server::scan_all(client, table).await {
+            Ok(items) => self.items.extend(items),
+            Err(e) => self.failed("scan", &e),
         }
     }
 

@@ -17,7 +17,7 @@ use singletable_runtime::sdk::types::AttributeValue;
 use singletable_runtime::Error;
 use singletable_tests::dice::Dice;
 use singletable_tests::evolution::recount::{v1, v2};
-use singletable_tests::{faults, server, streams};
+use singletable_tests::{faults, migration, server, streams};
 
 const TENANTS: [&str; 3] = ["t1", "t2", "t3"];
 /// Tickets and notes v1 stores per tenant.
@@ -47,19 +47,7 @@ async fn run(
             .page_size(20)
             .live(true)
     };
-    let (a, b, c) = (runner(), runner(), runner());
-    let (x, y, z) = tokio::join!(a.run_worker(0, 3), b.run_worker(1, 3), c.run_worker(2, 3));
-    let mut counts = Counts::default();
-    for report in x.unwrap().into_iter().chain(y.unwrap()).chain(z.unwrap()) {
-        assert!(
-            report.done,
-            "{}: segment {} not done",
-            job.id(),
-            report.segment
-        );
-        counts = counts.plus(report.counts);
-    }
-    counts
+    migration::run_workers(job.id(), vec![runner(), runner(), runner()]).await
 }
 
 /// The writer of v2: creates, changes the group of, and deletes tickets

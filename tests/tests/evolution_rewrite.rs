@@ -14,7 +14,7 @@ use singletable_runtime::migrate::{Counts, Job, Runner};
 use singletable_runtime::sdk::types::AttributeValue;
 use singletable_runtime::Error;
 use singletable_tests::evolution::rewrite::{v1, v2};
-use singletable_tests::{faults, server};
+use singletable_tests::{faults, migration, server};
 
 const NOTES: usize = 150;
 const LEGACY: usize = 60;
@@ -40,7 +40,7 @@ async fn run(
     job: &dyn Job,
     control: &str,
 ) -> Counts {
-    let runner = |_: u32| {
+    let runner = || {
         Runner::new(client.clone(), table, job)
             .source_table(source)
             .control_table(control)
@@ -48,19 +48,7 @@ async fn run(
             .page_size(25)
             .live(true)
     };
-    let (a, b) = (runner(0), runner(1));
-    let (first, second) = tokio::join!(a.run_worker(0, 2), b.run_worker(1, 2));
-    let mut counts = Counts::default();
-    for report in first.unwrap().into_iter().chain(second.unwrap()) {
-        assert!(
-            report.done,
-            "{}: segment {} not done",
-            job.id(),
-            report.segment
-        );
-        counts = counts.plus(report.counts);
-    }
-    counts
+    migration::run_workers(job.id(), vec![runner(), runner()]).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -210,14 +198,7 @@ async fn renamed_moved_filled_remarked_and_purged_items_end_as_the_new_design_re
             .iter()
             .any(|x| matches!(x, v2::NoteWithTagsItem::Tag(t) if t.name == "work")));
     }
-    let stored = client
-        .scan()
-        .table_name(&new_table)
-        .send()
-        .await
-        .unwrap()
-        .items
-        .unwrap_or_default();
+    let stored = server::scan_all(&client, &new_table).await.unwrap();
     assert_eq!(stored.len(), 2 * NOTES, "notes and tags, no legacy item");
     assert!(stored.iter().all(|item| !item.contains_key("body")));
     // A versioned write of the filled version applies.
@@ -318,14 +299,7 @@ async fn a_table_with_new_key_attributes_is_copied_entity_by_entity() {
         .unwrap()
         .expect("the topic");
     assert_eq!(topic.title, "about beta");
-    let stored = client
-        .scan()
-        .table_name(&new_table)
-        .send()
-        .await
-        .unwrap()
-        .items
-        .unwrap_or_default();
+    let stored = server::scan_all(&client, &new_table).await.unwrap();
     assert_eq!(stored.len(), 123);
     assert!(stored
         .iter()

@@ -899,22 +899,8 @@ fn the_migration_policy_allows_the_jobs_and_nothing_else() {
 /// (the copy's verify); nothing more.
 #[test]
 fn the_migration_policy_grows_with_the_pending_jobs_and_no_further() {
-    use singletable::emit::iam::{AwsTarget as CompilerTarget, IamOptions};
-    let options = IamOptions {
-        target: CompilerTarget::new("aws", REGION, ACCOUNT).expect("a valid target"),
-        tenant: None,
-    };
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("evolution/rewrite/v2.yaml");
-    let files = Compiler::new()
-        .file(&path)
-        .generate_iam(&options)
-        .expect("the rewrite design compiles");
-    let text = &files
-        .iter()
-        .find(|f| f.name == "v2.migration.iam.json")
-        .expect("the migration policy")
-        .contents;
-    let policy = IAMPolicy::from_json(text).expect("iam-rs reads the policy");
+    let (text, policy) = migration_policy_of("evolution/rewrite/v2.yaml");
+    let text = &text;
     let (table, old) = (arn("Rewrite2", None), arn("Rewrite", None));
     let names = |n: &[&str]| Some(n.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>());
     let cases = [
@@ -987,24 +973,10 @@ fn the_migration_policy_grows_with_the_pending_jobs_and_no_further() {
 /// The names are the generated module's own.
 #[test]
 fn the_migration_policy_allows_what_a_recount_names() {
-    use singletable::emit::iam::{AwsTarget as CompilerTarget, IamOptions};
     use singletable_runtime::Entity;
     use singletable_tests::evolution::recount::v2;
-    let options = IamOptions {
-        target: CompilerTarget::new("aws", REGION, ACCOUNT).expect("a valid target"),
-        tenant: None,
-    };
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("evolution/recount/v2.yaml");
-    let files = Compiler::new()
-        .file(&path)
-        .generate_iam(&options)
-        .expect("the recount design compiles");
-    let text = &files
-        .iter()
-        .find(|f| f.name == "v2.migration.iam.json")
-        .expect("the migration policy")
-        .contents;
-    let policy = IAMPolicy::from_json(text).expect("iam-rs reads the policy");
+    let (text, policy) = migration_policy_of("evolution/recount/v2.yaml");
+    let text = &text;
     let table = arn("Recount", None);
     let names = |n: &[&str]| n.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
     let (tickets, notes) = (
@@ -1045,6 +1017,29 @@ fn the_migration_policy_allows_what_a_recount_names() {
             panic!("parliament reports:\n{findings}\n{text}");
         }
     }
+}
+
+/// The migration policy of the spec at `path` (in this crate, beside its
+/// lock), as JSON and as iam-rs reads it.
+fn migration_policy_of(path: &str) -> (String, IAMPolicy) {
+    use singletable::emit::iam::{AwsTarget as CompilerTarget, IamOptions};
+    let options = IamOptions {
+        target: CompilerTarget::new("aws", REGION, ACCOUNT).expect("a valid target"),
+        tenant: None,
+    };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let files = Compiler::new()
+        .file(&path)
+        .generate_iam(&options)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = files
+        .iter()
+        .find(|f| f.name == "v2.migration.iam.json")
+        .expect("the migration policy")
+        .contents
+        .clone();
+    let policy = IAMPolicy::from_json(&text).expect("iam-rs reads the policy");
+    (text, policy)
 }
 
 /// Whether iam-rs allows `action` on `resource` for a request naming

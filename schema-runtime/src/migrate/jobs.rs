@@ -69,6 +69,19 @@ pub(super) fn primary_key(keys: &[(&'static str, crate::KeyShape)], item: &Item)
         .collect()
 }
 
+/// The item at `key` in the context's table, read consistently.
+pub(super) async fn read(context: &Context, key: Item) -> Result<Option<Item>, Error> {
+    let output = context
+        .client
+        .get_item()
+        .table_name(&context.table)
+        .set_key(Some(key))
+        .consistent_read(true)
+        .send()
+        .await?;
+    Ok(output.item.filter(|item| !item.is_empty()))
+}
+
 /// Reads `item` as `E` with its scope and builds the item `E` writes
 /// today; an `Invalid` outcome when it cannot.
 pub(super) fn rebuilt<E: Entity>(item: &Item, tenant: Option<TenantAt>) -> Result<Item, Outcome>

@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 
-use super::jobs::primary_key;
+use super::jobs::{primary_key, read};
 use super::{Context, Job, Outcome};
 use crate::aggregate::{Counter, Group, Recount};
 use crate::ops::TableInfo;
@@ -259,19 +259,6 @@ fn switched(item: &Item, count: &str, shadow: &str) -> bool {
     matches!((number(count), number(shadow)), (Some(c), Some(s)) if c == s)
 }
 
-/// The item at `key`, read consistently.
-async fn read(context: &Context, key: Item) -> Result<Option<Item>, Error> {
-    let output = context
-        .client
-        .get_item()
-        .table_name(&context.table)
-        .set_key(Some(key))
-        .consistent_read(true)
-        .send()
-        .await?;
-    Ok(output.item.filter(|item| !item.is_empty()))
-}
-
 impl<E: Entity, A: Entity> Job for RecountAggregate<E, A> {
     fn id(&self) -> &str {
         self.id
@@ -342,7 +329,10 @@ mod tests {
             mark: "1.abcdef12",
             shadow: "__recount_1.abcdef12",
         }),
-        range: (0, i64::MAX),
+        rule: &crate::codec::Store::Integer {
+            min: 0,
+            max: i64::MAX,
+        },
     };
 
     #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 
-use super::jobs::{primary_key, rebuilt, set_keys, ScopeOfItem, TenantAt};
+use super::jobs::{primary_key, read, rebuilt, set_keys, ScopeOfItem, TenantAt};
 use super::{Context, Job, Outcome};
 use crate::codec::Attr;
 use crate::identity::Identity;
@@ -561,16 +561,8 @@ where
 /// What a copy's `verify` counts: why the item at `key` is not in the
 /// context's table (read consistently), or `None` when it is.
 async fn missing_from_target(context: &Context, key: Item) -> Result<Option<String>, Error> {
-    let found = context
-        .client
-        .get_item()
-        .table_name(&context.table)
-        .set_key(Some(key))
-        .consistent_read(true)
-        .send()
-        .await?;
+    let found = read(context, key).await?;
     Ok(found
-        .item
         .is_none()
         .then(|| format!("not in table `{}`", context.table)))
 }

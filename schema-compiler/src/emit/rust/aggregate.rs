@@ -145,19 +145,11 @@ impl<'a> Emitter<'a> {
                 quote!((#stored, __rt::Attr::to_av(#value)),)
             });
         let counter_doc = format!(" The `{count}` counter of [`{a_name}`].");
-        let (min, max) = match aggregate.attributes.get(count).map(|a| &a.r#type) {
-            Some(ir::AttributeType::Integer { min, max }) => (*min, *max),
-            _ => (i64::MIN, i64::MAX),
-        };
-        let bound = |n: i64| match n {
-            i64::MIN => quote!(i64::MIN),
-            i64::MAX => quote!(i64::MAX),
-            n => {
-                let n = proc_macro2::Literal::i64_unsuffixed(n);
-                quote!(#n)
-            }
-        };
-        let (min, max) = (bound(min), bound(max));
+        // The count's rule, as its own reads and writes keep it.
+        let rule = aggregate.attributes.get(count).map_or_else(
+            || quote!(__rt::Store::Plain),
+            |a| self.rule_or_plain(a_name, a),
+        );
         let recount = match self.pending_recount(a_name) {
             Some(r) => {
                 let (attribute, mark, shadow) = (&r.attribute, &r.mark, &r.shadow);
@@ -173,7 +165,7 @@ impl<'a> Emitter<'a> {
                 marker: <#a_ty as __rt::Entity>::IDENTITY.marker(),
                 count_attribute: #count,
                 recount: #recount,
-                range: (#min, #max),
+                rule: &#rule,
             };
 
             #[doc = #group_doc]

@@ -61,21 +61,23 @@ pub fn import_workbench(json: &str) -> Result<Imported, String> {
     let mut specs = Vec::with_capacity(model.tables.len());
     for (i, table) in model.tables.iter().enumerate() {
         let file_name = format!("{}.yaml", file_stem(&table.name));
-        let (mut table, (mut inferred, mut spec)) = (table, table_spec(&model, table, &file_name));
+        let (mut table, mut trial) = (table, table_spec(&model, table, &file_name));
         // An attribute named like a discriminator may be data: split by the
         // keys instead when that makes fewer entities' keys meet.
-        if key_collisions(&file_name, &spec) > 0 {
+        if trial.collisions() > 0 {
             let plain = plain.get_or_insert_with(|| read_model_with(&value, false));
             if let Some(other) = plain.as_ref().ok().and_then(|m| m.tables.get(i)) {
-                let (again_inferred, again) = table_spec(&model, other, &file_name);
-                if key_collisions(&file_name, &again) < key_collisions(&file_name, &spec) {
-                    (table, inferred, spec) = (other, again_inferred, again);
+                let again = table_spec(&model, other, &file_name);
+                if again.collisions() < trial.collisions() {
+                    (table, trial) = (other, again);
                 }
             }
         }
         let mut notes = table.notes.clone();
-        notes.extend(inferred.notes.iter().cloned());
-        let yaml = with_patterns(&file_name, spec, render::candidate_patterns(&inferred));
+        notes.extend(trial.inferred.notes.iter().cloned());
+        let candidates = render::candidate_patterns(&trial.inferred);
+        let base = trial.errors.len();
+        let yaml = with_patterns(&file_name, trial.spec, base, candidates);
         specs.push(ImportedSpec {
             table: table.name.clone(),
             file_name,
@@ -89,31 +91,63 @@ pub fn import_workbench(json: &str) -> Result<Imported, String> {
 /// What the importer makes of `table`, and its spec without access
 /// patterns: values all of a facet's samples share read as placeholders,
 /// unless that makes two entities' keys meet (then they are literals).
-fn table_spec(model: &Model, table: &ModelTable, file_name: &str) -> (infer::Inferred, String) {
-    let inferred = infer::infer_table(table, false);
-    let spec = render::render_spec(&model.name, &model.description, table, &inferred);
-    if key_collisions(file_name, &spec) > 0 {
-        let literal = infer::infer_table(table, true);
-        let again = render::render_spec(&model.name, &model.description, table, &literal);
-        if key_collisions(file_name, &again) < key_collisions(file_name, &spec) {
-            return (literal, again);
+fn table_spec(model: &Model, table: &ModelTable, file_name: &str) -> Trial {
+    let trial = |literal_constants| {
+        let inferred = infer::infer_table(table, literal_constants);
+        let spec = render::render_spec(&model.name, &model.description, table, &inferred);
+        let errors = check_errors(file_name, &spec);
+        Trial {
+            inferred,
+            spec,
+            errors,
+        }
+    };
+    let first = trial(false);
+    if first.collisions() > 0 {
+        let literal = trial(true);
+        if literal.collisions() < first.collisions() {
+            return literal;
         }
     }
-    (inferred, spec)
+    first
+}
+
+/// A spec the importer made (without access patterns), and the errors
+/// `check` finds in it.
+struct Trial {
+    inferred: infer::Inferred,
+    spec: String,
+    errors: Vec<(crate::diagnostics::Code, Labels)>,
+}
+
+impl Trial {
+    /// The number of `key_collision` errors.
+    fn collisions(&self) -> usize {
+        self.errors
+            .iter()
+            .filter(|(code, _)| *code == crate::diagnostics::Code::KeyCollision)
+            .count()
+    }
 }
 
 /// The byte ranges an error's labels point at.
 type Labels = Vec<(usize, usize)>;
 
-/// The number of `key_collision` errors `check` finds in `yaml`.
-fn key_collisions(file_name: &str, yaml: &str) -> usize {
+/// The errors `check` finds in `yaml`, each with its code and the byte
+/// ranges its labels point at.
+fn check_errors(file_name: &str, yaml: &str) -> Vec<(crate::diagnostics::Code, Labels)> {
     crate::Compiler::new()
         .source(file_name.to_owned(), yaml.to_owned())
         .compile()
         .diagnostics
         .iter()
-        .filter(|d| d.code == crate::diagnostics::Code::KeyCollision)
-        .count()
+        .filter(|d| d.severity == crate::diagnostics::Severity::Error)
+        .map(|d| {
+            let labels = d.labels.iter();
+            let labels = labels.map(|l| (l.span.start as usize, l.span.end as usize));
+            (d.code, labels.collect())
+        })
+        .collect()
 }
 
 /// The spec with each candidate access pattern `check` accepts: a pattern
@@ -125,27 +159,17 @@ fn key_collisions(file_name: &str, yaml: &str) -> usize {
 /// dropped, until no candidate adds an error: a few compiles of the spec,
 /// not one per candidate (which made a model of hundreds of facets take
 /// minutes). An error that points into no candidate is found by trying them
-/// one at a time.
-fn with_patterns(file_name: &str, spec: String, candidates: Vec<String>) -> String {
+/// one at a time. `base` is the number of errors of `spec` alone.
+fn with_patterns(file_name: &str, spec: String, base: usize, candidates: Vec<String>) -> String {
     let note = "# access_patterns: the model does not record them. Those below are the ones every\n# table has (a get per entity, a query per partition and per index); add the\n# queries the application makes.\n";
     let head = format!("{spec}{note}access_patterns:\n");
     // The errors of `yaml`, each with the byte ranges its labels point at.
     let errors = |yaml: &str| -> Vec<Labels> {
-        crate::Compiler::new()
-            .source(file_name.to_owned(), yaml.to_owned())
-            .compile()
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == crate::diagnostics::Severity::Error)
-            .map(|d| {
-                d.labels
-                    .iter()
-                    .map(|l| (l.span.start as usize, l.span.end as usize))
-                    .collect()
-            })
+        check_errors(file_name, yaml)
+            .into_iter()
+            .map(|(_, labels)| labels)
             .collect()
     };
-    let base = errors(&spec).len();
     let mut kept = candidates;
     loop {
         let mut yaml = head.clone();
