@@ -329,6 +329,14 @@ pub struct NamedCondition {
 }
 
 impl Entity {
+    /// Whether the entity is the counter of an aggregate the table's stream
+    /// keeps: only the stream handler writes its items.
+    pub fn kept_by_stream(&self) -> bool {
+        self.aggregate
+            .as_ref()
+            .is_some_and(|a| a.maintained_by == Maintenance::Stream)
+    }
+
     /// Whether `attribute` is a placeholder of the primary key (an update
     /// never changes it).
     pub fn in_primary_key(&self, attribute: &str) -> bool {

@@ -78,6 +78,7 @@ fn session_policies_carry_the_tenant_id_in_compact_json() {
             "support_ticket.role.tenant_admin.session.iam.json",
             "support_ticket.role.agent.iam.json",
             "support_ticket.role.agent.session.iam.json",
+            "support_ticket.stream.iam.json",
             "support_ticket.migration.iam.json",
         ]
     );
@@ -100,13 +101,44 @@ fn session_policies_carry_the_tenant_id_in_compact_json() {
 fn every_tenant_policy_is_guarded_and_never_grants_scans_or_wildcard_tables() {
     for path in spec_paths() {
         for file in files(&path, &IamOptions::default()) {
-            // The migration role is no tenant's (see below).
-            if file.name.ends_with(".migration.iam.json") {
+            // The migration role and the stream handler are no tenant's
+            // (see below).
+            if file.name.ends_with(".migration.iam.json") || file.name.ends_with(".stream.iam.json")
+            {
                 continue;
             }
             let policy: Value = serde_json::from_str(&file.contents).expect("JSON");
             assert_eq!(policy["Version"], "2012-10-17");
-            let statements = policy["Statement"].as_array().expect("statements");
+            let mut statements: Vec<Value> =
+                policy["Statement"].as_array().expect("statements").clone();
+            // Writes to the counters the stream keeps: denied, on the
+            // table, for the principal's own keys of those counters.
+            if let Some(at) = statements
+                .iter()
+                .position(|s| s["Sid"] == "DenyDerivedWrites")
+            {
+                let deny = statements.remove(at);
+                assert_eq!(deny["Effect"], "Deny");
+                assert_eq!(
+                    strings(&deny["Action"]),
+                    [
+                        "dynamodb:PutItem",
+                        "dynamodb:UpdateItem",
+                        "dynamodb:DeleteItem",
+                        "dynamodb:BatchWriteItem"
+                    ]
+                );
+                let resources = strings(&deny["Resource"]);
+                assert!(
+                    resources.len() == 1 && !resources[0].contains("/index/"),
+                    "{}: the table only",
+                    file.name
+                );
+                let patterns =
+                    strings(&deny["Condition"]["ForAnyValue:StringLike"]["dynamodb:LeadingKeys"]);
+                assert!(!patterns.is_empty());
+                assert!(patterns.iter().all(|p| p.contains("${aws:PrincipalTag/")));
+            }
             // The Allow statements (one per set of resources with the same
             // actions and keys), then the two Denies.
             let allows = statements.len() - 2;
@@ -511,6 +543,7 @@ fn compile_to_out_dir_writes_the_policies_when_asked() {
             "support_ticket.iam.json",
             "support_ticket.role.tenant_admin.iam.json",
             "support_ticket.role.agent.iam.json",
+            "support_ticket.stream.iam.json",
             "support_ticket.migration.iam.json",
             "support_ticket.rs",
         ]

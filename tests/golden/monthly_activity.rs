@@ -953,59 +953,6 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`MonthlyActivityCount`], replacing any item with the same key.
-    pub async fn put_monthly_activity_count(
-        &self,
-        item: &MonthlyActivityCount,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
-    }
-    /// Writes a new [`MonthlyActivityCount`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_monthly_activity_count(
-        &self,
-        item: &MonthlyActivityCount,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
-    }
-    /// Applies a partial update to an existing [`MonthlyActivityCount`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
-    pub async fn update_monthly_activity_count(
-        &self,
-        key: &MonthlyActivityCountKey,
-        update: MonthlyActivityCountUpdate,
-    ) -> Result<MonthlyActivityCount, __rt::Error> {
-        let changes = update.to_update(key, &self.tenant)?;
-        self.repo.__table().update(key, &self.tenant, changes).await
-    }
-    /// Writes a [`MonthlyActivityCount`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
-    pub async fn put_monthly_activity_count_when(
-        &self,
-        item: &MonthlyActivityCount,
-        condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
-    }
-    /// Writes a [`MonthlyActivityCount`] as [`put_monthly_activity_count`](Self::put_monthly_activity_count) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
-    pub async fn replace_monthly_activity_count(
-        &self,
-        item: &MonthlyActivityCount,
-    ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
-        self.repo.__table().replace(item, &self.tenant).await
-    }
-    /// Deletes the [`MonthlyActivityCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
-    pub async fn delete_monthly_activity_count_when(
-        &self,
-        key: &MonthlyActivityCountKey,
-        condition: &__rt::Condition,
-    ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
-        self.repo.__table().delete_if(key, &self.tenant, condition).await
-    }
-    /// Deletes the [`MonthlyActivityCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
-    pub async fn delete_monthly_activity_count(
-        &self,
-        key: &MonthlyActivityCountKey,
-    ) -> Result<Option<MonthlyActivityCount>, __rt::Error> {
-        self.repo.__table().delete(key, &self.tenant).await
-    }
     /// As a tenant admin, I want the activity of one month, newest first.
     ///
     /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
@@ -1504,7 +1451,19 @@ pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
         ),
         __rt::iam::Piece::Tenant,
         __rt::iam::Piece::Text(
-            "|*\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
+            "|*\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"DenyDerivedWrites\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\",\"dynamodb:BatchWriteItem\"],\"Resource\":[\"arn:",
+        ),
+        __rt::iam::Piece::Partition,
+        __rt::iam::Piece::Text(":dynamodb:"),
+        __rt::iam::Piece::Region,
+        __rt::iam::Piece::Text(":"),
+        __rt::iam::Piece::Account,
+        __rt::iam::Piece::Text(
+            ":table/ActivityLog\"],\"Condition\":{\"ForAnyValue:StringLike\":{\"dynamodb:LeadingKeys\":[\"TENANT#",
+        ),
+        __rt::iam::Piece::Tenant,
+        __rt::iam::Piece::Text(
+            "|ACTIVITY_COUNT\"]}}},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
         ),
         __rt::iam::Piece::Partition,
         __rt::iam::Piece::Text(":dynamodb:"),

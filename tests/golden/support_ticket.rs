@@ -1022,56 +1022,6 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<TicketCount>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`TicketCount`], replacing any item with the same key.
-    pub async fn put_ticket_count(&self, item: &TicketCount) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
-    }
-    /// Writes a new [`TicketCount`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_ticket_count(
-        &self,
-        item: &TicketCount,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
-    }
-    /// Applies a partial update to an existing [`TicketCount`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
-    pub async fn update_ticket_count(
-        &self,
-        key: &TicketCountKey,
-        update: TicketCountUpdate,
-    ) -> Result<TicketCount, __rt::Error> {
-        let changes = update.to_update(key, &self.tenant)?;
-        self.repo.__table().update(key, &self.tenant, changes).await
-    }
-    /// Writes a [`TicketCount`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
-    pub async fn put_ticket_count_when(
-        &self,
-        item: &TicketCount,
-        condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
-    }
-    /// Writes a [`TicketCount`] as [`put_ticket_count`](Self::put_ticket_count) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
-    pub async fn replace_ticket_count(
-        &self,
-        item: &TicketCount,
-    ) -> Result<Option<TicketCount>, __rt::Error> {
-        self.repo.__table().replace(item, &self.tenant).await
-    }
-    /// Deletes the [`TicketCount`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.
-    pub async fn delete_ticket_count_when(
-        &self,
-        key: &TicketCountKey,
-        condition: &__rt::Condition,
-    ) -> Result<Option<TicketCount>, __rt::Error> {
-        self.repo.__table().delete_if(key, &self.tenant, condition).await
-    }
-    /// Deletes the [`TicketCount`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.
-    pub async fn delete_ticket_count(
-        &self,
-        key: &TicketCountKey,
-    ) -> Result<Option<TicketCount>, __rt::Error> {
-        self.repo.__table().delete(key, &self.tenant).await
-    }
     /// As a user, I want to get a single ticket and all comments.
     ///
     /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|TICKET#<id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
@@ -1583,7 +1533,19 @@ pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
         ),
         __rt::iam::Piece::Tenant,
         __rt::iam::Piece::Text(
-            "|*\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
+            "|*\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"DenyDerivedWrites\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\",\"dynamodb:BatchWriteItem\"],\"Resource\":[\"arn:",
+        ),
+        __rt::iam::Piece::Partition,
+        __rt::iam::Piece::Text(":dynamodb:"),
+        __rt::iam::Piece::Region,
+        __rt::iam::Piece::Text(":"),
+        __rt::iam::Piece::Account,
+        __rt::iam::Piece::Text(
+            ":table/SupportTicket\"],\"Condition\":{\"ForAnyValue:StringLike\":{\"dynamodb:LeadingKeys\":[\"TENANT#",
+        ),
+        __rt::iam::Piece::Tenant,
+        __rt::iam::Piece::Text(
+            "|AGGREGATE\"]}}},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
         ),
         __rt::iam::Piece::Partition,
         __rt::iam::Piece::Text(":dynamodb:"),
@@ -1642,7 +1604,19 @@ pub const IAM_ROLE_POLICIES: &[(&str, __rt::iam::PolicyTemplate)] = &[
                 ),
                 __rt::iam::Piece::Tenant,
                 __rt::iam::Piece::Text(
-                    "|*\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
+                    "|*\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"DenyDerivedWrites\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\",\"dynamodb:BatchWriteItem\"],\"Resource\":[\"arn:",
+                ),
+                __rt::iam::Piece::Partition,
+                __rt::iam::Piece::Text(":dynamodb:"),
+                __rt::iam::Piece::Region,
+                __rt::iam::Piece::Text(":"),
+                __rt::iam::Piece::Account,
+                __rt::iam::Piece::Text(
+                    ":table/SupportTicket\"],\"Condition\":{\"ForAnyValue:StringLike\":{\"dynamodb:LeadingKeys\":[\"TENANT#",
+                ),
+                __rt::iam::Piece::Tenant,
+                __rt::iam::Piece::Text(
+                    "|AGGREGATE\"]}}},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
                 ),
                 __rt::iam::Piece::Partition,
                 __rt::iam::Piece::Text(":dynamodb:"),
@@ -1706,7 +1680,19 @@ pub const IAM_ROLE_POLICIES: &[(&str, __rt::iam::PolicyTemplate)] = &[
                 ),
                 __rt::iam::Piece::Tenant,
                 __rt::iam::Piece::Text(
-                    "|*\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
+                    "|*\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"DenyDerivedWrites\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\",\"dynamodb:BatchWriteItem\"],\"Resource\":[\"arn:",
+                ),
+                __rt::iam::Piece::Partition,
+                __rt::iam::Piece::Text(":dynamodb:"),
+                __rt::iam::Piece::Region,
+                __rt::iam::Piece::Text(":"),
+                __rt::iam::Piece::Account,
+                __rt::iam::Piece::Text(
+                    ":table/SupportTicket\"],\"Condition\":{\"ForAnyValue:StringLike\":{\"dynamodb:LeadingKeys\":[\"TENANT#",
+                ),
+                __rt::iam::Piece::Tenant,
+                __rt::iam::Piece::Text(
+                    "|AGGREGATE\"]}}},{\"Sid\":\"DenyScan\",\"Effect\":\"Deny\",\"Action\":[\"dynamodb:Scan\"],\"Resource\":[\"arn:",
                 ),
                 __rt::iam::Piece::Partition,
                 __rt::iam::Piece::Text(":dynamodb:"),

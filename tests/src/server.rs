@@ -63,3 +63,22 @@ pub async fn scan_all(
         }
     }
 }
+
+/// Writes `item` as the repository stores it, with a plain PutItem: what
+/// code other than the generated repository does (the stream handler's
+/// counters, an earlier design's items, an operator's repair).
+pub async fn put_stored<E: singletable_runtime::Entity>(
+    client: &sdk::Client,
+    table: &str,
+    item: &E,
+    scope: &E::Scope,
+) {
+    let item = item.to_item(scope).expect("the item encodes");
+    client
+        .put_item()
+        .table_name(table)
+        .set_item(Some(item))
+        .send()
+        .await
+        .expect("PutItem");
+}

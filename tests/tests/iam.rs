@@ -168,6 +168,9 @@ struct Check {
     keys: Option<Vec<String>>,
     full_table_scan: bool,
     expect: Expect,
+    /// A policy given as JSON instead of `template` (the stream handler's,
+    /// which has no tenant).
+    json: Option<String>,
 }
 
 fn arn(table: &str, index: Option<&str>) -> String {
@@ -267,6 +270,7 @@ impl Builder<'_> {
             keys: Some(keys.unwrap_or_else(|| request.keys.clone())),
             full_table_scan: false,
             expect,
+            json: None,
         });
     }
 
@@ -294,6 +298,7 @@ impl Builder<'_> {
                     keys: None,
                     full_table_scan,
                     expect: Expect::ExplicitlyDenied,
+                    json: None,
                 });
             }
         }
@@ -489,7 +494,88 @@ async fn checks(spec: &Spec) -> Vec<Check> {
         b.unlisted_indexes(role, Some(&a), &own);
         b.scans(role, Some(&a));
     }
+    stream_checks(&mut b, &a, &other, &own).await;
     b.checks
+}
+
+/// What the stream handler of `spec` sends for `tenant`, if it keeps counters.
+async fn capture_stream(spec: &str, tenant: &str) -> Vec<Request> {
+    let rec = Recorder::new();
+    match spec {
+        "support_ticket" => scenarios::support_ticket_stream(&rec, tenant).await,
+        "monthly_activity" => scenarios::monthly_activity_stream(&rec, tenant).await,
+        _ => {}
+    }
+    rec.requests()
+}
+
+/// The counters the stream keeps: the handler's policy allows its updates
+/// for every tenant and nothing else; every tenant and role policy denies
+/// writes to them explicitly, alone or mixed into a batch.
+async fn stream_checks(b: &mut Builder<'_>, a: &str, other: &str, own: &[Request]) {
+    let spec = b.spec;
+    let handler_a = capture_stream(spec.name, a).await;
+    let Some(stream) = singletable::emit::iam::stream_policy(
+        &spec.ir,
+        &singletable::emit::iam::AwsTarget::new("aws", REGION, ACCOUNT).expect("a target"),
+    ) else {
+        assert!(handler_a.is_empty(), "{}: a handler without a policy", spec.name);
+        return;
+    };
+    assert!(!handler_a.is_empty(), "{}: no stream scenario", spec.name);
+    let stream = singletable::emit::iam::to_pretty_json(&stream);
+    let counter_keys: BTreeSet<String> =
+        handler_a.iter().flat_map(|r| r.keys.iter().cloned()).collect();
+    let runtime = spec.policies[0].clone();
+    let handler = |b: &mut Builder<'_>, what: &str, r: &Request, expect: Expect| {
+        b.push(&runtime, format!("stream handler: {what}"), None, r, None, expect);
+        let check = b.checks.last_mut().expect("a check was pushed");
+        check.json = Some(stream.clone());
+        check.tag = None;
+    };
+    for r in handler_a.iter().chain(&capture_stream(spec.name, other).await) {
+        handler(b, "its counter updates", r, Expect::Allowed);
+        for action in ["dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:GetItem"] {
+            let r = Request { action, ..r.clone() };
+            handler(b, "another action on a counter", &r, Expect::Denied);
+        }
+    }
+    let other_keys = own
+        .iter()
+        .filter(|r| r.index.is_none() && r.keys.iter().all(|k| !counter_keys.contains(k)));
+    for r in other_keys {
+        let r = Request {
+            action: "dynamodb:UpdateItem",
+            ..r.clone()
+        };
+        handler(b, "an item that is not a counter", &r, Expect::Denied);
+    }
+    let template = handler_a[0].clone();
+    let write = |action: &'static str| Request {
+        action,
+        label: "a counter the stream keeps".into(),
+        ..template.clone()
+    };
+    let mixed = own
+        .iter()
+        .find(|r| r.index.is_none() && r.keys.iter().all(|k| !counter_keys.contains(k)))
+        .expect("a write of another item");
+    for policy in spec.policies.clone() {
+        for action in [
+            "dynamodb:PutItem",
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+            "dynamodb:BatchWriteItem",
+        ] {
+            let what = "a write of a counter the stream keeps";
+            b.push(&policy, what.into(), Some(a), &write(action), None, Expect::ExplicitlyDenied);
+        }
+        let mut keys = mixed.keys.clone();
+        keys.extend(template.keys.iter().cloned());
+        let what = "a batch writing a counter among other items";
+        let batch = write("dynamodb:BatchWriteItem");
+        b.push(&policy, what.into(), Some(a), &batch, Some(keys), Expect::ExplicitlyDenied);
+    }
 }
 
 /// Every access pattern ran, and the runtime policy grants exactly the
@@ -531,8 +617,9 @@ fn verdict_matches(expect: Expect, allowed: bool, explicit: bool) -> bool {
 
 /// Evaluates with iam-rs on the session policy of the principal's tenant.
 fn iam_rs(check: &Check) -> Result<(bool, bool), String> {
-    let text = match (&check.principal, check.tag) {
-        (Some(id), Some(_)) => {
+    let text = match (&check.json, &check.principal, check.tag) {
+        (Some(json), _, _) => json.clone(),
+        (None, Some(id), Some(_)) => {
             (check.session)(&check.template, id, &target()).map_err(|e| e.to_string())?
         }
         _ => check.template.principal_tag_policy(&target()),
@@ -658,9 +745,11 @@ async fn iam_simulate_allows_own_keys_and_denies_everything_else() {
             if check.full_table_scan {
                 context.insert("dynamodb:FullTableScan".into(), json!("true"));
             }
-            let policy: Value =
-                serde_json::from_str(&check.template.principal_tag_policy(&target()))
-                    .expect("policy JSON");
+            let text = match &check.json {
+                Some(json) => json.clone(),
+                None => check.template.principal_tag_policy(&target()),
+            };
+            let policy: Value = serde_json::from_str(&text).expect("policy JSON");
             json!({
                 "policy": policy,
                 "action": check.action,
@@ -743,6 +832,14 @@ fn parliament_finds_nothing_in_any_policy() {
                 }
                 linted += 1;
             }
+        }
+        let target = singletable::emit::iam::AwsTarget::new("aws", REGION, ACCOUNT).expect("a target");
+        if let Some(stream) = singletable::emit::iam::stream_policy(&spec.ir, &target) {
+            let text = singletable::emit::iam::to_pretty_json(&stream);
+            if let Err(findings) = parliament(&tools, &text) {
+                panic!("{} stream policy: parliament reports:\n{findings}\n{text}", spec.name);
+            }
+            linted += 1;
         }
     }
     assert!(linted >= 20, "{linted} policies linted");

@@ -12,10 +12,10 @@ singletable_runtime::include_generated!(support_ticket);
 
 use std::error::Error;
 
-use singletable_runtime::DateTime;
+use singletable_runtime::aggregate::ChangeRecord;
+use singletable_runtime::{DateTime, Entity};
 use support_ticket::{
-    Comment, Repository, Status, TenantId, Ticket, TicketCount, TicketCountKey, TicketCountUpdate,
-    TicketKey, TicketUpdate, TicketWithCommentsItem,
+    Comment, Repository, Status, TenantId, Ticket, TicketKey, TicketUpdate, TicketWithCommentsItem,
 };
 
 #[tokio::main]
@@ -73,21 +73,28 @@ async fn main() -> Result<(), Box<dyn Error>> {
     }
 
     println!("\n5. close_tickets([T1, T3]) in one transaction");
+    let keys = ["T1", "T3"].map(|id| TicketKey { id: id.into() });
+    let mut before = Vec::new();
+    for key in &keys {
+        before.extend(t.get_ticket(key).await?);
+    }
     let mut close = t.close_tickets();
-    for id in ["T1", "T3"] {
-        close.update_ticket(
-            &TicketKey { id: id.into() },
-            TicketUpdate::default().status(Status::Closed),
-        );
+    for key in &keys {
+        close.update_ticket(key, TicketUpdate::default().status(Status::Closed));
     }
     close.send().await?;
-    // The counts move with the tickets (a stream handler's job in production).
-    for (status, delta) in [(Status::Open, -2), (Status::Closed, 2)] {
-        let key = TicketCountKey { status };
-        let current = t.get_ticket_count(&key).await?.map_or(0, |c| c.count);
-        t.update_ticket_count(&key, TicketCountUpdate::default().count(current + delta))
-            .await?;
+    // The counts move with the tickets: the stream handler's job. The
+    // example hands it the images the table's stream would deliver.
+    let mut changes = Vec::new();
+    for old in before {
+        let new = t.get_ticket(&TicketKey { id: old.id.clone() }).await?;
+        changes.push(ChangeRecord {
+            old: Some(old.to_item(&acme)?),
+            new: new.map(|n| n.to_item(&acme)).transpose()?,
+            id: None,
+        });
     }
+    count(&repo, &changes).await?;
     println!(
         "   open tickets now: {:?}",
         t.open_tickets()
@@ -112,7 +119,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-async fn seed(repo: &Repository, tenant: &TenantId) -> Result<(), singletable_runtime::Error> {
+async fn seed(repo: &Repository, tenant: &TenantId) -> Result<(), Box<dyn Error>> {
     let t = repo.for_tenant(tenant);
     let at = |s: i64| DateTime::from_secs(1_714_564_800 + s);
     let tickets = [
@@ -121,16 +128,22 @@ async fn seed(repo: &Repository, tenant: &TenantId) -> Result<(), singletable_ru
         ("T3", "VPN drops", Some("carol")),
         ("T4", "New laptop", Some("bob")),
     ];
+    let mut created = Vec::new();
     for (i, (id, title, resolver)) in tickets.into_iter().enumerate() {
-        t.create_ticket(&Ticket {
+        let ticket = Ticket {
             id: id.into(),
             title: format!("{title} ({})", tenant.as_str()),
             status: Status::Open,
             resolver: resolver.map(str::to_owned),
             created_at: at(i as i64),
-        })
-        .await?;
+        };
+        t.create_ticket(&ticket).await?;
+        created.push(ChangeRecord {
+            new: Some(ticket.to_item(tenant)?),
+            ..ChangeRecord::default()
+        });
     }
+    count(repo, &created).await?;
     for (i, body) in ["It is smoking.", "Fire department called."]
         .into_iter()
         .enumerate()
@@ -144,15 +157,16 @@ async fn seed(repo: &Repository, tenant: &TenantId) -> Result<(), singletable_ru
         })
         .await?;
     }
-    t.put_ticket_count(&TicketCount {
-        status: Status::Open,
-        count: 4,
-    })
-    .await?;
-    t.put_ticket_count(&TicketCount {
-        status: Status::Closed,
-        count: 0,
-    })
-    .await?;
+    Ok(())
+}
+
+/// What the stream handler does with a batch of the table's stream
+/// (examples/lambda-stream runs it on Lambda): counts the tickets' changes.
+async fn count(repo: &Repository, records: &[ChangeRecord]) -> Result<(), Box<dyn Error>> {
+    let (changes, undecodable) = support_ticket::ticket_count_changes(records);
+    if let Some(e) = undecodable.first() {
+        return Err(e.to_string().into());
+    }
+    repo.apply_counter_changes(&changes).await?;
     Ok(())
 }

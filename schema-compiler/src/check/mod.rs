@@ -47,6 +47,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (tenant::check_gsi_write_isolation, false),
         (tenant::check_global_entities, false),
         (tenant::check_global_reads, false),
+        (tenant::check_derived_writes, false),
         (iam::check_role_scope, false),
         (keys::check_delimiter_injection, false),
         (keys::check_ambiguous_templates, false),

@@ -296,3 +296,61 @@ pub fn check_global_entities(spec: &ir::Spec, diags: &mut Diagnostics) {
         );
     }
 }
+
+/// Why: only the stream handler writes the counters the stream keeps; a
+/// write of the application's would be counted over, and the policies deny
+/// it where IAM can name the counters' partitions.
+pub fn check_derived_writes(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let writes = |pattern: &ir::AccessPattern| -> Vec<String> {
+        match &pattern.operation {
+            ir::Operation::Transaction(t) => t
+                .items
+                .iter()
+                .filter(|(op, _)| *op != ir::TransactionOp::ConditionCheck)
+                .map(|(_, e)| e.clone())
+                .collect(),
+            ir::Operation::Batch(b) => b.put.iter().chain(&b.delete).cloned().collect(),
+            ir::Operation::Get { .. } | ir::Operation::Query(_) | ir::Operation::Scan(_) => {
+                Vec::new()
+            }
+        }
+    };
+    for pattern in spec.access_patterns.values() {
+        let mut written = writes(pattern);
+        written.dedup();
+        for name in written {
+            if !spec.entities.get(&name).is_some_and(ir::Entity::kept_by_stream) {
+                continue;
+            }
+            diags.push(
+                Diagnostic::new(
+                    Code::DerivedWrite,
+                    format!("`{}` writes `{name}`, whose counts the table's stream keeps", pattern.name),
+                )
+                .label(pattern.name.span, "writes derived data")
+                .help(format!(
+                    "only the stream handler (`apply_counter_changes`) writes `{name}`: write the items it counts, or keep the aggregate with `maintained_by: transaction`"
+                )),
+            );
+        }
+    }
+    if spec.tenant.is_none() {
+        return;
+    }
+    for counter in spec.entities.values().filter(|e| e.kept_by_stream()) {
+        if crate::policy::derived_nameable(spec, counter) {
+            continue;
+        }
+        diags.push(
+            Diagnostic::new(
+                Code::DerivedDataTenantWritable,
+                format!(
+                    "tenants can write `{}` items: IAM cannot tell their partitions from another entity's",
+                    counter.name
+                ),
+            )
+            .label(counter.primary_key.pk.source.span, "shares its partitions")
+            .help("give the counter a partition of its own (a literal no other partition key has at that place, such as `TENANT#<tenant>|COUNTS`) so the policies can deny tenants writes to it; the stream handler applies each counter on its own, so a counter a tenant breaks holds back no other"),
+        );
+    }
+}

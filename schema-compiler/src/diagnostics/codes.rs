@@ -135,6 +135,11 @@ codes! {
     /// Global entities are read from an index (or a table scan) that any
     /// tenant can write items into.
     GlobalReadTenantWritable = "global_read_tenant_writable", Warning;
+    /// The counter items of an aggregate the stream keeps share their
+    /// partitions with another entity's, so IAM cannot deny tenants writes to them.
+    DerivedDataTenantWritable = "derived_data_tenant_writable", Warning;
+    /// A declared transaction or batch writes the counter of an aggregate the stream keeps.
+    DerivedWrite = "derived_write", Error;
     /// A role of a multi-tenant spec lists an access pattern over keys that do not start with the tenant.
     RoleNotTenantScoped = "role_not_tenant_scoped", Error;
 

@@ -8,7 +8,7 @@ use crate::ir;
 pub use crate::policy::model;
 pub use crate::policy::{
     managed_policy_size, migration_policy, policy, policy_kinds, policy_pieces,
-    session_policy_size, to_minified_json, to_pretty_json, AwsTarget, PolicyKind, PolicyPiece,
+    session_policy_size, stream_policy, to_minified_json, to_pretty_json, AwsTarget, PolicyKind, PolicyPiece,
     TenantValue, CONTROL_TABLE_SUFFIX, MANAGED_POLICY_LIMIT, MAX_TAG_VALUE_LENGTH,
     SESSION_POLICY_LIMIT,
 };
@@ -25,8 +25,9 @@ pub struct IamOptions {
 }
 
 /// The policy files of one spec: `<stem>.iam.json` (the runtime policy),
-/// `<stem>.role.<role>.iam.json` per role, `<stem>.migration.iam.json`
-/// (the role of its migration jobs), and with a tenant id,
+/// `<stem>.role.<role>.iam.json` per role, `<stem>.stream.iam.json` (the
+/// stream handler's, when an aggregate is kept by the stream),
+/// `<stem>.migration.iam.json` (the role of its migration jobs), and with a tenant id,
 /// `<stem>.session.iam.json` and `<stem>.role.<role>.session.iam.json`
 /// (compact JSON, as sent to STS) when the spec declares a tenant. A tenant
 /// id the spec does not accept, or a session policy over STS's limit, is an
@@ -87,6 +88,12 @@ pub fn render_iam_with(
                 contents,
             });
         }
+    }
+    if let Some(stream) = stream_policy(spec, &options.target) {
+        files.push(GeneratedFile {
+            name: format!("{stem}.stream.iam.json"),
+            contents: to_pretty_json(&stream),
+        });
     }
     files.push(GeneratedFile {
         name: format!("{stem}.migration.iam.json"),

@@ -111,7 +111,13 @@ fn claim_entity<'s>(table: &mut NameTable<'s>, entity: &'s ir::Entity) {
         }
         table.claim(Scope::Values, Item::GroupFn(e), group);
     }
-    for op in EntityOp::ALL {
+    // The counters the stream keeps are only read: the stream handler
+    // writes them.
+    let ops: &[EntityOp] = match entity.kept_by_stream() {
+        true => &[EntityOp::Get],
+        false => &EntityOp::ALL,
+    };
+    for &op in ops {
         table.claim(
             Scope::Repository,
             Item::EntityOp(e, op),

@@ -47,17 +47,19 @@ pub(crate) fn starts_with_tenant(template: &ir::KeyTemplate) -> bool {
 
 impl<'s> Grants<'s> {
     /// Everything the generated tenant (or table) repository can do: every
-    /// access pattern, and get/put/create/update/delete of every entity.
+    /// access pattern, and get/put/create/update/delete of every entity
+    /// (get only, of the counters the stream keeps).
     pub fn runtime(spec: &'s ir::Spec) -> Grants<'s> {
         let mut grants = Grants::default();
         let tenant = spec.tenant.is_some();
         for entity in spec.entities.values() {
-            for action in [
-                Action::GetItem,
-                Action::PutItem,
-                Action::UpdateItem,
-                Action::DeleteItem,
-            ] {
+            // The counters the stream keeps are only read: the stream
+            // handler writes them.
+            let writes: &[Action] = match entity.kept_by_stream() {
+                true => &[],
+                false => &[Action::PutItem, Action::UpdateItem, Action::DeleteItem],
+            };
+            for &action in std::iter::once(&Action::GetItem).chain(writes) {
                 grants.grant(action, None, &entity.primary_key.pk, tenant);
             }
         }

@@ -21,16 +21,22 @@
 //! full-table PartiQL selects on the table and every index. A role that
 //! lists scan access patterns (an admin role: in a multi-tenant spec it
 //! lists nothing else) is allowed Scan, with no condition, on exactly the
-//! table or indexes it scans, and denied it on the others.
+//! table or indexes it scans, and denied it on the others. Writes to the
+//! counters of aggregates the stream keeps are denied where IAM can name
+//! their partitions (`DenyDerivedWrites`): only the stream handler writes
+//! them, under its own policy ([`stream_policy`]).
 //!
 //! The **session-policy** variant has the tenant id in place of the
 //! principal-tag variable, for the STS AssumeRole approach; the generated
 //! Rust module embeds it as a `singletable_runtime::iam::PolicyTemplate`.
 
+mod derived;
 mod grants;
 mod migration;
 pub mod model;
 
+pub(crate) use derived::nameable as derived_nameable;
+pub use derived::stream_policy;
 pub use migration::{migration_policy, CONTROL_TABLE_SUFFIX};
 
 use crate::ir;
@@ -134,6 +140,11 @@ impl AwsTarget {
         self.arn(&format!("table/{table}/index/{index}"))
     }
 
+    /// The ARN of the table's streams.
+    pub fn stream_arn(&self, table: &str) -> Arn {
+        self.arn(&format!("table/{table}/stream/*"))
+    }
+
     /// The ARN of every index of the table (for Deny statements only).
     pub fn all_indexes_arn(&self, table: &str) -> Arn {
         self.arn(&format!("table/{table}/index/*"))
@@ -191,8 +202,22 @@ pub fn policy(
         PolicyKind::Role(role) => Grants::role(spec, role),
     };
     let table = spec.table.name.as_str();
-    let mut statement = allow_statements(spec, &grants, target, tenant);
+    let tenant_text = spec.tenant.as_ref().map(|t| match tenant {
+        TenantValue::PrincipalTag => format!("${{aws:PrincipalTag/{}}}", t.principal_tag),
+        TenantValue::Id(id) => {
+            let mut out = String::new();
+            escape_literal(id, &mut out);
+            out
+        }
+    });
+    let mut statement = allow_statements(spec, &grants, target, tenant_text.as_deref());
     statement.extend(global_statements(spec, &grants, target));
+    // Only the stream handler writes the counters it keeps.
+    statement.extend(derived::deny_statement(
+        spec,
+        target,
+        tenant_text.as_deref(),
+    ));
     let everything = vec![target.table_arn(table), target.all_indexes_arn(table)];
     let arn = |scanned: &Option<&str>| match scanned {
         None => target.table_arn(table),
@@ -255,19 +280,11 @@ fn allow_statements(
     spec: &ir::Spec,
     grants: &Grants<'_>,
     target: &AwsTarget,
-    tenant: &TenantValue,
+    tenant_text: Option<&str>,
 ) -> Vec<Statement> {
     let table = spec.table.name.as_str();
-    let tenant_text = spec.tenant.as_ref().map(|t| match tenant {
-        TenantValue::PrincipalTag => format!("${{aws:PrincipalTag/{}}}", t.principal_tag),
-        TenantValue::Id(id) => {
-            let mut out = String::new();
-            escape_literal(id, &mut out);
-            out
-        }
-    });
     let groups = group(&grants.targets, table, target, |k| {
-        tenant_text.as_deref().and_then(|t| key_pattern(k, t))
+        tenant_text.and_then(|t| key_pattern(k, t))
     });
     match spec.tenant {
         Some(_) => statements(groups, "TenantKeys", true),
@@ -305,8 +322,7 @@ fn statements(
                     null: Some(LeadingKeys {
                         leading_keys: IamBool::False,
                     }),
-                    bool: None,
-                    for_all_values_string_equals: None,
+                    ..Condition::default()
                 }
             } else {
                 Condition::default()
@@ -361,7 +377,7 @@ fn group(
 
 /// The `dynamodb:LeadingKeys` pattern of a global entity's partition-key
 /// template: its literal text escaped, each placeholder `*`.
-fn global_pattern(template: &ir::KeyTemplate) -> KeyPattern {
+pub(super) fn global_pattern(template: &ir::KeyTemplate) -> KeyPattern {
     let mut out = String::new();
     for segment in &template.segments {
         match segment {

@@ -92,6 +92,14 @@ pub enum Action {
     CreateTable,
     /// `dynamodb:DescribeTable`: a migration job's control table only.
     DescribeTable,
+    /// `dynamodb:DescribeStream`: the stream handler's table stream.
+    DescribeStream,
+    /// `dynamodb:GetRecords`: the stream handler's table stream.
+    GetRecords,
+    /// `dynamodb:GetShardIterator`: the stream handler's table stream.
+    GetShardIterator,
+    /// `dynamodb:ListStreams`: the stream handler (IAM grants it on `*` only).
+    ListStreams,
 }
 
 impl Action {
@@ -110,6 +118,10 @@ impl Action {
             Action::PartiQLSelect => "PartiQLSelect",
             Action::CreateTable => "CreateTable",
             Action::DescribeTable => "DescribeTable",
+            Action::DescribeStream => "DescribeStream",
+            Action::GetRecords => "GetRecords",
+            Action::GetShardIterator => "GetShardIterator",
+            Action::ListStreams => "ListStreams",
         }
     }
 }
@@ -168,6 +180,13 @@ pub struct Condition {
         skip_serializing_if = "Option::is_none"
     )]
     pub for_all_values_string_like: Option<LeadingKeys<Vec<KeyPattern>>>,
+    /// Some partition key of the request matches one of the patterns (a
+    /// Deny's condition).
+    #[serde(
+        rename = "ForAnyValue:StringLike",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub for_any_value_string_like: Option<LeadingKeys<Vec<KeyPattern>>>,
     /// The request has partition keys at all: `ForAllValues` alone holds
     /// for a request without keys, such as a Scan.
     #[serde(rename = "Null", skip_serializing_if = "Option::is_none")]
@@ -187,6 +206,7 @@ impl Condition {
     /// Whether no condition is set.
     pub fn is_empty(&self) -> bool {
         self.for_all_values_string_like.is_none()
+            && self.for_any_value_string_like.is_none()
             && self.null.is_none()
             && self.bool.is_none()
             && self.for_all_values_string_equals.is_none()

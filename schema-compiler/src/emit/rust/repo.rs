@@ -363,19 +363,29 @@ impl<'a> Emitter<'a> {
         // pattern keeps its name and the entity operation gains `_item`.
         let op = |op: EntityOp| self.name(Item::EntityOp(name, op));
         let get = op(EntityOp::Get);
+        let repo = handle.repo();
+        let scope = self.scope_expr(entity, handle);
+        let get_doc = format!(
+            " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
+        );
+        if entity.kept_by_stream() {
+            // Only the stream handler writes the counters it keeps
+            // (`apply_counter_changes`); the policies deny others it.
+            return quote! {
+                #[doc = #get_doc]
+                pub async fn #get(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
+                    #repo.__table().get(key, #scope).await
+                }
+            };
+        }
         let put = op(EntityOp::Put);
         let create = op(EntityOp::Create);
         let update = op(EntityOp::Update);
         let delete = op(EntityOp::Delete);
         let replace = op(EntityOp::Replace);
-        let repo = handle.repo();
-        let scope = self.scope_expr(entity, handle);
         let result = quote!(Result);
         let error = quote!(__rt::Error);
         let (written, write) = stamped_write(entity, &ty);
-        let get_doc = format!(
-            " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
-        );
         let put_doc = match &entity.version_attribute {
             Some(v) => format!(" Writes a [`{name}`] carrying its new `{v}`: applies only when there is no item or the stored `{v}` is one less, else fails with `Error::VersionConflict` (optimistic locking)."),
             None => format!(" Writes a [`{name}`], replacing any item with the same key."),
