@@ -562,6 +562,9 @@ pub struct ChangeRecord {
     /// once however often it is delivered. `None` for a change made up by
     /// hand, which is applied each time.
     pub id: Option<RecordId>,
+    /// The record's `SequenceNumber` in its shard: what a Lambda partial
+    /// batch response names ([`settle`]).
+    pub sequence_number: Option<String>,
 }
 
 /// A stream record's identity: what the stream delivers again, unchanged,
@@ -730,6 +733,78 @@ pub struct CounterFailure {
     pub error: Error,
 }
 
+/// What a stream handler tells Lambda after [`apply`]: a partial batch
+/// response (`ReportBatchItemFailures` on the event source mapping) and the
+/// changes to report.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Settlement {
+    /// The `SequenceNumber` to deliver the batch again from: the earliest
+    /// record of a change that failed for a reason that may pass
+    /// (throttling, an answer that never came). Lambda retries from it;
+    /// every change already applied is marked and counts nothing twice.
+    /// `None`: the batch is done.
+    pub retry_from: Option<String>,
+    /// The changes refused for good: a counter item that cannot be updated
+    /// (other code wrote it with a count that is not a number, say) or a
+    /// count that would leave its declared range. Delivered again, they
+    /// would fail again and hold back every later record of the shard and
+    /// every tenant's counters in it; so they are the caller's to report
+    /// (a log, a queue), and the batch goes on.
+    pub refused: Vec<CounterFailure>,
+}
+
+/// Settles a batch of `records` after [`apply`]`(…)` returned `outcome`.
+/// Failures that may pass become [`Settlement::retry_from`], the earliest
+/// sequence number of their records; failures that would recur become
+/// [`Settlement::refused`]. An error that is not a counter's, or a
+/// failure that may pass whose records have no identity or sequence number
+/// (Lambda could not redeliver just them), is returned: fail the
+/// invocation, and Lambda delivers the whole batch again.
+pub fn settle(records: &[ChangeRecord], outcome: Result<(), Error>) -> Result<Settlement, Error> {
+    let failed = match outcome {
+        Ok(()) => return Ok(Settlement::default()),
+        Err(Error::Counters(failed)) => failed,
+        Err(other) => return Err(other),
+    };
+    let (transient, refused): (Vec<_>, Vec<_>) =
+        failed.into_iter().partition(|f| f.error.is_transient());
+    // Sequence numbers are decimal digits: the shorter is the earlier.
+    fn order<'a>(n: &&'a str) -> (usize, &'a str) {
+        (n.len(), n)
+    }
+    let earliest: Option<Vec<&str>> = transient
+        .iter()
+        .map(|failure| {
+            let change = &failure.change;
+            let identified: i64 = change.records.iter().map(|(_, d)| d).sum();
+            if identified != change.delta {
+                // A part of the change no record identifies.
+                return None;
+            }
+            change
+                .records
+                .iter()
+                .map(|(id, _)| {
+                    records
+                        .iter()
+                        .find(|r| r.id.as_ref() == Some(id))
+                        .and_then(|r| r.sequence_number.as_deref())
+                })
+                .collect::<Option<Vec<&str>>>()?
+                .into_iter()
+                .min_by_key(order)
+        })
+        .collect();
+    match earliest {
+        Some(earliest) => Ok(Settlement {
+            retry_from: earliest.into_iter().min_by_key(order).map(str::to_owned),
+            refused,
+        }),
+        None => Err(Error::Counters(transient)),
+    }
+}
+
 async fn apply_change(
     client: &Client,
     table: &TableInfo<'_>,
@@ -860,6 +935,110 @@ async fn forget_old_marks(
     Ok(())
 }
 
+#[cfg(test)]
+mod settle_tests {
+    use super::*;
+
+    const COUNTER: Counter = Counter {
+        entity: "TicketCount",
+        marker: None,
+        count_attribute: "count",
+        recount: None,
+        rule: &crate::codec::Store::Integer {
+            min: 0,
+            max: i64::MAX,
+        },
+    };
+
+    fn record(n: u32) -> ChangeRecord {
+        ChangeRecord {
+            id: Some(RecordId {
+                event_id: format!("e{n}"),
+                created: 1_700_000_000,
+            }),
+            sequence_number: Some(n.to_string()),
+            ..ChangeRecord::default()
+        }
+    }
+
+    fn failure(parts: &[u32], unidentified: i64, transient: bool) -> CounterFailure {
+        let records: Vec<(RecordId, i64)> = parts
+            .iter()
+            .map(|n| (record(*n).id.expect("an id"), 1))
+            .collect();
+        let error = match transient {
+            true => Error::Unprocessed {
+                writes: Vec::new(),
+                keys: Vec::new(),
+                cause: None,
+            },
+            false => Error::ConditionFailed {
+                entity: "TicketCount",
+                operation: "apply counter changes",
+            },
+        };
+        CounterFailure {
+            change: CounterChange {
+                counter: COUNTER,
+                group: Group {
+                    key: Item::new(),
+                    attributes: Vec::new(),
+                },
+                delta: records.len() as i64 + unidentified,
+                records,
+            },
+            error,
+        }
+    }
+
+    #[test]
+    fn a_batch_is_retried_from_the_earliest_record_that_may_pass() {
+        let records: Vec<ChangeRecord> = [9, 10, 11, 100].map(record).to_vec();
+        let outcome = Err(Error::Counters(vec![
+            failure(&[100, 11], 0, true),
+            failure(&[9], 0, false),
+            failure(&[10, 100], 0, true),
+        ]));
+        let settled = settle(&records, outcome).expect("settled");
+        // `10` before `100` and `11`: numbers, not text.
+        assert_eq!(settled.retry_from.as_deref(), Some("10"));
+        assert_eq!(settled.refused.len(), 1, "the refused change is reported");
+        assert!(!settled.refused[0].error.is_transient());
+    }
+
+    #[test]
+    fn refusals_alone_let_the_batch_go_on() {
+        let records: Vec<ChangeRecord> = [1, 2].map(record).to_vec();
+        let outcome = Err(Error::Counters(vec![failure(&[2], 0, false)]));
+        let settled = settle(&records, outcome).expect("settled");
+        assert_eq!(settled.retry_from, None);
+        assert_eq!(settled.refused.len(), 1);
+        assert!(settle(&records, Ok(()))
+            .expect("settled")
+            .refused
+            .is_empty());
+    }
+
+    #[test]
+    fn a_failure_no_record_pins_fails_the_whole_batch() {
+        let records: Vec<ChangeRecord> = [1, 2].map(record).to_vec();
+        // A part of the change with no record identity.
+        let outcome = Err(Error::Counters(vec![failure(&[1], 1, true)]));
+        assert!(matches!(settle(&records, outcome), Err(Error::Counters(f)) if f.len() == 1));
+        // A record without a sequence number.
+        let mut unnumbered = records.clone();
+        unnumbered[0].sequence_number = None;
+        let outcome = Err(Error::Counters(vec![failure(&[1], 0, true)]));
+        assert!(settle(&unnumbered, outcome).is_err());
+        // An error that is not a counter's.
+        let outcome = Err(Error::ConditionFailed {
+            entity: "TicketCount",
+            operation: "x",
+        });
+        assert!(settle(&records, outcome).is_err());
+    }
+}
+
 #[cfg(feature = "streams")]
 mod streams {
     use super::{ChangeRecord, RecordId};
@@ -911,13 +1090,14 @@ mod streams {
     impl TryFrom<Record> for ChangeRecord {
         type Error = DecodeError;
         fn try_from(record: Record) -> Result<Self, DecodeError> {
-            let (old, new, created) = match record.dynamodb {
+            let (old, new, created, sequence_number) = match record.dynamodb {
                 Some(stream) => (
                     stream.old_image,
                     stream.new_image,
                     stream.approximate_creation_date_time.map(|t| t.secs()),
+                    stream.sequence_number,
                 ),
-                None => (None, None, None),
+                None => (None, None, None, None),
             };
             let id = match (record.event_id, created) {
                 (Some(event_id), Some(created)) => Some(RecordId { event_id, created }),
@@ -927,6 +1107,7 @@ mod streams {
                 old: old.map(image).transpose()?,
                 new: new.map(image).transpose()?,
                 id,
+                sequence_number,
             })
         }
     }
@@ -978,6 +1159,7 @@ mod lambda {
                 old: image(record.change.old_image),
                 new: image(record.change.new_image),
                 id,
+                sequence_number: record.change.sequence_number,
             }
         }
     }
@@ -1024,6 +1206,8 @@ mod lambda {
             };
             assert_eq!(records[0].id, Some(id));
             assert_eq!(records[1].id, None, "a record without its time");
+            assert_eq!(records[0].sequence_number.as_deref(), Some("111"));
+            assert_eq!(records[1].sequence_number.as_deref(), Some("112"));
         }
     }
 }

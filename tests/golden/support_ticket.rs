@@ -871,7 +871,7 @@ impl __rt::Repository for Repository {
     }
 }
 impl Repository {
-    /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none). Each stream record is applied once: the counter item keeps a mark of the records it applied for a day, so a batch delivered again (whole, split, or from a failed record on) is not counted twice. Each counter is applied on its own: one that cannot be updated stops no other, and `Error::Counters` returns the changes that failed, each with its error.
+    /// Applies the counter changes a stream handler (`…_changes`) computed: one UpdateItem each, adding to the counter (and creating it when there is none). Each stream record is applied once: the counter item keeps a mark of the records it applied for a day, so a batch delivered again (whole, split, or from a failed record on) is not counted twice. Each counter is applied on its own: one that cannot be updated stops no other, and `Error::Counters` returns the changes that failed, each with its error (`aggregate::settle` sorts them into a Lambda partial batch response and refusals to report).
     pub async fn apply_counter_changes(
         &self,
         changes: &[__rt::aggregate::CounterChange],

@@ -352,7 +352,7 @@ async fn a_stream_counter_never_leaves_its_declared_range() {
     let record = |old: Option<&Ticket>, new: Option<&Ticket>| ChangeRecord {
         old: old.map(|t| t.to_item(&tenant).unwrap()),
         new: new.map(|t| t.to_item(&tenant).unwrap()),
-        id: None,
+        ..ChangeRecord::default()
     };
     let count = |status| {
         let repo = repo.for_tenant(&tenant);

@@ -77,7 +77,7 @@ async fn the_repository_takes_and_returns_the_crates_own_struct() {
     let records = [singletable_runtime::aggregate::ChangeRecord {
         old: None,
         new: Some(ticket("T-9", Status::Open).to_item(&acme).unwrap()),
-        id: None,
+        ..Default::default()
     }];
     let (changes, errors) =
         singletable_tests::extern_entities::support_ticket::ticket_count_changes(&records);

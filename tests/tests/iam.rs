@@ -519,24 +519,47 @@ async fn stream_checks(b: &mut Builder<'_>, a: &str, other: &str, own: &[Request
         &spec.ir,
         &singletable::emit::iam::AwsTarget::new("aws", REGION, ACCOUNT).expect("a target"),
     ) else {
-        assert!(handler_a.is_empty(), "{}: a handler without a policy", spec.name);
+        assert!(
+            handler_a.is_empty(),
+            "{}: a handler without a policy",
+            spec.name
+        );
         return;
     };
     assert!(!handler_a.is_empty(), "{}: no stream scenario", spec.name);
     let stream = singletable::emit::iam::to_pretty_json(&stream);
-    let counter_keys: BTreeSet<String> =
-        handler_a.iter().flat_map(|r| r.keys.iter().cloned()).collect();
-    let runtime = spec.policies[0].clone();
+    let counter_keys: BTreeSet<String> = handler_a
+        .iter()
+        .flat_map(|r| r.keys.iter().cloned())
+        .collect();
+    let runtime = spec.policies[0];
     let handler = |b: &mut Builder<'_>, what: &str, r: &Request, expect: Expect| {
-        b.push(&runtime, format!("stream handler: {what}"), None, r, None, expect);
+        b.push(
+            &runtime,
+            format!("stream handler: {what}"),
+            None,
+            r,
+            None,
+            expect,
+        );
         let check = b.checks.last_mut().expect("a check was pushed");
         check.json = Some(stream.clone());
         check.tag = None;
     };
-    for r in handler_a.iter().chain(&capture_stream(spec.name, other).await) {
+    for r in handler_a
+        .iter()
+        .chain(&capture_stream(spec.name, other).await)
+    {
         handler(b, "its counter updates", r, Expect::Allowed);
-        for action in ["dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:GetItem"] {
-            let r = Request { action, ..r.clone() };
+        for action in [
+            "dynamodb:PutItem",
+            "dynamodb:DeleteItem",
+            "dynamodb:GetItem",
+        ] {
+            let r = Request {
+                action,
+                ..r.clone()
+            };
             handler(b, "another action on a counter", &r, Expect::Denied);
         }
     }
@@ -568,13 +591,27 @@ async fn stream_checks(b: &mut Builder<'_>, a: &str, other: &str, own: &[Request
             "dynamodb:BatchWriteItem",
         ] {
             let what = "a write of a counter the stream keeps";
-            b.push(&policy, what.into(), Some(a), &write(action), None, Expect::ExplicitlyDenied);
+            b.push(
+                &policy,
+                what.into(),
+                Some(a),
+                &write(action),
+                None,
+                Expect::ExplicitlyDenied,
+            );
         }
         let mut keys = mixed.keys.clone();
         keys.extend(template.keys.iter().cloned());
         let what = "a batch writing a counter among other items";
         let batch = write("dynamodb:BatchWriteItem");
-        b.push(&policy, what.into(), Some(a), &batch, Some(keys), Expect::ExplicitlyDenied);
+        b.push(
+            &policy,
+            what.into(),
+            Some(a),
+            &batch,
+            Some(keys),
+            Expect::ExplicitlyDenied,
+        );
     }
 }
 
@@ -833,11 +870,15 @@ fn parliament_finds_nothing_in_any_policy() {
                 linted += 1;
             }
         }
-        let target = singletable::emit::iam::AwsTarget::new("aws", REGION, ACCOUNT).expect("a target");
+        let target =
+            singletable::emit::iam::AwsTarget::new("aws", REGION, ACCOUNT).expect("a target");
         if let Some(stream) = singletable::emit::iam::stream_policy(&spec.ir, &target) {
             let text = singletable::emit::iam::to_pretty_json(&stream);
             if let Err(findings) = parliament(&tools, &text) {
-                panic!("{} stream policy: parliament reports:\n{findings}\n{text}", spec.name);
+                panic!(
+                    "{} stream policy: parliament reports:\n{findings}\n{text}",
+                    spec.name
+                );
             }
             linted += 1;
         }

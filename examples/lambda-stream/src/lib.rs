@@ -4,20 +4,33 @@
 //! Each invocation turns the event's records into
 //! [`ChangeRecord`]s, computes the counter changes of the `Ticket` images
 //! (`ticket_count_changes`) and applies them
-//! (`Repository::apply_counter_changes`). The counter items remember the
-//! records they applied for a day, so when Lambda delivers a batch again
-//! (after a failed invocation, a timeout, or a split batch) nothing is
-//! counted twice: the handler fails the whole invocation on an error and
-//! lets Lambda retry it. Each counter is applied on its own, so a counter
-//! that cannot be updated (an item another writer broke) holds back no
-//! other: the error (`Error::Counters`) names only the changes that
-//! failed, and the retry finds every other counter already applied.
+//! (`Repository::apply_counter_changes`), each counter on its own. The
+//! counter items remember the records they applied for a day, so a batch
+//! Lambda delivers again (after a failed invocation, a timeout, a split
+//! batch or a partial batch response) counts nothing twice. The handler
+//! settles the batch ([`settle`]):
+//!
+//! - a change that failed for a reason that may pass (throttling, an answer
+//!   that never came) is retried: the partial batch response names its
+//!   earliest record, and Lambda delivers the batch again from there
+//!   (the event source mapping needs `FunctionResponseTypes:
+//!   [ReportBatchItemFailures]`);
+//! - a change refused for good (a counter item other code broke, a count
+//!   that would leave its declared range) is reported, one JSON line on
+//!   stderr each (CloudWatch Logs, where a metric filter or subscription
+//!   picks it up), and the batch goes on: delivered again it would fail
+//!   again and hold back every later record of the shard, every tenant's.
+//!
+//! The handler runs under the policy `singletable generate iam` writes for
+//! it, `support_ticket.stream.iam.json`: tenants' policies deny writes to
+//! the counters.
 
 singletable_runtime::include_generated!(pub support_ticket);
 
 use aws_lambda_events::event::dynamodb::Event;
+use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use lambda_runtime::LambdaEvent;
-use singletable_runtime::aggregate::ChangeRecord;
+use singletable_runtime::aggregate::{settle, ChangeRecord, CounterFailure};
 pub use support_ticket::Repository;
 
 /// What one invocation did.
@@ -25,13 +38,32 @@ pub use support_ticket::Repository;
 pub struct Outcome {
     /// Records in the event.
     pub records: usize,
-    /// Counter changes applied (after netting per counter).
+    /// Counter changes computed (after netting per counter).
     pub changes: usize,
     /// Images that did not decode (logged, not counted).
     pub undecodable: usize,
+    /// Counter changes refused for good (reported, not retried).
+    pub refused: usize,
+    /// The record Lambda is asked to deliver the batch again from.
+    pub retry_from: Option<String>,
 }
 
-/// Handles one event of the stream.
+impl Outcome {
+    /// The partial batch response Lambda reads.
+    pub fn response(&self) -> DynamoDbEventResponse {
+        let mut response = DynamoDbEventResponse::default();
+        if let Some(sequence) = &self.retry_from {
+            let mut failure = DynamoDbBatchItemFailure::default();
+            failure.item_identifier = Some(sequence.clone());
+            response.batch_item_failures.push(failure);
+        }
+        response
+    }
+}
+
+/// Handles one event of the stream. An error fails the invocation, and
+/// Lambda delivers the whole batch again: only a failure that may pass and
+/// that no record's sequence number can name.
 pub async fn handle(
     repo: &Repository,
     event: LambdaEvent<Event>,
@@ -43,12 +75,42 @@ pub async fn handle(
         // counted, and the rest of the batch still is.
         eprintln!("skipped a record: {e}");
     }
-    repo.apply_counter_changes(&changes).await?;
+    let settled = settle(&records, repo.apply_counter_changes(&changes).await)?;
+    for refused in &settled.refused {
+        eprintln!("{}", report(refused));
+    }
     Ok(Outcome {
         records: records.len(),
         changes: changes.len(),
         undecodable: errors.len(),
+        refused: settled.refused.len(),
+        retry_from: settled.retry_from,
     })
+}
+
+/// One JSON line for a counter change refused for good: the counter, its
+/// item's key, the stream records it was made of, and why.
+pub fn report(refused: &CounterFailure) -> String {
+    let change = &refused.change;
+    let key: std::collections::BTreeMap<&str, String> = change
+        .group
+        .key
+        .iter()
+        .map(|(name, value)| (name.as_str(), format!("{value:?}")))
+        .collect();
+    let records: Vec<&str> = change
+        .records
+        .iter()
+        .map(|(id, _)| id.event_id.as_str())
+        .collect();
+    serde_json::json!({
+        "refused_counter_change": change.counter.entity,
+        "key": key,
+        "delta": change.delta,
+        "records": records,
+        "error": refused.error.to_string(),
+    })
+    .to_string()
 }
 
 /// A client from the Lambda environment: the region and the role's

@@ -18,7 +18,7 @@ async fn main() -> Result<(), Error> {
     lambda_runtime::run(service_fn(move |event: LambdaEvent<_>| async move {
         let outcome = handle(repo, event).await?;
         println!("{outcome:?}");
-        Ok::<(), Error>(())
+        Ok::<_, Error>(outcome.response())
     }))
     .await
 }

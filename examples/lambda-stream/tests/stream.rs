@@ -1,6 +1,8 @@
 //! The handler on events shaped as Lambda delivers them: the ticket counts
 //! equal a recount of the tickets, also when Lambda delivers a batch again
-//! whole or from its middle.
+//! whole or from its middle, and a counter item other code broke is
+//! reported while every other counter of the batch is applied and the
+//! batch goes on.
 
 use std::collections::BTreeMap;
 
@@ -108,9 +110,10 @@ async fn counts_follow_the_stream_once_per_record() {
         Outcome {
             records: 11,
             changes: 3,
-            undecodable: 0
+            ..Outcome::default()
         }
     );
+    assert!(outcome.response().batch_item_failures.is_empty());
     let expected_acme = BTreeMap::from([("CLOSED", 2), ("OPEN", 4)]);
     let expected_globex = BTreeMap::from([("OPEN", 3)]);
     assert_eq!(counts(&repo, &acme).await, expected_acme);
@@ -141,4 +144,48 @@ async fn counts_follow_the_stream_once_per_record() {
         counts(&repo, &acme).await,
         BTreeMap::from([("CLOSED", 2), ("OPEN", 5)])
     );
+}
+
+#[tokio::test]
+async fn a_broken_counter_is_reported_and_holds_back_no_other() {
+    let repo: Repository = singletable_runtime::testing::repository().await;
+    let acme = TenantId::new("acme").unwrap();
+    let evil = TenantId::new("evil").unwrap();
+    // Code other than the handler broke evil's OPEN counter: its count is
+    // not a number, so no update of it can succeed.
+    let mut broken = lambda_stream::support_ticket::TicketCount {
+        status: Status::Open,
+        count: 0,
+    }
+    .to_item(&evil)
+    .unwrap();
+    broken.insert(
+        "count".into(),
+        singletable_runtime::sdk::types::AttributeValue::S("many".into()),
+    );
+    repo.client()
+        .put_item()
+        .table_name(repo.table_name())
+        .set_item(Some(broken))
+        .send()
+        .await
+        .unwrap();
+
+    let mut records = Vec::new();
+    for (i, tenant) in [&evil, &acme, &acme, &evil, &acme].into_iter().enumerate() {
+        let item = ticket(&format!("t{i}"), Status::Open)
+            .to_item(tenant)
+            .unwrap();
+        records.push(record(records.len(), "INSERT", None, Some(&item)));
+    }
+    let outcome = handle(&repo, event(&records)).await.unwrap();
+    assert_eq!(outcome.refused, 1, "{outcome:?}");
+    assert_eq!(outcome.retry_from, None, "a refusal is not retried");
+    assert!(outcome.response().batch_item_failures.is_empty());
+    assert_eq!(counts(&repo, &acme).await, BTreeMap::from([("OPEN", 3)]));
+
+    // Delivered again, the batch counts nothing twice and reports again.
+    let again = handle(&repo, event(&records)).await.unwrap();
+    assert_eq!(again.refused, 1);
+    assert_eq!(counts(&repo, &acme).await, BTreeMap::from([("OPEN", 3)]));
 }

@@ -91,7 +91,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         changes.push(ChangeRecord {
             old: Some(old.to_item(&acme)?),
             new: new.map(|n| n.to_item(&acme)).transpose()?,
-            id: None,
+            ..ChangeRecord::default()
         });
     }
     count(&repo, &changes).await?;

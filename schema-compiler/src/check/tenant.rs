@@ -319,7 +319,11 @@ pub fn check_derived_writes(spec: &ir::Spec, diags: &mut Diagnostics) {
         let mut written = writes(pattern);
         written.dedup();
         for name in written {
-            if !spec.entities.get(&name).is_some_and(ir::Entity::kept_by_stream) {
+            if !spec
+                .entities
+                .get(&name)
+                .is_some_and(ir::Entity::kept_by_stream)
+            {
                 continue;
             }
             diags.push(

@@ -8,8 +8,8 @@ use crate::ir;
 pub use crate::policy::model;
 pub use crate::policy::{
     managed_policy_size, migration_policy, policy, policy_kinds, policy_pieces,
-    session_policy_size, stream_policy, to_minified_json, to_pretty_json, AwsTarget, PolicyKind, PolicyPiece,
-    TenantValue, CONTROL_TABLE_SUFFIX, MANAGED_POLICY_LIMIT, MAX_TAG_VALUE_LENGTH,
+    session_policy_size, stream_policy, to_minified_json, to_pretty_json, AwsTarget, PolicyKind,
+    PolicyPiece, TenantValue, CONTROL_TABLE_SUFFIX, MANAGED_POLICY_LIMIT, MAX_TAG_VALUE_LENGTH,
     SESSION_POLICY_LIMIT,
 };
 

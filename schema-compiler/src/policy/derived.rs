@@ -61,10 +61,9 @@ pub(crate) fn nameable(spec: &ir::Spec, counter: &ir::Entity) -> bool {
     if spec.key_type_of(&template.attribute) != ir::KeyType::String {
         return false;
     }
-    let cut = template
-        .segments
-        .iter()
-        .position(|s| matches!(s, Segment::Placeholder(p) if p.kind != ir::PlaceholderKind::Tenant));
+    let cut = template.segments.iter().position(
+        |s| matches!(s, Segment::Placeholder(p) if p.kind != ir::PlaceholderKind::Tenant),
+    );
     let head = ir::KeyTemplate {
         segments: template.segments[..cut.unwrap_or(template.segments.len())].to_vec(),
         ..template.clone()

@@ -611,7 +611,7 @@ pub async fn support_ticket_stream(rec: &Arc<Recorder>, tenant: &str) {
         ChangeRecord {
             old: image(&open),
             new: image(&closed),
-            id: None,
+            ..ChangeRecord::default()
         },
     ];
     let (changes, errors) = ticket_count_changes(&records);
