@@ -35,11 +35,37 @@ pub struct Request {
     pub keys: Vec<String>,
 }
 
+/// One step of a scenario: what it was doing, how many requests it sent,
+/// and how it ended.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The label of its requests.
+    pub label: String,
+    /// The requests it sent.
+    pub requests: Vec<Request>,
+    /// Its error, as `Debug` prints it; `None` when it succeeded.
+    pub error: Option<String>,
+}
+
+impl Step {
+    /// Whether the server refused it for want of permission.
+    pub fn denied(&self) -> bool {
+        self.error
+            .as_deref()
+            .is_some_and(|e| e.contains("AccessDenied"))
+    }
+}
+
 /// Records requests; see [`Recorder::client`].
 #[derive(Debug, Default)]
 pub struct Recorder {
     label: Mutex<String>,
     requests: Mutex<Vec<Request>>,
+    /// Where a live recorder's clients send, and as whom.
+    live: Option<(String, sdk::config::Credentials)>,
+    /// The requests recorded when the current label was set.
+    labelled_at: Mutex<usize>,
+    steps: Mutex<Vec<Step>>,
 }
 
 impl Recorder {
@@ -48,16 +74,28 @@ impl Recorder {
         Arc::new(Recorder::default())
     }
 
+    /// A recorder whose clients send every request to `endpoint` as
+    /// `credentials`, recording it first.
+    pub fn live(endpoint: &str, credentials: sdk::config::Credentials) -> Arc<Recorder> {
+        Arc::new(Recorder {
+            live: Some((endpoint.to_owned(), credentials)),
+            ..Recorder::default()
+        })
+    }
+
     /// A client whose every request is recorded and then fails before it is
-    /// sent. `partition_key` is the table's partition-key attribute.
+    /// sent (a live recorder's: sent to its server). `partition_key` is the
+    /// table's partition-key attribute.
     pub fn client(self: &Arc<Self>, partition_key: &'static str) -> sdk::Client {
+        let (endpoint, credentials) = self.live.clone().unwrap_or_else(|| {
+            let local = sdk::config::Credentials::new("local", "local", None, None, "static");
+            ("http://127.0.0.1:9".to_owned(), local)
+        });
         let config = sdk::Config::builder()
             .behavior_version(sdk::config::BehaviorVersion::latest())
             .region(sdk::config::Region::new("us-east-1"))
-            .endpoint_url("http://127.0.0.1:9")
-            .credentials_provider(sdk::config::Credentials::new(
-                "local", "local", None, None, "static",
-            ))
+            .endpoint_url(endpoint)
+            .credentials_provider(credentials)
             .retry_config(sdk::config::retry::RetryConfig::disabled())
             .interceptor(Capture {
                 recorder: Arc::clone(self),
@@ -70,6 +108,39 @@ impl Recorder {
     /// Labels the requests recorded from now on.
     pub fn label(&self, label: &str) {
         *self.label.lock().unwrap_or_else(PoisonError::into_inner) = label.to_owned();
+        *self
+            .labelled_at
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = self.requests().len();
+    }
+
+    /// Ends the step labelled last with its result.
+    pub fn outcome<T, E: std::fmt::Debug>(&self, result: &Result<T, E>) {
+        let at = *self
+            .labelled_at
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let step = Step {
+            label: self
+                .label
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone(),
+            requests: self.requests()[at..].to_vec(),
+            error: result.as_ref().err().map(|e| format!("{e:?}")),
+        };
+        self.steps
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(step);
+    }
+
+    /// The steps ended so far.
+    pub fn steps(&self) -> Vec<Step> {
+        self.steps
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The requests recorded so far.

@@ -16,11 +16,12 @@ fn at() -> DateTime {
     DateTime::from_secs(AT)
 }
 
-/// Runs `$call` with requests labelled `$label`, ignoring its result.
+/// Runs `$call` with requests labelled `$label`, recording how it ended.
 macro_rules! step {
     ($rec:expr, $label:literal, $call:expr) => {{
         $rec.label($label);
-        let _ = $call;
+        let result = $call;
+        $rec.outcome(&result);
     }};
 }
 
