@@ -929,6 +929,11 @@ pub struct KeyTemplate {
     pub source: Spanned<String>,
     /// Literals and placeholders.
     pub segments: Vec<Segment>,
+    /// Whether the template is exactly one attribute placeholder whose
+    /// attribute is stored under the key attribute's name (its own name,
+    /// or `stored_as`): the item's own attribute is the key.
+    #[serde(skip)]
+    pub natural: bool,
 }
 
 impl KeyTemplate {
@@ -983,11 +988,21 @@ impl KeyTemplate {
         Some(TenantPrefix { literal, end })
     }
 
-    /// Whether the template is exactly one attribute placeholder named like
-    /// the key attribute: the item's own attribute is the key, nothing is computed.
+    /// Whether the template is exactly one attribute placeholder whose
+    /// attribute is stored under the key attribute's name: the item's own
+    /// attribute is the key, nothing is computed.
     pub fn is_natural(&self) -> bool {
-        matches!(self.segments.as_slice(),
-            [Segment::Placeholder(p)] if p.kind == PlaceholderKind::Attribute && *p.name == self.attribute)
+        self.natural_attribute().is_some()
+    }
+
+    /// The attribute (by its spec name) that is the key, for a natural key.
+    pub fn natural_attribute(&self) -> Option<&str> {
+        match self.segments.as_slice() {
+            [Segment::Placeholder(p)] if self.natural && p.kind == PlaceholderKind::Attribute => {
+                Some(p.name.as_str())
+            }
+            _ => None,
+        }
     }
 }
 

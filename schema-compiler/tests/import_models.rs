@@ -177,27 +177,15 @@ fn model(seed: u64) -> Value {
     let binary_pk = rng.chance(8);
     let number_sk = has_sk && rng.chance(4);
     // A binary or number key is the item's own attribute (a natural key),
-    // which a spec names as an identifier: no such key is named otherwise.
-    let identifier = |n: &str| {
-        n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !n.starts_with(|c: char| c.is_ascii_digit())
-    };
-    let pk_name = if binary_pk && !identifier(pk_name) {
-        "PK"
-    } else {
-        pk_name
-    };
-    let sk_name = if number_sk && !identifier(sk_name) {
-        "SK"
-    } else {
-        sk_name
-    };
+    // whatever its name: `Status#Time` as a number is `status_time`,
+    // stored as `Status#Time`.
     let kinds = if binary_pk { 1 } else { 1 + rng.below(3) };
     let facets = rng.chance(3) || kinds == 1;
     let discriminator = !facets && rng.chance(2);
     // A GSI: keyed on computed keys (`GSI1PK`: `STATUS#<n>`), or on an
-    // attribute of the items (`owner`), sparse when some items lack it.
-    let gsi = rng.below(3);
+    // attribute of the items (`owner`), sparse when some items lack it, or
+    // on a number attribute whose name is no identifier (`Total Amount`).
+    let gsi = rng.below(4);
     let mut facet_list = Vec::new();
     let mut used_prefixes = Vec::new();
     let mut all_items = Vec::new();
@@ -281,6 +269,12 @@ fn model(seed: u64) -> Value {
                 2 => {
                     item.insert("owner".into(), json!({ "S": format!("owner{}", n % 2) }));
                 }
+                3 if n % 3 != 1 => {
+                    item.insert(
+                        "Total Amount".into(),
+                        json!({ "N": format!("{}", n * 13 % 7) }),
+                    );
+                }
                 _ => {}
             }
             for a in &attributes {
@@ -329,6 +323,13 @@ fn model(seed: u64) -> Value {
                 "IndexName": "ByOwner",
                 "KeyAttributes": { "PartitionKey": { "AttributeName": "owner", "AttributeType": "S" } },
                 "Projection": { "ProjectionType": "KEYS_ONLY" },
+            }]);
+        }
+        3 => {
+            table["GlobalSecondaryIndexes"] = json!([{
+                "IndexName": "by total",
+                "KeyAttributes": { "PartitionKey": { "AttributeName": "Total Amount", "AttributeType": "N" } },
+                "Projection": { "ProjectionType": "ALL" },
             }]);
         }
         _ => {}

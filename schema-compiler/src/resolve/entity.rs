@@ -394,18 +394,25 @@ impl Resolver<'_> {
             // or its own attribute of that name (a natural key).
             let template = |key: &ir::KeyAttribute| match written.get(&key.name.value) {
                 Some((template, _)) => Some((template.clone(), None)),
-                None => entity.attributes.get(&key.name.value).map(|attr| {
-                    let name = attr.name.clone();
-                    let template = ir::KeyTemplate {
-                        attribute: key.name.value.clone(),
-                        source: Spanned::new(format!("<{name}>"), name.span),
-                        segments: vec![Segment::Placeholder(ir::Placeholder {
-                            name,
-                            kind: PlaceholderKind::Attribute,
-                        })],
-                    };
-                    (template, Some(attr))
-                }),
+                // DynamoDB indexes the items that have the key attribute by
+                // its stored name.
+                None => entity
+                    .attributes
+                    .values()
+                    .find(|a| a.stored() == key.name.value)
+                    .map(|attr| {
+                        let name = attr.name.clone();
+                        let template = ir::KeyTemplate {
+                            attribute: key.name.value.clone(),
+                            source: Spanned::new(format!("<{name}>"), name.span),
+                            segments: vec![Segment::Placeholder(ir::Placeholder {
+                                name,
+                                kind: PlaceholderKind::Attribute,
+                            })],
+                            natural: true,
+                        };
+                        (template, Some(attr))
+                    }),
             };
             let keys = std::iter::once(Some(&index.partition_key))
                 .chain(index.sort_key.as_ref().map(Some))
@@ -466,10 +473,10 @@ impl Resolver<'_> {
     ) -> ir::KeyTemplate {
         let errors_before = self.diags.count(crate::diagnostics::Severity::Error);
         let raw = self.parse_raw_template(source);
-        // A natural key stores the attribute as it is, so a number key may
-        // be a decimal attribute.
-        let natural =
-            matches!(raw.as_slice(), [RawSegment::Placeholder(n)] if n.value == key.name.value);
+        // A natural key stores the attribute as it is (under its own name
+        // or its `stored_as`), so a number key may be a decimal attribute.
+        let natural = matches!(raw.as_slice(), [RawSegment::Placeholder(n)]
+            if entity.attributes.get(&n.value).map_or(n.value == key.name.value, |a| a.stored() == key.name.value));
         let mut segments = Vec::with_capacity(raw.len());
         for seg in raw {
             match seg {
@@ -490,6 +497,7 @@ impl Resolver<'_> {
             attribute: key.name.value.clone(),
             source: source.clone(),
             segments,
+            natural,
         };
         self.check_key_type(&template, key, entity);
         template
@@ -624,14 +632,9 @@ impl Resolver<'_> {
         key: &ir::KeyAttribute,
         entity: &ir::Entity,
     ) {
-        let natural = match template.segments.as_slice() {
-            [Segment::Placeholder(p)]
-                if p.kind == PlaceholderKind::Attribute && p.name.value == key.name.value =>
-            {
-                entity.attributes.get(&p.name.value)
-            }
-            _ => None,
-        };
+        let natural = template
+            .natural_attribute()
+            .and_then(|name| entity.attributes.get(name));
         let ok = match (key.r#type, natural.map(|a| &a.r#type)) {
             // The item's own attribute is the key: its DynamoDB type must be the key's.
             (key_type, Some(t)) => natural_type_fits(key_type, t),
@@ -791,13 +794,23 @@ impl Resolver<'_> {
             if attr.stored_as.is_none() {
                 continue;
             }
+            // A natural key is stored under the key's name, whatever else
+            // `stored_as` says.
             let natural = std::iter::once(&entity.primary_key)
                 .chain(entity.index_keys.values())
                 .flat_map(|k| k.templates())
-                .any(|t| t.is_natural() && t.attribute == attr.name.value);
+                .any(|t| {
+                    t.natural_attribute() == Some(attr.name.as_str()) && t.attribute != stored
+                });
+            let own_key = std::iter::once(&entity.primary_key)
+                .chain(entity.index_keys.values())
+                .flat_map(|k| k.templates())
+                .any(|t| {
+                    t.natural_attribute() == Some(attr.name.as_str()) && t.attribute == stored
+                });
             // Where a stream-kept counter records the stream records it applied.
             let applied = stored == "__applied";
-            if natural || keys.contains(&stored) || applied {
+            if natural || (keys.contains(&stored) && !own_key) || applied {
                 self.error(
                     Diagnostic::new(
                         Code::ReservedName,
@@ -851,7 +864,7 @@ impl Resolver<'_> {
                 let natural = entity
                     .primary_key
                     .templates()
-                    .any(|t| t.is_natural() && t.attribute == name.value);
+                    .any(|t| t.natural_attribute() == Some(name.as_str()));
                 self.error(
                     Diagnostic::new(
                         Code::InvalidAttribute,
@@ -1037,6 +1050,7 @@ fn sparse_key(
 
 fn empty_template() -> ir::KeyTemplate {
     ir::KeyTemplate {
+        natural: false,
         attribute: String::new(),
         source: Spanned::new(String::new(), Span::DUMMY),
         segments: Vec::new(),

@@ -515,7 +515,7 @@ impl Resolver<'_> {
             return None;
         }
         let tenant = spec.tenant.as_ref().map(|t| t.placeholder.value.as_str());
-        let segments = raw
+        let segments: Vec<Segment> = raw
             .into_iter()
             .map(|seg| match seg {
                 RawSegment::Literal(l) => Segment::Literal(l),
@@ -538,10 +538,24 @@ impl Resolver<'_> {
                 }
             })
             .collect();
+        // One placeholder naming the key attribute, or an attribute some
+        // entity stores under the key attribute's name: the value itself.
+        let natural = match segments.as_slice() {
+            [Segment::Placeholder(p)] if p.kind == PlaceholderKind::Attribute => {
+                p.name.value == key.name.value
+                    || spec.entities.values().any(|e| {
+                        e.attributes
+                            .get(&p.name.value)
+                            .is_some_and(|a| a.stored() == key.name.value)
+                    })
+            }
+            _ => false,
+        };
         Some(ir::KeyTemplate {
             attribute: key.name.value.clone(),
             source: source.clone(),
             segments,
+            natural,
         })
     }
 

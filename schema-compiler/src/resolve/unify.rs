@@ -213,7 +213,7 @@ mod tests {
             &Spanned::dummy(s.to_owned()),
         );
         let raw = crate::template::parse_template(s, spans).unwrap();
-        let segments = raw
+        let segments: Vec<Segment> = raw
             .into_iter()
             .map(|r| match r {
                 crate::template::RawSegment::Literal(l) => Segment::Literal(l),
@@ -226,10 +226,13 @@ mod tests {
                 }
             })
             .collect();
+        let natural =
+            matches!(segments.as_slice(), [Segment::Placeholder(p)] if p.name.value == "pk");
         KeyTemplate {
             attribute: "pk".into(),
             source: Spanned::dummy(s.into()),
             segments,
+            natural,
         }
     }
 

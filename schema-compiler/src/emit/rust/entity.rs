@@ -1594,13 +1594,12 @@ fn field_doc(entity: &ir::Entity, attribute: &ir::Attribute) -> TokenStream {
     doc(Some(&text))
 }
 
-/// The table keys of `entity` that are its own attributes (natural keys).
+/// The attributes (by spec name) that are `entity`'s table keys (natural keys).
 fn natural_table_keys(entity: &ir::Entity) -> Vec<&str> {
     entity
         .primary_key
         .templates()
-        .filter(|t| t.is_natural())
-        .map(|t| t.attribute.as_str())
+        .filter_map(|t| t.natural_attribute())
         .collect()
 }
 

@@ -468,9 +468,9 @@ pub fn key_value(
     key_type: ir::KeyType,
     sample: &Sample,
 ) -> Option<AttributeValue> {
-    if template.is_natural() {
-        let a = entity.attributes.get(template.attribute.as_str())?;
-        let v = sample.values.get(template.attribute.as_str())?;
+    if let Some(name) = template.natural_attribute() {
+        let a = entity.attributes.get(name)?;
+        let v = sample.values.get(name)?;
         return Some(stored(a, v));
     }
     // A number key's one placeholder is the number itself.

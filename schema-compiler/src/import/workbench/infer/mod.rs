@@ -459,9 +459,10 @@ fn facet_entity(
         reserved,
         ..Entity::default()
     };
-    // Index keys whose values are composite (or whose names cannot be
-    // attributes) are computed from templates; the others are the
-    // entity's own attributes, indexed as they are.
+    // Index keys whose values are composite are computed from templates;
+    // the others are the entity's own attributes, indexed as they are
+    // (under a spec name of their own, `stored_as` the key's, when the
+    // key's name is no identifier).
     let computed: Vec<&str> = table
         .gsis
         .iter()
@@ -469,12 +470,11 @@ fn facet_entity(
         .map(|k| k.name.as_str())
         .filter(|k| !table_keys.contains(k))
         .filter(|k| {
-            !is_identifier(k)
-                || table.facets.iter().flat_map(|f| &f.items).any(|i| {
-                    i.get(*k)
-                        .and_then(scalar)
-                        .is_some_and(|v| v.contains(DELIMITERS))
-                })
+            table.facets.iter().flat_map(|f| &f.items).any(|i| {
+                i.get(*k)
+                    .and_then(scalar)
+                    .is_some_and(|v| v.contains(DELIMITERS))
+            })
         })
         .collect();
     // Names in the table → spec names, where they differ.
@@ -584,17 +584,27 @@ fn facet_entity(
                 templates.push(e.sk.clone().unwrap_or_default());
                 continue;
             }
+            // The attribute stored under the key's name, by its spec name.
+            let own = match e.attrs.contains_key(&k.name) {
+                true => Some(k.name.clone()),
+                false => e
+                    .attrs
+                    .iter()
+                    .find(|(_, a)| a.stored_as.as_deref() == Some(k.name.as_str()))
+                    .map(|(name, _)| name.clone()),
+            };
+            let named = own.as_deref().unwrap_or(&k.name);
             let rows: Vec<usize> = all
                 .iter()
                 .copied()
-                .filter(|&i| e.examples[i].values.contains_key(&k.name))
+                .filter(|&i| e.examples[i].values.contains_key(named))
                 .collect();
             if rows.is_empty() {
                 break;
             }
-            if e.attrs.contains_key(&k.name) {
+            if let Some(own) = own {
                 templates.push(Template {
-                    segs: vec![Seg::Attr(k.name.clone())],
+                    segs: vec![Seg::Attr(own)],
                     comment: None,
                 });
             } else {
@@ -682,13 +692,28 @@ impl Entity {
             };
             let made = made.clone();
             let synthetic = self.attrs.get(&made).is_some_and(|a| a.synthetic);
-            if !synthetic || !is_identifier(&key.name) || self.attrs.contains_key(&key.name) {
+            // A key name that is no identifier (`Order Id`) names the
+            // attribute `order_id`, stored as the key's name.
+            let (name, stored_as) = if is_identifier(&key.name) && !key.name.starts_with("__") {
+                (key.name.clone(), None)
+            } else {
+                // The key's own name is no field's: its snake form is free
+                // unless another attribute takes it.
+                let base = snake(&key.name);
+                let taken = self
+                    .attrs
+                    .keys()
+                    .any(|a| *a != made && crate::naming::snake(a) == base);
+                let name = if taken { self.fresh(&base) } else { base };
+                (name, Some(key.name.clone()))
+            };
+            if !synthetic || (name != made && self.attrs.contains_key(&name)) {
                 continue;
             }
             // The key's name must be free as a field too: an attribute that
             // takes it (`created_at` beside a key `createdAt`) moves to a
             // spec name of its own, keeping its name in the table.
-            let field = crate::naming::snake(&key.name);
+            let field = crate::naming::snake(&name);
             let clashing: Vec<String> = self
                 .attrs
                 .keys()
@@ -709,16 +734,17 @@ impl Entity {
                 let spec_name = self.fresh(&format!("{field}_attribute"));
                 self.rename_attr(&other, &spec_name);
             }
-            self.rename_attr(&made, &key.name);
+            self.rename_attr(&made, &name);
             // A number placeholder of a string index key keeps the width its
             // texts there have; as the key itself it has none.
             let in_index = self.indexes.values().any(|(pk, sk)| {
                 std::iter::once(pk)
                     .chain(sk)
-                    .any(|t| t.segs.contains(&Seg::Attr(key.name.clone())))
+                    .any(|t| t.segs.contains(&Seg::Attr(name.clone())))
             });
-            if let Some(attr) = self.attrs.get_mut(&key.name) {
+            if let Some(attr) = self.attrs.get_mut(&name) {
                 attr.synthetic = false;
+                attr.stored_as = stored_as;
                 if !in_index {
                     attr.width = None;
                 }
@@ -727,15 +753,15 @@ impl Entity {
                 let values: Vec<&AttributeValue> = self
                     .examples
                     .iter()
-                    .filter_map(|x| x.values.get(&key.name))
+                    .filter_map(|x| x.values.get(&name))
                     .collect();
                 let kind = kind_of(&values, Some("N"));
-                if let Some(attr) = self.attrs.get_mut(&key.name) {
+                if let Some(attr) = self.attrs.get_mut(&name) {
                     attr.kind = kind;
                 }
             }
             // The key is the attribute itself: nothing left to guess.
-            let natural = |t: &Template| t.segs == [Seg::Attr(key.name.clone())];
+            let natural = |t: &Template| t.segs == [Seg::Attr(name.clone())];
             if natural(&self.pk) {
                 self.pk.comment = None;
             }
