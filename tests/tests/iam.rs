@@ -551,11 +551,13 @@ async fn stream_checks(b: &mut Builder<'_>, a: &str, other: &str, own: &[Request
         .chain(&capture_stream(spec.name, other).await)
     {
         handler(b, "its counter updates", r, Expect::Allowed);
-        for action in [
-            "dynamodb:PutItem",
-            "dynamodb:DeleteItem",
-            "dynamodb:GetItem",
-        ] {
+        // An update refused by its condition reads the counter to tell why.
+        let read = Request {
+            action: "dynamodb:GetItem",
+            ..r.clone()
+        };
+        handler(b, "a read of its counter", &read, Expect::Allowed);
+        for action in ["dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query"] {
             let r = Request {
                 action,
                 ..r.clone()

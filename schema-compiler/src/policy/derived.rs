@@ -5,7 +5,7 @@
 //! counters (`DenyDerivedWrites`), where IAM can name them: when no other
 //! entity's partition key can fall under the counter's pattern, so the
 //! Deny refuses nothing the generated code writes. The stream handler gets
-//! its own policy ([`stream_policy`]): UpdateItem on the counters'
+//! its own policy ([`stream_policy`]): GetItem and UpdateItem on the counters'
 //! partitions of every tenant, and reading the table's stream.
 
 use crate::ir::{self, Segment};
@@ -111,7 +111,7 @@ pub(super) fn deny_statement(
 }
 
 /// The stream handler's policy, `None` when no aggregate is kept by the
-/// stream: UpdateItem on the counters' partitions of every tenant (each
+/// stream: GetItem and UpdateItem on the counters' partitions of every tenant (each
 /// counter's key pattern, every placeholder `*`), reading the table's
 /// stream, and listing streams (which IAM grants on `*` only).
 pub fn stream_policy(spec: &ir::Spec, target: &AwsTarget) -> Option<PolicyDocument> {
@@ -132,7 +132,9 @@ pub fn stream_policy(spec: &ir::Spec, target: &AwsTarget) -> Option<PolicyDocume
             Statement {
                 sid: Sid::new("Counters"),
                 effect: Effect::Allow,
-                action: vec![Action::UpdateItem],
+                // An update refused by its condition reads the counter to
+                // tell why.
+                action: vec![Action::GetItem, Action::UpdateItem],
                 resource: vec![target.table_arn(table)],
                 condition: Condition {
                     for_all_values_string_like: Some(LeadingKeys {
