@@ -46,6 +46,7 @@ fn main() {
             "patterns_named_like_repository_internals.yaml",
             "range_over_decimal_number_key.yaml",
             "global_reads_refuse_forged_items.yaml",
+            "global_roles.yaml",
             "names_like_entity_conveniences.yaml",
         ]
         .map(|f| fixtures.join(f)),

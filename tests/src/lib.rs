@@ -133,6 +133,7 @@ pub mod generated {
     generated!(patterns_named_like_repository_internals);
     generated!(range_over_decimal_number_key);
     generated!(global_reads_refuse_forged_items);
+    generated!(global_roles);
     generated!(user_names_like_generated_locals);
     generated!(private_helpers_cannot_clash);
     generated!(names_like_entity_conveniences);

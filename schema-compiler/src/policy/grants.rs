@@ -132,6 +132,32 @@ impl<'s> Grants<'s> {
         add_to(&mut self.targets, action, index, template);
     }
 
+    /// [`Grants::globals`], each resource's keys joined by the tenant keys
+    /// granted there every action of the global ones.
+    pub fn globals_with_tenant_keys(&self) -> Vec<TargetGrants<'s>> {
+        self.globals
+            .iter()
+            .map(|global| {
+                let mut joined = TargetGrants {
+                    index: global.index,
+                    actions: global.actions.clone(),
+                    keys: global.keys.clone(),
+                    seen: global.seen.clone(),
+                };
+                let tenant = self
+                    .targets
+                    .iter()
+                    .find(|t| t.index == global.index && t.actions.is_superset(&global.actions));
+                for key in tenant.into_iter().flat_map(|t| &t.keys) {
+                    if joined.seen.insert(&key.segments) {
+                        joined.keys.push(key);
+                    }
+                }
+                joined
+            })
+            .collect()
+    }
+
     /// The table first, then the indexes in the spec's order.
     fn order_indexes(&mut self, spec: &ir::Spec) {
         for targets in [&mut self.targets, &mut self.globals] {

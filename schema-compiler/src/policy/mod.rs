@@ -211,7 +211,12 @@ pub fn policy(
         }
     });
     let mut statement = allow_statements(spec, &grants, target, tenant_text.as_deref());
-    statement.extend(global_statements(spec, &grants, target));
+    statement.extend(global_statements(
+        spec,
+        &grants,
+        target,
+        tenant_text.as_deref(),
+    ));
     // Only the stream handler writes the counters it keeps.
     statement.extend(derived::deny_statement(
         spec,
@@ -296,9 +301,25 @@ fn allow_statements(
 /// multi-tenant spec: `GlobalKeys`, each key confined to its template's
 /// pattern (literal text as it is, every placeholder `*`), on exactly the
 /// resources and with exactly the actions its access patterns send.
-fn global_statements(spec: &ir::Spec, grants: &Grants<'_>, target: &AwsTarget) -> Vec<Statement> {
+///
+/// Where the tenant keys on the same resource are granted every action of
+/// the statement too, the statement names their patterns as well: a request
+/// that holds both (a transaction mixing a tenant's item with a global
+/// one, which an evaluator may judge on all its partition keys at once)
+/// is then allowed by one statement, and nothing is granted that the two
+/// statements do not grant key by key.
+fn global_statements(
+    spec: &ir::Spec,
+    grants: &Grants<'_>,
+    target: &AwsTarget,
+    tenant_text: Option<&str>,
+) -> Vec<Statement> {
     let table = spec.table.name.as_str();
-    let groups = group(&grants.globals, table, target, |k| Some(global_pattern(k)));
+    let globals = grants.globals_with_tenant_keys();
+    let groups = group(&globals, table, target, |k| match tenant_text {
+        Some(tenant) if starts_with_tenant(k) => key_pattern(k, tenant),
+        _ => Some(global_pattern(k)),
+    });
     statements(groups, "GlobalKeys", true)
 }
 

@@ -645,3 +645,36 @@ pub async fn monthly_activity_stream(rec: &Arc<Recorder>, tenant: &str) {
     assert!(errors.is_empty() && !changes.is_empty());
     step!(rec, "stream", repo.apply_counter_changes(&changes).await);
 }
+
+/// Global plans beside a tenant's accounts: a role reads the plans and
+/// subscribes in a transaction that mixes the tenant's account with a plan.
+pub async fn global_roles(rec: &Arc<Recorder>, tenant: Option<&str>) {
+    use global_roles::*;
+    let repo = Repository::new(rec.client("pk"));
+    let id = TenantId::new(tenant.unwrap_or_default()).expect("a valid tenant id");
+    let t = repo.for_tenant(&id);
+    let account = Account {
+        id: "a1".into(),
+        plan: "pro".into(),
+    };
+    let plan = PlanKey { name: "pro".into() };
+    step!(rec, "entity", t.put_account(&account).await);
+    step!(
+        rec,
+        "entity",
+        t.update_account(&account.key(), AccountUpdate::default().plan("free"))
+            .await
+    );
+    step!(rec, "account", t.account(&account.key()).await);
+    step!(rec, "plan", repo.plan(&plan).await);
+    step!(
+        rec,
+        "plans_by_tier",
+        repo.plans_by_tier(Tier::Pro).all().await
+    );
+    let mut subscribe = t.subscribe();
+    subscribe.update_account(&account.key(), AccountUpdate::default().plan("pro"));
+    subscribe.update_plan(&plan, PlanUpdate::default().add_subscribers(1));
+    step!(rec, "subscribe", subscribe.send().await);
+    step!(rec, "entity", t.delete_account(&account.key()).await);
+}
