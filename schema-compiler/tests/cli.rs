@@ -273,6 +273,7 @@ fn generate_iam_writes_policies_and_session_policies() {
             "support_ticket.role.tenant_admin.iam.json",
             "support_ticket.role.tenant_admin.session.iam.json",
             "support_ticket.session.iam.json",
+            "support_ticket.stream.iam.json",
         ]
     );
     let session =

@@ -425,22 +425,10 @@ fn requests(
                     let derived_write = action.ends_with("Item")
                         && action != "GetItem"
                         && key.entities.iter().all(|e| derived.contains(e));
-                    if own && derived_write {
-                        out.push(Request {
-                            policy: policy.to_owned(),
-                            action,
-                            place: place.clone(),
-                            key: key.value.clone(),
-                            owner: key.owner.clone(),
-                            tag: tag.clone(),
-                            allow: false,
-                        });
-                        continue;
-                    }
                     // The tenant's own key of an entity this repository
                     // does not touch: IAM cannot tell entities with one
                     // key shape apart, so either verdict is sound.
-                    if own && !sent {
+                    if own && !sent && !derived_write {
                         continue;
                     }
                     // A global key: allowed exactly where the role's access
@@ -459,7 +447,7 @@ fn requests(
                         key: key.value.clone(),
                         owner: key.owner.clone(),
                         tag: tag.clone(),
-                        allow: own || (global && sent),
+                        allow: (own && !derived_write) || (global && sent),
                     });
                 }
             }

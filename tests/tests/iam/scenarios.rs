@@ -16,6 +16,31 @@ fn at() -> DateTime {
     DateTime::from_secs(AT)
 }
 
+/// The ticket the support-ticket scenarios write.
+fn open_ticket() -> support_ticket::Ticket {
+    support_ticket::Ticket {
+        id: "T1".into(),
+        title: "t".into(),
+        status: support_ticket::Status::Open,
+        resolver: Some("bob".into()),
+        created_at: at(),
+    }
+}
+
+/// The event the monthly-activity scenarios write.
+fn activity_event() -> monthly_activity::ActivityEvent {
+    monthly_activity::ActivityEvent {
+        month: "2024-05".into(),
+        occurred_at: at(),
+        event_id: "e1".into(),
+        actor_id: "a1".into(),
+        action: monthly_activity::Action::Create,
+        resource: "r".into(),
+        details: None,
+        expires_at: at(),
+    }
+}
+
 /// Runs `$call` with requests labelled `$label`, recording how it ended.
 macro_rules! step {
     ($rec:expr, $label:literal, $call:expr) => {{
@@ -31,13 +56,7 @@ pub async fn support_ticket(rec: &Arc<Recorder>, tenant: Option<&str>) {
     let id = TenantId::new(tenant.unwrap_or_default()).expect("a valid tenant id");
     let t = repo.for_tenant(&id);
     let key = TicketKey { id: "T1".into() };
-    let ticket = Ticket {
-        id: "T1".into(),
-        title: "t".into(),
-        status: Status::Open,
-        resolver: Some("bob".into()),
-        created_at: at(),
-    };
+    let ticket = open_ticket();
     let comment = CommentKey {
         ticket_id: "T1".into(),
         created_at: at(),
@@ -131,16 +150,7 @@ pub async fn monthly_activity(rec: &Arc<Recorder>, tenant: Option<&str>) {
     let repo = Repository::new(rec.client("pk"));
     let id = TenantId::new(tenant.unwrap_or_default()).expect("a valid tenant id");
     let t = repo.for_tenant(&id);
-    let event = ActivityEvent {
-        month: "2024-05".into(),
-        occurred_at: at(),
-        event_id: "e1".into(),
-        actor_id: "a1".into(),
-        action: Action::Create,
-        resource: "r".into(),
-        details: None,
-        expires_at: at(),
-    };
+    let event = activity_event();
     let count = MonthlyActivityCountKey {
         month: "2024-05".into(),
     };
@@ -592,13 +602,7 @@ pub async fn support_ticket_stream(rec: &Arc<Recorder>, tenant: &str) {
     use support_ticket::*;
     let repo = Repository::new(rec.client("pk"));
     let id = TenantId::new(tenant).expect("a valid tenant id");
-    let open = Ticket {
-        id: "T1".into(),
-        title: "t".into(),
-        status: Status::Open,
-        resolver: None,
-        created_at: at(),
-    };
+    let open = open_ticket();
     let closed = Ticket {
         status: Status::Closed,
         ..open.clone()
@@ -627,16 +631,7 @@ pub async fn monthly_activity_stream(rec: &Arc<Recorder>, tenant: &str) {
     use singletable_runtime::Entity;
     let repo = Repository::new(rec.client("pk"));
     let id = TenantId::new(tenant).expect("a valid tenant id");
-    let event = ActivityEvent {
-        month: "2024-05".into(),
-        occurred_at: at(),
-        event_id: "e1".into(),
-        actor_id: "a1".into(),
-        action: Action::Create,
-        resource: "r".into(),
-        details: None,
-        expires_at: at(),
-    };
+    let event = activity_event();
     let records = [ChangeRecord {
         new: Some(event.to_item(&id).expect("the event encodes")),
         ..ChangeRecord::default()
