@@ -139,7 +139,9 @@ async fn explain_cli_commands_return_what_the_repository_returns() {
             &table,
         ));
         let counts = t.ticket_counts_by_status().all().await.unwrap();
-        assert_eq!(counts.len(), 2);
+        // The example counts through the stream handler's code: a status
+        // no ticket of the tenant ever had has no counter.
+        assert!(!counts.is_empty());
         assert_eq!(cli, counts);
         compared += 5;
     }
