@@ -507,7 +507,19 @@ fn facet_entity(
         let spec_name = if is_identifier(n) && !clash && !n.starts_with("__") {
             n.clone()
         } else {
-            let name = e.fresh(&snake(n));
+            // An index key stored as it is (`Total Amount`) reserves its
+            // own name only: its snake form is free unless an attribute
+            // takes it.
+            let own = snake(n);
+            let name = if e.reserved.contains(n)
+                && is_identifier(&own)
+                && !e.attrs.keys().any(|a| crate::naming::snake(a) == own)
+                && !e.reserved.iter().any(|r| *r == own)
+            {
+                own
+            } else {
+                e.fresh(&own)
+            };
             renamed.insert(n.clone(), name.clone());
             name
         };
