@@ -611,3 +611,59 @@ fn the_migration_policy_names_the_table_its_control_table_and_key_attributes_onl
         }
     }
 }
+
+/// Two counters the stream keeps in one partition (different sort keys):
+/// each is written by the handler alone, so neither keeps the other's
+/// partition from being denied to tenants, and `check` has nothing to say.
+#[test]
+fn counters_sharing_a_partition_are_denied_together() {
+    let text = r#"
+version: 1
+table: { name: Desk, partition_key: pk, sort_key: sk }
+tenant: { placeholder: tenant, id_pattern: "^[a-z0-9]{1,16}$" }
+entities:
+  Ticket:
+    attributes:
+      id: { type: string, pattern: "^[0-9]{1,8}$" }
+      status: { type: enum, values: [OPEN, CLOSED] }
+      priority: { type: enum, values: [LOW, HIGH] }
+    key: { pk: "TENANT#<tenant>|TICKET#<id>", sk: TICKET }
+  StatusCount:
+    attributes:
+      status: { type: enum, values: [OPEN, CLOSED] }
+      count: { type: integer, min: 0 }
+    key: { pk: "TENANT#<tenant>|COUNTS", sk: "STATUS#<status>" }
+    aggregate: { of: Ticket, group_by: status, count: count, maintained_by: stream }
+  PriorityCount:
+    attributes:
+      priority: { type: enum, values: [LOW, HIGH] }
+      count: { type: integer, min: 0 }
+    key: { pk: "TENANT#<tenant>|COUNTS", sk: "PRIORITY#<priority>" }
+    aggregate: { of: Ticket, group_by: priority, count: count, maintained_by: stream }
+access_patterns:
+  ticket: { get: Ticket }
+  counts:
+    query: { pk: "TENANT#<tenant>|COUNTS" }
+    returns: [StatusCount, PriorityCount]
+"#;
+    let compilation = Compiler::new().source("desk.yaml", text).compile();
+    let report = compilation.report().to_text();
+    assert!(!report.contains("derived_data_tenant_writable"), "{report}");
+    let spec = spec("desk.yaml", text);
+    let policy = json(&iam::policy(
+        &spec,
+        PolicyKind::Runtime,
+        &target(),
+        &iam::TenantValue::PrincipalTag,
+    ));
+    let deny = policy["Statement"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .find(|s| s["Sid"] == "DenyDerivedWrites")
+        .expect("the counters' partition is denied");
+    assert_eq!(
+        strings(&deny["Condition"]["ForAnyValue:StringLike"]["dynamodb:LeadingKeys"]),
+        ["TENANT#${aws:PrincipalTag/TenantId}|COUNTS"]
+    );
+}

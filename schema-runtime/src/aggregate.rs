@@ -733,6 +733,10 @@ pub struct CounterFailure {
     pub error: Error,
 }
 
+/// The operation of the refusal of a change that would take a count out of
+/// its declared range.
+const RANGE_REFUSAL: &str = "apply counter changes (the count would leave its declared range)";
+
 /// What a stream handler tells Lambda after [`apply`]: a partial batch
 /// response (`ReportBatchItemFailures` on the event source mapping) and the
 /// changes to report.
@@ -759,16 +763,29 @@ pub struct Settlement {
 /// sequence number of their records; failures that would recur become
 /// [`Settlement::refused`]. An error that is not a counter's, or a
 /// failure that may pass whose records have no identity or sequence number
-/// (Lambda could not redeliver just them), is returned: fail the
-/// invocation, and Lambda delivers the whole batch again.
+/// (Lambda could not redeliver just them), or a failure that is neither
+/// (access denied, attempts spent against another writer) is returned:
+/// fail the invocation, and Lambda delivers the whole batch again.
 pub fn settle(records: &[ChangeRecord], outcome: Result<(), Error>) -> Result<Settlement, Error> {
     let failed = match outcome {
         Ok(()) => return Ok(Settlement::default()),
         Err(Error::Counters(failed)) => failed,
         Err(other) => return Err(other),
     };
-    let (transient, refused): (Vec<_>, Vec<_>) =
-        failed.into_iter().partition(|f| f.error.is_transient());
+    // Refused for good: the count would leave its range, or the counter
+    // item's data cannot take the update (a count that is not a number,
+    // marks that are not a string set). Anything else — a refusal of the
+    // credentials, a missing table, attempts spent against another writer —
+    // is no verdict on the data: it fails the invocation unless it may pass.
+    let for_good = |e: &Error| {
+        matches!(e, Error::ConditionFailed { operation, .. } if *operation == RANGE_REFUSAL)
+            || e.service_code() == Some("ValidationException")
+    };
+    let (refused, others): (Vec<_>, Vec<_>) = failed.into_iter().partition(|f| for_good(&f.error));
+    if others.iter().any(|f| !f.error.is_transient()) {
+        return Err(Error::Counters(others));
+    }
+    let transient = others;
     // Sequence numbers are decimal digits: the shorter is the earlier.
     fn order<'a>(n: &&'a str) -> (usize, &'a str) {
         (n.len(), n)
@@ -881,8 +898,7 @@ async fn apply_once(
                 if pending.len() == before {
                     return Err(Error::ConditionFailed {
                         entity: change.counter.entity,
-                        operation:
-                            "apply counter changes (the count would leave its declared range)",
+                        operation: RANGE_REFUSAL,
                     });
                 }
             }
@@ -962,10 +978,6 @@ mod settle_tests {
     }
 
     fn failure(parts: &[u32], unidentified: i64, transient: bool) -> CounterFailure {
-        let records: Vec<(RecordId, i64)> = parts
-            .iter()
-            .map(|n| (record(*n).id.expect("an id"), 1))
-            .collect();
         let error = match transient {
             true => Error::Unprocessed {
                 writes: Vec::new(),
@@ -974,9 +986,17 @@ mod settle_tests {
             },
             false => Error::ConditionFailed {
                 entity: "TicketCount",
-                operation: "apply counter changes",
+                operation: RANGE_REFUSAL,
             },
         };
+        failed_with(parts, unidentified, error)
+    }
+
+    fn failed_with(parts: &[u32], unidentified: i64, error: Error) -> CounterFailure {
+        let records: Vec<(RecordId, i64)> = parts
+            .iter()
+            .map(|n| (record(*n).id.expect("an id"), 1))
+            .collect();
         CounterFailure {
             change: CounterChange {
                 counter: COUNTER,
@@ -996,12 +1016,12 @@ mod settle_tests {
         let records: Vec<ChangeRecord> = [9, 10, 11, 100].map(record).to_vec();
         let outcome = Err(Error::Counters(vec![
             failure(&[100, 11], 0, true),
-            failure(&[9], 0, false),
-            failure(&[10, 100], 0, true),
+            failure(&[10], 0, false),
+            failure(&[9, 100], 0, true),
         ]));
         let settled = settle(&records, outcome).expect("settled");
-        // `10` before `100` and `11`: numbers, not text.
-        assert_eq!(settled.retry_from.as_deref(), Some("10"));
+        // `9` before `100` and `11`: numbers, not text.
+        assert_eq!(settled.retry_from.as_deref(), Some("9"));
         assert_eq!(settled.refused.len(), 1, "the refused change is reported");
         assert!(!settled.refused[0].error.is_transient());
     }
@@ -1035,6 +1055,14 @@ mod settle_tests {
             entity: "TicketCount",
             operation: "x",
         });
+        assert!(settle(&records, outcome).is_err());
+        // Attempts spent against another writer: no verdict on the data,
+        // so never dropped as refused.
+        let spent = Error::ConditionFailed {
+            entity: "TicketCount",
+            operation: "apply counter changes",
+        };
+        let outcome = Err(Error::Counters(vec![failed_with(&[1], 0, spent)]));
         assert!(settle(&records, outcome).is_err());
     }
 }

@@ -317,6 +317,7 @@ pub fn check_derived_writes(spec: &ir::Spec, diags: &mut Diagnostics) {
     };
     for pattern in spec.access_patterns.values() {
         let mut written = writes(pattern);
+        written.sort();
         written.dedup();
         for name in written {
             if !spec

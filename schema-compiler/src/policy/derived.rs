@@ -51,8 +51,8 @@ fn pattern(template: &ir::KeyTemplate, tenant: &str) -> KeyPattern {
     KeyPattern(out)
 }
 
-/// Whether IAM can name `counter`'s partitions apart from every other
-/// entity's: no other entity's partition key (for any tenant) begins with
+/// Whether IAM can name `counter`'s partitions apart from every entity's
+/// that the application writes: no such partition key (for any tenant) begins with
 /// the counter template's text before its first placeholder other than the
 /// tenant — or, when the tenant is its only placeholder, equals a key of
 /// the counter. Sound: the Deny's pattern matches only such keys.
@@ -69,9 +69,11 @@ pub(crate) fn nameable(spec: &ir::Spec, counter: &ir::Entity) -> bool {
         ..template.clone()
     };
     let ours = lang::entity_tokens(spec, counter, &head);
+    // Another counter the stream keeps may share the partition: only the
+    // handler writes it too.
     spec.entities
         .values()
-        .filter(|e| e.name != counter.name)
+        .filter(|e| e.name != counter.name && !e.kept_by_stream())
         .all(|other| {
             let theirs = lang::primary_key_tokens(spec, other, &other.primary_key.pk);
             !lang::intersects(&ours, &theirs, cut.is_some())

@@ -514,7 +514,7 @@ fn facet_entity(
             let name = if e.reserved.contains(n)
                 && is_identifier(&own)
                 && !e.attrs.keys().any(|a| crate::naming::snake(a) == own)
-                && !e.reserved.iter().any(|r| *r == own)
+                && !e.reserved.contains(&own)
             {
                 own
             } else {
