@@ -294,7 +294,10 @@ impl<'a> Emitter<'a> {
 }
 /// `r.required("title")?`: reading an attribute no key holds through the
 /// `Fields` reader `r`.
-pub(crate) fn field_read(attribute: &ir::Attribute, rule: Option<TokenStream>) -> TokenStream {
+pub(in crate::emit::rust) fn field_read(
+    attribute: &ir::Attribute,
+    rule: Option<TokenStream>,
+) -> TokenStream {
     let name = attribute.stored();
     match (&attribute.r#type, attribute.optional) {
         (ir::AttributeType::Datetime { format, precision }, optional) => {

@@ -90,7 +90,7 @@ impl<'a> Emitter<'a> {
 
     /// A partial type of `entity` ([`ir::AccessPattern::partials`]): the
     /// struct of its attributes and its `impl Partial`.
-    pub(crate) fn emit_partial(
+    pub(in crate::emit::rust) fn emit_partial(
         &self,
         entity: &'a ir::Entity,
         partial: &Partial<'_>,
@@ -168,7 +168,7 @@ impl<'a> Emitter<'a> {
 /// A partial type of an entity: its name, the attributes it holds (spec
 /// names) and the index it is read through.
 #[derive(Debug, Clone)]
-pub(crate) struct Partial<'p> {
+pub(in crate::emit::rust) struct Partial<'p> {
     /// The struct.
     pub ty: proc_macro2::Ident,
     /// Its attributes.
