@@ -139,6 +139,47 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// `Repository::for_tenant` and the `TenantRepository` it returns: the
+    /// tenant's entity operations and access patterns.
+    fn tenant_repository(&self) -> TokenStream {
+        let ops = self.entity_ops(Handle::Tenant);
+        let patterns = self.pattern_methods(Handle::Tenant);
+        quote! {
+            impl Repository {
+                /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
+                pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
+                    TenantRepository { repo: self, tenant: Clone::clone(tenant) }
+                }
+            }
+
+            /// The table, scoped to one tenant. There is no way to reach
+            /// another tenant's items through it: the tenant is part of
+            /// every key it builds and is never taken from an item.
+            #[derive(Debug, Clone)]
+            pub struct TenantRepository<'a> {
+                repo: &'a Repository,
+                tenant: TenantId,
+            }
+
+            impl<'a> TenantRepository<'a> {
+                /// The tenant.
+                pub fn tenant(&self) -> &TenantId {
+                    &self.tenant
+                }
+
+                /// Reads items of this tenant together, as of one moment
+                /// (TransactGetItems, up to 100 items): add keys with `get`, then
+                /// `send` and read each item at its slot.
+                pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
+                    __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
+                }
+
+                #(#ops)*
+                #(#patterns)*
+            }
+        }
+    }
+
     pub(super) fn emit_repositories(&self) -> TokenStream {
         let table_def = self.emit_table_def();
         let repo_doc = match &self.spec.description {
@@ -183,44 +224,7 @@ impl<'a> Emitter<'a> {
         });
         let table_ops = self.entity_ops(Handle::Table);
         let table_patterns = self.pattern_methods(Handle::Table);
-        let tenant = self.has_tenant().then(|| {
-            let ops = self.entity_ops(Handle::Tenant);
-            let patterns = self.pattern_methods(Handle::Tenant);
-            quote! {
-                impl Repository {
-                    /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
-                    pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
-                        TenantRepository { repo: self, tenant: Clone::clone(tenant) }
-                    }
-                }
-
-                /// The table, scoped to one tenant. There is no way to reach
-                /// another tenant's items through it: the tenant is part of
-                /// every key it builds and is never taken from an item.
-                #[derive(Debug, Clone)]
-                pub struct TenantRepository<'a> {
-                    repo: &'a Repository,
-                    tenant: TenantId,
-                }
-
-                impl<'a> TenantRepository<'a> {
-                    /// The tenant.
-                    pub fn tenant(&self) -> &TenantId {
-                        &self.tenant
-                    }
-
-                    /// Reads items of this tenant together, as of one moment
-                    /// (TransactGetItems, up to 100 items): add keys with `get`, then
-                    /// `send` and read each item at its slot.
-                    pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-                        __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
-                    }
-
-                    #(#ops)*
-                    #(#patterns)*
-                }
-            }
-        });
+        let tenant = self.has_tenant().then(|| self.tenant_repository());
         let queries = self
             .spec
             .access_patterns

@@ -1,6 +1,9 @@
 //! Inferring entities, attributes and key templates from facets.
 
+mod entity;
 mod keys;
+
+use entity::*;
 
 use std::collections::BTreeSet;
 
@@ -33,74 +36,6 @@ pub struct Template {
     pub segs: Vec<Seg>,
     /// Why it is only a guess, when it is.
     pub comment: Option<String>,
-}
-
-/// Attribute kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// `string`.
-    String,
-    /// `integer`.
-    Integer,
-    /// `decimal`.
-    Decimal,
-    /// `boolean`.
-    Boolean,
-    /// `map`.
-    Map,
-    /// `list`.
-    List,
-    /// `binary`.
-    Binary,
-    /// `set` of strings, integers, decimals or binaries.
-    Set(crate::ir::SetOf),
-}
-
-/// An inferred attribute.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Attr {
-    /// Its kind.
-    pub kind: Kind,
-    /// Absent from some items.
-    pub optional: bool,
-    /// Texts it takes inside composite keys (for a pattern).
-    pub key_texts: Vec<String>,
-    /// Delimiters of the templates it appears in.
-    pub delimiters: BTreeSet<char>,
-    /// Digits it is padded to inside keys (integers).
-    pub width: Option<usize>,
-    /// Made up to hold a part of a key.
-    pub synthetic: bool,
-    /// The attribute's name in the table, when it is no spec name
-    /// (`Status#Time`, or a name whose field another attribute takes).
-    pub stored_as: Option<String>,
-    /// The declared fields of a map (or of a list's maps), when every
-    /// value agrees on them.
-    pub shape: Option<Shape>,
-}
-
-/// What a map or list holds, when its values agree on it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Shape {
-    /// Values of one kind (a map or list of anything, for those).
-    Of(Kind),
-    /// A map of declared fields.
-    Record(Vec<Field>),
-    /// A list of values of one shape.
-    ListOf(Box<Shape>),
-}
-
-/// A field of an inferred typed map.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Field {
-    /// The spec's name.
-    pub name: String,
-    /// The name in the stored map, when it is no spec name.
-    pub stored_as: Option<String>,
-    /// What it holds.
-    pub shape: Shape,
-    /// Absent from some maps.
-    pub optional: bool,
 }
 
 /// Typed maps nest at most this deep; deeper maps stay untyped.
@@ -206,41 +141,6 @@ fn has_null(values: &[&AttributeValue]) -> bool {
         AttributeValue::M(m) => has_null(&m.values().collect::<Vec<_>>()),
         _ => false,
     })
-}
-
-/// A sample item as an example.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Example {
-    /// Tenant id.
-    pub tenant: Option<String>,
-    /// Shard.
-    pub shard: Option<u32>,
-    /// Attribute values.
-    pub values: IndexMap<String, AttributeValue>,
-}
-
-/// An inferred entity.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Entity {
-    /// Name.
-    pub name: String,
-    /// Under the tenant.
-    pub scoped: bool,
-    /// Attributes.
-    pub attrs: IndexMap<String, Attr>,
-    /// Partition key template.
-    pub pk: Template,
-    /// Sort key template.
-    pub sk: Option<Template>,
-    /// Index key templates.
-    pub indexes: IndexMap<String, (Template, Option<Template>)>,
-    /// Shard count, when the keys carry `<shard>`.
-    pub shards: Option<u32>,
-    /// The samples.
-    pub examples: Vec<Example>,
-    /// Names no new attribute may take: key attributes, the entity-type
-    /// attribute, the tenant and shard placeholders.
-    pub reserved: Vec<String>,
 }
 
 /// Everything inferred about a table.
@@ -477,6 +377,81 @@ fn facet_entity(
             })
         })
         .collect();
+    let renamed = facet_attributes(&mut e, table, facet, &table_keys, &computed, eta);
+    e.examples = facet
+        .items
+        .iter()
+        .map(|item| Example {
+            tenant: None,
+            shard: None,
+            values: item
+                .iter()
+                .filter(|(k, v)| {
+                    !matches!(v, AttributeValue::Null(_))
+                        && (table_keys.contains(&k.as_str())
+                            || computed.contains(&k.as_str())
+                            || renamed.contains_key(*k)
+                            || e.attrs.contains_key(*k))
+                })
+                .map(|(k, v)| (renamed.get(k).unwrap_or(k).clone(), v.clone()))
+                .collect(),
+        })
+        .collect();
+    let all: Vec<usize> = (0..e.examples.len()).collect();
+    let ctx = |key_type| Ctx {
+        tenant: tenant.as_deref(),
+        key_type,
+        literal_constants,
+    };
+    e.pk = e.infer_key(
+        &table.pk,
+        facet.pk_alias.as_deref(),
+        &all,
+        &ctx(table.pk.r#type),
+    );
+    e.scoped = e.pk.segs.contains(&Seg::Tenant);
+    e.sk = table
+        .sk
+        .as_ref()
+        .map(|sk| e.infer_key(sk, facet.sk_alias.as_deref(), &all, &ctx(sk.r#type)));
+    for g in &table.gsis {
+        index_templates(&mut e, table, g, &all, &ctx);
+    }
+    e.drop_unused_synthetic();
+    e.naturalize(table);
+    // Key attributes are computed from the templates, not stored as values.
+    for ex in &mut e.examples {
+        ex.values.retain(|k, _| e.attrs.contains_key(k));
+    }
+    for (name, a) in &mut e.attrs {
+        if e.examples.iter().any(|x| !x.values.contains_key(name)) {
+            a.optional = true;
+        }
+    }
+    let shards = e.examples.iter().filter_map(|x| x.shard).max();
+    if let Some(max) = shards {
+        e.shards = Some((max + 1).max(2));
+        inferred.notes.push(format!(
+            "entity `{}`: the shard count is not in the model: {} assumed (one more than the highest shard seen)",
+            e.name,
+            (max + 1).max(2)
+        ));
+    }
+    e
+}
+
+/// Adds the facet's attributes (all but the table keys, the computed
+/// index keys and the entity-type attribute) to `e`, each with its kind,
+/// shape and optionality; returns the names in the table that have another
+/// spec name, with that name.
+fn facet_attributes(
+    e: &mut Entity,
+    table: &ModelTable,
+    facet: &Facet,
+    table_keys: &[&str],
+    computed: &[&str],
+    eta: Option<&str>,
+) -> IndexMap<String, String> {
     // Names in the table → spec names, where they differ.
     let mut renamed: IndexMap<String, String> = IndexMap::new();
     let mut names: Vec<String> = Vec::new();
@@ -548,346 +523,90 @@ fn facet_entity(
             }
         }
     }
-    e.examples = facet
-        .items
-        .iter()
-        .map(|item| Example {
-            tenant: None,
-            shard: None,
-            values: item
-                .iter()
-                .filter(|(k, v)| {
-                    !matches!(v, AttributeValue::Null(_))
-                        && (table_keys.contains(&k.as_str())
-                            || computed.contains(&k.as_str())
-                            || renamed.contains_key(*k)
-                            || e.attrs.contains_key(*k))
-                })
-                .map(|(k, v)| (renamed.get(k).unwrap_or(k).clone(), v.clone()))
-                .collect(),
-        })
-        .collect();
-    let all: Vec<usize> = (0..e.examples.len()).collect();
-    let ctx = |key_type| Ctx {
-        tenant: tenant.as_deref(),
-        key_type,
-        literal_constants,
-    };
-    e.pk = e.infer_key(
-        &table.pk,
-        facet.pk_alias.as_deref(),
-        &all,
-        &ctx(table.pk.r#type),
-    );
-    e.scoped = e.pk.segs.contains(&Seg::Tenant);
-    e.sk = table
-        .sk
-        .as_ref()
-        .map(|sk| e.infer_key(sk, facet.sk_alias.as_deref(), &all, &ctx(sk.r#type)));
-    for g in &table.gsis {
-        let keys: Vec<&Key> = std::iter::once(&g.pk).chain(&g.sk).collect();
-        let mut templates = Vec::new();
-        for k in keys {
-            if k.name == table.pk.name {
-                templates.push(e.pk.clone());
-                continue;
-            }
-            if Some(&k.name) == table.sk.as_ref().map(|s| &s.name) {
-                templates.push(e.sk.clone().unwrap_or_default());
-                continue;
-            }
-            // The attribute stored under the key's name, by its spec name.
-            let own = match e.attrs.contains_key(&k.name) {
-                true => Some(k.name.clone()),
-                false => e
-                    .attrs
-                    .iter()
-                    .find(|(_, a)| a.stored_as.as_deref() == Some(k.name.as_str()))
-                    .map(|(name, _)| name.clone()),
-            };
-            let named = own.as_deref().unwrap_or(&k.name);
-            let rows: Vec<usize> = all
-                .iter()
-                .copied()
-                .filter(|&i| e.examples[i].values.contains_key(named))
-                .collect();
-            if rows.is_empty() {
-                break;
-            }
-            if let Some(own) = own {
-                templates.push(Template {
-                    segs: vec![Seg::Attr(own)],
-                    comment: None,
-                });
-            } else {
-                let t = e.infer_key(k, None, &rows, &ctx(k.r#type));
-                // The item has the key exactly when it has the template's
-                // attributes (else the spec would write a key the item does
-                // not have); otherwise the whole key is one optional value.
-                let has = |x: &Example, t: &Template| {
-                    t.segs.iter().all(|s| match s {
-                        Seg::Attr(a) => x.values.contains_key(a),
-                        Seg::Lit(_) | Seg::Tenant | Seg::Shard => true,
-                    })
-                };
-                // A sparse key of several values would lose one of them
-                // whenever another is missing: it is one value too.
-                let parts = t.segs.iter().filter(|s| matches!(s, Seg::Attr(_))).count();
-                let sparse = rows.len() < e.examples.len();
-                let consistent = !(sparse && parts > 1)
-                    && e.examples
-                        .iter()
-                        .all(|x| x.values.contains_key(&k.name) == has(x, &t));
-                let t = if consistent {
-                    t
-                } else {
-                    let values: Vec<(usize, String)> = rows
-                        .iter()
-                        .filter_map(|&i| {
-                            Some((i, scalar(e.examples[i].values.get(&k.name)?)?.to_owned()))
-                        })
-                        .collect();
-                    e.plain(k, None, &values, "some items without this key have every attribute a template would build it from")
-                };
-                templates.push(t);
-            }
-        }
-        if templates.len() == 1 + usize::from(g.sk.is_some()) {
-            let mut it = templates.into_iter();
-            if let Some(pk) = it.next() {
-                e.indexes.insert(g.name.clone(), (pk, it.next()));
-            }
-        }
-    }
-    e.drop_unused_synthetic();
-    e.naturalize(table);
-    // Key attributes are computed from the templates, not stored as values.
-    for ex in &mut e.examples {
-        ex.values.retain(|k, _| e.attrs.contains_key(k));
-    }
-    for (name, a) in &mut e.attrs {
-        if e.examples.iter().any(|x| !x.values.contains_key(name)) {
-            a.optional = true;
-        }
-    }
-    let shards = e.examples.iter().filter_map(|x| x.shard).max();
-    if let Some(max) = shards {
-        e.shards = Some((max + 1).max(2));
-        inferred.notes.push(format!(
-            "entity `{}`: the shard count is not in the model: {} assumed (one more than the highest shard seen)",
-            e.name,
-            (max + 1).max(2)
-        ));
-    }
-    e
+    renamed
 }
 
-impl Entity {
-    /// A table key whose template is one placeholder made up to hold the
-    /// whole value is the item's own attribute: a natural key, stored once
-    /// under the key's name, as the table stores it. (A placeholder bound to
-    /// an attribute the items really have is left alone: the table keeps a
-    /// copy of it in the key.)
-    fn naturalize(&mut self, table: &ModelTable) {
-        let keys = std::iter::once(&table.pk).chain(table.sk.as_ref());
-        for key in keys {
-            let template = if key.name == table.pk.name {
-                &self.pk
-            } else {
-                match &self.sk {
-                    Some(sk) => sk,
-                    None => continue,
-                }
-            };
-            let [Seg::Attr(made)] = template.segs.as_slice() else {
-                continue;
-            };
-            let made = made.clone();
-            let synthetic = self.attrs.get(&made).is_some_and(|a| a.synthetic);
-            // A key name that is no identifier (`Order Id`) names the
-            // attribute `order_id`, stored as the key's name.
-            let (name, stored_as) = if is_identifier(&key.name) && !key.name.starts_with("__") {
-                (key.name.clone(), None)
-            } else {
-                // The key's own name is no field's: its snake form is free
-                // unless another attribute takes it.
-                let base = snake(&key.name);
-                let taken = self
-                    .attrs
-                    .keys()
-                    .any(|a| *a != made && crate::naming::snake(a) == base);
-                let name = if taken { self.fresh(&base) } else { base };
-                (name, Some(key.name.clone()))
-            };
-            if !synthetic || (name != made && self.attrs.contains_key(&name)) {
-                continue;
-            }
-            // The key's name must be free as a field too: an attribute that
-            // takes it (`created_at` beside a key `createdAt`) moves to a
-            // spec name of its own, keeping its name in the table.
-            let field = crate::naming::snake(&name);
-            let clashing: Vec<String> = self
+/// The key templates of index `g` for `e`, recorded when every key of
+/// the index has one: a table key's own template, the attribute stored
+/// under the key's name, or a template inferred from the samples.
+fn index_templates<'t>(
+    e: &mut Entity,
+    table: &ModelTable,
+    g: &super::read::Gsi,
+    all: &[usize],
+    ctx: &dyn Fn(&'static str) -> Ctx<'t>,
+) {
+    let keys: Vec<&Key> = std::iter::once(&g.pk).chain(&g.sk).collect();
+    let mut templates = Vec::new();
+    for k in keys {
+        if k.name == table.pk.name {
+            templates.push(e.pk.clone());
+            continue;
+        }
+        if Some(&k.name) == table.sk.as_ref().map(|s| &s.name) {
+            templates.push(e.sk.clone().unwrap_or_default());
+            continue;
+        }
+        // The attribute stored under the key's name, by its spec name.
+        let own = match e.attrs.contains_key(&k.name) {
+            true => Some(k.name.clone()),
+            false => e
                 .attrs
-                .keys()
-                .filter(|a| **a != made && crate::naming::snake(a) == field)
-                .cloned()
-                .collect();
-            // An index keyed on that attribute keeps it under its name.
-            let index_key = |name: &str| {
-                table
-                    .gsis
-                    .iter()
-                    .any(|g| g.pk.name == name || g.sk.as_ref().is_some_and(|k| k.name == name))
-            };
-            if clashing.iter().any(|a| index_key(a)) {
-                continue;
-            }
-            for other in clashing {
-                let spec_name = self.fresh(&format!("{field}_attribute"));
-                self.rename_attr(&other, &spec_name);
-            }
-            self.rename_attr(&made, &name);
-            // A number placeholder of a string index key keeps the width its
-            // texts there have; as the key itself it has none.
-            let in_index = self.indexes.values().any(|(pk, sk)| {
-                std::iter::once(pk)
-                    .chain(sk)
-                    .any(|t| t.segs.contains(&Seg::Attr(name.clone())))
+                .iter()
+                .find(|(_, a)| a.stored_as.as_deref() == Some(k.name.as_str()))
+                .map(|(name, _)| name.clone()),
+        };
+        let named = own.as_deref().unwrap_or(&k.name);
+        let rows: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&i| e.examples[i].values.contains_key(named))
+            .collect();
+        if rows.is_empty() {
+            break;
+        }
+        if let Some(own) = own {
+            templates.push(Template {
+                segs: vec![Seg::Attr(own)],
+                comment: None,
             });
-            if let Some(attr) = self.attrs.get_mut(&name) {
-                attr.synthetic = false;
-                attr.stored_as = stored_as;
-                if !in_index {
-                    attr.width = None;
-                }
-            }
-            if key.r#type == "N" {
-                let values: Vec<&AttributeValue> = self
-                    .examples
+        } else {
+            let t = e.infer_key(k, None, &rows, &ctx(k.r#type));
+            // The item has the key exactly when it has the template's
+            // attributes (else the spec would write a key the item does
+            // not have); otherwise the whole key is one optional value.
+            let has = |x: &Example, t: &Template| {
+                t.segs.iter().all(|s| match s {
+                    Seg::Attr(a) => x.values.contains_key(a),
+                    Seg::Lit(_) | Seg::Tenant | Seg::Shard => true,
+                })
+            };
+            // A sparse key of several values would lose one of them
+            // whenever another is missing: it is one value too.
+            let parts = t.segs.iter().filter(|s| matches!(s, Seg::Attr(_))).count();
+            let sparse = rows.len() < e.examples.len();
+            let consistent = !(sparse && parts > 1)
+                && e.examples
                     .iter()
-                    .filter_map(|x| x.values.get(&name))
+                    .all(|x| x.values.contains_key(&k.name) == has(x, &t));
+            let t = if consistent {
+                t
+            } else {
+                let values: Vec<(usize, String)> = rows
+                    .iter()
+                    .filter_map(|&i| {
+                        Some((i, scalar(e.examples[i].values.get(&k.name)?)?.to_owned()))
+                    })
                     .collect();
-                let kind = kind_of(&values, Some("N"));
-                if let Some(attr) = self.attrs.get_mut(&name) {
-                    attr.kind = kind;
-                }
-            }
-            // The key is the attribute itself: nothing left to guess.
-            let natural = |t: &Template| t.segs == [Seg::Attr(name.clone())];
-            if natural(&self.pk) {
-                self.pk.comment = None;
-            }
-            if let Some(sk) = self.sk.as_mut().filter(|sk| natural(sk)) {
-                sk.comment = None;
-            }
-        }
-        // A made-up attribute is read back out of a string key; one that
-        // only a number key holds is stored as an attribute after all.
-        let in_string_key = |name: &str| {
-            let key_type = |key: &str| {
-                table
-                    .key_attributes()
-                    .find(|k| k.name == key)
-                    .map_or("S", |k| k.r#type)
+                e.plain(k, None, &values, "some items without this key have every attribute a template would build it from")
             };
-            let table_keys = std::iter::once((table.pk.name.as_str(), Some(&self.pk))).chain(
-                table
-                    .sk
-                    .as_ref()
-                    .map(|k| (k.name.as_str(), self.sk.as_ref())),
-            );
-            let index_keys = table.gsis.iter().filter_map(|g| {
-                let (pk, sk) = self.indexes.get(&g.name)?;
-                Some(
-                    std::iter::once((g.pk.name.as_str(), Some(pk)))
-                        .chain(g.sk.as_ref().map(|k| (k.name.as_str(), sk.as_ref()))),
-                )
-            });
-            table_keys.chain(index_keys.flatten()).any(|(k, t)| {
-                key_type(k) == "S"
-                    && t.is_some_and(|t| t.segs.contains(&Seg::Attr(name.to_owned())))
-            })
-        };
-        let number_only: Vec<String> = self
-            .attrs
-            .iter()
-            .filter(|(n, a)| a.synthetic && !in_string_key(n))
-            .map(|(n, _)| n.clone())
-            .collect();
-        for name in number_only {
-            if let Some(a) = self.attrs.get_mut(&name) {
-                a.synthetic = false;
-            }
+            templates.push(t);
         }
     }
-
-    /// Forgets the attributes made up for key parts that no template uses
-    /// any more (a template given up for a plain placeholder).
-    fn drop_unused_synthetic(&mut self) {
-        let used: Vec<String> = std::iter::once(&self.pk)
-            .chain(&self.sk)
-            .chain(
-                self.indexes
-                    .values()
-                    .flat_map(|(pk, sk)| std::iter::once(pk).chain(sk)),
-            )
-            .flat_map(|t| &t.segs)
-            .filter_map(|s| match s {
-                Seg::Attr(a) => Some(a.clone()),
-                _ => None,
-            })
-            .collect();
-        let unused: Vec<String> = self
-            .attrs
-            .iter()
-            .filter(|(n, a)| a.synthetic && !used.contains(n))
-            .map(|(n, _)| n.clone())
-            .collect();
-        for name in unused {
-            self.attrs.shift_remove(&name);
-            for x in &mut self.examples {
-                x.values.shift_remove(&name);
-            }
-        }
-    }
-
-    /// Renames attribute `from` to `to` in the attributes (in place), the
-    /// examples and the templates; a real attribute keeps its name in the
-    /// table as `stored_as`.
-    fn rename_attr(&mut self, from: &str, to: &str) {
-        let Some(index) = self.attrs.get_index_of(from) else {
-            return;
-        };
-        let Some(mut attr) = self.attrs.shift_remove(from) else {
-            return;
-        };
-        if !attr.synthetic && attr.stored_as.is_none() {
-            attr.stored_as = Some(from.to_owned());
-        }
-        self.attrs.insert(to.to_owned(), attr);
-        let last = self.attrs.len() - 1;
-        self.attrs.move_index(last, index);
-        for x in &mut self.examples {
-            if let Some(v) = x.values.shift_remove(from) {
-                x.values.insert(to.to_owned(), v);
-            }
-        }
-        let rename = |t: &mut Template| {
-            for s in &mut t.segs {
-                if *s == Seg::Attr(from.to_owned()) {
-                    *s = Seg::Attr(to.to_owned());
-                }
-            }
-        };
-        rename(&mut self.pk);
-        if let Some(sk) = &mut self.sk {
-            rename(sk);
-        }
-        for (pk, sk) in self.indexes.values_mut() {
-            rename(pk);
-            if let Some(sk) = sk {
-                rename(sk);
-            }
+    if templates.len() == 1 + usize::from(g.sk.is_some()) {
+        let mut it = templates.into_iter();
+        if let Some(pk) = it.next() {
+            e.indexes.insert(g.name.clone(), (pk, it.next()));
         }
     }
 }
