@@ -12,7 +12,7 @@ use super::{is_identifier, text, Resolver, SHARD_PLACEHOLDER};
 
 /// Where a template is used: decides which placeholders are allowed.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum KeyPlace {
+pub(super) enum KeyPlace {
     Primary,
     Index,
 }
@@ -237,7 +237,7 @@ impl Resolver<'_> {
         }
     }
 
-    fn resolve_sort_template(
+    pub(super) fn resolve_sort_template(
         &mut self,
         decl: &Spanned<syntax::KeyTemplatesDecl>,
         key: Option<&ir::KeyAttribute>,
@@ -279,191 +279,7 @@ impl Resolver<'_> {
         }
     }
 
-    fn resolve_index_keys(
-        &mut self,
-        decl: &syntax::EntityDecl,
-        entity: &ir::Entity,
-        spec: &ir::Spec,
-    ) -> IndexMap<String, ir::EntityKey> {
-        let mut out = IndexMap::new();
-        for (index_name, keys) in decl.indexes.iter() {
-            let Some(index) = spec.indexes.get(&index_name.value) else {
-                self.unknown_index(index_name, spec);
-                continue;
-            };
-            let owner = format!("index `{index_name}`");
-            let pk = match (index.kind, &keys.pk) {
-                (ir::IndexKind::Global, Some(pk)) => self.resolve_entity_template(
-                    pk,
-                    &index.partition_key,
-                    entity,
-                    spec,
-                    KeyPlace::Index,
-                ),
-                (ir::IndexKind::Global, None) => {
-                    self.error(
-                        Diagnostic::new(
-                            Code::MissingKey,
-                            format!(
-                                "entity `{}` has no partition key template for {owner}",
-                                entity.name
-                            ),
-                        )
-                        .label(index_name.span, "index keys declared here")
-                        .help(format!(
-                            "add `pk: \"...\"` for the index's partition key `{}`",
-                            index.partition_key.name
-                        )),
-                    );
-                    continue;
-                }
-                (ir::IndexKind::Local, Some(pk)) => {
-                    self.error(
-                        Diagnostic::new(
-                            Code::InvalidIndexKey,
-                            format!("{owner} is local: it shares the table's partition key"),
-                        )
-                        .label(pk.span, "this partition key template")
-                        .help("remove `pk`: the entity's table partition key is used"),
-                    );
-                    entity.primary_key.pk.clone()
-                }
-                (ir::IndexKind::Local, None) => entity.primary_key.pk.clone(),
-            };
-            let sk = self.resolve_sort_template(
-                keys,
-                index.sort_key.as_ref(),
-                entity,
-                spec,
-                KeyPlace::Index,
-                &owner,
-            );
-            out.insert(index_name.value.clone(), sparse_key(pk, sk, entity));
-        }
-        out
-    }
-
-    /// DynamoDB puts an item into every index whose key attributes it has,
-    /// whether or not its entity lists the index: an index keyed on the
-    /// table's sort key (an inverted index), or on an attribute another
-    /// index also uses, receives the items of every entity that writes
-    /// those attributes. The entity's keys there are the templates that
-    /// write them. One attribute written by two different templates is an
-    /// error: the item holds one value, so one of the keys would be wrong.
-    fn imply_index_keys(&mut self, entity: &mut ir::Entity, spec: &ir::Spec) {
-        // Every key attribute the entity writes, with the template and where it is declared.
-        let mut written: IndexMap<String, (ir::KeyTemplate, String)> = IndexMap::new();
-        let declared = entity
-            .primary_key
-            .templates()
-            .map(|t| (t, "the table key".to_owned()))
-            .chain(entity.index_keys.iter().flat_map(|(index, keys)| {
-                keys.templates()
-                    .map(move |t| (t, format!("index `{index}`")))
-            }));
-        for (template, place) in declared {
-            match written.get(&template.attribute) {
-                // Two table keys of one name are `duplicate_name`'s to report.
-                Some((first, first_place))
-                    if first.segments != template.segments && *first_place != place =>
-                {
-                    self.error(
-                        Diagnostic::new(
-                            Code::KeyAttributeConflict,
-                            format!(
-                                "entity `{}` writes key attribute `{}` twice, as `{}` for {first_place} and as `{}` for {place}",
-                                entity.name, template.attribute, first.source, template.source
-                            ),
-                        )
-                        .label(first.source.span, format!("`{}` for {first_place}", template.attribute))
-                        .label(template.source.span, format!("`{}` for {place}", template.attribute))
-                        .help("an item holds one value per attribute: write the same template for both, or give the index its own key attributes"),
-                    );
-                }
-                Some(_) => {}
-                None => {
-                    written.insert(template.attribute.clone(), (template.clone(), place));
-                }
-            }
-        }
-        for index in spec.indexes.values() {
-            if entity.index_keys.contains_key(&index.name.value) {
-                continue;
-            }
-            // What the entity writes under a key attribute: a key template,
-            // or its own attribute of that name (a natural key).
-            let template = |key: &ir::KeyAttribute| match written.get(&key.name.value) {
-                Some((template, _)) => Some((template.clone(), None)),
-                // DynamoDB indexes the items that have the key attribute by
-                // its stored name.
-                None => entity
-                    .attributes
-                    .values()
-                    .find(|a| a.stored() == key.name.value)
-                    .map(|attr| {
-                        let name = attr.name.clone();
-                        let template = ir::KeyTemplate {
-                            attribute: key.name.value.clone(),
-                            source: Spanned::new(format!("<{name}>"), name.span),
-                            segments: vec![Segment::Placeholder(ir::Placeholder {
-                                name,
-                                kind: PlaceholderKind::Attribute,
-                            })],
-                            natural: true,
-                        };
-                        (template, Some(attr))
-                    }),
-            };
-            let keys = std::iter::once(Some(&index.partition_key))
-                .chain(index.sort_key.as_ref().map(Some))
-                .flatten();
-            let mut found = Vec::new();
-            for key in keys {
-                let Some((template, natural)) = template(key) else {
-                    break;
-                };
-                if let Some(attr) = natural.filter(|a| !natural_type_fits(key.r#type, &a.r#type)) {
-                    self.error(
-                        Diagnostic::new(Code::PlaceholderType, format!("`{}.{}` puts every `{}` item into index `{}` (DynamoDB indexes each item that has the key attributes), but that index's key `{}` is of type {:?}: every write of a `{}` would be refused", entity.name, attr.name, entity.name, index.name, key.name, key.r#type, entity.name))
-                            .label(attr.name.span, "this attribute")
-                            .label(key.name.span, "the index key attribute")
-                            .help("rename the attribute, or give it the index key's type"),
-                    );
-                }
-                found.push(template);
-            }
-            let expected = 1 + usize::from(index.sort_key.is_some());
-            if found.len() != expected {
-                continue;
-            }
-            let mut found = found.into_iter();
-            let (Some(pk), sk) = (found.next(), found.next()) else {
-                continue;
-            };
-            let key = sparse_key(pk, sk, entity);
-            entity.index_keys.insert(index.name.value.clone(), key);
-        }
-    }
-
-    pub(super) fn unknown_index(&mut self, name: &Spanned<String>, spec: &ir::Spec) {
-        let mut d = Diagnostic::new(Code::UnknownIndex, format!("no index is named `{name}`"))
-            .label(name.span, "unknown index");
-        d = d.help(
-            match did_you_mean(name, spec.indexes.keys().map(String::as_str)) {
-                Some(close) => format!("did you mean `{close}`?"),
-                None if spec.indexes.is_empty() => {
-                    "declare it under `indexes:` at the top level".to_owned()
-                }
-                None => format!(
-                    "declared indexes: {}",
-                    spec.indexes.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            },
-        );
-        self.error(d);
-    }
-
-    fn resolve_entity_template(
+    pub(super) fn resolve_entity_template(
         &mut self,
         source: &Spanned<String>,
         key: &ir::KeyAttribute,
@@ -652,236 +468,6 @@ impl Resolver<'_> {
         }
     }
 
-    /// Key attributes, the entity-type marker and placeholder names cannot be entity attributes,
-    /// except a key attribute filled by a template that is exactly that
-    /// attribute (a natural key).
-    fn check_reserved_names(&mut self, entity: &ir::Entity, spec: &ir::Spec) {
-        let table = &spec.table;
-        let natural = |template: Option<&ir::KeyTemplate>| template.is_some_and(|t| t.is_natural());
-        let mut reserved: Vec<(&str, &str)> = Vec::new();
-        if !natural(Some(&entity.primary_key.pk)) {
-            reserved.push((
-                table.partition_key.name.as_str(),
-                "the table's partition key",
-            ));
-        }
-        if let Some(attribute) = table.entity_type.attribute() {
-            reserved.push((attribute.as_str(), "the entity-type attribute"));
-        }
-        if let Some(sk) = &table.sort_key {
-            if !natural(entity.primary_key.sk.as_ref()) {
-                reserved.push((sk.name.as_str(), "the table's sort key"));
-            }
-        }
-        if let Some(t) = &spec.tenant {
-            reserved.push((t.placeholder.as_str(), "the tenant placeholder"));
-        }
-        if entity.shards.is_some() {
-            reserved.push((SHARD_PLACEHOLDER, "the shard placeholder"));
-        }
-        for attr in entity.attributes.values() {
-            if let Some((_, what)) = reserved.iter().find(|(n, _)| *n == attr.name.value) {
-                self.error(
-                    Diagnostic::new(
-                        Code::ReservedName,
-                        format!("attribute `{}` has the name of {what}", attr.name),
-                    )
-                    .label(attr.name.span, "this attribute")
-                    .help(if what.starts_with("the table's") {
-                        format!("rename the attribute, or make it the key itself: a key template of exactly `<{}>`", attr.name)
-                    } else {
-                        "rename the attribute; key attributes are computed from the templates".to_owned()
-                    }),
-                );
-            }
-        }
-        self.check_stored_names(entity, spec);
-        self.check_timestamps(entity);
-        for (index_name, key) in &entity.index_keys {
-            for template in key.templates() {
-                let clash = entity.attributes.get(&template.attribute);
-                if let Some(attr) = clash.filter(|_| !template.is_natural()) {
-                    self.error(
-                        Diagnostic::new(Code::KeyAttributeConflict, format!("index `{index_name}` writes key attribute `{}`, which is also an attribute of `{}`", template.attribute, entity.name))
-                            .label(template.source.span, "this template computes the key")
-                            .label(attr.name.span, "the entity's own attribute")
-                            .help(format!("make the template exactly `<{}>` to index the attribute itself, or rename the attribute", template.attribute)),
-                    );
-                }
-            }
-        }
-    }
-
-    /// A timestamp changes on every write it names, so it is never part of
-    /// a key (the item would move, or leave its index entry stale), and an
-    /// entity has at most one of each kind.
-    fn check_timestamps(&mut self, entity: &ir::Entity) {
-        let mut seen: Vec<(&crate::syntax::Timestamp, &ir::Attribute)> = Vec::new();
-        for attr in entity.attributes.values() {
-            let Some(kind) = &attr.timestamp else {
-                continue;
-            };
-            let in_key = std::iter::once(&entity.primary_key)
-                .chain(entity.index_keys.values())
-                .flat_map(|k| k.templates())
-                .any(|t| t.placeholders().any(|p| p.name.value == attr.name.value));
-            if in_key {
-                self.error(
-                    Diagnostic::new(
-                        Code::InvalidAttribute,
-                        format!("timestamp `{}` is part of a key", attr.name),
-                    )
-                    .label(attr.name.span, "set on every write")
-                    .help("a key built from a time that changes on writes would move the item; key the item on a datetime the caller sets"),
-                );
-            }
-            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == kind) {
-                self.error(
-                    Diagnostic::new(
-                        Code::DuplicateName,
-                        format!(
-                            "`{}` and `{}` are both `{}` timestamps of `{}`",
-                            first.name,
-                            attr.name,
-                            match kind {
-                                crate::syntax::Timestamp::Created => "created",
-                                crate::syntax::Timestamp::Updated => "updated",
-                            },
-                            entity.name
-                        ),
-                    )
-                    .label(attr.name.span, "second")
-                    .label(first.name.span, "first")
-                    .help("keep one: both would hold the same time"),
-                );
-            }
-            seen.push((kind, attr));
-        }
-    }
-
-    /// Names given with `stored_as` are the item's attribute names: distinct
-    /// from each other and from every other attribute's, and not a key
-    /// attribute or the entity-type attribute. A natural key is stored
-    /// under the key's name, so it takes no `stored_as`.
-    fn check_stored_names(&mut self, entity: &ir::Entity, spec: &ir::Spec) {
-        let keys: Vec<&str> = spec
-            .key_attributes()
-            .map(|k| k.name.as_str())
-            .chain(spec.table.entity_type.attribute().map(|a| a.as_str()))
-            .collect();
-        // By stored name: linear in the attributes, however many.
-        let mut seen: std::collections::BTreeMap<&str, &ir::Attribute> =
-            std::collections::BTreeMap::new();
-        for attr in entity.attributes.values() {
-            let stored = attr.stored();
-            if let Some(other) = seen.get(stored) {
-                self.error(
-                    Diagnostic::new(
-                        Code::DuplicateName,
-                        format!(
-                            "attributes `{}` and `{}` are both stored as `{stored}`",
-                            other.name, attr.name
-                        ),
-                    )
-                    .label(attr.name.span, "second")
-                    .label(other.name.span, "first")
-                    .help(
-                        "an item holds one value per attribute name: store each under its own name",
-                    ),
-                );
-            }
-            seen.entry(stored).or_insert(attr);
-            if attr.stored_as.is_none() {
-                continue;
-            }
-            // A natural key is stored under the key's name, whatever else
-            // `stored_as` says.
-            let natural = std::iter::once(&entity.primary_key)
-                .chain(entity.index_keys.values())
-                .flat_map(|k| k.templates())
-                .any(|t| {
-                    t.natural_attribute() == Some(attr.name.as_str()) && t.attribute != stored
-                });
-            let own_key = std::iter::once(&entity.primary_key)
-                .chain(entity.index_keys.values())
-                .flat_map(|k| k.templates())
-                .any(|t| {
-                    t.natural_attribute() == Some(attr.name.as_str()) && t.attribute == stored
-                });
-            // Where a stream-kept counter records the stream records it applied.
-            let applied = stored == "__applied";
-            if natural || (keys.contains(&stored) && !own_key) || applied {
-                self.error(
-                    Diagnostic::new(
-                        Code::ReservedName,
-                        if natural {
-                            format!("attribute `{}` is a natural key, stored under the key's name: it cannot be stored as `{stored}`", attr.name)
-                        } else if applied {
-                            format!("attribute `{}` would be stored as `__applied`, where a stream-kept counter records the stream records it applied", attr.name)
-                        } else {
-                            format!("attribute `{}` would be stored as `{stored}`, a key attribute or the entity-type attribute", attr.name)
-                        },
-                    )
-                    .label(attr.name.span, "this attribute")
-                    .help("remove `stored_as`, or give it the attribute's own name in the table"),
-                );
-            }
-        }
-    }
-
-    /// A `key_only` attribute is read back out of a key, so it must be a
-    /// placeholder of a computed key template that an item has whenever it
-    /// has the attribute: the primary key, or an index key whose other
-    /// placeholders are required.
-    fn check_key_only(&mut self, entity: &ir::Entity, decl: &syntax::EntityDecl, spec: &ir::Spec) {
-        let required = |p: &ir::Placeholder| {
-            p.kind != PlaceholderKind::Attribute
-                || entity
-                    .attributes
-                    .get(&p.name.value)
-                    .is_some_and(|a| !a.optional)
-        };
-        for (name, attr_decl) in decl.attributes.iter() {
-            let Some(flag) = attr_decl.key_only.as_ref().filter(|k| k.value) else {
-                continue;
-            };
-            let in_key = std::iter::once(&entity.primary_key)
-                .chain(entity.index_keys.values())
-                .flat_map(|k| k.templates())
-                .any(|t| {
-                    // Every other placeholder is required: the key is
-                    // there whenever the attribute is.
-                    !t.is_natural()
-                        && spec.key_type_of(&t.attribute) == ir::KeyType::String
-                        && t.placeholders()
-                            .filter(|p| p.name.value != name.value)
-                            .all(required)
-                        && t.placeholders().any(|p| {
-                            p.kind == PlaceholderKind::Attribute && p.name.value == name.value
-                        })
-                });
-            if !in_key {
-                let natural = entity
-                    .primary_key
-                    .templates()
-                    .any(|t| t.natural_attribute() == Some(name.as_str()));
-                self.error(
-                    Diagnostic::new(
-                        Code::InvalidAttribute,
-                        format!("`key_only` attribute `{name}` is in no key that items with it always have"),
-                    )
-                    .label(flag.span, "key only")
-                    .label(entity.primary_key.pk.source.span, "the primary key")
-                    .help(if natural {
-                        "a natural key is the attribute itself, stored as the key: remove `key_only`"
-                    } else {
-                        "a key_only attribute is read back out of a string key the item has whenever it has the attribute (the primary key, or an index key whose other placeholders are required): put it in such a key, or remove `key_only`"
-                    }),
-                );
-            }
-        }
-    }
-
     fn check_shard_placeholder(&mut self, entity: &ir::Entity, decl: &syntax::EntityDecl) {
         let Some(shards) = &decl.shards else { return };
         let count = entity
@@ -1002,7 +588,7 @@ impl Resolver<'_> {
 }
 
 /// Whether an attribute stored as `ty` can be a key of type `key` as it is.
-fn natural_type_fits(key: ir::KeyType, ty: &AttributeType) -> bool {
+pub(super) fn natural_type_fits(key: ir::KeyType, ty: &AttributeType) -> bool {
     match key {
         ir::KeyType::String => matches!(
             ty,
@@ -1027,7 +613,7 @@ fn natural_type_fits(key: ir::KeyType, ty: &AttributeType) -> bool {
 }
 
 /// An entity's keys in an index: sparse when an optional attribute fills a placeholder.
-fn sparse_key(
+pub(super) fn sparse_key(
     pk: ir::KeyTemplate,
     sk: Option<ir::KeyTemplate>,
     entity: &ir::Entity,

@@ -4,13 +4,18 @@
 //! going with a best-effort model, so one run shows every mistake.
 
 mod attribute;
+mod bind;
 mod entity;
+mod entity_names;
 mod example;
 mod filter;
 mod healthy;
+mod index_keys;
 mod pattern;
+mod range;
 mod role;
 mod unify;
+mod writes;
 
 pub use healthy::healthy_part;
 

@@ -2,13 +2,13 @@
 
 use indexmap::IndexMap;
 
-use crate::diagnostics::{did_you_mean, Code, Diagnostic};
-use crate::ir::{self, AttributeType, IndexRef, PlaceholderKind, Segment};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::ir::{self, IndexRef, PlaceholderKind, Segment};
 use crate::source::{Span, Spanned};
 use crate::syntax::{self, de::NamedMap, de::OneOrMany};
 use crate::template::RawSegment;
 
-use super::unify::{match_template, Binding, Fill};
+use super::unify::{match_template, Binding};
 use super::{text, Resolver, SHARD_PLACEHOLDER};
 
 impl Resolver<'_> {
@@ -305,7 +305,11 @@ impl Resolver<'_> {
         }
     }
 
-    fn entity<'s>(&mut self, name: &Spanned<String>, spec: &'s ir::Spec) -> Option<&'s ir::Entity> {
+    pub(super) fn entity<'s>(
+        &mut self,
+        name: &Spanned<String>,
+        spec: &'s ir::Spec,
+    ) -> Option<&'s ir::Entity> {
         let found = spec.entities.get(&name.value);
         if found.is_none() {
             self.unknown_entity(name, spec.entities.keys());
@@ -504,7 +508,7 @@ impl Resolver<'_> {
 
     /// A template in an access pattern: the tenant and shard are recognized,
     /// every other placeholder is a parameter.
-    fn resolve_pattern_template(
+    pub(super) fn resolve_pattern_template(
         &mut self,
         source: &Spanned<String>,
         key: &ir::KeyAttribute,
@@ -559,76 +563,6 @@ impl Resolver<'_> {
         })
     }
 
-    fn resolve_sort_condition(
-        &mut self,
-        decl: &Spanned<syntax::SortConditionDecl>,
-        key: Option<&ir::KeyAttribute>,
-        spec: &ir::Spec,
-    ) -> Option<ir::SortCondition> {
-        let Some(key) = key else {
-            self.error(
-                Diagnostic::new(
-                    Code::NoSortKey,
-                    "a sort-key condition on a table or index without a sort key",
-                )
-                .label(decl.span, "this condition")
-                .help("remove `sk`, or query an index that has a sort key"),
-            );
-            return None;
-        };
-        let single =
-            |op, v: &Option<Spanned<String>>| v.as_ref().map(|v| (op, vec![v.clone()], v.span));
-        let mut given: Vec<(ir::SortOp, Vec<Spanned<String>>, Span)> = [
-            single(ir::SortOp::Equals, &decl.equals),
-            single(ir::SortOp::BeginsWith, &decl.begins_with),
-            single(ir::SortOp::Lt, &decl.lt),
-            single(ir::SortOp::Lte, &decl.lte),
-            single(ir::SortOp::Gt, &decl.gt),
-            single(ir::SortOp::Gte, &decl.gte),
-            decl.between
-                .as_ref()
-                .map(|b| (ir::SortOp::Between, b.value.clone(), b.span)),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if given.len() != 1 {
-            self.error(
-                Diagnostic::new(
-                    Code::AmbiguousOperation,
-                    format!(
-                        "a sort-key condition needs exactly one operator, found {}",
-                        given.len()
-                    ),
-                )
-                .label(decl.span, "this condition")
-                .help("write one of `equals`, `begins_with`, `between`, `lt`, `lte`, `gt`, `gte`"),
-            );
-            return None;
-        }
-        let (op, operands, span) = given.remove(0);
-        if op == ir::SortOp::Between && operands.len() != 2 {
-            self.error(
-                Diagnostic::new(
-                    Code::InvalidValue,
-                    format!("`between` takes two templates, found {}", operands.len()),
-                )
-                .label(span, "between")
-                .help("write `between: [\"<from>\", \"<to>\"]`"),
-            );
-            return None;
-        }
-        let operands = operands
-            .iter()
-            .map(|o| self.resolve_pattern_template(o, key, spec))
-            .collect::<Option<Vec<_>>>()?;
-        Some(ir::SortCondition {
-            op,
-            operands,
-            span: decl.span,
-        })
-    }
-
     /// Every entity whose keys on the queried index satisfy the condition, with the bindings.
     fn matching_entities(
         &mut self,
@@ -644,84 +578,13 @@ impl Resolver<'_> {
             .collect()
     }
 
-    /// Every entity whose items a range condition (`lt`, `lte`, `gt`, `gte`,
-    /// `between`) can return: its partition key matches, and some sort key
-    /// it writes lies between the bounds in DynamoDB's byte order, whether
-    /// or not it begins like the operand. `gt: "LIKE#<x>"` also returns the
-    /// `POST#…` and `PROFILE` items of the partition; `lte: "REPO#<o>#<r>"`
-    /// also returns `ISSUE#…`. An operand's parameters take their type
-    /// from the entities whose sort key spells the operand out.
-    fn entities_in_range(
-        &mut self,
-        p: &KeyedPattern<'_>,
-        cond: &ir::SortCondition,
-        spec: &ir::Spec,
-    ) -> Vec<(String, Vec<Binding>)> {
-        let candidates = self.pk_matches(p, spec);
-        // Each entity's sort-key bindings: the parameters its sort key
-        // spells out (literal text of a bound fixes nothing).
-        let spelled = |entity: &ir::Entity, sk: &ir::KeyTemplate| -> Vec<Binding> {
-            cond.operands
-                .iter()
-                .filter_map(|o| match_template(o, sk, true))
-                .flatten()
-                .filter(|b| matches!(b.fill, Fill::Param(..)))
-                .filter(|b| entity.attributes.contains_key(&b.placeholder))
-                .collect()
-        };
-        let mut domains: IndexMap<String, crate::encoding::Domain> = IndexMap::new();
-        for (i, _) in &candidates {
-            let entity = &spec.entities[*i];
-            let Some(sk) = p.index.keys_of(entity).and_then(|k| k.sk.as_ref()) else {
-                continue;
-            };
-            for b in spelled(entity, sk) {
-                let (Fill::Param(name, _), Some(attr)) =
-                    (&b.fill, entity.attributes.get(&b.placeholder))
-                else {
-                    continue;
-                };
-                domains.entry(name.clone()).or_insert_with(|| {
-                    crate::encoding::type_domain(
-                        &attr.r#type,
-                        attr.key_encoding() == ir::KeyEncoding::Escaped,
-                    )
-                });
-            }
-        }
-        let any = || crate::encoding::type_domain(&AttributeType::ANY, false);
-        let operand_domain = |ph: &ir::Placeholder| match ph.kind {
-            PlaceholderKind::Tenant => spec
-                .tenant
-                .as_ref()
-                .map_or_else(any, crate::encoding::tenant_domain),
-            PlaceholderKind::Shard => crate::encoding::shard_domain(u32::MAX),
-            PlaceholderKind::Attribute => domains.get(&ph.name.value).cloned().unwrap_or_else(any),
-        };
-        candidates
-            .into_iter()
-            .filter_map(|(i, mut bindings)| {
-                let (name, entity) = spec.entities.get_index(i)?;
-                let sk = p.index.keys_of(entity)?.sk.as_ref()?;
-                let holds = crate::lang::condition_holds(
-                    sk,
-                    &|ph| crate::encoding::entity_placeholder_domain(spec, entity, ph),
-                    cond.op,
-                    &cond.operands,
-                    &operand_domain,
-                );
-                if !holds {
-                    return None;
-                }
-                bindings.extend(spelled(entity, sk));
-                Some((name.clone(), bindings))
-            })
-            .collect()
-    }
-
     /// The entities (by position) whose partition key on the index the
     /// pattern's partition key fills, with the bindings.
-    fn pk_matches(&mut self, p: &KeyedPattern<'_>, spec: &ir::Spec) -> Vec<(usize, Vec<Binding>)> {
+    pub(super) fn pk_matches(
+        &mut self,
+        p: &KeyedPattern<'_>,
+        spec: &ir::Spec,
+    ) -> Vec<(usize, Vec<Binding>)> {
         self.file_leads(spec);
         let Some(leads) = self.leads.get(p.index) else {
             return Vec::new();
@@ -735,29 +598,6 @@ impl Resolver<'_> {
                 Some((i, match_template(p.pk, &keys.pk, false)?))
             })
             .collect()
-    }
-
-    /// A parameter of the pattern that fills no attribute of the entities
-    /// it returns has no type and no value to send.
-    fn unbound_params(&mut self, p: &KeyedPattern<'_>, params: &IndexMap<String, ir::Param>) {
-        let templates = std::iter::once(p.pk).chain(p.sk.iter().flat_map(|s| s.operands.iter()));
-        let mut seen = std::collections::BTreeSet::new();
-        for ph in templates.flat_map(|t| t.placeholders()) {
-            if ph.kind != PlaceholderKind::Attribute
-                || params.contains_key(&ph.name.value)
-                || !seen.insert(ph.name.value.clone())
-            {
-                continue;
-            }
-            self.error(
-                Diagnostic::new(
-                    Code::PatternMismatch,
-                    format!("parameter `<{}>` fills no attribute of the entities this pattern returns", ph.name),
-                )
-                .label(ph.name.span, "this parameter")
-                .help("a parameter takes its type from the key placeholder it fills: spell out a returned entity's sort key up to it, or write a literal bound"),
-            );
-        }
     }
 
     /// Files every entity's partition keys by their leads, once.
@@ -805,312 +645,23 @@ impl Resolver<'_> {
         }
         out
     }
-
-    fn no_match(
-        &mut self,
-        p: &KeyedPattern<'_>,
-        entity: Option<(&Spanned<String>, &ir::Entity)>,
-        spec: &ir::Spec,
-    ) {
-        let broken = match entity {
-            Some((name, _)) => self.broken_entities.contains(&name.value),
-            None => !self.broken_entities.is_empty(),
-        };
-        if self.misspelled_tenant(p.pk, spec) || broken {
-            return;
-        }
-        let index_name = match p.index {
-            IndexRef::Table => "the table".to_owned(),
-            IndexRef::Index(i) => format!("index `{i}`"),
-        };
-        let Some((name, entity)) = entity else {
-            self.error(
-                Diagnostic::new(Code::PatternMismatch, format!("no entity's keys on {index_name} match this key condition"))
-                    .label(p.span, "this key condition")
-                    .help("the partition key must be a whole entity key template with placeholders filled by parameters or literals; check the literals and delimiters"),
-            );
-            return;
-        };
-        let keys = match p.index {
-            IndexRef::Table => Some(&entity.primary_key),
-            IndexRef::Index(i) => entity.index_keys.get(i),
-        };
-        let mut d = Diagnostic::new(Code::PatternMismatch, format!("entity `{name}` cannot be returned: its keys on {index_name} do not match this key condition"))
-            .label(p.span, "this key condition")
-            .label(name.span, "returned entity");
-        if let Some(keys) = keys {
-            d = d.label(
-                keys.pk.source.span,
-                format!("`{name}`'s partition key template"),
-            );
-        }
-        let help = match (serving_index(p, entity, spec), keys) {
-            (Some(IndexRef::Table), _) => "the table's own key serves this condition: remove `index`".to_owned(),
-            (Some(IndexRef::Index(i)), _) => format!("index `{i}` serves this condition: write `index: {i}`"),
-            (None, Some(keys)) => format!(
-                "the partition key must fill `{}`; the sort-key condition must fit `{}`",
-                keys.pk.source.value,
-                keys.sk.as_ref().map_or("", |s| s.source.value.as_str())
-            ),
-            (None, None) => format!("entity `{name}` is not written into {index_name}: add the index under the entity's `indexes`, or query an index it is in"),
-        };
-        self.error(d.help(help));
-    }
-
-    /// `<tenent>` where the tenant belongs: say so, with the right name.
-    fn misspelled_tenant(&mut self, pk: &ir::KeyTemplate, spec: &ir::Spec) -> bool {
-        let Some(tenant) = &spec.tenant else {
-            return false;
-        };
-        if pk.placeholders().any(|p| p.kind == PlaceholderKind::Tenant) {
-            return false;
-        }
-        let Some(p) = pk
-            .placeholders()
-            .find(|p| did_you_mean(&p.name, [tenant.placeholder.as_str()]).is_some())
-        else {
-            return false;
-        };
-        self.error(
-            Diagnostic::new(
-                Code::UnknownPlaceholder,
-                format!("unknown placeholder `<{}>`", p.name),
-            )
-            .label(p.name.span, "not the tenant placeholder")
-            .label(tenant.placeholder.span, "tenant placeholder declared here")
-            .help(format!("did you mean `{}`?", tenant.placeholder)),
-        );
-        true
-    }
-
-    fn bind_params(
-        &mut self,
-        p: &KeyedPattern<'_>,
-        returns: &[String],
-        matching: &[(String, Vec<Binding>)],
-        spec: &ir::Spec,
-    ) -> (IndexMap<String, ir::Param>, Vec<ir::FixedValue>) {
-        let mut params: IndexMap<String, ir::Param> = IndexMap::new();
-        let mut fixed = Vec::new();
-        let pattern_placeholders: Vec<&ir::Placeholder> = std::iter::once(p.pk)
-            .chain(p.sk.iter().flat_map(|s| s.operands.iter()))
-            .flat_map(|t| t.placeholders())
-            .collect();
-        for entity_name in returns {
-            let entity = &spec.entities[entity_name];
-            let Some((_, bindings)) = matching.iter().find(|(m, _)| m == entity_name) else {
-                continue;
-            };
-            for b in bindings
-                .iter()
-                .filter(|b| b.kind == PlaceholderKind::Attribute)
-            {
-                let Some(attr) = entity.attributes.get(&b.placeholder) else {
-                    continue;
-                };
-                match &b.fill {
-                    Fill::Param(name, _) => {
-                        let Some(ph) = pattern_placeholders
-                            .iter()
-                            .find(|ph| ph.name.value == *name)
-                        else {
-                            continue;
-                        };
-                        self.bind_param(&mut params, ph, entity_name, attr, spec);
-                    }
-                    Fill::Literal(value) => {
-                        self.check_literal(value, attr, entity_name, p.span, false);
-                        fixed.push(ir::FixedValue {
-                            entity: entity_name.clone(),
-                            attribute: b.placeholder.clone(),
-                            value: value.clone(),
-                        });
-                    }
-                    Fill::Partial(value) => {
-                        self.check_literal(value, attr, entity_name, p.span, true)
-                    }
-                }
-            }
-        }
-        (params, fixed)
-    }
-
-    fn bind_param(
-        &mut self,
-        params: &mut IndexMap<String, ir::Param>,
-        ph: &ir::Placeholder,
-        entity: &str,
-        attr: &ir::Attribute,
-        spec: &ir::Spec,
-    ) {
-        let bind = (entity.to_owned(), attr.name.value.clone());
-        let encoding = attr.key_encoding();
-        match params.get_mut(&ph.name.value) {
-            Some(existing) if existing.r#type.name() != attr.r#type.name() => {
-                self.error(
-                    Diagnostic::new(Code::PatternMismatch, format!("parameter `{}` would be {} and {}", ph.name, existing.r#type.article_name(), attr.r#type.article_name()))
-                        .label(ph.name.span, "this parameter")
-                        .label(attr.name.span, format!("`{entity}.{}`", attr.name))
-                        .help("a parameter fills attributes of one type: use two parameters or align the attribute types"),
-                );
-            }
-            Some(existing) if existing.encoding != encoding => {
-                let (first_entity, first_attribute) = &existing.binds[0];
-                let mut d = Diagnostic::new(
-                    Code::PatternMismatch,
-                    format!(
-                        "parameter `{}` fills `{first_entity}.{first_attribute}`, written as {}, and `{entity}.{}`, written as {}: one value cannot match both keys",
-                        ph.name,
-                        existing.encoding.describe(),
-                        attr.name,
-                        encoding.describe()
-                    ),
-                )
-                .label(ph.name.span, "this parameter")
-                .label(attr.name.span, format!("`{entity}.{}`: {}", attr.name, encoding.describe()));
-                let first = spec
-                    .entities
-                    .get(first_entity)
-                    .and_then(|e| e.attributes.get(first_attribute));
-                if let Some(first) = first.map(|a| a.name.span) {
-                    d = d.label(
-                        first,
-                        format!(
-                            "`{first_entity}.{first_attribute}`: {}",
-                            existing.encoding.describe()
-                        ),
-                    );
-                }
-                self.error(d.help("give the attributes the same bounds (integers), format and precision (datetimes) and `escape` setting, or query them through two parameters"));
-            }
-            Some(existing) => existing.binds.push(bind),
-            None => {
-                params.insert(
-                    ph.name.value.clone(),
-                    ir::Param {
-                        name: ph.name.clone(),
-                        r#type: attr.r#type.clone(),
-                        binds: vec![bind],
-                        encoding,
-                    },
-                );
-            }
-        }
-    }
-
-    /// A literal in a key condition stands for an encoded value: it must be
-    /// one the key codec can produce, or no item will ever match.
-    fn check_literal(
-        &mut self,
-        value: &str,
-        attr: &ir::Attribute,
-        entity: &str,
-        span: Span,
-        partial: bool,
-    ) {
-        let Some(help) = literal_problem(value, &attr.r#type, attr.escape, partial) else {
-            return;
-        };
-        let what = if partial { "begin" } else { "be" };
-        self.error(
-            Diagnostic::new(
-                Code::InvalidLiteral,
-                format!(
-                    "`{value}` cannot {what} a key value of `{entity}.{}`, {}",
-                    attr.name,
-                    attr.r#type.article_name()
-                ),
-            )
-            .label(span, "this key condition")
-            .label(attr.name.span, "attribute declared here")
-            .help(help),
-        );
-    }
-
-    fn resolve_transaction(
-        &mut self,
-        decl: &Spanned<syntax::TransactionDecl>,
-        spec: &ir::Spec,
-    ) -> Option<ir::Transaction> {
-        use ir::TransactionOp as Op;
-        let lists = [
-            (Op::Put, &decl.put),
-            (Op::Create, &decl.create),
-            (Op::Update, &decl.update),
-            (Op::Delete, &decl.delete),
-            (Op::ConditionCheck, &decl.condition_check),
-        ];
-        let mut items = Vec::new();
-        for (op, list) in lists {
-            for name in list.iter().flat_map(|l| l.value.0.iter()) {
-                if self.entity(name, spec).is_some() {
-                    items.push((op, name.value.clone()));
-                }
-            }
-        }
-        for (_, list) in &lists {
-            if let Some(list) = list.as_ref().filter(|l| l.value.0.is_empty()) {
-                self.error(
-                    Diagnostic::new(Code::AmbiguousOperation, "an empty list of entities")
-                        .label(list.span, "empty list")
-                        .help("name at least one entity, or remove the key"),
-                );
-            }
-        }
-        if items.is_empty() && lists.iter().all(|(_, l)| l.is_none()) {
-            self.error(
-                Diagnostic::new(Code::AmbiguousOperation, "a transaction names no entities")
-                    .label(decl.span, "this transaction")
-                    .help("list entities under `put`, `create`, `update`, `delete` or `condition_check`"),
-            );
-            return None;
-        }
-        let max_items = decl
-            .max_items
-            .unwrap_or_else(|| Spanned::new(100, decl.span));
-        Some(ir::Transaction { items, max_items })
-    }
-
-    fn resolve_batch(
-        &mut self,
-        decl: &Spanned<syntax::BatchDecl>,
-        spec: &ir::Spec,
-    ) -> Option<ir::Batch> {
-        let mut names = |list: &Option<Spanned<OneOrMany>>| -> Vec<String> {
-            list.iter()
-                .flat_map(|l| l.value.0.iter())
-                .filter(|n| self.entity(n, spec).is_some())
-                .map(|n| n.value.clone())
-                .collect()
-        };
-        let batch = ir::Batch {
-            get: names(&decl.get),
-            put: names(&decl.put),
-            delete: names(&decl.delete),
-        };
-        if decl.get.is_none() && decl.put.is_none() && decl.delete.is_none() {
-            self.error(
-                Diagnostic::new(Code::AmbiguousOperation, "a batch names no entities")
-                    .label(decl.span, "this batch")
-                    .help("list entities under `get`, `put` or `delete`"),
-            );
-            return None;
-        }
-        Some(batch)
-    }
 }
 
 /// A query's key condition on its index.
 #[derive(Clone, Copy)]
-struct KeyedPattern<'a> {
-    index: &'a IndexRef,
-    pk: &'a ir::KeyTemplate,
-    sk: Option<&'a ir::SortCondition>,
-    span: Span,
+pub(super) struct KeyedPattern<'a> {
+    pub(super) index: &'a IndexRef,
+    pub(super) pk: &'a ir::KeyTemplate,
+    pub(super) sk: Option<&'a ir::SortCondition>,
+    pub(super) span: Span,
 }
 
 /// Another index (or the table) whose keys for `entity` satisfy the same condition.
-fn serving_index(p: &KeyedPattern<'_>, entity: &ir::Entity, spec: &ir::Spec) -> Option<IndexRef> {
+pub(super) fn serving_index(
+    p: &KeyedPattern<'_>,
+    entity: &ir::Entity,
+    spec: &ir::Spec,
+) -> Option<IndexRef> {
     std::iter::once(IndexRef::Table)
         .chain(spec.indexes.keys().map(|i| IndexRef::Index(i.clone())))
         .filter(|i| i != p.index)
@@ -1129,64 +680,6 @@ fn match_entity(p: &KeyedPattern<'_>, entity: &ir::Entity) -> Option<Vec<Binding
         }
     }
     Some(bindings)
-}
-
-/// Why an encoded key value (or a prefix of one, when `partial`) cannot be `value`.
-fn literal_problem(value: &str, ty: &AttributeType, escape: bool, partial: bool) -> Option<String> {
-    let domain = crate::encoding::type_domain(ty, escape);
-    let fits = |text: &str| {
-        if partial {
-            text.starts_with(value)
-        } else {
-            text == value
-        }
-    };
-    match ty {
-        AttributeType::Enum { values } => {
-            (!values.iter().any(|v| fits(v))).then(|| format!("use one of: {}", values.join(", ")))
-        }
-        AttributeType::Boolean => (!["true", "false"].iter().any(|v| fits(v)))
-            .then(|| "write `true` or `false`".to_owned()),
-        AttributeType::Integer { min, max } => {
-            let width = domain.max_len.unwrap_or(20);
-            let digits = value.chars().all(|c| c.is_ascii_digit());
-            let example = crate::encoding::encode_integer(*min, *max, (*min).max(0).min(*max));
-            if !digits || value.len() > width || (!partial && value.len() != width) {
-                return Some(format!(
-                    "integers are written zero-padded to {width} digits in keys, e.g. `{example}`"
-                ));
-            }
-            if partial {
-                return None;
-            }
-            let decoded =
-                value
-                    .parse::<i128>()
-                    .ok()
-                    .map(|n| if *min < 0 { n + i128::from(*min) } else { n });
-            match decoded {
-                Some(n) if n >= i128::from(*min) && n <= i128::from(*max) => None,
-                _ => Some(format!(
-                    "the value is outside the attribute's bounds {min}..={max}"
-                )),
-            }
-        }
-        _ => {
-            let bad = value.chars().find(|c| !domain.alphabet.contains(*c));
-            let too_long = domain.max_len.is_some_and(|m| value.len() > m);
-            let too_short = !partial && domain.fixed_width && Some(value.len()) != domain.max_len;
-            match (bad, too_long || too_short) {
-                (Some(c), _) => Some(format!(
-                    "`{c}` never appears in this attribute's encoded values"
-                )),
-                (None, true) => Some(format!(
-                    "encoded values are {} bytes long",
-                    domain.max_len.unwrap_or(0)
-                )),
-                (None, false) => None,
-            }
-        }
-    }
 }
 
 /// Whether an item of `entity` read through `index` carries `attribute`:

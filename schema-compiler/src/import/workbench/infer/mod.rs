@@ -3,7 +3,7 @@
 mod entity;
 mod keys;
 
-use entity::*;
+pub(super) use entity::*;
 
 use std::collections::BTreeSet;
 

@@ -1,0 +1,202 @@
+//! Keys: an entity's key templates, their segments and placeholders, and sharding.
+
+use super::*;
+
+/// The key templates of an entity on the table or on one index.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EntityKey {
+    /// Partition key template.
+    pub pk: KeyTemplate,
+    /// Sort key template.
+    pub sk: Option<KeyTemplate>,
+    /// The entity is only in this index when every optional placeholder is present.
+    pub sparse: bool,
+}
+
+impl EntityKey {
+    /// The partition and sort key templates.
+    pub fn templates(&self) -> impl Iterator<Item = &KeyTemplate> {
+        std::iter::once(&self.pk).chain(self.sk.as_ref())
+    }
+}
+
+/// A parsed key template such as `TENANT#<tenant>|TICKET#<id>`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KeyTemplate {
+    /// The key attribute this template fills (`pk`, `sk`, `tenant_status`).
+    pub attribute: String,
+    /// The template as written.
+    pub source: Spanned<String>,
+    /// Literals and placeholders.
+    pub segments: Vec<Segment>,
+    /// Whether the template is exactly one attribute placeholder whose
+    /// attribute is stored under the key attribute's name (its own name,
+    /// or `stored_as`): the item's own attribute is the key.
+    #[serde(skip)]
+    pub natural: bool,
+}
+
+impl KeyTemplate {
+    /// The placeholders in order.
+    pub fn placeholders(&self) -> impl Iterator<Item = &Placeholder> {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Placeholder(p) => Some(p),
+            Segment::Literal(_) => None,
+        })
+    }
+
+    /// Whether the template names `<shard>`.
+    pub fn has_shard(&self) -> bool {
+        self.placeholders()
+            .any(|p| p.kind == PlaceholderKind::Shard)
+    }
+
+    /// The literal text before the first placeholder.
+    pub fn literal_prefix(&self) -> String {
+        self.segments
+            .iter()
+            .map_while(|s| match s {
+                Segment::Literal(l) => Some(l.as_str()),
+                Segment::Placeholder(_) => None,
+            })
+            .collect()
+    }
+
+    /// Where a template that starts with the tenant puts it: the literal
+    /// text before the tenant, and what ends the tenant's segment. `None`
+    /// when a placeholder other than the tenant comes first (or there is no
+    /// tenant). The IAM `dynamodb:LeadingKeys` patterns and the runtime's
+    /// check of the items a tenant's queries return are both built from it.
+    pub fn tenant_prefix(&self) -> Option<TenantPrefix> {
+        let mut literal = String::new();
+        let mut segments = self.segments.iter();
+        loop {
+            match segments.next()? {
+                Segment::Literal(l) => literal.push_str(l),
+                Segment::Placeholder(p) if p.kind == PlaceholderKind::Tenant => break,
+                Segment::Placeholder(_) => return None,
+            }
+        }
+        let end = match segments.next() {
+            None => TenantEnd::Key,
+            Some(Segment::Literal(l)) => match l.chars().next() {
+                Some(delimiter) => TenantEnd::Delimiter(delimiter),
+                None => TenantEnd::Key,
+            },
+            Some(Segment::Placeholder(_)) => TenantEnd::Placeholder,
+        };
+        Some(TenantPrefix { literal, end })
+    }
+
+    /// Whether the template is exactly one attribute placeholder whose
+    /// attribute is stored under the key attribute's name: the item's own
+    /// attribute is the key, nothing is computed.
+    pub fn is_natural(&self) -> bool {
+        self.natural_attribute().is_some()
+    }
+
+    /// The attribute (by its spec name) that is the key, for a natural key.
+    pub fn natural_attribute(&self) -> Option<&str> {
+        match self.segments.as_slice() {
+            [Segment::Placeholder(p)] if self.natural && p.kind == PlaceholderKind::Attribute => {
+                Some(p.name.as_str())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The start of a key template up to the end of its tenant segment:
+/// `TENANT#<tenant>|…` is the literal `TENANT#`, the tenant, and the
+/// delimiter `|`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TenantPrefix {
+    /// The literal text before the tenant.
+    pub literal: String,
+    /// What follows the tenant.
+    pub end: TenantEnd,
+}
+
+/// What follows the tenant in a key template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TenantEnd {
+    /// Nothing: the tenant ends the key.
+    Key,
+    /// A literal starting with this character (which the checker proves no
+    /// tenant id contains).
+    Delimiter(char),
+    /// Another placeholder (`tenant_prefix_unsafe`): the tenant's end cannot be told.
+    Placeholder,
+}
+
+/// A piece of a key template.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Segment {
+    /// Fixed text.
+    Literal(String),
+    /// A value filled in at run time.
+    Placeholder(Placeholder),
+}
+
+/// A `<name>` in a template.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Placeholder {
+    /// The name between the angle brackets (span: the whole `<name>`).
+    pub name: Spanned<String>,
+    /// What the name refers to.
+    pub kind: PlaceholderKind,
+}
+
+/// What a placeholder stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlaceholderKind {
+    /// The tenant id.
+    Tenant,
+    /// The write shard number.
+    Shard,
+    /// An attribute of the entity (in entity templates) or a parameter (in access patterns).
+    Attribute,
+}
+
+/// Write sharding of an entity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sharding {
+    /// Number of shards.
+    pub count: Spanned<u32>,
+    /// How writes pick a shard.
+    pub by: ShardBy,
+}
+
+/// How writes pick a shard.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShardBy {
+    /// At random; reads scatter over every shard.
+    Random,
+    /// A stable hash of this attribute; point reads compute the shard.
+    Hash(String),
+}
+
+/// Expected peak throughput.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Throughput {
+    /// Writes per second.
+    pub writes_per_second: Option<Spanned<u64>>,
+    /// Reads per second.
+    pub reads_per_second: Option<Spanned<u64>>,
+}
+
+/// An entity that counts another entity's items.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Aggregate {
+    /// The counted entity.
+    pub of: String,
+    /// Grouping attributes (present on both entities).
+    pub group_by: Vec<String>,
+    /// This entity's integer count attribute.
+    pub count: String,
+    /// How the count is kept current.
+    pub maintained_by: Maintenance,
+}

@@ -1,0 +1,316 @@
+//! The resolved model: the only thing checks and emitters see.
+//!
+//! Names are resolved, templates are parsed into typed segments, defaults are
+//! applied. Maps keep declaration order ([`IndexMap`]), so every output is
+//! deterministic. Spans ride along in [`Spanned`] fields for diagnostics but
+//! do not take part in equality or serialization.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::source::{Span, Spanned};
+
+mod entity;
+mod key;
+mod pattern;
+
+pub use entity::*;
+pub use key::*;
+pub use pattern::*;
+
+pub use crate::syntax::{
+    BillingMode, DatetimeFormat, IndexKind, KeyType, LintLevel, Maintenance, Order, ResourcePolicy,
+    Scope, StreamView, TimePrecision,
+};
+
+/// A resolved spec.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Spec {
+    /// What the table is for.
+    pub description: Option<String>,
+    /// The table.
+    pub table: Table,
+    /// The tenant, if the table is multi-tenant.
+    pub tenant: Option<Tenant>,
+    /// Secondary indexes by name, in declaration order.
+    pub indexes: IndexMap<String, Index>,
+    /// Entities by name, in declaration order.
+    pub entities: IndexMap<String, Entity>,
+    /// Access patterns by name, in declaration order.
+    pub access_patterns: IndexMap<String, AccessPattern>,
+    /// Roles by name, in declaration order.
+    pub roles: IndexMap<String, Role>,
+    /// Lint levels set by the spec, by diagnostic name.
+    pub lints: IndexMap<String, LintLevel>,
+}
+
+impl Spec {
+    /// The type of the key attribute `name` of the table or an index
+    /// (`String` when no key has that name).
+    pub fn key_type_of(&self, name: &str) -> KeyType {
+        self.key_attributes()
+            .find(|k| k.name.value == name)
+            .map_or(KeyType::String, |k| k.r#type)
+    }
+
+    /// Whether `template` holds its one value as it is stored rather than
+    /// as key text: a natural key (the attribute itself), and any template
+    /// of a Number or Binary key attribute, which is exactly one placeholder
+    /// (`<min_score>` of a Number sort key is a number, ordered as DynamoDB
+    /// orders numbers, whatever the placeholder is called).
+    pub fn holds_value(&self, template: &KeyTemplate) -> bool {
+        template.is_natural()
+            || (matches!(template.segments.as_slice(), [Segment::Placeholder(_)])
+                && self.key_type_of(&template.attribute) != KeyType::String)
+    }
+
+    /// The key attributes of the table, then of each index.
+    pub fn key_attributes(&self) -> impl Iterator<Item = &KeyAttribute> {
+        std::iter::once(&self.table.partition_key)
+            .chain(&self.table.sort_key)
+            .chain(
+                self.indexes
+                    .values()
+                    .flat_map(|i| std::iter::once(&i.partition_key).chain(&i.sort_key)),
+            )
+    }
+
+    /// Whether the access pattern named `name` is a scan.
+    pub fn is_scan(&self, name: &str) -> bool {
+        self.access_patterns
+            .get(name)
+            .is_some_and(|p| matches!(p.operation, Operation::Scan(_)))
+    }
+
+    /// Whether `role` runs scans: an admin role, which IAM cannot confine
+    /// to one tenant.
+    pub fn is_admin_role(&self, role: &Role) -> bool {
+        role.access_patterns.iter().any(|name| self.is_scan(name))
+    }
+
+    /// The partition-key templates of the access patterns that query, with
+    /// their access pattern: each becomes a `dynamodb:LeadingKeys` pattern.
+    pub fn query_partition_keys(&self) -> impl Iterator<Item = (&AccessPattern, &KeyTemplate)> {
+        self.access_patterns
+            .values()
+            .filter_map(|p| match &p.operation {
+                Operation::Query(q) => Some((p, &q.pk)),
+                Operation::Get { .. }
+                | Operation::Scan(_)
+                | Operation::Transaction(_)
+                | Operation::Batch(_) => None,
+            })
+    }
+}
+
+/// The table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    /// DynamoDB table name.
+    pub name: Spanned<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Partition key attribute.
+    pub partition_key: KeyAttribute,
+    /// Sort key attribute.
+    pub sort_key: Option<KeyAttribute>,
+    /// TTL attribute name.
+    pub ttl: Option<Spanned<String>>,
+    /// Billing.
+    pub billing: Billing,
+    /// Stream view type.
+    pub stream: Option<StreamView>,
+    /// How the entity of an item is told.
+    pub entity_type: EntityType,
+    /// What protects the table's items from infrastructure operations.
+    pub protection: Protection,
+}
+
+/// What protects a table's items from being deleted by an infrastructure
+/// operation: DynamoDB's deletion protection and CloudFormation's policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Protection {
+    /// DynamoDB refuses `DeleteTable` while this is on.
+    pub deletion_protection: bool,
+    /// CloudFormation's `DeletionPolicy`.
+    pub deletion_policy: ResourcePolicy,
+    /// CloudFormation's `UpdateReplacePolicy`.
+    pub update_replace_policy: ResourcePolicy,
+}
+
+impl Protection {
+    /// Whether these are the defaults: protected and retained.
+    pub fn is_default(&self) -> bool {
+        *self == Protection::default()
+    }
+}
+
+impl Default for Protection {
+    fn default() -> Self {
+        Protection {
+            deletion_protection: true,
+            deletion_policy: ResourcePolicy::Retain,
+            update_replace_policy: ResourcePolicy::Retain,
+        }
+    }
+}
+
+/// How the entity of an item read back is told.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntityType {
+    /// An attribute holds a value per entity, written with every item.
+    Attribute {
+        /// The attribute.
+        name: Spanned<String>,
+        /// The stored value by entity name, for entities whose value is
+        /// not their name.
+        values: IndexMap<String, String>,
+    },
+    /// The shape of the primary key: no two entities' primary keys can be
+    /// equal (the checker proves it), so the key tells the entity and no
+    /// attribute is written.
+    Keys,
+}
+
+impl EntityType {
+    /// The attribute holding the entity type, if items carry one.
+    pub fn attribute(&self) -> Option<&Spanned<String>> {
+        match self {
+            EntityType::Attribute { name, .. } => Some(name),
+            EntityType::Keys => None,
+        }
+    }
+
+    /// The attribute and value an item of `entity` carries, if any.
+    pub fn marker<'a>(&'a self, entity: &'a str) -> Option<(&'a str, &'a str)> {
+        self.attribute()
+            .map(|name| (name.as_str(), self.value_of(entity)))
+    }
+
+    /// The value stored for `entity` in the entity-type attribute.
+    pub fn value_of<'a>(&'a self, entity: &'a str) -> &'a str {
+        match self {
+            EntityType::Attribute { values, .. } => {
+                values.get(entity).map_or(entity, String::as_str)
+            }
+            EntityType::Keys => entity,
+        }
+    }
+}
+
+/// A key attribute of the table or an index.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KeyAttribute {
+    /// Attribute name.
+    pub name: Spanned<String>,
+    /// DynamoDB scalar type.
+    pub r#type: KeyType,
+}
+
+/// Billing mode and capacity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Billing {
+    /// The mode.
+    pub mode: BillingMode,
+    /// Provisioned read capacity units.
+    pub read_capacity: Option<u64>,
+    /// Provisioned write capacity units.
+    pub write_capacity: Option<u64>,
+}
+
+/// The tenant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tenant {
+    /// Placeholder name in templates.
+    pub placeholder: Spanned<String>,
+    /// Regular expression tenant ids match.
+    pub id_pattern: Spanned<String>,
+    /// The characters a tenant id may contain.
+    pub alphabet: CharSet,
+    /// Least length in characters.
+    pub min_length: usize,
+    /// Greatest length in characters, if bounded.
+    pub max_length: Option<usize>,
+    /// IAM principal tag carrying the tenant id.
+    pub principal_tag: Spanned<String>,
+}
+
+/// A set of characters, as sorted, non-overlapping inclusive ranges.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Default)]
+pub struct CharSet {
+    /// The ranges.
+    pub ranges: Vec<(char, char)>,
+}
+
+impl CharSet {
+    /// Every character.
+    pub fn any() -> CharSet {
+        CharSet {
+            ranges: vec![('\0', char::MAX)],
+        }
+    }
+
+    /// Whether `c` is in the set.
+    pub fn contains(&self, c: char) -> bool {
+        self.ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi)
+    }
+
+    /// Whether the set holds every character.
+    pub fn is_any(&self) -> bool {
+        self.ranges == [('\0', char::MAX)]
+    }
+}
+
+/// A secondary index.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Index {
+    /// Index name.
+    pub name: Spanned<String>,
+    /// Global or local.
+    pub kind: IndexKind,
+    /// Description.
+    pub description: Option<String>,
+    /// Partition key attribute (the table's for a local index).
+    pub partition_key: KeyAttribute,
+    /// Sort key attribute.
+    pub sort_key: Option<KeyAttribute>,
+    /// Projected attributes.
+    pub projection: Projection,
+    /// Provisioned read capacity (global indexes).
+    pub read_capacity: Option<u64>,
+    /// Provisioned write capacity (global indexes).
+    pub write_capacity: Option<u64>,
+}
+
+/// Which attributes an index carries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Projection {
+    /// Every attribute.
+    All,
+    /// Only the table and index keys.
+    KeysOnly,
+    /// The keys plus these attributes.
+    Include(Vec<String>),
+}
+
+/// A role: the access patterns one kind of principal may run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Role {
+    /// Name (snake_case).
+    pub name: Spanned<String>,
+    /// Who holds the role.
+    pub description: Option<String>,
+    /// The access patterns it may run, in the order written, each once.
+    pub access_patterns: Vec<Spanned<String>>,
+}
+
+/// Expected rate of an access pattern.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rate {
+    /// Calls per second.
+    pub per_second: f64,
+    /// Items per call.
+    pub items: u64,
+}

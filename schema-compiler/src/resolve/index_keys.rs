@@ -1,0 +1,197 @@
+//! An entity's index keys: declared, and implied where a natural attribute is an index's key.
+
+use indexmap::IndexMap;
+
+use crate::diagnostics::{did_you_mean, Code, Diagnostic};
+use crate::ir::{self, PlaceholderKind, Segment};
+use crate::source::Spanned;
+use crate::syntax;
+
+use super::entity::{natural_type_fits, sparse_key, KeyPlace};
+use super::Resolver;
+
+impl Resolver<'_> {
+    pub(super) fn resolve_index_keys(
+        &mut self,
+        decl: &syntax::EntityDecl,
+        entity: &ir::Entity,
+        spec: &ir::Spec,
+    ) -> IndexMap<String, ir::EntityKey> {
+        let mut out = IndexMap::new();
+        for (index_name, keys) in decl.indexes.iter() {
+            let Some(index) = spec.indexes.get(&index_name.value) else {
+                self.unknown_index(index_name, spec);
+                continue;
+            };
+            let owner = format!("index `{index_name}`");
+            let pk = match (index.kind, &keys.pk) {
+                (ir::IndexKind::Global, Some(pk)) => self.resolve_entity_template(
+                    pk,
+                    &index.partition_key,
+                    entity,
+                    spec,
+                    KeyPlace::Index,
+                ),
+                (ir::IndexKind::Global, None) => {
+                    self.error(
+                        Diagnostic::new(
+                            Code::MissingKey,
+                            format!(
+                                "entity `{}` has no partition key template for {owner}",
+                                entity.name
+                            ),
+                        )
+                        .label(index_name.span, "index keys declared here")
+                        .help(format!(
+                            "add `pk: \"...\"` for the index's partition key `{}`",
+                            index.partition_key.name
+                        )),
+                    );
+                    continue;
+                }
+                (ir::IndexKind::Local, Some(pk)) => {
+                    self.error(
+                        Diagnostic::new(
+                            Code::InvalidIndexKey,
+                            format!("{owner} is local: it shares the table's partition key"),
+                        )
+                        .label(pk.span, "this partition key template")
+                        .help("remove `pk`: the entity's table partition key is used"),
+                    );
+                    entity.primary_key.pk.clone()
+                }
+                (ir::IndexKind::Local, None) => entity.primary_key.pk.clone(),
+            };
+            let sk = self.resolve_sort_template(
+                keys,
+                index.sort_key.as_ref(),
+                entity,
+                spec,
+                KeyPlace::Index,
+                &owner,
+            );
+            out.insert(index_name.value.clone(), sparse_key(pk, sk, entity));
+        }
+        out
+    }
+
+    /// DynamoDB puts an item into every index whose key attributes it has,
+    /// whether or not its entity lists the index: an index keyed on the
+    /// table's sort key (an inverted index), or on an attribute another
+    /// index also uses, receives the items of every entity that writes
+    /// those attributes. The entity's keys there are the templates that
+    /// write them. One attribute written by two different templates is an
+    /// error: the item holds one value, so one of the keys would be wrong.
+    pub(super) fn imply_index_keys(&mut self, entity: &mut ir::Entity, spec: &ir::Spec) {
+        // Every key attribute the entity writes, with the template and where it is declared.
+        let mut written: IndexMap<String, (ir::KeyTemplate, String)> = IndexMap::new();
+        let declared = entity
+            .primary_key
+            .templates()
+            .map(|t| (t, "the table key".to_owned()))
+            .chain(entity.index_keys.iter().flat_map(|(index, keys)| {
+                keys.templates()
+                    .map(move |t| (t, format!("index `{index}`")))
+            }));
+        for (template, place) in declared {
+            match written.get(&template.attribute) {
+                // Two table keys of one name are `duplicate_name`'s to report.
+                Some((first, first_place))
+                    if first.segments != template.segments && *first_place != place =>
+                {
+                    self.error(
+                        Diagnostic::new(
+                            Code::KeyAttributeConflict,
+                            format!(
+                                "entity `{}` writes key attribute `{}` twice, as `{}` for {first_place} and as `{}` for {place}",
+                                entity.name, template.attribute, first.source, template.source
+                            ),
+                        )
+                        .label(first.source.span, format!("`{}` for {first_place}", template.attribute))
+                        .label(template.source.span, format!("`{}` for {place}", template.attribute))
+                        .help("an item holds one value per attribute: write the same template for both, or give the index its own key attributes"),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    written.insert(template.attribute.clone(), (template.clone(), place));
+                }
+            }
+        }
+        for index in spec.indexes.values() {
+            if entity.index_keys.contains_key(&index.name.value) {
+                continue;
+            }
+            // What the entity writes under a key attribute: a key template,
+            // or its own attribute of that name (a natural key).
+            let template = |key: &ir::KeyAttribute| match written.get(&key.name.value) {
+                Some((template, _)) => Some((template.clone(), None)),
+                // DynamoDB indexes the items that have the key attribute by
+                // its stored name.
+                None => entity
+                    .attributes
+                    .values()
+                    .find(|a| a.stored() == key.name.value)
+                    .map(|attr| {
+                        let name = attr.name.clone();
+                        let template = ir::KeyTemplate {
+                            attribute: key.name.value.clone(),
+                            source: Spanned::new(format!("<{name}>"), name.span),
+                            segments: vec![Segment::Placeholder(ir::Placeholder {
+                                name,
+                                kind: PlaceholderKind::Attribute,
+                            })],
+                            natural: true,
+                        };
+                        (template, Some(attr))
+                    }),
+            };
+            let keys = std::iter::once(Some(&index.partition_key))
+                .chain(index.sort_key.as_ref().map(Some))
+                .flatten();
+            let mut found = Vec::new();
+            for key in keys {
+                let Some((template, natural)) = template(key) else {
+                    break;
+                };
+                if let Some(attr) = natural.filter(|a| !natural_type_fits(key.r#type, &a.r#type)) {
+                    self.error(
+                        Diagnostic::new(Code::PlaceholderType, format!("`{}.{}` puts every `{}` item into index `{}` (DynamoDB indexes each item that has the key attributes), but that index's key `{}` is of type {:?}: every write of a `{}` would be refused", entity.name, attr.name, entity.name, index.name, key.name, key.r#type, entity.name))
+                            .label(attr.name.span, "this attribute")
+                            .label(key.name.span, "the index key attribute")
+                            .help("rename the attribute, or give it the index key's type"),
+                    );
+                }
+                found.push(template);
+            }
+            let expected = 1 + usize::from(index.sort_key.is_some());
+            if found.len() != expected {
+                continue;
+            }
+            let mut found = found.into_iter();
+            let (Some(pk), sk) = (found.next(), found.next()) else {
+                continue;
+            };
+            let key = sparse_key(pk, sk, entity);
+            entity.index_keys.insert(index.name.value.clone(), key);
+        }
+    }
+
+    pub(super) fn unknown_index(&mut self, name: &Spanned<String>, spec: &ir::Spec) {
+        let mut d = Diagnostic::new(Code::UnknownIndex, format!("no index is named `{name}`"))
+            .label(name.span, "unknown index");
+        d = d.help(
+            match did_you_mean(name, spec.indexes.keys().map(String::as_str)) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None if spec.indexes.is_empty() => {
+                    "declare it under `indexes:` at the top level".to_owned()
+                }
+                None => format!(
+                    "declared indexes: {}",
+                    spec.indexes.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            },
+        );
+        self.error(d);
+    }
+}
