@@ -761,6 +761,41 @@ fn generate_plain(seed: u64) -> Spec {
     let mut rng = fastrand::Rng::with_seed(seed);
     let inverted = rng.u8(..4) == 0;
     let ttl = rng.u8(..3) == 0;
+    let indexes = draw_indexes(&mut rng, inverted);
+    let count = 2 + rng.usize(..3);
+    let mut entities = Vec::new();
+    for e in 0..count {
+        let entity = draw_entity(&mut rng, e, &indexes, (inverted, ttl), &entities);
+        entities.push(entity);
+    }
+
+    let mut patterns = Vec::new();
+    for n in 0..(3 + rng.usize(..4)) {
+        patterns.push(draw_pattern(&mut rng, seed, n, &entities, &indexes));
+    }
+    // Drawn apart from the main sequence, so that the rest of each seed's
+    // spec stays what it was.
+    let by_keys = fastrand::Rng::with_seed(seed ^ 0xe7e7).u8(..3) == 0;
+    let scans = if by_keys {
+        Vec::new()
+    } else {
+        draw_scans(seed, &entities, &indexes)
+    };
+    Spec {
+        seed,
+        ttl,
+        by_keys,
+        entities,
+        indexes,
+        patterns,
+        scans,
+    }
+}
+
+/// The table's indexes: GSI1 (its key names any DynamoDB accepts), the
+/// inverted index, GSI2 (GSI1's partition key with the table's sort key)
+/// and an LSI, each drawn or not.
+fn draw_indexes(rng: &mut fastrand::Rng, inverted: bool) -> Vec<Index> {
     let mut indexes = Vec::new();
     // Key attribute names are any name DynamoDB accepts.
     let (gsi_pk, gsi_sk) = [
@@ -775,7 +810,7 @@ fn generate_plain(seed: u64) -> Spec {
             pk: gsi_pk.into(),
             sk: gsi_sk.into(),
             local: false,
-            projection: partial_projection(&mut rng),
+            projection: partial_projection(rng),
         });
     }
     if inverted {
@@ -802,312 +837,310 @@ fn generate_plain(seed: u64) -> Spec {
             pk: "pk".into(),
             sk: "lsi1sk".into(),
             local: true,
-            projection: partial_projection(&mut rng),
+            projection: partial_projection(rng),
         });
     }
-    let count = 2 + rng.usize(..3);
-    let mut entities = Vec::new();
-    for e in 0..count {
-        let pool = pool(&mut rng);
-        let pick = |rng: &mut fastrand::Rng| pool[rng.usize(..pool.len())].clone();
-        let mut attrs: Vec<Attr> = Vec::new();
-        let use_attr = |attrs: &mut Vec<Attr>, (name, ty): (&'static str, Ty), optional: bool| {
-            if !attrs.iter().any(|a| a.name == name) {
+    indexes
+}
+
+/// Entity `e`: its attributes from a pool, its table keys, the indexes it
+/// lists (sometimes sparse) and those its keys put it in unlisted.
+fn draw_entity(
+    rng: &mut fastrand::Rng,
+    e: usize,
+    indexes: &[Index],
+    (inverted, ttl): (bool, bool),
+    entities: &[Entity],
+) -> Entity {
+    let pool = pool(rng);
+    let pick = |rng: &mut fastrand::Rng| pool[rng.usize(..pool.len())].clone();
+    let mut attrs: Vec<Attr> = Vec::new();
+    let use_attr = |attrs: &mut Vec<Attr>, (name, ty): (&'static str, Ty), optional: bool| {
+        if !attrs.iter().any(|a| a.name == name) {
+            attrs.push(Attr {
+                name: name.into(),
+                ty,
+                optional,
+            });
+        }
+        name.to_owned()
+    };
+    let global = rng.u8(..5) == 0;
+    let versioned = !global && rng.u8(..5) == 0;
+    let shards = (!versioned && rng.u8(..6) == 0).then_some(3);
+    let random_shards = shards.is_some() && rng.bool();
+    let tenant = if global {
+        vec![Seg::Lit("G#".into())]
+    } else {
+        vec![Seg::Lit("T#".into()), Seg::Tenant, Seg::Lit("|".into())]
+    };
+    let mut pk = tenant.clone();
+    // Mostly the shared partition `P#<p>` (collections, near
+    // collisions between entities); else a partition of one attribute.
+    let (literal, attr) = if rng.u8(..3) > 0 {
+        ("P#".to_owned(), pool[0].clone())
+    } else {
+        let (name, ty) = pick(rng);
+        let literal = PARTITIONS[rng.usize(..PARTITIONS.len())];
+        (
+            format!("{}{name}#", literal.trim_end_matches('#')),
+            (name, ty),
+        )
+    };
+    pk.push(Seg::Lit(literal));
+    let first = use_attr(&mut attrs, attr, false);
+    pk.push(Seg::Attr(first.clone()));
+    if shards.is_some() {
+        pk.push(Seg::Lit("|S#".into()));
+        pk.push(Seg::Shard);
+    }
+    let mut sk = if inverted { tenant.clone() } else { Vec::new() };
+    let lit = SORT_LITERALS[rng.usize(..SORT_LITERALS.len())];
+    sk.push(Seg::Lit(lit.into()));
+    let holes = if lit.ends_with('#') {
+        1 + rng.usize(..2)
+    } else {
+        rng.usize(..2)
+    };
+    for i in 0..holes {
+        if i > 0 || !lit.ends_with('#') {
+            sk.push(Seg::Lit("#".into()));
+        }
+        sk.push(Seg::Attr(use_attr(&mut attrs, pick(rng), false)));
+    }
+    let mut entity_indexes = Vec::new();
+    for index in indexes {
+        if index.name == "Inverted" || index.name == "GSI2" || versioned || !rng.bool() {
+            continue;
+        }
+        // Sometimes sparse: an optional attribute only this index uses.
+        let sparse = rng.u8(..3) == 0;
+        let mut isk = vec![Seg::Lit(
+            SORT_LITERALS[rng.usize(..SORT_LITERALS.len())].into(),
+        )];
+        if !matches!(isk[0], Seg::Lit(ref l) if l.ends_with('#')) {
+            isk.push(Seg::Lit("#".into()));
+        }
+        let (name, ty) = pick(rng);
+        let attr = if sparse {
+            let sparse_name = format!("o{name}");
+            if !attrs.iter().any(|a| a.name == sparse_name) {
                 attrs.push(Attr {
-                    name: name.into(),
+                    name: sparse_name.clone(),
                     ty,
-                    optional,
+                    optional: true,
                 });
             }
-            name.to_owned()
-        };
-        let global = rng.u8(..5) == 0;
-        let versioned = !global && rng.u8(..5) == 0;
-        let shards = (!versioned && rng.u8(..6) == 0).then_some(3);
-        let random_shards = shards.is_some() && rng.bool();
-        let tenant = if global {
-            vec![Seg::Lit("G#".into())]
+            sparse_name
         } else {
-            vec![Seg::Lit("T#".into()), Seg::Tenant, Seg::Lit("|".into())]
+            use_attr(&mut attrs, (name, ty), false)
         };
-        let mut pk = tenant.clone();
-        // Mostly the shared partition `P#<p>` (collections, near
-        // collisions between entities); else a partition of one attribute.
-        let (literal, attr) = if rng.u8(..3) > 0 {
-            ("P#".to_owned(), pool[0].clone())
+        isk.push(Seg::Attr(attr));
+        let ipk = if index.local {
+            Template(pk.clone())
         } else {
-            let (name, ty) = pick(&mut rng);
-            let literal = PARTITIONS[rng.usize(..PARTITIONS.len())];
-            (
-                format!("{}{name}#", literal.trim_end_matches('#')),
-                (name, ty),
-            )
+            let mut ipk = tenant.clone();
+            // Mostly the shared partition `G`, where entities meet.
+            ipk.push(Seg::Lit(["S#", "G", "G", "P#"][rng.usize(..4)].into()));
+            if !matches!(ipk.last(), Some(Seg::Lit(l)) if l == "G") {
+                ipk.push(Seg::Attr(use_attr(&mut attrs, pick(rng), false)));
+            }
+            if shards.is_some() {
+                ipk.push(Seg::Lit("|S#".into()));
+                ipk.push(Seg::Shard);
+            }
+            Template(ipk)
         };
-        pk.push(Seg::Lit(literal));
-        let first = use_attr(&mut attrs, attr, false);
-        pk.push(Seg::Attr(first.clone()));
-        if shards.is_some() {
-            pk.push(Seg::Lit("|S#".into()));
-            pk.push(Seg::Shard);
-        }
-        let mut sk = if inverted { tenant.clone() } else { Vec::new() };
-        let lit = SORT_LITERALS[rng.usize(..SORT_LITERALS.len())];
-        sk.push(Seg::Lit(lit.into()));
-        let holes = if lit.ends_with('#') {
-            1 + rng.usize(..2)
-        } else {
-            rng.usize(..2)
-        };
-        for i in 0..holes {
-            if i > 0 || !lit.ends_with('#') {
-                sk.push(Seg::Lit("#".into()));
-            }
-            sk.push(Seg::Attr(use_attr(&mut attrs, pick(&mut rng), false)));
-        }
-        let mut entity_indexes = Vec::new();
-        for index in &indexes {
-            if index.name == "Inverted" || index.name == "GSI2" || versioned || !rng.bool() {
-                continue;
-            }
-            // Sometimes sparse: an optional attribute only this index uses.
-            let sparse = rng.u8(..3) == 0;
-            let mut isk = vec![Seg::Lit(
-                SORT_LITERALS[rng.usize(..SORT_LITERALS.len())].into(),
-            )];
-            if !matches!(isk[0], Seg::Lit(ref l) if l.ends_with('#')) {
-                isk.push(Seg::Lit("#".into()));
-            }
-            let (name, ty) = pick(&mut rng);
-            let attr = if sparse {
-                let sparse_name = format!("o{name}");
-                if !attrs.iter().any(|a| a.name == sparse_name) {
-                    attrs.push(Attr {
-                        name: sparse_name.clone(),
-                        ty,
-                        optional: true,
-                    });
-                }
-                sparse_name
-            } else {
-                use_attr(&mut attrs, (name, ty), false)
-            };
-            isk.push(Seg::Attr(attr));
-            let ipk = if index.local {
-                Template(pk.clone())
-            } else {
-                let mut ipk = tenant.clone();
-                // Mostly the shared partition `G`, where entities meet.
-                ipk.push(Seg::Lit(["S#", "G", "G", "P#"][rng.usize(..4)].into()));
-                if !matches!(ipk.last(), Some(Seg::Lit(l)) if l == "G") {
-                    ipk.push(Seg::Attr(use_attr(&mut attrs, pick(&mut rng), false)));
-                }
-                if shards.is_some() {
-                    ipk.push(Seg::Lit("|S#".into()));
-                    ipk.push(Seg::Shard);
-                }
-                Template(ipk)
-            };
-            entity_indexes.push((index.name.clone(), ipk, Template(isk)));
-        }
-        // Indexes keyed on attributes the entity writes anyway hold its
-        // items whether or not it lists them: the inverted index (the
-        // table's keys swapped), and GSI2 (GSI1's partition key with the
-        // table's sort key).
-        let mut unlisted = Vec::new();
-        if let Some(gsi1) = entity_indexes
-            .iter()
-            .find(|(name, _, _)| name == "GSI1")
-            .cloned()
-        {
-            if indexes.iter().any(|i| i.name == "GSI2") {
-                entity_indexes.push(("GSI2".into(), gsi1.1, Template(sk.clone())));
-                // The first entity in it lists it, the others mostly not.
-                let first = !entities
-                    .iter()
-                    .any(|e: &Entity| e.indexes.iter().any(|(i, _, _)| i == "GSI2"));
-                if !first && rng.u8(..4) > 0 {
-                    unlisted.push("GSI2".to_owned());
-                }
+        entity_indexes.push((index.name.clone(), ipk, Template(isk)));
+    }
+    // Indexes keyed on attributes the entity writes anyway hold its
+    // items whether or not it lists them: the inverted index (the
+    // table's keys swapped), and GSI2 (GSI1's partition key with the
+    // table's sort key).
+    let mut unlisted = Vec::new();
+    if let Some(gsi1) = entity_indexes
+        .iter()
+        .find(|(name, _, _)| name == "GSI1")
+        .cloned()
+    {
+        if indexes.iter().any(|i| i.name == "GSI2") {
+            entity_indexes.push(("GSI2".into(), gsi1.1, Template(sk.clone())));
+            // The first entity in it lists it, the others mostly not.
+            let first = !entities
+                .iter()
+                .any(|e: &Entity| e.indexes.iter().any(|(i, _, _)| i == "GSI2"));
+            if !first && rng.u8(..4) > 0 {
+                unlisted.push("GSI2".to_owned());
             }
         }
-        if inverted {
-            entity_indexes.push((
-                "Inverted".into(),
-                Template(sk.clone()),
-                Template(pk.clone()),
-            ));
-            if e > 0 && rng.u8(..4) > 0 {
-                unlisted.push("Inverted".to_owned());
-            }
+    }
+    if inverted {
+        entity_indexes.push((
+            "Inverted".into(),
+            Template(sk.clone()),
+            Template(pk.clone()),
+        ));
+        if e > 0 && rng.u8(..4) > 0 {
+            unlisted.push("Inverted".to_owned());
         }
+    }
+    attrs.push(Attr {
+        name: "note".into(),
+        ty: Ty::Str {
+            chars: "a-z",
+            max: 3,
+        },
+        optional: versioned || rng.bool(),
+    });
+    if versioned {
         attrs.push(Attr {
-            name: "note".into(),
-            ty: Ty::Str {
-                chars: "a-z",
-                max: 3,
+            name: "ver".into(),
+            ty: Ty::Int {
+                min: 1,
+                max: 1_000_000,
             },
-            optional: versioned || rng.bool(),
-        });
-        if versioned {
-            attrs.push(Attr {
-                name: "ver".into(),
-                ty: Ty::Int {
-                    min: 1,
-                    max: 1_000_000,
-                },
-                optional: false,
-            });
-        }
-        if rng.u8(..3) == 0 {
-            attrs.push(Attr {
-                name: "info".into(),
-                ty: Ty::Record,
-                optional: rng.bool(),
-            });
-        }
-        if ttl && rng.bool() {
-            attrs.push(Attr {
-                name: "exp".into(),
-                ty: Ty::Epoch,
-                optional: rng.bool(),
-            });
-        }
-        entities.push(Entity {
-            name: format!("E{e}"),
-            attrs,
-            pk: Template(pk),
-            sk: Template(sk),
-            indexes: entity_indexes,
-            unlisted,
-            global,
-            shards,
-            random_shards,
-            versioned,
+            optional: false,
         });
     }
-    let mut patterns = Vec::new();
-    for n in 0..(3 + rng.usize(..4)) {
-        let source = rng.usize(..entities.len());
-        let e = &entities[source];
-        let choice = rng.usize(..=e.indexes.len());
-        let (index, pk, sk) = match choice {
-            0 => (None, e.pk.clone(), e.sk.clone()),
-            i => {
-                let (name, pk, sk) = &e.indexes[i - 1];
-                (Some(name.clone()), pk.clone(), sk.clone())
-            }
-        };
-        let bound = |rng: &mut fastrand::Rng| -> Template {
-            match rng.u8(..3) {
-                0 => sk.clone(),
-                1 => {
-                    let prefixes = sk.delimited_prefixes();
-                    if prefixes.is_empty() {
-                        sk.clone()
-                    } else {
-                        prefixes[rng.usize(..prefixes.len())].clone()
-                    }
-                }
-                _ => {
-                    let mut t: Vec<Seg> = if sk.0.get(1) == Some(&Seg::Tenant) {
-                        sk.0[..3].to_vec()
-                    } else {
-                        Vec::new()
-                    };
-                    t.push(Seg::Lit(
-                        BOUND_LITERALS[rng.usize(..BOUND_LITERALS.len())].into(),
-                    ));
-                    Template(t)
-                }
-            }
-        };
-        let cond = match rng.u8(..9) {
-            0 | 1 => None,
-            2 => Some((Op::Equals, vec![sk.clone()])),
-            3 => {
-                let prefixes = sk.delimited_prefixes();
-                (!prefixes.is_empty()).then(|| {
-                    (
-                        Op::BeginsWith,
-                        vec![prefixes[rng.usize(..prefixes.len())].clone()],
-                    )
-                })
-            }
-            4 => Some((Op::Lt, vec![bound(&mut rng)])),
-            5 => Some((Op::Lte, vec![bound(&mut rng)])),
-            6 => Some((Op::Gt, vec![bound(&mut rng)])),
-            7 => Some((Op::Gte, vec![bound(&mut rng)])),
-            _ => Some((Op::Between, vec![bound(&mut rng), bound(&mut rng)])),
-        };
-        // Half the table queries of an entity sharded at random name one
-        // whole key per shard: the shards are read with BatchGetItem.
-        // Drawn apart from the main sequence.
-        let cond = if e.random_shards
-            && index.is_none()
-            && fastrand::Rng::with_seed(seed ^ 0xba7c_4 ^ n as u64).bool()
-        {
-            Some((Op::Equals, vec![sk.clone()]))
-        } else {
-            cond
-        };
-        // Drawn apart from the main sequence (see `by_keys`); only where
-        // every attribute is carried (the table, or an index of `ALL`), so
-        // that the selection never names what the index leaves out.
-        let mut picks = fastrand::Rng::with_seed(seed ^ 0x5e1e_c7 ^ n as u64);
-        let carries_all = index.as_ref().is_none_or(|i| {
-            indexes
-                .iter()
-                .any(|x| x.name == *i && x.projection.is_none())
-        });
-        let select = (carries_all && picks.u8(..4) == 0).then(|| {
-            let mut names: Vec<String> = e
-                .attrs
-                .iter()
-                .filter(|_| picks.bool())
-                .map(|a| a.name.clone())
-                .collect();
-            if names.is_empty() {
-                names.extend(e.attrs.first().map(|a| a.name.clone()));
-            }
-            names
-        });
-        // A filter on `note` (every entity's, never in a key), where the
-        // index carries it; drawn apart from the main sequence too.
-        let carries_note = index.as_ref().is_none_or(|i| {
-            indexes
-                .iter()
-                .any(|x| x.name == *i && x.projection.as_ref().is_none_or(|p| p.contains(&"note")))
-        });
-        let filter = (carries_note && picks.u8(..3) == 0).then(|| draw_filter(&mut picks));
-        patterns.push(Pattern {
-            name: format!("q{n}"),
-            index,
-            pk,
-            sk: cond,
-            descending: rng.bool(),
-            source,
-            global: e.global,
-            declares_returns: rng.u8(..5) < 2,
-            select,
-            filter,
+    if rng.u8(..3) == 0 {
+        attrs.push(Attr {
+            name: "info".into(),
+            ty: Ty::Record,
+            optional: rng.bool(),
         });
     }
-    // Drawn apart from the main sequence, so that the rest of each seed's
-    // spec stays what it was.
-    let by_keys = fastrand::Rng::with_seed(seed ^ 0xe7e7).u8(..3) == 0;
-    let scans = if by_keys {
-        Vec::new()
-    } else {
-        draw_scans(seed, &entities, &indexes)
+    if ttl && rng.bool() {
+        attrs.push(Attr {
+            name: "exp".into(),
+            ty: Ty::Epoch,
+            optional: rng.bool(),
+        });
+    }
+    Entity {
+        name: format!("E{e}"),
+        attrs,
+        pk: Template(pk),
+        sk: Template(sk),
+        indexes: entity_indexes,
+        unlisted,
+        global,
+        shards,
+        random_shards,
+        versioned,
+    }
+}
+
+/// Query pattern `n` of one entity: its key condition, selection and filter.
+fn draw_pattern(
+    rng: &mut fastrand::Rng,
+    seed: u64,
+    n: usize,
+    entities: &[Entity],
+    indexes: &[Index],
+) -> Pattern {
+    let source = rng.usize(..entities.len());
+    let e = &entities[source];
+    let choice = rng.usize(..=e.indexes.len());
+    let (index, pk, sk) = match choice {
+        0 => (None, e.pk.clone(), e.sk.clone()),
+        i => {
+            let (name, pk, sk) = &e.indexes[i - 1];
+            (Some(name.clone()), pk.clone(), sk.clone())
+        }
     };
-    Spec {
-        seed,
-        ttl,
-        by_keys,
-        entities,
-        indexes,
-        patterns,
-        scans,
+    let bound = |rng: &mut fastrand::Rng| -> Template {
+        match rng.u8(..3) {
+            0 => sk.clone(),
+            1 => {
+                let prefixes = sk.delimited_prefixes();
+                if prefixes.is_empty() {
+                    sk.clone()
+                } else {
+                    prefixes[rng.usize(..prefixes.len())].clone()
+                }
+            }
+            _ => {
+                let mut t: Vec<Seg> = if sk.0.get(1) == Some(&Seg::Tenant) {
+                    sk.0[..3].to_vec()
+                } else {
+                    Vec::new()
+                };
+                t.push(Seg::Lit(
+                    BOUND_LITERALS[rng.usize(..BOUND_LITERALS.len())].into(),
+                ));
+                Template(t)
+            }
+        }
+    };
+    let cond = match rng.u8(..9) {
+        0 | 1 => None,
+        2 => Some((Op::Equals, vec![sk.clone()])),
+        3 => {
+            let prefixes = sk.delimited_prefixes();
+            (!prefixes.is_empty()).then(|| {
+                (
+                    Op::BeginsWith,
+                    vec![prefixes[rng.usize(..prefixes.len())].clone()],
+                )
+            })
+        }
+        4 => Some((Op::Lt, vec![bound(rng)])),
+        5 => Some((Op::Lte, vec![bound(rng)])),
+        6 => Some((Op::Gt, vec![bound(rng)])),
+        7 => Some((Op::Gte, vec![bound(rng)])),
+        _ => Some((Op::Between, vec![bound(rng), bound(rng)])),
+    };
+    // Half the table queries of an entity sharded at random name one
+    // whole key per shard: the shards are read with BatchGetItem.
+    // Drawn apart from the main sequence.
+    let cond = if e.random_shards
+        && index.is_none()
+        && fastrand::Rng::with_seed(seed ^ 0xba7c_4 ^ n as u64).bool()
+    {
+        Some((Op::Equals, vec![sk.clone()]))
+    } else {
+        cond
+    };
+    // Drawn apart from the main sequence (see `by_keys`); only where
+    // every attribute is carried (the table, or an index of `ALL`), so
+    // that the selection never names what the index leaves out.
+    let mut picks = fastrand::Rng::with_seed(seed ^ 0x5e1e_c7 ^ n as u64);
+    let carries_all = index.as_ref().is_none_or(|i| {
+        indexes
+            .iter()
+            .any(|x| x.name == *i && x.projection.is_none())
+    });
+    let select = (carries_all && picks.u8(..4) == 0).then(|| {
+        let mut names: Vec<String> = e
+            .attrs
+            .iter()
+            .filter(|_| picks.bool())
+            .map(|a| a.name.clone())
+            .collect();
+        if names.is_empty() {
+            names.extend(e.attrs.first().map(|a| a.name.clone()));
+        }
+        names
+    });
+    // A filter on `note` (every entity's, never in a key), where the
+    // index carries it; drawn apart from the main sequence too.
+    let carries_note = index.as_ref().is_none_or(|i| {
+        indexes
+            .iter()
+            .any(|x| x.name == *i && x.projection.as_ref().is_none_or(|p| p.contains(&"note")))
+    });
+    let filter = (carries_note && picks.u8(..3) == 0).then(|| draw_filter(&mut picks));
+    Pattern {
+        name: format!("q{n}"),
+        index,
+        pk,
+        sk: cond,
+        descending: rng.bool(),
+        source,
+        global: e.global,
+        declares_returns: rng.u8(..5) < 2,
+        select,
+        filter,
     }
 }
 
@@ -1537,8 +1570,21 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call], names: &Names) -
     for (t, tenant) in TENANTS.iter().enumerate() {
         let _ = writeln!(d, "        let t{t} = TenantId::new({tenant:?}).unwrap();\n        let r{t} = repo.for_tenant(&t{t});");
     }
-    // The items: a few per entity and tenant, values from small pools so
-    // that collections form and keys come close.
+    render_writes(spec, &mut rng, &mut d, names);
+    d.push_str("        run.scan(&client, &table).await;\n");
+    for call in calls {
+        render_call(spec, call, &mut rng, &mut d, names);
+    }
+    render_scans(spec, &mut rng, &mut d, names);
+    d.push_str("        run\n    }\n}\n");
+    d
+}
+
+/// The driver's writes: a few items per entity and tenant, values from
+/// small pools so that collections form and keys come close; versioned
+/// items through `update(..).or_create()`, and sometimes a conditional
+/// update of an item just written.
+fn render_writes(spec: &Spec, rng: &mut fastrand::Rng, d: &mut String, names: &Names) {
     let mut versioned_keys = std::collections::BTreeSet::new();
     let mut picks = fastrand::Rng::with_seed(spec.seed ^ 0xc0d1);
     for (t, tenant) in TENANTS.iter().enumerate() {
@@ -1559,7 +1605,7 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call], names: &Names) -
                 let values: Vec<(&Attr, Value, bool)> = e
                     .attrs
                     .iter()
-                    .map(|a| (a, a.ty.value(&mut rng), !a.optional || rng.bool()))
+                    .map(|a| (a, a.ty.value(rng), !a.optional || rng.bool()))
                     .collect();
                 if e.versioned {
                     let lookup = |name: &str| {
@@ -1653,203 +1699,220 @@ pub fn render_driver(spec: &Spec, module: &str, calls: &[Call], names: &Names) -
             }
         }
     }
-    d.push_str("        run.scan(&client, &table).await;\n");
-    for call in calls {
-        let Some(p) = spec.patterns.iter().find(|p| p.name == call.pattern) else {
+}
+
+/// The driver's calls of one query pattern: three, each for a tenant, with
+/// drawn arguments, page size and limit, and what the oracle needs to
+/// judge the answer.
+fn render_call(spec: &Spec, call: &Call, rng: &mut fastrand::Rng, d: &mut String, names: &Names) {
+    let Some(p) = spec.patterns.iter().find(|p| p.name == call.pattern) else {
+        return;
+    };
+    let index = spec
+        .indexes
+        .iter()
+        .find(|i| Some(&i.name) == p.index.as_ref());
+    let (pk_attr, sk_attr) = index.map_or(("pk", "sk"), |i| (i.pk.as_str(), i.sk.as_str()));
+    let source = &spec.entities[p.source];
+    for _ in 0..3 {
+        let t = if p.global {
+            0
+        } else {
+            rng.usize(..TENANTS.len())
+        };
+        let (args, keys) = draw_args(spec, call, rng);
+        let lookup = |name: &str| keys.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        // The shards a `<shard>` of the call stands for: the hashed one
+        // when the call gives the hashed attribute, else (and always
+        // for random shards) every shard.
+        let shards = match source.shards {
+            None => vec![0],
+            Some(count) if source.random_shards => (0..count).collect(),
+            Some(count) => match source.pk.attrs().next().and_then(|a| lookup(a)) {
+                Some(value) => {
+                    vec![hash_shard(&value, count)]
+                }
+                None => (0..count).collect(),
+            },
+        };
+        let sharded = p.pk.sharded()
+            || p.sk
+                .as_ref()
+                .is_some_and(|(_, ops)| ops.iter().any(Template::sharded));
+        let pk_shards = if p.pk.sharded() {
+            shards.clone()
+        } else {
+            vec![0]
+        };
+        let pks: Option<Vec<String>> = pk_shards
+            .iter()
+            .map(|shard| p.pk.encode(TENANTS[t], *shard, &lookup))
+            .collect();
+        let Some(pks) = pks else {
             continue;
         };
-        let index = spec
-            .indexes
-            .iter()
-            .find(|i| Some(&i.name) == p.index.as_ref());
-        let (pk_attr, sk_attr) = index.map_or(("pk", "sk"), |i| (i.pk.as_str(), i.sk.as_str()));
-        let source = &spec.entities[p.source];
-        for _ in 0..3 {
-            let t = if p.global {
-                0
-            } else {
-                rng.usize(..TENANTS.len())
-            };
-            let mut args = Vec::new();
-            let mut keys: Vec<(String, String)> = Vec::new();
-            for (param, entity, attribute) in &call.params {
-                let Some(ty) = spec
-                    .entities
-                    .iter()
-                    .position(|e| e.name == *entity)
-                    .and_then(|e| spec.attr_type(e, attribute))
-                else {
-                    continue;
+        // One operand list per shard when a bound holds `<shard>`.
+        let (op, operands): (String, Vec<Vec<String>>) = match &p.sk {
+            None => ("None".to_owned(), Vec::new()),
+            Some((op, ops)) => {
+                let bound_shards = if ops.iter().any(Template::sharded) {
+                    shards.clone()
+                } else {
+                    vec![0]
                 };
-                let v = ty.value(&mut rng);
-                let arg = match ty {
-                    Ty::Str { .. } | Ty::Escaped => {
-                        v.rust.trim_end_matches(".to_owned()").to_owned()
-                    }
-                    Ty::Int { .. }
-                    | Ty::Enum(_)
-                    | Ty::Bool
-                    | Ty::Datetime { .. }
-                    | Ty::Epoch
-                    | Ty::Record => v.rust.clone(),
-                };
-                args.push(arg);
-                keys.push((param.clone(), v.key.clone()));
-            }
-            let lookup = |name: &str| keys.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-            // The shards a `<shard>` of the call stands for: the hashed one
-            // when the call gives the hashed attribute, else (and always
-            // for random shards) every shard.
-            let shards = match source.shards {
-                None => vec![0],
-                Some(count) if source.random_shards => (0..count).collect(),
-                Some(count) => match source.pk.attrs().next().and_then(|a| lookup(a)) {
-                    Some(value) => {
-                        vec![hash_shard(&value, count)]
-                    }
-                    None => (0..count).collect(),
-                },
-            };
-            let sharded = p.pk.sharded()
-                || p.sk
-                    .as_ref()
-                    .is_some_and(|(_, ops)| ops.iter().any(Template::sharded));
-            let pk_shards = if p.pk.sharded() {
-                shards.clone()
-            } else {
-                vec![0]
-            };
-            let pks: Option<Vec<String>> = pk_shards
-                .iter()
-                .map(|shard| p.pk.encode(TENANTS[t], *shard, &lookup))
-                .collect();
-            let Some(pks) = pks else {
-                continue;
-            };
-            // One operand list per shard when a bound holds `<shard>`.
-            let (op, operands): (String, Vec<Vec<String>>) = match &p.sk {
-                None => ("None".to_owned(), Vec::new()),
-                Some((op, ops)) => {
-                    let bound_shards = if ops.iter().any(Template::sharded) {
-                        shards.clone()
-                    } else {
-                        vec![0]
-                    };
-                    (
-                        format!("Some(crate::soundness::Op::{op:?})"),
-                        bound_shards
-                            .iter()
-                            .map(|shard| {
-                                ops.iter()
-                                    .filter_map(|o| o.encode(TENANTS[t], *shard, &lookup))
-                                    .collect()
-                            })
-                            .collect(),
-                    )
-                }
-            };
-            let limit = if index.is_none() && !sharded && rng.u8(..4) == 0 {
-                Some(1 + rng.usize(..3))
-            } else {
-                None
-            };
-            let page = 1 + rng.usize(..3);
-            let include_expired = spec.ttl && rng.bool();
-            let handle = if p.global {
-                "repo".to_owned()
-            } else {
-                format!("r{t}")
-            };
-            let mut args = args.clone();
-            if let Some((_, operands, true)) = &p.filter {
-                args.push(format!("{:?}", operands[0]));
-            }
-            let mut query = format!("{handle}.{}({})", names.method(&p.name), args.join(", "));
-            let _ = write!(query, ".page_size({page})");
-            if let Some(l) = limit {
-                let _ = write!(query, ".limit({l})");
-            }
-            if include_expired {
-                query.push_str(".include_expired()");
-            }
-            let scope = if p.global {
-                "&()".to_owned()
-            } else {
-                format!("&t{t}")
-            };
-            let to_item = if call.returns.len() == 1 {
-                format!("|e| e.to_item({scope})")
-            } else {
-                let arms: Vec<String> = call
-                    .returns
-                    .iter()
-                    .map(|r| {
-                        format!(
-                            "{}::{}(e) => e.to_item({scope})",
-                            names.item_enum(&p.name),
-                            names.ty(r)
-                        )
-                    })
-                    .collect();
-                format!("|e| match e {{ {} }}", arms.join(", "))
-            };
-            // Read in part: the stored item decoded as its entity and cut
-            // down to the partial type is what the call must return.
-            let partial = |r: &String| call.partials.iter().find(|(e, _)| e == r).map(|(_, ty)| ty);
-            let expect = match call.returns.as_slice() {
-                [one] => partial(one).map(|ty| {
-                    format!(
-                        "|i| {}::from_item(i).map(|e| {ty}::from(&e))",
-                        names.ty(one)
-                    )
-                }),
-                several if several.iter().any(|r| partial(r).is_some()) => {
-                    let arms: Vec<String> = several
+                (
+                    format!("Some(crate::soundness::Op::{op:?})"),
+                    bound_shards
                         .iter()
-                        .map(|r| {
-                            let value = match partial(r) {
-                                Some(ty) => format!("{ty}::from(&e)"),
-                                None => "e".to_owned(),
-                            };
-                            let r = names.ty(r);
-                            format!("if {r}::IDENTITY.matches(i) {{ return {r}::from_item(i).map(|e| {}::{r}({value})); }}", names.item_enum(&p.name))
+                        .map(|shard| {
+                            ops.iter()
+                                .filter_map(|o| o.encode(TENANTS[t], *shard, &lookup))
+                                .collect()
                         })
-                        .collect();
-                    Some(format!("|i| {{ {} Err(singletable_runtime::DecodeError::new(\"soundness\", \"pk\", singletable_runtime::DecodeProblem::NotOfEntity(None))) }}", arms.join(" ")))
-                }
-                _ => None,
-            };
-            let projected = match index.and_then(|i| i.projection.as_ref()) {
-                None => "None".to_owned(),
-                Some(names) => format!("Some(&{names:?})"),
-            };
-            let ttl = if spec.ttl && !include_expired {
-                "Some(\"exp\")"
-            } else {
-                "None"
-            };
-            let filter = filter_case(p.filter.as_ref());
-            let (call_fn, result) = match &expect {
-                Some(expect) => ("queried_as", format!("{query}.all().await, {expect}")),
-                None => ("queried", format!("{query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>())")),
-            };
-            let _ = writeln!(
-                d,
-                "        run.{call_fn}(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl}, projected: {projected}, filter: {filter} }}, {result});",
-                p.name,
-                pks.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
-                operands
-                    .iter()
-                    .map(|set| format!("vec![{}]", set.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", ")))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                p.descending,
-            );
+                        .collect(),
+                )
+            }
+        };
+        let limit = if index.is_none() && !sharded && rng.u8(..4) == 0 {
+            Some(1 + rng.usize(..3))
+        } else {
+            None
+        };
+        let page = 1 + rng.usize(..3);
+        let include_expired = spec.ttl && rng.bool();
+        let handle = if p.global {
+            "repo".to_owned()
+        } else {
+            format!("r{t}")
+        };
+        let mut args = args.clone();
+        if let Some((_, operands, true)) = &p.filter {
+            args.push(format!("{:?}", operands[0]));
         }
+        let mut query = format!("{handle}.{}({})", names.method(&p.name), args.join(", "));
+        let _ = write!(query, ".page_size({page})");
+        if let Some(l) = limit {
+            let _ = write!(query, ".limit({l})");
+        }
+        if include_expired {
+            query.push_str(".include_expired()");
+        }
+        let scope = if p.global {
+            "&()".to_owned()
+        } else {
+            format!("&t{t}")
+        };
+        let (to_item, expect) = decoders(call, p, names, &scope);
+        let projected = match index.and_then(|i| i.projection.as_ref()) {
+            None => "None".to_owned(),
+            Some(names) => format!("Some(&{names:?})"),
+        };
+        let ttl = if spec.ttl && !include_expired {
+            "Some(\"exp\")"
+        } else {
+            "None"
+        };
+        let filter = filter_case(p.filter.as_ref());
+        let (call_fn, result) = match &expect {
+            Some(expect) => ("queried_as", format!("{query}.all().await, {expect}")),
+            None => ("queried", format!("{query}.all().await.map(|v| v.iter().map({to_item}).collect::<Result<Vec<_>, _>>())")),
+        };
+        let _ = writeln!(
+            d,
+            "        run.{call_fn}(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl}, projected: {projected}, filter: {filter} }}, {result});",
+            p.name,
+            pks.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
+            operands
+                .iter()
+                .map(|set| format!("vec![{}]", set.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", ")))
+                .collect::<Vec<_>>()
+                .join(", "),
+            p.descending,
+        );
     }
-    render_scans(spec, &mut rng, &mut d, names);
-    d.push_str("        run\n    }\n}\n");
-    d
+}
+
+/// A call's arguments, drawn from its parameters' attribute types, and the
+/// key text each parameter stands for.
+fn draw_args(
+    spec: &Spec,
+    call: &Call,
+    rng: &mut fastrand::Rng,
+) -> (Vec<String>, Vec<(String, String)>) {
+    let mut args = Vec::new();
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for (param, entity, attribute) in &call.params {
+        let Some(ty) = spec
+            .entities
+            .iter()
+            .position(|e| e.name == *entity)
+            .and_then(|e| spec.attr_type(e, attribute))
+        else {
+            continue;
+        };
+        let v = ty.value(rng);
+        let arg = match ty {
+            Ty::Str { .. } | Ty::Escaped => v.rust.trim_end_matches(".to_owned()").to_owned(),
+            Ty::Int { .. }
+            | Ty::Enum(_)
+            | Ty::Bool
+            | Ty::Datetime { .. }
+            | Ty::Epoch
+            | Ty::Record => v.rust.clone(),
+        };
+        args.push(arg);
+        keys.push((param.clone(), v.key.clone()));
+    }
+    (args, keys)
+}
+
+/// How the driver turns what a call returns into items (`to_item`), and
+/// for a call that reads in part, how the oracle decodes a stored item to
+/// what the call must return.
+fn decoders(call: &Call, p: &Pattern, names: &Names, scope: &str) -> (String, Option<String>) {
+    let to_item = if call.returns.len() == 1 {
+        format!("|e| e.to_item({scope})")
+    } else {
+        let arms: Vec<String> = call
+            .returns
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}::{}(e) => e.to_item({scope})",
+                    names.item_enum(&p.name),
+                    names.ty(r)
+                )
+            })
+            .collect();
+        format!("|e| match e {{ {} }}", arms.join(", "))
+    };
+    // Read in part: the stored item decoded as its entity and cut
+    // down to the partial type is what the call must return.
+    let partial = |r: &String| call.partials.iter().find(|(e, _)| e == r).map(|(_, ty)| ty);
+    let expect = match call.returns.as_slice() {
+        [one] => partial(one).map(|ty| {
+            format!(
+                "|i| {}::from_item(i).map(|e| {ty}::from(&e))",
+                names.ty(one)
+            )
+        }),
+        several if several.iter().any(|r| partial(r).is_some()) => {
+            let arms: Vec<String> = several
+                .iter()
+                .map(|r| {
+                    let value = match partial(r) {
+                        Some(ty) => format!("{ty}::from(&e)"),
+                        None => "e".to_owned(),
+                    };
+                    let r = names.ty(r);
+                    format!("if {r}::IDENTITY.matches(i) {{ return {r}::from_item(i).map(|e| {}::{r}({value})); }}", names.item_enum(&p.name))
+                })
+                .collect();
+            Some(format!("|i| {{ {} Err(singletable_runtime::DecodeError::new(\"soundness\", \"pk\", singletable_runtime::DecodeProblem::NotOfEntity(None))) }}", arms.join(" ")))
+        }
+        _ => None,
+    };
+    (to_item, expect)
 }
 
 /// The driver's calls of the scans: all segments at once, and each
