@@ -159,6 +159,46 @@ fn key_value(shape: &Shape, id: &str, n: usize) -> String {
     }
 }
 
+/// An item's discriminator (`type`) and the attributes its GSI is keyed
+/// on: computed keys, an owner, or a number under a name that is no
+/// identifier; some items lack them (a sparse index).
+fn index_and_type_values(
+    item: &mut Map<String, Value>,
+    (gsi, discriminator): (usize, bool),
+    (k, n): (usize, usize),
+    (prefix, d): (&str, char),
+    id: &str,
+) {
+    if discriminator {
+        let kind = ["order line", "customer", "item"]
+            .get(k)
+            .map_or_else(|| format!("kind {k}"), |k| (*k).to_owned());
+        item.insert("type".into(), json!({ "S": kind }));
+    }
+    match gsi {
+        1 if n % 3 != 2 => {
+            item.insert(
+                "GSI1PK".into(),
+                json!({ "S": format!("{prefix}{d}STATUS{d}{}", n % 2) }),
+            );
+            item.insert(
+                "GSI1SK".into(),
+                json!({ "S": format!("2024-05-0{}T12:00:00Z{d}{id}", 1 + n) }),
+            );
+        }
+        2 => {
+            item.insert("owner".into(), json!({ "S": format!("owner{}", n % 2) }));
+        }
+        3 if n % 3 != 1 => {
+            item.insert(
+                "Total Amount".into(),
+                json!({ "N": format!("{}", n * 13 % 7) }),
+            );
+        }
+        _ => {}
+    }
+}
+
 /// One random model: a table, a few kinds of item, their samples.
 fn model(seed: u64) -> Value {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
@@ -249,34 +289,7 @@ fn model(seed: u64) -> Value {
                 };
                 item.insert(sk_name.into(), sk);
             }
-            if discriminator {
-                let kind = ["order line", "customer", "item"]
-                    .get(k)
-                    .map_or_else(|| format!("kind {k}"), |k| (*k).to_owned());
-                item.insert("type".into(), json!({ "S": kind }));
-            }
-            match gsi {
-                1 if n % 3 != 2 => {
-                    item.insert(
-                        "GSI1PK".into(),
-                        json!({ "S": format!("{prefix}{d}STATUS{d}{}", n % 2) }),
-                    );
-                    item.insert(
-                        "GSI1SK".into(),
-                        json!({ "S": format!("2024-05-0{}T12:00:00Z{d}{id}", 1 + n) }),
-                    );
-                }
-                2 => {
-                    item.insert("owner".into(), json!({ "S": format!("owner{}", n % 2) }));
-                }
-                3 if n % 3 != 1 => {
-                    item.insert(
-                        "Total Amount".into(),
-                        json!({ "N": format!("{}", n * 13 % 7) }),
-                    );
-                }
-                _ => {}
-            }
+            index_and_type_values(&mut item, (gsi, discriminator), (k, n), (prefix, d), &id);
             for a in &attributes {
                 if optional.contains(a) && n % 2 == 1 {
                     continue;

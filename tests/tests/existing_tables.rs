@@ -62,7 +62,7 @@ async fn get_raw(client: &singletable_runtime::sdk::Client, table: &str, key: It
 
 #[tokio::test]
 async fn natural_keys_read_and_write_the_table_as_it_is() {
-    use natural::{Repository, Score, ScoreKey, ScoreUpdate};
+    use natural::{Repository, Score, ScoreKey};
     let client = client().await;
     let table = server::unique_table("GameScores");
     let repo = Repository::new(client.clone()).with_table_name(table.clone());
@@ -160,6 +160,14 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         mine.iter().map(|s| s.game_id.as_str()).collect::<Vec<_>>(),
         ["chess", "go"]
     );
+    number_keys_order_as_numbers(&repo).await;
+
+    writes_back_as_stored(&client, &table, &repo, &ann).await;
+}
+
+/// Index and range reads of the natural-key table compare number keys as
+/// numbers, decimals too.
+async fn number_keys_order_as_numbers(repo: &natural::Repository) {
     // Number index keys sort numerically, negative numbers included.
     let board: Vec<(String, i64)> = repo
         .leaderboard("chess", -10)
@@ -213,19 +221,33 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         .map(|s| s.rating.as_str().to_owned())
         .collect();
     assert_eq!(rated, ["4.75", "4.25", "3.5"]);
+}
 
+/// The repository writes an item of the natural-key table back as it was
+/// stored, and refuses what the table cannot hold.
+async fn writes_back_as_stored(
+    client: &singletable_runtime::sdk::Client,
+    table: &str,
+    repo: &natural::Repository,
+    ann: &natural::Score,
+) {
+    use natural::{Score, ScoreKey, ScoreUpdate};
+    let key = |u: &str, g: &str| ScoreKey {
+        user_id: u.into(),
+        game_id: g.into(),
+    };
     // The repository writes the same item back byte for byte: the natural
     // keys once, under their own names, and nothing the spec does not declare.
     let before = get_raw(
-        &client,
-        &table,
+        client,
+        table,
         item(&[("user_id", s("ann")), ("game_id", s("chess"))]),
     )
     .await;
-    repo.put_score(&ann).await.unwrap();
+    repo.put_score(ann).await.unwrap();
     let after = get_raw(
-        &client,
-        &table,
+        client,
+        table,
         item(&[("user_id", s("ann")), ("game_id", s("chess"))]),
     )
     .await;
@@ -259,8 +281,8 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
     };
     repo.create_score(&dee).await.unwrap();
     let stored = get_raw(
-        &client,
-        &table,
+        client,
+        table,
         item(&[("user_id", s("dee")), ("game_id", s("go"))]),
     )
     .await;
@@ -296,8 +318,8 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
     let updated = repo.score(&key("dee", "go")).await.unwrap().unwrap();
     assert_eq!((updated.wins, updated.top_score), (3, 99));
     let stored = get_raw(
-        &client,
-        &table,
+        client,
+        table,
         item(&[("user_id", s("dee")), ("game_id", s("go"))]),
     )
     .await;
@@ -310,8 +332,8 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         .await
         .unwrap();
     let stored = get_raw(
-        &client,
-        &table,
+        client,
+        table,
         item(&[("user_id", s("dee")), ("game_id", s("go"))]),
     )
     .await;

@@ -108,7 +108,21 @@ async fn a_sharded_query_pages_through_tokens_and_refuses_foreign_ones() {
     // Refused before any request: the same calls on a client that reaches
     // no server fail with the token's error, not a service error.
     let token = page.next_token.expect("more pages");
+    refuses_foreign_tokens(&repo, &tokens, &token, (&acme, &globex)).await;
+}
+
+/// The same calls on a client that reaches no server fail with the
+/// token's error, not a service error, for a token of another tenant,
+/// pattern or parameters, forged, malformed or expired; the good token
+/// reaches the (unreachable) server.
+async fn refuses_foreign_tokens(
+    repo: &Repository,
+    tokens: &PageTokens,
+    token: &str,
+    (acme, globex): (&TenantId, &TenantId),
+) {
     let nowhere = unreachable(repo.table_name());
+    let t = repo.for_tenant(acme);
     let refused = |r: Result<Vec<Product>, Error>| match r {
         Err(Error::Token(e)) => e,
         other => panic!("not refused by its token: {other:?}"),
@@ -117,9 +131,9 @@ async fn a_sharded_query_pages_through_tokens_and_refuses_foreign_ones() {
     // issued for (the client reaching nowhere then fails on the request).
     assert!(matches!(
         nowhere
-            .for_tenant(&acme)
+            .for_tenant(acme)
             .tenant_products()
-            .after_token(&tokens, &token)
+            .after_token(tokens, token)
             .all()
             .await,
         Err(Error::Service(_))
@@ -127,9 +141,9 @@ async fn a_sharded_query_pages_through_tokens_and_refuses_foreign_ones() {
     assert_eq!(
         refused(
             nowhere
-                .for_tenant(&globex)
+                .for_tenant(globex)
                 .tenant_products()
-                .after_token(&tokens, &token)
+                .after_token(tokens, token)
                 .all()
                 .await
         ),
@@ -138,9 +152,9 @@ async fn a_sharded_query_pages_through_tokens_and_refuses_foreign_ones() {
     assert_eq!(
         refused(
             nowhere
-                .for_tenant(&acme)
+                .for_tenant(acme)
                 .products_in_category("tools")
-                .after_token(&tokens, &token)
+                .after_token(tokens, token)
                 .all()
                 .await
         ),
@@ -152,7 +166,7 @@ async fn a_sharded_query_pages_through_tokens_and_refuses_foreign_ones() {
     let tools = Box::pin(
         t.products_in_category("tools")
             .limit(3)
-            .with_tokens(&tokens)
+            .with_tokens(tokens)
             .pages(),
     )
     .next()
@@ -164,9 +178,9 @@ async fn a_sharded_query_pages_through_tokens_and_refuses_foreign_ones() {
     assert_eq!(
         refused(
             nowhere
-                .for_tenant(&acme)
+                .for_tenant(acme)
                 .products_in_category("toys")
-                .after_token(&tokens, &tools)
+                .after_token(tokens, &tools)
                 .all()
                 .await
         ),
@@ -175,23 +189,23 @@ async fn a_sharded_query_pages_through_tokens_and_refuses_foreign_ones() {
     assert_eq!(
         refused(
             nowhere
-                .for_tenant(&acme)
+                .for_tenant(acme)
                 .tenant_products()
-                .after_token(&PageTokens::new(&[43; 32]), &token)
+                .after_token(&PageTokens::new(&[43; 32]), token)
                 .all()
                 .await
         ),
         TokenError::Forged
     );
-    let mut forged = token.clone().into_bytes();
+    let mut forged = token.as_bytes().to_vec();
     let last = forged.len() - 1;
     forged[last] = if forged[last] == b'A' { b'B' } else { b'A' };
     assert!(matches!(
         refused(
             nowhere
-                .for_tenant(&acme)
+                .for_tenant(acme)
                 .tenant_products()
-                .after_token(&tokens, std::str::from_utf8(&forged).unwrap())
+                .after_token(tokens, std::str::from_utf8(&forged).unwrap())
                 .all()
                 .await
         ),
@@ -200,9 +214,9 @@ async fn a_sharded_query_pages_through_tokens_and_refuses_foreign_ones() {
     assert_eq!(
         refused(
             nowhere
-                .for_tenant(&acme)
+                .for_tenant(acme)
                 .tenant_products()
-                .after_token(&tokens, "TENANT#acme|S#1")
+                .after_token(tokens, "TENANT#acme|S#1")
                 .all()
                 .await
         ),
@@ -213,9 +227,9 @@ async fn a_sharded_query_pages_through_tokens_and_refuses_foreign_ones() {
     assert!(matches!(
         refused(
             nowhere
-                .for_tenant(&acme)
+                .for_tenant(acme)
                 .tenant_products()
-                .after_token(&strict, &token)
+                .after_token(&strict, token)
                 .all()
                 .await
         ),

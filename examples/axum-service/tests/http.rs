@@ -189,7 +189,13 @@ async fn tickets_over_http() {
         "a refused token makes no DynamoDB call: {refused:#?}"
     );
 
-    // Tenants apart, errors typed.
+    tenants_apart_errors_typed(&app).await;
+}
+
+/// Another tenant's ticket is not found, a missing or forged bearer is
+/// unauthorized, and bad input gets its typed error.
+async fn tenants_apart_errors_typed(app: &Router) {
+    let app = app.clone();
     let (code, _) = send(&app, "GET", "/tickets/a1", Some("globex"), None).await;
     assert_eq!(code, StatusCode::NOT_FOUND);
     let (code, _) = send(&app, "GET", "/tickets/a1", None, None).await;

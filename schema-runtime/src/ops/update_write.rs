@@ -34,45 +34,7 @@ pub(super) fn update_expression(update: Update, table: &TableInfo<'_>) -> Update
         conditions.push(format!("#x{i} = :x{i}"));
     }
     for (i, bound) in update.bounds.iter().enumerate() {
-        let (name, min, max, absent, size) = match *bound {
-            Bound::Value {
-                name,
-                min,
-                max,
-                absent,
-            } => (name, min, max, absent, false),
-            Bound::Size {
-                name,
-                min,
-                max,
-                absent,
-            } => (name, min, max, absent, true),
-        };
-        names.insert(format!("#b{i}"), name.to_owned());
-        let subject = if size {
-            format!("size(#b{i})")
-        } else {
-            format!("#b{i}")
-        };
-        let mut parts = Vec::new();
-        if min != i64::MIN && !(size && min <= 0) {
-            values.insert(format!(":bl{i}"), AttributeValue::N(min.to_string()));
-            parts.push(format!("{subject} >= :bl{i}"));
-        }
-        if max != i64::MAX {
-            values.insert(format!(":bh{i}"), AttributeValue::N(max.to_string()));
-            parts.push(format!("{subject} <= :bh{i}"));
-        }
-        let within = if parts.is_empty() {
-            format!("attribute_exists(#b{i})")
-        } else {
-            parts.join(" AND ")
-        };
-        conditions.push(if absent {
-            format!("(attribute_not_exists(#b{i}) OR ({within}))")
-        } else {
-            format!("({within})")
-        });
+        conditions.push(bound_condition(i, bound, &mut names, &mut values));
     }
     if let Some(when) = &update.when {
         conditions.push(when.render(table.partition_key, &mut names, &mut values));
@@ -138,12 +100,7 @@ pub(super) fn update_expression(update: Update, table: &TableInfo<'_>) -> Update
                 format!("#a{i} :a{i}")
             })
             .collect();
-        expression.push_str(if expression.is_empty() {
-            "ADD "
-        } else {
-            " ADD "
-        });
-        expression.push_str(&adds.join(", "));
+        push_clause(&mut expression, "ADD", &adds);
     }
     if !update.delete.is_empty() {
         let deletes: Vec<String> = update
@@ -156,12 +113,7 @@ pub(super) fn update_expression(update: Update, table: &TableInfo<'_>) -> Update
                 format!("#d{i} :d{i}")
             })
             .collect();
-        expression.push_str(if expression.is_empty() {
-            "DELETE "
-        } else {
-            " DELETE "
-        });
-        expression.push_str(&deletes.join(", "));
+        push_clause(&mut expression, "DELETE", &deletes);
     }
     if !update.remove.is_empty() || !update.remove_at.is_empty() || !field_removes.is_empty() {
         let mut removes: Vec<String> = update
@@ -180,12 +132,7 @@ pub(super) fn update_expression(update: Update, table: &TableInfo<'_>) -> Update
             conditions.push(format!("#ri{i}[{index}] = :ri{i}"));
         }
         removes.extend(field_removes);
-        expression.push_str(if expression.is_empty() {
-            "REMOVE "
-        } else {
-            " REMOVE "
-        });
-        expression.push_str(&removes.join(", "));
+        push_clause(&mut expression, "REMOVE", &removes);
     }
     if !conditions.iter().any(|c| c.contains("#pk")) {
         // DynamoDB refuses a name no expression uses: an upsert's own
@@ -199,6 +146,65 @@ pub(super) fn update_expression(update: Update, table: &TableInfo<'_>) -> Update
         values,
         expected: update.expect_version.map(|(_, v)| v),
     }
+}
+
+/// The condition that keeps a value (or a list's or set's size) in its
+/// declared range; an absent attribute passes where the rule allows it.
+fn bound_condition(
+    i: usize,
+    bound: &Bound,
+    names: &mut std::collections::HashMap<String, String>,
+    values: &mut Item,
+) -> String {
+    let (name, min, max, absent, size) = match *bound {
+        Bound::Value {
+            name,
+            min,
+            max,
+            absent,
+        } => (name, min, max, absent, false),
+        Bound::Size {
+            name,
+            min,
+            max,
+            absent,
+        } => (name, min, max, absent, true),
+    };
+    names.insert(format!("#b{i}"), name.to_owned());
+    let subject = if size {
+        format!("size(#b{i})")
+    } else {
+        format!("#b{i}")
+    };
+    let mut parts = Vec::new();
+    if min != i64::MIN && !(size && min <= 0) {
+        values.insert(format!(":bl{i}"), AttributeValue::N(min.to_string()));
+        parts.push(format!("{subject} >= :bl{i}"));
+    }
+    if max != i64::MAX {
+        values.insert(format!(":bh{i}"), AttributeValue::N(max.to_string()));
+        parts.push(format!("{subject} <= :bh{i}"));
+    }
+    let within = if parts.is_empty() {
+        format!("attribute_exists(#b{i})")
+    } else {
+        parts.join(" AND ")
+    };
+    if absent {
+        format!("(attribute_not_exists(#b{i}) OR ({within}))")
+    } else {
+        format!("({within})")
+    }
+}
+
+/// Appends one clause (`ADD a, b`) to an update expression.
+fn push_clause(expression: &mut String, keyword: &str, parts: &[String]) {
+    if !expression.is_empty() {
+        expression.push(' ');
+    }
+    expression.push_str(keyword);
+    expression.push(' ');
+    expression.push_str(&parts.join(", "));
 }
 
 /// Whether an update that may create its item (`or_create()`) sets every
