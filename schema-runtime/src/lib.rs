@@ -42,11 +42,9 @@ pub mod iam;
 mod identity;
 mod isolation;
 pub mod migrate;
-#[doc(hidden)]
-pub mod ops;
+mod ops;
 mod query;
-#[doc(hidden)]
-pub mod reader;
+mod reader;
 mod repository;
 mod scan;
 pub mod schema;
@@ -79,6 +77,7 @@ pub use error::{
 };
 pub use identity::{Identity, KeyShape, Shape};
 pub use isolation::TenantKeys;
+pub use ops::{Table, TableInfo};
 pub use query::{Decoder, Page, Query, QueryRequest, DEFAULT_CONCURRENCY};
 pub use repository::Repository;
 pub use scan::{Scan, ScanCursor, ScanPage, ScanRequest, MAX_SEGMENTS};

@@ -10,7 +10,7 @@ pub use crate::reader::{lit, until, width, Step, REST};
 pub use crate::sdk::types::AttributeValue::{self, N, S};
 #[cfg(feature = "serde")]
 pub use crate::serde_support::adapt as serde_adapt;
-pub use crate::{aggregate, codec, iam, migrate, ops, reader, schema, sdk};
+pub use crate::{aggregate, codec, iam, migrate, schema, sdk};
 pub use crate::{
     batch_get, batch_write, entity::decode_as, entity::decode_claimed, entity::decode_if,
     entity::decode_partial_as, entity::decode_partial_claimed, entity::Decoded, entity::IndexKeys,
@@ -40,4 +40,15 @@ pub const fn str_eq(a: &str, b: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// Single-item operations: what a generated repository's entity methods
+/// call (the documented [`crate::Table`] wraps them).
+pub mod ops {
+    pub use crate::ops::*;
+}
+
+/// Reading placeholder values back out of stored keys.
+pub mod reader {
+    pub use crate::reader::*;
 }

@@ -2,7 +2,7 @@
 //! build script generates from the same spec: the same items, and each
 //! one's items read back by the other through the generated repository.
 
-use singletable_runtime::ops::{self, TableInfo};
+use singletable_runtime::__private::ops::{self, TableInfo};
 use singletable_runtime::{DateTime, Entity, ScopeOf};
 use singletable_tests::generated::{contest_votes, support_ticket as generated};
 use singletable_tests::server;
@@ -185,7 +185,7 @@ async fn both_round_trip_through_the_generated_repository() {
 /// shards, random and by hash: keys and items as a spec with the same
 /// declarations would write them.
 mod inline_enums_and_shards {
-    use singletable_runtime::ops::{self, TableInfo};
+    use singletable_runtime::__private::ops::{self, TableInfo};
     use singletable_runtime::{DateTime, Entity};
     use singletable_tests::generated::support_ticket::Status;
     use singletable_tests::server;

@@ -60,10 +60,12 @@ async fn write_v1(client: &singletable_runtime::sdk::Client, table: &str) -> Wri
                 body: format!("comment on {n}"),
             };
             requests.push(
-                singletable_runtime::ops::put_request(ticket.to_item(&scope).unwrap()).unwrap(),
+                singletable_runtime::__private::ops::put_request(ticket.to_item(&scope).unwrap())
+                    .unwrap(),
             );
             requests.push(
-                singletable_runtime::ops::put_request(comment.to_item(&scope).unwrap()).unwrap(),
+                singletable_runtime::__private::ops::put_request(comment.to_item(&scope).unwrap())
+                    .unwrap(),
             );
             written
                 .tickets

@@ -8,7 +8,7 @@
 use std::fmt::Debug;
 
 use singletable::emit::workbench;
-use singletable_runtime::ops::{self, TableInfo};
+use singletable_runtime::__private::ops::{self, TableInfo};
 use singletable_runtime::Entity;
 use singletable_tests::dynamo_json::{self, normalized};
 use singletable_tests::server;

@@ -38,8 +38,10 @@ fn requests() -> Vec<singletable_runtime::sdk::types::WriteRequest> {
                 },
                 created_at: DateTime::from_secs(1_700_000_000 + n as i64 * 60),
             };
-            singletable_runtime::ops::put_request(ticket.to_item(&scope).expect("an item"))
-                .expect("a put request")
+            singletable_runtime::__private::ops::put_request(
+                ticket.to_item(&scope).expect("an item"),
+            )
+            .expect("a put request")
         })
         .collect()
 }

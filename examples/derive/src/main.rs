@@ -10,9 +10,9 @@ mod status;
 
 use std::error::Error;
 
-use singletable_runtime::ops::{self, TableInfo};
 use singletable_runtime::schema::{IndexDef, ProjectionDef, TableDef};
 use singletable_runtime::{DateTime, Entity, TenantRules};
+use singletable_runtime::{Table, TableInfo};
 
 pub use status::Status;
 
@@ -158,15 +158,11 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let item = ticket.to_item(&acme)?;
     println!("\nTicket T1 as stored:");
     print_item(&item);
-    ops::put(
-        &client,
-        &table(&tickets),
-        item,
-        true,
-        None,
-        Ticket::ENTITY_TYPE,
-    )
-    .await?;
+    let ticket_table = Table {
+        client: &client,
+        info: table(&tickets),
+    };
+    ticket_table.create(&ticket, &acme).await?;
     let comment = Comment {
         ticket_id: "T1".into(),
         id: "C1".into(),
@@ -174,19 +170,9 @@ async fn main() -> Result<(), Box<dyn Error>> {
         body: "Still burning.".into(),
         created_at: DateTime::from_secs(1_714_564_900),
     };
-    let item = comment.to_item(&acme)?;
-    ops::put(
-        &client,
-        &table(&tickets),
-        item,
-        false,
-        None,
-        Comment::ENTITY_TYPE,
-    )
-    .await?;
+    ticket_table.put(&comment, &acme).await?;
 
-    let read: Option<Ticket> =
-        ops::get(&client, &table(&tickets), ticket.primary_key(&acme)?, true).await?;
+    let read = ticket_table.get_item_of(&ticket, &acme).await?;
     println!("\nRead back: {read:?}");
     assert_eq!(
         read,
@@ -195,18 +181,11 @@ async fn main() -> Result<(), Box<dyn Error>> {
             ..ticket.clone()
         })
     );
-    let read: Option<Comment> =
-        ops::get(&client, &table(&tickets), comment.primary_key(&acme)?, true).await?;
+    let read = ticket_table.get_item_of(&comment, &acme).await?;
     assert_eq!(read.as_ref(), Some(&comment));
 
     let globex = TenantId::new("globex")?;
-    let elsewhere: Option<Ticket> = ops::get(
-        &client,
-        &table(&tickets),
-        ticket.primary_key(&globex)?,
-        true,
-    )
-    .await?;
+    let elsewhere = ticket_table.get_item_of(&ticket, &globex).await?;
     println!("Tenant globex reads T1: {elsewhere:?}");
     assert_eq!(elsewhere, None);
 
@@ -219,9 +198,12 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let item = note.to_item(&())?;
     println!("\nNote n-1 as stored:");
     print_item(&item);
-    ops::put(&client, &table(&notes), item, true, None, Note::ENTITY_TYPE).await?;
-    let read: Option<Note> =
-        ops::get(&client, &table(&notes), note.primary_key(&())?, true).await?;
+    let note_table = Table {
+        client: &client,
+        info: table(&notes),
+    };
+    note_table.create(&note, &()).await?;
+    let read = note_table.get_item_of(&note, &()).await?;
     assert_eq!(read.as_ref(), Some(&note));
     println!("\nRead back: {read:?}");
     Ok(())

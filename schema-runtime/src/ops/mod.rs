@@ -66,8 +66,9 @@ pub(crate) fn names(pairs: &[(&str, &str)]) -> std::collections::HashMap<String,
         .collect()
 }
 
-/// A table and the client that reaches it: what a repository's entity
-/// operations go through, so that each generated method is one call.
+/// A table and the client that reaches it: the typed single-item
+/// operations a generated repository's entity methods go through, and the
+/// way to read and write a crate's own `#[derive(Entity)]` types.
 #[derive(Debug, Clone, Copy)]
 pub struct Table<'a> {
     /// The client.
@@ -77,7 +78,7 @@ pub struct Table<'a> {
 }
 
 impl Table<'_> {
-    /// Reads the item at `key` (eventually consistent): [`get`].
+    /// Reads the item at `key` (GetItem, eventually consistent).
     pub async fn get<K: crate::EntityKey>(
         &self,
         key: &K,
@@ -87,7 +88,7 @@ impl Table<'_> {
     }
 
     /// Reads the attributes `projection` names of the item at `key`, as
-    /// the partial type `P`: [`get_partial`].
+    /// the partial type `P` (GetItem with a projection).
     pub async fn get_partial<K: crate::EntityKey, P: crate::Partial<Of = K::Entity>>(
         &self,
         key: &K,
@@ -99,7 +100,7 @@ impl Table<'_> {
         get_partial(self.client, &self.info, key, consistent_read, projection).await
     }
 
-    /// Reads the item at `key` with a strongly consistent read: [`get`].
+    /// Reads the item at `key` with a strongly consistent read (GetItem).
     pub async fn get_consistent<K: crate::EntityKey>(
         &self,
         key: &K,
@@ -108,8 +109,19 @@ impl Table<'_> {
         get(self.client, &self.info, key.to_key_item(scope)?, true).await
     }
 
+    /// Reads, strongly consistent, the stored item that has `entity`'s
+    /// primary key in `scope`: for an entity type of the crate's own
+    /// (`#[derive(Entity)]`), which has no key type of its own.
+    pub async fn get_item_of<E: Entity>(
+        &self,
+        entity: &E,
+        scope: &E::Scope,
+    ) -> Result<Option<E>, Error> {
+        get(self.client, &self.info, entity.primary_key(scope)?, true).await
+    }
+
     /// Writes `entity`, replacing an item with its key (for a versioned
-    /// entity, only the version before it): [`put`].
+    /// entity, only the version before it) (PutItem).
     pub async fn put<E: Entity>(&self, entity: &E, scope: &E::Scope) -> Result<(), Error> {
         let item = entity.to_item(scope)?;
         put(
@@ -124,7 +136,7 @@ impl Table<'_> {
     }
 
     /// Writes `entity` when `condition` holds on the stored item:
-    /// [`put_when`].
+    /// (PutItem with a condition).
     pub async fn put_when<E: Entity>(
         &self,
         entity: &E,
@@ -136,7 +148,7 @@ impl Table<'_> {
         put_when(self.client, &self.info, item, version, name, condition).await
     }
 
-    /// Writes `entity` and returns the item it replaced: [`replace`].
+    /// Writes `entity` and returns the item it replaced (PutItem).
     pub async fn replace<E: Entity>(
         &self,
         entity: &E,
@@ -150,7 +162,8 @@ impl Table<'_> {
         }
     }
 
-    /// Writes `entity` when no item has its key: [`put`].
+    /// Writes `entity` when no item has its key (PutItem), else fails with
+    /// `Error::ConditionFailed`.
     pub async fn create<E: Entity>(&self, entity: &E, scope: &E::Scope) -> Result<(), Error> {
         let item = entity.to_item(scope)?;
         put(
@@ -164,7 +177,7 @@ impl Table<'_> {
         .await
     }
 
-    /// Applies `changes` to the item at `key` ([`update`]) and returns the
+    /// Applies `changes` to the item at `key` (UpdateItem) and returns the
     /// item as the update left it. The update is applied even when that
     /// item does not decode ([`Error::Decode`]).
     pub async fn update<K: crate::EntityKey>(
@@ -185,7 +198,7 @@ impl Table<'_> {
         Ok(K::Entity::from_item(&item)?)
     }
 
-    /// Deletes the item at `key` ([`delete`]) and returns it as it was
+    /// Deletes the item at `key` (DeleteItem) and returns it as it was
     /// (`None` when there was none). The item is deleted even when it does
     /// not decode ([`Error::Decode`]).
     pub async fn delete<K: crate::EntityKey>(
@@ -200,7 +213,7 @@ impl Table<'_> {
         }
     }
 
-    /// Deletes the item at `key` when `condition` holds on it: [`delete`].
+    /// Deletes the item at `key` when `condition` holds on it (DeleteItem).
     pub async fn delete_if<K: crate::EntityKey>(
         &self,
         key: &K,

@@ -167,7 +167,7 @@ macro_rules! __update_methods {
         /// value sent again within ten minutes is applied once. The item
         /// returned is read right after and may show later writes.
         pub fn idempotent(self) -> Self {
-            self.idempotency_token($crate::ops::request_token())
+            self.idempotency_token($crate::__private::ops::request_token())
         }
 
         /// [`Self::idempotent`] with the caller's own token (at most 36
