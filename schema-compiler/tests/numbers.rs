@@ -26,7 +26,7 @@ fn extremes() -> [Value; 6] {
     ]
 }
 
-/// The numeric fields `schema-compiler/src/syntax/mod.rs` had when this
+/// The numeric fields `schema-compiler/src/syntax/` had when this
 /// test was written; the walk must find at least these many.
 const KNOWN_NUMERIC_FIELDS: usize = 17;
 
@@ -318,14 +318,24 @@ fn show(steps: &[Step]) -> String {
         .join(".")
 }
 
-/// The numeric fields declared in `syntax/mod.rs`: `(struct, field)` for
+/// The numeric fields declared in `syntax/`: `(struct, field)` for
 /// every field of a struct that derives `JsonSchema` whose type is a
 /// `Spanned` number. (The short forms, which do not derive it, share their
 /// long forms' fields.)
 fn declared_numeric_fields() -> BTreeSet<(String, String)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/syntax/mod.rs");
-    let source =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    // The declarations: every file of `src/syntax/`.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/syntax");
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {dir}: {e}"))
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .collect();
+    paths.sort();
+    let source: String = paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect::<Vec<_>>()
+        .join("\n");
     let numbers = [
         "u8",
         "u16",
@@ -404,7 +414,7 @@ fn the_walk_finds_every_declared_numeric_field() {
     let declared = declared_numeric_fields();
     assert!(
         declared.len() >= KNOWN_NUMERIC_FIELDS,
-        "the scan of syntax/mod.rs found only {declared:?}"
+        "the scan of src/syntax/ found only {declared:?}"
     );
     let missing: Vec<_> = declared.difference(&found).collect();
     assert!(

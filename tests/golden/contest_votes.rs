@@ -36,6 +36,7 @@ impl Contestant {
     /// `name` of a stored [`Contestant`], for write conditions (`when`, `delete_…_when`).
     pub const NAME: __rt::Field<String> = __rt::Field::new("Contestant", "name");
     /// A [`Contestant`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         contest_id: impl Into<String>,
         contestant_id: impl Into<String>,
@@ -48,6 +49,7 @@ impl Contestant {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> ContestantKey {
         ContestantKey::from(self)
     }
@@ -107,7 +109,6 @@ impl __rt::Entity for Contestant {
         __contestant_key(scope, self.contest_id.as_str(), self.contestant_id.as_str())
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __contestant_key(
                 scope,
@@ -156,6 +157,7 @@ pub struct ContestantUpdate {
 }
 impl ContestantUpdate {
     /// Sets `name`.
+    #[must_use]
     pub fn name(mut self, value: impl Into<String>) -> Self {
         self.name = Some(value.into());
         self
@@ -165,9 +167,8 @@ impl ContestantUpdate {
     pub fn to_update(
         &self,
         key: &ContestantKey,
-        scope: &(),
+        _scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<Contestant>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable("Contestant", &[("name", self.name.is_some())])?;
@@ -220,6 +221,7 @@ impl VoteShard {
     /// `votes` of a stored [`VoteShard`], for write conditions (`when`, `delete_…_when`).
     pub const VOTES: __rt::Field<i64> = __rt::Field::new("VoteShard", "votes");
     /// A [`VoteShard`] with its required attributes; its write shard is drawn at random. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         contest_id: impl Into<String>,
         contestant_id: impl Into<String>,
@@ -233,6 +235,7 @@ impl VoteShard {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> VoteShardKey {
         VoteShardKey::from(self)
     }
@@ -303,7 +306,6 @@ impl __rt::Entity for VoteShard {
         )
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         __rt::codec::check_shard(self.shard, 20u32, "VoteShard")?;
         let __shard: u32 = self.shard;
         let mut w = __rt::ItemWriter::new(
@@ -374,11 +376,13 @@ pub struct VoteShardUpdate {
 }
 impl VoteShardUpdate {
     /// Sets `votes`.
+    #[must_use]
     pub fn votes(mut self, value: impl Into<i64>) -> Self {
         self.votes = Some(value.into());
         self
     }
     /// Adds `n` to `votes` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `votes` setter in the same update.
+    #[must_use]
     pub fn add_votes(mut self, n: i64) -> Self {
         self.add_votes = Some(self.add_votes.unwrap_or(0).saturating_add(n));
         self
@@ -388,11 +392,8 @@ impl VoteShardUpdate {
     pub fn to_update(
         &self,
         key: &VoteShardKey,
-        scope: &(),
+        _scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
-        __rt::codec::check_shard(key.shard, 20u32, "VoteShard")?;
-        let __shard: u32 = key.shard;
         let mut update = __rt::ops::Update::of::<VoteShard>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -449,6 +450,7 @@ impl VoteTotal {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`VoteTotal`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         contest_id: impl Into<String>,
         contestant_id: impl Into<String>,
@@ -463,6 +465,7 @@ impl VoteTotal {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> VoteTotalKey {
         VoteTotalKey::from(self)
     }
@@ -522,7 +525,6 @@ impl __rt::Entity for VoteTotal {
         __vote_total_key(scope, self.contest_id.as_str(), self.contestant_id.as_str())
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __vote_total_key(
                 scope,
@@ -575,16 +577,19 @@ pub struct VoteTotalUpdate {
 }
 impl VoteTotalUpdate {
     /// Sets `votes`.
+    #[must_use]
     pub fn votes(mut self, value: impl Into<i64>) -> Self {
         self.votes = Some(value.into());
         self
     }
     /// Sets `tallied_at`.
+    #[must_use]
     pub fn tallied_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.tallied_at = Some(value.into());
         self
     }
     /// Adds `n` to `votes` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `votes` setter in the same update.
+    #[must_use]
     pub fn add_votes(mut self, n: i64) -> Self {
         self.add_votes = Some(self.add_votes.unwrap_or(0).saturating_add(n));
         self
@@ -594,9 +599,8 @@ impl VoteTotalUpdate {
     pub fn to_update(
         &self,
         key: &VoteTotalKey,
-        scope: &(),
+        _scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<VoteTotal>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -636,20 +640,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -658,6 +665,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -666,10 +674,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -718,6 +728,7 @@ impl Repository {
     /// Reads items of the table's global entities together, as of one
     /// moment (TransactGetItems, up to 100 items): add keys with `get`,
     /// then `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, ()> {
         __rt::TransactGet::new(&self.client, self.__table_info(), &())
     }
@@ -886,12 +897,14 @@ impl Repository {
     /// As a viewer, I want to see the contestants of a contest.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `CONTEST#<contest_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn contestants(&self, contest_id: &str) -> __rt::Query<Contestant> {
         self.__query(__request_contestants(self, contest_id), __decode_contestants)
     }
     /// As the tally job, I want every vote shard of a contestant, to add them up.
     ///
     /// Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `CONTEST#<contest_id>|CONTESTANT#<contestant_id>|S#<shard>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn vote_shards(
         &self,
         contest_id: &str,
@@ -914,17 +927,19 @@ impl Repository {
     /// As a viewer, I want to see the vote totals of every contestant in a contest.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `CONTEST#<contest_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn leaderboard(&self, contest_id: &str) -> __rt::Query<VoteTotal> {
         self.__query(__request_leaderboard(self, contest_id), __decode_leaderboard)
     }
     /// As the tally job, I want to write the new totals of every contestant.
     ///
     /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
+    #[must_use]
     pub fn publish_totals(&self) -> PublishTotalsBatch<'_> {
         PublishTotalsBatch {
             repo: self,
-            items: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::WriteRequest>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
 }
@@ -947,7 +962,7 @@ fn __request_contestants(
         forward: true,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_vote_shards(item: &__rt::Item) -> __rt::Decoded<VoteShard> {
@@ -977,7 +992,7 @@ fn __request_vote_shards(
         forward: true,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_leaderboard(item: &__rt::Item) -> __rt::Decoded<VoteTotal> {
@@ -999,7 +1014,7 @@ fn __request_leaderboard(
         forward: true,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The batch of `publish_totals`.
@@ -1216,6 +1231,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

@@ -41,6 +41,7 @@ impl User {
         "display_name",
     );
     /// A [`User`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         user_id: impl Into<String>,
         email: impl Into<String>,
@@ -53,6 +54,7 @@ impl User {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> UserKey {
         UserKey::from(self)
     }
@@ -199,11 +201,13 @@ pub struct UserUpdate {
 }
 impl UserUpdate {
     /// Sets `email`.
+    #[must_use]
     pub fn email(mut self, value: impl Into<String>) -> Self {
         self.email = Some(value.into());
         self
     }
     /// Sets `display_name`.
+    #[must_use]
     pub fn display_name(mut self, value: impl Into<String>) -> Self {
         self.display_name = Some(value.into());
         self
@@ -213,9 +217,8 @@ impl UserUpdate {
     pub fn to_update(
         &self,
         key: &UserKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<User>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -261,6 +264,7 @@ impl Role {
         "permissions",
     );
     /// A [`Role`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(role: impl Into<String>, permissions: impl Into<Vec<String>>) -> Self {
         Self {
             role: role.into(),
@@ -275,6 +279,7 @@ impl Role {
         self
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> RoleKey {
         RoleKey::from(self)
     }
@@ -428,16 +433,19 @@ pub struct RoleUpdate {
 }
 impl RoleUpdate {
     /// Sets `description`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn description(mut self, value: Option<String>) -> Self {
         self.description = Some(value);
         self
     }
     /// Sets `permissions`.
+    #[must_use]
     pub fn permissions(mut self, value: impl Into<Vec<String>>) -> Self {
         self.permissions = Some(value.into());
         self
     }
     /// Appends `values` to the list `permissions` (a missing list counts as empty), each checked against the elements' declared rules. Not with a `permissions` setter or a removal in the same update.
+    #[must_use]
     pub fn append_to_permissions(
         mut self,
         values: impl IntoIterator<Item = String>,
@@ -446,6 +454,7 @@ impl RoleUpdate {
         self
     }
     /// Removes the element at `index` of the list `permissions` (indexes of the list as stored), only if it is `expected`: else the update fails with `Error::ConditionNotMet`, which carries the stored item (another writer moved or removed it). Not with a `permissions` setter or an append in the same update.
+    #[must_use]
     pub fn remove_from_permissions_at(
         mut self,
         index: usize,
@@ -459,9 +468,8 @@ impl RoleUpdate {
     pub fn to_update(
         &self,
         key: &RoleKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<Role>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -531,6 +539,7 @@ impl RoleAssignment {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`RoleAssignment`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         user_id: impl Into<String>,
         role: impl Into<String>,
@@ -545,6 +554,7 @@ impl RoleAssignment {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> RoleAssignmentKey {
         RoleAssignmentKey::from(self)
     }
@@ -702,11 +712,13 @@ pub struct RoleAssignmentUpdate {
 }
 impl RoleAssignmentUpdate {
     /// Sets `granted_by`.
+    #[must_use]
     pub fn granted_by(mut self, value: impl Into<String>) -> Self {
         self.granted_by = Some(value.into());
         self
     }
     /// Sets `granted_at`.
+    #[must_use]
     pub fn granted_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.granted_at = Some(value.into());
         self
@@ -716,9 +728,8 @@ impl RoleAssignmentUpdate {
     pub fn to_update(
         &self,
         key: &RoleAssignmentKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<
             RoleAssignment,
         >(self.__options.or_create);
@@ -768,20 +779,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -790,6 +804,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -798,10 +813,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -849,6 +866,7 @@ impl __rt::Repository for Repository {
 impl Repository {}
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
+    #[must_use]
     pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
         TenantRepository {
             repo: self,
@@ -866,12 +884,14 @@ pub struct TenantRepository<'a> {
 }
 impl<'a> TenantRepository<'a> {
     /// The tenant.
+    #[must_use]
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
     }
     /// Reads items of this tenant together, as of one moment
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
         __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
@@ -1034,12 +1054,14 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant admin, I want to know what roles a user has.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|USER#<user_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn user_roles(&self, user_id: &str) -> __rt::Query<RoleAssignment> {
         self.repo.__query(__request_user_roles(self, user_id), __decode_user_roles)
     }
     /// As the authorizer, I want a user and all their roles in one request.
     ///
     /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|USER#<user_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn user_with_roles(&self, user_id: &str) -> __rt::Query<UserWithRolesItem> {
         self.repo
             .__query(__request_user_with_roles(self, user_id), __decode_user_with_roles)
@@ -1047,18 +1069,21 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant admin, I want to find all users with a given role.
     ///
     /// Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ROLE#<role>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn role_members(&self, role: &str) -> __rt::Query<RoleAssignment> {
         self.repo.__query(__request_role_members(self, role), __decode_role_members)
     }
     /// As a tenant admin, I want to find all users with role=admin.
     ///
     /// Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ROLE#admin`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn admins(&self) -> __rt::Query<RoleAssignment> {
         self.repo.__query(__request_admins(self), __decode_admins)
     }
     /// As a tenant admin, I want a role's definition and its members in one request.
     ///
     /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ROLE#<role>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn role_with_members(&self, role: &str) -> __rt::Query<RoleWithMembersItem> {
         self.repo
             .__query(__request_role_with_members(self, role), __decode_role_with_members)
@@ -1066,25 +1091,27 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant admin, I want to give a user a role, only if both exist and the user does not have it yet.
     ///
     /// TransactWriteItems: add items, then `send()`; all or nothing.
+    #[must_use]
     pub fn grant_role(&self) -> GrantRoleTransaction<'a> {
         GrantRoleTransaction {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: Default::default(),
-            labels: Default::default(),
-            token: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
+            labels: <Vec<&'static str>>::default(),
+            token: <Option<String>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
     /// As a tenant admin, I want to take several roles away from users at once.
     ///
     /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
+    #[must_use]
     pub fn revoke_roles(&self) -> RevokeRolesBatch<'a> {
         RevokeRolesBatch {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::WriteRequest>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
 }
@@ -1108,7 +1135,7 @@ fn __request_user_roles(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// An item returned by `user_with_roles`.
@@ -1157,7 +1184,7 @@ fn __request_user_with_roles(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_role_members(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
@@ -1181,7 +1208,7 @@ fn __request_role_members(
         sort_key: Some("pk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_admins(item: &__rt::Item) -> __rt::Decoded<RoleAssignment> {
@@ -1204,7 +1231,7 @@ fn __request_admins(
         sort_key: Some("pk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// An item returned by `role_with_members`.
@@ -1255,7 +1282,7 @@ fn __request_role_with_members(
         sort_key: Some("pk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The transaction of `grant_role`.
@@ -1352,10 +1379,12 @@ impl GrantRoleTransaction<'_> {
         self
     }
     /// Items added so far.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.items.len()
     }
     /// Whether no item was added.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -1607,6 +1636,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

@@ -21,6 +21,7 @@ impl Status {
     /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Status] = &[Status::Ok, Status::Warning, Status::Fault];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Status::Ok => "OK",
@@ -100,6 +101,7 @@ impl Device {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`Device`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         device_id: impl Into<String>,
         model: impl Into<String>,
@@ -114,6 +116,7 @@ impl Device {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> DeviceKey {
         DeviceKey::from(self)
     }
@@ -160,7 +163,6 @@ impl __rt::Entity for Device {
         __device_key(scope, self.device_id.as_str())
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __device_key(scope, self.device_id.as_str())?,
             "Device",
@@ -202,16 +204,19 @@ pub struct DeviceUpdate {
 }
 impl DeviceUpdate {
     /// Sets `model`.
+    #[must_use]
     pub fn model(mut self, value: impl Into<String>) -> Self {
         self.model = Some(value.into());
         self
     }
     /// Sets `site`.
+    #[must_use]
     pub fn site(mut self, value: impl Into<String>) -> Self {
         self.site = Some(value.into());
         self
     }
     /// Sets `installed_at`.
+    #[must_use]
     pub fn installed_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.installed_at = Some(value.into());
         self
@@ -221,9 +226,8 @@ impl DeviceUpdate {
     pub fn to_update(
         &self,
         key: &DeviceKey,
-        scope: &(),
+        _scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<Device>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -315,6 +319,7 @@ impl DeviceReport {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`DeviceReport`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         device_id: impl Into<String>,
         reported_at: impl Into<__rt::DateTime>,
@@ -352,6 +357,7 @@ impl DeviceReport {
         self
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> DeviceReportKey {
         DeviceReportKey::from(self)
     }
@@ -478,7 +484,6 @@ impl __rt::Entity for DeviceReport {
         __device_report_key(scope, self.device_id.as_str(), self.reported_at)
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __device_report_key(scope, self.device_id.as_str(), self.reported_at)?,
             "DeviceReport",
@@ -546,36 +551,43 @@ pub struct DeviceReportUpdate {
 }
 impl DeviceReportUpdate {
     /// Sets `status`.
+    #[must_use]
     pub fn status(mut self, value: impl Into<Status>) -> Self {
         self.status = Some(value.into());
         self
     }
     /// Sets `temperature_c`.
+    #[must_use]
     pub fn temperature_c(mut self, value: impl Into<__rt::Decimal>) -> Self {
         self.temperature_c = Some(value.into());
         self
     }
     /// Sets `battery_percent`.
+    #[must_use]
     pub fn battery_percent(mut self, value: impl Into<i64>) -> Self {
         self.battery_percent = Some(value.into());
         self
     }
     /// Sets `fault_code`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn fault_code(mut self, value: Option<String>) -> Self {
         self.fault_code = Some(value);
         self
     }
     /// Sets `escalated_to`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn escalated_to(mut self, value: Option<String>) -> Self {
         self.escalated_to = Some(value);
         self
     }
     /// Sets `escalated_at`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn escalated_at(mut self, value: Option<__rt::DateTime>) -> Self {
         self.escalated_at = Some(value);
         self
     }
     /// Adds `n` to `battery_percent` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `battery_percent` setter in the same update.
+    #[must_use]
     pub fn add_battery_percent(mut self, n: i64) -> Self {
         self.add_battery_percent = Some(
             self.add_battery_percent.unwrap_or(0).saturating_add(n),
@@ -587,9 +599,8 @@ impl DeviceReportUpdate {
     pub fn to_update(
         &self,
         key: &DeviceReportKey,
-        scope: &(),
+        _scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<DeviceReport>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -653,20 +664,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -675,6 +689,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -683,10 +698,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -735,6 +752,7 @@ impl Repository {
     /// Reads items of the table's global entities together, as of one
     /// moment (TransactGetItems, up to 100 items): add keys with `get`,
     /// then `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, ()> {
         __rt::TransactGet::new(&self.client, self.__table_info(), &())
     }
@@ -861,6 +879,7 @@ impl Repository {
     /// As an operator, I want to see the reports of a device between two points in time.
     ///
     /// Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `DEVICE#<device_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn device_reports_between(
         &self,
         device_id: &str,
@@ -875,6 +894,7 @@ impl Repository {
     /// As an operator, I want to see the latest reports of a device, newest first.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `DEVICE#<device_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn latest_device_reports(&self, device_id: &str) -> __rt::Query<DeviceReport> {
         self.__query(
             __request_latest_device_reports(self, device_id),
@@ -884,6 +904,7 @@ impl Repository {
     /// As a repair technician, I want to see every fault escalated to me.
     ///
     /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `<technician>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn escalations_for_technician(
         &self,
         technician: &str,
@@ -896,6 +917,7 @@ impl Repository {
     /// As a repair technician, I want to see the faults escalated to me in the last few minutes, newest first.
     ///
     /// Query of index `GSI1`: `#pk = :pk AND #sk > :sk` with `:pk` = `<technician>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn recent_escalations_for_technician(
         &self,
         technician: &str,
@@ -931,7 +953,7 @@ fn __request_device_reports_between(
         forward: true,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_latest_device_reports(item: &__rt::Item) -> __rt::Decoded<DeviceReport> {
@@ -953,7 +975,7 @@ fn __request_latest_device_reports(
         forward: false,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_escalations_for_technician(
@@ -982,7 +1004,7 @@ fn __request_escalations_for_technician(
         forward: true,
         sort_key: Some("reported_at"),
         key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_recent_escalations_for_technician(
@@ -1020,7 +1042,7 @@ fn __request_recent_escalations_for_technician(
         forward: false,
         sort_key: Some("reported_at"),
         key_attributes: &["pk", "sk", "escalated_to", "reported_at"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// Builds `DEVICE#<device_id>`.
@@ -1209,6 +1231,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

@@ -44,6 +44,7 @@ impl Action {
         Action::Export,
     ];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Action::Create => "CREATE",
@@ -128,7 +129,7 @@ pub struct ActivityEvent {
     /// `expires_at`: datetime.
     pub expires_at: __rt::DateTime,
 }
-/// The primary key of a [`ActivityEvent`].
+/// The primary key of an [`ActivityEvent`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActivityEventKey {
     /// The UTC year and month of occurred_at.
@@ -177,7 +178,8 @@ impl ActivityEvent {
         "expires_at",
         __rt::TimeFormat::EpochSeconds,
     );
-    /// A [`ActivityEvent`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    /// An [`ActivityEvent`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         month: impl Into<String>,
         occurred_at: impl Into<__rt::DateTime>,
@@ -205,6 +207,7 @@ impl ActivityEvent {
         self
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> ActivityEventKey {
         ActivityEventKey::from(self)
     }
@@ -445,7 +448,7 @@ impl __rt::Entity for ActivityEvent {
         })
     }
 }
-/// The primary key attributes of a [`ActivityEvent`].
+/// The primary key attributes of an [`ActivityEvent`].
 fn __activity_event_key(
     __tenant: &TenantId,
     month: &str,
@@ -465,7 +468,7 @@ fn __activity_event_key(
         );
     Ok(__item)
 }
-/// A partial update of a [`ActivityEvent`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
+/// A partial update of an [`ActivityEvent`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ActivityEventUpdate {
     actor_id: Option<String>,
@@ -477,26 +480,31 @@ pub struct ActivityEventUpdate {
 }
 impl ActivityEventUpdate {
     /// Sets `actor_id`.
+    #[must_use]
     pub fn actor_id(mut self, value: impl Into<String>) -> Self {
         self.actor_id = Some(value.into());
         self
     }
     /// Sets `action`.
+    #[must_use]
     pub fn action(mut self, value: impl Into<Action>) -> Self {
         self.action = Some(value.into());
         self
     }
     /// Sets `resource`.
+    #[must_use]
     pub fn resource(mut self, value: impl Into<String>) -> Self {
         self.resource = Some(value.into());
         self
     }
     /// Sets `details`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn details(mut self, value: Option<__rt::Item>) -> Self {
         self.details = Some(value);
         self
     }
     /// Sets `expires_at`.
+    #[must_use]
     pub fn expires_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.expires_at = Some(value.into());
         self
@@ -589,6 +597,7 @@ impl MonthlyActivityCount {
         "event_count",
     );
     /// A [`MonthlyActivityCount`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(month: impl Into<String>, event_count: impl Into<i64>) -> Self {
         Self {
             month: month.into(),
@@ -596,6 +605,7 @@ impl MonthlyActivityCount {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> MonthlyActivityCountKey {
         MonthlyActivityCountKey::from(self)
     }
@@ -651,7 +661,6 @@ impl __rt::Entity for MonthlyActivityCount {
         __monthly_activity_count_key(scope, self.month.as_str())
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __monthly_activity_count_key(scope, self.month.as_str())?,
             "MonthlyActivityCount",
@@ -698,11 +707,13 @@ pub struct MonthlyActivityCountUpdate {
 }
 impl MonthlyActivityCountUpdate {
     /// Sets `event_count`.
+    #[must_use]
     pub fn event_count(mut self, value: impl Into<i64>) -> Self {
         self.event_count = Some(value.into());
         self
     }
-    /// Adds `n` to `event_count` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `event_count` setter in the same update.
+    /// Adds `n` to `event_count` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with an `event_count` setter in the same update.
+    #[must_use]
     pub fn add_event_count(mut self, n: i64) -> Self {
         self.add_event_count = Some(self.add_event_count.unwrap_or(0).saturating_add(n));
         self
@@ -712,9 +723,8 @@ impl MonthlyActivityCountUpdate {
     pub fn to_update(
         &self,
         key: &MonthlyActivityCountKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<
             MonthlyActivityCount,
         >(self.__options.or_create);
@@ -771,20 +781,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -793,6 +806,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -801,10 +815,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -860,6 +876,7 @@ impl Repository {
 }
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
+    #[must_use]
     pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
         TenantRepository {
             repo: self,
@@ -875,14 +892,16 @@ pub struct TenantRepository<'a> {
     repo: &'a Repository,
     tenant: TenantId,
 }
-impl<'a> TenantRepository<'a> {
+impl TenantRepository<'_> {
     /// The tenant.
+    #[must_use]
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
     }
     /// Reads items of this tenant together, as of one moment
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
         __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
@@ -893,7 +912,7 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<ActivityEvent>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`ActivityEvent`], replacing any item with the same key.
+    /// Writes an [`ActivityEvent`], replacing any item with the same key.
     pub async fn put_activity_event(
         &self,
         item: &ActivityEvent,
@@ -916,7 +935,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`ActivityEvent`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes an [`ActivityEvent`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_activity_event_when(
         &self,
         item: &ActivityEvent,
@@ -924,7 +943,7 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.__table().put_when(item, &self.tenant, condition).await
     }
-    /// Writes a [`ActivityEvent`] as [`put_activity_event`](Self::put_activity_event) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    /// Writes an [`ActivityEvent`] as [`put_activity_event`](Self::put_activity_event) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_activity_event(
         &self,
         item: &ActivityEvent,
@@ -956,12 +975,14 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant admin, I want the activity of one month, newest first.
     ///
     /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn month_activity(&self, month: &str) -> __rt::Query<ActivityEvent> {
         self.repo.__query(__request_month_activity(self, month), __decode_month_activity)
     }
     /// As an auditor, I want the events between two points in time within a month.
     ///
     /// Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn activity_between(
         &self,
         month: &str,
@@ -977,6 +998,7 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant admin, I want the events since a point in time, to follow the log live.
     ///
     /// Query of the table: `#pk = :pk AND #sk >= :sk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn activity_since(
         &self,
         month: &str,
@@ -991,6 +1013,7 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant admin, I want the events before a point in time, newest first, to page back through a month.
     ///
     /// Query of the table: `#pk = :pk AND #sk < :sk` with `:pk` = `TENANT#<tenant>|ACTIVITY#<month>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn activity_before(
         &self,
         month: &str,
@@ -1005,6 +1028,7 @@ impl<'a> TenantRepository<'a> {
     /// As an auditor, I want one user's events in a month.
     ///
     /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACTOR#<actor_id>|ACTIVITY#<month>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn actor_activity(
         &self,
         actor_id: &str,
@@ -1019,6 +1043,7 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant admin, I want the number of events per month over a range of months.
     ///
     /// Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `TENANT#<tenant>|ACTIVITY_COUNT`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn monthly_counts(
         &self,
         first: &str,
@@ -1051,7 +1076,7 @@ fn __request_month_activity(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_activity_between(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -1080,7 +1105,7 @@ fn __request_activity_between(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_activity_since(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -1105,7 +1130,7 @@ fn __request_activity_since(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_activity_before(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -1130,7 +1155,7 @@ fn __request_activity_before(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_actor_activity(item: &__rt::Item) -> __rt::Decoded<ActivityEvent> {
@@ -1157,7 +1182,7 @@ fn __request_actor_activity(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_monthly_counts(item: &__rt::Item) -> __rt::Decoded<MonthlyActivityCount> {
@@ -1185,7 +1210,7 @@ fn __request_monthly_counts(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The `event_count` counter of [`MonthlyActivityCount`].
@@ -1196,7 +1221,7 @@ pub const COUNTER_MONTHLY_ACTIVITY_COUNT: __rt::aggregate::Counter = __rt::aggre
     recount: None,
     rule: &__EVENT_COUNT_RULE,
 };
-/// The [`MonthlyActivityCount`] group a [`ActivityEvent`] is counted in.
+/// The [`MonthlyActivityCount`] group an [`ActivityEvent`] is counted in.
 fn activity_event_group_for_monthly_activity_count(
     item: &ActivityEvent,
     scope: &TenantId,
@@ -1241,6 +1266,7 @@ fn activity_event_group_for_monthly_activity_count_image(
 ///     Ok(())
 /// }
 /// ```
+#[must_use]
 pub fn monthly_activity_count_changes(
     records: &[__rt::aggregate::ChangeRecord],
 ) -> (Vec<__rt::aggregate::CounterChange>, Vec<__rt::Error>) {
@@ -1506,6 +1532,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

@@ -44,6 +44,7 @@ impl ImageFormat {
         ImageFormat::Webp,
     ];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             ImageFormat::Jpeg => "JPEG",
@@ -128,6 +129,7 @@ impl UserProfile {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`UserProfile`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         display_name: impl Into<String>,
         created_at: impl Into<__rt::DateTime>,
@@ -152,6 +154,7 @@ impl UserProfile {
         self
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> UserProfileKey {
         UserProfileKey::from(self)
     }
@@ -199,7 +202,6 @@ impl __rt::Entity for UserProfile {
         __user_profile_key(scope)
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(__user_profile_key(scope)?, "UserProfile", 5);
         w.raw("entity_type", __rt::AttributeValue::S("UserProfile".to_owned()));
         w.put("display_name", &self.display_name, __DISPLAY_NAME_RULE)?;
@@ -236,21 +238,25 @@ pub struct UserProfileUpdate {
 }
 impl UserProfileUpdate {
     /// Sets `display_name`.
+    #[must_use]
     pub fn display_name(mut self, value: impl Into<String>) -> Self {
         self.display_name = Some(value.into());
         self
     }
     /// Sets `bio`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn bio(mut self, value: Option<String>) -> Self {
         self.bio = Some(value);
         self
     }
     /// Sets `avatar_url`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn avatar_url(mut self, value: Option<String>) -> Self {
         self.avatar_url = Some(value);
         self
     }
     /// Sets `created_at`.
+    #[must_use]
     pub fn created_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.created_at = Some(value.into());
         self
@@ -260,9 +266,8 @@ impl UserProfileUpdate {
     pub fn to_update(
         &self,
         _key: &UserProfileKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<UserProfile>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -341,6 +346,7 @@ impl Photo {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`Photo`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         photo_id: impl Into<String>,
         url: impl Into<String>,
@@ -375,6 +381,7 @@ impl Photo {
         self
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> PhotoKey {
         PhotoKey::from(self)
     }
@@ -593,66 +600,79 @@ pub struct PhotoUpdate {
 }
 impl PhotoUpdate {
     /// Sets `url`.
+    #[must_use]
     pub fn url(mut self, value: impl Into<String>) -> Self {
         self.url = Some(value.into());
         self
     }
     /// Sets `caption`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn caption(mut self, value: Option<String>) -> Self {
         self.caption = Some(value);
         self
     }
     /// Sets `image_format`.
+    #[must_use]
     pub fn image_format(mut self, value: impl Into<ImageFormat>) -> Self {
         self.image_format = Some(value.into());
         self
     }
     /// Sets `width`.
+    #[must_use]
     pub fn width(mut self, value: impl Into<i64>) -> Self {
         self.width = Some(value.into());
         self
     }
     /// Sets `height`.
+    #[must_use]
     pub fn height(mut self, value: impl Into<i64>) -> Self {
         self.height = Some(value.into());
         self
     }
     /// Sets `size_bytes`.
+    #[must_use]
     pub fn size_bytes(mut self, value: impl Into<i64>) -> Self {
         self.size_bytes = Some(value.into());
         self
     }
     /// Sets `tags`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn tags(mut self, value: Option<Vec<String>>) -> Self {
         self.tags = Some(value);
         self
     }
     /// Sets `uploaded_at`.
+    #[must_use]
     pub fn uploaded_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.uploaded_at = Some(value.into());
         self
     }
     /// Adds `n` to `width` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `width` setter in the same update.
+    #[must_use]
     pub fn add_width(mut self, n: i64) -> Self {
         self.add_width = Some(self.add_width.unwrap_or(0).saturating_add(n));
         self
     }
     /// Adds `n` to `height` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `height` setter in the same update.
+    #[must_use]
     pub fn add_height(mut self, n: i64) -> Self {
         self.add_height = Some(self.add_height.unwrap_or(0).saturating_add(n));
         self
     }
     /// Adds `n` to `size_bytes` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `size_bytes` setter in the same update.
+    #[must_use]
     pub fn add_size_bytes(mut self, n: i64) -> Self {
         self.add_size_bytes = Some(self.add_size_bytes.unwrap_or(0).saturating_add(n));
         self
     }
     /// Appends `values` to the list `tags` (a missing list counts as empty), each checked against the elements' declared rules. Not with a `tags` setter or a removal in the same update.
+    #[must_use]
     pub fn append_to_tags(mut self, values: impl IntoIterator<Item = String>) -> Self {
         self.append_to_tags.extend(values);
         self
     }
     /// Removes the element at `index` of the list `tags` (indexes of the list as stored), only if it is `expected`: else the update fails with `Error::ConditionNotMet`, which carries the stored item (another writer moved or removed it). Not with a `tags` setter or an append in the same update.
+    #[must_use]
     pub fn remove_from_tags_at(
         mut self,
         index: usize,
@@ -666,9 +686,8 @@ impl PhotoUpdate {
     pub fn to_update(
         &self,
         key: &PhotoKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<Photo>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -754,20 +773,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -776,6 +798,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -784,10 +807,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -835,6 +860,7 @@ impl __rt::Repository for Repository {
 impl Repository {}
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
+    #[must_use]
     pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
         TenantRepository {
             repo: self,
@@ -852,12 +878,14 @@ pub struct TenantRepository<'a> {
 }
 impl<'a> TenantRepository<'a> {
     /// The tenant.
+    #[must_use]
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
     }
     /// Reads items of this tenant together, as of one moment
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
         __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
@@ -987,6 +1015,7 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want to see the photos I uploaded between two dates.
     ///
     /// Query of index `LSI1`: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn photos_between(
         &self,
         from: __rt::DateTime,
@@ -998,30 +1027,34 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want to see my photos, newest first.
     ///
     /// Query of index `LSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn latest_photos(&self) -> __rt::Query<Photo> {
         self.repo.__query(__request_latest_photos(self), __decode_latest_photos)
     }
     /// As a user, I want to see the photos I uploaded since a point in time, right after uploading.
     ///
     /// Query of index `LSI1`: `#pk = :pk AND #sk >= :sk` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn photos_since(&self, since: __rt::DateTime) -> __rt::Query<Photo> {
         self.repo.__query(__request_photos_since(self, since), __decode_photos_since)
     }
     /// As an operator, I want every item of a closing account, to delete it.
     ///
     /// Query of the table: `#pk = :pk` with `:pk` = `USER#<user>|PHOTOS`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn account_contents(&self) -> __rt::Query<AccountContentsItem> {
         self.repo.__query(__request_account_contents(self), __decode_account_contents)
     }
     /// As an operator, I want to delete the items of a closing account in batches.
     ///
     /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
+    #[must_use]
     pub fn delete_account_items(&self) -> DeleteAccountItemsBatch<'a> {
         DeleteAccountItemsBatch {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::WriteRequest>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
 }
@@ -1050,7 +1083,7 @@ fn __request_photos_between(
         sort_key: Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_latest_photos(item: &__rt::Item) -> __rt::Decoded<Photo> {
@@ -1073,7 +1106,7 @@ fn __request_latest_photos(
         sort_key: Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_photos_since(item: &__rt::Item) -> __rt::Decoded<Photo> {
@@ -1098,7 +1131,7 @@ fn __request_photos_since(
         sort_key: Some("lsi1sk"),
         key_attributes: &["pk", "sk", "lsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// An item returned by `account_contents`.
@@ -1145,7 +1178,7 @@ fn __request_account_contents(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("USER#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The batch of `delete_account_items`.
@@ -1381,6 +1414,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

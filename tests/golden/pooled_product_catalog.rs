@@ -44,6 +44,7 @@ impl Currency {
         Currency::Jpy,
     ];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Currency::Usd => "USD",
@@ -146,6 +147,7 @@ impl Product {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`Product`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         product_id: impl Into<String>,
         name: impl Into<String>,
@@ -166,6 +168,7 @@ impl Product {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> ProductKey {
         ProductKey::from(self)
     }
@@ -398,31 +401,37 @@ pub struct ProductUpdate {
 }
 impl ProductUpdate {
     /// Sets `name`.
+    #[must_use]
     pub fn name(mut self, value: impl Into<String>) -> Self {
         self.name = Some(value.into());
         self
     }
     /// Sets `category`.
+    #[must_use]
     pub fn category(mut self, value: impl Into<String>) -> Self {
         self.category = Some(value.into());
         self
     }
     /// Sets `price`.
+    #[must_use]
     pub fn price(mut self, value: impl Into<__rt::Decimal>) -> Self {
         self.price = Some(value.into());
         self
     }
     /// Sets `currency`.
+    #[must_use]
     pub fn currency(mut self, value: impl Into<Currency>) -> Self {
         self.currency = Some(value.into());
         self
     }
     /// Sets `doc`.
+    #[must_use]
     pub fn doc(mut self, value: impl Into<__rt::Item>) -> Self {
         self.doc = Some(value.into());
         self
     }
     /// Sets `updated_at`.
+    #[must_use]
     pub fn updated_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.updated_at = Some(value.into());
         self
@@ -516,20 +525,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -538,6 +550,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -546,10 +559,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -597,6 +612,7 @@ impl __rt::Repository for Repository {
 impl Repository {}
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
+    #[must_use]
     pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
         TenantRepository {
             repo: self,
@@ -614,12 +630,14 @@ pub struct TenantRepository<'a> {
 }
 impl<'a> TenantRepository<'a> {
     /// The tenant.
+    #[must_use]
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
     }
     /// Reads items of this tenant together, as of one moment
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
         __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
@@ -689,12 +707,14 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant, I want all the products of my catalog (the union of all my shards).
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|S#<shard>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn tenant_products(&self) -> __rt::Query<Product> {
         self.repo.__query(__request_tenant_products(self), __decode_tenant_products)
     }
     /// As a shopper, I want the products of one category of a tenant's catalog.
     ///
     /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|CATEGORY#<category>|S#<shard>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn products_in_category(&self, category: &str) -> __rt::Query<Product> {
         self.repo
             .__query(
@@ -705,23 +725,25 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant, I want to load many products at once.
     ///
     /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
+    #[must_use]
     pub fn import_products(&self) -> ImportProductsBatch<'a> {
         ImportProductsBatch {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::WriteRequest>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
     /// As a tenant, I want to remove many products at once.
     ///
     /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
+    #[must_use]
     pub fn delete_products(&self) -> DeleteProductsBatch<'a> {
         DeleteProductsBatch {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::WriteRequest>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
 }
@@ -750,7 +772,7 @@ fn __request_tenant_products(
         tenant: Some(
             __rt::TenantKeys::new(__tenant, "ShardID", &[("TENANT#", Some('|'))]),
         ),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_products_in_category(item: &__rt::Item) -> __rt::Decoded<Product> {
@@ -781,7 +803,7 @@ fn __request_products_in_category(
         tenant: Some(
             __rt::TenantKeys::new(__tenant, "ShardID", &[("TENANT#", Some('|'))]),
         ),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The batch of `import_products`.
@@ -1054,6 +1076,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

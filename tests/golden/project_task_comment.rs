@@ -31,6 +31,7 @@ impl Status {
     /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Status] = &[Status::Todo, Status::InProgress, Status::Done];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Status::Todo => "TODO",
@@ -117,6 +118,7 @@ impl Project {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`Project`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         project_id: impl Into<String>,
         name: impl Into<String>,
@@ -131,6 +133,7 @@ impl Project {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> ProjectKey {
         ProjectKey::from(self)
     }
@@ -291,16 +294,19 @@ pub struct ProjectUpdate {
 }
 impl ProjectUpdate {
     /// Sets `name`.
+    #[must_use]
     pub fn name(mut self, value: impl Into<String>) -> Self {
         self.name = Some(value.into());
         self
     }
     /// Sets `name_key`.
+    #[must_use]
     pub fn name_key(mut self, value: impl Into<String>) -> Self {
         self.name_key = Some(value.into());
         self
     }
     /// Sets `created_at`.
+    #[must_use]
     pub fn created_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.created_at = Some(value.into());
         self
@@ -395,6 +401,7 @@ impl Task {
     /// `version` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
     pub const VERSION: __rt::Field<i64> = __rt::Field::new("Task", "version");
     /// A [`Task`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         project_id: impl Into<String>,
         task_id: impl Into<String>,
@@ -425,6 +432,7 @@ impl Task {
         self
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> TaskKey {
         TaskKey::from(self)
     }
@@ -634,26 +642,31 @@ pub struct TaskUpdate {
 }
 impl TaskUpdate {
     /// Sets `title`.
+    #[must_use]
     pub fn title(mut self, value: impl Into<String>) -> Self {
         self.title = Some(value.into());
         self
     }
     /// Sets `status`.
+    #[must_use]
     pub fn status(mut self, value: impl Into<Status>) -> Self {
         self.status = Some(value.into());
         self
     }
     /// Sets `assignee_id`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn assignee_id(mut self, value: Option<String>) -> Self {
         self.assignee_id = Some(value);
         self
     }
     /// Sets `due_at`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn due_at(mut self, value: Option<__rt::DateTime>) -> Self {
         self.due_at = Some(value);
         self
     }
     /// Sets `version`, the item's new version (required): the update applies only when the stored version is one less, else it fails with `Error::VersionConflict` (optimistic locking).
+    #[must_use]
     pub fn version(mut self, value: impl Into<i64>) -> Self {
         self.version = Some(value.into());
         self
@@ -817,6 +830,7 @@ impl Comment {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`Comment`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         project_id: impl Into<String>,
         task_id: impl Into<String>,
@@ -835,6 +849,7 @@ impl Comment {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> CommentKey {
         CommentKey::from(self)
     }
@@ -915,7 +930,6 @@ impl __rt::Entity for Comment {
         )
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __comment_key(
                 scope,
@@ -983,16 +997,19 @@ pub struct CommentUpdate {
 }
 impl CommentUpdate {
     /// Sets `author_id`.
+    #[must_use]
     pub fn author_id(mut self, value: impl Into<String>) -> Self {
         self.author_id = Some(value.into());
         self
     }
     /// Sets `body`.
+    #[must_use]
     pub fn body(mut self, value: impl Into<String>) -> Self {
         self.body = Some(value.into());
         self
     }
     /// Sets `created_at`.
+    #[must_use]
     pub fn created_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.created_at = Some(value.into());
         self
@@ -1002,9 +1019,8 @@ impl CommentUpdate {
     pub fn to_update(
         &self,
         key: &CommentKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<Comment>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -1063,20 +1079,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -1085,6 +1104,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -1093,10 +1113,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -1144,6 +1166,7 @@ impl __rt::Repository for Repository {
 impl Repository {}
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
+    #[must_use]
     pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
         TenantRepository {
             repo: self,
@@ -1161,12 +1184,14 @@ pub struct TenantRepository<'a> {
 }
 impl<'a> TenantRepository<'a> {
     /// The tenant.
+    #[must_use]
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
     }
     /// Reads items of this tenant together, as of one moment
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
         __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
@@ -1329,12 +1354,14 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant admin, I want all projects of my tenant with everything under them.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|PROJECTS`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn project_tree(&self) -> __rt::Query<ProjectTreeItem> {
         self.repo.__query(__request_project_tree(self), __decode_project_tree)
     }
     /// As a user, I want to list all projects of my tenant.
     ///
     /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|PROJECT_LIST`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn projects(&self) -> __rt::Query<Project> {
         self.repo.__query(__request_projects(self), __decode_projects)
     }
@@ -1350,6 +1377,7 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want all tasks in a project, each followed by its comments.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|PROJECTS`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn project_tasks(&self, project_id: &str) -> __rt::Query<ProjectTasksItem> {
         self.repo
             .__query(__request_project_tasks(self, project_id), __decode_project_tasks)
@@ -1363,6 +1391,7 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want all comments on a task, oldest first.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|PROJECTS`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn task_comments(
         &self,
         project_id: &str,
@@ -1377,6 +1406,7 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want my assigned tasks due before a date, soonest first.
     ///
     /// Query of index `GSI2`: `#pk = :pk AND #sk < :sk` with `:pk` = `TENANT#<tenant>|ASSIGNEE#<assignee_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn my_tasks_due(
         &self,
         assignee_id: &str,
@@ -1391,14 +1421,15 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want to delete a task together with its comments.
     ///
     /// TransactWriteItems: add items, then `send()`; all or nothing.
+    #[must_use]
     pub fn delete_task(&self) -> DeleteTaskTransaction<'a> {
         DeleteTaskTransaction {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: Default::default(),
-            labels: Default::default(),
-            token: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
+            labels: <Vec<&'static str>>::default(),
+            token: <Option<String>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
 }
@@ -1453,7 +1484,7 @@ fn __request_project_tree(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_projects(item: &__rt::Item) -> __rt::Decoded<Project> {
@@ -1475,7 +1506,7 @@ fn __request_projects(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// An item returned by `project_tasks`.
@@ -1524,7 +1555,7 @@ fn __request_project_tasks(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_task_comments(item: &__rt::Item) -> __rt::Decoded<Comment> {
@@ -1548,7 +1579,7 @@ fn __request_task_comments(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_my_tasks_due(item: &__rt::Item) -> __rt::Decoded<Task> {
@@ -1573,7 +1604,7 @@ fn __request_my_tasks_due(
         sort_key: Some("gsi2sk"),
         key_attributes: &["pk", "sk", "gsi2pk", "gsi2sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The transaction of `delete_task`.
@@ -1655,10 +1686,12 @@ impl DeleteTaskTransaction<'_> {
         self
     }
     /// Items added so far.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.items.len()
     }
     /// Whether no item was added.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -2082,6 +2115,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

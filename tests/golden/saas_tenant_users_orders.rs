@@ -31,6 +31,7 @@ impl Plan {
     /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Plan] = &[Plan::Free, Plan::Pro, Plan::Enterprise];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Plan::Free => "free",
@@ -95,6 +96,7 @@ impl Role {
     /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Role] = &[Role::Admin, Role::Member, Role::Viewer];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Role::Admin => "admin",
@@ -166,6 +168,7 @@ impl Status {
         Status::Cancelled,
     ];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Status::Pending => "pending",
@@ -239,6 +242,7 @@ impl Currency {
     /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Currency] = &[Currency::Usd, Currency::Eur, Currency::Gbp];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Currency::Usd => "USD",
@@ -311,6 +315,7 @@ impl Tenant {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`Tenant`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         name: impl Into<String>,
         plan: impl Into<Plan>,
@@ -323,6 +328,7 @@ impl Tenant {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> TenantKey {
         TenantKey::from(self)
     }
@@ -368,7 +374,6 @@ impl __rt::Entity for Tenant {
         __tenant_key(scope)
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(__tenant_key(scope)?, "Tenant", 4);
         w.raw("entity", __rt::AttributeValue::S("Tenant".to_owned()));
         w.put("name", &self.name, __NAME_RULE)?;
@@ -402,16 +407,19 @@ pub struct TenantUpdate {
 }
 impl TenantUpdate {
     /// Sets `name`.
+    #[must_use]
     pub fn name(mut self, value: impl Into<String>) -> Self {
         self.name = Some(value.into());
         self
     }
     /// Sets `plan`.
+    #[must_use]
     pub fn plan(mut self, value: impl Into<Plan>) -> Self {
         self.plan = Some(value.into());
         self
     }
     /// Sets `created_at`.
+    #[must_use]
     pub fn created_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.created_at = Some(value.into());
         self
@@ -421,9 +429,8 @@ impl TenantUpdate {
     pub fn to_update(
         &self,
         _key: &TenantKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<Tenant>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -477,6 +484,7 @@ impl User {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`User`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         user_id: impl Into<String>,
         email: impl Into<String>,
@@ -496,6 +504,7 @@ impl User {
         self
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> UserKey {
         UserKey::from(self)
     }
@@ -647,16 +656,19 @@ pub struct UserUpdate {
 }
 impl UserUpdate {
     /// Sets `email`.
+    #[must_use]
     pub fn email(mut self, value: impl Into<String>) -> Self {
         self.email = Some(value.into());
         self
     }
     /// Sets `role`.
+    #[must_use]
     pub fn role(mut self, value: impl Into<Role>) -> Self {
         self.role = Some(value.into());
         self
     }
     /// Sets `last_login`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn last_login(mut self, value: Option<__rt::DateTime>) -> Self {
         self.last_login = Some(value);
         self
@@ -709,7 +721,7 @@ pub struct Order {
     /// `created_at`: datetime; part of the `GSI1` key.
     pub created_at: __rt::DateTime,
 }
-/// The primary key of a [`Order`].
+/// The primary key of an [`Order`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct OrderKey {
     /// `order_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI1` key.
@@ -734,7 +746,8 @@ impl Order {
         "created_at",
         __rt::TimeFormat::Rfc3339(0),
     );
-    /// A [`Order`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    /// An [`Order`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         order_id: impl Into<String>,
         user_id: impl Into<String>,
@@ -755,6 +768,7 @@ impl Order {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> OrderKey {
         OrderKey::from(self)
     }
@@ -935,7 +949,7 @@ impl __rt::Entity for Order {
         })
     }
 }
-/// The primary key attributes of a [`Order`].
+/// The primary key attributes of an [`Order`].
 fn __order_key(
     __tenant: &TenantId,
     order_id: &str,
@@ -945,7 +959,7 @@ fn __order_key(
     __item.insert("sk".to_owned(), __rt::S(__order_sk("Order", order_id)?));
     Ok(__item)
 }
-/// A partial update of a [`Order`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
+/// A partial update of an [`Order`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OrderUpdate {
     user_id: Option<String>,
@@ -960,36 +974,43 @@ pub struct OrderUpdate {
 }
 impl OrderUpdate {
     /// Sets `user_id`.
+    #[must_use]
     pub fn user_id(mut self, value: impl Into<String>) -> Self {
         self.user_id = Some(value.into());
         self
     }
     /// Sets `status`.
+    #[must_use]
     pub fn status(mut self, value: impl Into<Status>) -> Self {
         self.status = Some(value.into());
         self
     }
     /// Sets `total`.
+    #[must_use]
     pub fn total(mut self, value: impl Into<__rt::Decimal>) -> Self {
         self.total = Some(value.into());
         self
     }
     /// Sets `currency`.
+    #[must_use]
     pub fn currency(mut self, value: impl Into<Currency>) -> Self {
         self.currency = Some(value.into());
         self
     }
     /// Sets `lines`.
+    #[must_use]
     pub fn lines(mut self, value: impl Into<Vec<__rt::Item>>) -> Self {
         self.lines = Some(value.into());
         self
     }
     /// Sets `created_at`.
+    #[must_use]
     pub fn created_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.created_at = Some(value.into());
         self
     }
     /// Appends `values` to the list `lines` (a missing list counts as empty), each checked against the elements' declared rules. Not with a `lines` setter or a removal in the same update.
+    #[must_use]
     pub fn append_to_lines(
         mut self,
         values: impl IntoIterator<Item = __rt::Item>,
@@ -998,6 +1019,7 @@ impl OrderUpdate {
         self
     }
     /// Removes the element at `index` of the list `lines` (indexes of the list as stored), only if it is `expected`: else the update fails with `Error::ConditionNotMet`, which carries the stored item (another writer moved or removed it). Not with a `lines` setter or an append in the same update.
+    #[must_use]
     pub fn remove_from_lines_at(
         mut self,
         index: usize,
@@ -1073,7 +1095,7 @@ pub struct InventoryItem {
     /// `version`: integer 0..=9223372036854775807.
     pub version: i64,
 }
-/// The primary key of a [`InventoryItem`].
+/// The primary key of an [`InventoryItem`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct InventoryItemKey {
     /// `sku`: string `^[A-Z0-9-]{1,32}$`; part of the primary key.
@@ -1088,7 +1110,8 @@ impl InventoryItem {
     pub const RESERVED: __rt::Field<i64> = __rt::Field::new("InventoryItem", "reserved");
     /// `version` of a stored [`InventoryItem`], for write conditions (`when`, `delete_…_when`).
     pub const VERSION: __rt::Field<i64> = __rt::Field::new("InventoryItem", "version");
-    /// A [`InventoryItem`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    /// An [`InventoryItem`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         sku: impl Into<String>,
         on_hand: impl Into<i64>,
@@ -1103,6 +1126,7 @@ impl InventoryItem {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> InventoryItemKey {
         InventoryItemKey::from(self)
     }
@@ -1159,7 +1183,6 @@ impl __rt::Entity for InventoryItem {
         __inventory_item_key(scope, self.sku.as_str())
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __inventory_item_key(scope, self.sku.as_str())?,
             "InventoryItem",
@@ -1183,7 +1206,7 @@ impl __rt::Entity for InventoryItem {
         })
     }
 }
-/// The primary key attributes of a [`InventoryItem`].
+/// The primary key attributes of an [`InventoryItem`].
 fn __inventory_item_key(
     __tenant: &TenantId,
     sku: &str,
@@ -1193,7 +1216,7 @@ fn __inventory_item_key(
     __item.insert("sk".to_owned(), __rt::S(__inventory_item_sk("InventoryItem", sku)?));
     Ok(__item)
 }
-/// A partial update of a [`InventoryItem`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
+/// A partial update of an [`InventoryItem`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct InventoryItemUpdate {
     on_hand: Option<i64>,
@@ -1205,26 +1228,31 @@ pub struct InventoryItemUpdate {
 }
 impl InventoryItemUpdate {
     /// Sets `on_hand`.
+    #[must_use]
     pub fn on_hand(mut self, value: impl Into<i64>) -> Self {
         self.on_hand = Some(value.into());
         self
     }
     /// Sets `reserved`.
+    #[must_use]
     pub fn reserved(mut self, value: impl Into<i64>) -> Self {
         self.reserved = Some(value.into());
         self
     }
     /// Sets `version`, the item's new version (required): the update applies only when the stored version is one less, else it fails with `Error::VersionConflict` (optimistic locking).
+    #[must_use]
     pub fn version(mut self, value: impl Into<i64>) -> Self {
         self.version = Some(value.into());
         self
     }
-    /// Adds `n` to `on_hand` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `on_hand` setter in the same update.
+    /// Adds `n` to `on_hand` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with an `on_hand` setter in the same update.
+    #[must_use]
     pub fn add_on_hand(mut self, n: i64) -> Self {
         self.add_on_hand = Some(self.add_on_hand.unwrap_or(0).saturating_add(n));
         self
     }
     /// Adds `n` to `reserved` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `reserved` setter in the same update.
+    #[must_use]
     pub fn add_reserved(mut self, n: i64) -> Self {
         self.add_reserved = Some(self.add_reserved.unwrap_or(0).saturating_add(n));
         self
@@ -1234,9 +1262,8 @@ impl InventoryItemUpdate {
     pub fn to_update(
         &self,
         key: &InventoryItemKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<
             InventoryItem,
         >(self.__options.or_create);
@@ -1334,20 +1361,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -1356,6 +1386,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -1364,10 +1395,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -1415,6 +1448,7 @@ impl __rt::Repository for Repository {
 impl Repository {}
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
+    #[must_use]
     pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
         TenantRepository {
             repo: self,
@@ -1432,12 +1466,14 @@ pub struct TenantRepository<'a> {
 }
 impl<'a> TenantRepository<'a> {
     /// The tenant.
+    #[must_use]
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
     }
     /// Reads items of this tenant together, as of one moment
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
         __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
@@ -1544,7 +1580,7 @@ impl<'a> TenantRepository<'a> {
     pub async fn get_order(&self, key: &OrderKey) -> Result<Option<Order>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`Order`], replacing any item with the same key.
+    /// Writes an [`Order`], replacing any item with the same key.
     pub async fn put_order(&self, item: &Order) -> Result<(), __rt::Error> {
         self.repo.__table().put(item, &self.tenant).await
     }
@@ -1561,7 +1597,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`Order`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes an [`Order`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_order_when(
         &self,
         item: &Order,
@@ -1569,7 +1605,7 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.__table().put_when(item, &self.tenant, condition).await
     }
-    /// Writes a [`Order`] as [`put_order`](Self::put_order) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    /// Writes an [`Order`] as [`put_order`](Self::put_order) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_order(
         &self,
         item: &Order,
@@ -1598,7 +1634,7 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<InventoryItem>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`InventoryItem`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
+    /// Writes an [`InventoryItem`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
     pub async fn put_inventory_item(
         &self,
         item: &InventoryItem,
@@ -1621,7 +1657,7 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`InventoryItem`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes an [`InventoryItem`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
     pub async fn put_inventory_item_when(
         &self,
         item: &InventoryItem,
@@ -1629,7 +1665,7 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<(), __rt::Error> {
         self.repo.__table().put_when(item, &self.tenant, condition).await
     }
-    /// Writes a [`InventoryItem`] as [`put_inventory_item`](Self::put_inventory_item) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
+    /// Writes an [`InventoryItem`] as [`put_inventory_item`](Self::put_inventory_item) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_inventory_item(
         &self,
         item: &InventoryItem,
@@ -1654,42 +1690,49 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant admin, I want to see my tenant's profile.
     ///
     /// Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn tenant_profile(&self) -> __rt::Query<Tenant> {
         self.repo.__query(__request_tenant_profile(self), __decode_tenant_profile)
     }
     /// As a tenant admin, I want to list all users of my tenant.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn users(&self) -> __rt::Query<User> {
         self.repo.__query(__request_users(self), __decode_users)
     }
     /// As a tenant admin, I want to list all orders of my tenant.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn orders(&self) -> __rt::Query<Order> {
         self.repo.__query(__request_orders(self), __decode_orders)
     }
     /// As a tenant admin, I want all the data of my tenant (an export).
     ///
     /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|ACCOUNT`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn all_tenant_data(&self) -> __rt::Query<AllTenantDataItem> {
         self.repo.__query(__request_all_tenant_data(self), __decode_all_tenant_data)
     }
     /// As a user, I want to sign in with my email address.
     ///
     /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|EMAIL#<email>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn user_by_email(&self, email: &str) -> __rt::Query<User> {
         self.repo.__query(__request_user_by_email(self, email), __decode_user_by_email)
     }
     /// As a fulfilment clerk, I want to list the pending orders of my tenant, oldest first.
     ///
     /// Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `TENANT#<tenant>|STATUS#pending`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn pending_orders(&self) -> __rt::Query<Order> {
         self.repo.__query(__request_pending_orders(self), __decode_pending_orders)
     }
     /// As a tenant admin, I want to list my tenant's orders in a given status placed since a date.
     ///
     /// Query of index `GSI1`: `#pk = :pk AND #sk >= :sk` with `:pk` = `TENANT#<tenant>|STATUS#<status>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn orders_by_status(
         &self,
         status: Status,
@@ -1704,25 +1747,27 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want my order recorded and the stock it takes reserved atomically.
     ///
     /// TransactWriteItems: add items, then `send()`; all or nothing.
+    #[must_use]
     pub fn place_order(&self) -> PlaceOrderTransaction<'a> {
         PlaceOrderTransaction {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: Default::default(),
-            labels: Default::default(),
-            token: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
+            labels: <Vec<&'static str>>::default(),
+            token: <Option<String>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
     /// As a clerk, I want the stock of several products at once.
     ///
     /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
+    #[must_use]
     pub fn inventory_items(&self) -> InventoryItemsBatch<'a> {
         InventoryItemsBatch {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            keys: Default::default(),
-            error: Default::default(),
+            keys: <Vec<__rt::Item>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
 }
@@ -1745,7 +1790,7 @@ fn __request_tenant_profile(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_users(item: &__rt::Item) -> __rt::Decoded<User> {
@@ -1767,7 +1812,7 @@ fn __request_users(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1789,7 +1834,7 @@ fn __request_orders(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// An item returned by `all_tenant_data`.
@@ -1799,9 +1844,9 @@ pub enum AllTenantDataItem {
     Tenant(Tenant),
     /// A [`User`].
     User(User),
-    /// A [`Order`].
+    /// An [`Order`].
     Order(Order),
-    /// A [`InventoryItem`].
+    /// An [`InventoryItem`].
     InventoryItem(InventoryItem),
 }
 fn __decode_all_tenant_data(item: &__rt::Item) -> __rt::Decoded<AllTenantDataItem> {
@@ -1848,7 +1893,7 @@ fn __request_all_tenant_data(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_user_by_email(item: &__rt::Item) -> __rt::Decoded<User> {
@@ -1871,7 +1916,7 @@ fn __request_user_by_email(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_pending_orders(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1894,7 +1939,7 @@ fn __request_pending_orders(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_orders_by_status(item: &__rt::Item) -> __rt::Decoded<Order> {
@@ -1919,7 +1964,7 @@ fn __request_orders_by_status(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The transaction of `place_order`.
@@ -1933,7 +1978,7 @@ pub struct PlaceOrderTransaction<'a> {
     error: Option<__rt::Error>,
 }
 impl PlaceOrderTransaction<'_> {
-    /// Creates (fails the transaction if it exists) a [`Order`].
+    /// Creates (fails the transaction if it exists) an [`Order`].
     pub fn create_order(&mut self, item: &Order) -> &mut Self {
         let info = self.repo.__table_info();
         let item = __rt::Entity::to_item(item, &self.tenant)
@@ -1987,10 +2032,12 @@ impl PlaceOrderTransaction<'_> {
         self
     }
     /// Items added so far.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.items.len()
     }
     /// Whether no item was added.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -2023,7 +2070,7 @@ pub struct InventoryItemsBatch<'a> {
     error: Option<__rt::Error>,
 }
 impl InventoryItemsBatch<'_> {
-    /// Adds a read of a [`InventoryItem`].
+    /// Adds a read of an [`InventoryItem`].
     pub fn get_inventory_item(&mut self, key: &InventoryItemKey) -> &mut Self {
         match key.to_key_item(&self.tenant) {
             Ok(key) => self.keys.push(key),
@@ -2345,6 +2392,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

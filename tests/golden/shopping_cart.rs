@@ -19,6 +19,7 @@ impl Status {
     /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Status] = &[Status::Active, Status::Saved];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Status::Active => "ACTIVE",
@@ -125,6 +126,7 @@ impl CartItem {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`CartItem`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         user_id: impl Into<String>,
         product_id: impl Into<String>,
@@ -145,6 +147,7 @@ impl CartItem {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> CartItemKey {
         CartItemKey::from(self)
     }
@@ -228,7 +231,6 @@ impl __rt::Entity for CartItem {
         )
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __cart_item_key(
                 scope,
@@ -298,26 +300,31 @@ pub struct CartItemUpdate {
 }
 impl CartItemUpdate {
     /// Sets `product_name`.
+    #[must_use]
     pub fn product_name(mut self, value: impl Into<String>) -> Self {
         self.product_name = Some(value.into());
         self
     }
     /// Sets `quantity`.
+    #[must_use]
     pub fn quantity(mut self, value: impl Into<i64>) -> Self {
         self.quantity = Some(value.into());
         self
     }
     /// Sets `unit_price`.
+    #[must_use]
     pub fn unit_price(mut self, value: impl Into<__rt::Decimal>) -> Self {
         self.unit_price = Some(value.into());
         self
     }
     /// Sets `added_at`.
+    #[must_use]
     pub fn added_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.added_at = Some(value.into());
         self
     }
     /// Adds `n` to `quantity` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `quantity` setter in the same update.
+    #[must_use]
     pub fn add_quantity(mut self, n: i64) -> Self {
         self.add_quantity = Some(self.add_quantity.unwrap_or(0).saturating_add(n));
         self
@@ -327,9 +334,8 @@ impl CartItemUpdate {
     pub fn to_update(
         &self,
         key: &CartItemKey,
-        scope: &(),
+        _scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<CartItem>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -405,6 +411,7 @@ impl WishlistItem {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`WishlistItem`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         user_id: impl Into<String>,
         product_id: impl Into<String>,
@@ -426,6 +433,7 @@ impl WishlistItem {
         self
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> WishlistItemKey {
         WishlistItemKey::from(self)
     }
@@ -485,7 +493,6 @@ impl __rt::Entity for WishlistItem {
         __wishlist_item_key(scope, self.user_id.as_str(), self.product_id.as_str())
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __wishlist_item_key(scope, self.user_id.as_str(), self.product_id.as_str())?,
             "WishlistItem",
@@ -538,16 +545,19 @@ pub struct WishlistItemUpdate {
 }
 impl WishlistItemUpdate {
     /// Sets `product_name`.
+    #[must_use]
     pub fn product_name(mut self, value: impl Into<String>) -> Self {
         self.product_name = Some(value.into());
         self
     }
     /// Sets `note`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn note(mut self, value: Option<String>) -> Self {
         self.note = Some(value);
         self
     }
     /// Sets `added_at`.
+    #[must_use]
     pub fn added_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.added_at = Some(value.into());
         self
@@ -557,9 +567,8 @@ impl WishlistItemUpdate {
     pub fn to_update(
         &self,
         key: &WishlistItemKey,
-        scope: &(),
+        _scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<WishlistItem>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -606,6 +615,7 @@ impl CartCount {
     /// `item_count` of a stored [`CartCount`], for write conditions (`when`, `delete_…_when`).
     pub const ITEM_COUNT: __rt::Field<i64> = __rt::Field::new("CartCount", "item_count");
     /// A [`CartCount`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         user_id: impl Into<String>,
         status: impl Into<Status>,
@@ -618,6 +628,7 @@ impl CartCount {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> CartCountKey {
         CartCountKey::from(self)
     }
@@ -686,7 +697,6 @@ impl __rt::Entity for CartCount {
         __cart_count_key(scope, self.user_id.as_str(), self.status)
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __cart_count_key(scope, self.user_id.as_str(), self.status)?,
             "CartCount",
@@ -729,11 +739,13 @@ pub struct CartCountUpdate {
 }
 impl CartCountUpdate {
     /// Sets `item_count`.
+    #[must_use]
     pub fn item_count(mut self, value: impl Into<i64>) -> Self {
         self.item_count = Some(value.into());
         self
     }
-    /// Adds `n` to `item_count` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `item_count` setter in the same update.
+    /// Adds `n` to `item_count` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with an `item_count` setter in the same update.
+    #[must_use]
     pub fn add_item_count(mut self, n: i64) -> Self {
         self.add_item_count = Some(self.add_item_count.unwrap_or(0).saturating_add(n));
         self
@@ -743,9 +755,8 @@ impl CartCountUpdate {
     pub fn to_update(
         &self,
         key: &CartCountKey,
-        scope: &(),
+        _scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<CartCount>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -792,20 +803,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -814,6 +828,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -822,10 +837,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -874,6 +891,7 @@ impl Repository {
     /// Reads items of the table's global entities together, as of one
     /// moment (TransactGetItems, up to 100 items): add keys with `get`,
     /// then `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, ()> {
         __rt::TransactGet::new(&self.client, self.__table_info(), &())
     }
@@ -1066,18 +1084,21 @@ impl Repository {
     /// As a shopper, I want to see my entire shopping cart, including items saved for later, whenever I log in.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn whole_cart(&self, user_id: &str) -> __rt::Query<CartItem> {
         self.__query(__request_whole_cart(self, user_id), __decode_whole_cart)
     }
     /// As a shopper, I want checkout to load only the items in my active cart.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn active_cart(&self, user_id: &str) -> __rt::Query<CartItem> {
         self.__query(__request_active_cart(self, user_id), __decode_active_cart)
     }
     /// As a shopper, I want to see the items I saved for later.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn saved_for_later(&self, user_id: &str) -> __rt::Query<CartItem> {
         self.__query(__request_saved_for_later(self, user_id), __decode_saved_for_later)
     }
@@ -1093,49 +1114,54 @@ impl Repository {
     /// As a shopper, I want to see my wish list.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn wishlist(&self, user_id: &str) -> __rt::Query<WishlistItem> {
         self.__query(__request_wishlist(self, user_id), __decode_wishlist)
     }
     /// As a shopper, I want to see how many items are in my cart and saved for later.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn cart_counts(&self, user_id: &str) -> __rt::Query<CartCount> {
         self.__query(__request_cart_counts(self, user_id), __decode_cart_counts)
     }
     /// As a shopper, I want to add a product to my cart.
     ///
     /// TransactWriteItems: add items, then `send()`; all or nothing.
+    #[must_use]
     pub fn add_to_cart(&self) -> AddToCartTransaction<'_> {
         AddToCartTransaction {
             repo: self,
-            items: Default::default(),
-            labels: Default::default(),
-            token: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
+            labels: <Vec<&'static str>>::default(),
+            token: <Option<String>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
     /// As a shopper, I want to move an item between my active cart and my saved-for-later list.
     ///
     /// TransactWriteItems: add items, then `send()`; all or nothing.
+    #[must_use]
     pub fn move_item(&self) -> MoveItemTransaction<'_> {
         MoveItemTransaction {
             repo: self,
-            items: Default::default(),
-            labels: Default::default(),
-            token: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
+            labels: <Vec<&'static str>>::default(),
+            token: <Option<String>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
     /// As a shopper, I want the items I bought removed from my active cart.
     ///
     /// TransactWriteItems: add items, then `send()`; all or nothing.
+    #[must_use]
     pub fn checkout(&self) -> CheckoutTransaction<'_> {
         CheckoutTransaction {
             repo: self,
-            items: Default::default(),
-            labels: Default::default(),
-            token: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
+            labels: <Vec<&'static str>>::default(),
+            token: <Option<String>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
 }
@@ -1158,7 +1184,7 @@ fn __request_whole_cart(
         forward: true,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_active_cart(item: &__rt::Item) -> __rt::Decoded<CartItem> {
@@ -1181,7 +1207,7 @@ fn __request_active_cart(
         forward: true,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_saved_for_later(item: &__rt::Item) -> __rt::Decoded<CartItem> {
@@ -1203,7 +1229,7 @@ fn __request_saved_for_later(
         forward: true,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_wishlist(item: &__rt::Item) -> __rt::Decoded<WishlistItem> {
@@ -1225,7 +1251,7 @@ fn __request_wishlist(
         forward: true,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_cart_counts(item: &__rt::Item) -> __rt::Decoded<CartCount> {
@@ -1247,7 +1273,7 @@ fn __request_cart_counts(
         forward: true,
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The transaction of `add_to_cart`.
@@ -1333,10 +1359,12 @@ impl AddToCartTransaction<'_> {
         self
     }
     /// Items added so far.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.items.len()
     }
     /// Whether no item was added.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -1462,10 +1490,12 @@ impl MoveItemTransaction<'_> {
         self
     }
     /// Items added so far.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.items.len()
     }
     /// Whether no item was added.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -1557,10 +1587,12 @@ impl CheckoutTransaction<'_> {
         self
     }
     /// Items added so far.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.items.len()
     }
     /// Whether no item was added.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -1754,6 +1786,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

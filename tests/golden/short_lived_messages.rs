@@ -68,6 +68,7 @@ impl Message {
         __rt::TimeFormat::EpochSeconds,
     );
     /// A [`Message`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         recipient_id: impl Into<String>,
         sender_id: impl Into<String>,
@@ -88,6 +89,7 @@ impl Message {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> MessageKey {
         MessageKey::from(self)
     }
@@ -257,7 +259,6 @@ impl __rt::Entity for Message {
         )
     }
     fn to_item(&self, scope: &()) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __message_key(
                 scope,
@@ -358,21 +359,25 @@ pub struct MessageUpdate {
 }
 impl MessageUpdate {
     /// Sets `sender_id`.
+    #[must_use]
     pub fn sender_id(mut self, value: impl Into<String>) -> Self {
         self.sender_id = Some(value.into());
         self
     }
     /// Sets `body`.
+    #[must_use]
     pub fn body(mut self, value: impl Into<String>) -> Self {
         self.body = Some(value.into());
         self
     }
     /// Sets `is_read`.
+    #[must_use]
     pub fn is_read(mut self, value: impl Into<bool>) -> Self {
         self.is_read = Some(value.into());
         self
     }
     /// Sets `expires_at`.
+    #[must_use]
     pub fn expires_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.expires_at = Some(value.into());
         self
@@ -382,9 +387,8 @@ impl MessageUpdate {
     pub fn to_update(
         &self,
         key: &MessageKey,
-        scope: &(),
+        _scope: &(),
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<Message>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -449,20 +453,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -471,6 +478,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -479,10 +487,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -531,6 +541,7 @@ impl Repository {
     /// Reads items of the table's global entities together, as of one
     /// moment (TransactGetItems, up to 100 items): add keys with `get`,
     /// then `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, ()> {
         __rt::TransactGet::new(&self.client, self.__table_info(), &())
     }
@@ -591,12 +602,14 @@ impl Repository {
     /// As a user, I want to read my messages, newest first.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>|INBOX`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn inbox(&self, user_id: &str) -> __rt::Query<Message> {
         self.__query(__request_inbox(self, user_id), __decode_inbox)
     }
     /// As a user, I want to fetch the messages that arrived since I last looked.
     ///
     /// Query of the table: `#pk = :pk AND #sk > :sk` with `:pk` = `USER#<user_id>|INBOX`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn inbox_since(
         &self,
         user_id: &str,
@@ -616,17 +629,19 @@ impl Repository {
     /// As a user, I want to see the messages I sent that have not expired.
     ///
     /// Query of index `GSI1`: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `USER#<user_id>|SENT`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn sent_messages(&self, user_id: &str) -> __rt::Query<Message> {
         self.__query(__request_sent_messages(self, user_id), __decode_sent_messages)
     }
     /// As a user, I want to delete several messages before they expire.
     ///
     /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
+    #[must_use]
     pub fn delete_messages(&self) -> DeleteMessagesBatch<'_> {
         DeleteMessagesBatch {
             repo: self,
-            items: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::WriteRequest>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
 }
@@ -650,7 +665,7 @@ fn __request_inbox(
         ttl_attribute: Some("expires_at"),
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_inbox_since(item: &__rt::Item) -> __rt::Decoded<Message> {
@@ -674,7 +689,7 @@ fn __request_inbox_since(
         ttl_attribute: Some("expires_at"),
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_sent_messages(item: &__rt::Item) -> __rt::Decoded<Message> {
@@ -698,7 +713,7 @@ fn __request_sent_messages(
         ttl_attribute: Some("expires_at"),
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The batch of `delete_messages`.
@@ -955,6 +970,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

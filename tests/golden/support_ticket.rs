@@ -34,6 +34,7 @@ impl Status {
     /// Every value this build knows, in declaration order.
     pub const ALL: &'static [Status] = &[Status::Open, Status::Closed];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Status::Open => "OPEN",
@@ -115,6 +116,7 @@ impl Ticket {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`Ticket`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         id: impl Into<String>,
         title: impl Into<String>,
@@ -136,6 +138,7 @@ impl Ticket {
         self
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> TicketKey {
         TicketKey::from(self)
     }
@@ -293,21 +296,25 @@ pub struct TicketUpdate {
 }
 impl TicketUpdate {
     /// Sets `title`.
+    #[must_use]
     pub fn title(mut self, value: impl Into<String>) -> Self {
         self.title = Some(value.into());
         self
     }
     /// Sets `status`.
+    #[must_use]
     pub fn status(mut self, value: impl Into<Status>) -> Self {
         self.status = Some(value.into());
         self
     }
     /// Sets `resolver`; `None` removes it (and the index keys built from it).
+    #[must_use]
     pub fn resolver(mut self, value: Option<String>) -> Self {
         self.resolver = Some(value);
         self
     }
     /// Sets `created_at`.
+    #[must_use]
     pub fn created_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.created_at = Some(value.into());
         self
@@ -388,6 +395,7 @@ impl Comment {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`Comment`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         ticket_id: impl Into<String>,
         id: impl Into<String>,
@@ -404,6 +412,7 @@ impl Comment {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> CommentKey {
         CommentKey::from(self)
     }
@@ -492,7 +501,6 @@ impl __rt::Entity for Comment {
         __comment_key(scope, self.ticket_id.as_str(), self.created_at, self.id.as_str())
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __comment_key(
                 scope,
@@ -562,11 +570,13 @@ pub struct CommentUpdate {
 }
 impl CommentUpdate {
     /// Sets `author`.
+    #[must_use]
     pub fn author(mut self, value: impl Into<String>) -> Self {
         self.author = Some(value.into());
         self
     }
     /// Sets `body`.
+    #[must_use]
     pub fn body(mut self, value: impl Into<String>) -> Self {
         self.body = Some(value.into());
         self
@@ -576,9 +586,8 @@ impl CommentUpdate {
     pub fn to_update(
         &self,
         key: &CommentKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<Comment>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -616,6 +625,7 @@ impl TicketCount {
     /// `count` of a stored [`TicketCount`], for write conditions (`when`, `delete_…_when`).
     pub const COUNT: __rt::Field<i64> = __rt::Field::new("TicketCount", "count");
     /// A [`TicketCount`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(status: impl Into<Status>, count: impl Into<i64>) -> Self {
         Self {
             status: status.into(),
@@ -623,6 +633,7 @@ impl TicketCount {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> TicketCountKey {
         TicketCountKey::from(self)
     }
@@ -691,7 +702,6 @@ impl __rt::Entity for TicketCount {
         __ticket_count_key(scope, self.status)
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __ticket_count_key(scope, self.status)?,
             "TicketCount",
@@ -730,11 +740,13 @@ pub struct TicketCountUpdate {
 }
 impl TicketCountUpdate {
     /// Sets `count`.
+    #[must_use]
     pub fn count(mut self, value: impl Into<i64>) -> Self {
         self.count = Some(value.into());
         self
     }
     /// Adds `n` to `count` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `count` setter in the same update.
+    #[must_use]
     pub fn add_count(mut self, n: i64) -> Self {
         self.add_count = Some(self.add_count.unwrap_or(0).saturating_add(n));
         self
@@ -744,9 +756,8 @@ impl TicketCountUpdate {
     pub fn to_update(
         &self,
         key: &TicketCountKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<TicketCount>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable(
@@ -792,20 +803,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -814,6 +828,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -822,10 +837,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -881,6 +898,7 @@ impl Repository {
 }
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
+    #[must_use]
     pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
         TenantRepository {
             repo: self,
@@ -898,12 +916,14 @@ pub struct TenantRepository<'a> {
 }
 impl<'a> TenantRepository<'a> {
     /// The tenant.
+    #[must_use]
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
     }
     /// Reads items of this tenant together, as of one moment
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
         __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
@@ -1025,6 +1045,7 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want to get a single ticket and all comments.
     ///
     /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|TICKET#<id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn ticket_with_comments(&self, id: &str) -> __rt::Query<TicketWithCommentsItem> {
         self.repo
             .__query(
@@ -1035,18 +1056,21 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want to view a single ticket summary.
     ///
     /// Query of the table: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|TICKET#<id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn ticket_summary(&self, id: &str) -> __rt::Query<Ticket> {
         self.repo.__query(__request_ticket_summary(self, id), __decode_ticket_summary)
     }
     /// As a user, I want to get all open tickets.
     ///
     /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `TENANT#<tenant>|OPEN`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn open_tickets(&self) -> __rt::Query<Ticket> {
         self.repo.__query(__request_open_tickets(self), __decode_open_tickets)
     }
     /// As a user, I want to view all open tickets for a given resolver.
     ///
     /// Query of index `GSI1`: `#pk = :pk AND #sk = :sk` with `:pk` = `TENANT#<tenant>|OPEN`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn open_tickets_for_resolver(&self, resolver: &str) -> __rt::Query<Ticket> {
         self.repo
             .__query(
@@ -1057,19 +1081,21 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want to change the status of multiple tickets atomically.
     ///
     /// TransactWriteItems: add items, then `send()`; all or nothing.
+    #[must_use]
     pub fn close_tickets(&self) -> CloseTicketsTransaction<'a> {
         CloseTicketsTransaction {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: Default::default(),
-            labels: Default::default(),
-            token: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
+            labels: <Vec<&'static str>>::default(),
+            token: <Option<String>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
     /// As a tenant admin, I want to view an aggregate of the tickets by status in my tenant.
     ///
     /// Query of the table: `#pk = :pk` with `:pk` = `TENANT#<tenant>|AGGREGATE`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn ticket_counts_by_status(&self) -> __rt::Query<TicketCount> {
         self.repo
             .__query(
@@ -1125,7 +1151,7 @@ fn __request_ticket_with_comments(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_ticket_summary(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -1148,7 +1174,7 @@ fn __request_ticket_summary(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_open_tickets(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -1170,7 +1196,7 @@ fn __request_open_tickets(
         sort_key: Some("resolver"),
         key_attributes: &["pk", "sk", "tenant_status", "resolver"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_open_tickets_for_resolver(item: &__rt::Item) -> __rt::Decoded<Ticket> {
@@ -1205,7 +1231,7 @@ fn __request_open_tickets_for_resolver(
         sort_key: Some("resolver"),
         key_attributes: &["pk", "sk", "tenant_status", "resolver"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The transaction of `close_tickets`.
@@ -1254,10 +1280,12 @@ impl CloseTicketsTransaction<'_> {
         self
     }
     /// Items added so far.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.items.len()
     }
     /// Whether no item was added.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -1296,7 +1324,7 @@ fn __request_ticket_counts_by_status(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The `count` counter of [`TicketCount`].
@@ -1352,6 +1380,7 @@ fn ticket_group_for_ticket_count_image(
 ///     Ok(())
 /// }
 /// ```
+#[must_use]
 pub fn ticket_count_changes(
     records: &[__rt::aggregate::ChangeRecord],
 ) -> (Vec<__rt::aggregate::CounterChange>, Vec<__rt::Error>) {
@@ -1735,6 +1764,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

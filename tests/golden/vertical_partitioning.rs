@@ -35,6 +35,7 @@ impl Status {
         Status::Archived,
     ];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Status::Draft => "DRAFT",
@@ -105,6 +106,7 @@ impl Permission {
         Permission::Edit,
     ];
     /// The value as stored; empty for [`Self::UnknownValue`].
+    #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
             Permission::Read => "READ",
@@ -214,6 +216,7 @@ impl DocumentMeta {
     pub const VERSION: __rt::Field<i64> = __rt::Field::new("DocumentMeta", "version");
     /// A [`DocumentMeta`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
     #[allow(clippy::too_many_arguments)]
+    #[must_use]
     pub fn new(
         document_id: impl Into<String>,
         title: impl Into<String>,
@@ -236,6 +239,7 @@ impl DocumentMeta {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> DocumentMetaKey {
         DocumentMetaKey::from(self)
     }
@@ -436,41 +440,49 @@ pub struct DocumentMetaUpdate {
 }
 impl DocumentMetaUpdate {
     /// Sets `title`.
+    #[must_use]
     pub fn title(mut self, value: impl Into<String>) -> Self {
         self.title = Some(value.into());
         self
     }
     /// Sets `owner_id`.
+    #[must_use]
     pub fn owner_id(mut self, value: impl Into<String>) -> Self {
         self.owner_id = Some(value.into());
         self
     }
     /// Sets `status`.
+    #[must_use]
     pub fn status(mut self, value: impl Into<Status>) -> Self {
         self.status = Some(value.into());
         self
     }
     /// Sets `chunk_count`.
+    #[must_use]
     pub fn chunk_count(mut self, value: impl Into<i64>) -> Self {
         self.chunk_count = Some(value.into());
         self
     }
     /// Sets `created_at`.
+    #[must_use]
     pub fn created_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.created_at = Some(value.into());
         self
     }
     /// Sets `updated_at`.
+    #[must_use]
     pub fn updated_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.updated_at = Some(value.into());
         self
     }
     /// Sets `version`, the item's new version (required): the update applies only when the stored version is one less, else it fails with `Error::VersionConflict` (optimistic locking).
+    #[must_use]
     pub fn version(mut self, value: impl Into<i64>) -> Self {
         self.version = Some(value.into());
         self
     }
     /// Adds `n` to `chunk_count` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `chunk_count` setter in the same update.
+    #[must_use]
     pub fn add_chunk_count(mut self, n: i64) -> Self {
         self.add_chunk_count = Some(self.add_chunk_count.unwrap_or(0).saturating_add(n));
         self
@@ -607,6 +619,7 @@ impl DocumentBodyChunk {
     /// `text` of a stored [`DocumentBodyChunk`], for write conditions (`when`, `delete_…_when`).
     pub const TEXT: __rt::Field<String> = __rt::Field::new("DocumentBodyChunk", "text");
     /// A [`DocumentBodyChunk`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         document_id: impl Into<String>,
         chunk: impl Into<i64>,
@@ -619,6 +632,7 @@ impl DocumentBodyChunk {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> DocumentBodyChunkKey {
         DocumentBodyChunkKey::from(self)
     }
@@ -680,7 +694,6 @@ impl __rt::Entity for DocumentBodyChunk {
         __document_body_chunk_key(scope, self.document_id.as_str(), self.chunk)
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __document_body_chunk_key(scope, self.document_id.as_str(), self.chunk)?,
             "DocumentBodyChunk",
@@ -737,6 +750,7 @@ pub struct DocumentBodyChunkUpdate {
 }
 impl DocumentBodyChunkUpdate {
     /// Sets `text`.
+    #[must_use]
     pub fn text(mut self, value: impl Into<String>) -> Self {
         self.text = Some(value.into());
         self
@@ -746,9 +760,8 @@ impl DocumentBodyChunkUpdate {
     pub fn to_update(
         &self,
         key: &DocumentBodyChunkKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<
             DocumentBodyChunk,
         >(self.__options.or_create);
@@ -827,6 +840,7 @@ impl DocumentAttachment {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`DocumentAttachment`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         document_id: impl Into<String>,
         attachment_id: impl Into<String>,
@@ -847,6 +861,7 @@ impl DocumentAttachment {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> DocumentAttachmentKey {
         DocumentAttachmentKey::from(self)
     }
@@ -916,7 +931,6 @@ impl __rt::Entity for DocumentAttachment {
         )
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __document_attachment_key(
                 scope,
@@ -990,31 +1004,37 @@ pub struct DocumentAttachmentUpdate {
 }
 impl DocumentAttachmentUpdate {
     /// Sets `file_name`.
+    #[must_use]
     pub fn file_name(mut self, value: impl Into<String>) -> Self {
         self.file_name = Some(value.into());
         self
     }
     /// Sets `content_type`.
+    #[must_use]
     pub fn content_type(mut self, value: impl Into<String>) -> Self {
         self.content_type = Some(value.into());
         self
     }
     /// Sets `size_bytes`.
+    #[must_use]
     pub fn size_bytes(mut self, value: impl Into<i64>) -> Self {
         self.size_bytes = Some(value.into());
         self
     }
     /// Sets `object_key`.
+    #[must_use]
     pub fn object_key(mut self, value: impl Into<String>) -> Self {
         self.object_key = Some(value.into());
         self
     }
     /// Sets `uploaded_at`.
+    #[must_use]
     pub fn uploaded_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.uploaded_at = Some(value.into());
         self
     }
     /// Adds `n` to `size_bytes` atomically (DynamoDB's `ADD`; a missing value counts as 0). Not with a `size_bytes` setter in the same update.
+    #[must_use]
     pub fn add_size_bytes(mut self, n: i64) -> Self {
         self.add_size_bytes = Some(self.add_size_bytes.unwrap_or(0).saturating_add(n));
         self
@@ -1024,9 +1044,8 @@ impl DocumentAttachmentUpdate {
     pub fn to_update(
         &self,
         key: &DocumentAttachmentKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<
             DocumentAttachment,
         >(self.__options.or_create);
@@ -1107,6 +1126,7 @@ impl DocumentShare {
         __rt::TimeFormat::Rfc3339(3),
     );
     /// A [`DocumentShare`] with its required attributes. Code that builds items with it keeps compiling when the spec adds an optional attribute.
+    #[must_use]
     pub fn new(
         document_id: impl Into<String>,
         principal_id: impl Into<String>,
@@ -1121,6 +1141,7 @@ impl DocumentShare {
         }
     }
     /// This item's primary key.
+    #[must_use]
     pub fn key(&self) -> DocumentShareKey {
         DocumentShareKey::from(self)
     }
@@ -1190,7 +1211,6 @@ impl __rt::Entity for DocumentShare {
         )
     }
     fn to_item(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
-        let __tenant = scope;
         let mut w = __rt::ItemWriter::new(
             __document_share_key(
                 scope,
@@ -1254,11 +1274,13 @@ pub struct DocumentShareUpdate {
 }
 impl DocumentShareUpdate {
     /// Sets `permission`.
+    #[must_use]
     pub fn permission(mut self, value: impl Into<Permission>) -> Self {
         self.permission = Some(value.into());
         self
     }
     /// Sets `granted_at`.
+    #[must_use]
     pub fn granted_at(mut self, value: impl Into<__rt::DateTime>) -> Self {
         self.granted_at = Some(value.into());
         self
@@ -1268,9 +1290,8 @@ impl DocumentShareUpdate {
     pub fn to_update(
         &self,
         key: &DocumentShareKey,
-        scope: &TenantId,
+        _scope: &TenantId,
     ) -> Result<__rt::ops::Update, __rt::Error> {
-        let __tenant = scope;
         let mut update = __rt::ops::Update::of::<
             DocumentShare,
         >(self.__options.or_create);
@@ -1331,20 +1352,23 @@ pub struct Repository {
 }
 impl Repository {
     /// A repository on the table named in the spec.
+    #[must_use]
     pub fn new(client: __rt::sdk::Client) -> Self {
         Repository {
             client,
             table_name: TABLE_NAME.to_owned(),
-            retry: Default::default(),
+            retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
         }
     }
     /// Use another table name (one table per stage or per test).
+    #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
         self
     }
     /// How unprocessed batch items are retried.
+    #[must_use]
     pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
         self.retry = retry;
         self
@@ -1353,6 +1377,7 @@ impl Repository {
     /// migration job too (`migrations`), whose results are
     /// incomplete or stale until the job is verified; without it
     /// they fail with `Error::Pending`.
+    #[must_use]
     pub fn allow_pending(mut self) -> Self {
         self.pending_allowed = true;
         self
@@ -1361,10 +1386,12 @@ impl Repository {
         self.pending_allowed
     }
     /// The SDK client.
+    #[must_use]
     pub fn client(&self) -> &__rt::sdk::Client {
         &self.client
     }
     /// The table name.
+    #[must_use]
     pub fn table_name(&self) -> &str {
         &self.table_name
     }
@@ -1412,6 +1439,7 @@ impl __rt::Repository for Repository {
 impl Repository {}
 impl Repository {
     /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
+    #[must_use]
     pub fn for_tenant(&self, tenant: &TenantId) -> TenantRepository<'_> {
         TenantRepository {
             repo: self,
@@ -1429,12 +1457,14 @@ pub struct TenantRepository<'a> {
 }
 impl<'a> TenantRepository<'a> {
     /// The tenant.
+    #[must_use]
     pub fn tenant(&self) -> &TenantId {
         &self.tenant
     }
     /// Reads items of this tenant together, as of one moment
     /// (TransactGetItems, up to 100 items): add keys with `get`, then
     /// `send` and read each item at its slot.
+    #[must_use]
     pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
         __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
     }
@@ -1681,6 +1711,7 @@ impl<'a> TenantRepository<'a> {
     /// As an editor, I want to open a whole document, so that it can be rebuilt client-side.
     ///
     /// Query of the table: `#pk = :pk` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn whole_document(&self, document_id: &str) -> __rt::Query<WholeDocumentItem> {
         self.repo
             .__query(
@@ -1700,6 +1731,7 @@ impl<'a> TenantRepository<'a> {
     /// As a reader, I want the document body, chunk by chunk in order.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn document_body(&self, document_id: &str) -> __rt::Query<DocumentBodyChunk> {
         self.repo
             .__query(__request_document_body(self, document_id), __decode_document_body)
@@ -1707,6 +1739,7 @@ impl<'a> TenantRepository<'a> {
     /// As a reader, I want a range of body chunks, to load a long document page by page.
     ///
     /// Query of the table: `#pk = :pk AND #sk BETWEEN :sk0 AND :sk1` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn body_chunks_between(
         &self,
         document_id: &str,
@@ -1722,43 +1755,48 @@ impl<'a> TenantRepository<'a> {
     /// As an editor, I want to list a document's attachments.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn attachments(&self, document_id: &str) -> __rt::Query<DocumentAttachment> {
         self.repo.__query(__request_attachments(self, document_id), __decode_attachments)
     }
     /// As an owner, I want to see with whom a document is shared.
     ///
     /// Query of the table: `#pk = :pk AND begins_with(#sk, :sk)` with `:pk` = `ORG#<org>|DOC#<document_id>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn shares(&self, document_id: &str) -> __rt::Query<DocumentShare> {
         self.repo.__query(__request_shares(self, document_id), __decode_shares)
     }
     /// As a member, I want to see my organization's most recently updated documents.
     ///
     /// Query of index `GSI1`: `#pk = :pk` with `:pk` = `ORG#<org>|DOCS`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
     pub fn recent_documents(&self) -> __rt::Query<DocumentMeta> {
         self.repo.__query(__request_recent_documents(self), __decode_recent_documents)
     }
     /// As an editor, I want to save edited chunks and bump the document version atomically, failing if someone else saved first.
     ///
     /// TransactWriteItems: add items, then `send()`; all or nothing.
+    #[must_use]
     pub fn edit_body(&self) -> EditBodyTransaction<'a> {
         EditBodyTransaction {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: Default::default(),
-            labels: Default::default(),
-            token: Default::default(),
-            error: Default::default(),
+            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
+            labels: <Vec<&'static str>>::default(),
+            token: <Option<String>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
     /// As a member, I want the metadata of several documents at once.
     ///
     /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
+    #[must_use]
     pub fn document_metas(&self) -> DocumentMetasBatch<'a> {
         DocumentMetasBatch {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            keys: Default::default(),
-            error: Default::default(),
+            keys: <Vec<__rt::Item>>::default(),
+            error: <Option<__rt::Error>>::default(),
         }
     }
 }
@@ -1819,7 +1857,7 @@ fn __request_whole_document(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_document_body(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
@@ -1842,7 +1880,7 @@ fn __request_document_body(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_body_chunks_between(item: &__rt::Item) -> __rt::Decoded<DocumentBodyChunk> {
@@ -1872,7 +1910,7 @@ fn __request_body_chunks_between(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_attachments(item: &__rt::Item) -> __rt::Decoded<DocumentAttachment> {
@@ -1895,7 +1933,7 @@ fn __request_attachments(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_shares(item: &__rt::Item) -> __rt::Decoded<DocumentShare> {
@@ -1918,7 +1956,7 @@ fn __request_shares(
         sort_key: Some("sk"),
         key_attributes: &["pk", "sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 fn __decode_recent_documents(item: &__rt::Item) -> __rt::Decoded<DocumentMeta> {
@@ -1940,7 +1978,7 @@ fn __request_recent_documents(
         sort_key: Some("gsi1sk"),
         key_attributes: &["pk", "sk", "gsi1pk", "gsi1sk"],
         tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("ORG#", Some('|'))])),
-        ..Default::default()
+        ..__rt::QueryRequest::default()
     })
 }
 /// The transaction of `edit_body`.
@@ -2027,10 +2065,12 @@ impl EditBodyTransaction<'_> {
         self
     }
     /// Items added so far.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.items.len()
     }
     /// Whether no item was added.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -2322,6 +2362,7 @@ pub mod migrations {
     /// that fills a required attribute with values you choose
     /// is made by its `fill_…` function: add it to these and
     /// run them with `singletable_runtime::migrate::main`.
+    #[must_use]
     pub fn jobs() -> Vec<Box<dyn __rt::migrate::Job>> {
         let jobs: [Box<dyn __rt::migrate::Job>; 0] = [];
         jobs.into()

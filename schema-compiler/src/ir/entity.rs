@@ -609,10 +609,5 @@ impl SetOf {
 
 /// `"an integer"`, `"a string"`: a type name with its article.
 pub fn with_article(name: &str) -> String {
-    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
-    format!("{article} {name}")
+    format!("{} {name}", crate::naming::article(name))
 }

@@ -11,6 +11,7 @@ mod fields;
 mod iam;
 mod keys;
 mod migrations;
+mod must_use;
 mod patterns;
 mod repo;
 mod tenant;
@@ -148,11 +149,62 @@ pub fn render_rust_with(spec: &ir::Spec, source: &str, options: &RustOptions) ->
     // Part by part: the same text as the whole file at once, in a fraction
     // of the memory (a syntax tree of one entity at a time, not of them all).
     for part in emitter.emit_parts() {
-        let file: syn::File = syn::parse2(part)
+        let mut file: syn::File = syn::parse2(part)
             .expect("invariant: the emitter produces a syntactically valid Rust file");
+        must_use::mark(&mut file);
         out.push_str(&prettyplease::unparse(&file));
     }
-    link_entity_types(spec, &emitter.names, out)
+    articles(&link_entity_types(spec, &emitter.names, out))
+}
+
+/// Doc comments say "an [`Order`]", "a [`User`]": the article before a
+/// name in code (`` `x` `` or a link) is the one it is read with
+/// ([`naming::article`]), whatever the sentence it was written into.
+fn articles(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if !line.trim_start().starts_with("///") {
+            out.push_str(line);
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = next_article(rest) {
+            let (before, after) = rest.split_at(at);
+            out.push_str(before);
+            let capital = after.starts_with('A');
+            let after = after.trim_start_matches(['a', 'A']).trim_start_matches('n');
+            // `after` is now " [`Word…" or " `word…".
+            let word: String = after
+                .trim_start_matches([' ', '[', '`'])
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let article = naming::article(&word);
+            if capital {
+                out.push_str(if article == "an" { "An" } else { "A" });
+            } else {
+                out.push_str(article);
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+    }
+    out
+}
+
+/// Where in `text` the next article ("a" or "an", any case) stands before a
+/// name in code: a word boundary before it, `` `x` `` or `[`x` after it.
+fn next_article(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    (0..bytes.len()).find(|&i| {
+        let boundary = i == 0 || matches!(bytes[i - 1], b' ' | b'(' | b'/');
+        if !boundary || !matches!(bytes[i], b'a' | b'A') {
+            return false;
+        }
+        let rest = &text[i + 1..];
+        let rest = rest.strip_prefix('n').unwrap_or(rest);
+        rest.starts_with(" [`") || rest.starts_with(" `")
+    })
 }
 
 /// Doc links name entities as the spec does (`[`customer`]`); where the
@@ -538,7 +590,7 @@ impl PrivateNames {
 }
 
 /// A struct literal `ty { … }` naming only the fields given a value (`Some`):
-/// `..Default::default()` fills in the others (a request's absent index,
+/// `..Type::default()` fills in the others (a request's absent index,
 /// filter or projection), so a generated request shows what it sets.
 fn literal_without_defaults(
     ty: TokenStream,
@@ -551,7 +603,7 @@ fn literal_without_defaults(
     let rest = fields
         .iter()
         .any(|(_, value)| value.is_none())
-        .then(|| quote!(..Default::default()));
+        .then(|| quote!(..#ty::default()));
     quote!(#ty { #(#given)* #rest })
 }
 

@@ -142,6 +142,20 @@ impl<'a> Emitter<'a> {
     /// `Repository::for_tenant` and the `TenantRepository` it returns: the
     /// tenant's entity operations and access patterns.
     fn tenant_repository(&self) -> TokenStream {
+        // Its builders (transactions, batches) borrow the repository for
+        // the handle's own lifetime `'a`; without them, the lifetime is elided.
+        let builders = self.patterns.iter().any(|p| {
+            p.handle == Handle::Tenant
+                && matches!(
+                    p.pattern.operation,
+                    ir::Operation::Transaction(_) | ir::Operation::Batch(_)
+                )
+        });
+        let impl_header = if builders {
+            quote!(impl<'a> TenantRepository<'a>)
+        } else {
+            quote!(impl TenantRepository<'_>)
+        };
         let ops = self.entity_ops(Handle::Tenant);
         let patterns = self.pattern_methods(Handle::Tenant);
         quote! {
@@ -161,7 +175,7 @@ impl<'a> Emitter<'a> {
                 tenant: TenantId,
             }
 
-            impl<'a> TenantRepository<'a> {
+            #impl_header {
                 /// The tenant.
                 pub fn tenant(&self) -> &TenantId {
                     &self.tenant
@@ -255,7 +269,7 @@ impl<'a> Emitter<'a> {
                     Repository {
                         client,
                         table_name: TABLE_NAME.to_owned(),
-                        retry: Default::default(),
+                        retry: __rt::RetryPolicy::default(),
                         pending_allowed: false,
                     }
                 }

@@ -60,8 +60,7 @@ impl<'a> Emitter<'a> {
         } else {
             quote!(mut w)
         };
-        quote! {
-            let __tenant = scope;
+        let body = quote! {
             #shard
             let #writer = __rt::ItemWriter::new(#key?, #name, #capacity);
             #marker
@@ -69,7 +68,9 @@ impl<'a> Emitter<'a> {
             #(#attributes)*
             #(#index_keys)*
             Ok(w.finish())
-        }
+        };
+        let tenant = tenant_binding(&body);
+        quote!(#tenant #body)
     }
 
     /// Inserts an index key attribute when every placeholder in it is present.
@@ -362,4 +363,19 @@ fn shape_parts(tokens: &[crate::lang::Tok]) -> Vec<TokenStream> {
         out.push(quote!(__rt::Shape::Lit(#literal)));
     }
     out
+}
+
+/// `let __tenant = scope;` where `body` reads the tenant under that name
+/// (index keys of a tenant-scoped entity), else nothing.
+pub(super) fn tenant_binding(body: &TokenStream) -> Option<TokenStream> {
+    names(body, "__tenant").then(|| quote!(let __tenant = scope;))
+}
+
+/// Whether `tokens` use the identifier `name`.
+pub(super) fn names(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == name,
+        proc_macro2::TokenTree::Group(g) => names(&g.stream(), name),
+        proc_macro2::TokenTree::Punct(_) | proc_macro2::TokenTree::Literal(_) => false,
+    })
 }

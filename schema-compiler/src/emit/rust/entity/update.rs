@@ -29,14 +29,8 @@ impl<'a> Emitter<'a> {
         let elements = self.element_change_parts(entity);
         let map_fields = self.map_field_parts(entity);
         let index_updates = self.index_key_updates(entity, &changeable);
-        let (create, uses_key) = self.or_create(entity, &changeable);
+        let create = self.or_create(entity, &changeable);
         let shard = self.bind_shard(entity, Receiver { name: "key" });
-        // The key's fields are read for the key attributes and the shard.
-        let key_param = if uses_key {
-            format_ident!("key")
-        } else {
-            format_ident!("_key")
-        };
         let doc = format!(
             " A partial update of a [`{name}`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index)."
         );
@@ -51,6 +45,34 @@ impl<'a> Emitter<'a> {
             setters: map_field_setters,
             writes: map_field_writes,
         } = map_fields;
+        let rest = quote! {
+            let mut update = __rt::ops::Update::of::<#entity_ty>(self.__options.or_create);
+            #create
+            #(#sets)*
+            #(#element_writes)*
+            #(#map_field_writes)*
+            #(#index_updates)*
+            #now
+            #(#stamps)*
+            #at_least_once
+            self.__options.apply_to(&mut update);
+            Ok(update)
+        };
+        // The shard is bound where an index key of the update reads it.
+        let shard = super::item::names(&rest, "__shard").then_some(shard);
+        let body = quote!(#shard #rest);
+        // The key's fields are read for the key attributes and the shard.
+        let key_param = if super::item::names(&body, "key") {
+            format_ident!("key")
+        } else {
+            format_ident!("_key")
+        };
+        let tenant = super::item::tenant_binding(&body);
+        let scope_param = if tenant.is_some() || super::item::names(&body, "scope") {
+            format_ident!("scope")
+        } else {
+            format_ident!("_scope")
+        };
         quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, Default, PartialEq)]
@@ -68,20 +90,9 @@ impl<'a> Emitter<'a> {
                 __rt::update_methods!(#stamped);
 
                 /// The attributes to set and remove, index keys included.
-                pub fn to_update(&self, #key_param: &#key_ty, scope: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
-                    let __tenant = scope;
-                    #shard
-                    let mut update = __rt::ops::Update::of::<#entity_ty>(self.__options.or_create);
-                    #create
-                    #(#sets)*
-                    #(#element_writes)*
-                    #(#map_field_writes)*
-                    #(#index_updates)*
-                    #now
-                    #(#stamps)*
-                    #at_least_once
-                    self.__options.apply_to(&mut update);
-                    Ok(update)
+                pub fn to_update(&self, #key_param: &#key_ty, #scope_param: &#scope_ty) -> Result<__rt::ops::Update, __rt::Error> {
+                    #tenant
+                    #body
                 }
             }
         }
@@ -362,15 +373,11 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// What `or_create()` writes, and whether `to_update` reads the key.
+    /// What `or_create()` writes.
     /// It writes what `create` would: every required attribute (a counter
     /// may be added to instead), and the key's own attributes, which an
     /// update otherwise leaves as they are.
-    fn or_create(
-        &self,
-        entity: &'a ir::Entity,
-        changeable: &[&'a ir::Attribute],
-    ) -> (TokenStream, bool) {
+    fn or_create(&self, entity: &'a ir::Entity, changeable: &[&'a ir::Attribute]) -> TokenStream {
         let name = entity.name.as_str();
         let key_attributes = self.key_attributes(entity);
         let changes = entity.element_changes();
@@ -402,30 +409,18 @@ impl<'a> Emitter<'a> {
             .iter()
             .filter(|a| !a.key_only && !natural.contains(&a.name.as_str()))
             .collect();
-        // Index keys recomputed by the update read the key's fields for
-        // their key-attribute placeholders.
-        let index_reads_key = entity
-            .index_keys
-            .values()
-            .flat_map(|k| k.templates())
-            .filter(|t| !t.is_natural() && !self.is_table_key(&t.attribute))
-            .flat_map(|t| t.placeholders())
-            .any(|p| key_attributes.iter().any(|k| k.name == p.name));
-        let uses_key =
-            !set_keys.is_empty() || index_reads_key || Self::random_shard(entity).is_some();
         let key_sets = set_keys.into_iter().map(|a| {
             let stored = a.stored();
             let f = self.name(Item::Field(name, a.name.as_str()));
             let how = self.rule_or_plain(name, a);
             quote!(update.put_value(#stored, &key.#f, #how)?;)
         });
-        let create = quote! {
+        quote! {
             if self.__options.or_create {
                 __rt::ops::creatable(#name, &[#(#required)*])?;
                 #(#key_sets)*
             }
-        };
-        (create, uses_key)
+        }
     }
 
     /// The update's method making one element change of attribute `a`:

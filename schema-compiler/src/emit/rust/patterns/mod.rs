@@ -283,11 +283,12 @@ impl<'a> Emitter<'a> {
                     "Batch: add items, then `send()`; chunked, with unprocessed items retried."
                 };
                 let doc = Self::pattern_doc(pattern, what.to_owned());
-                let fields = builder_fields(&pattern.operation)
-                    .into_iter()
-                    .map(|(f, _)| f);
+                let (fields, field_types): (Vec<_>, Vec<_>) =
+                    builder_fields(&pattern.operation).into_iter().unzip();
                 let tenant =
                     (handle == Handle::Tenant).then(|| quote!(tenant: Clone::clone(&self.tenant),));
+                // A tenant's builder borrows the repository, not the tenant
+                // handle: `repo.for_tenant(&t).close_tickets()` outlives it.
                 let lifetime = if handle == Handle::Tenant {
                     quote!('a)
                 } else {
@@ -299,7 +300,7 @@ impl<'a> Emitter<'a> {
                         #builder {
                             repo: #repo,
                             #tenant
-                            #(#fields: Default::default(),)*
+                            #(#fields: <#field_types>::default(),)*
                         }
                     }
                 }
