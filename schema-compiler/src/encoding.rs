@@ -307,3 +307,19 @@ mod tests {
         assert_eq!(d.max_len, Some(30));
     }
 }
+
+/// The delimiter characters in a template's literals, sorted and distinct.
+pub(crate) fn literal_delimiters(template: &crate::ir::KeyTemplate) -> Vec<char> {
+    let mut out: Vec<char> = template
+        .segments
+        .iter()
+        .filter_map(|s| match s {
+            ir::Segment::Literal(l) => Some(l.chars().filter(|c| is_delimiter(*c))),
+            ir::Segment::Placeholder(_) => None,
+        })
+        .flatten()
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}

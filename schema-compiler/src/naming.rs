@@ -136,25 +136,3 @@ mod tests {
         assert_eq!(ident("type").to_string(), "r#type");
     }
 }
-
-/// The indefinite article for `word` as it is read aloud: "an" before a
-/// vowel sound (`Order`, `item`, `Update`), "a" otherwise (`User`,
-/// `Unit`: a "you" sound).
-pub fn article(word: &str) -> &'static str {
-    let lower = word.to_ascii_lowercase();
-    let you = [
-        "use", "usa", "usi", "usu", "uni", "uti", "ura", "uri", "uro", "uku", "ulid",
-    ];
-    let mut chars = lower.chars();
-    match chars.next() {
-        Some('a' | 'e' | 'i' | 'o') => "an",
-        // `u32`, `usize`: "you".
-        Some('u')
-            if !you.iter().any(|y| lower.starts_with(y))
-                && !chars.next().is_some_and(|c| c.is_ascii_digit()) =>
-        {
-            "an"
-        }
-        _ => "a",
-    }
-}

@@ -2,17 +2,17 @@
 //! queries return only what they declare, range conditions sort correctly.
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
-use crate::encoding::{self, is_delimiter};
+use crate::encoding::{self};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, SortOp};
 
-use super::{entity_templates, entity_tokens, pattern_tokens, show_chars};
+use super::{entity_tokens, pattern_tokens, show_chars};
 use crate::lang::{intersects, key_syms, primary_key_tokens, Candidates, Sym, Tok};
 
 /// Why: a value containing a delimiter forges key structure and breaks parsing keys back.
 pub fn check_delimiter_injection(spec: &ir::Spec, diags: &mut Diagnostics) {
     for entity in spec.entities.values() {
-        for (_, template) in entity_templates(entity) {
-            let delimiters: Vec<char> = literal_delimiters(template);
+        for (_, template) in entity.templates() {
+            let delimiters: Vec<char> = encoding::literal_delimiters(template);
             for p in template.placeholders() {
                 let domain = encoding::entity_placeholder_domain(spec, entity, p);
                 if domain.escaped {
@@ -46,22 +46,6 @@ fn char_after(template: &ir::KeyTemplate, p: &ir::Placeholder) -> Option<char> {
         Segment::Literal(l) => l.chars().next(),
         Segment::Placeholder(_) => None,
     }
-}
-
-/// The delimiter characters in a template's literals, sorted and distinct.
-pub(crate) fn literal_delimiters(template: &ir::KeyTemplate) -> Vec<char> {
-    let mut out: Vec<char> = template
-        .segments
-        .iter()
-        .filter_map(|s| match s {
-            Segment::Literal(l) => Some(l.chars().filter(|c| is_delimiter(*c))),
-            Segment::Placeholder(_) => None,
-        })
-        .flatten()
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 fn injection(
@@ -112,7 +96,7 @@ fn injection(
 /// Why: `<a><b>` cannot be split back into `a` and `b` unless `a` has a fixed width.
 pub fn check_ambiguous_templates(spec: &ir::Spec, diags: &mut Diagnostics) {
     for entity in spec.entities.values() {
-        for (_, template) in entity_templates(entity) {
+        for (_, template) in entity.templates() {
             for pair in template.segments.windows(2) {
                 let [Segment::Placeholder(a), Segment::Placeholder(b)] = pair else {
                     continue;

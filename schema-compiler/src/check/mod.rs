@@ -160,18 +160,6 @@ pub(crate) fn param_domain(param: &ir::Param) -> Domain {
     encoding::type_domain(&param.r#type, param.encoding == ir::KeyEncoding::Escaped)
 }
 
-/// Every key template of an entity with where it is used: `None` for the table.
-pub(crate) fn entity_templates(
-    entity: &ir::Entity,
-) -> impl Iterator<Item = (Option<&str>, &ir::KeyTemplate)> {
-    entity.primary_key.templates().map(|t| (None, t)).chain(
-        entity
-            .index_keys
-            .iter()
-            .flat_map(|(i, k)| k.templates().map(move |t| (Some(i.as_str()), t))),
-    )
-}
-
 /// Characters shown to people: `#`, `|`, `' '`.
 pub(crate) fn show_chars(chars: &[char]) -> String {
     chars

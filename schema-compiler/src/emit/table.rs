@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::GeneratedFile;
-use crate::ir::{self, BillingMode, IndexKind, KeyType, Projection, StreamView};
+use crate::ir::{self, BillingMode, IndexKind, Projection, StreamView};
 
 /// A CreateTable request (the `--cli-input-json` shape).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -123,15 +123,6 @@ pub struct TimeToLiveSpecification {
     pub attribute_name: String,
 }
 
-/// `S`, `N` or `B`.
-pub fn key_type_code(t: KeyType) -> &'static str {
-    match t {
-        KeyType::String => "S",
-        KeyType::Number => "N",
-        KeyType::Binary => "B",
-    }
-}
-
 /// The stream view type as DynamoDB spells it.
 pub fn stream_view_name(view: StreamView) -> &'static str {
     match view {
@@ -225,7 +216,7 @@ pub fn create_table(spec: &ir::Spec) -> CreateTable {
         {
             definitions.push(AttributeDefinition {
                 attribute_name: key.name.value.clone(),
-                attribute_type: key_type_code(key.r#type),
+                attribute_type: key.r#type.code(),
             });
         }
     }

@@ -31,8 +31,8 @@ pub struct PlaceholderSafety {
 pub fn placeholder_safety(spec: &ir::Spec) -> Vec<PlaceholderSafety> {
     let mut out = Vec::new();
     for entity in spec.entities.values() {
-        for template in crate::check::entity_templates(entity).map(|(_, t)| t) {
-            let delimiters = crate::check::keys::literal_delimiters(template);
+        for template in entity.templates().map(|(_, t)| t) {
+            let delimiters = encoding::literal_delimiters(template);
             for p in template.placeholders() {
                 let domain = encoding::entity_placeholder_domain(spec, entity, p);
                 let protection = if domain.escaped {

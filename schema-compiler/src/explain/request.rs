@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
-use crate::emit::workbench::dynamo_type;
 use crate::ir::{self, IndexRef, Operation, SortOp, TransactionOp};
 use crate::plan::{key_condition, plan, Plan, QueryShards};
 
@@ -24,9 +23,7 @@ pub struct Request {
 }
 
 fn key_type_of(spec: &ir::Spec, index: Option<&str>, attribute: &str) -> &'static str {
-    crate::emit::table::key_type_code(crate::emit::workbench::samples::key_type(
-        spec, index, attribute,
-    ))
+    spec.key_type(index, attribute).code()
 }
 
 fn typed(tag: &str, value: &str) -> Value {
@@ -58,7 +55,7 @@ fn item_json(spec: &ir::Spec, entity: &ir::Entity) -> Value {
     for a in entity.attributes.values().filter(|a| !a.key_only) {
         item.insert(
             a.stored().to_owned(),
-            typed(dynamo_type(&a.r#type), &format!("<{}>", a.name)),
+            typed(a.r#type.dynamo_type(), &format!("<{}>", a.name)),
         );
     }
     for (index, key) in &entity.index_keys {

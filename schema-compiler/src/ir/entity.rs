@@ -34,6 +34,16 @@ pub struct Entity {
 }
 
 impl Entity {
+    /// Every key template of the entity with where it is used: `None` for
+    /// the table, the index's name for an index key.
+    pub fn templates(&self) -> impl Iterator<Item = (Option<&str>, &KeyTemplate)> {
+        self.primary_key.templates().map(|t| (None, t)).chain(
+            self.index_keys
+                .iter()
+                .flat_map(|(i, k)| k.templates().map(move |t| (Some(i.as_str()), t))),
+        )
+    }
+
     /// Whether the entity is the counter of an aggregate the table's stream
     /// keeps: only the stream handler writes its items.
     pub fn kept_by_stream(&self) -> bool {
@@ -459,6 +469,24 @@ pub enum AttributeType {
 }
 
 impl AttributeType {
+    /// The DynamoDB type of the attribute's stored value (`S`, `N`, `BOOL`,
+    /// `L`, `M`, a set's `SS`/`NS`/`BS`, `B`).
+    pub fn dynamo_type(&self) -> &'static str {
+        match self {
+            AttributeType::String { .. } | AttributeType::Enum { .. } => "S",
+            AttributeType::Integer { .. } | AttributeType::Decimal { .. } => "N",
+            AttributeType::Boolean => "BOOL",
+            AttributeType::Datetime { format, .. } => match format {
+                DatetimeFormat::Rfc3339 => "S",
+                DatetimeFormat::EpochSeconds | DatetimeFormat::EpochMillis => "N",
+            },
+            AttributeType::List { .. } => "L",
+            AttributeType::Map { .. } => "M",
+            AttributeType::Set { of } => of.tag(),
+            AttributeType::Binary { .. } => "B",
+        }
+    }
+
     /// A type whose values are anything: the untyped map.
     pub const ANY: AttributeType = AttributeType::Map { fields: None };
 
@@ -609,5 +637,27 @@ impl SetOf {
 
 /// `"an integer"`, `"a string"`: a type name with its article.
 pub fn with_article(name: &str) -> String {
-    format!("{} {name}", crate::naming::article(name))
+    format!("{} {name}", article(name))
+}
+
+/// The indefinite article for `word` as it is read aloud: "an" before a
+/// vowel sound (`Order`, `item`, `Update`), "a" otherwise (`User`,
+/// `Unit`: a "you" sound).
+pub fn article(word: &str) -> &'static str {
+    let lower = word.to_ascii_lowercase();
+    let you = [
+        "use", "usa", "usi", "usu", "uni", "uti", "ura", "uri", "uro", "uku", "ulid",
+    ];
+    let mut chars = lower.chars();
+    match chars.next() {
+        Some('a' | 'e' | 'i' | 'o') => "an",
+        // `u32`, `usize`: "you".
+        Some('u')
+            if !you.iter().any(|y| lower.starts_with(y))
+                && !chars.next().is_some_and(|c| c.is_ascii_digit()) =>
+        {
+            "an"
+        }
+        _ => "a",
+    }
 }

@@ -53,6 +53,19 @@ impl Spec {
             .map_or(KeyType::String, |k| k.r#type)
     }
 
+    /// The type of key attribute `attribute` of the table (`index`
+    /// `None`) or of `index` (`String` when it has no key of that name).
+    pub fn key_type(&self, index: Option<&str>, attribute: &str) -> KeyType {
+        let (pk, sk) = match index.and_then(|i| self.indexes.get(i)) {
+            Some(i) => (&i.partition_key, i.sort_key.as_ref()),
+            None => (&self.table.partition_key, self.table.sort_key.as_ref()),
+        };
+        std::iter::once(pk)
+            .chain(sk)
+            .find(|k| k.name.as_str() == attribute)
+            .map_or(KeyType::String, |k| k.r#type)
+    }
+
     /// Whether `template` holds its one value as it is stored rather than
     /// as key text: a natural key (the attribute itself), and any template
     /// of a Number or Binary key attribute, which is exactly one placeholder

@@ -254,6 +254,17 @@ pub enum KeyType {
     Binary,
 }
 
+impl KeyType {
+    /// `S`, `N` or `B`, as DynamoDB spells the type.
+    pub fn code(self) -> &'static str {
+        match self {
+            KeyType::String => "S",
+            KeyType::Number => "N",
+            KeyType::Binary => "B",
+        }
+    }
+}
+
 /// Billing: `on_demand`, or `{ mode: provisioned, read_capacity, write_capacity }`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BillingDecl {

@@ -115,7 +115,7 @@ struct WarningDoc {
 fn key_doc(k: &ir::KeyAttribute) -> KeyDoc {
     KeyDoc {
         name: k.name.value.clone(),
-        r#type: super::table::key_type_code(k.r#type),
+        r#type: k.r#type.code(),
     }
 }
 

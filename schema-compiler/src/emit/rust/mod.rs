@@ -159,7 +159,7 @@ pub fn render_rust_with(spec: &ir::Spec, source: &str, options: &RustOptions) ->
 
 /// Doc comments say "an [`Order`]", "a [`User`]": the article before a
 /// name in code (`` `x` `` or a link) is the one it is read with
-/// ([`naming::article`]), whatever the sentence it was written into.
+/// ([`ir::article`]), whatever the sentence it was written into.
 fn articles(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
@@ -179,7 +179,7 @@ fn articles(text: &str) -> String {
                 .chars()
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
-            let article = naming::article(&word);
+            let article = ir::article(&word);
             if capital {
                 out.push_str(if article == "an" { "An" } else { "A" });
             } else {

@@ -20,7 +20,7 @@ use self::model::{
     Metadata, Model, Projection, ProvisionedCapacitySettings, ProvisionedThroughput, Table,
 };
 use super::GeneratedFile;
-use crate::ir::{self, AttributeType, BillingMode, DatetimeFormat, IndexKind};
+use crate::ir::{self, BillingMode, IndexKind};
 
 /// Settings of an export.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,27 +59,10 @@ pub fn workbench_date(secs: i64) -> String {
     format!("{month} {day:02}, {year}, {hour12:02}:{minute:02} {meridiem}")
 }
 
-/// The DynamoDB type of an attribute's stored value.
-pub fn dynamo_type(ty: &AttributeType) -> &'static str {
-    match ty {
-        AttributeType::String { .. } | AttributeType::Enum { .. } => "S",
-        AttributeType::Integer { .. } | AttributeType::Decimal { .. } => "N",
-        AttributeType::Boolean => "BOOL",
-        AttributeType::Datetime { format, .. } => match format {
-            DatetimeFormat::Rfc3339 => "S",
-            DatetimeFormat::EpochSeconds | DatetimeFormat::EpochMillis => "N",
-        },
-        AttributeType::List { .. } => "L",
-        AttributeType::Map { .. } => "M",
-        AttributeType::Set { of } => of.tag(),
-        AttributeType::Binary { .. } => "B",
-    }
-}
-
 fn key_definition(k: &ir::KeyAttribute) -> AttributeDefinition {
     AttributeDefinition {
         attribute_name: k.name.value.clone(),
-        attribute_type: super::table::key_type_code(k.r#type),
+        attribute_type: k.r#type.code(),
     }
 }
 
@@ -109,7 +92,7 @@ fn non_key_attributes(spec: &ir::Spec) -> Vec<AttributeDefinition> {
     };
     for index in spec.indexes.values() {
         for k in std::iter::once(&index.partition_key).chain(&index.sort_key) {
-            add(k.name.as_str(), super::table::key_type_code(k.r#type));
+            add(k.name.as_str(), k.r#type.code());
         }
     }
     if let Some(attribute) = spec.table.entity_type.attribute() {
@@ -117,7 +100,7 @@ fn non_key_attributes(spec: &ir::Spec) -> Vec<AttributeDefinition> {
     }
     for entity in spec.entities.values() {
         for a in entity.attributes.values().filter(|a| !a.key_only) {
-            add(a.stored(), dynamo_type(&a.r#type));
+            add(a.stored(), a.r#type.dynamo_type());
         }
     }
     out

@@ -506,25 +506,13 @@ pub fn key_value(
     })
 }
 
-/// The type of key attribute `attribute` on the table or on `index`.
-pub fn key_type(spec: &ir::Spec, index: Option<&str>, attribute: &str) -> ir::KeyType {
-    let (pk, sk) = match index.and_then(|i| spec.indexes.get(i)) {
-        Some(i) => (&i.partition_key, i.sort_key.as_ref()),
-        None => (&spec.table.partition_key, spec.table.sort_key.as_ref()),
-    };
-    std::iter::once(pk)
-        .chain(sk)
-        .find(|k| k.name.as_str() == attribute)
-        .map_or(ir::KeyType::String, |k| k.r#type)
-}
-
 /// The item the repository writes for a sample: primary key, entity type,
 /// attributes, then the key attributes of every index whose placeholders
 /// are all present (natural index keys are the attributes themselves).
 pub fn item(spec: &ir::Spec, entity: &ir::Entity, sample: &Sample) -> Item {
     let mut item = Item::new();
     for t in entity.primary_key.templates() {
-        let ty = key_type(spec, None, &t.attribute);
+        let ty = spec.key_type(None, &t.attribute);
         if let Some(v) = key_value(entity, t, ty, sample) {
             item.insert(t.attribute.clone(), v);
         }
@@ -539,7 +527,7 @@ pub fn item(spec: &ir::Spec, entity: &ir::Entity, sample: &Sample) -> Item {
     }
     for (index, key) in &entity.index_keys {
         for t in key.templates().filter(|t| !t.is_natural()) {
-            let ty = key_type(spec, Some(index), &t.attribute);
+            let ty = spec.key_type(Some(index), &t.attribute);
             if let Some(v) = key_value(entity, t, ty, sample) {
                 item.insert(t.attribute.clone(), v);
             }

@@ -82,7 +82,7 @@ impl<'a> Emitter<'a> {
     ) -> TokenStream {
         let name = entity.name.as_str();
         let attribute = t.attribute.as_str();
-        let key_type = self.key_type(Some(index), attribute);
+        let key_type = self.spec.key_type(Some(index), attribute);
         let optional: Vec<&ir::Attribute> = t
             .placeholders()
             .filter(|p| p.kind == PlaceholderKind::Attribute)
@@ -265,7 +265,7 @@ impl<'a> Emitter<'a> {
         key.templates()
             .map(|t| {
                 let attribute = t.attribute.as_str();
-                let shape = match self.key_type(index, attribute) {
+                let shape = match self.spec.key_type(index, attribute) {
                     KeyType::Number => quote!(__rt::KeyShape::N),
                     KeyType::Binary => quote!(__rt::KeyShape::B),
                     KeyType::String => {

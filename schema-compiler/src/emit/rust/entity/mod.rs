@@ -161,7 +161,7 @@ impl<'a> Emitter<'a> {
         let params = self.key_params(entity);
         let inserts = entity.primary_key.templates().map(|t| {
             let attribute = t.attribute.as_str();
-            let key_type = self.key_type(None, attribute);
+            let key_type = self.spec.key_type(None, attribute);
             let value = self.key_value(t, key_type, name, &|p| match p.kind {
                 PlaceholderKind::Tenant => Input::Tenant(quote!(__tenant)),
                 PlaceholderKind::Shard => Input::Shard(quote!(__shard)),

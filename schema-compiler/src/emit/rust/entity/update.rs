@@ -571,7 +571,7 @@ impl<'a> Emitter<'a> {
                         }
                     }
                 });
-                let key_type = self.key_type(Some(index), attribute);
+                let key_type = self.spec.key_type(Some(index), attribute);
                 let value = self.key_value(t, key_type, name, &|p| match mentioned
                     .iter()
                     .find(|a| p.kind == PlaceholderKind::Attribute && a.name == p.name)

@@ -378,21 +378,6 @@ impl Emitter<'_> {
         }
     }
 
-    /// The key attribute type of `template`'s attribute on the table or `index`.
-    pub(super) fn key_type(&self, index: Option<&str>, attribute: &str) -> KeyType {
-        let (pk, sk) = match index.and_then(|i| self.spec.indexes.get(i)) {
-            Some(i) => (&i.partition_key, i.sort_key.as_ref()),
-            None => (
-                &self.spec.table.partition_key,
-                self.spec.table.sort_key.as_ref(),
-            ),
-        };
-        std::iter::once(pk)
-            .chain(sk)
-            .find(|k| k.name.as_str() == attribute)
-            .map_or(KeyType::String, |k| k.r#type)
-    }
-
     /// The key functions and key-domain constants the module uses.
     pub(super) fn emit_domains(&self) -> TokenStream {
         let fns = self.keys.fns.values().map(|f| &f.item);

@@ -26,7 +26,7 @@ impl<'a> Emitter<'a> {
             IndexRef::Table => None,
             IndexRef::Index(i) => Some(i.as_str()),
         };
-        let pk_type = self.key_type(index, q.pk.attribute.as_str());
+        let pk_type = self.spec.key_type(index, q.pk.attribute.as_str());
         let pk = self.key_value(&q.pk, pk_type, pattern_name, &input);
         let mut values = vec![(":pk".to_owned(), pk)];
         let mut names = vec![{
@@ -44,7 +44,7 @@ impl<'a> Emitter<'a> {
                 } else {
                     ":sk".to_owned()
                 };
-                let sk_type = self.key_type(index, operand.attribute.as_str());
+                let sk_type = self.spec.key_type(index, operand.attribute.as_str());
                 let value = self.key_value(operand, sk_type, pattern_name, &input);
                 values.push((placeholder, value));
             }
