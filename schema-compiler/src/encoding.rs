@@ -269,6 +269,22 @@ pub fn entity_placeholder_domain(
     }
 }
 
+/// The delimiter characters in a template's literals, sorted and distinct.
+pub(crate) fn literal_delimiters(template: &crate::ir::KeyTemplate) -> Vec<char> {
+    let mut out: Vec<char> = template
+        .segments
+        .iter()
+        .filter_map(|s| match s {
+            ir::Segment::Literal(l) => Some(l.chars().filter(|c| is_delimiter(*c))),
+            ir::Segment::Placeholder(_) => None,
+        })
+        .flatten()
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,20 +322,4 @@ mod tests {
         assert!(!d.alphabet.contains('#') && !d.alphabet.contains('|') && d.alphabet.contains('%'));
         assert_eq!(d.max_len, Some(30));
     }
-}
-
-/// The delimiter characters in a template's literals, sorted and distinct.
-pub(crate) fn literal_delimiters(template: &crate::ir::KeyTemplate) -> Vec<char> {
-    let mut out: Vec<char> = template
-        .segments
-        .iter()
-        .filter_map(|s| match s {
-            ir::Segment::Literal(l) => Some(l.chars().filter(|c| is_delimiter(*c))),
-            ir::Segment::Placeholder(_) => None,
-        })
-        .flatten()
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
 }

@@ -130,8 +130,7 @@ pub(super) fn partition_keys(spec: &ir::Spec, tenants: &[String]) -> Vec<Key> {
                     .map(|(i, k)| (Place::Index(i.clone()), Some(i), k)),
             );
             for (place, index, entity_key) in places {
-                let key_type =
-                    samples::key_type(spec, index.map(String::as_str), &entity_key.pk.attribute);
+                let key_type = spec.key_type(index.map(String::as_str), &entity_key.pk.attribute);
                 let Some(value) =
                     samples::key_value(entity, &entity_key.pk, key_type, sample).and_then(key_text)
                 else {

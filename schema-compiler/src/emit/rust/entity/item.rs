@@ -371,11 +371,19 @@ pub(super) fn tenant_binding(body: &TokenStream) -> Option<TokenStream> {
     names(body, "__tenant").then(|| quote!(let __tenant = scope;))
 }
 
-/// Whether `tokens` use the identifier `name`.
+/// Whether `tokens` read the local variable `name`: the identifier, not
+/// as a field or method (after `.`) or a path segment (after `::`), so that
+/// `update.key(..)` or an attribute named `scope` does not count.
 pub(super) fn names(tokens: &TokenStream, name: &str) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => i == name,
-        proc_macro2::TokenTree::Group(g) => names(&g.stream(), name),
-        proc_macro2::TokenTree::Punct(_) | proc_macro2::TokenTree::Literal(_) => false,
+    let mut after_path = false;
+    tokens.clone().into_iter().any(|t| {
+        let found = match &t {
+            proc_macro2::TokenTree::Ident(i) => !after_path && i == name,
+            proc_macro2::TokenTree::Group(g) => names(&g.stream(), name),
+            proc_macro2::TokenTree::Punct(_) | proc_macro2::TokenTree::Literal(_) => false,
+        };
+        after_path =
+            matches!(&t, proc_macro2::TokenTree::Punct(p) if matches!(p.as_char(), '.' | ':'));
+        found
     })
 }
