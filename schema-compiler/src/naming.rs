@@ -106,6 +106,9 @@ pub const STD_NAMES: &[(&str, &str)] = &[
     ("Default", "::core::default::Default"),
     ("From", "::core::convert::From"),
     ("Into", "::core::convert::Into"),
+    ("Box", "::std::boxed::Box"),
+    ("Send", "::core::marker::Send"),
+    ("IntoIterator", "::core::iter::IntoIterator"),
 ];
 
 #[cfg(test)]

@@ -29,6 +29,9 @@ const REPOSITORY_METHODS: &[&str] = &[
     "apply_counter_changes",
     "transact_get",
     "allow_pending",
+    // Derived `Clone`'s, which an inherent method would shadow.
+    "clone",
+    "clone_from",
 ];
 /// Methods of every entity's struct.
 const ENTITY_METHODS: &[&str] = &["key", "with_timestamps"];
@@ -39,6 +42,11 @@ const UPDATE_METHODS: &[&str] = &[
     "idempotent",
     "idempotency_token",
     "when",
+    // Derived `Default`'s and `Clone`'s, which an inherent method would
+    // shadow (`TicketUpdate::default()`).
+    "default",
+    "clone",
+    "clone_from",
 ];
 /// Methods every transaction or batch builder may have.
 const BUILDER_METHODS: &[&str] = &[
