@@ -6,6 +6,8 @@
 //! has every section, to each of [`EXTREMES`]: compiling never panics, and
 //! when no error is reported, every emitter and `explain` complete too.
 
+mod support;
+
 #[path = "support/outputs.rs"]
 mod outputs;
 
@@ -324,14 +326,8 @@ fn show(steps: &[Step]) -> String {
 /// long forms' fields.)
 fn declared_numeric_fields() -> BTreeSet<(String, String)> {
     // The declarations: every file of `src/syntax/`.
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/syntax");
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {dir}: {e}"))
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .collect();
-    paths.sort();
-    let source: String = paths
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src/syntax"));
+    let source: String = support::files_with_extension(dir, "rs")
         .iter()
         .map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
         .collect::<Vec<_>>()

@@ -29,10 +29,15 @@ pub fn fixture_paths(kind: &str) -> Vec<PathBuf> {
 
 /// The `.yaml` files of `dir`, sorted.
 fn yaml_files(dir: &Path) -> Vec<PathBuf> {
+    files_with_extension(dir, "yaml")
+}
+
+/// The files of `dir` whose extension is `extension`, sorted.
+pub fn files_with_extension(dir: &Path, extension: &str) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .map(|entry| entry.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .filter(|p| p.extension().is_some_and(|e| e == extension))
         .collect();
     out.sort();
     out

@@ -154,42 +154,34 @@ pub fn render_rust_with(spec: &ir::Spec, source: &str, options: &RustOptions) ->
         must_use::mark(&mut file);
         out.push_str(&prettyplease::unparse(&file));
     }
-    articles(&link_entity_types(spec, &emitter.names, out))
+    finish_docs(spec, &emitter.names, &out)
 }
 
-/// Doc comments say "an [`Order`]", "a [`User`]": the article before a
-/// name in code (`` `x` `` or a link) is the one it is read with
-/// ([`ir::article`]), whatever the sentence it was written into.
-fn articles(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        if !line.trim_start().starts_with("///") {
-            out.push_str(line);
-            continue;
+/// Doc comments say "an [`Order`]", "a [`User`]": pushes doc line `line`
+/// with the article before a name in code (`` `x` `` or a link) the one it
+/// is read with ([`ir::article`]), whatever the sentence it was written into.
+fn push_with_articles(out: &mut String, line: &str) {
+    let mut rest = line;
+    while let Some(at) = next_article(rest) {
+        let (before, after) = rest.split_at(at);
+        out.push_str(before);
+        let capital = after.starts_with('A');
+        let after = after.trim_start_matches(['a', 'A']).trim_start_matches('n');
+        // `after` is now " [`Word…" or " `word…".
+        let word: String = after
+            .trim_start_matches([' ', '[', '`'])
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let article = ir::article(&word);
+        if capital {
+            out.push_str(if article == "an" { "An" } else { "A" });
+        } else {
+            out.push_str(article);
         }
-        let mut rest = line;
-        while let Some(at) = next_article(rest) {
-            let (before, after) = rest.split_at(at);
-            out.push_str(before);
-            let capital = after.starts_with('A');
-            let after = after.trim_start_matches(['a', 'A']).trim_start_matches('n');
-            // `after` is now " [`Word…" or " `word…".
-            let word: String = after
-                .trim_start_matches([' ', '[', '`'])
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            let article = ir::article(&word);
-            if capital {
-                out.push_str(if article == "an" { "An" } else { "A" });
-            } else {
-                out.push_str(article);
-            }
-            rest = after;
-        }
-        out.push_str(rest);
+        rest = after;
     }
-    out
+    out.push_str(rest);
 }
 
 /// Where in `text` the next article ("a" or "an", any case) stands before a
@@ -207,9 +199,11 @@ fn next_article(text: &str) -> Option<usize> {
     })
 }
 
-/// Doc links name entities as the spec does (`[`customer`]`); where the
-/// generated type's name differs (`Customer`), the link gets its target.
-fn link_entity_types(spec: &ir::Spec, names: &NameTable<'_>, text: String) -> String {
+/// The doc comments, finished in one pass over the printed text: links
+/// name entities as the spec does (`[`customer`]`), and where the generated
+/// type's name differs (`Customer`) the link gets its target; articles are
+/// the ones the names are read with ([`push_with_articles`]).
+fn finish_docs(spec: &ir::Spec, names: &NameTable<'_>, text: &str) -> String {
     let renamed: Vec<(String, String)> = spec
         .entities
         .values()
@@ -219,9 +213,6 @@ fn link_entity_types(spec: &ir::Spec, names: &NameTable<'_>, text: String) -> St
         })
         .filter(|(name, ty)| name != ty)
         .collect();
-    if renamed.is_empty() {
-        return text;
-    }
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         if !line.trim_start().starts_with("///") {
@@ -232,7 +223,7 @@ fn link_entity_types(spec: &ir::Spec, names: &NameTable<'_>, text: String) -> St
         for (name, ty) in &renamed {
             line = line.replace(&format!("[`{name}`]"), &format!("[`{name}`]({ty})"));
         }
-        out.push_str(&line);
+        push_with_articles(&mut out, &line);
     }
     out
 }

@@ -368,18 +368,18 @@ fn shape_parts(tokens: &[crate::lang::Tok]) -> Vec<TokenStream> {
 /// `let __tenant = scope;` where `body` reads the tenant under that name
 /// (index keys of a tenant-scoped entity), else nothing.
 pub(super) fn tenant_binding(body: &TokenStream) -> Option<TokenStream> {
-    names(body, "__tenant").then(|| quote!(let __tenant = scope;))
+    reads_local(body, "__tenant").then(|| quote!(let __tenant = scope;))
 }
 
 /// Whether `tokens` read the local variable `name`: the identifier, not
 /// as a field or method (after `.`) or a path segment (after `::`), so that
 /// `update.key(..)` or an attribute named `scope` does not count.
-pub(super) fn names(tokens: &TokenStream, name: &str) -> bool {
+pub(super) fn reads_local(tokens: &TokenStream, name: &str) -> bool {
     let mut after_path = false;
     tokens.clone().into_iter().any(|t| {
         let found = match &t {
             proc_macro2::TokenTree::Ident(i) => !after_path && i == name,
-            proc_macro2::TokenTree::Group(g) => names(&g.stream(), name),
+            proc_macro2::TokenTree::Group(g) => reads_local(&g.stream(), name),
             proc_macro2::TokenTree::Punct(_) | proc_macro2::TokenTree::Literal(_) => false,
         };
         after_path =

@@ -26,15 +26,16 @@ impl<'a> Emitter<'a> {
         let now = stamped.then(|| quote!(let now = self.__options.now();));
         let (fields, setters) = self.update_setters(entity, &changeable);
         let sets = self.update_sets(entity, &changeable);
-        let elements = self.element_change_parts(entity);
+        let changes = entity.element_changes();
+        let elements = self.element_change_parts(entity, &changes);
         let map_fields = self.map_field_parts(entity);
         let index_updates = self.index_key_updates(entity, &changeable);
-        let create = self.or_create(entity, &changeable);
+        let create = self.or_create(entity, &changeable, &key_attributes, &changes);
         let shard = self.bind_shard(entity, Receiver { name: "key" });
         let doc = format!(
             " A partial update of a [`{name}`]: only the attributes set are written. Index keys built from them are recomputed, and removed when an attribute in them is removed (the item leaves a sparse index)."
         );
-        let at_least_once = at_least_once(entity);
+        let at_least_once = at_least_once(&changes);
         let Parts {
             fields: element_fields,
             setters: element_setters,
@@ -59,16 +60,16 @@ impl<'a> Emitter<'a> {
             Ok(update)
         };
         // The shard is bound where an index key of the update reads it.
-        let shard = super::item::names(&rest, "__shard").then_some(shard);
+        let shard = super::item::reads_local(&rest, "__shard").then_some(shard);
         let body = quote!(#shard #rest);
         // The key's fields are read for the key attributes and the shard.
-        let key_param = if super::item::names(&body, "key") {
+        let key_param = if super::item::reads_local(&body, "key") {
             format_ident!("key")
         } else {
             format_ident!("_key")
         };
         let tenant = super::item::tenant_binding(&body);
-        let scope_param = if tenant.is_some() || super::item::names(&body, "scope") {
+        let scope_param = if tenant.is_some() || super::item::reads_local(&body, "scope") {
             format_ident!("scope")
         } else {
             format_ident!("_scope")
@@ -227,9 +228,12 @@ impl<'a> Emitter<'a> {
     /// Changes of an attribute's elements: counters (DynamoDB's ADD:
     /// atomic, a missing attribute counts as 0), set additions and
     /// removals, list appends and removals by index.
-    fn element_change_parts(&self, entity: &'a ir::Entity) -> Parts {
+    fn element_change_parts(
+        &self,
+        entity: &'a ir::Entity,
+        changes: &[(&'a ir::Attribute, ir::ElementChange)],
+    ) -> Parts {
         let name = entity.name.as_str();
-        let changes = entity.element_changes();
         let change = |a: &'a ir::Attribute, kind: ir::ElementChange| {
             self.name(Item::Change(name, a.name.as_str(), kind))
         };
@@ -377,10 +381,14 @@ impl<'a> Emitter<'a> {
     /// It writes what `create` would: every required attribute (a counter
     /// may be added to instead), and the key's own attributes, which an
     /// update otherwise leaves as they are.
-    fn or_create(&self, entity: &'a ir::Entity, changeable: &[&'a ir::Attribute]) -> TokenStream {
+    fn or_create(
+        &self,
+        entity: &'a ir::Entity,
+        changeable: &[&'a ir::Attribute],
+        key_attributes: &[&'a ir::Attribute],
+        changes: &[(&'a ir::Attribute, ir::ElementChange)],
+    ) -> TokenStream {
         let name = entity.name.as_str();
-        let key_attributes = self.key_attributes(entity);
-        let changes = entity.element_changes();
         let required = changeable.iter().filter(|a| !a.optional).map(|a| {
             let attribute = a.name.as_str();
             let f = self.name(Item::Setter(name, attribute));
@@ -650,9 +658,8 @@ struct Parts {
 }
 
 /// Counters and lists whose changes are sent at least once.
-fn at_least_once(entity: &ir::Entity) -> Option<TokenStream> {
-    let mut names: Vec<&str> = entity
-        .element_changes()
+fn at_least_once(changes: &[(&ir::Attribute, ir::ElementChange)]) -> Option<TokenStream> {
+    let mut names: Vec<&str> = changes
         .iter()
         .filter(|(a, _)| a.at_least_once)
         .map(|(a, _)| a.stored())
