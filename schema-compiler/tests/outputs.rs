@@ -71,6 +71,12 @@ fn every_output_of_every_spec_is_snapshotted() {
             format!("{stem}.explain"),
             explain::render_requests(&spec, None)
         );
+        // The output model of the generated Rust module: every name per
+        // scope and what the printers print, before any code.
+        insta::assert_snapshot!(
+            format!("{stem}.model"),
+            singletable::emit::rust::describe_model(&spec)
+        );
     }
 }
 

@@ -119,8 +119,8 @@ impl __rt::Entity for Contestant {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Contestant".to_owned()));
-        w.put("contest_id", &self.contest_id, __CONTEST_ID_RULE)?;
-        w.put("contestant_id", &self.contestant_id, __CONTEST_ID_RULE)?;
+        w.put("contest_id", &self.contest_id, __TEXT_1_TO_36_RULE)?;
+        w.put("contestant_id", &self.contestant_id, __TEXT_1_TO_36_RULE)?;
         w.put("name", &self.name, __NAME_RULE)?;
         Ok(w.finish())
     }
@@ -172,8 +172,8 @@ impl ContestantUpdate {
         let mut update = __rt::ops::Update::of::<Contestant>(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable("Contestant", &[("name", self.name.is_some())])?;
-            update.put_value("contest_id", &key.contest_id, __CONTEST_ID_RULE)?;
-            update.put_value("contestant_id", &key.contestant_id, __CONTEST_ID_RULE)?;
+            update.put_value("contest_id", &key.contest_id, __TEXT_1_TO_36_RULE)?;
+            update.put_value("contestant_id", &key.contestant_id, __TEXT_1_TO_36_RULE)?;
         }
         update.put("name", &self.name, __NAME_RULE)?;
         self.__options.apply_to(&mut update);
@@ -319,9 +319,9 @@ impl __rt::Entity for VoteShard {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("VoteShard".to_owned()));
-        w.put("contest_id", &self.contest_id, __CONTEST_ID_RULE)?;
-        w.put("contestant_id", &self.contestant_id, __CONTEST_ID_RULE)?;
-        w.put("votes", &self.votes, __VOTES_RULE)?;
+        w.put("contest_id", &self.contest_id, __TEXT_1_TO_36_RULE)?;
+        w.put("contestant_id", &self.contestant_id, __TEXT_1_TO_36_RULE)?;
+        w.put("votes", &self.votes, __INTEGER_0_TO_MAX_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -347,7 +347,7 @@ impl __rt::Entity for VoteShard {
                 .keyed("contest_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             contestant_id: r
                 .keyed("contestant_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
-            votes: r.checked("votes", __VOTES_RULE)?,
+            votes: r.checked("votes", __INTEGER_0_TO_MAX_RULE)?,
         })
     }
 }
@@ -400,11 +400,17 @@ impl VoteShardUpdate {
                 "VoteShard",
                 &[("votes", self.votes.is_some() || self.add_votes.is_some())],
             )?;
-            update.put_value("contest_id", &key.contest_id, __CONTEST_ID_RULE)?;
-            update.put_value("contestant_id", &key.contestant_id, __CONTEST_ID_RULE)?;
+            update.put_value("contest_id", &key.contest_id, __TEXT_1_TO_36_RULE)?;
+            update.put_value("contestant_id", &key.contestant_id, __TEXT_1_TO_36_RULE)?;
         }
-        update.put("votes", &self.votes, __VOTES_RULE)?;
-        update.add_to("votes", self.add_votes, self.votes.is_some(), __VOTES_RULE)?;
+        update.put("votes", &self.votes, __INTEGER_0_TO_MAX_RULE)?;
+        update
+            .add_to(
+                "votes",
+                self.add_votes,
+                self.votes.is_some(),
+                __INTEGER_0_TO_MAX_RULE,
+            )?;
         self.__options.apply_to(&mut update);
         Ok(update)
     }
@@ -535,9 +541,9 @@ impl __rt::Entity for VoteTotal {
             5,
         );
         w.raw("entity_type", __rt::AttributeValue::S("VoteTotal".to_owned()));
-        w.put("contest_id", &self.contest_id, __CONTEST_ID_RULE)?;
-        w.put("contestant_id", &self.contestant_id, __CONTEST_ID_RULE)?;
-        w.put("votes", &self.votes, __VOTES_RULE)?;
+        w.put("contest_id", &self.contest_id, __TEXT_1_TO_36_RULE)?;
+        w.put("contestant_id", &self.contestant_id, __TEXT_1_TO_36_RULE)?;
+        w.put("votes", &self.votes, __INTEGER_0_TO_MAX_RULE)?;
         w.put("tallied_at", &self.tallied_at, __TALLIED_AT_RULE)?;
         Ok(w.finish())
     }
@@ -550,7 +556,7 @@ impl __rt::Entity for VoteTotal {
                 .keyed("contest_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             contestant_id: r
                 .keyed("contestant_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            votes: r.checked("votes", __VOTES_RULE)?,
+            votes: r.checked("votes", __INTEGER_0_TO_MAX_RULE)?,
             tallied_at: r.time("tallied_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -610,12 +616,18 @@ impl VoteTotalUpdate {
                     ("tallied_at", self.tallied_at.is_some()),
                 ],
             )?;
-            update.put_value("contest_id", &key.contest_id, __CONTEST_ID_RULE)?;
-            update.put_value("contestant_id", &key.contestant_id, __CONTEST_ID_RULE)?;
+            update.put_value("contest_id", &key.contest_id, __TEXT_1_TO_36_RULE)?;
+            update.put_value("contestant_id", &key.contestant_id, __TEXT_1_TO_36_RULE)?;
         }
-        update.put("votes", &self.votes, __VOTES_RULE)?;
+        update.put("votes", &self.votes, __INTEGER_0_TO_MAX_RULE)?;
         update.put("tallied_at", &self.tallied_at, __TALLIED_AT_RULE)?;
-        update.add_to("votes", self.add_votes, self.votes.is_some(), __VOTES_RULE)?;
+        update
+            .add_to(
+                "votes",
+                self.add_votes,
+                self.votes.is_some(),
+                __INTEGER_0_TO_MAX_RULE,
+            )?;
         self.__options.apply_to(&mut update);
         Ok(update)
     }
@@ -1153,7 +1165,7 @@ const __CONTEST_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __CONTEST_ID_RULE: __rt::Store = {
+static __TEXT_1_TO_36_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -1169,7 +1181,7 @@ static __CONTEST_ID_RULE: __rt::Store = {
     }
 };
 static __NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
-static __VOTES_RULE: __rt::Store = __rt::Store::Integer {
+static __INTEGER_0_TO_MAX_RULE: __rt::Store = __rt::Store::Integer {
     min: 0,
     max: i64::MAX,
 };

@@ -149,7 +149,7 @@ impl __rt::Entity for User {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("User".to_owned()));
-        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
+        w.put("user_id", &self.user_id, __TEXT_1_TO_36_RULE)?;
         w.put("email", &self.email, __EMAIL_RULE)?;
         w.put("display_name", &self.display_name, __DISPLAY_NAME_RULE)?;
         w.raw("sk", __rt::S(__user_pk("User", __tenant, self.user_id.as_str())?));
@@ -228,7 +228,7 @@ impl UserUpdate {
                     ("display_name", self.display_name.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
+            update.put_value("user_id", &key.user_id, __TEXT_1_TO_36_RULE)?;
         }
         update.put("email", &self.email, __EMAIL_RULE)?;
         update.put("display_name", &self.display_name, __DISPLAY_NAME_RULE)?;
@@ -382,7 +382,7 @@ impl __rt::Entity for Role {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Role".to_owned()));
-        w.put("role", &self.role, __ROLE_RULE)?;
+        w.put("role", &self.role, __PATTERN_RULE)?;
         w.put_opt("description", &self.description, __DESCRIPTION_RULE)?;
         w.put("permissions", &self.permissions, __PERMISSIONS_RULE)?;
         w.raw("sk", __rt::S(__role_pk("Role", __tenant, self.role.as_str())?));
@@ -482,7 +482,7 @@ impl RoleUpdate {
                     ),
                 ],
             )?;
-            update.put_value("role", &key.role, __ROLE_RULE)?;
+            update.put_value("role", &key.role, __PATTERN_RULE)?;
         }
         update.put_opt("description", &self.description, __DESCRIPTION_RULE)?;
         update.put("permissions", &self.permissions, __PERMISSIONS_RULE)?;
@@ -654,9 +654,9 @@ impl __rt::Entity for RoleAssignment {
             7,
         );
         w.raw("entity_type", __rt::AttributeValue::S("RoleAssignment".to_owned()));
-        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
-        w.put("role", &self.role, __ROLE_RULE)?;
-        w.put("granted_by", &self.granted_by, __USER_ID_RULE)?;
+        w.put("user_id", &self.user_id, __TEXT_1_TO_36_RULE)?;
+        w.put("role", &self.role, __PATTERN_RULE)?;
+        w.put("granted_by", &self.granted_by, __TEXT_1_TO_36_RULE)?;
         w.put("granted_at", &self.granted_at, __GRANTED_AT_RULE)?;
         w.raw("sk", __rt::S(__role_pk("RoleAssignment", __tenant, self.role.as_str())?));
         w.raw(
@@ -682,7 +682,7 @@ impl __rt::Entity for RoleAssignment {
         Ok(RoleAssignment {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
             role: r.keyed("role", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
-            granted_by: r.checked("granted_by", __USER_ID_RULE)?,
+            granted_by: r.checked("granted_by", __TEXT_1_TO_36_RULE)?,
             granted_at: r.time("granted_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -741,10 +741,10 @@ impl RoleAssignmentUpdate {
                     ("granted_at", self.granted_at.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
-            update.put_value("role", &key.role, __ROLE_RULE)?;
+            update.put_value("user_id", &key.user_id, __TEXT_1_TO_36_RULE)?;
+            update.put_value("role", &key.role, __PATTERN_RULE)?;
         }
-        update.put("granted_by", &self.granted_by, __USER_ID_RULE)?;
+        update.put("granted_by", &self.granted_by, __TEXT_1_TO_36_RULE)?;
         update.put("granted_at", &self.granted_at, __GRANTED_AT_RULE)?;
         self.__options.apply_to(&mut update);
         Ok(update)
@@ -1531,7 +1531,7 @@ const __ROLE: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __USER_ID_RULE: __rt::Store = {
+static __TEXT_1_TO_36_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9-]{1,36}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
@@ -1546,7 +1546,7 @@ static __USER_ID_RULE: __rt::Store = {
 };
 static __EMAIL_RULE: __rt::Store = __rt::Store::Length(0, Some(254));
 static __DISPLAY_NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
-static __ROLE_RULE: __rt::Store = {
+static __PATTERN_RULE: __rt::Store = {
     static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
         "^[a-z][a-z0-9_-]{0,31}$",
     );

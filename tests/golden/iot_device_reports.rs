@@ -169,10 +169,10 @@ impl __rt::Entity for Device {
             5,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Device".to_owned()));
-        w.put("device_id", &self.device_id, __DEVICE_ID_RULE)?;
+        w.put("device_id", &self.device_id, __TEXT_4_TO_32_RULE)?;
         w.put("model", &self.model, __MODEL_RULE)?;
         w.put("site", &self.site, __SITE_RULE)?;
-        w.put("installed_at", &self.installed_at, __INSTALLED_AT_RULE)?;
+        w.put("installed_at", &self.installed_at, __RFC3339_MILLIS_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -238,11 +238,11 @@ impl DeviceUpdate {
                     ("installed_at", self.installed_at.is_some()),
                 ],
             )?;
-            update.put_value("device_id", &key.device_id, __DEVICE_ID_RULE)?;
+            update.put_value("device_id", &key.device_id, __TEXT_4_TO_32_RULE)?;
         }
         update.put("model", &self.model, __MODEL_RULE)?;
         update.put("site", &self.site, __SITE_RULE)?;
-        update.put("installed_at", &self.installed_at, __INSTALLED_AT_RULE)?;
+        update.put("installed_at", &self.installed_at, __RFC3339_MILLIS_RULE)?;
         self.__options.apply_to(&mut update);
         Ok(update)
     }
@@ -490,14 +490,14 @@ impl __rt::Entity for DeviceReport {
             11,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DeviceReport".to_owned()));
-        w.put("device_id", &self.device_id, __DEVICE_ID_RULE)?;
-        w.put("reported_at", &self.reported_at, __INSTALLED_AT_RULE)?;
+        w.put("device_id", &self.device_id, __TEXT_4_TO_32_RULE)?;
+        w.put("reported_at", &self.reported_at, __RFC3339_MILLIS_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
         w.put("temperature_c", &self.temperature_c, __TEMPERATURE_C_RULE)?;
         w.put("battery_percent", &self.battery_percent, __BATTERY_PERCENT_RULE)?;
         w.put_opt("fault_code", &self.fault_code, __FAULT_CODE_RULE)?;
         w.put_opt("escalated_to", &self.escalated_to, __ESCALATED_TO_RULE)?;
-        w.put_opt("escalated_at", &self.escalated_at, __INSTALLED_AT_RULE)?;
+        w.put_opt("escalated_at", &self.escalated_at, __RFC3339_MILLIS_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -615,15 +615,15 @@ impl DeviceReportUpdate {
                     ),
                 ],
             )?;
-            update.put_value("device_id", &key.device_id, __DEVICE_ID_RULE)?;
-            update.put_value("reported_at", &key.reported_at, __INSTALLED_AT_RULE)?;
+            update.put_value("device_id", &key.device_id, __TEXT_4_TO_32_RULE)?;
+            update.put_value("reported_at", &key.reported_at, __RFC3339_MILLIS_RULE)?;
         }
         update.put("status", &self.status, __rt::Store::Plain)?;
         update.put("temperature_c", &self.temperature_c, __TEMPERATURE_C_RULE)?;
         update.put("battery_percent", &self.battery_percent, __BATTERY_PERCENT_RULE)?;
         update.put_opt("fault_code", &self.fault_code, __FAULT_CODE_RULE)?;
         update.put_opt("escalated_to", &self.escalated_to, __ESCALATED_TO_RULE)?;
-        update.put_opt("escalated_at", &self.escalated_at, __INSTALLED_AT_RULE)?;
+        update.put_opt("escalated_at", &self.escalated_at, __RFC3339_MILLIS_RULE)?;
         update
             .add_to(
                 "battery_percent",
@@ -1123,7 +1123,7 @@ const __ESCALATED_TO: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __DEVICE_ID_RULE: __rt::Store = {
+static __TEXT_4_TO_32_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Z0-9-]{4,32}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('A', 'Z')]),
@@ -1138,7 +1138,7 @@ static __DEVICE_ID_RULE: __rt::Store = {
 };
 static __MODEL_RULE: __rt::Store = __rt::Store::Length(0, Some(64));
 static __SITE_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
-static __INSTALLED_AT_RULE: __rt::Store = __rt::Store::Time(
+static __RFC3339_MILLIS_RULE: __rt::Store = __rt::Store::Time(
     __rt::TimeFormat::Rfc3339(3),
 );
 static __TEMPERATURE_C_RULE: __rt::Store = __rt::Store::Decimal {

@@ -363,7 +363,7 @@ impl __rt::Entity for ActivityEvent {
             11,
         );
         w.raw("entity_type", __rt::AttributeValue::S("ActivityEvent".to_owned()));
-        w.put("month", &self.month, __MONTH_RULE)?;
+        w.put("month", &self.month, __PATTERN_RULE)?;
         w.put("occurred_at", &self.occurred_at, __OCCURRED_AT_RULE)?;
         w.put("event_id", &self.event_id, __EVENT_ID_RULE)?;
         w.put("actor_id", &self.actor_id, __ACTOR_ID_RULE)?;
@@ -530,7 +530,7 @@ impl ActivityEventUpdate {
                     ("expires_at", self.expires_at.is_some()),
                 ],
             )?;
-            update.put_value("month", &key.month, __MONTH_RULE)?;
+            update.put_value("month", &key.month, __PATTERN_RULE)?;
             update.put_value("occurred_at", &key.occurred_at, __OCCURRED_AT_RULE)?;
             update.put_value("event_id", &key.event_id, __EVENT_ID_RULE)?;
         }
@@ -667,7 +667,7 @@ impl __rt::Entity for MonthlyActivityCount {
             3,
         );
         w.raw("entity_type", __rt::AttributeValue::S("MonthlyActivityCount".to_owned()));
-        w.put("month", &self.month, __MONTH_RULE)?;
+        w.put("month", &self.month, __PATTERN_RULE)?;
         w.put("event_count", &self.event_count, __EVENT_COUNT_RULE)?;
         Ok(w.finish())
     }
@@ -738,7 +738,7 @@ impl MonthlyActivityCountUpdate {
                     ),
                 ],
             )?;
-            update.put_value("month", &key.month, __MONTH_RULE)?;
+            update.put_value("month", &key.month, __PATTERN_RULE)?;
         }
         update.put("event_count", &self.event_count, __EVENT_COUNT_RULE)?;
         update
@@ -1400,7 +1400,7 @@ const __ACTOR_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __MONTH_RULE: __rt::Store = {
+static __PATTERN_RULE: __rt::Store = {
     static PATTERN: __rt::codec::Pattern = __rt::codec::Pattern::new(
         "^[0-9]{4}-(0[1-9]|1[0-2])$",
     );

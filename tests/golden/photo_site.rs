@@ -206,8 +206,8 @@ impl __rt::Entity for UserProfile {
         w.raw("entity_type", __rt::AttributeValue::S("UserProfile".to_owned()));
         w.put("display_name", &self.display_name, __DISPLAY_NAME_RULE)?;
         w.put_opt("bio", &self.bio, __BIO_RULE)?;
-        w.put_opt("avatar_url", &self.avatar_url, __AVATAR_URL_RULE)?;
-        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        w.put_opt("avatar_url", &self.avatar_url, __TEXT_0_TO_2048_RULE)?;
+        w.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -215,7 +215,7 @@ impl __rt::Entity for UserProfile {
         Ok(UserProfile {
             display_name: r.checked("display_name", __DISPLAY_NAME_RULE)?,
             bio: r.checked_opt("bio", __BIO_RULE)?,
-            avatar_url: r.checked_opt("avatar_url", __AVATAR_URL_RULE)?,
+            avatar_url: r.checked_opt("avatar_url", __TEXT_0_TO_2048_RULE)?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
     }
@@ -280,8 +280,8 @@ impl UserProfileUpdate {
         }
         update.put("display_name", &self.display_name, __DISPLAY_NAME_RULE)?;
         update.put_opt("bio", &self.bio, __BIO_RULE)?;
-        update.put_opt("avatar_url", &self.avatar_url, __AVATAR_URL_RULE)?;
-        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        update.put_opt("avatar_url", &self.avatar_url, __TEXT_0_TO_2048_RULE)?;
+        update.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         self.__options.apply_to(&mut update);
         Ok(update)
     }
@@ -523,14 +523,14 @@ impl __rt::Entity for Photo {
         );
         w.raw("entity_type", __rt::AttributeValue::S("Photo".to_owned()));
         w.put("photo_id", &self.photo_id, __PHOTO_ID_RULE)?;
-        w.put("url", &self.url, __AVATAR_URL_RULE)?;
+        w.put("url", &self.url, __TEXT_0_TO_2048_RULE)?;
         w.put_opt("caption", &self.caption, __CAPTION_RULE)?;
         w.put("image_format", &self.image_format, __rt::Store::Plain)?;
-        w.put("width", &self.width, __WIDTH_RULE)?;
-        w.put("height", &self.height, __WIDTH_RULE)?;
+        w.put("width", &self.width, __INTEGER_1_TO_100000_RULE)?;
+        w.put("height", &self.height, __INTEGER_1_TO_100000_RULE)?;
         w.put("size_bytes", &self.size_bytes, __SIZE_BYTES_RULE)?;
         w.put_opt("tags", &self.tags, __TAGS_RULE)?;
-        w.put("uploaded_at", &self.uploaded_at, __CREATED_AT_RULE)?;
+        w.put("uploaded_at", &self.uploaded_at, __RFC3339_MILLIS_RULE)?;
         w.raw("pk", __rt::S(__user_profile_pk("Photo", __tenant)?));
         w.raw(
             "lsi1sk",
@@ -554,11 +554,11 @@ impl __rt::Entity for Photo {
                     &[("sk", &SK_STEPS[..2]), ("lsi1sk", &LSI1SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            url: r.checked("url", __AVATAR_URL_RULE)?,
+            url: r.checked("url", __TEXT_0_TO_2048_RULE)?,
             caption: r.checked_opt("caption", __CAPTION_RULE)?,
             image_format: r.required("image_format")?,
-            width: r.checked("width", __WIDTH_RULE)?,
-            height: r.checked("height", __WIDTH_RULE)?,
+            width: r.checked("width", __INTEGER_1_TO_100000_RULE)?,
+            height: r.checked("height", __INTEGER_1_TO_100000_RULE)?,
             size_bytes: r.checked("size_bytes", __SIZE_BYTES_RULE)?,
             tags: r.checked_opt("tags", __TAGS_RULE)?,
             uploaded_at: r
@@ -706,16 +706,28 @@ impl PhotoUpdate {
             )?;
             update.put_value("photo_id", &key.photo_id, __PHOTO_ID_RULE)?;
         }
-        update.put("url", &self.url, __AVATAR_URL_RULE)?;
+        update.put("url", &self.url, __TEXT_0_TO_2048_RULE)?;
         update.put_opt("caption", &self.caption, __CAPTION_RULE)?;
         update.put("image_format", &self.image_format, __rt::Store::Plain)?;
-        update.put("width", &self.width, __WIDTH_RULE)?;
-        update.put("height", &self.height, __WIDTH_RULE)?;
+        update.put("width", &self.width, __INTEGER_1_TO_100000_RULE)?;
+        update.put("height", &self.height, __INTEGER_1_TO_100000_RULE)?;
         update.put("size_bytes", &self.size_bytes, __SIZE_BYTES_RULE)?;
         update.put_opt("tags", &self.tags, __TAGS_RULE)?;
-        update.put("uploaded_at", &self.uploaded_at, __CREATED_AT_RULE)?;
-        update.add_to("width", self.add_width, self.width.is_some(), __WIDTH_RULE)?;
-        update.add_to("height", self.add_height, self.height.is_some(), __WIDTH_RULE)?;
+        update.put("uploaded_at", &self.uploaded_at, __RFC3339_MILLIS_RULE)?;
+        update
+            .add_to(
+                "width",
+                self.add_width,
+                self.width.is_some(),
+                __INTEGER_1_TO_100000_RULE,
+            )?;
+        update
+            .add_to(
+                "height",
+                self.add_height,
+                self.height.is_some(),
+                __INTEGER_1_TO_100000_RULE,
+            )?;
         update
             .add_to(
                 "size_bytes",
@@ -1310,8 +1322,10 @@ const __PHOTO_ID: __rt::codec::StrDomain = {
 };
 static __DISPLAY_NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(100));
 static __BIO_RULE: __rt::Store = __rt::Store::Length(0, Some(500));
-static __AVATAR_URL_RULE: __rt::Store = __rt::Store::Length(0, Some(2048));
-static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __TEXT_0_TO_2048_RULE: __rt::Store = __rt::Store::Length(0, Some(2048));
+static __RFC3339_MILLIS_RULE: __rt::Store = __rt::Store::Time(
+    __rt::TimeFormat::Rfc3339(3),
+);
 static __PHOTO_ID_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[0-9A-HJKMNP-TV-Z]{26}$",
@@ -1328,7 +1342,7 @@ static __PHOTO_ID_RULE: __rt::Store = {
     }
 };
 static __CAPTION_RULE: __rt::Store = __rt::Store::Length(0, Some(2000));
-static __WIDTH_RULE: __rt::Store = __rt::Store::Integer {
+static __INTEGER_1_TO_100000_RULE: __rt::Store = __rt::Store::Integer {
     min: 1,
     max: 100000,
 };

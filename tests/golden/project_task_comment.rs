@@ -231,10 +231,10 @@ impl __rt::Entity for Project {
             7,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Project".to_owned()));
-        w.put("project_id", &self.project_id, __PROJECT_ID_RULE)?;
+        w.put("project_id", &self.project_id, __TEXT_1_TO_36_RULE)?;
         w.put("name", &self.name, __NAME_RULE)?;
         w.put("name_key", &self.name_key, __NAME_KEY_RULE)?;
-        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        w.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         w.raw("gsi1pk", __rt::S(__project_gsi1pk("Project", __tenant)?));
         w.raw(
             "gsi1sk",
@@ -329,11 +329,11 @@ impl ProjectUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("project_id", &key.project_id, __PROJECT_ID_RULE)?;
+            update.put_value("project_id", &key.project_id, __TEXT_1_TO_36_RULE)?;
         }
         update.put("name", &self.name, __NAME_RULE)?;
         update.put("name_key", &self.name_key, __NAME_KEY_RULE)?;
-        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        update.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         if self.__options.or_create {
             update.key("gsi1pk", __rt::S(__project_gsi1pk("Project", __tenant)?));
         }
@@ -554,11 +554,11 @@ impl __rt::Entity for Task {
             10,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Task".to_owned()));
-        w.put("project_id", &self.project_id, __PROJECT_ID_RULE)?;
-        w.put("task_id", &self.task_id, __PROJECT_ID_RULE)?;
+        w.put("project_id", &self.project_id, __TEXT_1_TO_36_RULE)?;
+        w.put("task_id", &self.task_id, __TEXT_1_TO_36_RULE)?;
         w.put("title", &self.title, __TITLE_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put_opt("assignee_id", &self.assignee_id, __ASSIGNEE_ID_RULE)?;
+        w.put_opt("assignee_id", &self.assignee_id, __TEXT_1_TO_36_RULE_2)?;
         w.put_opt("due_at", &self.due_at, __DUE_AT_RULE)?;
         w.put("version", &self.version, __VERSION_RULE)?;
         if let Some(__v_assignee_id) = self.assignee_id.as_deref() {
@@ -689,12 +689,12 @@ impl TaskUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            update.put_value("project_id", &key.project_id, __PROJECT_ID_RULE)?;
-            update.put_value("task_id", &key.task_id, __PROJECT_ID_RULE)?;
+            update.put_value("project_id", &key.project_id, __TEXT_1_TO_36_RULE)?;
+            update.put_value("task_id", &key.task_id, __TEXT_1_TO_36_RULE)?;
         }
         update.put("title", &self.title, __TITLE_RULE)?;
         update.put("status", &self.status, __rt::Store::Plain)?;
-        update.put_opt("assignee_id", &self.assignee_id, __ASSIGNEE_ID_RULE)?;
+        update.put_opt("assignee_id", &self.assignee_id, __TEXT_1_TO_36_RULE_2)?;
         update.put_opt("due_at", &self.due_at, __DUE_AT_RULE)?;
         match &self.version {
             Some(value) => {
@@ -941,12 +941,12 @@ impl __rt::Entity for Comment {
             7,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Comment".to_owned()));
-        w.put("project_id", &self.project_id, __PROJECT_ID_RULE)?;
-        w.put("task_id", &self.task_id, __PROJECT_ID_RULE)?;
+        w.put("project_id", &self.project_id, __TEXT_1_TO_36_RULE)?;
+        w.put("task_id", &self.task_id, __TEXT_1_TO_36_RULE)?;
         w.put("comment_id", &self.comment_id, __COMMENT_ID_RULE)?;
-        w.put("author_id", &self.author_id, __ASSIGNEE_ID_RULE)?;
+        w.put("author_id", &self.author_id, __TEXT_1_TO_36_RULE_2)?;
         w.put("body", &self.body, __BODY_RULE)?;
-        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        w.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -965,7 +965,7 @@ impl __rt::Entity for Comment {
             task_id: r.keyed("task_id", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
             comment_id: r
                 .keyed("comment_id", &[("sk", &SK_STEPS[..6])], __rt::reader::text)?,
-            author_id: r.checked("author_id", __ASSIGNEE_ID_RULE)?,
+            author_id: r.checked("author_id", __TEXT_1_TO_36_RULE_2)?,
             body: r.checked("body", __BODY_RULE)?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
         })
@@ -1031,13 +1031,13 @@ impl CommentUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("project_id", &key.project_id, __PROJECT_ID_RULE)?;
-            update.put_value("task_id", &key.task_id, __PROJECT_ID_RULE)?;
+            update.put_value("project_id", &key.project_id, __TEXT_1_TO_36_RULE)?;
+            update.put_value("task_id", &key.task_id, __TEXT_1_TO_36_RULE)?;
             update.put_value("comment_id", &key.comment_id, __COMMENT_ID_RULE)?;
         }
-        update.put("author_id", &self.author_id, __ASSIGNEE_ID_RULE)?;
+        update.put("author_id", &self.author_id, __TEXT_1_TO_36_RULE_2)?;
         update.put("body", &self.body, __BODY_RULE)?;
-        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        update.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         self.__options.apply_to(&mut update);
         Ok(update)
     }
@@ -1969,7 +1969,7 @@ const __COMMENT_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __PROJECT_ID_RULE: __rt::Store = {
+static __TEXT_1_TO_36_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9-]{1,36}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
@@ -1998,9 +1998,11 @@ static __NAME_KEY_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __RFC3339_MILLIS_RULE: __rt::Store = __rt::Store::Time(
+    __rt::TimeFormat::Rfc3339(3),
+);
 static __TITLE_RULE: __rt::Store = __rt::Store::Length(0, Some(300));
-static __ASSIGNEE_ID_RULE: __rt::Store = {
+static __TEXT_1_TO_36_RULE_2: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(

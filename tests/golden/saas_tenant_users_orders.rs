@@ -378,7 +378,7 @@ impl __rt::Entity for Tenant {
         w.raw("entity", __rt::AttributeValue::S("Tenant".to_owned()));
         w.put("name", &self.name, __NAME_RULE)?;
         w.put("plan", &self.plan, __rt::Store::Plain)?;
-        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        w.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -444,7 +444,7 @@ impl TenantUpdate {
         }
         update.put("name", &self.name, __NAME_RULE)?;
         update.put("plan", &self.plan, __rt::Store::Plain)?;
-        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        update.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         self.__options.apply_to(&mut update);
         Ok(update)
     }
@@ -604,10 +604,10 @@ impl __rt::Entity for User {
             7,
         );
         w.raw("entity", __rt::AttributeValue::S("User".to_owned()));
-        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
+        w.put("user_id", &self.user_id, __TEXT_1_TO_36_RULE)?;
         w.put("email", &self.email, __EMAIL_RULE)?;
         w.put("role", &self.role, __rt::Store::Plain)?;
-        w.put_opt("last_login", &self.last_login, __CREATED_AT_RULE)?;
+        w.put_opt("last_login", &self.last_login, __RFC3339_MILLIS_RULE)?;
         w.raw("gsi1pk", __rt::S(__user_gsi1pk("User", __tenant, self.email.as_str())?));
         w.raw("gsi1sk", __rt::S(__user_sk("User", self.user_id.as_str())?));
         Ok(w.finish())
@@ -687,11 +687,11 @@ impl UserUpdate {
                 "User",
                 &[("email", self.email.is_some()), ("role", self.role.is_some())],
             )?;
-            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
+            update.put_value("user_id", &key.user_id, __TEXT_1_TO_36_RULE)?;
         }
         update.put("email", &self.email, __EMAIL_RULE)?;
         update.put("role", &self.role, __rt::Store::Plain)?;
-        update.put_opt("last_login", &self.last_login, __CREATED_AT_RULE)?;
+        update.put_opt("last_login", &self.last_login, __RFC3339_MILLIS_RULE)?;
         if let Some(__v_email) = &self.email {
             update.key("gsi1pk", __rt::S(__user_gsi1pk("User", __tenant, __v_email)?));
         }
@@ -894,13 +894,13 @@ impl __rt::Entity for Order {
             10,
         );
         w.raw("entity", __rt::AttributeValue::S("Order".to_owned()));
-        w.put("order_id", &self.order_id, __USER_ID_RULE)?;
-        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
+        w.put("order_id", &self.order_id, __TEXT_1_TO_36_RULE)?;
+        w.put("user_id", &self.user_id, __TEXT_1_TO_36_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
         w.put("total", &self.total, __TOTAL_RULE)?;
         w.put("currency", &self.currency, __rt::Store::Plain)?;
         w.put("lines", &self.lines, __LINES_RULE)?;
-        w.put("created_at", &self.created_at, __CREATED_AT_RULE_2)?;
+        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
         w.raw("gsi1pk", __rt::S(__order_gsi1pk("Order", __tenant, self.status)?));
         w.raw(
             "gsi1sk",
@@ -930,7 +930,7 @@ impl __rt::Entity for Order {
                     &[("sk", &SK_STEPS[..2]), ("gsi1sk", &GSI1SK_STEPS[..4])],
                     __rt::reader::text,
                 )?,
-            user_id: r.checked("user_id", __USER_ID_RULE)?,
+            user_id: r.checked("user_id", __TEXT_1_TO_36_RULE)?,
             status: r
                 .keyed(
                     "status",
@@ -1049,14 +1049,14 @@ impl OrderUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("order_id", &key.order_id, __USER_ID_RULE)?;
+            update.put_value("order_id", &key.order_id, __TEXT_1_TO_36_RULE)?;
         }
-        update.put("user_id", &self.user_id, __USER_ID_RULE)?;
+        update.put("user_id", &self.user_id, __TEXT_1_TO_36_RULE)?;
         update.put("status", &self.status, __rt::Store::Plain)?;
         update.put("total", &self.total, __TOTAL_RULE)?;
         update.put("currency", &self.currency, __rt::Store::Plain)?;
         update.put("lines", &self.lines, __LINES_RULE)?;
-        update.put("created_at", &self.created_at, __CREATED_AT_RULE_2)?;
+        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
         update
             .change_list(
                 "lines",
@@ -1190,9 +1190,9 @@ impl __rt::Entity for InventoryItem {
         );
         w.raw("entity", __rt::AttributeValue::S("InventoryItem".to_owned()));
         w.put("sku", &self.sku, __SKU_RULE)?;
-        w.put("on_hand", &self.on_hand, __ON_HAND_RULE)?;
-        w.put("reserved", &self.reserved, __ON_HAND_RULE)?;
-        w.put("version", &self.version, __ON_HAND_RULE)?;
+        w.put("on_hand", &self.on_hand, __INTEGER_0_TO_MAX_RULE)?;
+        w.put("reserved", &self.reserved, __INTEGER_0_TO_MAX_RULE)?;
+        w.put("version", &self.version, __INTEGER_0_TO_MAX_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -1200,9 +1200,9 @@ impl __rt::Entity for InventoryItem {
         let r = __rt::reader::Fields::new(item, "InventoryItem");
         Ok(InventoryItem {
             sku: r.keyed("sku", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            on_hand: r.checked("on_hand", __ON_HAND_RULE)?,
-            reserved: r.checked("reserved", __ON_HAND_RULE)?,
-            version: r.checked("version", __ON_HAND_RULE)?,
+            on_hand: r.checked("on_hand", __INTEGER_0_TO_MAX_RULE)?,
+            reserved: r.checked("reserved", __INTEGER_0_TO_MAX_RULE)?,
+            version: r.checked("version", __INTEGER_0_TO_MAX_RULE)?,
         })
     }
 }
@@ -1278,8 +1278,8 @@ impl InventoryItemUpdate {
             )?;
             update.put_value("sku", &key.sku, __SKU_RULE)?;
         }
-        update.put("on_hand", &self.on_hand, __ON_HAND_RULE)?;
-        update.put("reserved", &self.reserved, __ON_HAND_RULE)?;
+        update.put("on_hand", &self.on_hand, __INTEGER_0_TO_MAX_RULE)?;
+        update.put("reserved", &self.reserved, __INTEGER_0_TO_MAX_RULE)?;
         match &self.version {
             Some(value) => {
                 update
@@ -1288,7 +1288,7 @@ impl InventoryItemUpdate {
                         "version",
                         __rt::Attr::store(
                             value,
-                            __ON_HAND_RULE,
+                            __INTEGER_0_TO_MAX_RULE,
                             "InventoryItem",
                             "version",
                         )?,
@@ -1319,14 +1319,14 @@ impl InventoryItemUpdate {
                 "on_hand",
                 self.add_on_hand,
                 self.on_hand.is_some(),
-                __ON_HAND_RULE,
+                __INTEGER_0_TO_MAX_RULE,
             )?;
         update
             .add_to(
                 "reserved",
                 self.add_reserved,
                 self.reserved.is_some(),
-                __ON_HAND_RULE,
+                __INTEGER_0_TO_MAX_RULE,
             )?;
         self.__options.apply_to(&mut update);
         Ok(update)
@@ -2265,8 +2265,10 @@ const __SKU: __rt::codec::StrDomain = {
     }
 };
 static __NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
-static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
-static __USER_ID_RULE: __rt::Store = {
+static __RFC3339_MILLIS_RULE: __rt::Store = __rt::Store::Time(
+    __rt::TimeFormat::Rfc3339(3),
+);
+static __TEXT_1_TO_36_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9-]{1,36}$",
         allowed: __rt::codec::ascii_bits(&[('-', '-'), ('0', '9'), ('a', 'z')]),
@@ -2299,9 +2301,7 @@ static __LINES_RULE: __rt::Store = __rt::Store::List {
     max: Some(100),
     items: None,
 };
-static __CREATED_AT_RULE_2: __rt::Store = __rt::Store::Time(
-    __rt::TimeFormat::Rfc3339(0),
-);
+static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(0));
 static __SKU_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Z0-9-]{1,32}$",
@@ -2315,7 +2315,7 @@ static __SKU_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __ON_HAND_RULE: __rt::Store = __rt::Store::Integer {
+static __INTEGER_0_TO_MAX_RULE: __rt::Store = __rt::Store::Integer {
     min: 0,
     max: i64::MAX,
 };

@@ -242,13 +242,13 @@ impl __rt::Entity for CartItem {
             8,
         );
         w.raw("entity_type", __rt::AttributeValue::S("CartItem".to_owned()));
-        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
-        w.put("product_id", &self.product_id, __USER_ID_RULE)?;
+        w.put("user_id", &self.user_id, __TEXT_1_TO_36_RULE)?;
+        w.put("product_id", &self.product_id, __TEXT_1_TO_36_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
-        w.put("product_name", &self.product_name, __PRODUCT_NAME_RULE)?;
+        w.put("product_name", &self.product_name, __TEXT_0_TO_200_RULE)?;
         w.put("quantity", &self.quantity, __QUANTITY_RULE)?;
         w.put("unit_price", &self.unit_price, __UNIT_PRICE_RULE)?;
-        w.put("added_at", &self.added_at, __ADDED_AT_RULE)?;
+        w.put("added_at", &self.added_at, __RFC3339_MILLIS_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -265,7 +265,7 @@ impl __rt::Entity for CartItem {
             product_id: r
                 .keyed("product_id", &[("sk", &SK_STEPS[..4])], __rt::reader::text)?,
             status: r.keyed("status", &[("sk", &SK_STEPS[..2])], __rt::reader::parsed)?,
-            product_name: r.checked("product_name", __PRODUCT_NAME_RULE)?,
+            product_name: r.checked("product_name", __TEXT_0_TO_200_RULE)?,
             quantity: r.checked("quantity", __QUANTITY_RULE)?,
             unit_price: r.checked("unit_price", __UNIT_PRICE_RULE)?,
             added_at: r.time("added_at", __rt::TimeFormat::Rfc3339(3))?,
@@ -347,14 +347,14 @@ impl CartItemUpdate {
                     ("added_at", self.added_at.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
+            update.put_value("user_id", &key.user_id, __TEXT_1_TO_36_RULE)?;
             update.put_value("status", &key.status, __rt::Store::Plain)?;
-            update.put_value("product_id", &key.product_id, __USER_ID_RULE)?;
+            update.put_value("product_id", &key.product_id, __TEXT_1_TO_36_RULE)?;
         }
-        update.put("product_name", &self.product_name, __PRODUCT_NAME_RULE)?;
+        update.put("product_name", &self.product_name, __TEXT_0_TO_200_RULE)?;
         update.put("quantity", &self.quantity, __QUANTITY_RULE)?;
         update.put("unit_price", &self.unit_price, __UNIT_PRICE_RULE)?;
-        update.put("added_at", &self.added_at, __ADDED_AT_RULE)?;
+        update.put("added_at", &self.added_at, __RFC3339_MILLIS_RULE)?;
         update
             .add_to(
                 "quantity",
@@ -499,11 +499,11 @@ impl __rt::Entity for WishlistItem {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("WishlistItem".to_owned()));
-        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
-        w.put("product_id", &self.product_id, __USER_ID_RULE)?;
-        w.put("product_name", &self.product_name, __PRODUCT_NAME_RULE)?;
+        w.put("user_id", &self.user_id, __TEXT_1_TO_36_RULE)?;
+        w.put("product_id", &self.product_id, __TEXT_1_TO_36_RULE)?;
+        w.put("product_name", &self.product_name, __TEXT_0_TO_200_RULE)?;
         w.put_opt("note", &self.note, __NOTE_RULE)?;
-        w.put("added_at", &self.added_at, __ADDED_AT_RULE)?;
+        w.put("added_at", &self.added_at, __RFC3339_MILLIS_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -514,7 +514,7 @@ impl __rt::Entity for WishlistItem {
             user_id: r.keyed("user_id", &[("pk", &PK_STEPS[..2])], __rt::reader::text)?,
             product_id: r
                 .keyed("product_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
-            product_name: r.checked("product_name", __PRODUCT_NAME_RULE)?,
+            product_name: r.checked("product_name", __TEXT_0_TO_200_RULE)?,
             note: r.checked_opt("note", __NOTE_RULE)?,
             added_at: r.time("added_at", __rt::TimeFormat::Rfc3339(3))?,
         })
@@ -578,12 +578,12 @@ impl WishlistItemUpdate {
                     ("added_at", self.added_at.is_some()),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
-            update.put_value("product_id", &key.product_id, __USER_ID_RULE)?;
+            update.put_value("user_id", &key.user_id, __TEXT_1_TO_36_RULE)?;
+            update.put_value("product_id", &key.product_id, __TEXT_1_TO_36_RULE)?;
         }
-        update.put("product_name", &self.product_name, __PRODUCT_NAME_RULE)?;
+        update.put("product_name", &self.product_name, __TEXT_0_TO_200_RULE)?;
         update.put_opt("note", &self.note, __NOTE_RULE)?;
-        update.put("added_at", &self.added_at, __ADDED_AT_RULE)?;
+        update.put("added_at", &self.added_at, __RFC3339_MILLIS_RULE)?;
         self.__options.apply_to(&mut update);
         Ok(update)
     }
@@ -703,7 +703,7 @@ impl __rt::Entity for CartCount {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("CartCount".to_owned()));
-        w.put("user_id", &self.user_id, __USER_ID_RULE)?;
+        w.put("user_id", &self.user_id, __TEXT_1_TO_36_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
         w.put("item_count", &self.item_count, __ITEM_COUNT_RULE)?;
         Ok(w.finish())
@@ -768,7 +768,7 @@ impl CartCountUpdate {
                     ),
                 ],
             )?;
-            update.put_value("user_id", &key.user_id, __USER_ID_RULE)?;
+            update.put_value("user_id", &key.user_id, __TEXT_1_TO_36_RULE)?;
             update.put_value("status", &key.status, __rt::Store::Plain)?;
         }
         update.put("item_count", &self.item_count, __ITEM_COUNT_RULE)?;
@@ -1698,7 +1698,7 @@ const __USER_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __USER_ID_RULE: __rt::Store = {
+static __TEXT_1_TO_36_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -1713,7 +1713,7 @@ static __USER_ID_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __PRODUCT_NAME_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
+static __TEXT_0_TO_200_RULE: __rt::Store = __rt::Store::Length(0, Some(200));
 static __QUANTITY_RULE: __rt::Store = __rt::Store::Integer {
     min: 1,
     max: 99,
@@ -1723,7 +1723,9 @@ static __UNIT_PRICE_RULE: __rt::Store = __rt::Store::Decimal {
     max: None,
     scale: Some(2u32),
 };
-static __ADDED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __RFC3339_MILLIS_RULE: __rt::Store = __rt::Store::Time(
+    __rt::TimeFormat::Rfc3339(3),
+);
 static __NOTE_RULE: __rt::Store = __rt::Store::Length(0, Some(500));
 static __ITEM_COUNT_RULE: __rt::Store = __rt::Store::Integer {
     min: 0,

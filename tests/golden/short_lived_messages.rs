@@ -270,8 +270,8 @@ impl __rt::Entity for Message {
             10,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Message".to_owned()));
-        w.put("recipient_id", &self.recipient_id, __RECIPIENT_ID_RULE)?;
-        w.put("sender_id", &self.sender_id, __RECIPIENT_ID_RULE)?;
+        w.put("recipient_id", &self.recipient_id, __TEXT_1_TO_36_RULE)?;
+        w.put("sender_id", &self.sender_id, __TEXT_1_TO_36_RULE)?;
         w.put("message_id", &self.message_id, __MESSAGE_ID_RULE)?;
         w.put("body", &self.body, __BODY_RULE)?;
         w.put("sent_at", &self.sent_at, __SENT_AT_RULE)?;
@@ -400,11 +400,11 @@ impl MessageUpdate {
                     ("expires_at", self.expires_at.is_some()),
                 ],
             )?;
-            update.put_value("recipient_id", &key.recipient_id, __RECIPIENT_ID_RULE)?;
+            update.put_value("recipient_id", &key.recipient_id, __TEXT_1_TO_36_RULE)?;
             update.put_value("sent_at", &key.sent_at, __SENT_AT_RULE)?;
             update.put_value("message_id", &key.message_id, __MESSAGE_ID_RULE)?;
         }
-        update.put("sender_id", &self.sender_id, __RECIPIENT_ID_RULE)?;
+        update.put("sender_id", &self.sender_id, __TEXT_1_TO_36_RULE)?;
         update.put("body", &self.body, __BODY_RULE)?;
         update.put("is_read", &self.is_read, __rt::Store::Plain)?;
         update.put("expires_at", &self.expires_at, __EXPIRES_AT_RULE)?;
@@ -870,7 +870,7 @@ const __MESSAGE_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __RECIPIENT_ID_RULE: __rt::Store = {
+static __TEXT_1_TO_36_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(

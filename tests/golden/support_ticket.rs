@@ -239,11 +239,11 @@ impl __rt::Entity for Ticket {
             8,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Ticket".to_owned()));
-        w.put("id", &self.id, __ID_RULE)?;
+        w.put("id", &self.id, __TEXT_1_TO_36_RULE)?;
         w.put("title", &self.title, __TITLE_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
         w.put_opt("resolver", &self.resolver, __RESOLVER_RULE)?;
-        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        w.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         w.raw(
             "tenant_status",
             __rt::S(__ticket_tenant_status("Ticket", __tenant, self.status)?),
@@ -337,12 +337,12 @@ impl TicketUpdate {
                     ("created_at", self.created_at.is_some()),
                 ],
             )?;
-            update.put_value("id", &key.id, __ID_RULE)?;
+            update.put_value("id", &key.id, __TEXT_1_TO_36_RULE)?;
         }
         update.put("title", &self.title, __TITLE_RULE)?;
         update.put("status", &self.status, __rt::Store::Plain)?;
         update.put_opt("resolver", &self.resolver, __RESOLVER_RULE)?;
-        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        update.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         if let Some(__v_status) = self.status {
             update
                 .key(
@@ -512,11 +512,11 @@ impl __rt::Entity for Comment {
             6,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Comment".to_owned()));
-        w.put("ticket_id", &self.ticket_id, __ID_RULE)?;
-        w.put("id", &self.id, __ID_RULE)?;
+        w.put("ticket_id", &self.ticket_id, __TEXT_1_TO_36_RULE)?;
+        w.put("id", &self.id, __TEXT_1_TO_36_RULE)?;
         w.put("author", &self.author, __rt::Store::Plain)?;
         w.put("body", &self.body, __BODY_RULE)?;
-        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
+        w.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -594,9 +594,9 @@ impl CommentUpdate {
                 "Comment",
                 &[("author", self.author.is_some()), ("body", self.body.is_some())],
             )?;
-            update.put_value("ticket_id", &key.ticket_id, __ID_RULE)?;
-            update.put_value("created_at", &key.created_at, __CREATED_AT_RULE)?;
-            update.put_value("id", &key.id, __ID_RULE)?;
+            update.put_value("ticket_id", &key.ticket_id, __TEXT_1_TO_36_RULE)?;
+            update.put_value("created_at", &key.created_at, __RFC3339_MILLIS_RULE)?;
+            update.put_value("id", &key.id, __TEXT_1_TO_36_RULE)?;
         }
         update.put("author", &self.author, __rt::Store::Plain)?;
         update.put("body", &self.body, __BODY_RULE)?;
@@ -1495,7 +1495,7 @@ const __ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __ID_RULE: __rt::Store = {
+static __TEXT_1_TO_36_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -1526,7 +1526,9 @@ static __RESOLVER_RULE: __rt::Store = {
         class: &CLASS,
     }
 };
-static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
+static __RFC3339_MILLIS_RULE: __rt::Store = __rt::Store::Time(
+    __rt::TimeFormat::Rfc3339(3),
+);
 static __BODY_RULE: __rt::Store = __rt::Store::Length(0, Some(10000));
 static __COUNT_RULE: __rt::Store = __rt::Store::Integer {
     min: 0,

@@ -355,14 +355,14 @@ impl __rt::Entity for DocumentMeta {
             11,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentMeta".to_owned()));
-        w.put("document_id", &self.document_id, __DOCUMENT_ID_RULE)?;
+        w.put("document_id", &self.document_id, __TEXT_1_TO_36_RULE)?;
         w.put("title", &self.title, __TITLE_RULE)?;
-        w.put("owner_id", &self.owner_id, __DOCUMENT_ID_RULE)?;
+        w.put("owner_id", &self.owner_id, __TEXT_1_TO_36_RULE)?;
         w.put("status", &self.status, __rt::Store::Plain)?;
         w.put("chunk_count", &self.chunk_count, __CHUNK_COUNT_RULE)?;
-        w.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
-        w.put("updated_at", &self.updated_at, __CREATED_AT_RULE)?;
-        w.put("version", &self.version, __VERSION_RULE)?;
+        w.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
+        w.put("updated_at", &self.updated_at, __RFC3339_MILLIS_RULE)?;
+        w.put("version", &self.version, __INTEGER_0_TO_MAX_RULE)?;
         w.raw("gsi1pk", __rt::S(__document_meta_gsi1pk("DocumentMeta", __tenant)?));
         w.raw(
             "gsi1sk",
@@ -397,7 +397,7 @@ impl __rt::Entity for DocumentMeta {
                     __rt::reader::text,
                 )?,
             title: r.checked("title", __TITLE_RULE)?,
-            owner_id: r.checked("owner_id", __DOCUMENT_ID_RULE)?,
+            owner_id: r.checked("owner_id", __TEXT_1_TO_36_RULE)?,
             status: r.required("status")?,
             chunk_count: r.checked("chunk_count", __CHUNK_COUNT_RULE)?,
             created_at: r.time("created_at", __rt::TimeFormat::Rfc3339(3))?,
@@ -407,7 +407,7 @@ impl __rt::Entity for DocumentMeta {
                     __rt::TimeFormat::Rfc3339(3),
                     &[("gsi1sk", &GSI1SK_STEPS[..1])],
                 )?,
-            version: r.checked("version", __VERSION_RULE)?,
+            version: r.checked("version", __INTEGER_0_TO_MAX_RULE)?,
         })
     }
 }
@@ -512,14 +512,14 @@ impl DocumentMetaUpdate {
                     ("version", self.version.is_some()),
                 ],
             )?;
-            update.put_value("document_id", &key.document_id, __DOCUMENT_ID_RULE)?;
+            update.put_value("document_id", &key.document_id, __TEXT_1_TO_36_RULE)?;
         }
         update.put("title", &self.title, __TITLE_RULE)?;
-        update.put("owner_id", &self.owner_id, __DOCUMENT_ID_RULE)?;
+        update.put("owner_id", &self.owner_id, __TEXT_1_TO_36_RULE)?;
         update.put("status", &self.status, __rt::Store::Plain)?;
         update.put("chunk_count", &self.chunk_count, __CHUNK_COUNT_RULE)?;
-        update.put("created_at", &self.created_at, __CREATED_AT_RULE)?;
-        update.put("updated_at", &self.updated_at, __CREATED_AT_RULE)?;
+        update.put("created_at", &self.created_at, __RFC3339_MILLIS_RULE)?;
+        update.put("updated_at", &self.updated_at, __RFC3339_MILLIS_RULE)?;
         match &self.version {
             Some(value) => {
                 update
@@ -528,7 +528,7 @@ impl DocumentMetaUpdate {
                         "version",
                         __rt::Attr::store(
                             value,
-                            __VERSION_RULE,
+                            __INTEGER_0_TO_MAX_RULE,
                             "DocumentMeta",
                             "version",
                         )?,
@@ -700,7 +700,7 @@ impl __rt::Entity for DocumentBodyChunk {
             4,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentBodyChunk".to_owned()));
-        w.put("document_id", &self.document_id, __DOCUMENT_ID_RULE)?;
+        w.put("document_id", &self.document_id, __TEXT_1_TO_36_RULE)?;
         w.put("chunk", &self.chunk, __CHUNK_RULE)?;
         w.put("text", &self.text, __TEXT_RULE)?;
         Ok(w.finish())
@@ -767,7 +767,7 @@ impl DocumentBodyChunkUpdate {
         >(self.__options.or_create);
         if self.__options.or_create {
             __rt::ops::creatable("DocumentBodyChunk", &[("text", self.text.is_some())])?;
-            update.put_value("document_id", &key.document_id, __DOCUMENT_ID_RULE)?;
+            update.put_value("document_id", &key.document_id, __TEXT_1_TO_36_RULE)?;
             update.put_value("chunk", &key.chunk, __CHUNK_RULE)?;
         }
         update.put("text", &self.text, __TEXT_RULE)?;
@@ -941,13 +941,13 @@ impl __rt::Entity for DocumentAttachment {
             8,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentAttachment".to_owned()));
-        w.put("document_id", &self.document_id, __DOCUMENT_ID_RULE)?;
-        w.put("attachment_id", &self.attachment_id, __DOCUMENT_ID_RULE)?;
+        w.put("document_id", &self.document_id, __TEXT_1_TO_36_RULE)?;
+        w.put("attachment_id", &self.attachment_id, __TEXT_1_TO_36_RULE)?;
         w.put("file_name", &self.file_name, __FILE_NAME_RULE)?;
         w.put("content_type", &self.content_type, __CONTENT_TYPE_RULE)?;
-        w.put("size_bytes", &self.size_bytes, __VERSION_RULE)?;
+        w.put("size_bytes", &self.size_bytes, __INTEGER_0_TO_MAX_RULE)?;
         w.put("object_key", &self.object_key, __OBJECT_KEY_RULE)?;
-        w.put("uploaded_at", &self.uploaded_at, __CREATED_AT_RULE)?;
+        w.put("uploaded_at", &self.uploaded_at, __RFC3339_MILLIS_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -966,7 +966,7 @@ impl __rt::Entity for DocumentAttachment {
                 .keyed("attachment_id", &[("sk", &SK_STEPS[..2])], __rt::reader::text)?,
             file_name: r.checked("file_name", __FILE_NAME_RULE)?,
             content_type: r.checked("content_type", __CONTENT_TYPE_RULE)?,
-            size_bytes: r.checked("size_bytes", __VERSION_RULE)?,
+            size_bytes: r.checked("size_bytes", __INTEGER_0_TO_MAX_RULE)?,
             object_key: r.checked("object_key", __OBJECT_KEY_RULE)?,
             uploaded_at: r.time("uploaded_at", __rt::TimeFormat::Rfc3339(3))?,
         })
@@ -1063,20 +1063,20 @@ impl DocumentAttachmentUpdate {
                     ("uploaded_at", self.uploaded_at.is_some()),
                 ],
             )?;
-            update.put_value("document_id", &key.document_id, __DOCUMENT_ID_RULE)?;
-            update.put_value("attachment_id", &key.attachment_id, __DOCUMENT_ID_RULE)?;
+            update.put_value("document_id", &key.document_id, __TEXT_1_TO_36_RULE)?;
+            update.put_value("attachment_id", &key.attachment_id, __TEXT_1_TO_36_RULE)?;
         }
         update.put("file_name", &self.file_name, __FILE_NAME_RULE)?;
         update.put("content_type", &self.content_type, __CONTENT_TYPE_RULE)?;
-        update.put("size_bytes", &self.size_bytes, __VERSION_RULE)?;
+        update.put("size_bytes", &self.size_bytes, __INTEGER_0_TO_MAX_RULE)?;
         update.put("object_key", &self.object_key, __OBJECT_KEY_RULE)?;
-        update.put("uploaded_at", &self.uploaded_at, __CREATED_AT_RULE)?;
+        update.put("uploaded_at", &self.uploaded_at, __RFC3339_MILLIS_RULE)?;
         update
             .add_to(
                 "size_bytes",
                 self.add_size_bytes,
                 self.size_bytes.is_some(),
-                __VERSION_RULE,
+                __INTEGER_0_TO_MAX_RULE,
             )?;
         self.__options.apply_to(&mut update);
         Ok(update)
@@ -1221,10 +1221,10 @@ impl __rt::Entity for DocumentShare {
             5,
         );
         w.raw("entity_type", __rt::AttributeValue::S("DocumentShare".to_owned()));
-        w.put("document_id", &self.document_id, __DOCUMENT_ID_RULE)?;
-        w.put("principal_id", &self.principal_id, __DOCUMENT_ID_RULE)?;
+        w.put("document_id", &self.document_id, __TEXT_1_TO_36_RULE)?;
+        w.put("principal_id", &self.principal_id, __TEXT_1_TO_36_RULE)?;
         w.put("permission", &self.permission, __rt::Store::Plain)?;
-        w.put("granted_at", &self.granted_at, __CREATED_AT_RULE)?;
+        w.put("granted_at", &self.granted_at, __RFC3339_MILLIS_RULE)?;
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -1303,11 +1303,11 @@ impl DocumentShareUpdate {
                     ("granted_at", self.granted_at.is_some()),
                 ],
             )?;
-            update.put_value("document_id", &key.document_id, __DOCUMENT_ID_RULE)?;
-            update.put_value("principal_id", &key.principal_id, __DOCUMENT_ID_RULE)?;
+            update.put_value("document_id", &key.document_id, __TEXT_1_TO_36_RULE)?;
+            update.put_value("principal_id", &key.principal_id, __TEXT_1_TO_36_RULE)?;
         }
         update.put("permission", &self.permission, __rt::Store::Plain)?;
-        update.put("granted_at", &self.granted_at, __CREATED_AT_RULE)?;
+        update.put("granted_at", &self.granted_at, __RFC3339_MILLIS_RULE)?;
         self.__options.apply_to(&mut update);
         Ok(update)
     }
@@ -2256,7 +2256,7 @@ const __DOCUMENT_ID: __rt::codec::StrDomain = {
         escape: false,
     }
 };
-static __DOCUMENT_ID_RULE: __rt::Store = {
+static __TEXT_1_TO_36_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[A-Za-z0-9_-]{1,36}$",
         allowed: __rt::codec::ascii_bits(
@@ -2276,8 +2276,10 @@ static __CHUNK_COUNT_RULE: __rt::Store = __rt::Store::Integer {
     min: 0,
     max: 1000,
 };
-static __CREATED_AT_RULE: __rt::Store = __rt::Store::Time(__rt::TimeFormat::Rfc3339(3));
-static __VERSION_RULE: __rt::Store = __rt::Store::Integer {
+static __RFC3339_MILLIS_RULE: __rt::Store = __rt::Store::Time(
+    __rt::TimeFormat::Rfc3339(3),
+);
+static __INTEGER_0_TO_MAX_RULE: __rt::Store = __rt::Store::Integer {
     min: 0,
     max: i64::MAX,
 };

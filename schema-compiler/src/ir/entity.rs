@@ -587,6 +587,16 @@ impl AttributeType {
         }
     }
 
+    /// The least and greatest value of an integer; every `i64` for any
+    /// other type.
+    pub fn integer_bounds(&self) -> (i64, i64) {
+        if let AttributeType::Integer { min, max } = self {
+            (*min, *max)
+        } else {
+            (i64::MIN, i64::MAX)
+        }
+    }
+
     /// Whether a value of this type can be encoded into a key template.
     pub fn is_key_compatible(&self) -> bool {
         matches!(

@@ -333,6 +333,14 @@ impl<'s> NameTable<'s> {
         &self.data_types
     }
 
+    /// Every name claimed, with its scope and the item it names, in the
+    /// order they were claimed.
+    pub(crate) fn claims(&self) -> impl Iterator<Item = (Scope<'s>, &str, Item<'s>)> + '_ {
+        self.first
+            .iter()
+            .map(|((scope, name), item)| (*scope, name.as_str(), *item))
+    }
+
     /// Every clash: the first claim of a name and the later one.
     pub(crate) fn clashes(&self) -> Vec<(GeneratedName, GeneratedName)> {
         self.clashes

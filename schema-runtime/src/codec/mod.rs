@@ -142,6 +142,16 @@ pub fn push_integer(
         .map_err(|e| value_error(context, name, e.to_string()))
 }
 
+/// The refusal of a value whose type has no key encoding (a decimal, a
+/// list, a map, a set, bytes) where a key template places it.
+pub fn not_in_key(context: &'static str, name: &'static str) -> ValueError {
+    value_error(
+        context,
+        name,
+        "has no key encoding: it cannot be part of a key".to_owned(),
+    )
+}
+
 /// Appends an enum value's word: refused when it is empty, the word of a
 /// value this build does not know (an enum's `UnknownValue`, read from an
 /// item a newer design wrote), which has no key of its own.

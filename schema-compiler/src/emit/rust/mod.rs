@@ -11,6 +11,7 @@ mod fields;
 mod iam;
 mod keys;
 mod migrations;
+mod model;
 mod must_use;
 mod patterns;
 mod repo;
@@ -333,6 +334,8 @@ impl<'s> RustNames<'s> {
         out
     }
 }
+
+pub use model::describe_model;
 
 /// The generated module for `spec`, as tokens.
 pub fn emit_rust(spec: &ir::Spec) -> TokenStream {

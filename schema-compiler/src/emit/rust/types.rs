@@ -405,7 +405,7 @@ fn emit_enum(
     }
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
     /// The `Store` rule of the value at `path` of `entity` (see
     /// [`store_rule`]): the module's static of it, planned in
     /// [`Emitter::plan_rules`], else the rule itself.
@@ -443,34 +443,25 @@ impl Emitter<'_> {
     /// Claims a static for every rule of the entities (`only` one, for the
     /// derive) and of their typed maps' fields that is more than
     /// `Store::Plain`: one static for each distinct rule, named after the
-    /// first value that has it (a rule is a few lines of code, written
-    /// once however many attributes share it).
+    /// attribute that has it, or after the rule when several share it (a
+    /// rule is a few lines of code, written once however many use it).
     pub(super) fn plan_rules(
         &self,
         only: Option<&str>,
         taken: &mut super::PrivateNames,
     ) -> IndexMap<(String, String), proc_macro2::Ident> {
-        let mut rules = IndexMap::new();
-        let mut by_rule: IndexMap<String, proc_macro2::Ident> = IndexMap::new();
-        let mut visit = |entity: &str, path: String, ty: &AttributeType| {
-            let Some(rule) = store_rule(ty).filter(|_| !is_plain(ty)) else {
-                return;
-            };
-            let ident = by_rule
-                .entry(rule.to_string())
-                .or_insert_with(|| {
-                    taken.claim(format!(
-                        "__{}_RULE",
-                        crate::naming::screaming(&path.replace('.', "_"))
-                    ))
-                })
-                .clone();
-            rules.insert((entity.to_owned(), path), ident);
-        };
-        for entity in self.spec.entities.values() {
-            if only.is_some_and(|o| o != entity.name.as_str()) {
-                continue;
+        // Every attribute with a rule, then one static per distinct rule:
+        // named after its attribute when it has one user, after the rule
+        // when several share it.
+        let mut users: Vec<(String, String, String, &AttributeType)> = Vec::new();
+        let mut visit = |entity: &str, path: String, ty: &'a AttributeType| {
+            if let Some(rule) = store_rule(ty).filter(|_| !is_plain(ty)) {
+                users.push((entity.to_owned(), path, rule.to_string(), ty));
             }
+        };
+        // Sharing is counted over the whole spec, so that the derive of one
+        // entity names its rules as the whole module does.
+        for entity in self.spec.entities.values() {
             for attribute in entity.attributes.values() {
                 visit(
                     &entity.name,
@@ -480,16 +471,86 @@ impl Emitter<'_> {
             }
         }
         for ((entity, path), def) in crate::names::typed_paths(self.spec) {
-            if only.is_some_and(|o| o != entity) {
-                continue;
-            }
             if let TypeDef::Record(fields) = def {
                 for field in fields.values() {
                     visit(entity, format!("{path}.{}", field.name), &field.r#type);
                 }
             }
         }
+        let mut shared: IndexMap<&str, usize> = IndexMap::new();
+        for (_, _, rule, _) in &users {
+            *shared.entry(rule.as_str()).or_default() += 1;
+        }
+        let mut by_rule: IndexMap<&str, proc_macro2::Ident> = IndexMap::new();
+        let mut rules = IndexMap::new();
+        for (entity, path, rule, ty) in &users {
+            if only.is_some_and(|o| o != entity) {
+                continue;
+            }
+            let ident = by_rule
+                .entry(rule.as_str())
+                .or_insert_with(|| {
+                    let base = match shared.get(rule.as_str()) {
+                        Some(n) if *n > 1 => rule_name(ty),
+                        _ => crate::naming::screaming(&path.replace('.', "_")),
+                    };
+                    taken.claim(format!("__{base}_RULE"))
+                })
+                .clone();
+            rules.insert((entity.clone(), path.clone()), ident);
+        }
         rules
+    }
+}
+
+/// The name of a rule several attributes share, after what it allows:
+/// `TEXT_1_TO_36`, `INTEGER_0_TO_100`, `RFC3339_MILLIS`.
+fn rule_name(ty: &AttributeType) -> String {
+    let range = |min: String, max: Option<String>| match max {
+        Some(max) => format!("{min}_TO_{max}"),
+        None => format!("{min}_OR_MORE"),
+    };
+    let signed = |n: i64| match n {
+        i64::MIN => "MIN".to_owned(),
+        i64::MAX => "MAX".to_owned(),
+        n if n < 0 => format!("MINUS_{}", n.unsigned_abs()),
+        n => n.to_string(),
+    };
+    match ty {
+        AttributeType::String {
+            min_length,
+            max_length,
+            pattern,
+            ..
+        } => match pattern.as_deref().and_then(crate::alphabet::ascii_class) {
+            Some(class) => format!(
+                "TEXT_{}",
+                range(class.min.to_string(), class.max.map(|m| m.to_string()))
+            ),
+            None if pattern.is_some() => "PATTERN".to_owned(),
+            None => format!(
+                "TEXT_{}",
+                range(
+                    min_length.unwrap_or(0).to_string(),
+                    max_length.map(|m| m.to_string())
+                )
+            ),
+        },
+        AttributeType::Integer { min, max } => {
+            format!("INTEGER_{}", range(signed(*min), Some(signed(*max))))
+        }
+        AttributeType::Decimal { .. } => "DECIMAL".to_owned(),
+        AttributeType::Datetime { format, precision } => match format {
+            DatetimeFormat::Rfc3339 => format!("RFC3339_{precision:?}").to_uppercase(),
+            DatetimeFormat::EpochSeconds => "EPOCH_SECONDS".to_owned(),
+            DatetimeFormat::EpochMillis => "EPOCH_MILLIS".to_owned(),
+        },
+        AttributeType::List { .. } => "LIST".to_owned(),
+        AttributeType::Binary { .. } => "BYTES".to_owned(),
+        AttributeType::Boolean
+        | AttributeType::Enum { .. }
+        | AttributeType::Map { .. }
+        | AttributeType::Set { .. } => "VALUE".to_owned(),
     }
 }
 

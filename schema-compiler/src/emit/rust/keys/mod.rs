@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use super::types::time_format;
 use super::Emitter;
 use crate::encoding;
-use crate::ir::{self, AttributeType, KeyType, Operation, PlaceholderKind, Segment};
+use crate::ir::{self, AttributeType, KeyEncoding, KeyType, Operation, PlaceholderKind, Segment};
 use crate::naming::{screaming, snake};
 
 mod read;
@@ -61,11 +61,22 @@ impl Emitter<'_> {
         let inputs: Vec<Input<'t>> = template.placeholders().map(input).collect();
         let signature = self.key_signature(&self.keys.domains, template, &inputs);
         let Some(key_fn) = self.keys.fns.get(&signature) else {
-            // Every template the emitter builds is planned in
-            // `plan_keys`; a template that is not has no function.
-            return quote!(::core::compile_error!(
-                "a key template without a key function"
-            ));
+            // Every template the emitter builds is planned in `plan_keys`;
+            // one that is not is built in place.
+            let mut inputs = inputs.into_iter();
+            let pushes = template.segments.iter().map(|segment| match segment {
+                Segment::Literal(l) => push_literal(l),
+                Segment::Placeholder(_) => match inputs.next() {
+                    Some(input) => self.push_value(input, quote!(#context)),
+                    None => TokenStream::new(),
+                },
+            });
+            let pushes: Vec<TokenStream> = pushes.collect();
+            return quote!({
+                let mut __key = String::new();
+                #(#pushes)*
+                __key
+            });
         };
         let name = &key_fn.name;
         let mut args: Vec<TokenStream> = Vec::new();
@@ -242,6 +253,7 @@ impl Emitter<'_> {
             attribute.trim_start_matches('_')
         ));
         let mut params: Vec<TokenStream> = Vec::new();
+        let mut described: Vec<String> = Vec::new();
         let mut param_names: Vec<(String, Ident)> = Vec::new();
         let mut capacity = 0;
         let mut pushes = Vec::new();
@@ -271,6 +283,17 @@ impl Emitter<'_> {
                                     crate::naming::ident(&ident)
                                 }
                             };
+                            described.push(match input {
+                                Input::Tenant(_) => format!("{ident}: tenant"),
+                                Input::Shard(_) => format!("{ident}: shard"),
+                                Input::Value {
+                                    entity, attribute, ..
+                                } => format!(
+                                    "{ident}: {entity}.{} in {}",
+                                    attribute.name.as_str(),
+                                    attribute.key_encoding().describe()
+                                ),
+                            });
                             params.push(match input {
                                 Input::Tenant(_) => {
                                     let scope = match &self.binding {
@@ -316,7 +339,16 @@ impl Emitter<'_> {
                 Ok(__key)
             }
         };
-        KeyFn { name, item }
+        let describe = format!(
+            "({}) builds `{}`",
+            described.join(", "),
+            template.source.as_str()
+        );
+        KeyFn {
+            name,
+            item,
+            describe,
+        }
     }
     /// The bytes a key buffer reserves for one placeholder: the greatest
     /// length of its encoding (exact for integers, timestamps, enums and
@@ -446,12 +478,32 @@ pub(super) struct Domains {
 pub(super) struct KeyFn {
     name: Ident,
     item: TokenStream,
+    /// The template it builds and its parameters with their key
+    /// encodings, in words (the model's snapshot).
+    describe: String,
 }
 
 /// One key-domain constant.
 pub(super) struct Domain {
     name: Ident,
     item: TokenStream,
+}
+
+impl KeyTable {
+    /// The key functions and domain constants, one line each: what the
+    /// model snapshot shows.
+    pub(super) fn describe(&self) -> Vec<String> {
+        let fns = self
+            .fns
+            .values()
+            .map(|f| format!("fn {}{}", f.name, f.describe));
+        let domains = self
+            .domains
+            .by_content
+            .iter()
+            .map(|(content, d)| format!("const {}: {content}", d.name));
+        fns.chain(domains).collect()
+    }
 }
 
 impl Domains {
@@ -465,7 +517,10 @@ impl Domains {
 
     /// Plans the domain of a string attribute written into keys.
     fn add(&mut self, entity: &str, attribute: &ir::Attribute, taken: &mut super::PrivateNames) {
-        if !matches!(attribute.r#type, AttributeType::String { .. }) {
+        if !matches!(
+            attribute.key_encoding(),
+            KeyEncoding::Text | KeyEncoding::Escaped
+        ) {
             return;
         }
         let id = (entity.to_owned(), attribute.name.to_string());
@@ -483,32 +538,41 @@ impl Domains {
             Some(at) => at,
             None => {
                 let name = taken.claim(format!("__{}", screaming(attribute.name.as_str())));
-                let min = domain.min_len;
-                let max = super::option_usize(domain.max_len);
-                let ranges = super::char_ranges(&domain.alphabet);
-                let escape = attribute.escape;
                 let doc = format!(
                     " What `{entity}.{}` may hold in a key.",
                     attribute.name.as_str()
                 );
+                let domain = str_domain(attribute);
                 let item = quote! {
                     #[doc = #doc]
-                    const #name: __rt::codec::StrDomain = {
-                        const ALPHABET: &[(char, char)] = &[#(#ranges),*];
-                        __rt::codec::StrDomain {
-                            min_len: #min,
-                            max_len: #max,
-                            alphabet: ALPHABET,
-                            ascii: __rt::codec::ascii_bits(ALPHABET),
-                            escape: #escape,
-                        }
-                    };
+                    const #name: __rt::codec::StrDomain = { #domain };
                 };
                 self.by_content.insert(content, Domain { name, item });
                 self.by_content.len() - 1
             }
         };
         self.domain_of.insert(id, at);
+    }
+}
+
+/// The statements of a block whose value is the unescaped key domain of a
+/// string attribute: the bounds the value itself must meet (escaping happens
+/// after the check, in the runtime).
+fn str_domain(attribute: &ir::Attribute) -> TokenStream {
+    let domain = encoding::type_domain(&attribute.r#type, false);
+    let min = domain.min_len;
+    let max = super::option_usize(domain.max_len);
+    let ranges = super::char_ranges(&domain.alphabet);
+    let escape = attribute.key_encoding() == KeyEncoding::Escaped;
+    quote! {
+        const ALPHABET: &[(char, char)] = &[#(#ranges),*];
+        __rt::codec::StrDomain {
+            min_len: #min,
+            max_len: #max,
+            alphabet: ALPHABET,
+            ascii: __rt::codec::ascii_bits(ALPHABET),
+            escape: #escape,
+        }
     }
 }
 
@@ -533,40 +597,42 @@ fn push_value(input: Input<'_>, domains: &Domains, context: TokenStream) -> Toke
             attribute,
         } => {
             let name = attribute.name.as_str();
-            match &attribute.r#type {
-                AttributeType::String { .. } => match domains.name(entity, attribute) {
-                    Some(domain) => {
-                        quote!(__rt::codec::push_str(&mut __key, #expr, &#domain, #context, #name)?;)
-                    }
-                    // Every string attribute of a planned template has a
-                    // domain (`KeyTable::add_domain`).
-                    None => quote!(::core::compile_error!("a key value without a domain");),
-                },
-                AttributeType::Integer { min, max } => quote!(
-                    __rt::codec::push_integer(&mut __key, #expr, #min, #max, #context, #name)?;
-                ),
-                AttributeType::Datetime { format, precision } => {
-                    let format = time_format(*format, *precision);
+            match attribute.key_encoding() {
+                KeyEncoding::Text | KeyEncoding::Escaped => {
+                    let domain = match domains.name(entity, attribute) {
+                        Some(domain) => quote!(#domain),
+                        // Every string attribute of a planned template has a
+                        // constant (`Domains::add`); any other is checked
+                        // against its domain written out in place.
+                        None => {
+                            let domain = str_domain(attribute);
+                            quote!({ #domain })
+                        }
+                    };
+                    quote!(__rt::codec::push_str(&mut __key, #expr, &#domain, #context, #name)?;)
+                }
+                KeyEncoding::Integer { .. } => {
+                    let (min, max) = attribute.r#type.integer_bounds();
+                    quote!(__rt::codec::push_integer(&mut __key, #expr, #min, #max, #context, #name)?;)
+                }
+                KeyEncoding::Datetime { format, precision } => {
+                    let format =
+                        time_format(format, precision.unwrap_or(ir::TimePrecision::Seconds));
                     quote!(__rt::codec::push_datetime(&mut __key, #expr, #format, #context, #name)?;)
                 }
-                AttributeType::Enum { .. } => quote!(
-                    __rt::codec::push_word(&mut __key, #expr.as_str(), #context, #name)?;
-                ),
-                AttributeType::Boolean => {
+                // The word of an enum value, or of a boolean.
+                KeyEncoding::Word if attribute.r#type == AttributeType::Boolean => {
                     quote!(__key.push_str(if #expr { "true" } else { "false" });)
                 }
-                // Unreachable for an accepted spec: resolve's
-                // `check_placeholder_attribute` (`singletable::placeholder_type`)
-                // rejects a placeholder whose attribute is not
-                // `AttributeType::is_key_compatible`, and emission runs only
-                // on specs without errors.
-                AttributeType::Decimal { .. }
-                | AttributeType::List { .. }
-                | AttributeType::Map { .. }
-                | AttributeType::Set { .. }
-                | AttributeType::Binary { .. } => {
-                    quote!(::core::compile_error!("this attribute type cannot be part of a key");)
-                }
+                KeyEncoding::Word => quote!(
+                    __rt::codec::push_word(&mut __key, #expr.as_str(), #context, #name)?;
+                ),
+                // A value with no key encoding is refused by `check`
+                // (`singletable::placeholder_type`) before any code is
+                // generated; written anyway, the key is refused at run time.
+                KeyEncoding::None => quote!(
+                    return Err(__rt::codec::not_in_key(#context, #name));
+                ),
             }
         }
     }

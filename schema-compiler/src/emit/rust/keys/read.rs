@@ -25,25 +25,21 @@ impl<'a> Emitter<'a> {
             quote!((#key, &#steps[..#end]))
         });
         let sources = quote!(&[#(#sources),*]);
-        match &attribute.r#type {
-            AttributeType::Datetime { format, precision } => {
-                let format = time_format(*format, *precision);
+        match attribute.key_encoding() {
+            KeyEncoding::Datetime { format, precision } => {
+                let format = time_format(format, precision.unwrap_or(ir::TimePrecision::Seconds));
                 if attribute.optional {
                     quote!(r.keyed_time_opt(#name, #format, #sources)?)
                 } else {
                     quote!(r.keyed_time(#name, #format, #sources)?)
                 }
             }
-            AttributeType::String { .. }
-            | AttributeType::Integer { .. }
-            | AttributeType::Enum { .. }
-            | AttributeType::Boolean
-            | AttributeType::Decimal { .. }
-            | AttributeType::List { .. }
-            | AttributeType::Map { .. }
-            | AttributeType::Set { .. }
-            | AttributeType::Binary { .. } => {
-                let parse = parse_text(attribute);
+            encoding @ (KeyEncoding::Text
+            | KeyEncoding::Escaped
+            | KeyEncoding::Integer { .. }
+            | KeyEncoding::Word
+            | KeyEncoding::None) => {
+                let parse = parse_text(encoding);
                 if attribute.optional {
                     quote!(r.keyed_opt(#name, #sources, #parse)?)
                 } else {
@@ -195,44 +191,35 @@ pub(super) fn natural_value(input: Input<'_>, context: &str) -> TokenStream {
                 // The decimal's canonical text.
                 AttributeType::Decimal { .. } => quote!(#av::N(#expr.as_str().to_owned())),
                 AttributeType::Binary { .. } => quote!(#av::B(Clone::clone(#expr))),
-                // Unreachable for an accepted spec: a natural key is a
-                // placeholder, and resolve's `check_placeholder_attribute`
-                // (`singletable::placeholder_type`) rejects placeholders of
-                // these types.
+                // No key holds these (`singletable::placeholder_type`);
+                // their value as stored is their attribute value.
                 AttributeType::List { .. }
                 | AttributeType::Map { .. }
-                | AttributeType::Set { .. } => {
-                    quote!(#av::S(#expr.to_owned()))
-                }
+                | AttributeType::Set { .. } => quote!(__rt::Attr::to_av(#expr)),
             }
         }
     }
 }
 
-/// The runtime function decoding placeholder text of `attribute`'s type.
-fn parse_text(attribute: &ir::Attribute) -> TokenStream {
-    match &attribute.r#type {
-        AttributeType::String { .. } if attribute.escape => quote!(__rt::reader::escaped),
-        AttributeType::Integer { min, .. } => {
-            if *min < 0 {
+/// The runtime function decoding placeholder text written in `encoding`.
+fn parse_text(encoding: KeyEncoding) -> TokenStream {
+    match encoding {
+        KeyEncoding::Escaped => quote!(__rt::reader::escaped),
+        KeyEncoding::Integer { offset, .. } => {
+            // The least value the offset was added for (0 for none).
+            let min = i64::try_from(-i128::from(offset)).unwrap_or(i64::MIN);
+            if min < 0 {
                 quote!(__rt::reader::integer::<{ #min }>)
             } else {
-                let min = proc_macro2::Literal::i64_unsuffixed(*min);
-                quote!(__rt::reader::integer::<#min>)
+                quote!(__rt::reader::integer::<0>)
             }
         }
-        AttributeType::Enum { .. } => quote!(__rt::reader::parsed),
-        AttributeType::Boolean => quote!(__rt::reader::boolean),
-        AttributeType::String { .. } => quote!(__rt::reader::text),
-        // Datetimes are read by `Fields::keyed_time`; only placeholders are
-        // read back from keys, and resolve's `check_placeholder_attribute`
-        // (`singletable::placeholder_type`) rejects placeholders of the
-        // other types.
-        AttributeType::Datetime { .. }
-        | AttributeType::Decimal { .. }
-        | AttributeType::List { .. }
-        | AttributeType::Map { .. }
-        | AttributeType::Set { .. }
-        | AttributeType::Binary { .. } => quote!(__rt::reader::text),
+        // An enum's word or a boolean's (`true`, `false`): their `FromStr`.
+        KeyEncoding::Word => quote!(__rt::reader::parsed),
+        // A datetime is read by `Fields::keyed_time`; a value with no key
+        // encoding is in no key (`singletable::placeholder_type`).
+        KeyEncoding::Text | KeyEncoding::Datetime { .. } | KeyEncoding::None => {
+            quote!(__rt::reader::text)
+        }
     }
 }
