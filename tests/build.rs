@@ -48,6 +48,7 @@ fn main() {
             "global_reads_refuse_forged_items.yaml",
             "global_roles.yaml",
             "names_like_entity_conveniences.yaml",
+            "delimiters_that_forge_nothing.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

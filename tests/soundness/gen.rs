@@ -177,6 +177,15 @@ fn pool(rng: &mut fastrand::Rng) -> Vec<(&'static str, Ty)> {
         ("key", Ty::Int { min: -50, max: 50 }),
         ("partitions", Ty::Enum(&["OPEN", "OPENED", "CLOSED"])),
         ("values", Ty::Escaped),
+        // Values holding the templates' delimiters: accepted where no key
+        // (or `begins_with` prefix) reads two ways, as the last placeholder.
+        (
+            "decode",
+            Ty::Str {
+                chars: "a-z#-",
+                max: 4,
+            },
+        ),
         (
             "item",
             Ty::Str {

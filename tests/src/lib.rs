@@ -137,6 +137,7 @@ pub mod generated {
     generated!(user_names_like_generated_locals);
     generated!(private_helpers_cannot_clash);
     generated!(names_like_entity_conveniences);
+    generated!(delimiters_that_forge_nothing);
     generated!(existing_table_natural_keys);
     generated!(existing_table_key_shapes);
     generated!(existing_table_discriminator);

@@ -1,10 +1,11 @@
-//! Two classes the soundness harness covers, each on a spec of its own
+//! Classes the soundness harness covers, each on a spec of its own
 //! (`fixtures/pass/`): range conditions return every item whose sort key
-//! lies in the range in byte order, and an entity is in every index whose
-//! key attributes its items have, listed or not.
+//! lies in the range in byte order, an entity is in every index whose key
+//! attributes its items have, listed or not, and delimiters that no value
+//! can forge (in fixed literals, or held by a key's last placeholder).
 
 use singletable_tests::generated::{
-    index_membership_by_attributes, range_returns_what_sorts_between,
+    delimiters_that_forge_nothing, index_membership_by_attributes, range_returns_what_sorts_between,
 };
 use singletable_tests::server;
 
@@ -148,4 +149,59 @@ async fn an_entity_is_in_every_index_whose_key_attributes_it_writes() {
         .collect();
     shape.sort();
     assert_eq!(shape, ["customer c1", "store s1"]);
+}
+
+#[tokio::test]
+async fn delimiters_no_value_can_forge_round_trip() {
+    use delimiters_that_forge_nothing::*;
+    let repo = Repository::new(client().await).with_table_name(server::unique_table("Tasks"));
+    repo.create_table().await.unwrap();
+    // Ids holding the `-` of the fixed literals, titles holding `#` and
+    // `|`: each key reads back to its values, and a query of one employee
+    // returns that employee's notes only.
+    for employee in ["ann", "ann-b", "-"] {
+        repo.create_employee(&Employee {
+            employee: employee.into(),
+            name: format!("{employee} name"),
+        })
+        .await
+        .unwrap();
+        for title in ["plan", "plan#2", "a|b", "#"] {
+            repo.create_note(&Note {
+                employee: employee.into(),
+                title: title.into(),
+                body: format!("{employee}: {title}"),
+            })
+            .await
+            .unwrap();
+        }
+    }
+    let key = EmployeeKey {
+        employee: "ann-b".into(),
+    };
+    let read = repo.employee(&key).await.unwrap().unwrap();
+    assert_eq!(read.name, "ann-b name");
+    let notes = repo.notes("ann").all().await.unwrap();
+    let mut titles: Vec<(String, String)> =
+        notes.into_iter().map(|n| (n.employee, n.title)).collect();
+    titles.sort();
+    assert_eq!(
+        titles,
+        [
+            ("#", "ann"),
+            ("a|b", "ann"),
+            ("plan", "ann"),
+            ("plan#2", "ann")
+        ]
+        .map(|(t, e)| (e.to_owned(), t.to_owned()))
+    );
+    let note = repo
+        .note(&NoteKey {
+            employee: "-".into(),
+            title: "plan#2".into(),
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(note.body, "-: plan#2");
 }

@@ -9,59 +9,131 @@ use super::{entity_tokens, pattern_tokens, show_chars};
 use crate::lang::{intersects, key_syms, primary_key_tokens, Candidates, Sym, Tok};
 
 /// Why: a value containing a delimiter forges key structure and breaks parsing keys back.
+///
+/// Exact for the way keys are read: each placeholder of variable width up
+/// to the first occurrence of the literal after it. A template is refused
+/// when some value can hold an occurrence of that literal starting inside
+/// it (the key is read back with a shorter value, and a `begins_with` on
+/// the prefix also matches keys whose value goes on past it); also for the
+/// part of the literal a query's `begins_with` ends with. A delimiter in a
+/// literal before every placeholder, or one that the last placeholder may
+/// hold, forges nothing.
 pub fn check_delimiter_injection(spec: &ir::Spec, diags: &mut Diagnostics) {
     for entity in spec.entities.values() {
         for (_, template) in entity.templates() {
-            let delimiters: Vec<char> = encoding::literal_delimiters(template);
-            for p in template.placeholders() {
+            let cuts = begins_with_cuts(spec, entity, template);
+            for (i, segment) in template.segments.iter().enumerate() {
+                let (Segment::Placeholder(p), Some(Segment::Literal(after))) =
+                    (segment, template.segments.get(i + 1))
+                else {
+                    continue;
+                };
                 let domain = encoding::entity_placeholder_domain(spec, entity, p);
-                if domain.escaped {
+                if domain.fixed_width {
                     continue;
                 }
+                // The literal a key goes on with, and the parts of it that
+                // `begins_with` conditions end with.
+                let literals = std::iter::once(after.as_str()).chain(
+                    cuts.iter()
+                        .filter(|(at, _)| *at == i + 1)
+                        .map(|(_, cut)| cut.as_str()),
+                );
+                let Some((literal, early)) = literals
+                    .filter_map(|l| Some((l, crate::lang::read_too_early(&domain.alphabet, l)?)))
+                    .next()
+                else {
+                    continue;
+                };
                 // The character right after the tenant is `tenant_prefix_unsafe`'s to report.
-                let after_tenant = (p.kind == PlaceholderKind::Tenant)
-                    .then(|| char_after(template, p))
-                    .flatten();
-                let bad: Vec<char> = delimiters
-                    .iter()
-                    .copied()
-                    .filter(|c| domain.alphabet.contains(*c) && Some(*c) != after_tenant)
-                    .collect();
-                if bad.is_empty() {
+                if p.kind == PlaceholderKind::Tenant
+                    && literal
+                        .chars()
+                        .next()
+                        .is_some_and(|c| domain.alphabet.contains(c))
+                {
                     continue;
                 }
-                diags.push(injection(spec, entity, p, &bad, template));
+                diags.push(injection(
+                    spec,
+                    entity,
+                    p,
+                    template,
+                    literal,
+                    &domain.alphabet,
+                    &early,
+                ));
             }
         }
     }
 }
 
-/// The first character of the literal right after placeholder `p`.
-fn char_after(template: &ir::KeyTemplate, p: &ir::Placeholder) -> Option<char> {
-    let i = template
-        .segments
-        .iter()
-        .position(|s| matches!(s, Segment::Placeholder(q) if std::ptr::eq(q, p)))?;
-    match template.segments.get(i + 1)? {
-        Segment::Literal(l) => l.chars().next(),
-        Segment::Placeholder(_) => None,
+/// The literals of `template` that a query's `begins_with` on the entity
+/// ends inside of: `(segment index, the part of it the operand writes)`.
+fn begins_with_cuts(
+    spec: &ir::Spec,
+    entity: &ir::Entity,
+    template: &ir::KeyTemplate,
+) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for pattern in spec.access_patterns.values() {
+        let Operation::Query(q) = &pattern.operation else {
+            continue;
+        };
+        let Some(condition) = q.sk.as_ref().filter(|c| c.op == SortOp::BeginsWith) else {
+            continue;
+        };
+        if !q.matching.contains(&entity.name.value) {
+            continue;
+        }
+        for operand in condition
+            .operands
+            .iter()
+            .filter(|o| o.attribute == template.attribute)
+        {
+            let last = operand.segments.len().checked_sub(1);
+            if let Some((last, Segment::Literal(cut))) = last.map(|l| (l, &operand.segments[l])) {
+                let cuts_template = matches!(
+                    template.segments.get(last),
+                    Some(Segment::Literal(whole)) if whole != cut && whole.starts_with(cut.as_str())
+                );
+                if cuts_template && last > 0 {
+                    out.push((last, cut.clone()));
+                }
+            }
+        }
     }
+    out
 }
 
 fn injection(
     spec: &ir::Spec,
     entity: &ir::Entity,
     p: &ir::Placeholder,
-    bad: &[char],
     template: &ir::KeyTemplate,
+    literal: &str,
+    alphabet: &ir::CharSet,
+    early: &crate::lang::ReadTooEarly,
 ) -> Diagnostic {
+    // A witness pair: a value led by another character of its alphabet, and
+    // the shorter value its key is read back as.
+    let lead = ('a'..='z')
+        .chain('0'..='9')
+        .chain('A'..='Z')
+        .find(|c| alphabet.contains(*c) && !literal.starts_with(*c));
+    let (long, short) = match lead {
+        Some(c) => (format!("{c}{}", early.value), c.to_string()),
+        None => (early.value.clone(), String::new()),
+    };
+    let bad: Vec<char> = literal.chars().take(1).collect();
     let d = Diagnostic::new(
         Code::DelimiterInjection,
         format!(
-            "values of `<{}>` may contain {}, a delimiter of `{}`",
+            "values of `<{}>` may contain {}, a delimiter of `{}`: `<{}>` = `{long}` is read back as `{short}` (a key is read up to the first `{literal}` after it), and a `begins_with` on `…{short}{literal}` also matches it",
             p.name,
-            show_chars(bad),
-            template.source.value
+            show_chars(&bad),
+            template.source.value,
+            p.name,
         ),
     )
     .label(p.name.span, "this placeholder");
@@ -84,7 +156,7 @@ fn injection(
                 Some(ir::AttributeType::String { .. }) => format!(
                     "give `{}` a `pattern` that excludes {} (e.g. `^[A-Za-z0-9_]+$`), or set `escape: true` to percent-encode them",
                     p.name,
-                    show_chars(bad)
+                    show_chars(&bad)
                 ),
                 _ => format!("use delimiters that `{}` values cannot contain, such as `#` or `|`", p.name),
             };

@@ -679,3 +679,40 @@ impl<'t> Candidates<'t> {
 
 #[cfg(test)]
 mod tests;
+
+/// Where a key reader finds a literal too early: a value of a placeholder
+/// (of alphabet `class`) after which the key goes on with `literal`, such
+/// that the first occurrence of `literal` starts inside the value. Keys are
+/// read left to right, each placeholder up to the first occurrence of the
+/// literal after it (`__rt::until`), so such a value is read back cut
+/// short; and a `begins_with` that ends with the literal also matches keys
+/// whose value goes on past it. `None` exactly when no value of the class
+/// (of any length) holds an occurrence of the literal that starts inside
+/// it: the literal does not fit in the class, and no prefix of it that
+/// fits is followed, within it, by a repeat of its start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadTooEarly {
+    /// The value.
+    pub value: String,
+    /// The value and the literal, where the literal first occurs earlier.
+    pub text: String,
+}
+
+/// See [`ReadTooEarly`].
+pub fn read_too_early(class: &CharSet, literal: &str) -> Option<ReadTooEarly> {
+    let chars: Vec<char> = literal.chars().collect();
+    let n = chars.len();
+    (1..=n).find_map(|k| {
+        let fits = chars[..k].iter().all(|&c| contains(class, c));
+        // The text `L[..k]` then `L` starts with `L` when `L` is in the
+        // class whole (k = n), or `L[k..]` repeats the start of `L`.
+        let repeats = k == n || chars[k..] == chars[..n - k];
+        (fits && repeats).then(|| {
+            let value: String = chars[..k].iter().collect();
+            ReadTooEarly {
+                text: format!("{value}{literal}"),
+                value,
+            }
+        })
+    })
+}

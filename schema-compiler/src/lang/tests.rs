@@ -274,3 +274,98 @@ fn candidates_skip_keys_apart_after_a_run() {
     prefix.extend(lit("|E1"));
     assert_eq!(trie.candidates(&key_syms(&[(&prefix, true)])), vec![0, 2]);
 }
+
+/// Brute force: a value of up to 5 characters of `class` and a rest of up
+/// to 3 after `literal`, with the first occurrence of `literal` starting
+/// inside the value.
+fn brute_read_too_early(class: &CharSet, literal: &str, chars: &[char]) -> bool {
+    let words = |max: usize| {
+        let mut all: Vec<String> = vec![String::new()];
+        let mut last: Vec<String> = vec![String::new()];
+        for _ in 0..max {
+            last = last
+                .iter()
+                .flat_map(|w| chars.iter().map(move |c| format!("{w}{c}")))
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    };
+    let values: Vec<String> = words(5)
+        .into_iter()
+        .filter(|v| !v.is_empty() && v.chars().all(|c| contains(class, c)))
+        .collect();
+    let rests = words(3);
+    values.iter().any(|v| {
+        rests.iter().any(|rest| {
+            let text = format!("{v}{literal}{rest}");
+            text.find(literal).is_some_and(|at| at < v.len())
+        })
+    })
+}
+
+#[test]
+fn read_too_early_agrees_with_brute_force() {
+    // A fixed xorshift sequence: the same cases every run.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        usize::try_from(state % n as u64).unwrap_or(0)
+    };
+    let chars = ['a', '#', '-'];
+    let sets = [
+        CharSet {
+            ranges: vec![('a', 'a')],
+        },
+        CharSet {
+            ranges: vec![('#', '#'), ('a', 'a')],
+        },
+        CharSet {
+            ranges: vec![('-', '-'), ('a', 'a')],
+        },
+        CharSet {
+            ranges: vec![('#', '#'), ('-', '-'), ('a', 'a')],
+        },
+    ];
+    for _ in 0..400 {
+        let class = &sets[next(sets.len())];
+        let literal: String = (0..1 + next(4)).map(|_| chars[next(chars.len())]).collect();
+        let found = read_too_early(class, &literal);
+        let brute = brute_read_too_early(class, &literal, &chars);
+        assert_eq!(
+            found.is_some(),
+            brute,
+            "{class:?} before {literal:?}: {found:?}"
+        );
+        if let Some(early) = found {
+            assert!(early
+                .text
+                .find(&literal)
+                .is_some_and(|at| at < early.value.len()));
+            assert!(early.value.chars().all(|c| contains(class, c)));
+        }
+    }
+}
+
+#[test]
+fn a_delimiter_the_value_cannot_start_is_never_found_early() {
+    let id = CharSet {
+        ranges: vec![('-', '-'), ('0', '9'), ('a', 'z')],
+    };
+    let with_hash = CharSet {
+        ranges: vec![('#', '#'), ('a', 'z')],
+    };
+    // `$task-manager#employee_<employee>`: nothing follows the id.
+    // `<id>#`: ids hold `-`, not `#`.
+    assert_eq!(read_too_early(&id, "#"), None);
+    // `<org>#USER#`: an org may hold `#` but not `U`.
+    assert_eq!(read_too_early(&with_hash, "#USER#"), None);
+    // `<author>#`: an author holding `#` is cut at it.
+    let early = read_too_early(&with_hash, "#").unwrap();
+    assert_eq!((early.value.as_str(), early.text.as_str()), ("#", "##"));
+    // `<x>#a#`: `x` = `#a` is followed by `#a#`, found at 0.
+    let early = read_too_early(&with_hash, "#a#").unwrap();
+    assert_eq!(early.value, "#a");
+}

@@ -63,6 +63,7 @@ impl Ty {
             Ty::Str { chars, max } => {
                 let pool: &[&str] = match *chars {
                     "a-z" => &["a", "ab", "b", "abc", "z"],
+                    "a-z#-" => &["a", "a#", "a-b", "#", "b#a", "-"],
                     _ => &["a", "a1", "b0", "ab", "9", "true"],
                 };
                 pool.iter()
