@@ -294,6 +294,7 @@ fn driver_names(
 /// `SOUNDNESS_SPECS` specs (default 48) from seed `SOUNDNESS_SEED` (default 0) on.
 fn soundness() {
     println!("cargo:rerun-if-changed=soundness/gen.rs");
+    println!("cargo:rerun-if-changed=soundness/gen");
     println!("cargo:rerun-if-changed=soundness/semantics.rs");
     println!("cargo:rerun-if-env-changed=SOUNDNESS_SPECS");
     println!("cargo:rerun-if-env-changed=SOUNDNESS_SEED");

@@ -37,11 +37,6 @@ pub struct Domain {
     pub positions: Option<Vec<CharSet>>,
 }
 
-/// Whether `c` may serve as a delimiter: anything but ASCII letters, digits and `_`.
-pub fn is_delimiter(c: char) -> bool {
-    !(c.is_ascii_alphanumeric() || c == '_')
-}
-
 fn chars(s: &str) -> CharSet {
     let mut ranges: Vec<(char, char)> = s.chars().map(|c| (c, c)).collect();
     ranges.sort_unstable();
@@ -267,22 +262,6 @@ pub fn entity_placeholder_domain(
             None => type_domain(&AttributeType::ANY, false),
         },
     }
-}
-
-/// The delimiter characters in a template's literals, sorted and distinct.
-pub(crate) fn literal_delimiters(template: &crate::ir::KeyTemplate) -> Vec<char> {
-    let mut out: Vec<char> = template
-        .segments
-        .iter()
-        .filter_map(|s| match s {
-            ir::Segment::Literal(l) => Some(l.chars().filter(|c| is_delimiter(*c))),
-            ir::Segment::Placeholder(_) => None,
-        })
-        .flatten()
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 #[cfg(test)]

@@ -138,6 +138,14 @@ pub fn check_filters(spec: &ir::Spec, diags: &mut Diagnostics) {
         let Some(first) = q.filter.first() else {
             continue;
         };
+        // A key condition that names one whole primary key reads one item
+        // at most: the filter drops nothing that costs more than it.
+        let one_item = q.index == IndexRef::Table
+            && (spec.table.sort_key.is_none()
+                || q.sk.as_ref().is_some_and(|c| c.op == SortOp::Equals));
+        if one_item {
+            continue;
+        }
         let attributes: Vec<&str> = q.filter.iter().map(|f| f.attribute.as_str()).collect();
         let factor = if q.consistent_read { 2.0 } else { 1.0 };
         let page = PAGE_UNITS * factor;

@@ -21,23 +21,40 @@ pub struct PlaceholderSafety {
     pub template: String,
     /// Placeholder name.
     pub placeholder: String,
-    /// `alphabet` (values cannot contain the delimiters), `escaped`, or `unsafe`.
+    /// `alphabet` (no value holds the literal it is read up to), `escaped`,
+    /// `fixed width`, `ends the key`, or `unsafe`.
     pub protection: String,
-    /// The template's delimiter characters.
-    pub delimiters: String,
+    /// The literal after it, which a key is read up to (empty at the end).
+    pub read_up_to: String,
 }
 
-/// The protection of every placeholder of every entity template.
+/// The protection of every placeholder of every entity template, as
+/// `check`'s `delimiter_injection` decides it: a placeholder of variable
+/// width is read up to the literal after it, which its values must not be
+/// able to hold an occurrence of.
 pub fn placeholder_safety(spec: &ir::Spec) -> Vec<PlaceholderSafety> {
     let mut out = Vec::new();
     for entity in spec.entities.values() {
         for template in entity.templates().map(|(_, t)| t) {
-            let delimiters = encoding::literal_delimiters(template);
-            for p in template.placeholders() {
+            for (i, segment) in template.segments.iter().enumerate() {
+                let ir::Segment::Placeholder(p) = segment else {
+                    continue;
+                };
                 let domain = encoding::entity_placeholder_domain(spec, entity, p);
+                let after = match template.segments.get(i + 1) {
+                    Some(ir::Segment::Literal(l)) => Some(l.as_str()),
+                    _ => None,
+                };
                 let protection = if domain.escaped {
                     "escaped"
-                } else if delimiters.iter().all(|c| !domain.alphabet.contains(*c)) {
+                } else if domain.fixed_width {
+                    "fixed width"
+                } else if after.is_none() {
+                    "ends the key"
+                } else if after
+                    .and_then(|l| crate::lang::read_too_early(&domain.alphabet, l))
+                    .is_none()
+                {
                     "alphabet"
                 } else {
                     "unsafe"
@@ -52,7 +69,7 @@ pub fn placeholder_safety(spec: &ir::Spec) -> Vec<PlaceholderSafety> {
                     template: template.source.value.clone(),
                     placeholder,
                     protection: protection.into(),
-                    delimiters: delimiters.iter().collect(),
+                    read_up_to: after.unwrap_or_default().to_owned(),
                 });
             }
         }
@@ -103,14 +120,16 @@ pub fn render_explain(spec: &ir::Spec) -> String {
     relative_changes(spec, &mut out);
     let _ = writeln!(out, "\nkey placeholders");
     for s in placeholder_safety(spec) {
-        let delimiters = if s.delimiters.is_empty() {
-            "no delimiters".to_owned()
+        let read = if s.protection == "fixed width" {
+            "read by its width".to_owned()
+        } else if s.read_up_to.is_empty() {
+            "read to the end".to_owned()
         } else {
-            format!("delimiters {}", s.delimiters)
+            format!("read up to `{}`", s.read_up_to)
         };
         let _ = writeln!(
             out,
-            "  {:<16} {:<40} {:<24} {} ({delimiters})",
+            "  {:<16} {:<40} {:<24} {} ({read})",
             s.entity, s.template, s.placeholder, s.protection
         );
     }

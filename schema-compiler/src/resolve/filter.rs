@@ -24,6 +24,14 @@ impl Resolver<'_> {
         key_params: &IndexMap<String, ir::Param>,
         spec: &ir::Spec,
     ) -> Vec<ir::FilterCondition> {
+        if filter.value.0.is_empty() {
+            self.error(
+                Diagnostic::new(Code::InvalidValue, "the filter names no attribute")
+                    .label(filter.span, "empty filter")
+                    .help("give at least one attribute and its condition, or leave `filter` out"),
+            );
+            return Vec::new();
+        }
         let taken: Vec<&str> = key_params.keys().map(String::as_str).collect();
         self.resolve_conditions(&filter.value, &taken, spec, |this, name| {
             this.filter_attribute(name, index, returns, spec)
@@ -142,6 +150,27 @@ impl Resolver<'_> {
                     Diagnostic::new(Code::AmbiguousOperation, message)
                         .label(decl.span, "one condition per attribute")
                         .help("give exactly one of equals, not_equals, lt, lte, gt, gte, between, in, begins_with, contains, exists"),
+                );
+                continue;
+            };
+            let Some(operands) = operands else {
+                let op = if *op == FilterOp::Exists {
+                    "exists"
+                } else {
+                    op_name(*op)
+                };
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        format!("`{op}` in the filter on `{name}` gives no operand"),
+                    )
+                    .label(decl.span, "this condition")
+                    .help(match op {
+                        "exists" => "write `exists: true` or `exists: false`".to_owned(),
+                        "between" => "write `between: [low, high]`, literals or `<parameter>`s".to_owned(),
+                        "in" => "write `in: [a, b]`, literals or `<parameter>`s".to_owned(),
+                        _ => format!("write `{op}: value`, a literal or a `<parameter>` of the generated method"),
+                    }),
                 );
                 continue;
             };
@@ -472,16 +501,18 @@ impl Resolver<'_> {
     }
 }
 
-/// The operators a condition gives, with their operands.
-fn operators(decl: &syntax::FilterDecl) -> Vec<(FilterOp, Vec<Spanned<Scalar>>)> {
-    let one = |v: &Option<Spanned<Scalar>>| v.as_ref().map(|v| vec![v.clone()]);
-    let many = |v: &Option<Spanned<Vec<Spanned<Scalar>>>>| v.as_ref().map(|v| v.value.clone());
-    let exists = decl.exists.as_ref().map(|e| {
-        if e.value {
-            FilterOp::Exists
-        } else {
-            FilterOp::NotExists
-        }
+/// The operators a condition gives, with their operands (`None` for an
+/// operator written with no value, as in `equals:`).
+fn operators(decl: &syntax::FilterDecl) -> Vec<(FilterOp, Option<Vec<Spanned<Scalar>>>)> {
+    let one = |v: &syntax::Operand<Scalar>| {
+        v.as_ref()
+            .map(|v| v.value.clone().map(|o| vec![Spanned::new(o, v.span)]))
+    };
+    let many = |v: &syntax::Operand<Vec<Spanned<Scalar>>>| v.as_ref().map(|v| v.value.clone());
+    let exists = decl.exists.as_ref().map(|e| match e.value {
+        Some(true) => (FilterOp::Exists, Some(Vec::new())),
+        Some(false) => (FilterOp::NotExists, Some(Vec::new())),
+        None => (FilterOp::Exists, None),
     });
     [
         (FilterOp::Equals, one(&decl.equals)),
@@ -497,7 +528,7 @@ fn operators(decl: &syntax::FilterDecl) -> Vec<(FilterOp, Vec<Spanned<Scalar>>)>
     ]
     .into_iter()
     .filter_map(|(op, operands)| operands.map(|o| (op, o)))
-    .chain(exists.map(|op| (op, Vec::new())))
+    .chain(exists)
     .collect()
 }
 

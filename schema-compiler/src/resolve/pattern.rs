@@ -277,28 +277,36 @@ impl Resolver<'_> {
         }
         // A scan reads an index and filters; what it returns is its entity.
         let scan = decl.scan.is_some();
+        // `index` and `filter` apply to queries and scans, the rest to queries.
         let options = [
             (
                 "index",
                 decl.index.as_ref().filter(|_| !scan).map(|v| v.span),
+                true,
             ),
             (
                 "filter",
                 decl.filter.as_ref().filter(|_| !scan).map(|v| v.span),
+                true,
             ),
-            ("returns", decl.returns.as_ref().map(|v| v.span)),
-            ("order", decl.order.as_ref().map(|v| v.span)),
+            ("returns", decl.returns.as_ref().map(|v| v.span), false),
+            ("order", decl.order.as_ref().map(|v| v.span), false),
         ];
-        for (option, span) in options {
+        for (option, span, scans_too) in options {
             if let Some(span) = span {
+                let (applies, make) = if scans_too {
+                    ("a query or a scan", "a `query` or a `scan`")
+                } else {
+                    ("a query", "a `query`")
+                };
                 self.error(
                     Diagnostic::new(
                         Code::InvalidValue,
-                        format!("`{option}` only applies to a query"),
+                        format!("`{option}` only applies to {applies}"),
                     )
                     .label(span, format!("`{option}` given here"))
                     .help(format!(
-                        "remove `{option}`, or make this access pattern a `query`"
+                        "remove `{option}`, or make this access pattern {make}"
                     )),
                 );
             }

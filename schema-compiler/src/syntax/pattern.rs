@@ -59,38 +59,63 @@ pub struct AccessPatternDecl {
 #[serde(deny_unknown_fields)]
 pub struct FilterDecl {
     /// `a = :v`
-    #[serde(default, alias = "=")]
-    pub equals: Option<Spanned<Scalar>>,
+    #[serde(default, alias = "=", deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<Scalar>>")]
+    pub equals: Operand<Scalar>,
     /// `a <> :v`
-    #[serde(default, alias = "<>")]
-    pub not_equals: Option<Spanned<Scalar>>,
+    #[serde(default, alias = "<>", deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<Scalar>>")]
+    pub not_equals: Operand<Scalar>,
     /// `a < :v`
-    #[serde(default, alias = "<")]
-    pub lt: Option<Spanned<Scalar>>,
+    #[serde(default, alias = "<", deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<Scalar>>")]
+    pub lt: Operand<Scalar>,
     /// `a <= :v`
-    #[serde(default, alias = "<=")]
-    pub lte: Option<Spanned<Scalar>>,
+    #[serde(default, alias = "<=", deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<Scalar>>")]
+    pub lte: Operand<Scalar>,
     /// `a > :v`
-    #[serde(default, alias = ">")]
-    pub gt: Option<Spanned<Scalar>>,
+    #[serde(default, alias = ">", deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<Scalar>>")]
+    pub gt: Operand<Scalar>,
     /// `a >= :v`
-    #[serde(default, alias = ">=")]
-    pub gte: Option<Spanned<Scalar>>,
+    #[serde(default, alias = ">=", deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<Scalar>>")]
+    pub gte: Operand<Scalar>,
     /// `a BETWEEN :a AND :b`: two operands.
-    #[serde(default)]
-    pub between: Option<Spanned<Vec<Spanned<Scalar>>>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<Vec<Spanned<Scalar>>>>")]
+    pub between: Operand<Vec<Spanned<Scalar>>>,
     /// `a IN (:a, :b, …)`: one to 100 operands.
-    #[serde(default, rename = "in")]
-    pub is_in: Option<Spanned<Vec<Spanned<Scalar>>>>,
+    #[serde(default, rename = "in", deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<Vec<Spanned<Scalar>>>>")]
+    pub is_in: Operand<Vec<Spanned<Scalar>>>,
     /// `begins_with(a, :v)` (strings).
-    #[serde(default)]
-    pub begins_with: Option<Spanned<Scalar>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<Scalar>>")]
+    pub begins_with: Operand<Scalar>,
     /// `contains(a, :v)`: a substring of a string, an element of a set or list.
-    #[serde(default)]
-    pub contains: Option<Spanned<Scalar>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<Scalar>>")]
+    pub contains: Operand<Scalar>,
     /// `attribute_exists(a)` (`true`) or `attribute_not_exists(a)` (`false`).
-    #[serde(default)]
-    pub exists: Option<Spanned<bool>>,
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "Option<Spanned<bool>>")]
+    pub exists: Operand<bool>,
+}
+
+/// An operator's operand as written: `None` when the operator is absent,
+/// `Some` of `None` when it is given with no value (`equals:`), so that
+/// the error can say which operator lacks its operand.
+pub type Operand<T> = Option<Spanned<Option<T>>>;
+
+/// Deserializes a key that is present, also when its value is null.
+fn present<'de, D, T>(d: D) -> Result<Operand<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Spanned::<Option<T>>::deserialize(d).map(Some)
 }
 
 /// A YAML scalar as written: text, a number or a boolean.

@@ -1,6 +1,6 @@
 //! Attribute types, the values drawn for them, and key templates with their encoder, written from docs/spec.md ("How values are written into keys"), not from the compiler.
 
-use super::*;
+use std::fmt::Write as _;
 
 /// A placeholder's type as the generator knows it.
 #[derive(Debug, Clone, PartialEq)]

@@ -36,7 +36,11 @@ fn pattern(a: &Attr) -> String {
     for t in &a.key_texts {
         chars.extend(t.chars());
     }
-    let mut class = String::from("A-Za-z0-9_");
+    // `_` too is a delimiter where a template is split at it (`ORDER_<id>_LINE_<n>`).
+    let mut class = String::from("A-Za-z0-9");
+    if !a.delimiters.contains(&'_') {
+        class.push('_');
+    }
     for c in chars {
         // The delimiters of the templates it is in stay out; a placeholder
         // holding a whole key admits every character its values have.

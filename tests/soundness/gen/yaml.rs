@@ -1,0 +1,156 @@
+//! A generated spec written as YAML.
+
+use std::fmt::Write as _;
+
+use super::*;
+
+impl Spec {
+    /// The spec as YAML.
+    pub fn yaml(&self) -> String {
+        let mut y = String::new();
+        let _ = writeln!(y, "# soundness harness, seed {}", self.seed);
+        let ttl = if self.ttl { ", ttl: exp" } else { "" };
+        let by_keys = if self.by_keys {
+            ", entity_type: keys"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            y,
+            "version: 1\ntable: {{ name: Soundness, partition_key: pk, sort_key: sk{ttl}{by_keys} }}"
+        );
+        y.push_str("tenant: { placeholder: tenant, id_pattern: \"^[a-z0-9]{1,12}$\" }\n");
+        y.push_str("lints: { gsi_write_isolation: allow, unused_index: allow, unused_entity: allow, low_cardinality_index: allow, scan_pattern: allow }\n");
+        if !self.indexes.is_empty() {
+            y.push_str("indexes:\n");
+            for i in &self.indexes {
+                let projection = match &i.projection {
+                    None => "all".to_owned(),
+                    Some(names) if names.is_empty() => "keys_only".to_owned(),
+                    Some(names) => format!("[{}]", names.join(", ")),
+                };
+                if i.local {
+                    let _ = writeln!(
+                        y,
+                        "  {}: {{ kind: local, sort_key: {:?}, projection: {projection} }}",
+                        i.name, i.sk
+                    );
+                } else {
+                    let _ = writeln!(
+                        y,
+                        "  {}: {{ partition_key: {:?}, sort_key: {:?}, projection: {projection} }}",
+                        i.name, i.pk, i.sk
+                    );
+                }
+            }
+        }
+        y.push_str("entities:\n");
+        for e in &self.entities {
+            let _ = writeln!(y, "  {}:\n    attributes:", e.name);
+            for a in &e.attrs {
+                let ty = a.ty.yaml();
+                if a.optional {
+                    let inner = ty.trim_start_matches('{').trim_end_matches('}').trim();
+                    let inner = if ty.starts_with('{') {
+                        inner.to_owned()
+                    } else {
+                        format!("type: {ty}")
+                    };
+                    let _ = writeln!(y, "      {}: {{ {inner}, optional: true }}", a.name);
+                } else {
+                    let _ = writeln!(y, "      {}: {ty}", a.name);
+                }
+            }
+            if e.global {
+                y.push_str("    scope: global\n");
+            }
+            if let (Some(count), Some(first)) = (e.shards, e.pk.attrs().next()) {
+                if e.random_shards {
+                    let _ = writeln!(y, "    shards: {{ count: {count}, by: random }}");
+                } else {
+                    let _ = writeln!(
+                        y,
+                        "    shards: {{ count: {count}, by: \"hash(<{first}>)\" }}"
+                    );
+                }
+            }
+            if e.versioned {
+                y.push_str("    version_attribute: ver\n");
+            }
+            let _ = writeln!(
+                y,
+                "    key: {{ pk: \"{}\", sk: \"{}\" }}",
+                e.pk.yaml(),
+                e.sk.yaml()
+            );
+            if e.indexes.len() > e.unlisted.len() {
+                y.push_str("    indexes:\n");
+                for (name, pk, sk) in e
+                    .indexes
+                    .iter()
+                    .filter(|(name, _, _)| !e.unlisted.contains(name))
+                {
+                    let local = self.indexes.iter().any(|i| i.name == *name && i.local);
+                    if local {
+                        let _ = writeln!(y, "      {name}: {{ sk: \"{}\" }}", sk.yaml());
+                    } else {
+                        let _ = writeln!(
+                            y,
+                            "      {name}: {{ pk: \"{}\", sk: \"{}\" }}",
+                            pk.yaml(),
+                            sk.yaml()
+                        );
+                    }
+                }
+            }
+        }
+        y.push_str("access_patterns:\n");
+        // A `get` of an entity sharded at random is `sharded_get`.
+        for e in self.entities.iter().filter(|e| !e.random_shards) {
+            let _ = writeln!(y, "  get_{}: {{ get: {} }}", e.name.to_lowercase(), e.name);
+        }
+        for p in &self.patterns {
+            let _ = write!(y, "  {}:\n", p.name);
+            if let Some(i) = &p.index {
+                let _ = writeln!(y, "    index: {i}");
+            }
+            let sk = match &p.sk {
+                None => String::new(),
+                Some((Op::Between, ops)) => format!(
+                    ", sk: {{ between: [\"{}\", \"{}\"] }}",
+                    ops[0].yaml(),
+                    ops[1].yaml()
+                ),
+                Some((op, ops)) => format!(", sk: {{ {}: \"{}\" }}", op_yaml(*op), ops[0].yaml()),
+            };
+            let _ = writeln!(y, "    query: {{ pk: \"{}\"{sk} }}", p.pk.yaml());
+            if p.descending {
+                y.push_str("    order: descending\n");
+            }
+            if p.declares_returns {
+                let _ = writeln!(y, "    returns: {}", self.entities[p.source].name);
+            }
+            if let Some(select) = &p.select {
+                let _ = writeln!(y, "    select: [{}]", select.join(", "));
+            }
+            y.push_str(&filter_yaml(p.filter.as_ref()));
+        }
+        for scan in &self.scans {
+            let _ = writeln!(y, "  {}:", scan.name);
+            let _ = writeln!(y, "    scan: {}", self.entities[scan.entity].name);
+            if let Some(i) = &scan.index {
+                let _ = writeln!(y, "    index: {i}");
+            }
+            y.push_str(&filter_yaml(scan.filter.as_ref()));
+        }
+        y
+    }
+
+    pub(super) fn attr_type(&self, entity: usize, name: &str) -> Option<&Ty> {
+        self.entities[entity]
+            .attrs
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| &a.ty)
+    }
+}
