@@ -35,7 +35,7 @@ pub struct StrDomain {
     pub min_len: usize,
     /// Greatest length in bytes (before escaping).
     pub max_len: Option<usize>,
-    /// Allowed characters as inclusive ranges; ignored when `escape` is set.
+    /// Allowed characters as inclusive ranges (of the value before escaping).
     pub alphabet: &'static [(char, char)],
     /// The ASCII characters of `alphabet` as bits (bit `c` for character
     /// `c`): a value of these alone is checked a byte at a time.
@@ -78,26 +78,26 @@ pub fn push_str(
     name: &'static str,
 ) -> Result<(), ValueError> {
     check_length(value, domain.min_len.max(1), domain.max_len, context, name)?;
+    // The value meets its alphabet whether it is escaped or not: an
+    // escaped query parameter is checked as a written value is.
+    let ascii = |b: u8| b < 128 && (domain.ascii >> b) & 1 == 1;
+    if !value.bytes().all(ascii) {
+        if let Some(c) = value
+            .chars()
+            .find(|&c| !domain.alphabet.iter().any(|&(lo, hi)| lo <= c && c <= hi))
+        {
+            return Err(value_error(
+                context,
+                name,
+                format!("{c:?} is not allowed in this key placeholder"),
+            ));
+        }
+    }
     if domain.escape {
         push_escaped(key, value);
-        return Ok(());
-    }
-    let ascii = |b: u8| b < 128 && (domain.ascii >> b) & 1 == 1;
-    if value.bytes().all(ascii) {
+    } else {
         key.push_str(value);
-        return Ok(());
     }
-    if let Some(c) = value
-        .chars()
-        .find(|&c| !domain.alphabet.iter().any(|&(lo, hi)| lo <= c && c <= hi))
-    {
-        return Err(value_error(
-            context,
-            name,
-            format!("{c:?} is not allowed in this key placeholder"),
-        ));
-    }
-    key.push_str(value);
     Ok(())
 }
 

@@ -87,6 +87,25 @@ fn strings_outside_the_alphabet_are_refused() {
     assert_eq!(k, "abc");
 }
 
+#[test]
+fn escaped_strings_are_checked_against_their_alphabet_before_escaping() {
+    let alphabet = &[('#', '#'), ('a', 'z')];
+    let domain = StrDomain {
+        min_len: 1,
+        max_len: Some(4),
+        alphabet,
+        ascii: ascii_bits(alphabet),
+        escape: true,
+    };
+    let mut k = String::new();
+    let e = push_str(&mut k, "ab|", &domain, "notes", "author").unwrap_err();
+    assert_eq!(e.problem, "'|' is not allowed in this key placeholder");
+    assert!(push_str(&mut k, "aé", &domain, "notes", "author").is_err());
+    assert_eq!(k, "", "nothing appended");
+    push_str(&mut k, "a#b", &domain, "notes", "author").unwrap();
+    assert_eq!(k, "a%23b");
+}
+
 fn sdk_parse(text: &str) -> Option<DateTime> {
     DateTime::from_str(text, DateTimeFormat::DateTime).ok()
 }
