@@ -364,7 +364,22 @@ pub fn check_sort_order(spec: &ir::Spec, diags: &mut Diagnostics) {
             let Some(param) = q.params.get(&p.name.value) else {
                 continue;
             };
-            if super::param_domain(param).ordered {
+            let domain = super::param_domain(param);
+            let digits = !domain.alphabet.ranges.is_empty()
+                && domain
+                    .alphabet
+                    .ranges
+                    .iter()
+                    .all(|&(lo, hi)| '0' <= lo && hi <= '9');
+            if domain.ordered && digits && domain.max_len != Some(domain.min_len) {
+                diags.push(
+                    Diagnostic::new(Code::SortOrder, format!("range condition over `<{}>`, a string of digits of {} to {} characters, compared as text: `\"10000\"` sorts before `\"9\"`", p.name, domain.min_len, domain.max_len.map_or("any number of".to_owned(), |m| m.to_string())))
+                        .label(p.name.span, "compared as text")
+                        .help(format!("make `{}` an integer (written zero-padded, so its text sorts like its value), give its values one width (`pattern: \"^[0-9]{{{}}}$\"`), or acknowledge text order with `lints: {{ sort_order: allow }}`", p.name, domain.max_len.unwrap_or(domain.min_len))),
+                );
+                continue;
+            }
+            if domain.ordered {
                 continue;
             }
             diags.push(

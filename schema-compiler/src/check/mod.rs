@@ -57,6 +57,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (keys::check_prefix_delimited, false),
         (patterns::check_sharded_gets, false),
         (patterns::check_shard_ranges, false),
+        (patterns::check_fan_out, false),
         (patterns::check_filters, false),
         (patterns::check_scans, false),
         (limits::check_index_count, false),

@@ -108,6 +108,44 @@ pub fn check_shard_ranges(spec: &ir::Spec, diags: &mut Diagnostics) {
     }
 }
 
+/// Why: a query that reads every shard sends one Query per shard, each
+/// billed at least half a read unit even when it matches nothing, and the
+/// runtime runs 32 of them at a time (`Query::concurrency`): beyond that a
+/// call takes several rounds of requests before its first page.
+pub fn check_fan_out(spec: &ir::Spec, diags: &mut Diagnostics) {
+    /// Requests the runtime sends at once by default.
+    const AT_ONCE: u32 = 32;
+    for pattern in spec.access_patterns.values() {
+        let Operation::Query(q) = &pattern.operation else {
+            continue;
+        };
+        let QueryShards::Every { count } = query_shards(spec, q) else {
+            continue;
+        };
+        if count <= AT_ONCE {
+            continue;
+        }
+        let units = f64::from(count) * if q.consistent_read { 1.0 } else { 0.5 };
+        let span = std::iter::once(&q.pk)
+            .chain(q.sk.iter().flat_map(|c| &c.operands))
+            .find(|t| t.has_shard())
+            .map_or(q.pk.source.span, |t| t.source.span);
+        diags.push(
+            Diagnostic::new(
+                Code::QueryFanOut,
+                format!(
+                    "`{}` reads all {count} shards: {count} Query requests per call, at least {units} read units even when nothing matches, in {} rounds of {AT_ONCE} at a time",
+                    pattern.name,
+                    count.div_ceil(AT_ONCE)
+                ),
+            )
+            .label(span, "every shard is read")
+            .label(pattern.name.span, "this access pattern")
+            .help("bind the shard through a parameter hashed like the entity's `shards: { by: hash(<attribute>) }` so one request reads one shard, use fewer shards (what the write rate needs, `shard_capacity` tells), or acknowledge with `lints: { query_fan_out: allow }`"),
+        );
+    }
+}
+
 /// Whether the prefixes `template` gives for the shards `0..count` are
 /// apart: no shard's text is a prefix of another's where it ends.
 fn shard_prefix_free(template: &ir::KeyTemplate, count: u32) -> bool {

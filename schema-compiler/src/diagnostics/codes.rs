@@ -170,6 +170,9 @@ codes! {
     /// sort-key condition) with overlapping ranges: an item would be
     /// returned once per shard.
     ShardRangeOverlap = "shard_range_overlap", Error;
+    /// A query reads every shard of more than the runtime reads at once:
+    /// one request per shard, in several rounds.
+    QueryFanOut = "query_fan_out", Warning;
     /// A query's filter is applied after its key condition read the items:
     /// every item read is billed, kept or not.
     FilterAmplification = "filter_amplification", Warning;
