@@ -1767,6 +1767,7 @@ impl<'a> TenantRepository<'a> {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
             keys: <Vec<__rt::Item>>::default(),
+            include_expired: <bool>::default(),
             error: <Option<__rt::Error>>::default(),
         }
     }
@@ -2067,6 +2068,7 @@ pub struct InventoryItemsBatch<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     keys: Vec<__rt::Item>,
+    include_expired: bool,
     error: Option<__rt::Error>,
 }
 impl InventoryItemsBatch<'_> {
@@ -2101,9 +2103,15 @@ impl InventoryItemsBatch<'_> {
             __rt::ops::decode_batch(
                 items,
                 &self.repo.__table_info(),
+                self.include_expired,
                 __decode_inventory_items,
             ),
         )
+    }
+    /// Also returns items whose TTL time has passed but that DynamoDB has not deleted yet (skipped by default).
+    pub fn include_expired(&mut self) -> &mut Self {
+        self.include_expired = true;
+        self
     }
     /// [`Self::send`], failing on the first item that does not decode.
     pub async fn all(self) -> Result<Vec<InventoryItem>, __rt::Error> {

@@ -644,6 +644,18 @@ impl Repository {
             error: <Option<__rt::Error>>::default(),
         }
     }
+    /// As a user, I want to open several messages at once; a job that must see expired ones too asks for them.
+    ///
+    /// Batch: add items, then `send()`; chunked, with unprocessed items retried.
+    #[must_use]
+    pub fn open_messages(&self) -> OpenMessagesBatch<'_> {
+        OpenMessagesBatch {
+            repo: self,
+            keys: <Vec<__rt::Item>>::default(),
+            include_expired: <bool>::default(),
+            error: <Option<__rt::Error>>::default(),
+        }
+    }
 }
 fn __decode_inbox(item: &__rt::Item) -> __rt::Decoded<Message> {
     __rt::decode_as::<Message>(item, "inbox", None)
@@ -758,6 +770,62 @@ impl DeleteMessagesBatch<'_> {
                 self.repo.retry,
             )
             .await
+    }
+}
+fn __decode_open_messages(item: &__rt::Item) -> __rt::Decoded<Message> {
+    __rt::decode_as::<Message>(item, "open_messages", None)
+}
+/// The batch of `open_messages`.
+#[derive(Debug)]
+pub struct OpenMessagesBatch<'a> {
+    repo: &'a Repository,
+    keys: Vec<__rt::Item>,
+    include_expired: bool,
+    error: Option<__rt::Error>,
+}
+impl OpenMessagesBatch<'_> {
+    /// Adds a read of a [`Message`].
+    pub fn get_message(&mut self, key: &MessageKey) -> &mut Self {
+        match key.to_key_item(&()) {
+            Ok(key) => self.keys.push(key),
+            Err(e) => {
+                if self.error.is_none() {
+                    self.error = Some(e.into());
+                }
+            }
+        }
+        self
+    }
+    /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones: one result per item found, so an item that does not decode is an `Err` of its own and the others still decode. The whole read fails when a key stays unread or an item that was not asked for comes back.
+    pub async fn send(self) -> Result<Vec<Result<Message, __rt::Error>>, __rt::Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let items = __rt::batch_get(
+                &self.repo.client,
+                self.repo.table_name(),
+                self.keys,
+                false,
+                self.repo.retry,
+            )
+            .await?;
+        Ok(
+            __rt::ops::decode_batch(
+                items,
+                &self.repo.__table_info(),
+                self.include_expired,
+                __decode_open_messages,
+            ),
+        )
+    }
+    /// Also returns items whose TTL time has passed but that DynamoDB has not deleted yet (skipped by default).
+    pub fn include_expired(&mut self) -> &mut Self {
+        self.include_expired = true;
+        self
+    }
+    /// [`Self::send`], failing on the first item that does not decode.
+    pub async fn all(self) -> Result<Vec<Message>, __rt::Error> {
+        self.send().await?.into_iter().collect()
     }
 }
 /// Builds `USER#<recipient_id>|INBOX`.
@@ -911,7 +979,7 @@ pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
     principal_tag: None,
     pieces: &[
         __rt::iam::Piece::Text(
-            "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Sid\":\"AccessPatterns\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:GetItem\",\"dynamodb:Query\",\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\",\"dynamodb:BatchWriteItem\"],\"Resource\":[\"arn:",
+            "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Sid\":\"AccessPatterns\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:GetItem\",\"dynamodb:BatchGetItem\",\"dynamodb:Query\",\"dynamodb:PutItem\",\"dynamodb:UpdateItem\",\"dynamodb:DeleteItem\",\"dynamodb:BatchWriteItem\"],\"Resource\":[\"arn:",
         ),
         __rt::iam::Piece::Partition,
         __rt::iam::Piece::Text(":dynamodb:"),

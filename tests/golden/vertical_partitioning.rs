@@ -1796,6 +1796,7 @@ impl<'a> TenantRepository<'a> {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
             keys: <Vec<__rt::Item>>::default(),
+            include_expired: <bool>::default(),
             error: <Option<__rt::Error>>::default(),
         }
     }
@@ -2100,6 +2101,7 @@ pub struct DocumentMetasBatch<'a> {
     repo: &'a Repository,
     tenant: TenantId,
     keys: Vec<__rt::Item>,
+    include_expired: bool,
     error: Option<__rt::Error>,
 }
 impl DocumentMetasBatch<'_> {
@@ -2134,9 +2136,15 @@ impl DocumentMetasBatch<'_> {
             __rt::ops::decode_batch(
                 items,
                 &self.repo.__table_info(),
+                self.include_expired,
                 __decode_document_metas,
             ),
         )
+    }
+    /// Also returns items whose TTL time has passed but that DynamoDB has not deleted yet (skipped by default).
+    pub fn include_expired(&mut self) -> &mut Self {
+        self.include_expired = true;
+        self
     }
     /// [`Self::send`], failing on the first item that does not decode.
     pub async fn all(self) -> Result<Vec<DocumentMeta>, __rt::Error> {

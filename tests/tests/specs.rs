@@ -91,6 +91,17 @@ async fn reads_skip_items_whose_ttl_has_passed() {
         .await
         .unwrap();
     assert_eq!(sent, vec![expired.clone(), live.clone()]);
+    // A batch get skips the expired message, unless asked for it.
+    let mut open = repo.open_messages();
+    open.get_message(&live.key()).get_message(&expired.key());
+    assert_eq!(open.all().await.unwrap(), vec![live.clone()]);
+    let mut open = repo.open_messages();
+    open.get_message(&live.key())
+        .get_message(&expired.key())
+        .include_expired();
+    let mut opened = open.all().await.unwrap();
+    opened.sort_by(|a, b| a.message_id.cmp(&b.message_id));
+    assert_eq!(opened, vec![live.clone(), expired.clone()]);
 
     let mut delete = repo.delete_messages();
     delete

@@ -57,6 +57,7 @@ const BUILDER_METHODS: &[&str] = &[
     "client_request_token",
     "push",
     "push_write",
+    "include_expired",
 ];
 
 /// Every built-in name of every scope.

@@ -186,20 +186,23 @@ pub fn delete_request(key: Item) -> Result<WriteRequest, Error> {
     Ok(WriteRequest::builder().delete_request(delete).build())
 }
 
-/// Decodes items read by a batch, skipping expired ones: one result per
+/// Decodes items read by a batch, skipping expired ones unless
+/// `include_expired`: one result per
 /// item, so an item that does not decode is an error of its own and the
 /// others still decode.
 pub fn decode_batch<T>(
     items: Vec<Item>,
     table: &TableInfo<'_>,
+    include_expired: bool,
     decode: crate::Decoder<T>,
 ) -> Vec<Result<T, Error>> {
     let now = crate::DateTime::from(std::time::SystemTime::now());
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        if table
-            .ttl_attribute
-            .is_some_and(|ttl| crate::codec::is_expired(&item, ttl, now))
+        if !include_expired
+            && table
+                .ttl_attribute
+                .is_some_and(|ttl| crate::codec::is_expired(&item, ttl, now))
         {
             continue;
         }

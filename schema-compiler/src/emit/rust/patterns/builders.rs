@@ -302,7 +302,13 @@ impl<'a> Emitter<'a> {
                         }
                         #write_first
                         let items = __rt::batch_get(&self.repo.client, self.repo.table_name(), self.keys, false, self.repo.retry).await?;
-                        Ok(__rt::ops::decode_batch(items, &self.repo.__table_info(), #decode))
+                        Ok(__rt::ops::decode_batch(items, &self.repo.__table_info(), self.include_expired, #decode))
+                    }
+
+                    /// Also returns items whose TTL time has passed but that DynamoDB has not deleted yet (skipped by default).
+                    pub fn include_expired(&mut self) -> &mut Self {
+                        self.include_expired = true;
+                        self
                     }
 
                     /// [`Self::send`], failing on the first item that does not decode.
@@ -360,6 +366,7 @@ pub(super) fn builder_fields(operation: &Operation) -> Vec<(Ident, TokenStream)>
             }
             if !b.get.is_empty() {
                 fields.push((format_ident!("keys"), quote!(Vec<__rt::Item>)));
+                fields.push((format_ident!("include_expired"), quote!(bool)));
             }
         }
         Operation::Get { .. } | Operation::Query(_) | Operation::Scan(_) => {}
