@@ -42,16 +42,45 @@ pub struct Plan {
     pub write_units: f64,
 }
 
-/// Typical size in bytes of an entity's item: attributes and keys.
+/// Typical size in bytes of an entity's item: attributes and keys, as
+/// DynamoDB counts them (stored names, values by their type's rules).
+/// Where the spec gives examples (every import of a Workbench model does),
+/// the mean size of the items the repository would write for them, each
+/// attribute's `typical_size` standing in for its values; else an estimate
+/// from the types and templates.
 pub fn typical_item_size(spec: &ir::Spec, entity: &ir::Entity) -> usize {
+    let declared: Vec<&ir::Attribute> = entity
+        .attributes
+        .values()
+        .filter(|a| !a.key_only && a.typical_size.is_some())
+        .collect();
+    let declared_size: usize = declared
+        .iter()
+        .map(|a| a.stored().len() + a.typical_size.unwrap_or(0) as usize)
+        .sum();
+    if let Some(examples) = entity.examples.as_ref().filter(|e| !e.is_empty()) {
+        let total: usize = examples
+            .iter()
+            .map(|e| {
+                let item = crate::emit::workbench::samples::item(spec, entity, e);
+                let measured = item
+                    .iter()
+                    .filter(|(name, _)| !declared.iter().any(|a| a.stored() == name.as_str()));
+                ir::item_size(measured)
+            })
+            .sum();
+        return total.div_ceil(examples.len()) + declared_size;
+    }
     let attributes: usize = entity
         .attributes
         .values()
-        .map(|a| a.name.len() + typical_value_size(a))
+        .filter(|a| !a.key_only && a.typical_size.is_none())
+        .map(|a| a.stored().len() + typical_value_size(a))
         .sum();
     let keys: usize = std::iter::once(&entity.primary_key)
         .chain(entity.index_keys.values())
         .flat_map(|k| k.templates())
+        .filter(|t| !t.is_natural())
         .map(|t| t.attribute.len() + typical_template_size(spec, entity, t))
         .sum();
     let marker = spec
@@ -59,21 +88,44 @@ pub fn typical_item_size(spec: &ir::Spec, entity: &ir::Entity) -> usize {
         .entity_type
         .marker(&entity.name)
         .map_or(0, |(a, v)| a.len() + v.len());
-    attributes + keys + marker
+    attributes + declared_size + keys + marker
 }
 
+/// A value's typical size by its type: strings and binaries up to 64
+/// bytes, numbers by the digits their bounds allow (a 64-bit range, 8
+/// bytes), datetimes as their format writes them.
 fn typical_value_size(a: &ir::Attribute) -> usize {
-    if let Some(size) = a.typical_size {
-        return size as usize;
-    }
+    let digits = |n: i64| {
+        n.unsigned_abs()
+            .checked_ilog10()
+            .map_or(1, |d| d as usize + 1)
+    };
     match &a.r#type {
         ir::AttributeType::String { .. } => encoding::type_domain(&a.r#type, false)
             .max_len
             .unwrap_or(64)
             .min(64),
-        ir::AttributeType::Integer { .. } | ir::AttributeType::Decimal { .. } => 8,
+        ir::AttributeType::Integer { min, max } => {
+            if *min == i64::MIN || *max == i64::MAX {
+                8
+            } else {
+                digits(*min).max(digits(*max)).div_ceil(2) + 1
+            }
+        }
+        ir::AttributeType::Decimal { .. } => 8,
         ir::AttributeType::Boolean => 1,
-        ir::AttributeType::Datetime { .. } => 24,
+        ir::AttributeType::Datetime { format, precision } => match format {
+            ir::DatetimeFormat::EpochSeconds => ir::number_size("1714564800"),
+            ir::DatetimeFormat::EpochMillis => ir::number_size("1714564800123"),
+            ir::DatetimeFormat::Rfc3339 => {
+                20 + match precision {
+                    ir::TimePrecision::Seconds => 0,
+                    ir::TimePrecision::Millis => 4,
+                    ir::TimePrecision::Micros => 7,
+                    ir::TimePrecision::Nanos => 10,
+                }
+            }
+        },
         ir::AttributeType::Enum { values } => values.iter().map(String::len).max().unwrap_or(0),
         ir::AttributeType::Binary { max_length, .. } => {
             max_length.map_or(64, |m| (m as usize).min(64))

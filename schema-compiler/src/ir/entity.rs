@@ -222,6 +222,27 @@ pub enum AttributeValue {
 }
 
 impl AttributeValue {
+    /// Its size in an item as DynamoDB counts it ("Item sizes and
+    /// formats"): a string's UTF-8 bytes, a binary's bytes, a number one
+    /// byte per two significant digits and one more, a boolean or null one
+    /// byte, a list or map three bytes and one per element (and a map's
+    /// keys), a set the sum of its elements.
+    pub fn size(&self) -> usize {
+        match self {
+            AttributeValue::S(s) => s.len(),
+            AttributeValue::N(n) => number_size(n),
+            AttributeValue::B(b) => base64_len(b),
+            AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
+            AttributeValue::M(m) => {
+                3 + m.iter().map(|(k, v)| 1 + k.len() + v.size()).sum::<usize>()
+            }
+            AttributeValue::L(l) => 3 + l.iter().map(|v| 1 + v.size()).sum::<usize>(),
+            AttributeValue::Ss(s) => s.iter().map(String::len).sum(),
+            AttributeValue::Ns(n) => n.iter().map(|n| number_size(n)).sum(),
+            AttributeValue::Bs(b) => b.iter().map(|b| base64_len(b)).sum(),
+        }
+    }
+
     /// The type's tag: `S`, `N`, `BOOL`, …
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -670,4 +691,31 @@ pub fn article(word: &str) -> &'static str {
         }
         _ => "a",
     }
+}
+
+/// The size DynamoDB counts for a number written as `text`: one byte per
+/// two significant digits (leading and trailing zeros trimmed), and one.
+pub fn number_size(text: &str) -> usize {
+    let digits: String = text
+        .split(['e', 'E'])
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    let significant = digits.trim_start_matches('0').trim_end_matches('0').len();
+    significant.max(1).div_ceil(2) + 1
+}
+
+/// The number of bytes base64 `text` decodes to.
+fn base64_len(text: &str) -> usize {
+    let padding = text.bytes().rev().take_while(|b| *b == b'=').count();
+    (text.len() * 3 / 4).saturating_sub(padding)
+}
+
+/// An item's size as DynamoDB counts it: each attribute's name and value.
+pub fn item_size<'a>(item: impl IntoIterator<Item = (&'a String, &'a AttributeValue)>) -> usize {
+    item.into_iter()
+        .map(|(name, v)| name.len() + v.size())
+        .sum()
 }
