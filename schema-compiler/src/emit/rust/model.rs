@@ -83,8 +83,10 @@ fn describe_params(params: &IndexMap<&str, (&ir::Entity, &ir::Attribute)>) -> St
     }
 }
 
-/// The output model of `spec`'s module, as text (see
-/// [`Emitter::describe_model`]).
+/// The output model of `spec`'s module, as text: the names each scope
+/// claims, the private functions, the key functions with their
+/// parameters' key encodings, the rules and their users, and the access
+/// patterns' parameters.
 pub fn describe_model(spec: &ir::Spec) -> String {
     Emitter::new(spec).describe_model()
 }
