@@ -88,7 +88,10 @@ fn explain_prints_each_access_pattern_request() {
     assert!(stdout.contains("KeyConditionExpression: #pk = :pk AND #sk = :sk"));
     assert!(stdout.contains(":pk=\"TENANT#<tenant>|OPEN\""));
     assert!(stdout.contains("TransactWriteItems"));
-    assert!(stdout.contains("<id>                     alphabet"));
+    // How each placeholder is read back out of its key.
+    assert!(stdout.contains("<tenant> (tenant)        alphabet (read up to `|TICKET#`)"));
+    assert!(stdout.contains("<id>                     ends the key (read to the end)"));
+    assert!(stdout.contains("<created_at>             fixed width (read by its width)"));
 }
 
 #[test]
