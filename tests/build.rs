@@ -49,6 +49,7 @@ fn main() {
             "global_roles.yaml",
             "names_like_entity_conveniences.yaml",
             "delimiters_that_forge_nothing.yaml",
+            "attribute_defaults.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

@@ -78,7 +78,8 @@ fn base() -> Value {
                     "LSI1": { "sk": "S#<status>" }
                 },
                 "throughput": { "writes_per_second": 100, "reads_per_second": 100 },
-                "version_attribute": "version"
+                "version_attribute": "version",
+                "conditions": { "cheap": { "price": { "lt": 5 } } }
             },
             "Vote": {
                 "attributes": { "id": { "type": "string", "pattern": "^[a-z0-9]{1,20}$" }, "votes": { "type": "integer", "min": 0 } },
@@ -98,6 +99,7 @@ fn base() -> Value {
                 "index": "GSI1",
                 "query": { "pk": "TENANT#<tenant>|STATUS#<status>", "sk": { "begins_with": "P#" } },
                 "returns": "Ticket",
+                "filter": { "price": { "lte": 100 } },
                 "order": "descending",
                 "rate": { "per_second": 0.5, "items": 20 }
             },

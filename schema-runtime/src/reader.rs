@@ -266,6 +266,29 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// A required attribute with a `default`: an item without it (one
+    /// written before the attribute was added) reads `default`.
+    pub fn required_or<T: crate::Attr>(
+        &self,
+        name: &str,
+        default: AttributeValue,
+    ) -> Result<T, FieldError> {
+        let av = self.found(name).unwrap_or(&default);
+        T::from_av(av).map_err(|p| self.fail(name, p))
+    }
+
+    /// [`Self::required_or`] for an attribute with rules, which the
+    /// default keeps too.
+    pub fn checked_or<T: crate::Attr>(
+        &self,
+        name: &str,
+        how: crate::codec::Store,
+        default: AttributeValue,
+    ) -> Result<T, FieldError> {
+        let av = self.found(name).unwrap_or(&default);
+        checked(av, how).map_err(|p| self.fail(name, p))
+    }
+
     /// A required attribute.
     pub fn required<T: crate::Attr>(&self, name: &str) -> Result<T, FieldError> {
         self.required_with(name, T::from_av)

@@ -179,6 +179,9 @@ pub struct AttributeDesign {
     /// Kept in the key only.
     #[serde(default, skip_serializing_if = "is_false")]
     pub key_only: bool,
+    /// What items without it read (`default:`), as stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -556,6 +559,10 @@ fn attribute_design(a: &ir::Attribute) -> AttributeDesign {
         r#type: type_design(&a.r#type),
         required: !a.optional,
         key_only: a.key_only,
+        default: a.default.as_ref().map(|d| match d {
+            ir::FilterLiteral::S(s) | ir::FilterLiteral::N(s) => s.clone(),
+            ir::FilterLiteral::Bool(b) => b.to_string(),
+        }),
     }
 }
 

@@ -353,7 +353,12 @@ fn attribute_changes(
                     );
                     continue;
                 }
-                let (code, what) = if a.required {
+                let with_default = a.default.as_ref().map(|d| {
+                    format!("required with a default: stored items without it read `{d}`")
+                });
+                let (code, what) = if let Some(what) = &with_default {
+                    (ChangeCode::AttributeAddedOptional, what.as_str())
+                } else if a.required {
                     (
                         ChangeCode::AttributeAddedRequired,
                         "required: stored items without it no longer decode until it is filled",
@@ -366,7 +371,7 @@ fn attribute_changes(
                 };
                 let mut f = finding(code, subject, format!("`{entity}.{name}` is added, {what}"))
                     .label(at.attribute(entity, name), "the new attribute");
-                if a.required {
+                if a.required && with_default.is_none() {
                     f = f
                         .witness(witness::without_attribute(v, entity, name))
                         .job(fill(entity, name, new));

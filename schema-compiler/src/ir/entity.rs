@@ -286,6 +286,8 @@ pub struct Attribute {
     /// value are sent as plain UpdateItems (applied twice when an answer
     /// is lost and the request sent again) instead of exactly once.
     pub at_least_once: bool,
+    /// The value an item without the attribute reads as, as stored.
+    pub default: Option<crate::ir::FilterLiteral>,
 }
 
 impl Attribute {

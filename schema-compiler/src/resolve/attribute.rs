@@ -36,6 +36,10 @@ impl Resolver<'_> {
         decl: &Spanned<AttributeDecl>,
     ) -> ir::Attribute {
         let r#type = self.resolve_type(decl, 1, 1).unwrap_or(AttributeType::ANY);
+        let default = decl
+            .default
+            .as_ref()
+            .and_then(|d| self.resolve_default(name, decl, d, &r#type));
         ir::Attribute {
             name: name.clone(),
             r#type,
@@ -63,6 +67,53 @@ impl Resolver<'_> {
                 self.check_at_least_once(decl, a);
                 a.value
             }),
+            default,
+        }
+    }
+
+    /// A `default`: on a required attribute the repository does not set,
+    /// of a scalar type, keeping the attribute's rules.
+    fn resolve_default(
+        &mut self,
+        name: &Spanned<String>,
+        decl: &Spanned<AttributeDecl>,
+        default: &Spanned<crate::syntax::Scalar>,
+        ty: &AttributeType,
+    ) -> Option<ir::FilterLiteral> {
+        let flag = |f: &Option<Spanned<bool>>| f.as_ref().is_some_and(|f| f.value);
+        let not_here = if flag(&decl.optional) {
+            Some("an optional attribute reads as `None` where an item lacks it")
+        } else if flag(&decl.key_only) {
+            Some("a `key_only` value is always in the item's key")
+        } else if decl.timestamp.is_some() {
+            Some("the repository sets a timestamp on every write that stores it")
+        } else {
+            None
+        };
+        if let Some(why) = not_here {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidAttribute,
+                    format!("`{name}` cannot have a `default`: {why}"),
+                )
+                .label(default.span, "`default` given here")
+                .help("remove `default`"),
+            );
+            return None;
+        }
+        match super::filter::default_literal(&default.value, ty) {
+            Ok(literal) => Some(literal),
+            Err(why) => {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidLiteral,
+                        format!("the default of `{name}`, {}, is invalid: {why}", ty.article_name()),
+                    )
+                    .label(default.span, "this default")
+                    .help("give a value of the attribute's type that keeps its rules (pattern, lengths, bounds, scale)"),
+                );
+                None
+            }
         }
     }
 
@@ -148,6 +199,7 @@ impl Resolver<'_> {
                 ("typical_size", decl.typical_size.as_ref().map(|v| v.span)),
                 ("timestamp", decl.timestamp.as_ref().map(|v| v.span)),
                 ("at_least_once", decl.at_least_once.as_ref().map(|v| v.span)),
+                ("default", decl.default.as_ref().map(|v| v.span)),
             ] {
                 if let Some(span) = given {
                     self.error(
@@ -172,6 +224,7 @@ impl Resolver<'_> {
                 key_only: false,
                 timestamp: None,
                 at_least_once: false,
+                default: None,
                 stored_as: decl.stored_as.as_ref().map(|s| {
                     self.check_stored_name(s, true);
                     s.value.clone()
@@ -374,6 +427,16 @@ impl Resolver<'_> {
         depth: usize,
         least: u64,
     ) -> Option<AttributeType> {
+        if let Some(default) = &items.value.default {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidAttribute,
+                    "`default` does not apply to a list's items",
+                )
+                .label(default.span, "`default` given here")
+                .help("remove `default`: a list holds the elements written to it"),
+            );
+        }
         if !self.within_nesting(depth, items.span) {
             return None;
         }

@@ -94,6 +94,7 @@ impl Resolver<'_> {
         self.imply_index_keys(&mut entity, spec);
         self.check_reserved_names(&entity, spec);
         self.check_key_only(&entity, decl, spec);
+        self.check_defaults(&entity, decl);
         self.check_shard_placeholder(&entity, decl);
         entity.version_attribute = self.resolve_version(decl, &entity);
         entity.examples = decl

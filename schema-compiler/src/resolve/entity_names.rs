@@ -188,6 +188,37 @@ impl Resolver<'_> {
     /// placeholder of a computed key template that an item has whenever it
     /// has the attribute: the primary key, or an index key whose other
     /// placeholders are required.
+    /// A `default` stands in for an attribute an item lacks; an attribute
+    /// written into a key is never missing from an item that has the key,
+    /// and the key is built from it.
+    pub(super) fn check_defaults(&mut self, entity: &ir::Entity, decl: &syntax::EntityDecl) {
+        for (name, attr_decl) in decl.attributes.iter() {
+            let Some(default) = &attr_decl.default else {
+                continue;
+            };
+            let key = std::iter::once(&entity.primary_key)
+                .chain(entity.index_keys.values())
+                .flat_map(|k| k.templates())
+                .find(|t| {
+                    t.natural_attribute() == Some(name.as_str())
+                        || t.placeholders().any(|p| {
+                            p.kind == PlaceholderKind::Attribute && p.name.value == name.value
+                        })
+                });
+            if let Some(key) = key {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidAttribute,
+                        format!("`{name}` cannot have a `default`: it is part of the key `{}`", key.attribute),
+                    )
+                    .label(default.span, "`default` given here")
+                    .label(key.source.span, "this key")
+                    .help("remove `default`: an item's keys are built from the attribute, so an item that has the key has the value"),
+                );
+            }
+        }
+    }
+
     pub(super) fn check_key_only(
         &mut self,
         entity: &ir::Entity,

@@ -549,6 +549,82 @@ pub(crate) fn op_name(op: FilterOp) -> &'static str {
     }
 }
 
+/// A default value as DynamoDB stores a value of `ty`, keeping its rules:
+/// a scalar's type, a string's lengths and pattern, an integer's bounds, a
+/// decimal's bounds and scale; why not, when it does not.
+pub(super) fn default_literal(value: &Scalar, ty: &AttributeType) -> Result<FilterLiteral, String> {
+    use AttributeType as T;
+    let literal = match (ty, value) {
+        // A decimal quoted keeps its digits (`"0.00"`; YAML reads 0.00 as 0).
+        (T::Decimal { .. }, Scalar::Text(t)) if t.parse::<f64>().is_ok_and(f64::is_finite) => {
+            FilterLiteral::N(t.clone())
+        }
+        (
+            T::String { .. } | T::Enum { .. } | T::Integer { .. } | T::Decimal { .. } | T::Boolean,
+            _,
+        ) => literal(value, ty)?,
+        _ => {
+            return Err(format!(
+                "a default is a string, an enum value, a number or a boolean; {} has none",
+                ty.article_name()
+            ))
+        }
+    };
+    match (ty, &literal) {
+        (
+            T::String {
+                min_length,
+                max_length,
+                pattern,
+                ..
+            },
+            FilterLiteral::S(text),
+        ) => {
+            let len = text.len() as u64;
+            if min_length.is_some_and(|m| len < m) || max_length.is_some_and(|m| len > m) {
+                return Err(format!(
+                    "`{text}` is {len} bytes long, outside the attribute's lengths"
+                ));
+            }
+            if let Some(pattern) = pattern {
+                let matches = regex::Regex::new(pattern).is_ok_and(|re| re.is_match(text));
+                if !matches {
+                    return Err(format!("`{text}` does not match `{pattern}`"));
+                }
+            }
+        }
+        (T::Integer { min, max }, FilterLiteral::N(n)) => {
+            let v: i64 = n.parse().map_err(|_| format!("`{n}` is not an integer"))?;
+            if v < *min || v > *max {
+                return Err(format!("{v} is outside {min}..={max}"));
+            }
+        }
+        (T::Decimal { min, max, scale }, FilterLiteral::N(n)) => {
+            let digits = n.split_once('.').map_or(0, |(_, f)| f.len()) as u32;
+            if scale.is_some_and(|s| digits > s) {
+                return Err(format!(
+                    "`{n}` has {digits} digits after the point; the scale is {}",
+                    scale.unwrap_or(0)
+                ));
+            }
+            let value: f64 = n.parse().map_err(|_| format!("`{n}` is not a number"))?;
+            let below = min
+                .as_deref()
+                .and_then(|m| m.parse::<f64>().ok())
+                .is_some_and(|m| value < m);
+            let above = max
+                .as_deref()
+                .and_then(|m| m.parse::<f64>().ok())
+                .is_some_and(|m| value > m);
+            if below || above {
+                return Err(format!("`{n}` is outside the attribute's bounds"));
+            }
+        }
+        _ => {}
+    }
+    Ok(literal)
+}
+
 /// A literal operand as DynamoDB stores a value of `ty`; the help text
 /// when it is not one.
 fn literal(value: &Scalar, ty: &AttributeType) -> Result<FilterLiteral, String> {

@@ -106,6 +106,8 @@ pub struct AttributeDecl {
     /// from it by index are sent as plain UpdateItems, which an answer
     /// lost and sent again applies twice, instead of exactly once.
     pub at_least_once: Option<Spanned<bool>>,
+    /// Required scalars: the value an item without the attribute reads as.
+    pub default: Option<Spanned<Scalar>>,
 }
 
 /// Which writes set a timestamp attribute.
@@ -196,6 +198,12 @@ pub struct AttributeFull {
     /// request sent again.
     #[serde(default)]
     pub at_least_once: Option<Spanned<bool>>,
+    /// Required strings, enums, integers, decimals and booleans: the value
+    /// a stored item that lacks the attribute reads as (one written before
+    /// the attribute was added). Writes always store the field's value.
+    /// It keeps the attribute's rules; not on key parts or timestamps.
+    #[serde(default)]
+    pub default: Option<Spanned<Scalar>>,
 }
 
 impl Shorthand for AttributeDecl {
@@ -234,6 +242,7 @@ impl Shorthand for AttributeDecl {
             stored_as: f.stored_as,
             timestamp: f.timestamp,
             at_least_once: f.at_least_once,
+            default: f.default,
         }
     }
 }

@@ -125,7 +125,7 @@ pub enum Scalar {
     /// A string.
     Text(String),
     /// A number, as written.
-    Number(String),
+    Number(#[schemars(with = "f64")] String),
     /// A boolean.
     Bool(bool),
 }

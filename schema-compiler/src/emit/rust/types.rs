@@ -701,3 +701,12 @@ fn store_rule(ty: &AttributeType) -> Option<TokenStream> {
         | AttributeType::Binary { .. } => None,
     }
 }
+
+/// A literal as the attribute value DynamoDB stores.
+pub(super) fn literal_av(literal: &ir::FilterLiteral) -> TokenStream {
+    match literal {
+        ir::FilterLiteral::S(text) => quote!(__rt::S(#text.to_owned())),
+        ir::FilterLiteral::N(n) => quote!(__rt::N(#n.to_owned())),
+        ir::FilterLiteral::Bool(b) => quote!(__rt::AttributeValue::Bool(#b)),
+    }
+}

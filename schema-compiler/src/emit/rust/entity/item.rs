@@ -300,6 +300,15 @@ pub(in crate::emit::rust) fn field_read(
     rule: Option<TokenStream>,
 ) -> TokenStream {
     let name = attribute.stored();
+    if let Some(default) = &attribute.default {
+        // An item written before the attribute was added reads the default.
+        let value = super::super::types::literal_av(default);
+        return if super::super::types::checks_on_read(&attribute.r#type) {
+            quote!(r.checked_or(#name, #rule, #value)?)
+        } else {
+            quote!(r.required_or(#name, #value)?)
+        };
+    }
     match (&attribute.r#type, attribute.optional) {
         (ir::AttributeType::Datetime { format, precision }, optional) => {
             let format = super::super::types::time_format(*format, *precision);

@@ -452,11 +452,7 @@ pub(super) fn operand_value_of<'s>(
 ) -> (TokenStream, bool) {
     use ir::AttributeType as T;
     let value = match operand {
-        ir::FilterOperand::Literal(ir::FilterLiteral::S(text)) => quote!(__rt::S(#text.to_owned())),
-        ir::FilterOperand::Literal(ir::FilterLiteral::N(n)) => quote!(__rt::N(#n.to_owned())),
-        ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => {
-            quote!(__rt::AttributeValue::Bool(#b))
-        }
+        ir::FilterOperand::Literal(literal) => super::types::literal_av(literal),
         ir::FilterOperand::Param { name, r#type } => {
             let ident = param(name.as_str());
             match r#type {
