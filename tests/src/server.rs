@@ -64,6 +64,29 @@ pub async fn scan_all(
     }
 }
 
+/// Puts `item` as another writer would, attribute by attribute, with no
+/// check: foreign, broken or earlier designs' items.
+pub async fn put_raw(
+    client: &sdk::Client,
+    table: &str,
+    item: Vec<(&str, sdk::types::AttributeValue)>,
+) {
+    client
+        .put_item()
+        .table_name(table)
+        .set_item(Some(
+            item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        ))
+        .send()
+        .await
+        .expect("PutItem");
+}
+
+/// A string attribute value.
+pub fn s(text: &str) -> sdk::types::AttributeValue {
+    sdk::types::AttributeValue::S(text.to_owned())
+}
+
 /// Writes `item` as the repository stores it, with a plain PutItem: what
 /// code other than the generated repository does (the stream handler's
 /// counters, an earlier design's items, an operator's repair).

@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use singletable_runtime::sdk::types::AttributeValue;
 use singletable_runtime::{DateTime, Entity, Error, ForeignReason, Item};
 use singletable_tests::generated::{pooled_product_catalog, support_ticket};
+use singletable_tests::server::s;
 use singletable_tests::{faults, server};
 
 /// support_ticket's tenant ids: `^[A-Za-z0-9_]{1,64}$`.
@@ -175,19 +176,7 @@ async fn a_handle_refuses_another_tenants_items_whatever_returns_them() {
 
 /// Puts a raw item, as another tool would.
 async fn put_raw(repo: &support_ticket::Repository, item: Vec<(&str, AttributeValue)>) {
-    repo.client()
-        .put_item()
-        .table_name(repo.table_name())
-        .set_item(Some(
-            item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-        ))
-        .send()
-        .await
-        .unwrap();
-}
-
-fn s(text: &str) -> AttributeValue {
-    AttributeValue::S(text.to_owned())
+    server::put_raw(repo.client(), repo.table_name(), item).await;
 }
 
 #[tokio::test]

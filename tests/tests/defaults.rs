@@ -6,22 +6,10 @@
 use singletable_runtime::sdk::types::AttributeValue;
 use singletable_runtime::Decimal;
 use singletable_tests::generated::attribute_defaults::*;
-use singletable_tests::server;
-
-fn s(text: &str) -> AttributeValue {
-    AttributeValue::S(text.to_owned())
-}
+use singletable_tests::server::{self, s};
 
 async fn put_raw(repo: &Repository, item: Vec<(&str, AttributeValue)>) {
-    repo.client()
-        .put_item()
-        .table_name(repo.table_name())
-        .set_item(Some(
-            item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-        ))
-        .send()
-        .await
-        .unwrap();
+    server::put_raw(repo.client(), repo.table_name(), item).await;
 }
 
 #[tokio::test]
