@@ -589,6 +589,9 @@ pub async fn short_lived_messages(rec: &Arc<Recorder>, _tenant: Option<&str>) {
     step!(rec, "inbox_since", repo.inbox_since("u1", at()).all().await);
     step!(rec, "message", repo.message(&message.key()).await);
     step!(rec, "sent_messages", repo.sent_messages("u1").all().await);
+    let mut open = repo.open_messages();
+    open.get_message(&message.key()).include_expired();
+    step!(rec, "open_messages", open.all().await);
     let mut delete = repo.delete_messages();
     delete.delete_message(&message.key());
     step!(rec, "delete_messages", delete.send().await);
