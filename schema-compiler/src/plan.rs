@@ -114,17 +114,11 @@ fn typical_value_size(a: &ir::Attribute) -> usize {
         }
         ir::AttributeType::Decimal { .. } => 8,
         ir::AttributeType::Boolean => 1,
-        ir::AttributeType::Datetime { format, precision } => match format {
+        ir::AttributeType::Datetime { format, .. } => match format {
             ir::DatetimeFormat::EpochSeconds => ir::number_size("1714564800"),
             ir::DatetimeFormat::EpochMillis => ir::number_size("1714564800123"),
-            ir::DatetimeFormat::Rfc3339 => {
-                20 + match precision {
-                    ir::TimePrecision::Seconds => 0,
-                    ir::TimePrecision::Millis => 4,
-                    ir::TimePrecision::Micros => 7,
-                    ir::TimePrecision::Nanos => 10,
-                }
-            }
+            // Stored as written into keys: one fixed width per precision.
+            ir::DatetimeFormat::Rfc3339 => encoding::type_domain(&a.r#type, false).min_len,
         },
         ir::AttributeType::Enum { values } => values.iter().map(String::len).max().unwrap_or(0),
         ir::AttributeType::Binary { max_length, .. } => {

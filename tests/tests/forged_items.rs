@@ -11,11 +11,7 @@ use futures_util::StreamExt;
 use singletable_runtime::sdk::types::AttributeValue;
 use singletable_runtime::{DecodeProblem, Error};
 use singletable_tests::generated::{global_reads_refuse_forged_items as catalog, scans};
-use singletable_tests::server;
-
-fn s(text: &str) -> AttributeValue {
-    AttributeValue::S(text.to_owned())
-}
+use singletable_tests::server::{self, s};
 
 fn n(number: i64) -> AttributeValue {
     AttributeValue::N(number.to_string())
@@ -33,15 +29,7 @@ async fn put_as_tenant(
         _ => panic!("an item with a partition key"),
     };
     assert!(pk.starts_with("TENANT#evil|"), "the tenant's own prefix");
-    client
-        .put_item()
-        .table_name(table)
-        .set_item(Some(
-            item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-        ))
-        .send()
-        .await
-        .unwrap();
+    server::put_raw(client, table, item).await;
 }
 
 /// The results of a read, item by item: the values, and the forgeries

@@ -7,14 +7,10 @@
 use std::sync::atomic::Ordering;
 
 use futures_util::StreamExt;
-use singletable_runtime::sdk::types::AttributeValue;
 use singletable_runtime::{Cursor, CursorError, DateTime, Error, ForeignReason, Item, Position};
 use singletable_tests::generated::{saas_tenant_users_orders as saas, support_ticket};
+use singletable_tests::server::s;
 use singletable_tests::{faults, server};
-
-fn s(text: &str) -> AttributeValue {
-    AttributeValue::S(text.to_owned())
-}
 
 fn inventory(sku: &str, on_hand: i64) -> saas::InventoryItem {
     saas::InventoryItem {

@@ -184,10 +184,6 @@ impl Resolver<'_> {
         }
     }
 
-    /// A `key_only` attribute is read back out of a key, so it must be a
-    /// placeholder of a computed key template that an item has whenever it
-    /// has the attribute: the primary key, or an index key whose other
-    /// placeholders are required.
     /// A `default` stands in for an attribute an item lacks; an attribute
     /// written into a key is never missing from an item that has the key,
     /// and the key is built from it.
@@ -219,6 +215,10 @@ impl Resolver<'_> {
         }
     }
 
+    /// A `key_only` attribute is read back out of a key, so it must be a
+    /// placeholder of a computed key template that an item has whenever it
+    /// has the attribute: the primary key, or an index key whose other
+    /// placeholders are required.
     pub(super) fn check_key_only(
         &mut self,
         entity: &ir::Entity,

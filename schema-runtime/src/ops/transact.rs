@@ -187,9 +187,8 @@ pub fn delete_request(key: Item) -> Result<WriteRequest, Error> {
 }
 
 /// Decodes items read by a batch, skipping expired ones unless
-/// `include_expired`: one result per
-/// item, so an item that does not decode is an error of its own and the
-/// others still decode.
+/// `include_expired`: one result per item, so an item that does not
+/// decode is an error of its own and the others still decode.
 pub fn decode_batch<T>(
     items: Vec<Item>,
     table: &TableInfo<'_>,
