@@ -2,12 +2,19 @@
 //! key condition, and the capacity one call costs — the planner and cost
 //! model that the checker, the emitters and `explain` share.
 
+mod filter;
+
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::encoding;
 use crate::ir::{self, IndexRef, Operation, Segment, SortOp, TransactionOp};
+use filter::filter_names;
+pub use filter::{
+    conditions_expression, conditions_text, filter_expression, filter_text, operator_count,
+    top_level_ranges,
+};
 
 /// The request an access pattern compiles to.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -317,98 +324,6 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
         .max()
         .unwrap_or(0);
     plan.read_units = read_units(largest.saturating_mul(items), q.consistent_read);
-}
-
-/// The names and values of a filter's conditions (`#f{i}`, `:f{i}_{j}`).
-fn filter_names(filter: &[ir::FilterCondition], plan: &mut Plan) {
-    for (i, condition) in filter.iter().enumerate() {
-        plan.names
-            .insert(format!("#f{i}"), condition.stored.clone());
-        for (j, operand) in condition.operands.iter().enumerate() {
-            let text = match operand {
-                ir::FilterOperand::Literal(ir::FilterLiteral::S(t) | ir::FilterLiteral::N(t)) => {
-                    t.clone()
-                }
-                ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => b.to_string(),
-                ir::FilterOperand::Param { name, .. } => format!("<{name}>"),
-            };
-            plan.values.insert(format!(":f{i}_{j}"), text);
-        }
-    }
-}
-
-/// A query's FilterExpression: its conditions joined by `AND`, the
-/// attribute of condition `i` named `#f{i}`, its operands `:f{i}_{j}`.
-pub fn filter_expression(q: &ir::Query) -> Option<String> {
-    conditions_expression(&q.filter)
-}
-
-/// Conditions in the filter grammar as one expression (see
-/// [`filter_expression`]); `None` when there are none.
-pub fn conditions_expression(conditions: &[ir::FilterCondition]) -> Option<String> {
-    use ir::FilterOp as F;
-    if conditions.is_empty() {
-        return None;
-    }
-    let terms: Vec<String> = conditions
-        .iter()
-        .enumerate()
-        .map(|(i, condition)| {
-            let a = format!("#f{i}");
-            let v: Vec<String> = (0..condition.operands.len())
-                .map(|j| format!(":f{i}_{j}"))
-                .collect();
-            let first = v.first().map_or("", String::as_str);
-            match condition.op {
-                F::Equals => format!("{a} = {first}"),
-                F::NotEquals => format!("{a} <> {first}"),
-                F::Lt => format!("{a} < {first}"),
-                F::Lte => format!("{a} <= {first}"),
-                F::Gt => format!("{a} > {first}"),
-                F::Gte => format!("{a} >= {first}"),
-                F::Between => format!(
-                    "{a} BETWEEN {first} AND {}",
-                    v.get(1).map_or("", String::as_str)
-                ),
-                F::In => format!("{a} IN ({})", v.join(", ")),
-                F::BeginsWith => format!("begins_with({a}, {first})"),
-                F::Contains => format!("contains({a}, {first})"),
-                F::Exists => format!("attribute_exists({a})"),
-                F::NotExists => format!("attribute_not_exists({a})"),
-            }
-        })
-        .collect();
-    Some(terms.join(" AND "))
-}
-
-/// A query's filter as people read it: `status = live AND price <= <max_price>`.
-pub fn filter_text(q: &ir::Query) -> Option<String> {
-    conditions_text(&q.filter)
-}
-
-/// Conditions in the filter grammar as people read them (see
-/// [`filter_text`]).
-pub fn conditions_text(conditions: &[ir::FilterCondition]) -> Option<String> {
-    let mut text = conditions_expression(conditions)?;
-    // Longest placeholders first: `:f1_10` before `:f1_1`.
-    let mut replacements: Vec<(String, String)> = Vec::new();
-    for (i, condition) in conditions.iter().enumerate() {
-        replacements.push((format!("#f{i}"), condition.attribute.clone()));
-        for (j, operand) in condition.operands.iter().enumerate() {
-            let value = match operand {
-                ir::FilterOperand::Literal(ir::FilterLiteral::S(t)) => format!("{t:?}"),
-                ir::FilterOperand::Literal(ir::FilterLiteral::N(n)) => n.clone(),
-                ir::FilterOperand::Literal(ir::FilterLiteral::Bool(b)) => b.to_string(),
-                ir::FilterOperand::Param { name, .. } => format!("<{name}>"),
-            };
-            replacements.push((format!(":f{i}_{j}"), value));
-        }
-    }
-    replacements.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
-    for (from, to) in replacements {
-        text = text.replace(&from, &to);
-    }
-    Some(text)
 }
 
 /// The key condition expression of a query: `#pk = :pk AND begins_with(#sk, :sk)`.

@@ -32,6 +32,19 @@ fn extremes() -> [Value; 6] {
 /// test was written; the walk must find at least these many.
 const KNOWN_NUMERIC_FIELDS: usize = 17;
 
+/// A filter with a number at every place the grammar has one: a
+/// condition and a size, alone and under `and`, `or` and `not`.
+fn every_filter_shape() -> Value {
+    let conditions = || json!({ "price": { "lte": 100 }, "tags": { "size": { "lte": 3 } } });
+    json!({
+        "price": { "lte": 100 },
+        "tags": { "size": { "lte": 3 } },
+        "and": [conditions()],
+        "or": [conditions(), { "price": { "gt": 1 } }],
+        "not": conditions(),
+    })
+}
+
 /// A valid spec with every section, each numeric field written once, and
 /// every attribute option in long form (YAML accepts JSON).
 fn base() -> Value {
@@ -79,7 +92,7 @@ fn base() -> Value {
                 },
                 "throughput": { "writes_per_second": 100, "reads_per_second": 100 },
                 "version_attribute": "version",
-                "conditions": { "cheap": { "price": { "lt": 5 } } }
+                "conditions": { "cheap": every_filter_shape() }
             },
             "Vote": {
                 "attributes": { "id": { "type": "string", "pattern": "^[a-z0-9]{1,20}$" }, "votes": { "type": "integer", "min": 0 } },
@@ -99,7 +112,7 @@ fn base() -> Value {
                 "index": "GSI1",
                 "query": { "pk": "TENANT#<tenant>|STATUS#<status>", "sk": { "begins_with": "P#" } },
                 "returns": "Ticket",
-                "filter": { "price": { "lte": 100 } },
+                "filter": every_filter_shape(),
                 "order": "descending",
                 "rate": { "per_second": 0.5, "items": 20 }
             },

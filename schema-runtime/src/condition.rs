@@ -17,15 +17,40 @@ use crate::Item;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Condition(Node);
 
+/// What a comparison compares: an attribute's value, or its `size`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Operand {
+    attribute: &'static str,
+    size: bool,
+}
+
+impl Operand {
+    fn value(attribute: &'static str) -> Operand {
+        Operand {
+            attribute,
+            size: false,
+        }
+    }
+
+    /// The operand in an expression that names its attribute `placeholder`.
+    fn render(&self, placeholder: String) -> String {
+        if self.size {
+            format!("size({placeholder})")
+        } else {
+            placeholder
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Node {
     /// `a <op> :v`
-    Compare(&'static str, &'static str, AttributeValue),
+    Compare(Operand, &'static str, AttributeValue),
     /// `a BETWEEN :low AND :high`
-    Between(&'static str, AttributeValue, AttributeValue),
+    Between(Operand, AttributeValue, AttributeValue),
     /// `a IN (:v, …)`
-    In(&'static str, Vec<AttributeValue>),
-    /// `f(a, :v)`: `begins_with`, `contains`
+    In(Operand, Vec<AttributeValue>),
+    /// `f(a, :v)`: `begins_with`, `contains`, `attribute_type`
     Function(&'static str, &'static str, AttributeValue),
     /// `attribute_exists(a)` (`true`) or `attribute_not_exists(a)`
     Exists(&'static str, bool),
@@ -48,15 +73,43 @@ impl Condition {
 
     /// A condition of the filter grammar on the attribute stored as
     /// `attribute`: `kind` is `=`, `<>`, `<`, `<=`, `>`, `>=`, `BETWEEN`,
-    /// `IN`, `begins_with`, `contains`, `exists` or `not_exists`. For
-    /// generated code (the spec's named conditions); an operand that could
-    /// not be stored refuses the condition.
+    /// `IN`, `begins_with`, `contains`, `attribute_type`, `exists` or
+    /// `not_exists`. For generated code (the spec's named conditions); an
+    /// operand that could not be stored refuses the condition.
     #[doc(hidden)]
     pub fn of(
         kind: &'static str,
         attribute: &'static str,
         operands: Vec<Result<AttributeValue, ValueError>>,
     ) -> Condition {
+        Condition::build(kind, Operand::value(attribute), operands)
+    }
+
+    /// A comparison of the size of the attribute stored as `attribute`
+    /// (`kind` is `=`, `<>`, `<`, `<=`, `>`, `>=`, `BETWEEN` or `IN`). For
+    /// generated code, as [`Condition::of`].
+    #[doc(hidden)]
+    pub fn of_size(
+        kind: &'static str,
+        attribute: &'static str,
+        operands: Vec<Result<AttributeValue, ValueError>>,
+    ) -> Condition {
+        Condition::build(
+            kind,
+            Operand {
+                attribute,
+                size: true,
+            },
+            operands,
+        )
+    }
+
+    fn build(
+        kind: &'static str,
+        subject: Operand,
+        operands: Vec<Result<AttributeValue, ValueError>>,
+    ) -> Condition {
+        let attribute = subject.attribute;
         let operands: Result<Vec<AttributeValue>, ValueError> = operands.into_iter().collect();
         let mut operands = match operands {
             Ok(v) => v.into_iter(),
@@ -64,13 +117,14 @@ impl Condition {
         };
         let mut next = || operands.next().unwrap_or(AttributeValue::Null(true));
         Condition(match kind {
-            "BETWEEN" => between(attribute, next(), next()),
-            "IN" => Node::In(attribute, operands.collect()),
-            "begins_with" => Node::Function("begins_with", attribute, next()),
-            "contains" => Node::Function("contains", attribute, next()),
+            "BETWEEN" => between(subject, next(), next()),
+            "IN" => Node::In(subject, operands.collect()),
+            "begins_with" | "contains" | "attribute_type" => {
+                Node::Function(kind, attribute, next())
+            }
             "exists" => Node::Exists(attribute, true),
             "not_exists" => Node::Exists(attribute, false),
-            op => Node::Compare(attribute, op, next()),
+            op => Node::Compare(subject, op, next()),
         })
     }
 
@@ -144,14 +198,14 @@ fn render(
         placeholder
     };
     match node {
-        Node::Compare(attribute, op, v) => {
-            let n = name(attribute, names);
+        Node::Compare(subject, op, v) => {
+            let n = subject.render(name(subject.attribute, names));
             let at = *next;
             *next += 1;
             format!("{n} {op} {}", value(v, values, at))
         }
-        Node::Between(attribute, low, high) => {
-            let n = name(attribute, names);
+        Node::Between(subject, low, high) => {
+            let n = subject.render(name(subject.attribute, names));
             let (l, h) = (*next, *next + 1);
             *next += 2;
             format!(
@@ -160,8 +214,8 @@ fn render(
                 value(high, values, h)
             )
         }
-        Node::In(attribute, options) => {
-            let n = name(attribute, names);
+        Node::In(subject, options) => {
+            let n = subject.render(name(subject.attribute, names));
             let placeholders: Vec<String> = options
                 .iter()
                 .map(|v| {
@@ -202,15 +256,20 @@ fn render(
 /// `a BETWEEN low AND high`; with the bounds reversed, a condition that
 /// never holds (DynamoDB refuses such a `BETWEEN` instead of finding the
 /// range empty).
-fn between(attribute: &'static str, low: AttributeValue, high: AttributeValue) -> Node {
+fn between(subject: Operand, low: AttributeValue, high: AttributeValue) -> Node {
     if crate::query::descending(&low, &high) {
-        Node::And(
-            Box::new(Node::Exists(attribute, true)),
-            Box::new(Node::Exists(attribute, false)),
-        )
+        never(subject.attribute)
     } else {
-        Node::Between(attribute, low, high)
+        Node::Between(subject, low, high)
     }
+}
+
+/// A condition that holds for no item.
+fn never(attribute: &'static str) -> Node {
+    Node::And(
+        Box::new(Node::Exists(attribute, true)),
+        Box::new(Node::Exists(attribute, false)),
+    )
 }
 
 /// An attribute of an entity, typed: what conditions compare it with.
@@ -285,7 +344,7 @@ impl<T: Attr> Field<T> {
 
     fn compare(&self, op: &'static str, value: T) -> Condition {
         match self.to_stored(&value) {
-            Ok(v) => Condition(Node::Compare(self.name, op, v)),
+            Ok(v) => Condition(Node::Compare(Operand::value(self.name), op, v)),
             Err(e) => Condition(Node::Invalid(e)),
         }
     }
@@ -323,7 +382,7 @@ impl<T: Attr> Field<T> {
     /// The attribute is within `low..=high`.
     pub fn between(&self, low: impl Into<T>, high: impl Into<T>) -> Condition {
         match (self.to_stored(&low.into()), self.to_stored(&high.into())) {
-            (Ok(l), Ok(h)) => Condition(between(self.name, l, h)),
+            (Ok(l), Ok(h)) => Condition(between(Operand::value(self.name), l, h)),
             (Err(e), _) | (_, Err(e)) => Condition(Node::Invalid(e)),
         }
     }
@@ -334,9 +393,8 @@ impl<T: Attr> Field<T> {
         let stored: Result<Vec<AttributeValue>, ValueError> =
             values.into_iter().map(|v| self.to_stored(&v)).collect();
         match stored {
-            Ok(v) if v.is_empty() => Condition(Node::Exists(self.name, true))
-                .and(Condition(Node::Exists(self.name, false))),
-            Ok(v) => Condition(Node::In(self.name, v)),
+            Ok(v) if v.is_empty() => Condition(never(self.name)),
+            Ok(v) => Condition(Node::In(Operand::value(self.name), v)),
             Err(e) => Condition(Node::Invalid(e)),
         }
     }
@@ -369,6 +427,100 @@ impl<E: Attr> Field<std::collections::BTreeSet<E>> {
             "contains",
             self.name,
             element.into().to_av(),
+        ))
+    }
+}
+
+impl<E: Attr> Field<Vec<E>> {
+    /// The list holds `element`.
+    pub fn contains(&self, element: impl Into<E>) -> Condition {
+        Condition(Node::Function(
+            "contains",
+            self.name,
+            element.into().to_av(),
+        ))
+    }
+}
+
+impl<T: HasSize> Field<T> {
+    /// The attribute's size (`size(a)`): a string's length in bytes, a
+    /// collection's element count; compare it like a number
+    /// (`Ticket::TAGS.size().ge(2)`). An absent attribute satisfies no
+    /// comparison of its size.
+    pub fn size(&self) -> Size {
+        Size {
+            attribute: self.name,
+        }
+    }
+}
+
+/// Types whose stored values DynamoDB gives a size to.
+pub trait HasSize {}
+impl HasSize for String {}
+impl<E> HasSize for Vec<E> {}
+impl<E> HasSize for std::collections::BTreeSet<E> {}
+impl<K, V> HasSize for std::collections::BTreeMap<K, V> {}
+impl<K, V, S> HasSize for HashMap<K, V, S> {}
+impl HasSize for crate::Blob {}
+
+/// The size of an attribute, compared in a condition (see [`Field::size`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Size {
+    attribute: &'static str,
+}
+
+impl Size {
+    fn compare(&self, op: &'static str, n: u64) -> Condition {
+        Condition(Node::Compare(
+            Operand {
+                attribute: self.attribute,
+                size: true,
+            },
+            op,
+            AttributeValue::N(n.to_string()),
+        ))
+    }
+
+    /// The size is `n`.
+    pub fn eq(&self, n: u64) -> Condition {
+        self.compare("=", n)
+    }
+
+    /// The size is not `n` (or the attribute is absent).
+    pub fn ne(&self, n: u64) -> Condition {
+        self.compare("<>", n)
+    }
+
+    /// The size is less than `n`.
+    pub fn lt(&self, n: u64) -> Condition {
+        self.compare("<", n)
+    }
+
+    /// The size is at most `n`.
+    pub fn le(&self, n: u64) -> Condition {
+        self.compare("<=", n)
+    }
+
+    /// The size is greater than `n`.
+    pub fn gt(&self, n: u64) -> Condition {
+        self.compare(">", n)
+    }
+
+    /// The size is at least `n`.
+    pub fn ge(&self, n: u64) -> Condition {
+        self.compare(">=", n)
+    }
+
+    /// The size is within `low..=high` (never, when `low > high`).
+    pub fn between(&self, low: u64, high: u64) -> Condition {
+        let subject = Operand {
+            attribute: self.attribute,
+            size: true,
+        };
+        Condition(between(
+            subject,
+            AttributeValue::N(low.to_string()),
+            AttributeValue::N(high.to_string()),
         ))
     }
 }

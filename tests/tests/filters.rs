@@ -1,12 +1,18 @@
 //! Filters, end to end: for random deals and random operands, every
 //! filtered query returns exactly the items of its key condition that the
 //! filter's conditions hold for, in sort-key order — across pages that the
-//! filter may leave empty, and with a limit counting returned items.
+//! filter may leave empty, and with a limit counting returned items. The
+//! grammar's `and`, `or`, `not`, `size`, `contains` on a list and
+//! `attribute_type` included, and reversed ranges under `or` (false, not
+//! refused); the spec's named write conditions in the same grammar.
 
 use std::collections::BTreeSet;
 
+use singletable_runtime::Error;
 use singletable_runtime::{DateTime, Decimal};
-use singletable_tests::generated::filtered_queries::{Deal, Repository, Status};
+use singletable_tests::generated::filtered_queries::{
+    Deal, DealKey, DealUpdate, Repository, Status,
+};
 use singletable_tests::server;
 
 const WORDS: [&str; 4] = ["sale", "big sale", "new", "salt"];
@@ -35,6 +41,11 @@ fn deal(rng: &mut fastrand::Rng, category: &str, id: u32) -> Deal {
             .bool()
             .then(|| DateTime::from_secs(1_700_000_000 + i64::from(rng.u32(..1000)))),
         coupon: rng.bool().then(|| "SAVE".to_owned()),
+        sizes: rng.bool().then(|| {
+            (0..rng.usize(..4))
+                .map(|_| i64::from(rng.u8(36..44)))
+                .collect()
+        }),
     }
 }
 
@@ -154,7 +165,62 @@ async fn filtered_queries_return_exactly_what_their_conditions_keep() {
         });
         want.truncate(limit);
         assert_eq!(ids(&got), want, "deals_without_coupon, limit {limit}");
-        checked += 6;
+
+        let under = dec(&format!("{}.{:02}", rng.u32(..30), rng.u32(..100)));
+        let got = repo
+            .bargains_or_featured(category, &under)
+            .page_size(page)
+            .all()
+            .await
+            .unwrap();
+        let want = expected(&deals, category, |d| {
+            (d.price < under || (d.featured && d.stock > 0)) && d.status != Status::Expired
+        });
+        assert_eq!(ids(&got), want, "bargains_or_featured {under}");
+
+        let (least_tags, longest) = (u64::from(rng.u8(..4)), u64::from(rng.u8(..12)));
+        let got = repo
+            .richly_tagged(category, least_tags as i64, longest as i64)
+            .page_size(page)
+            .all()
+            .await
+            .unwrap();
+        let want = expected(&deals, category, |d| {
+            d.tags
+                .as_ref()
+                .is_some_and(|t| t.len() as u64 >= least_tags)
+                && (1..=longest).contains(&(d.title.len() as u64))
+        });
+        assert_eq!(ids(&got), want, "richly_tagged {least_tags} {longest}");
+
+        let size = i64::from(rng.u8(36..44));
+        let got = repo
+            .in_size(category, size)
+            .page_size(page)
+            .all()
+            .await
+            .unwrap();
+        let want = expected(&deals, category, |d| {
+            d.sizes.as_ref().is_some_and(|s| s.contains(&size)) && d.coupon.is_some()
+        });
+        assert_eq!(ids(&got), want, "in_size {size}");
+
+        // Reversed bounds under `or` make that alternative false, not the
+        // request refused.
+        let (low, high) = (i64::from(rng.u32(..20)), i64::from(rng.u32(..20)));
+        let got = repo
+            .stock_outside_or_within(category, low, high)
+            .page_size(page)
+            .all()
+            .await
+            .unwrap();
+        let want = expected(&deals, category, |d| {
+            ((low..=high).contains(&d.stock) || d.status != Status::Live)
+                && d.price >= dec("0")
+                && d.price <= dec("1000")
+        });
+        assert_eq!(ids(&got), want, "stock_outside_or_within {low}..={high}");
+        checked += 10;
     }
     // On an index: the filter reads a projected attribute.
     for brand in ["acme", "zeta"] {
@@ -178,5 +244,56 @@ async fn filtered_queries_return_exactly_what_their_conditions_keep() {
     eprintln!(
         "filters: {checked} filtered queries over {} deals agree",
         deals.len()
+    );
+}
+
+#[tokio::test]
+async fn named_conditions_combine_or_not_and_size() {
+    let client = server::client(&server::server().await.endpoint);
+    let repo = Repository::new(client).with_table_name(server::unique_table("Deals"));
+    repo.create_table().await.unwrap();
+    let mut rng = fastrand::Rng::with_seed(11);
+    let mut applied = 0;
+    for id in 0..40 {
+        let d = deal(&mut rng, "toys", id);
+        repo.create_deal(&d).await.unwrap();
+        let max_tags = rng.u8(..4);
+        // `sellable`: (stock > 0 OR coupon exists) AND NOT status = expired
+        // AND size(tags) <= max_tags.
+        let holds = (d.stock > 0 || d.coupon.is_some())
+            && d.status != Status::Expired
+            && d.tags
+                .as_ref()
+                .is_some_and(|t| t.len() <= usize::from(max_tags));
+        let key = DealKey {
+            category: d.category.clone(),
+            id: d.id.clone(),
+        };
+        let update = DealUpdate::default()
+            .stock(d.stock + 1)
+            .when(Deal::sellable(i64::from(max_tags)));
+        match repo.update_deal(&key, update).await {
+            Ok(updated) => {
+                assert!(
+                    holds,
+                    "{d:?} with {max_tags}: the condition does not hold, the write applied"
+                );
+                assert_eq!(updated.stock, d.stock + 1);
+                applied += 1;
+            }
+            Err(e @ Error::ConditionNotMet { .. }) => {
+                assert!(
+                    !holds,
+                    "{d:?} with {max_tags}: the condition holds, the write failed: {e}"
+                );
+                let stored = e.stored_as::<Deal>().unwrap().unwrap();
+                assert_eq!(stored, d, "nothing written");
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(
+        (5..35).contains(&applied),
+        "{applied} of 40 applied: both outcomes are tried"
     );
 }

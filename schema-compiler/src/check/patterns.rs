@@ -173,7 +173,8 @@ pub fn check_filters(spec: &ir::Spec, diags: &mut Diagnostics) {
         let Operation::Query(q) = &pattern.operation else {
             continue;
         };
-        let Some(first) = q.filter.first() else {
+        let conditions = ir::Filter::conditions(&q.filter);
+        let Some(first) = conditions.first() else {
             continue;
         };
         // A key condition that names one whole primary key reads one item
@@ -184,7 +185,12 @@ pub fn check_filters(spec: &ir::Spec, diags: &mut Diagnostics) {
         if one_item {
             continue;
         }
-        let attributes: Vec<&str> = q.filter.iter().map(|f| f.attribute.as_str()).collect();
+        let mut attributes: Vec<&str> = Vec::new();
+        for c in &conditions {
+            if !attributes.contains(&c.attribute.as_str()) {
+                attributes.push(c.attribute.as_str());
+            }
+        }
         let factor = if q.consistent_read { 2.0 } else { 1.0 };
         let page = PAGE_UNITS * factor;
         let rate = match &pattern.rate {

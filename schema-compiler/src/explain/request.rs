@@ -174,7 +174,7 @@ fn query_parameters(spec: &ir::Spec, q: &ir::Query, out: &mut Map<String, Value>
 
 /// A filter's `FilterExpression`, and its names and values.
 fn filter_parameters(
-    filter: &[ir::FilterCondition],
+    filter: &[ir::Filter],
     names: &mut Map<String, Value>,
     values: &mut Map<String, Value>,
     out: &mut Map<String, Value>,
@@ -183,7 +183,7 @@ fn filter_parameters(
         return;
     };
     out.insert("FilterExpression".into(), expression.into());
-    for (i, condition) in filter.iter().enumerate() {
+    for (i, condition) in ir::Filter::conditions(filter).into_iter().enumerate() {
         names.insert(format!("#f{i}"), condition.stored.clone().into());
         for (j, operand) in condition.operands.iter().enumerate() {
             let value = match operand {

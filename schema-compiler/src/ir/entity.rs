@@ -143,8 +143,9 @@ impl Entity {
 pub struct NamedCondition {
     /// Its name (the generated constructor's).
     pub name: Spanned<String>,
-    /// What must hold, in the grammar of a query's filter.
-    pub conditions: Vec<FilterCondition>,
+    /// What must hold, in the grammar of a query's filter: terms that all
+    /// hold.
+    pub conditions: Vec<crate::ir::Filter>,
 }
 
 /// A change of an attribute's elements by an update.

@@ -108,10 +108,10 @@ pub struct Query {
     pub order: Order,
     /// Strongly consistent.
     pub consistent_read: bool,
-    /// The filter: conditions on attributes that must all hold for an item
-    /// to be returned (a FilterExpression, applied after the key condition
-    /// has read the items).
-    pub filter: Vec<FilterCondition>,
+    /// The filter: terms that must all hold for an item to be returned (a
+    /// FilterExpression, applied after the key condition has read the
+    /// items).
+    pub filter: Vec<Filter>,
 }
 
 /// A Scan access pattern: every item of the table or an index, of which
@@ -124,18 +124,62 @@ pub struct Scan {
     pub entity: String,
     /// Strongly consistent.
     pub consistent_read: bool,
-    /// The filter: conditions on attributes that must all hold for an item
-    /// to be returned (a FilterExpression).
-    pub filter: Vec<FilterCondition>,
+    /// The filter: terms that must all hold for an item to be returned (a
+    /// FilterExpression).
+    pub filter: Vec<Filter>,
 }
 
-/// One condition of a query's filter.
+/// A term of a filter or write condition: a condition on one attribute, or
+/// `AND`, `OR`, `NOT` over terms. A filter is a list of terms that must all
+/// hold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Filter {
+    /// Every term holds.
+    And(Vec<Filter>),
+    /// At least one term holds.
+    Or(Vec<Filter>),
+    /// The term does not hold.
+    Not(Box<Filter>),
+    /// A condition on one attribute.
+    #[serde(untagged)]
+    Condition(FilterCondition),
+}
+
+impl Filter {
+    /// The conditions of `terms`, in the order written: condition `i` of
+    /// this order is the one whose attribute a request names `#f{i}`.
+    pub fn conditions(terms: &[Filter]) -> Vec<&FilterCondition> {
+        fn walk<'f>(term: &'f Filter, out: &mut Vec<&'f FilterCondition>) {
+            match term {
+                Filter::Condition(c) => out.push(c),
+                Filter::And(terms) | Filter::Or(terms) => {
+                    for t in terms {
+                        walk(t, out);
+                    }
+                }
+                Filter::Not(t) => walk(t, out),
+            }
+        }
+        let mut out = Vec::new();
+        for t in terms {
+            walk(t, &mut out);
+        }
+        out
+    }
+}
+
+/// One condition of a filter: an operator on an attribute, or on its size.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FilterCondition {
     /// The attribute, by spec name.
     pub attribute: String,
     /// Its stored name.
     pub stored: String,
+    /// The operator compares `size(a)` (a string's or binary's length in
+    /// bytes, a collection's element count), not the value.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub size: bool,
     /// The operator.
     pub op: FilterOp,
     /// The operands: none (`exists`), one, two (`between`) or several (`in`).
@@ -173,6 +217,8 @@ pub enum FilterOp {
     Exists,
     /// `attribute_not_exists(a)`
     NotExists,
+    /// `attribute_type(a, :t)`
+    AttributeType,
 }
 
 /// A filter operand: a literal, or a parameter of the generated method.

@@ -390,13 +390,15 @@ fn claim_params<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPattern) {
 }
 
 /// The `<name>` operands of a filter or condition, in the order written.
-fn filter_params(filter: &[ir::FilterCondition]) -> impl Iterator<Item = &String> {
-    filter.iter().flat_map(|condition| {
-        condition.operands.iter().filter_map(|o| match o {
-            ir::FilterOperand::Param { name, .. } => Some(name),
-            ir::FilterOperand::Literal(_) => None,
+fn filter_params(filter: &[ir::Filter]) -> impl Iterator<Item = &String> {
+    ir::Filter::conditions(filter)
+        .into_iter()
+        .flat_map(|condition| {
+            condition.operands.iter().filter_map(|o| match o {
+                ir::FilterOperand::Param { name, .. } => Some(name),
+                ir::FilterOperand::Literal(_) => None,
+            })
         })
-    })
 }
 
 /// What `item` names, in words, and where that comes from in the spec.

@@ -101,7 +101,7 @@ impl Resolver<'_> {
             );
             return None;
         }
-        match super::filter::default_literal(&default.value, ty) {
+        match super::filter_operands::default_literal(&default.value, ty) {
             Ok(literal) => Some(literal),
             Err(why) => {
                 self.error(

@@ -3,27 +3,48 @@
 use indexmap::IndexMap;
 
 use crate::diagnostics::{did_you_mean, Code, Diagnostic};
-use crate::ir::{self, AttributeType, FilterLiteral, FilterOp, FilterOperand, IndexRef, SetOf};
+use crate::ir::{self, AttributeType, FilterOp, IndexRef};
 use crate::source::Spanned;
-use crate::syntax::{self, Scalar};
+use crate::syntax;
 
+use super::filter_operands::{given_name, op_name, operators, Given};
 use super::Resolver;
 
 /// DynamoDB's limit on the operands of `IN`.
 const MAX_IN_OPERANDS: usize = 100;
 
+/// DynamoDB's limit on the operators and functions of one expression.
+const MAX_OPERATORS: usize = 300;
+
+/// DynamoDB's limit on the length of one expression.
+const MAX_EXPRESSION_BYTES: usize = 4096;
+
+/// DynamoDB's data types, as `attribute_type` names them.
+pub(super) const DYNAMODB_TYPES: [&str; 10] =
+    ["S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"];
+
+/// What a filter's terms are resolved with: the parameter names taken (a
+/// key condition's) and given so far, the spec, and how an attribute name
+/// is found (a query's returned entities, or a condition's entity).
+pub(super) struct Terms<'a, 's, R> {
+    pub(super) taken: Vec<&'a str>,
+    pub(super) params: Vec<String>,
+    pub(super) spec: &'s ir::Spec,
+    pub(super) attribute: &'a mut dyn FnMut(&mut R, &Spanned<String>) -> Option<&'s ir::Attribute>,
+}
+
 impl Resolver<'_> {
-    /// The conditions of a query's `filter`, each on an attribute the
-    /// entities it returns declare alike, stored outside every key the
-    /// query reads, and carried by the index it reads.
+    /// The terms of a query's or scan's `filter`, each condition on an
+    /// attribute the entities it returns declare alike, stored outside
+    /// every key the query reads, and carried by the index it reads.
     pub(super) fn resolve_filter(
         &mut self,
-        filter: &Spanned<syntax::de::NamedMap<syntax::FilterDecl>>,
+        filter: &Spanned<syntax::FilterMap>,
         index: &IndexRef,
         returns: &[String],
         key_params: &IndexMap<String, ir::Param>,
         spec: &ir::Spec,
-    ) -> Vec<ir::FilterCondition> {
+    ) -> Vec<ir::Filter> {
         if filter.value.0.is_empty() {
             self.error(
                 Diagnostic::new(Code::InvalidValue, "the filter names no attribute")
@@ -32,17 +53,25 @@ impl Resolver<'_> {
             );
             return Vec::new();
         }
-        let taken: Vec<&str> = key_params.keys().map(String::as_str).collect();
-        self.resolve_conditions(&filter.value, &taken, spec, |this, name| {
-            this.filter_attribute(name, index, returns, spec)
-        })
+        let mut terms = Terms {
+            taken: key_params.keys().map(String::as_str).collect(),
+            params: Vec::new(),
+            spec,
+            attribute: &mut |this: &mut Self, name: &Spanned<String>| {
+                this.filter_attribute(name, index, returns, spec)
+            },
+        };
+        let resolved = self.resolve_terms(&filter.value, &mut terms);
+        let resolved = resolved.unwrap_or_default();
+        self.check_expression_limits(&resolved, filter.span);
+        resolved
     }
 
     /// An entity's named write conditions (`conditions:`), each in the
     /// grammar of a filter, on the entity's stored attributes.
     pub(super) fn resolve_named_conditions(
         &mut self,
-        decls: &syntax::de::NamedMap<syntax::de::NamedMap<syntax::FilterDecl>>,
+        decls: &syntax::de::NamedMap<syntax::FilterMap>,
         entity: &ir::Entity,
         spec: &ir::Spec,
     ) -> IndexMap<String, ir::NamedCondition> {
@@ -74,10 +103,16 @@ impl Resolver<'_> {
                 );
                 continue;
             }
-            let conditions = self.resolve_conditions(&decl.value, &[], spec, |this, attribute| {
-                this.condition_attribute(attribute, entity)
-            });
-            if conditions.len() == decl.value.0.len() {
+            let mut terms = Terms {
+                taken: Vec::new(),
+                params: Vec::new(),
+                spec,
+                attribute: &mut |this: &mut Self, attribute: &Spanned<String>| {
+                    this.condition_attribute(attribute, entity)
+                },
+            };
+            if let Some(conditions) = self.resolve_terms(&decl.value, &mut terms) {
+                self.check_expression_limits(&conditions, decl.span);
                 out.insert(
                     name.value.clone(),
                     ir::NamedCondition {
@@ -115,113 +150,286 @@ impl Resolver<'_> {
         Some(attribute)
     }
 
-    /// Conditions in the filter grammar: per attribute (found by
-    /// `attribute`), one operator and its operands; parameters must not be
-    /// one of `taken`.
-    fn resolve_conditions<'s>(
+    /// The terms of a filter map, in the order written; `None` when any
+    /// of them is refused (every error reported).
+    fn resolve_terms<'s>(
         &mut self,
-        decls: &syntax::de::NamedMap<syntax::FilterDecl>,
-        taken: &[&str],
-        spec: &ir::Spec,
-        mut attribute: impl FnMut(&mut Self, &Spanned<String>) -> Option<&'s ir::Attribute>,
-    ) -> Vec<ir::FilterCondition> {
+        map: &syntax::FilterMap,
+        terms: &mut Terms<'_, 's, Self>,
+    ) -> Option<Vec<ir::Filter>> {
         let mut out = Vec::new();
-        let mut params: Vec<String> = Vec::new();
-        for (name, decl) in decls.iter() {
-            let Some(attribute) = attribute(self, name) else {
-                continue;
-            };
-            let given = operators(&decl.value);
-            let [(op, operands)] = given.as_slice() else {
-                let names: Vec<String> = given
-                    .iter()
-                    .map(|(op, _)| format!("`{}`", op_name(*op)))
-                    .collect();
-                let message = if names.is_empty() {
-                    format!("the filter on `{name}` gives no operator")
-                } else {
-                    format!(
-                        "the filter on `{name}` gives {} operators: {}",
-                        names.len(),
-                        names.join(", ")
-                    )
-                };
-                self.error(
-                    Diagnostic::new(Code::AmbiguousOperation, message)
-                        .label(decl.span, "one condition per attribute")
-                        .help("give exactly one of equals, not_equals, lt, lte, gt, gte, between, in, begins_with, contains, exists"),
-                );
-                continue;
-            };
-            let Some(operands) = operands else {
-                let op = if *op == FilterOp::Exists {
-                    "exists"
-                } else {
-                    op_name(*op)
-                };
-                self.error(
-                    Diagnostic::new(
-                        Code::InvalidValue,
-                        format!("`{op}` in the filter on `{name}` gives no operand"),
-                    )
-                    .label(decl.span, "this condition")
-                    .help(match op {
-                        "exists" => "write `exists: true` or `exists: false`".to_owned(),
-                        "between" => "write `between: [low, high]`, literals or `<parameter>`s".to_owned(),
-                        "in" => "write `in: [a, b]`, literals or `<parameter>`s".to_owned(),
-                        _ => format!("write `{op}: value`, a literal or a `<parameter>` of the generated method"),
-                    }),
-                );
-                continue;
-            };
-            let Some(operand_type) = self.operand_type(name, *op, &attribute.r#type) else {
-                continue;
-            };
-            let expected = match op {
-                FilterOp::Exists | FilterOp::NotExists => 0..=0,
-                FilterOp::Between => 2..=2,
-                FilterOp::In => 1..=MAX_IN_OPERANDS,
-                _ => 1..=1,
-            };
-            if !expected.contains(&operands.len()) {
-                self.error(
-                    Diagnostic::new(
-                        Code::InvalidValue,
-                        format!(
-                            "the filter on `{name}` gives {} operand(s); `{}` takes {}",
-                            operands.len(),
-                            op_name(*op),
-                            if expected.start() == expected.end() {
-                                expected.start().to_string()
-                            } else {
-                                format!("{} to {}", expected.start(), expected.end())
-                            }
-                        ),
-                    )
-                    .label(decl.span, "this condition"),
-                );
-                continue;
-            }
-            let mut resolved = Vec::new();
-            for operand in operands {
-                if let Some(o) =
-                    self.filter_operand(operand, &operand_type, taken, &mut params, spec)
-                {
-                    resolved.push(o);
+        let mut refused = false;
+        for (name, entry) in &map.0 {
+            let term = match entry {
+                syntax::FilterEntry::Attribute(decl) => self
+                    .resolve_condition(name, decl, false, terms)
+                    .map(ir::Filter::Condition),
+                syntax::FilterEntry::And(list) | syntax::FilterEntry::Or(list) => {
+                    let or = matches!(entry, syntax::FilterEntry::Or(_));
+                    self.resolve_alternatives(name, list, terms).map(|t| {
+                        if or {
+                            ir::Filter::Or(t)
+                        } else {
+                            ir::Filter::And(t)
+                        }
+                    })
                 }
+                syntax::FilterEntry::Not(inner) => self
+                    .resolve_group(name, inner, terms)
+                    .map(|t| ir::Filter::Not(Box::new(t))),
+            };
+            match term {
+                Some(t) => out.push(t),
+                None => refused = true,
             }
-            if resolved.len() != operands.len() {
-                continue;
-            }
-            out.push(ir::FilterCondition {
-                attribute: attribute.name.value.clone(),
-                stored: attribute.stored().to_owned(),
-                op: *op,
-                operands: resolved,
-                span: name.span,
-            });
         }
-        out
+        (!refused).then_some(out)
+    }
+
+    /// The filters of an `and` or `or` list, each one term.
+    fn resolve_alternatives<'s>(
+        &mut self,
+        word: &Spanned<String>,
+        list: &Spanned<Vec<Spanned<syntax::FilterMap>>>,
+        terms: &mut Terms<'_, 's, Self>,
+    ) -> Option<Vec<ir::Filter>> {
+        if list.value.is_empty() {
+            self.error(
+                Diagnostic::new(Code::InvalidValue, format!("`{word}` lists no filter"))
+                    .label(list.span, "empty list")
+                    .help(format!("write `{word}: [{{ a: {{ equals: x }} }}, {{ b: {{ exists: true }} }}]`, one filter per element")),
+            );
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut refused = false;
+        for group in &list.value {
+            match self.resolve_group(word, group, terms) {
+                Some(t) => out.push(t),
+                None => refused = true,
+            }
+        }
+        (!refused).then_some(out)
+    }
+
+    /// One filter under `and`, `or` or `not` as one term: its only
+    /// entry, or the `AND` of its entries.
+    fn resolve_group<'s>(
+        &mut self,
+        word: &Spanned<String>,
+        group: &Spanned<syntax::FilterMap>,
+        terms: &mut Terms<'_, 's, Self>,
+    ) -> Option<ir::Filter> {
+        if group.value.0.is_empty() {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("a filter under `{word}` names no attribute"),
+                )
+                .label(group.span, "empty filter")
+                .help("give at least one attribute and its condition"),
+            );
+            return None;
+        }
+        let mut resolved = self.resolve_terms(&group.value, terms)?;
+        Some(if resolved.len() == 1 {
+            resolved.remove(0)
+        } else {
+            ir::Filter::And(resolved)
+        })
+    }
+
+    /// One condition: exactly one operator on the attribute `name` (found
+    /// by `terms.attribute`), or on its size, with its operands.
+    fn resolve_condition<'s>(
+        &mut self,
+        name: &Spanned<String>,
+        decl: &Spanned<syntax::FilterDecl>,
+        size: bool,
+        terms: &mut Terms<'_, 's, Self>,
+    ) -> Option<ir::FilterCondition> {
+        let attribute = (terms.attribute)(self, name)?;
+        let given = operators(&decl.value);
+        let [(op, operands)] = given.as_slice() else {
+            let names: Vec<String> = given
+                .iter()
+                .map(|(op, _)| format!("`{}`", given_name(op)))
+                .collect();
+            let message = if names.is_empty() {
+                format!("the filter on `{name}` gives no operator")
+            } else {
+                format!(
+                    "the filter on `{name}` gives {} operators: {}",
+                    names.len(),
+                    names.join(", ")
+                )
+            };
+            self.error(
+                Diagnostic::new(Code::AmbiguousOperation, message)
+                    .label(decl.span, "one condition per attribute")
+                    .help(if size {
+                        "give exactly one of equals, not_equals, lt, lte, gt, gte, between, in"
+                    } else {
+                        "give exactly one of equals, not_equals, lt, lte, gt, gte, between, in, begins_with, contains, exists, attribute_type, size; combine conditions on one attribute with `and`"
+                    }),
+            );
+            return None;
+        };
+        let op = match op {
+            Given::Op(op) => *op,
+            Given::Size(inner) => {
+                return self.resolve_size(name, decl.span, attribute, inner.as_ref(), size, terms)
+            }
+        };
+        let Some(operands) = operands else {
+            let op_text = if op == FilterOp::Exists {
+                "exists"
+            } else {
+                op_name(op)
+            };
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("`{op_text}` in the filter on `{name}` gives no operand"),
+                )
+                .label(decl.span, "this condition")
+                .help(match op_text {
+                    "exists" => "write `exists: true` or `exists: false`".to_owned(),
+                    "between" => "write `between: [low, high]`, literals or `<parameter>`s".to_owned(),
+                    "in" => "write `in: [a, b]`, literals or `<parameter>`s".to_owned(),
+                    "attribute_type" => format!("write `attribute_type: {}`", attribute.r#type.dynamo_type()),
+                    _ => format!("write `{op_text}: value`, a literal or a `<parameter>` of the generated method"),
+                }),
+            );
+            return None;
+        };
+        let operand_type = if size {
+            self.size_operand_type(name, op)?
+        } else {
+            self.operand_type(name, op, &attribute.r#type)?
+        };
+        let expected = match op {
+            FilterOp::Exists | FilterOp::NotExists => 0..=0,
+            FilterOp::Between => 2..=2,
+            FilterOp::In => 1..=MAX_IN_OPERANDS,
+            _ => 1..=1,
+        };
+        if !expected.contains(&operands.len()) {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!(
+                        "the filter on `{name}` gives {} operand(s); `{}` takes {}",
+                        operands.len(),
+                        op_name(op),
+                        if expected.start() == expected.end() {
+                            expected.start().to_string()
+                        } else {
+                            format!("{} to {}", expected.start(), expected.end())
+                        }
+                    ),
+                )
+                .label(decl.span, "this condition"),
+            );
+            return None;
+        }
+        if op == FilterOp::AttributeType {
+            return self
+                .type_operand(name, &operands[0], attribute)
+                .map(|operand| ir::FilterCondition {
+                    attribute: attribute.name.value.clone(),
+                    stored: attribute.stored().to_owned(),
+                    size,
+                    op,
+                    operands: vec![operand],
+                    span: name.span,
+                });
+        }
+        let mut resolved = Vec::new();
+        for operand in operands {
+            if let Some(o) = self.filter_operand(operand, &operand_type, terms) {
+                resolved.push(o);
+            }
+        }
+        (resolved.len() == operands.len()).then(|| ir::FilterCondition {
+            attribute: attribute.name.value.clone(),
+            stored: attribute.stored().to_owned(),
+            size,
+            op,
+            operands: resolved,
+            span: name.span,
+        })
+    }
+
+    /// `size: { … }`: the condition inside compares the attribute's size,
+    /// which DynamoDB gives strings, binaries and collections.
+    fn resolve_size<'s>(
+        &mut self,
+        name: &Spanned<String>,
+        span: crate::source::Span,
+        attribute: &ir::Attribute,
+        inner: Option<&Spanned<Box<syntax::FilterDecl>>>,
+        nested: bool,
+        terms: &mut Terms<'_, 's, Self>,
+    ) -> Option<ir::FilterCondition> {
+        use AttributeType as T;
+        let sized = matches!(
+            attribute.r#type,
+            T::String { .. }
+                | T::Enum { .. }
+                | T::Binary { .. }
+                | T::List { .. }
+                | T::Map { .. }
+                | T::Set { .. }
+        ) || attribute.r#type.dynamo_type() == "S";
+        let problem = if nested {
+            Some("`size` compares a size, which has no size: write `size: { gte: 2 }`".to_owned())
+        } else if !sized {
+            Some(format!(
+                "`size` does not apply to `{name}`, {}: DynamoDB gives a size to strings, binaries, lists, maps and sets",
+                attribute.r#type.article_name()
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = problem {
+            self.error(
+                Diagnostic::new(Code::InvalidValue, message)
+                    .label(span, "this condition")
+                    .help("compare the value itself, or the size of a string, binary, list, map or set"),
+            );
+            return None;
+        }
+        let Some(inner) = inner else {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("`size` in the filter on `{name}` gives no comparison"),
+                )
+                .label(span, "this condition")
+                .help("write `size: { gte: 2 }`: one of equals, not_equals, lt, lte, gt, gte, between, in"),
+            );
+            return None;
+        };
+        let inner = Spanned::new((*inner.value).clone(), inner.span);
+        self.resolve_condition(name, &inner, true, terms)
+    }
+
+    /// The limits DynamoDB sets on one expression: at most 300 operators
+    /// and functions, at most 4 KB of text.
+    fn check_expression_limits(&mut self, terms: &[ir::Filter], span: crate::source::Span) {
+        let operators = crate::plan::operator_count(terms);
+        let length = crate::plan::conditions_expression(terms).map_or(0, |e| e.len());
+        if operators > MAX_OPERATORS || length > MAX_EXPRESSION_BYTES {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("the filter has {operators} operators and functions and {length} bytes of expression; DynamoDB allows {MAX_OPERATORS} and {MAX_EXPRESSION_BYTES}"),
+                )
+                .label(span, "this filter")
+                .help("narrow the key condition, or split the access pattern"),
+            );
+        }
     }
 
     /// `unknown_attribute` for `name`, which none of `known` is: with the
@@ -360,290 +568,5 @@ impl Resolver<'_> {
             }
         }
         Some(attribute)
-    }
-
-    /// The type of `op`'s operands on an attribute of type `ty`: the
-    /// attribute's, or the elements' for `contains` on a set; `None` (and
-    /// an error) when the operator does not apply to the type.
-    fn operand_type(
-        &mut self,
-        name: &Spanned<String>,
-        op: FilterOp,
-        ty: &AttributeType,
-    ) -> Option<AttributeType> {
-        use AttributeType as T;
-        let text = || T::String {
-            min_length: None,
-            max_length: None,
-            pattern: None,
-            alphabet: crate::ir::CharSet::any(),
-        };
-        let found = match (op, ty) {
-            (FilterOp::Exists | FilterOp::NotExists, _) => Some(ty.clone()),
-            (
-                FilterOp::Equals | FilterOp::NotEquals | FilterOp::In,
-                T::String { .. }
-                | T::Enum { .. }
-                | T::Integer { .. }
-                | T::Decimal { .. }
-                | T::Boolean
-                | T::Datetime { .. },
-            ) => Some(ty.clone()),
-            (
-                FilterOp::Lt | FilterOp::Lte | FilterOp::Gt | FilterOp::Gte | FilterOp::Between,
-                T::String { .. } | T::Integer { .. } | T::Decimal { .. } | T::Datetime { .. },
-            ) => Some(ty.clone()),
-            (FilterOp::BeginsWith | FilterOp::Contains, T::String { .. }) => Some(text()),
-            (FilterOp::Contains, T::Set { of: SetOf::String }) => Some(text()),
-            (FilterOp::Contains, T::Set { of: SetOf::Integer }) => Some(T::Integer {
-                min: i64::MIN,
-                max: i64::MAX,
-            }),
-            (FilterOp::Contains, T::Set { of: SetOf::Decimal }) => Some(T::Decimal {
-                min: None,
-                max: None,
-                scale: None,
-            }),
-            _ => None,
-        };
-        if found.is_none() {
-            self.error(
-                Diagnostic::new(
-                    Code::InvalidValue,
-                    format!(
-                        "`{}` does not apply to `{name}`, {}",
-                        op_name(op),
-                        ty.article_name()
-                    ),
-                )
-                .label(name.span, "this condition")
-                .help("compare strings, numbers and datetimes; `begins_with` strings; `contains` strings and sets of strings or numbers; `exists` any attribute"),
-            );
-        }
-        found
-    }
-
-    /// An operand: `<name>`, a parameter (not a key condition's, not the
-    /// tenant, once per filter), or a literal of `ty`.
-    fn filter_operand(
-        &mut self,
-        operand: &Spanned<Scalar>,
-        ty: &AttributeType,
-        taken: &[&str],
-        params: &mut Vec<String>,
-        spec: &ir::Spec,
-    ) -> Option<FilterOperand> {
-        if let Scalar::Text(text) = &operand.value {
-            if let Some(name) = text.strip_prefix('<').and_then(|t| t.strip_suffix('>')) {
-                let snake = name
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-                    && name
-                        .chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-                let tenant = spec
-                    .tenant
-                    .as_ref()
-                    .is_some_and(|t| t.placeholder.value == name);
-                let problem = if !snake {
-                    Some("a parameter becomes a method argument: use snake_case".to_owned())
-                } else if tenant {
-                    Some("the tenant comes from the tenant's handle, never from a filter or condition: they do not isolate tenants".to_owned())
-                } else if taken.contains(&name) || params.iter().any(|p| p == name) {
-                    Some(format!(
-                        "`{name}` is already a parameter here: give each operand its own name"
-                    ))
-                } else if name.starts_with("__") {
-                    Some("names starting with `__` are reserved".to_owned())
-                } else {
-                    None
-                };
-                if let Some(help) = problem {
-                    self.error(
-                        Diagnostic::new(
-                            Code::InvalidName,
-                            format!("`<{name}>` cannot be a parameter here"),
-                        )
-                        .label(operand.span, "this operand")
-                        .help(help),
-                    );
-                    return None;
-                }
-                params.push(name.to_owned());
-                return Some(FilterOperand::Param {
-                    name: name.to_owned(),
-                    r#type: ty.clone(),
-                });
-            }
-        }
-        match literal(&operand.value, ty) {
-            Ok(l) => Some(FilterOperand::Literal(l)),
-            Err(help) => {
-                self.error(
-                    Diagnostic::new(
-                        Code::InvalidLiteral,
-                        format!(
-                            "the filter operand `{}` is not {}",
-                            match &operand.value {
-                                Scalar::Text(t) | Scalar::Number(t) => t.clone(),
-                                Scalar::Bool(b) => b.to_string(),
-                            },
-                            ty.article_name()
-                        ),
-                    )
-                    .label(operand.span, "this operand")
-                    .help(help),
-                );
-                None
-            }
-        }
-    }
-}
-
-/// The operators a condition gives, with their operands (`None` for an
-/// operator written with no value, as in `equals:`).
-fn operators(decl: &syntax::FilterDecl) -> Vec<(FilterOp, Option<Vec<Spanned<Scalar>>>)> {
-    let one = |v: &syntax::Operand<Scalar>| {
-        v.as_ref()
-            .map(|v| v.value.clone().map(|o| vec![Spanned::new(o, v.span)]))
-    };
-    let many = |v: &syntax::Operand<Vec<Spanned<Scalar>>>| v.as_ref().map(|v| v.value.clone());
-    let exists = decl.exists.as_ref().map(|e| match e.value {
-        Some(true) => (FilterOp::Exists, Some(Vec::new())),
-        Some(false) => (FilterOp::NotExists, Some(Vec::new())),
-        None => (FilterOp::Exists, None),
-    });
-    [
-        (FilterOp::Equals, one(&decl.equals)),
-        (FilterOp::NotEquals, one(&decl.not_equals)),
-        (FilterOp::Lt, one(&decl.lt)),
-        (FilterOp::Lte, one(&decl.lte)),
-        (FilterOp::Gt, one(&decl.gt)),
-        (FilterOp::Gte, one(&decl.gte)),
-        (FilterOp::Between, many(&decl.between)),
-        (FilterOp::In, many(&decl.is_in)),
-        (FilterOp::BeginsWith, one(&decl.begins_with)),
-        (FilterOp::Contains, one(&decl.contains)),
-    ]
-    .into_iter()
-    .filter_map(|(op, operands)| operands.map(|o| (op, o)))
-    .chain(exists)
-    .collect()
-}
-
-/// The spec's name of an operator.
-pub(crate) fn op_name(op: FilterOp) -> &'static str {
-    match op {
-        FilterOp::Equals => "equals",
-        FilterOp::NotEquals => "not_equals",
-        FilterOp::Lt => "lt",
-        FilterOp::Lte => "lte",
-        FilterOp::Gt => "gt",
-        FilterOp::Gte => "gte",
-        FilterOp::Between => "between",
-        FilterOp::In => "in",
-        FilterOp::BeginsWith => "begins_with",
-        FilterOp::Contains => "contains",
-        FilterOp::Exists | FilterOp::NotExists => "exists",
-    }
-}
-
-/// A default value as DynamoDB stores a value of `ty`, keeping its rules:
-/// a scalar's type, a string's lengths and pattern, an integer's bounds, a
-/// decimal's bounds and scale; why not, when it does not.
-pub(super) fn default_literal(value: &Scalar, ty: &AttributeType) -> Result<FilterLiteral, String> {
-    use AttributeType as T;
-    let literal = match (ty, value) {
-        // A decimal quoted keeps its digits (`"0.00"`; YAML reads 0.00 as 0).
-        (T::Decimal { .. }, Scalar::Text(t)) if t.parse::<f64>().is_ok_and(f64::is_finite) => {
-            FilterLiteral::N(t.clone())
-        }
-        (
-            T::String { .. } | T::Enum { .. } | T::Integer { .. } | T::Decimal { .. } | T::Boolean,
-            _,
-        ) => literal(value, ty)?,
-        _ => {
-            return Err(format!(
-                "a default is a string, an enum value, a number or a boolean; {} has none",
-                ty.article_name()
-            ))
-        }
-    };
-    match (ty, &literal) {
-        (
-            T::String {
-                min_length,
-                max_length,
-                pattern,
-                ..
-            },
-            FilterLiteral::S(text),
-        ) => {
-            let len = text.len() as u64;
-            if min_length.is_some_and(|m| len < m) || max_length.is_some_and(|m| len > m) {
-                return Err(format!(
-                    "`{text}` is {len} bytes long, outside the attribute's lengths"
-                ));
-            }
-            if let Some(pattern) = pattern {
-                let matches = regex::Regex::new(pattern).is_ok_and(|re| re.is_match(text));
-                if !matches {
-                    return Err(format!("`{text}` does not match `{pattern}`"));
-                }
-            }
-        }
-        (T::Integer { min, max }, FilterLiteral::N(n)) => {
-            let v: i64 = n.parse().map_err(|_| format!("`{n}` is not an integer"))?;
-            if v < *min || v > *max {
-                return Err(format!("{v} is outside {min}..={max}"));
-            }
-        }
-        (T::Decimal { min, max, scale }, FilterLiteral::N(n)) => {
-            let digits = n.split_once('.').map_or(0, |(_, f)| f.len()) as u32;
-            if scale.is_some_and(|s| digits > s) {
-                return Err(format!(
-                    "`{n}` has {digits} digits after the point; the scale is {}",
-                    scale.unwrap_or(0)
-                ));
-            }
-            let value: f64 = n.parse().map_err(|_| format!("`{n}` is not a number"))?;
-            let below = min
-                .as_deref()
-                .and_then(|m| m.parse::<f64>().ok())
-                .is_some_and(|m| value < m);
-            let above = max
-                .as_deref()
-                .and_then(|m| m.parse::<f64>().ok())
-                .is_some_and(|m| value > m);
-            if below || above {
-                return Err(format!("`{n}` is outside the attribute's bounds"));
-            }
-        }
-        _ => {}
-    }
-    Ok(literal)
-}
-
-/// A literal operand as DynamoDB stores a value of `ty`; the help text
-/// when it is not one.
-fn literal(value: &Scalar, ty: &AttributeType) -> Result<FilterLiteral, String> {
-    use AttributeType as T;
-    match (ty, value) {
-        (T::String { .. }, Scalar::Text(t)) => Ok(FilterLiteral::S(t.clone())),
-        (T::String { .. }, _) => Err("write a string literal in quotes".to_owned()),
-        (T::Enum { values }, Scalar::Text(t)) if values.contains(t) => Ok(FilterLiteral::S(t.clone())),
-        (T::Enum { values }, _) => Err(format!("write one of {}", values.join(", "))),
-        (T::Integer { .. }, Scalar::Number(n)) if n.parse::<i64>().is_ok() => {
-            Ok(FilterLiteral::N(n.clone()))
-        }
-        (T::Integer { .. }, _) => Err("write an integer".to_owned()),
-        (T::Decimal { .. }, Scalar::Number(n)) if n.parse::<f64>().is_ok_and(f64::is_finite) => {
-            Ok(FilterLiteral::N(n.clone()))
-        }
-        (T::Decimal { .. }, _) => Err("write a number".to_owned()),
-        (T::Boolean, Scalar::Bool(b)) => Ok(FilterLiteral::Bool(*b)),
-        (T::Boolean, _) => Err("write true or false".to_owned()),
-        _ => Err("compare this type with a parameter (`<name>`), which the repository encodes as the attribute is stored".to_owned()),
     }
 }

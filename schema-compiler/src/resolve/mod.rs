@@ -9,6 +9,7 @@ mod entity;
 mod entity_names;
 mod example;
 mod filter;
+mod filter_operands;
 mod healthy;
 mod index_keys;
 mod pattern;

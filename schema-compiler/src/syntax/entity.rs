@@ -39,12 +39,12 @@ pub struct EntityDecl {
     /// (`tenant: acme`) and, for random sharding, `shard`. `[]` shows none.
     #[serde(default)]
     pub examples: Option<Spanned<Vec<IndexMap<String, serde_json::Value>>>>,
-    /// Named write conditions on the stored item: per attribute, one
-    /// condition (the grammar of a query's `filter`), all of which must
-    /// hold; `<name>` operands become parameters of the generated
-    /// constructor (`Ticket::in_stock(quantity)`).
+    /// Named write conditions on the stored item, each in the grammar of a
+    /// query's `filter` (per attribute, one condition; `and`, `or`, `not`),
+    /// all of whose entries must hold; `<name>` operands become parameters
+    /// of the generated constructor (`Ticket::in_stock(quantity)`).
     #[serde(default)]
-    pub conditions: NamedMap<NamedMap<FilterDecl>>,
+    pub conditions: NamedMap<FilterMap>,
 }
 
 /// Entity scopes.

@@ -7,6 +7,7 @@
 
 pub mod de;
 mod entity;
+mod filter;
 mod parse;
 mod pattern;
 
@@ -19,6 +20,7 @@ use crate::source::Spanned;
 use de::{shorthand_impls, NamedMap, OneOrMany, Shorthand};
 
 pub use entity::*;
+pub use filter::*;
 pub use parse::parse_spec;
 pub use pattern::*;
 

@@ -42,80 +42,15 @@ pub struct AccessPatternDecl {
     /// method returns a partial type holding exactly them.
     #[serde(default)]
     pub select: Option<Spanned<Vec<Spanned<String>>>>,
-    /// A query's filter: per attribute, one condition on it; all must hold
-    /// (a FilterExpression, applied after the key condition has read the
+    /// A query's or scan's filter: per attribute, one condition on it, and
+    /// `and`, `or`, `not` over filters; all entries must hold (a
+    /// FilterExpression, applied after the key condition has read the
     /// items).
     #[serde(default)]
-    pub filter: Option<Spanned<NamedMap<FilterDecl>>>,
+    pub filter: Option<Spanned<FilterMap>>,
     /// Expected request rate, for capacity and cost figures.
     #[serde(default)]
     pub rate: Option<Spanned<RateDecl>>,
-}
-
-/// One filter condition on an attribute: exactly one operator. Operands
-/// are literals (typed by the attribute) or `<name>`, a parameter of the
-/// generated method.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FilterDecl {
-    /// `a = :v`
-    #[serde(default, alias = "=", deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<Scalar>>")]
-    pub equals: Operand<Scalar>,
-    /// `a <> :v`
-    #[serde(default, alias = "<>", deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<Scalar>>")]
-    pub not_equals: Operand<Scalar>,
-    /// `a < :v`
-    #[serde(default, alias = "<", deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<Scalar>>")]
-    pub lt: Operand<Scalar>,
-    /// `a <= :v`
-    #[serde(default, alias = "<=", deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<Scalar>>")]
-    pub lte: Operand<Scalar>,
-    /// `a > :v`
-    #[serde(default, alias = ">", deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<Scalar>>")]
-    pub gt: Operand<Scalar>,
-    /// `a >= :v`
-    #[serde(default, alias = ">=", deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<Scalar>>")]
-    pub gte: Operand<Scalar>,
-    /// `a BETWEEN :a AND :b`: two operands.
-    #[serde(default, deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<Vec<Spanned<Scalar>>>>")]
-    pub between: Operand<Vec<Spanned<Scalar>>>,
-    /// `a IN (:a, :b, …)`: one to 100 operands.
-    #[serde(default, rename = "in", deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<Vec<Spanned<Scalar>>>>")]
-    pub is_in: Operand<Vec<Spanned<Scalar>>>,
-    /// `begins_with(a, :v)` (strings).
-    #[serde(default, deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<Scalar>>")]
-    pub begins_with: Operand<Scalar>,
-    /// `contains(a, :v)`: a substring of a string, an element of a set or list.
-    #[serde(default, deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<Scalar>>")]
-    pub contains: Operand<Scalar>,
-    /// `attribute_exists(a)` (`true`) or `attribute_not_exists(a)` (`false`).
-    #[serde(default, deserialize_with = "present")]
-    #[schemars(with = "Option<Spanned<bool>>")]
-    pub exists: Operand<bool>,
-}
-
-/// An operator's operand as written: `None` when the operator is absent,
-/// `Some` of `None` when it is given with no value (`equals:`), so that
-/// the error can say which operator lacks its operand.
-pub type Operand<T> = Option<Spanned<Option<T>>>;
-
-/// Deserializes a key that is present, also when its value is null.
-fn present<'de, D, T>(d: D) -> Result<Operand<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Spanned::<Option<T>>::deserialize(d).map(Some)
 }
 
 /// A YAML scalar as written: text, a number or a boolean.

@@ -19,63 +19,34 @@ impl<'a> Emitter<'a> {
         let param = |p: &'a str| self.name(Item::ConditionParam(name, c, p));
         let context = format!("{name}::{}", named.name.as_str());
         let mut params = Vec::new();
-        let parts: Vec<TokenStream> = named
-            .conditions
-            .iter()
-            .map(|c| {
-                let kind = match c.op {
-                    ir::FilterOp::Equals => "=",
-                    ir::FilterOp::NotEquals => "<>",
-                    ir::FilterOp::Lt => "<",
-                    ir::FilterOp::Lte => "<=",
-                    ir::FilterOp::Gt => ">",
-                    ir::FilterOp::Gte => ">=",
-                    ir::FilterOp::Between => "BETWEEN",
-                    ir::FilterOp::In => "IN",
-                    ir::FilterOp::BeginsWith => "begins_with",
-                    ir::FilterOp::Contains => "contains",
-                    ir::FilterOp::Exists => "exists",
-                    ir::FilterOp::NotExists => "not_exists",
-                };
-                for operand in &c.operands {
-                    if let ir::FilterOperand::Param { name: p, r#type } = operand {
-                        let ident = param(p.as_str());
-                        let ty = match r#type {
-                            ir::AttributeType::String { .. } => quote!(&str),
-                            ir::AttributeType::Decimal { .. } => quote!(&__rt::Decimal),
-                            other @ (ir::AttributeType::Integer { .. }
-                            | ir::AttributeType::Boolean
-                            | ir::AttributeType::Datetime { .. }
-                            | ir::AttributeType::Enum { .. }
-                            | ir::AttributeType::List { .. }
-                            | ir::AttributeType::Map { .. }
-                            | ir::AttributeType::Set { .. }
-                            | ir::AttributeType::Binary { .. }) => {
-                                self.type_of(name, &c.attribute, other)
-                            }
-                        };
-                        params.push(quote!(#ident: #ty));
-                    }
+        for c in ir::Filter::conditions(&named.conditions) {
+            for operand in &c.operands {
+                if let ir::FilterOperand::Param { name: p, r#type } = operand {
+                    let ident = param(p.as_str());
+                    let ty = match r#type {
+                        ir::AttributeType::String { .. } => quote!(&str),
+                        ir::AttributeType::Decimal { .. } => quote!(&__rt::Decimal),
+                        other @ (ir::AttributeType::Integer { .. }
+                        | ir::AttributeType::Boolean
+                        | ir::AttributeType::Datetime { .. }
+                        | ir::AttributeType::Enum { .. }
+                        | ir::AttributeType::List { .. }
+                        | ir::AttributeType::Map { .. }
+                        | ir::AttributeType::Set { .. }
+                        | ir::AttributeType::Binary { .. }) => {
+                            self.type_of(name, &c.attribute, other)
+                        }
+                    };
+                    params.push(quote!(#ident: #ty));
                 }
-                let values = c.operands.iter().map(|o| {
-                    match super::super::patterns::operand_value_of(&context, c, o, &param) {
-                        (value, true) => value,
-                        (value, false) => quote!(Ok(#value)),
-                    }
-                });
-                let stored = c.stored.as_str();
-                quote!(__rt::Condition::of(#kind, #stored, vec![#(#values),*]))
-            })
-            .collect();
+            }
+        }
+        let body = chain(&named.conditions, &quote!(and), &context, &param);
         let text = crate::plan::conditions_text(&named.conditions).unwrap_or_default();
         let d = format!(
             " The spec's write condition `{}` of a stored [`{name}`]: `{text}`. Pass it to an update's `when` or to `delete_…_when`.",
             named.name.as_str()
         );
-        let mut parts = parts.into_iter();
-        let first = parts
-            .next()
-            .unwrap_or_else(|| quote!(__rt::Condition::item_exists()));
         // A condition the spec named `new` returns a condition, not the
         // entity, as Clippy expects of a `new` in the user's crate.
         let allow = (f == "new").then(|| quote!(#[allow(clippy::new_ret_no_self)]));
@@ -83,7 +54,7 @@ impl<'a> Emitter<'a> {
             #[doc = #d]
             #allow
             pub fn #f(#(#params),*) -> __rt::Condition {
-                #first #(.and(#parts))*
+                #body
             }
         }
     }
@@ -175,4 +146,76 @@ pub(in crate::emit::rust) struct Partial<'p> {
     pub attributes: &'p [String],
     /// The index read, whose keys may hold some of them.
     pub index: Option<&'p str>,
+}
+
+/// A term of a named condition as a `Condition` expression: a condition
+/// through `Condition::of` (`of_size` on a size), `AND` and `OR` chained,
+/// `NOT` as `!`.
+fn condition_term<'s>(
+    term: &'s ir::Filter,
+    context: &str,
+    param: &dyn Fn(&'s str) -> proc_macro2::Ident,
+) -> TokenStream {
+    match term {
+        ir::Filter::Condition(c) => {
+            let kind = match c.op {
+                ir::FilterOp::Equals => "=",
+                ir::FilterOp::NotEquals => "<>",
+                ir::FilterOp::Lt => "<",
+                ir::FilterOp::Lte => "<=",
+                ir::FilterOp::Gt => ">",
+                ir::FilterOp::Gte => ">=",
+                ir::FilterOp::Between => "BETWEEN",
+                ir::FilterOp::In => "IN",
+                ir::FilterOp::BeginsWith => "begins_with",
+                ir::FilterOp::Contains => "contains",
+                ir::FilterOp::Exists => "exists",
+                ir::FilterOp::NotExists => "not_exists",
+                ir::FilterOp::AttributeType => "attribute_type",
+            };
+            let values =
+                c.operands.iter().map(|o| {
+                    match super::super::patterns::operand_value_of(context, c, o, param) {
+                        (value, true) => value,
+                        (value, false) => quote!(Ok(#value)),
+                    }
+                });
+            let stored = c.stored.as_str();
+            let of = if c.size { quote!(of_size) } else { quote!(of) };
+            quote!(__rt::Condition::#of(#kind, #stored, vec![#(#values),*]))
+        }
+        ir::Filter::And(terms) | ir::Filter::Or(terms) => {
+            let join = if matches!(term, ir::Filter::Or(_)) {
+                quote!(or)
+            } else {
+                quote!(and)
+            };
+            chain(terms, &join, context, param)
+        }
+        ir::Filter::Not(inner) => {
+            let inner = condition_term(inner, context, param);
+            quote!(!#inner)
+        }
+    }
+}
+
+/// Terms chained by `and` or `or` (`join`): the first the receiver, in
+/// parentheses when it is a `NOT` (`!` binds looser than a method call).
+fn chain<'s>(
+    terms: &'s [ir::Filter],
+    join: &TokenStream,
+    context: &str,
+    param: &dyn Fn(&'s str) -> proc_macro2::Ident,
+) -> TokenStream {
+    let mut parts = terms.iter().map(|t| {
+        let tokens = condition_term(t, context, param);
+        (matches!(t, ir::Filter::Not(_)), tokens)
+    });
+    let first = match parts.next() {
+        Some((true, tokens)) => quote!((#tokens)),
+        Some((false, tokens)) => tokens,
+        None => quote!(__rt::Condition::item_exists()),
+    };
+    let rest = parts.map(|(_, tokens)| tokens);
+    quote!(#first #(.#join(#rest))*)
 }

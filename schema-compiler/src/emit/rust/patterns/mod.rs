@@ -331,7 +331,7 @@ impl<'a> Emitter<'a> {
     fn filter_param_list(
         &self,
         plan: &PatternPlan<'a>,
-        filter: &'a [ir::FilterCondition],
+        filter: &'a [ir::Filter],
     ) -> Vec<TokenStream> {
         let pattern = plan.pattern.name.as_str();
         filter_params(filter)
@@ -391,10 +391,10 @@ impl<'a> Emitter<'a> {
     fn filter_values(
         &self,
         pattern: &'a str,
-        filter: &'a [ir::FilterCondition],
+        filter: &'a [ir::Filter],
     ) -> Vec<(String, TokenStream)> {
-        filter
-            .iter()
+        ir::Filter::conditions(filter)
+            .into_iter()
             .enumerate()
             .flat_map(|(i, condition)| {
                 condition
@@ -430,14 +430,18 @@ impl<'a> Emitter<'a> {
 /// The parameters of a query's filter: each `<name>` operand with the
 /// condition it is in and its type, in the order written.
 fn filter_params(
-    filter: &[ir::FilterCondition],
+    filter: &[ir::Filter],
 ) -> impl Iterator<Item = (&ir::FilterCondition, &str, &ir::AttributeType)> {
-    filter.iter().flat_map(|condition| {
-        condition.operands.iter().filter_map(move |o| match o {
-            ir::FilterOperand::Param { name, r#type } => Some((condition, name.as_str(), r#type)),
-            ir::FilterOperand::Literal(_) => None,
+    ir::Filter::conditions(filter)
+        .into_iter()
+        .flat_map(|condition| {
+            condition.operands.iter().filter_map(move |o| match o {
+                ir::FilterOperand::Param { name, r#type } => {
+                    Some((condition, name.as_str(), r#type))
+                }
+                ir::FilterOperand::Literal(_) => None,
+            })
         })
-    })
 }
 
 /// A condition operand as an `AttributeValue` expression, and whether it

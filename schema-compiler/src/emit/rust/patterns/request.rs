@@ -295,9 +295,9 @@ impl<'a> Emitter<'a> {
     }
 
     /// The names, expression, values and `BETWEEN` ranges of a filter.
-    fn filter_tokens(&self, pattern: &'a str, filter: &'a [ir::FilterCondition]) -> FilterTokens {
-        let names = filter
-            .iter()
+    fn filter_tokens(&self, pattern: &'a str, filter: &'a [ir::Filter]) -> FilterTokens {
+        let names = ir::Filter::conditions(filter)
+            .into_iter()
             .enumerate()
             .map(|(i, condition)| {
                 let placeholder = format!("#f{i}");
@@ -305,11 +305,9 @@ impl<'a> Emitter<'a> {
                 quote!((#placeholder, #stored))
             })
             .collect();
-        let ranges = filter
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.op == ir::FilterOp::Between)
-            .map(|(i, _)| {
+        let ranges = crate::plan::top_level_ranges(filter)
+            .into_iter()
+            .map(|i| {
                 let (low, high) = (format!(":f{i}_0"), format!(":f{i}_1"));
                 quote!((#low, #high))
             })
