@@ -112,9 +112,8 @@ pub struct Pattern {
     pub declares_returns: bool,
     /// `select`: attributes of the source entity, read as a partial type.
     pub select: Option<Vec<String>>,
-    /// A filter on `note`: the operator, its operands, and whether they
-    /// are passed as a parameter (`<probe>`, one operand) or written.
-    pub filter: Option<(crate::semantics::FilterOp, Vec<String>, bool)>,
+    /// A filter on `note`, its operands written or passed as parameters.
+    pub filter: Option<crate::semantics::Filter>,
 }
 
 /// A scan access pattern of a global entity.
@@ -126,7 +125,7 @@ pub struct ScanPattern {
     /// `None`: the table; else an index of `ALL` the entity is in.
     pub index: Option<String>,
     /// A filter on `note`, as a query's.
-    pub filter: Option<(crate::semantics::FilterOp, Vec<String>, bool)>,
+    pub filter: Option<crate::semantics::Filter>,
 }
 
 /// A generated spec.

@@ -14,7 +14,7 @@ pub use singletable_runtime::Item;
 
 #[path = "../soundness/semantics.rs"]
 mod semantics;
-pub use semantics::{FilterOp, Op};
+pub use semantics::{Filter, FilterOp, Op};
 
 /// One call of an access pattern and what it should read.
 #[derive(Debug, Clone)]
@@ -43,8 +43,8 @@ pub struct Case {
     pub ttl: Option<&'static str>,
     /// The non-key attributes the queried index projects; `None`: all.
     pub projected: Option<&'static [&'static str]>,
-    /// The filter: a condition on a string attribute and its operands.
-    pub filter: Option<(&'static str, FilterOp, Vec<String>)>,
+    /// The filter, on the string attribute `note`.
+    pub filter: Option<Filter>,
 }
 
 /// One call of a scan access pattern and what it should read.
@@ -61,8 +61,8 @@ pub struct ScanCase {
     pub segments: u32,
     /// The TTL attribute when the call hides expired items.
     pub ttl: Option<&'static str>,
-    /// The filter: a condition on a string attribute and its operands.
-    pub filter: Option<(&'static str, FilterOp, Vec<String>)>,
+    /// The filter, on the string attribute `note`.
+    pub filter: Option<Filter>,
 }
 
 impl Case {
@@ -125,15 +125,9 @@ fn expired(item: &Item, ttl: &str, now: u64) -> bool {
 
 /// Whether a read returns `item`: not expired (when it hides expired
 /// items, by `ttl`), and kept by the filter.
-fn kept(
-    item: &Item,
-    ttl: Option<&str>,
-    filter: Option<&(&'static str, FilterOp, Vec<String>)>,
-    now: u64,
-) -> bool {
+fn kept(item: &Item, ttl: Option<&str>, filter: Option<&Filter>, now: u64) -> bool {
     !ttl.is_some_and(|ttl| expired(item, ttl, now))
-        && filter
-            .is_none_or(|(attribute, op, operands)| op.holds(string(item, attribute), operands))
+        && filter.is_none_or(|f| f.holds(string(item, "note")))
 }
 
 impl Run {

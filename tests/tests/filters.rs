@@ -166,6 +166,49 @@ async fn filtered_queries_return_exactly_what_their_conditions_keep() {
         want.truncate(limit);
         assert_eq!(ids(&got), want, "deals_without_coupon, limit {limit}");
 
+        checked += 6;
+    }
+    // On an index: the filter reads a projected attribute.
+    for brand in ["acme", "zeta"] {
+        // The index carries part of a deal: the query returns that part.
+        let got = repo
+            .cheap_brand_deals(brand)
+            .page_size(3)
+            .all()
+            .await
+            .unwrap();
+        let got: Vec<String> = got.iter().map(|d| d.id.clone()).collect();
+        let mut want: Vec<&Deal> = deals
+            .iter()
+            .filter(|d| d.brand == brand && d.price < dec("10"))
+            .collect();
+        want.sort_by(|a, b| a.id.cmp(&b.id));
+        let want: Vec<String> = want.iter().map(|d| d.id.clone()).collect();
+        assert_eq!(got, want, "cheap_brand_deals {brand}");
+        checked += 1;
+    }
+    eprintln!(
+        "filters: {checked} filtered queries over {} deals agree",
+        deals.len()
+    );
+}
+
+#[tokio::test]
+async fn and_or_not_size_and_list_filters_keep_exactly_what_they_say() {
+    let client = server::client(&server::server().await.endpoint);
+    let repo = Repository::new(client).with_table_name(server::unique_table("Deals"));
+    repo.create_table().await.unwrap();
+    let mut rng = fastrand::Rng::with_seed(9);
+    let mut deals = Vec::new();
+    for id in 0..60 {
+        let category = ["toys", "books"][rng.usize(..2)];
+        let d = deal(&mut rng, category, id);
+        repo.create_deal(&d).await.unwrap();
+        deals.push(d);
+    }
+    for round in 0..12 {
+        let category = ["toys", "books"][round % 2];
+        let page = 1 + rng.u32(..4);
         let under = dec(&format!("{}.{:02}", rng.u32(..30), rng.u32(..100)));
         let got = repo
             .bargains_or_featured(category, &under)
@@ -220,31 +263,7 @@ async fn filtered_queries_return_exactly_what_their_conditions_keep() {
                 && d.price <= dec("1000")
         });
         assert_eq!(ids(&got), want, "stock_outside_or_within {low}..={high}");
-        checked += 10;
     }
-    // On an index: the filter reads a projected attribute.
-    for brand in ["acme", "zeta"] {
-        // The index carries part of a deal: the query returns that part.
-        let got = repo
-            .cheap_brand_deals(brand)
-            .page_size(3)
-            .all()
-            .await
-            .unwrap();
-        let got: Vec<String> = got.iter().map(|d| d.id.clone()).collect();
-        let mut want: Vec<&Deal> = deals
-            .iter()
-            .filter(|d| d.brand == brand && d.price < dec("10"))
-            .collect();
-        want.sort_by(|a, b| a.id.cmp(&b.id));
-        let want: Vec<String> = want.iter().map(|d| d.id.clone()).collect();
-        assert_eq!(got, want, "cheap_brand_deals {brand}");
-        checked += 1;
-    }
-    eprintln!(
-        "filters: {checked} filtered queries over {} deals agree",
-        deals.len()
-    );
 }
 
 #[tokio::test]

@@ -147,6 +147,47 @@ pub enum Filter {
 }
 
 impl Filter {
+    /// `terms` that all hold, written without a group DynamoDB would call
+    /// redundant parentheses: an `AND` inside an `AND` (and an `OR` inside
+    /// an `OR`) joins its parent, a group of one term is that term, and
+    /// `NOT NOT a` is `a` (DynamoDB's logic has two values).
+    pub fn normalize(terms: Vec<Filter>) -> Vec<Filter> {
+        let mut out = Vec::new();
+        for t in terms {
+            match t.normalized() {
+                Filter::And(inner) => out.extend(inner),
+                other => out.push(other),
+            }
+        }
+        out
+    }
+
+    fn normalized(self) -> Filter {
+        let group = |terms: Vec<Filter>, or: bool| {
+            let mut out = Vec::new();
+            for t in terms {
+                match (t.normalized(), or) {
+                    (Filter::Or(inner), true) | (Filter::And(inner), false) => out.extend(inner),
+                    (other, _) => out.push(other),
+                }
+            }
+            match (out.len(), or) {
+                (1, _) => out.remove(0),
+                (_, true) => Filter::Or(out),
+                (_, false) => Filter::And(out),
+            }
+        };
+        match self {
+            Filter::And(terms) => group(terms, false),
+            Filter::Or(terms) => group(terms, true),
+            Filter::Not(inner) => match inner.normalized() {
+                Filter::Not(twice) => *twice,
+                other => Filter::Not(Box::new(other)),
+            },
+            c @ Filter::Condition(_) => c,
+        }
+    }
+
     /// The conditions of `terms`, in the order written: condition `i` of
     /// this order is the one whose attribute a request names `#f{i}`.
     pub fn conditions(terms: &[Filter]) -> Vec<&FilterCondition> {

@@ -79,10 +79,15 @@ fn term(t: &Filter, top: bool, words: &dyn Words, next: &mut usize) -> String {
             format!("({})", parts.join(joint))
         }
         Filter::Not(inner) => {
+            // Parentheses around parentheses are an error to DynamoDB
+            // ("redundant parentheses"): a group, or a `BETWEEN` written
+            // as two comparisons, is in parentheses already; no other
+            // condition begins with one.
             let text = term(inner, false, words, next);
-            match **inner {
-                Filter::Condition(_) => format!("NOT ({text})"),
-                Filter::And(_) | Filter::Or(_) | Filter::Not(_) => format!("NOT {text}"),
+            if text.starts_with('(') {
+                format!("NOT {text}")
+            } else {
+                format!("NOT ({text})")
             }
         }
     }
@@ -206,6 +211,107 @@ pub(super) fn filter_names(terms: &[Filter], plan: &mut Plan) {
         for (j, operand) in condition.operands.iter().enumerate() {
             plan.values
                 .insert(format!(":f{i}_{j}"), operand_text(operand, false));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::ir::{FilterCondition, FilterOperand};
+    use crate::source::Span;
+
+    fn condition(op: F, size: bool) -> Filter {
+        let operands = match op {
+            F::Exists | F::NotExists => 0,
+            F::Between => 2,
+            _ => 1,
+        };
+        Filter::Condition(FilterCondition {
+            attribute: "a".into(),
+            stored: "a".into(),
+            size,
+            op,
+            operands: (0..operands)
+                .map(|_| FilterOperand::Literal(ir::FilterLiteral::N("1".into())))
+                .collect(),
+            span: Span::default(),
+        })
+    }
+
+    fn filter() -> impl Strategy<Value = Filter> {
+        let leaf = (
+            prop_oneof![
+                Just(F::Equals),
+                Just(F::Between),
+                Just(F::Exists),
+                Just(F::Contains)
+            ],
+            any::<bool>(),
+        )
+            .prop_map(|(op, size)| condition(op, size && op != F::Exists));
+        leaf.prop_recursive(4, 24, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 1..4).prop_map(Filter::And),
+                prop::collection::vec(inner.clone(), 1..4).prop_map(Filter::Or),
+                inner.prop_map(|t| Filter::Not(Box::new(t))),
+            ]
+        })
+    }
+
+    /// Whether some pair of grouping parentheses holds nothing but
+    /// another pair: DynamoDB refuses it as redundant.
+    fn redundant(expression: &str) -> bool {
+        let bytes = expression.as_bytes();
+        let close = |open: usize| {
+            let mut depth = 0;
+            for (i, b) in bytes.iter().enumerate().skip(open) {
+                match b {
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return i;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            bytes.len()
+        };
+        (0..bytes.len()).any(|i| {
+            bytes[i] == b'(' && bytes.get(i + 1) == Some(&b'(') && close(i + 1) + 1 == close(i)
+        })
+    }
+
+    #[test]
+    fn the_check_sees_redundant_parentheses() {
+        assert!(redundant("((#f0 = :f0_0 AND #f1 = :f1_0))"));
+        assert!(redundant("NOT ((#f0 >= :a AND #f0 <= :b))"));
+        assert!(!redundant("(#f0 = :a OR (#f1 = :b AND #f2 = :c))"));
+        assert!(!redundant("size(#f0) >= :a AND (attribute_exists(#f1))"));
+    }
+
+    proptest! {
+        /// Every normalized filter is written without redundant
+        /// parentheses, names its conditions in `Filter::conditions`'s
+        /// order, and keeps a `BETWEEN` only among the filter's own terms.
+        #[test]
+        fn expressions_have_no_redundant_parentheses(terms in prop::collection::vec(filter(), 1..4)) {
+            let terms = Filter::normalize(terms);
+            let expression = conditions_expression(&terms).unwrap_or_default();
+            prop_assert!(!redundant(&expression), "{expression}");
+            let count = Filter::conditions(&terms).len();
+            for i in 0..count {
+                prop_assert!(expression.contains(&format!("#f{i}")), "{expression}");
+            }
+            prop_assert_eq!(
+                expression.matches("BETWEEN").count(),
+                top_level_ranges(&terms).len(),
+                "{}", expression
+            );
         }
     }
 }

@@ -62,7 +62,7 @@ impl Resolver<'_> {
             },
         };
         let resolved = self.resolve_terms(&filter.value, &mut terms);
-        let resolved = resolved.unwrap_or_default();
+        let resolved = ir::Filter::normalize(resolved.unwrap_or_default());
         self.check_expression_limits(&resolved, filter.span);
         resolved
     }
@@ -112,6 +112,7 @@ impl Resolver<'_> {
                 },
             };
             if let Some(conditions) = self.resolve_terms(&decl.value, &mut terms) {
+                let conditions = ir::Filter::normalize(conditions);
                 self.check_expression_limits(&conditions, decl.span);
                 out.insert(
                     name.value.clone(),

@@ -24,7 +24,7 @@ pub struct FilterMap(pub Vec<(Spanned<String>, FilterEntry)>);
 #[derive(Debug, Clone, PartialEq)]
 pub enum FilterEntry {
     /// A condition on the attribute the entry's key names.
-    Attribute(Spanned<FilterDecl>),
+    Attribute(Box<Spanned<FilterDecl>>),
     /// `and: [filter, …]`: every filter holds.
     And(Spanned<Vec<Spanned<FilterMap>>>),
     /// `or: [filter, …]`: at least one filter holds.

@@ -162,18 +162,17 @@ fn render_writes(spec: &Spec, rng: &mut fastrand::Rng, d: &mut String, names: &N
                 // Sometimes, a conditional update of the item just written,
                 // on its `note`: drawn apart from the main sequence.
                 if picks.u8(..3) == 0 {
-                    let (op, operands, _) = draw_filter(&mut picks);
+                    let filter = draw_filter(&mut picks);
                     let note = values
                         .iter()
                         .find(|(a, _, _)| a.name == "note")
                         .and_then(|(_, v, present)| present.then(|| v.key.clone()));
-                    let holds = op.holds(note.as_deref(), &operands);
+                    let holds = filter.holds(note.as_deref());
                     let condition = field_condition(
                         &format!("{ty}::{}", names.field_const(&e.name, "note")),
-                        op,
-                        &operands,
+                        &filter,
                     );
-                    let what = format!("{update} when {op:?} {operands:?} on {note:?}");
+                    let what = format!("{update} when {filter:?} on {note:?}");
                     let optional = e.attrs.iter().any(|a| a.name == "note" && a.optional);
                     let set = if optional {
                         "Some(\"q\".to_owned())"
@@ -272,9 +271,7 @@ fn render_call(spec: &Spec, call: &Call, rng: &mut fastrand::Rng, d: &mut String
             format!("r{t}")
         };
         let mut args = args.clone();
-        if let Some((_, operands, true)) = &p.filter {
-            args.push(format!("{:?}", operands[0]));
-        }
+        args.extend(filter_yaml(p.filter.as_ref()).1);
         let mut query = format!("{handle}.{}({})", names.method(&p.name), args.join(", "));
         let _ = write!(query, ".page_size({page})");
         if let Some(l) = limit {
@@ -414,10 +411,7 @@ fn render_scans(spec: &Spec, rng: &mut fastrand::Rng, d: &mut String, names: &Na
             Some(i) => format!("Some(({:?}, {:?}))", i.pk, i.sk),
         };
         let entity = &spec.entities[scan.entity].name;
-        let args = match &scan.filter {
-            Some((_, operands, true)) => format!("{:?}", operands[0]),
-            _ => String::new(),
-        };
+        let args = filter_yaml(scan.filter.as_ref()).1.join(", ");
         let filter = filter_case(scan.filter.as_ref());
         for whole in [true, false] {
             let total = 1 + rng.u32(..4);

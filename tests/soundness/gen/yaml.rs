@@ -138,7 +138,7 @@ impl Spec {
             if let Some(select) = &p.select {
                 let _ = writeln!(y, "    select: [{}]", select.join(", "));
             }
-            y.push_str(&filter_yaml(p.filter.as_ref()));
+            y.push_str(&filter_yaml(p.filter.as_ref()).0);
         }
         for scan in &self.scans {
             let _ = writeln!(y, "  {}:", scan.name);
@@ -146,7 +146,7 @@ impl Spec {
             if let Some(i) = &scan.index {
                 let _ = writeln!(y, "    index: {i}");
             }
-            y.push_str(&filter_yaml(scan.filter.as_ref()));
+            y.push_str(&filter_yaml(scan.filter.as_ref()).0);
         }
         y
     }
