@@ -141,6 +141,10 @@ change_codes! {
     EnumValueAdded = "enum_value_added", Compatible, Readers, "A13";
     /// An enum value was removed: stored items holding it no longer decode.
     EnumValueRemoved = "enum_value_removed", Backfill, Writers, "A14";
+    /// A required attribute gained a `default:`: stored items without it read the default instead of failing to decode.
+    DefaultAdded = "default_added", Compatible, Any, "A15";
+    /// A required attribute's `default:` changed or was removed: stored items without it read another value, or fail to decode.
+    DefaultChanged = "default_changed", Backfill, Writers, "A16";
 
     // ---- entities -----------------------------------------------------------
     /// An entity was added.

@@ -436,6 +436,9 @@ fn changed_attribute(
         };
         out.push(f.label(span, "this attribute"));
     }
+    if new.required && old.required {
+        out.extend(default_change(entity, name, old, new).map(|f| f.label(span, "this attribute")));
+    }
     if old.r#type == new.r#type {
         return;
     }
@@ -456,6 +459,48 @@ fn changed_attribute(
         return;
     }
     out.extend(type_changes(v, entity, name, &old.r#type, &new.r#type));
+}
+
+/// A required attribute's `default:` added, changed or removed: what
+/// stored items without the attribute read.
+fn default_change(
+    entity: &str,
+    name: &str,
+    old: &AttributeDesign,
+    new: &AttributeDesign,
+) -> Option<Finding> {
+    let subject = format!("{entity}.{name}");
+    Some(match (&old.default, &new.default) {
+        (None, None) => return None,
+        (Some(was), Some(d)) if was == d => return None,
+        (None, Some(d)) => finding(
+            ChangeCode::DefaultAdded,
+            &subject,
+            format!("`{entity}.{name}` gains the default `{d}`: stored items without it read `{d}` instead of failing to decode"),
+        ),
+        (Some(was), Some(d)) => finding(
+            ChangeCode::DefaultChanged,
+            &subject,
+            format!("`{entity}.{name}`'s default becomes `{d}`, was `{was}`: stored items without it read `{d}` where they read `{was}`"),
+        )
+        .witness(Some(format!("an item of `{entity}` stored without `{}` reads `{name}: {was}` through a reader built from the old spec and `{name}: {d}` through the new one; fill it with `{was}` to keep what it meant", old.stored)))
+        .job(Job::FillAttribute {
+            entity: entity.to_owned(),
+            attribute: name.to_owned(),
+            value: None,
+        }),
+        (Some(was), None) => finding(
+            ChangeCode::DefaultChanged,
+            &subject,
+            format!("`{entity}.{name}` loses its default `{was}`: stored items without it no longer decode"),
+        )
+        .witness(Some(format!("an item of `{entity}` stored without `{}` reads `{name}: {was}` through a reader built from the old spec and fails to decode through the new one; fill it with `{was}` to keep what it meant", old.stored)))
+        .job(Job::FillAttribute {
+            entity: entity.to_owned(),
+            attribute: name.to_owned(),
+            value: None,
+        }),
+    })
 }
 
 /// The changes of a type that keeps its DynamoDB type: enum values,
