@@ -72,12 +72,14 @@
 //! assert_eq!(hash_shard("acme", 10), 7);
 //! ```
 
+mod decimal;
 mod error;
 mod escape;
 mod integer;
 mod shard;
 mod time;
 
+pub use decimal::compare_decimal;
 pub use error::EncodeError;
 pub use escape::{escape, push_escaped, unescape};
 pub use integer::{decode_integer, encode_integer, integer_width, push_integer};

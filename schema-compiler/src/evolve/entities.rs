@@ -648,14 +648,19 @@ fn bound_change(old: &TypeDesign, new: &TypeDesign) -> BoundChange {
                 scale: b2,
             },
         ) => {
-            let num = |s: &Option<String>, d: f64| {
-                s.as_deref()
-                    .and_then(|t| t.parse::<f64>().ok())
-                    .unwrap_or(d)
-            };
-            if num(b0, f64::MIN) > num(a0, f64::MIN) {
+            // A missing bound is no bound; bounds compare exactly.
+            let tighter =
+                |new: &Option<String>, old: &Option<String>, by: std::cmp::Ordering| match (
+                    new.as_deref(),
+                    old.as_deref(),
+                ) {
+                    (Some(_), None) => true,
+                    (Some(n), Some(o)) => singletable_codec::compare_decimal(n, o) == Some(by),
+                    (None, _) => false,
+                };
+            if tighter(b0, a0, std::cmp::Ordering::Greater) {
                 Some(format!("min {}", b0.as_deref().unwrap_or_default()))
-            } else if num(b1, f64::MAX) < num(a1, f64::MAX) {
+            } else if tighter(b1, a1, std::cmp::Ordering::Less) {
                 Some(format!("max {}", b1.as_deref().unwrap_or_default()))
             } else if b2.unwrap_or(u32::MAX) < a2.unwrap_or(u32::MAX) {
                 Some(format!("scale {}", b2.unwrap_or(0)))

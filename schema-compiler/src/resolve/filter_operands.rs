@@ -380,15 +380,13 @@ pub(super) fn default_literal(value: &Scalar, ty: &AttributeType) -> Result<Filt
                     scale.unwrap_or(0)
                 ));
             }
-            let value: f64 = n.parse().map_err(|_| format!("`{n}` is not a number"))?;
-            let below = min
-                .as_deref()
-                .and_then(|m| m.parse::<f64>().ok())
-                .is_some_and(|m| value < m);
-            let above = max
-                .as_deref()
-                .and_then(|m| m.parse::<f64>().ok())
-                .is_some_and(|m| value > m);
+            let against = |bound: &Option<String>| {
+                bound
+                    .as_deref()
+                    .and_then(|b| singletable_codec::compare_decimal(n, b))
+            };
+            let below = against(min) == Some(std::cmp::Ordering::Less);
+            let above = against(max) == Some(std::cmp::Ordering::Greater);
             if below || above {
                 return Err(format!("`{n}` is outside the attribute's bounds"));
             }
