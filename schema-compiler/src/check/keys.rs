@@ -391,6 +391,76 @@ pub fn check_sort_order(spec: &ir::Spec, diags: &mut Diagnostics) {
     }
 }
 
+/// Why: a key compares as one text, its parts in order. In
+/// `between: ["D#<from>#<low>", "D#<to>#<high>"]` the range runs over
+/// `<from>`…`<to>` first; `<low>` and `<high>` cut only the items whose
+/// first part is exactly `<from>` or `<to>`, and every item in between is
+/// returned whatever its second part: a range on two attributes at once
+/// is a key range on the first and a filter on the second.
+pub fn check_range_over_parts(spec: &ir::Spec, diags: &mut Diagnostics) {
+    for pattern in spec.access_patterns.values() {
+        let Operation::Query(q) = &pattern.operation else {
+            continue;
+        };
+        let Some(cond) = q.sk.as_ref().filter(|c| c.op == SortOp::Between) else {
+            continue;
+        };
+        let [low, high] = cond.operands.as_slice() else {
+            continue;
+        };
+        let (low, high) = (bound_parts(low, q), bound_parts(high, q));
+        let pairs: Vec<_> = low.iter().zip(&high).collect();
+        // The first part the bounds give by different parameters: the range runs over it.
+        let Some(lead) = pairs
+            .iter()
+            .position(|((a, _), (b, _))| a.name.value != b.name.value)
+        else {
+            continue;
+        };
+        let later = pairs[lead + 1..]
+            .iter()
+            .find(|((a, pa), (b, pb))| a.name.value != b.name.value && pa.binds == pb.binds);
+        let Some(((a, pa), (b, _))) = later else {
+            continue;
+        };
+        let ((from, lead_param), (to, _)) = pairs[lead];
+        let attribute = pa
+            .binds
+            .first()
+            .map_or(a.name.value.as_str(), |(_, attr)| attr.as_str());
+        let first = lead_param
+            .binds
+            .first()
+            .map_or(from.name.value.as_str(), |(_, attr)| attr.as_str());
+        diags.push(
+            Diagnostic::new(
+                Code::RangeOverParts,
+                format!(
+                    "`{}` ranges over `{first}` from `<{}>` to `<{}>`: `<{}>` and `<{}>` bound `{attribute}` only where `{first}` is exactly `<{}>` or `<{}>`; items in between are returned whatever their `{attribute}`",
+                    pattern.name, from.name, to.name, a.name, b.name, from.name, to.name
+                ),
+            )
+            .label(a.name.span, "bounds only the first")
+            .label(b.name.span, "bounds only the last")
+            .help(format!(
+                "to keep `{attribute}` between `<{}>` and `<{}>` for every item, filter on it (`filter: {{ {attribute}: {{ between: [\"<{}>\", \"<{}>\"] }} }}`) and end the bounds at `<{}>`/`<{}>`; when the bounds are positions (from one key to another), acknowledge with `lints: {{ range_over_parts: allow }}`",
+                a.name, b.name, a.name, b.name, from.name, to.name
+            )),
+        );
+    }
+}
+
+/// A bound's placeholders that are parameters of the query, with them.
+fn bound_parts<'q>(
+    bound: &'q ir::KeyTemplate,
+    q: &'q ir::Query,
+) -> Vec<(&'q ir::Placeholder, &'q ir::Param)> {
+    bound
+        .placeholders()
+        .filter_map(|p| q.params.get(&p.name.value).map(|param| (p, param)))
+        .collect()
+}
+
 /// Why: `begins_with(sk, "PROJECT#p1")` also returns project `p10`'s items.
 pub fn check_prefix_delimited(spec: &ir::Spec, diags: &mut Diagnostics) {
     for pattern in spec.access_patterns.values() {

@@ -54,6 +54,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (keys::check_key_collisions, false),
         (keys::check_key_space_overlap, true),
         (keys::check_sort_order, false),
+        (keys::check_range_over_parts, false),
         (keys::check_prefix_delimited, false),
         (patterns::check_sharded_gets, false),
         (patterns::check_shard_ranges, false),

@@ -154,6 +154,9 @@ codes! {
     KeySpaceOverlap = "key_space_overlap", Error;
     /// A range condition runs over values whose text order is not their value order.
     SortOrder = "sort_order", Warning;
+    /// A range's bounds give a later key part a range of its own, which
+    /// only cuts the first and last value of the part before it.
+    RangeOverParts = "range_over_parts", Warning;
     /// A `begins_with` prefix ends in a value, so `p1` also matches `p10`.
     PrefixNotDelimited = "prefix_not_delimited", Warning;
     /// An index does not carry every attribute of an entity its queries return.
