@@ -74,8 +74,11 @@ fn key_attributes(pk: &ir::KeyAttribute, sk: Option<&ir::KeyAttribute>) -> KeyAt
 }
 
 /// Every attribute any item can have other than the table's keys, each
-/// once, in order of first use: index key attributes, the entity-type
-/// attribute, then the entities' attributes.
+/// once, in order of first use: global index key attributes, the
+/// entity-type attribute, then each entity's attributes and its local
+/// index keys (the format has no local indexes: their keys are
+/// attributes of the items that carry them, so an import reads them back
+/// as such and exports them in the same place).
 fn non_key_attributes(spec: &ir::Spec) -> Vec<AttributeDefinition> {
     let table_keys: Vec<&str> = std::iter::once(&spec.table.partition_key)
         .chain(&spec.table.sort_key)
@@ -90,7 +93,8 @@ fn non_key_attributes(spec: &ir::Spec) -> Vec<AttributeDefinition> {
             });
         }
     };
-    for index in spec.indexes.values() {
+    let global = spec.indexes.values().filter(|i| i.kind != IndexKind::Local);
+    for index in global {
         for k in std::iter::once(&index.partition_key).chain(&index.sort_key) {
             add(k.name.as_str(), k.r#type.code());
         }
@@ -102,8 +106,30 @@ fn non_key_attributes(spec: &ir::Spec) -> Vec<AttributeDefinition> {
         for a in entity.attributes.values().filter(|a| !a.key_only) {
             add(a.stored(), a.r#type.dynamo_type());
         }
+        for (index, t) in local_keys(spec, entity) {
+            add(
+                &t.attribute,
+                spec.key_type(Some(index), &t.attribute).code(),
+            );
+        }
     }
     out
+}
+
+/// An entity's computed local index keys, with their index's name.
+pub(super) fn local_keys<'s>(
+    spec: &'s ir::Spec,
+    entity: &'s ir::Entity,
+) -> impl Iterator<Item = (&'s String, &'s ir::KeyTemplate)> {
+    entity.index_keys.iter().flat_map(move |(index, key)| {
+        let local = spec
+            .indexes
+            .get(index)
+            .is_some_and(|i| i.kind == IndexKind::Local);
+        key.templates()
+            .filter(move |t| local && !t.is_natural())
+            .map(move |t| (index, t))
+    })
 }
 
 fn gsi(spec: &ir::Spec, index: &ir::Index) -> GlobalSecondaryIndex {
@@ -145,6 +171,9 @@ fn facet(spec: &ir::Spec, entity: &ir::Entity, tenants: &[String]) -> Facet {
     }
     for a in entity.attributes.values().filter(|a| !a.key_only) {
         add(a.stored());
+    }
+    for (_, t) in local_keys(spec, entity) {
+        add(&t.attribute);
     }
     for key in entity.index_keys.values() {
         for t in key.templates() {

@@ -525,12 +525,21 @@ pub fn item(spec: &ir::Spec, entity: &ir::Entity, sample: &Sample) -> Item {
             item.insert(a.stored().to_owned(), stored(a, v));
         }
     }
-    for (index, key) in &entity.index_keys {
-        for t in key.templates().filter(|t| !t.is_natural()) {
-            let ty = spec.key_type(Some(index), &t.attribute);
-            if let Some(v) = key_value(entity, t, ty, sample) {
-                item.insert(t.attribute.clone(), v);
-            }
+    // Local index keys first, where an import reads them back as the
+    // entity's last attributes (the format has no local indexes).
+    let local = super::local_keys(spec, entity);
+    let global = entity.index_keys.iter().flat_map(|(index, key)| {
+        key.templates()
+            .filter(|t| !t.is_natural())
+            .map(move |t| (index, t))
+    });
+    for (index, t) in local.chain(global) {
+        if item.contains_key(&t.attribute) {
+            continue;
+        }
+        let ty = spec.key_type(Some(index), &t.attribute);
+        if let Some(v) = key_value(entity, t, ty, sample) {
+            item.insert(t.attribute.clone(), v);
         }
     }
     item

@@ -46,6 +46,47 @@ pub struct ImportedSpec {
     pub notes: Vec<String>,
 }
 
+/// Exports a spec (its file name and text) as a Workbench model, imports
+/// that model, and exports the spec imported: `Ok` when it checks clean
+/// and its model is the first, byte for byte; else what differs (the
+/// first lines, and the spec imported).
+pub fn round_trip(name: &str, yaml: &str) -> Result<(), String> {
+    let export = |name: &str, yaml: &str| -> Result<String, String> {
+        let compilation = crate::Compiler::new().source(name, yaml).compile();
+        if compilation.has_errors() {
+            return Err(format!(
+                "{name} does not check:\n{}\n{yaml}",
+                compilation.report()
+            ));
+        }
+        let ir = &compilation.specs[0].spec;
+        let model = crate::emit::workbench::model(ir, &crate::emit::workbench::Options::default());
+        serde_json::to_string_pretty(&model).map_err(|e| e.to_string())
+    };
+    let first = export(name, yaml)?;
+    let imported = import_workbench(&first)?;
+    let [spec] = imported.specs.as_slice() else {
+        return Err(format!("{} specs imported", imported.specs.len()));
+    };
+    let second = export(&spec.file_name, &spec.yaml)?;
+    if first == second {
+        return Ok(());
+    }
+    let diff: Vec<String> = first
+        .lines()
+        .zip(second.lines())
+        .enumerate()
+        .filter(|(_, (a, b))| a != b)
+        .take(3)
+        .map(|(i, (a, b))| format!("line {}: {a}\n       != {b}", i + 1))
+        .collect();
+    Err(format!(
+        "the second export differs:\n{}\n{}",
+        diff.join("\n"),
+        spec.yaml
+    ))
+}
+
 /// Reads a Workbench model (JSON text) and makes one spec per table.
 pub fn import_workbench(json: &str) -> Result<Imported, String> {
     let value: serde_json::Value =

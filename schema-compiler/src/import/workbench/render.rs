@@ -120,14 +120,21 @@ fn attribute(name: &str, a: &Attr, examples_max: Option<i64>) -> String {
         Some(shape) => fields.extend(shape_options(shape)),
         None => fields.extend(shape_options(&Shape::Of(a.kind))),
     }
-    if a.kind == Kind::String && !a.key_texts.is_empty() {
+    // An escaped value may hold anything: its key texts are escaped ones.
+    if a.kind == Kind::String && !a.key_texts.is_empty() && !a.escaped {
         fields.push(format!("pattern: {}", yaml::string(&pattern(a))));
     }
     if let (Kind::Integer, Some(w)) = (a.kind, a.width) {
-        let max = 10i64.checked_pow(w as u32).map_or(i64::MAX, |m| m - 1);
+        // Keys hold `value - min` in `w` digits: `min` and `max` span them.
+        let min = a.min.unwrap_or(0);
+        let span = 10i64.checked_pow(w as u32).map_or(i64::MAX, |m| m - 1);
+        let max = min.saturating_add(span);
         if examples_max.is_none_or(|m| m <= max) {
-            fields.push(format!("min: 0, max: {max}"));
+            fields.push(format!("min: {min}, max: {max}"));
         }
+    }
+    if a.escaped {
+        fields.push("escape: true".into());
     }
     if a.optional {
         fields.push("optional: true".into());

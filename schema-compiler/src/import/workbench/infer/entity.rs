@@ -257,6 +257,10 @@ pub struct Attr {
     /// The declared fields of a map (or of a list's maps), when every
     /// value agrees on them.
     pub shape: Option<Shape>,
+    /// Percent-escaped inside keys (`escape: true`).
+    pub escaped: bool,
+    /// The negative least value an integer is offset by inside keys.
+    pub min: Option<i64>,
 }
 
 /// A sample item as an example.

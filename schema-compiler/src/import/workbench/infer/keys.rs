@@ -123,16 +123,53 @@ pub(super) struct Ctx<'a> {
     pub(super) literal_constants: bool,
 }
 
-/// How a part of a key relates to an item.
-fn binds(attr: Option<&AttributeValue>, text: &str) -> Option<Option<usize>> {
+/// How an attribute's value is written into a key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Written {
+    /// Digits an integer is padded to.
+    width: Option<usize>,
+    /// A string percent-escaped (`escape: true`).
+    escaped: bool,
+    /// An integer offset by its negative least value (`min`).
+    min: Option<i64>,
+}
+
+/// Whether `text` is how a key writes the attribute value `attr`: as
+/// itself, a boolean as `true`/`false`, an integer zero-padded; and where
+/// an alias names the placeholder (`named`), so that no coincidence of
+/// values decides it, a string percent-escaped or an integer offset by a
+/// negative least value.
+fn binds(attr: Option<&AttributeValue>, text: &str, named: bool) -> Option<Written> {
+    let plain = Written::default();
     match attr? {
-        AttributeValue::S(s) if s == text => Some(None),
-        AttributeValue::N(n) if n == text => Some(Some(text.len())),
+        AttributeValue::S(s) if s == text => Some(plain),
+        AttributeValue::S(s) if named && singletable_codec::escape(s) == text => Some(Written {
+            escaped: true,
+            ..plain
+        }),
+        // A boolean is written into a key as `true` or `false`.
+        AttributeValue::Bool(b) if b.to_string() == text => Some(plain),
+        AttributeValue::N(n) if n == text => Some(Written {
+            width: Some(text.len()),
+            ..plain
+        }),
         AttributeValue::N(n) => {
             let value: i64 = n.parse().ok()?;
-            let padded: i64 = text.parse().ok()?;
-            (value == padded && value >= 0 && text.bytes().all(|b| b.is_ascii_digit()))
-                .then_some(Some(text.len()))
+            if !text.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let stored: i64 = text.parse().ok()?;
+            let min = value.checked_sub(stored)?;
+            let width = Some(text.len());
+            match min {
+                0 => Some(Written { width, ..plain }),
+                m if m < 0 && named => Some(Written {
+                    width,
+                    min: Some(m),
+                    ..plain
+                }),
+                _ => None,
+            }
         }
         _ => None,
     }
@@ -149,6 +186,8 @@ impl Entity {
             synthetic,
             stored_as: None,
             shape: None,
+            escaped: false,
+            min: None,
         });
     }
 
@@ -189,6 +228,17 @@ impl Entity {
             .collect();
         if values.is_empty() {
             return self.plain(key, alias, &[], "no sample item shows this key");
+        }
+        // An alias without placeholders that every sample key equals is
+        // the key itself: a constant (`METADATA`, `$employees_1`), whatever
+        // its text looks like.
+        if let Some(constant) = alias.filter(|a| {
+            parse_alias(a).is_none() && !a.contains('<') && values.iter().all(|(_, v)| v == a)
+        }) {
+            return Template {
+                segs: vec![Seg::Lit(constant.to_owned())],
+                comment: None,
+            };
         }
         if let Some(t) = alias
             .and_then(parse_alias)
@@ -297,7 +347,12 @@ impl Entity {
         let existing = self.attrs.iter().find_map(|(name, a)| {
             let all = a.kind == Kind::Integer
                 && values.iter().all(|(i, t)| {
-                    binds(self.examples.get(*i).and_then(|e| e.values.get(name)), t).is_some()
+                    binds(
+                        self.examples.get(*i).and_then(|e| e.values.get(name)),
+                        t,
+                        false,
+                    )
+                    .is_some()
                 });
             all.then(|| name.clone())
         });
@@ -358,7 +413,7 @@ impl Entity {
                 }
                 out.push(Seg::Shard);
             } else {
-                let width = self.bind_attr(text, values, &texts)?;
+                let width = self.bind_attr(text, values, &texts, true)?;
                 self.note_key_use(text, &texts, width, &delimiters);
                 out.push(Seg::Attr(text.clone()));
             }
@@ -376,13 +431,25 @@ impl Entity {
         name: &str,
         values: &[(usize, String)],
         texts: &[String],
+        named: bool,
     ) -> Option<Option<usize>> {
         let existing = self.attrs.contains_key(name);
         let mut width = None;
+        let (mut escaped, mut min) = (false, None);
         for ((i, _), t) in values.iter().zip(texts) {
             let e = self.examples.get_mut(*i)?;
             match e.values.get(name) {
-                Some(v) => width = binds(Some(v), t)?.or(width),
+                Some(v) => {
+                    let written = binds(Some(v), t, named)?;
+                    width = written.width.or(width);
+                    escaped |= written.escaped;
+                    if let Some(m) = written.min {
+                        if min.is_some_and(|seen| seen != m) {
+                            return None;
+                        }
+                        min = Some(m);
+                    }
+                }
                 None if !existing => {
                     e.values
                         .insert(name.to_owned(), AttributeValue::S(t.clone()));
@@ -392,6 +459,15 @@ impl Entity {
         }
         if !existing {
             self.add_attr(name, Kind::String, true);
+        }
+        if let Some(a) = self.attrs.get_mut(name) {
+            a.escaped |= escaped;
+            if let Some(m) = min {
+                if a.min.is_some_and(|seen| seen != m) {
+                    return None;
+                }
+                a.min = Some(m);
+            }
         }
         Some(width)
     }
@@ -458,7 +534,7 @@ impl Entity {
                 continue;
             }
             if let Some(name) = self.matching_attr(values, &texts, false) {
-                let width = self.bind_attr(&name, values, &texts)?;
+                let width = self.bind_attr(&name, values, &texts, false)?;
                 self.note_key_use(&name, &texts, width, &delimiters);
                 segs.push(Seg::Attr(name));
                 continue;
@@ -502,7 +578,7 @@ impl Entity {
                     self.fresh(&base)
                 }
             };
-            self.bind_attr(&name, values, &texts)?;
+            self.bind_attr(&name, values, &texts, false)?;
             self.note_key_use(&name, &texts, None, &delimiters);
             segs[at] = Seg::Attr(name);
         }
@@ -531,7 +607,12 @@ impl Entity {
             let fits = a.synthetic == synthetic
                 && matches!(a.kind, Kind::String | Kind::Integer)
                 && values.iter().zip(texts).all(|((i, _), t)| {
-                    binds(self.examples.get(*i).and_then(|e| e.values.get(name)), t).is_some()
+                    binds(
+                        self.examples.get(*i).and_then(|e| e.values.get(name)),
+                        t,
+                        false,
+                    )
+                    .is_some()
                 });
             fits.then(|| name.clone())
         })

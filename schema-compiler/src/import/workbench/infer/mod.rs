@@ -189,6 +189,41 @@ pub(super) fn snake(s: &str) -> String {
     }
 }
 
+/// Whether string index key `key` holds, in every item of `facet` that
+/// has it, the value of one other string attribute (the same one each
+/// time, not a key): a key computed as `<that attribute>`, not an
+/// attribute of its own. (Numbers coincide too often to tell.)
+fn copies_an_attribute(facet: &Facet, key: &str, table_keys: &[&str]) -> bool {
+    let mut holders = facet.items.iter().filter(|i| i.contains_key(key));
+    let Some(first) = holders.next() else {
+        return false;
+    };
+    let value = text(first.get(key));
+    let mut candidates: Vec<&String> = first
+        .iter()
+        .filter(|(name, v)| {
+            name.as_str() != key
+                && !table_keys.contains(&name.as_str())
+                && value.is_some()
+                && text(Some(v)) == value
+        })
+        .map(|(name, _)| name)
+        .collect();
+    for item in holders {
+        let value = text(item.get(key));
+        candidates.retain(|name| text(item.get(name.as_str())) == value);
+    }
+    !candidates.is_empty()
+}
+
+/// A string value's text.
+fn text(v: Option<&AttributeValue>) -> Option<&str> {
+    match v {
+        Some(AttributeValue::S(s)) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
 fn entity_name(name: &str) -> String {
     if is_identifier(name) {
         return name.to_owned();
@@ -330,7 +365,15 @@ fn facet_entity(
         _ => None,
     }) {
         Some(value) => {
-            let name = entity_name(&value);
+            // The modeler's facet name when it is one a spec can use and
+            // names the discriminator's value (`Customer` for `customer`,
+            // as a singletable export writes them); else one made of the
+            // value (a facet may be named anything).
+            let name = if is_identifier(&facet.name) && snake(&facet.name) == snake(&value) {
+                facet.name.clone()
+            } else {
+                entity_name(&value)
+            };
             if name != value {
                 inferred.entity_type_values.push((name.clone(), value));
             }
@@ -370,11 +413,12 @@ fn facet_entity(
         .map(|k| k.name.as_str())
         .filter(|k| !table_keys.contains(k))
         .filter(|k| {
-            table.facets.iter().flat_map(|f| &f.items).any(|i| {
+            let composite = table.facets.iter().flat_map(|f| &f.items).any(|i| {
                 i.get(*k)
                     .and_then(scalar)
                     .is_some_and(|v| v.contains(DELIMITERS))
-            })
+            });
+            composite || copies_an_attribute(facet, k, &table_keys)
         })
         .collect();
     let renamed = facet_attributes(&mut e, table, facet, &table_keys, &computed, eta);
