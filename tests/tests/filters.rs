@@ -72,12 +72,13 @@ fn expected(deals: &[Deal], category: &str, keep: impl Fn(&Deal) -> bool) -> Vec
         .collect()
 }
 
-#[tokio::test]
-async fn filtered_queries_return_exactly_what_their_conditions_keep() {
+/// A new table holding sixty random deals in two categories, and the
+/// generator that drew them (seeded with `seed`).
+async fn sixty_deals(seed: u64) -> (Repository, Vec<Deal>, fastrand::Rng) {
     let client = server::client(&server::server().await.endpoint);
     let repo = Repository::new(client).with_table_name(server::unique_table("Deals"));
     repo.create_table().await.unwrap();
-    let mut rng = fastrand::Rng::with_seed(7);
+    let mut rng = fastrand::Rng::with_seed(seed);
     let mut deals = Vec::new();
     for id in 0..60 {
         let category = ["toys", "books"][rng.usize(..2)];
@@ -85,6 +86,12 @@ async fn filtered_queries_return_exactly_what_their_conditions_keep() {
         repo.create_deal(&d).await.unwrap();
         deals.push(d);
     }
+    (repo, deals, rng)
+}
+
+#[tokio::test]
+async fn filtered_queries_return_exactly_what_their_conditions_keep() {
+    let (repo, deals, mut rng) = sixty_deals(7).await;
     let mut checked = 0;
     for round in 0..12 {
         let category = ["toys", "books"][round % 2];
@@ -195,17 +202,7 @@ async fn filtered_queries_return_exactly_what_their_conditions_keep() {
 
 #[tokio::test]
 async fn and_or_not_size_and_list_filters_keep_exactly_what_they_say() {
-    let client = server::client(&server::server().await.endpoint);
-    let repo = Repository::new(client).with_table_name(server::unique_table("Deals"));
-    repo.create_table().await.unwrap();
-    let mut rng = fastrand::Rng::with_seed(9);
-    let mut deals = Vec::new();
-    for id in 0..60 {
-        let category = ["toys", "books"][rng.usize(..2)];
-        let d = deal(&mut rng, category, id);
-        repo.create_deal(&d).await.unwrap();
-        deals.push(d);
-    }
+    let (repo, deals, mut rng) = sixty_deals(9).await;
     for round in 0..12 {
         let category = ["toys", "books"][round % 2];
         let page = 1 + rng.u32(..4);

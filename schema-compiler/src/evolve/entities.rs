@@ -470,6 +470,13 @@ fn default_change(
     new: &AttributeDesign,
 ) -> Option<Finding> {
     let subject = format!("{entity}.{name}");
+    // Items stored without the attribute get the old default, so they keep
+    // what they meant.
+    let fill = || Job::FillAttribute {
+        entity: entity.to_owned(),
+        attribute: name.to_owned(),
+        value: None,
+    };
     Some(match (&old.default, &new.default) {
         (None, None) => return None,
         (Some(was), Some(d)) if was == d => return None,
@@ -484,22 +491,14 @@ fn default_change(
             format!("`{entity}.{name}`'s default becomes `{d}`, was `{was}`: stored items without it read `{d}` where they read `{was}`"),
         )
         .witness(Some(format!("an item of `{entity}` stored without `{}` reads `{name}: {was}` through a reader built from the old spec and `{name}: {d}` through the new one; fill it with `{was}` to keep what it meant", old.stored)))
-        .job(Job::FillAttribute {
-            entity: entity.to_owned(),
-            attribute: name.to_owned(),
-            value: None,
-        }),
+        .job(fill()),
         (Some(was), None) => finding(
             ChangeCode::DefaultChanged,
             &subject,
             format!("`{entity}.{name}` loses its default `{was}`: stored items without it no longer decode"),
         )
         .witness(Some(format!("an item of `{entity}` stored without `{}` reads `{name}: {was}` through a reader built from the old spec and fails to decode through the new one; fill it with `{was}` to keep what it meant", old.stored)))
-        .job(Job::FillAttribute {
-            entity: entity.to_owned(),
-            attribute: name.to_owned(),
-            value: None,
-        }),
+        .job(fill()),
     })
 }
 

@@ -121,9 +121,9 @@ pub(super) fn field_condition(field: &str, filter: &Filter) -> String {
                 // `IN` on a size: the typed API writes it as `OR`.
                 _ => operands
                     .iter()
-                    .map(|n| format!("({field}.size().eq({n}))"))
-                    .collect::<Vec<_>>()
-                    .join(".or"),
+                    .map(|n| format!("{field}.size().eq({n})"))
+                    .reduce(|all, next| format!("{all}.or({next})"))
+                    .unwrap_or_default(),
             }
         }
         Filter::And(terms) => chain(terms, "and"),

@@ -261,6 +261,37 @@ fn tenant_pattern(ids: &[String]) -> &'static str {
     }
 }
 
+/// The one attribute indexes project that no facet writing into them
+/// has: a TTL attribute, which items hold only when they expire and the
+/// format has no field for (a singletable export projects it with every
+/// `INCLUDE`, so that reads can hide expired items). `None` when there is
+/// no such name, or more than one.
+fn projected_ttl(table: &ModelTable) -> Option<String> {
+    let mut unknown: Vec<&String> = Vec::new();
+    for g in &table.gsis {
+        let in_index: Vec<&super::read::Facet> = table
+            .facets
+            .iter()
+            .filter(|f| f.items.iter().any(|i| i.contains_key(&g.pk.name)))
+            .collect();
+        for name in &g.include {
+            let held = in_index.iter().any(|f| {
+                f.declared.iter().any(|d| d == name) || f.items.iter().any(|i| i.contains_key(name))
+            });
+            let key = table.pk.name == *name || table.sk.as_ref().is_some_and(|k| k.name == *name);
+            if !held && !key {
+                unknown.push(name);
+            }
+        }
+    }
+    unknown.sort();
+    unknown.dedup();
+    match unknown.as_slice() {
+        [one] => Some((*one).clone()),
+        _ => None,
+    }
+}
+
 /// The spec of one table.
 pub fn render_spec(
     model: &str,
@@ -296,6 +327,14 @@ pub fn render_spec(
             );
         }
         None => out.push_str("  billing: on_demand\n"),
+    }
+    let ttl = projected_ttl(table);
+    if let Some(ttl) = &ttl {
+        let _ = writeln!(
+            out,
+            "  # `{ttl}` is projected by an index, but no item or facet has it: the\n  # table's TTL attribute, which the format does not record. Check it.\n  ttl: {}",
+            yaml::string(ttl)
+        );
     }
     match &inferred.entity_type_attribute {
         Some(eta) if inferred.entity_type_values.is_empty() => {
@@ -342,7 +381,9 @@ pub fn render_spec(
                     let names: Vec<String> = g
                         .include
                         .iter()
-                        .filter(|n| !table_keys.contains(&n.as_str()))
+                        // The TTL attribute is projected with every
+                        // `INCLUDE` (reads hide expired items by it).
+                        .filter(|n| !table_keys.contains(&n.as_str()) && Some(*n) != ttl.as_ref())
                         .map(|n| yaml::string(n))
                         .collect();
                     if names.is_empty() {
