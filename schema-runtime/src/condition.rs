@@ -32,6 +32,13 @@ impl Operand {
         }
     }
 
+    fn size(attribute: &'static str) -> Operand {
+        Operand {
+            attribute,
+            size: true,
+        }
+    }
+
     /// The operand in an expression that names its attribute `placeholder`.
     fn render(&self, placeholder: String) -> String {
         if self.size {
@@ -94,14 +101,7 @@ impl Condition {
         attribute: &'static str,
         operands: Vec<Result<AttributeValue, ValueError>>,
     ) -> Condition {
-        Condition::build(
-            kind,
-            Operand {
-                attribute,
-                size: true,
-            },
-            operands,
-        )
+        Condition::build(kind, Operand::size(attribute), operands)
     }
 
     fn build(
@@ -420,20 +420,23 @@ impl Field<String> {
     }
 }
 
-impl<E: Attr> Field<std::collections::BTreeSet<E>> {
-    /// The set holds `element`.
-    pub fn contains(&self, element: impl Into<E>) -> Condition {
-        Condition(Node::Function(
-            "contains",
-            self.name,
-            element.into().to_av(),
-        ))
-    }
+/// A set or list: what `contains` looks for an element of.
+pub trait Collection {
+    /// The element type.
+    type Element: Attr;
 }
 
-impl<E: Attr> Field<Vec<E>> {
-    /// The list holds `element`.
-    pub fn contains(&self, element: impl Into<E>) -> Condition {
+impl<E: Attr> Collection for std::collections::BTreeSet<E> {
+    type Element = E;
+}
+
+impl<E: Attr> Collection for Vec<E> {
+    type Element = E;
+}
+
+impl<C: Collection> Field<C> {
+    /// The set or list holds `element`.
+    pub fn contains(&self, element: impl Into<C::Element>) -> Condition {
         Condition(Node::Function(
             "contains",
             self.name,
@@ -445,12 +448,10 @@ impl<E: Attr> Field<Vec<E>> {
 impl<T: HasSize> Field<T> {
     /// The attribute's size (`size(a)`): a string's length in bytes, a
     /// collection's element count; compare it like a number
-    /// (`Ticket::TAGS.size().ge(2)`). An absent attribute satisfies no
-    /// comparison of its size.
+    /// (`Ticket::TAGS.size().ge(2)`). `eq`, `lt`, `le`, `gt`, `ge` and
+    /// `between` do not hold for an absent attribute.
     pub fn size(&self) -> Size {
-        Size {
-            attribute: self.name,
-        }
+        Size(Operand::size(self.name))
     }
 }
 
@@ -465,20 +466,11 @@ impl HasSize for crate::Blob {}
 
 /// The size of an attribute, compared in a condition (see [`Field::size`]).
 #[derive(Debug, Clone, Copy)]
-pub struct Size {
-    attribute: &'static str,
-}
+pub struct Size(Operand);
 
 impl Size {
     fn compare(&self, op: &'static str, n: u64) -> Condition {
-        Condition(Node::Compare(
-            Operand {
-                attribute: self.attribute,
-                size: true,
-            },
-            op,
-            AttributeValue::N(n.to_string()),
-        ))
+        Condition(Node::Compare(self.0, op, AttributeValue::N(n.to_string())))
     }
 
     /// The size is `n`.
@@ -486,7 +478,7 @@ impl Size {
         self.compare("=", n)
     }
 
-    /// The size is not `n` (or the attribute is absent).
+    /// The size is not `n`.
     pub fn ne(&self, n: u64) -> Condition {
         self.compare("<>", n)
     }
@@ -513,12 +505,8 @@ impl Size {
 
     /// The size is within `low..=high` (never, when `low > high`).
     pub fn between(&self, low: u64, high: u64) -> Condition {
-        let subject = Operand {
-            attribute: self.attribute,
-            size: true,
-        };
         Condition(between(
-            subject,
+            self.0,
             AttributeValue::N(low.to_string()),
             AttributeValue::N(high.to_string()),
         ))

@@ -66,7 +66,7 @@ pub use batch::{
     MAX_BATCH_WRITE, MAX_TRANSACTION,
 };
 pub use codec::{Attr, Decimal, TimeFormat};
-pub use condition::{Condition, Field, HasSize, Size};
+pub use condition::{Collection, Condition, Field, HasSize, Size};
 pub use cursor::{Cursor, Position};
 pub use entity::{
     entity_type, optional, optional_with, required, required_with, Entity, IndexKeys, Partial,

@@ -177,12 +177,10 @@ pub fn conditions_text(terms: &[Filter]) -> Option<String> {
     render(terms, &AsWritten)
 }
 
-/// The operators and functions of the terms' expression, as DynamoDB
-/// counts them against its limit of 300 (a `BETWEEN`'s `AND` counted too).
-pub fn operator_count(terms: &[Filter]) -> usize {
-    let Some(expression) = conditions_expression(terms) else {
-        return 0;
-    };
+/// The operators and functions of an expression of
+/// [`conditions_expression`], as DynamoDB counts them against its limit of
+/// 300 (a `BETWEEN`'s `AND` counted too).
+pub fn operator_count(expression: &str) -> usize {
     // The expression holds only placeholders, words and operators.
     let tokens = expression
         .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')

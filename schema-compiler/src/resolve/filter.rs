@@ -61,10 +61,7 @@ impl Resolver<'_> {
                 this.filter_attribute(name, index, returns, spec)
             },
         };
-        let resolved = self.resolve_terms(&filter.value, &mut terms);
-        let resolved = ir::Filter::normalize(resolved.unwrap_or_default());
-        self.check_expression_limits(&resolved, filter.span);
-        resolved
+        self.resolve_whole(filter, &mut terms).unwrap_or_default()
     }
 
     /// An entity's named write conditions (`conditions:`), each in the
@@ -111,9 +108,7 @@ impl Resolver<'_> {
                     this.condition_attribute(attribute, entity)
                 },
             };
-            if let Some(conditions) = self.resolve_terms(&decl.value, &mut terms) {
-                let conditions = ir::Filter::normalize(conditions);
-                self.check_expression_limits(&conditions, decl.span);
+            if let Some(conditions) = self.resolve_whole(decl, &mut terms) {
                 out.insert(
                     name.value.clone(),
                     ir::NamedCondition {
@@ -151,6 +146,19 @@ impl Resolver<'_> {
         Some(attribute)
     }
 
+    /// A whole filter or condition: its terms, normalized (see
+    /// [`ir::Filter::normalize`]) and within DynamoDB's limits on one
+    /// expression; `None` when any term is refused.
+    fn resolve_whole<'s>(
+        &mut self,
+        map: &Spanned<syntax::FilterMap>,
+        terms: &mut Terms<'_, 's, Self>,
+    ) -> Option<Vec<ir::Filter>> {
+        let resolved = ir::Filter::normalize(self.resolve_terms(&map.value, terms)?);
+        self.check_expression_limits(&resolved, map.span);
+        Some(resolved)
+    }
+
     /// The terms of a filter map, in the order written; `None` when any
     /// of them is refused (every error reported).
     fn resolve_terms<'s>(
@@ -162,9 +170,14 @@ impl Resolver<'_> {
         let mut refused = false;
         for (name, entry) in &map.0 {
             let term = match entry {
-                syntax::FilterEntry::Attribute(decl) => self
-                    .resolve_condition(name, decl, false, terms)
-                    .map(ir::Filter::Condition),
+                syntax::FilterEntry::Attribute(decl) => {
+                    let attribute = (terms.attribute)(self, name);
+                    attribute
+                        .and_then(|a| {
+                            self.resolve_condition(name, a, &decl.value, decl.span, false, terms)
+                        })
+                        .map(ir::Filter::Condition)
+                }
                 syntax::FilterEntry::And(list) | syntax::FilterEntry::Or(list) => {
                     let or = matches!(entry, syntax::FilterEntry::Or(_));
                     self.resolve_alternatives(name, list, terms).map(|t| {
@@ -213,8 +226,8 @@ impl Resolver<'_> {
         (!refused).then_some(out)
     }
 
-    /// One filter under `and`, `or` or `not` as one term: its only
-    /// entry, or the `AND` of its entries.
+    /// One filter under `and`, `or` or `not` as one term: the `AND` of
+    /// its entries.
     fn resolve_group<'s>(
         &mut self,
         word: &Spanned<String>,
@@ -232,25 +245,22 @@ impl Resolver<'_> {
             );
             return None;
         }
-        let mut resolved = self.resolve_terms(&group.value, terms)?;
-        Some(if resolved.len() == 1 {
-            resolved.remove(0)
-        } else {
-            ir::Filter::And(resolved)
-        })
+        // A group of one term becomes that term in `ir::Filter::normalize`.
+        self.resolve_terms(&group.value, terms).map(ir::Filter::And)
     }
 
-    /// One condition: exactly one operator on the attribute `name` (found
-    /// by `terms.attribute`), or on its size, with its operands.
+    /// One condition (written at `span`): exactly one operator on
+    /// `attribute` (named `name`), or on its size, with its operands.
     fn resolve_condition<'s>(
         &mut self,
         name: &Spanned<String>,
-        decl: &Spanned<syntax::FilterDecl>,
+        attribute: &ir::Attribute,
+        decl: &syntax::FilterDecl,
+        span: crate::source::Span,
         size: bool,
         terms: &mut Terms<'_, 's, Self>,
     ) -> Option<ir::FilterCondition> {
-        let attribute = (terms.attribute)(self, name)?;
-        let given = operators(&decl.value);
+        let given = operators(decl);
         let [(op, operands)] = given.as_slice() else {
             let names: Vec<String> = given
                 .iter()
@@ -267,7 +277,7 @@ impl Resolver<'_> {
             };
             self.error(
                 Diagnostic::new(Code::AmbiguousOperation, message)
-                    .label(decl.span, "one condition per attribute")
+                    .label(span, "one condition per attribute")
                     .help(if size {
                         "give exactly one of equals, not_equals, lt, lte, gt, gte, between, in"
                     } else {
@@ -278,8 +288,9 @@ impl Resolver<'_> {
         };
         let op = match op {
             Given::Op(op) => *op,
-            Given::Size(inner) => {
-                return self.resolve_size(name, decl.span, attribute, inner.as_ref(), size, terms)
+            Given::Size(inner, at) => {
+                let inner = inner.map(|decl| (decl, *at));
+                return self.resolve_size(name, span, attribute, inner, size, terms);
             }
         };
         let Some(operands) = operands else {
@@ -293,7 +304,7 @@ impl Resolver<'_> {
                     Code::InvalidValue,
                     format!("`{op_text}` in the filter on `{name}` gives no operand"),
                 )
-                .label(decl.span, "this condition")
+                .label(span, "this condition")
                 .help(match op_text {
                     "exists" => "write `exists: true` or `exists: false`".to_owned(),
                     "between" => "write `between: [low, high]`, literals or `<parameter>`s".to_owned(),
@@ -330,28 +341,20 @@ impl Resolver<'_> {
                         }
                     ),
                 )
-                .label(decl.span, "this condition"),
+                .label(span, "this condition"),
             );
             return None;
         }
-        if op == FilterOp::AttributeType {
-            return self
-                .type_operand(name, &operands[0], attribute)
-                .map(|operand| ir::FilterCondition {
-                    attribute: attribute.name.value.clone(),
-                    stored: attribute.stored().to_owned(),
-                    size,
-                    op,
-                    operands: vec![operand],
-                    span: name.span,
-                });
-        }
-        let mut resolved = Vec::new();
-        for operand in operands {
-            if let Some(o) = self.filter_operand(operand, &operand_type, terms) {
-                resolved.push(o);
-            }
-        }
+        let resolved: Vec<ir::FilterOperand> = if op == FilterOp::AttributeType {
+            self.type_operand(name, &operands[0], attribute)
+                .into_iter()
+                .collect()
+        } else {
+            operands
+                .iter()
+                .filter_map(|o| self.filter_operand(o, &operand_type, terms))
+                .collect()
+        };
         (resolved.len() == operands.len()).then(|| ir::FilterCondition {
             attribute: attribute.name.value.clone(),
             stored: attribute.stored().to_owned(),
@@ -369,7 +372,7 @@ impl Resolver<'_> {
         name: &Spanned<String>,
         span: crate::source::Span,
         attribute: &ir::Attribute,
-        inner: Option<&Spanned<Box<syntax::FilterDecl>>>,
+        inner: Option<(&syntax::FilterDecl, crate::source::Span)>,
         nested: bool,
         terms: &mut Terms<'_, 's, Self>,
     ) -> Option<ir::FilterCondition> {
@@ -401,7 +404,7 @@ impl Resolver<'_> {
             );
             return None;
         }
-        let Some(inner) = inner else {
+        let Some((inner, inner_span)) = inner else {
             self.error(
                 Diagnostic::new(
                     Code::InvalidValue,
@@ -412,15 +415,14 @@ impl Resolver<'_> {
             );
             return None;
         };
-        let inner = Spanned::new((*inner.value).clone(), inner.span);
-        self.resolve_condition(name, &inner, true, terms)
+        self.resolve_condition(name, attribute, inner, inner_span, true, terms)
     }
 
     /// The limits DynamoDB sets on one expression: at most 300 operators
     /// and functions, at most 4 KB of text.
     fn check_expression_limits(&mut self, terms: &[ir::Filter], span: crate::source::Span) {
-        let operators = crate::plan::operator_count(terms);
-        let length = crate::plan::conditions_expression(terms).map_or(0, |e| e.len());
+        let expression = crate::plan::conditions_expression(terms).unwrap_or_default();
+        let (operators, length) = (crate::plan::operator_count(&expression), expression.len());
         if operators > MAX_OPERATORS || length > MAX_EXPRESSION_BYTES {
             self.error(
                 Diagnostic::new(

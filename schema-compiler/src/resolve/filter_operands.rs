@@ -239,14 +239,18 @@ impl Resolver<'_> {
 
 /// An operator a condition gives: one of the filter grammar's, or
 /// `size` with the condition on the size.
-pub(super) enum Given {
+pub(super) enum Given<'d> {
     Op(FilterOp),
-    Size(Option<Spanned<Box<syntax::FilterDecl>>>),
+    /// The condition on the size (`None` when `size:` gives none), and
+    /// where it is written.
+    Size(Option<&'d syntax::FilterDecl>, crate::source::Span),
 }
 
 /// The operators a condition gives, with their operands (`None` for an
 /// operator written with no value, as in `equals:`).
-pub(super) fn operators(decl: &syntax::FilterDecl) -> Vec<(Given, Option<Vec<Spanned<Scalar>>>)> {
+pub(super) fn operators(
+    decl: &syntax::FilterDecl,
+) -> Vec<(Given<'_>, Option<Vec<Spanned<Scalar>>>)> {
     let one = |v: &syntax::Operand<Scalar>| {
         v.as_ref()
             .map(|v| v.value.clone().map(|o| vec![Spanned::new(o, v.span)]))
@@ -264,10 +268,10 @@ pub(super) fn operators(decl: &syntax::FilterDecl) -> Vec<(Given, Option<Vec<Spa
             .map(|text| vec![Spanned::new(Scalar::Text(text), t.span)]);
         (Given::Op(FilterOp::AttributeType), operand)
     });
-    let size = decl.size.as_ref().map(|s| {
-        let inner = s.value.clone().map(|d| Spanned::new(d, s.span));
-        (Given::Size(inner), Some(Vec::new()))
-    });
+    let size = decl
+        .size
+        .as_ref()
+        .map(|s| (Given::Size(s.value.as_deref(), s.span), Some(Vec::new())));
     [
         (FilterOp::Equals, one(&decl.equals)),
         (FilterOp::NotEquals, one(&decl.not_equals)),
@@ -289,10 +293,10 @@ pub(super) fn operators(decl: &syntax::FilterDecl) -> Vec<(Given, Option<Vec<Spa
 }
 
 /// How the spec writes a given operator.
-pub(super) fn given_name(given: &Given) -> &'static str {
+pub(super) fn given_name(given: &Given<'_>) -> &'static str {
     match given {
         Given::Op(op) => op_name(*op),
-        Given::Size(_) => "size",
+        Given::Size(..) => "size",
     }
 }
 

@@ -394,13 +394,7 @@ pub(crate) fn descending(low: &AttributeValue, high: &AttributeValue) -> bool {
         (AttributeValue::S(low), AttributeValue::S(high)) => low > high,
         (AttributeValue::B(low), AttributeValue::B(high)) => low.as_ref() > high.as_ref(),
         (AttributeValue::N(low), AttributeValue::N(high)) => {
-            match (
-                low.parse::<crate::Decimal>(),
-                high.parse::<crate::Decimal>(),
-            ) {
-                (Ok(low), Ok(high)) => low > high,
-                _ => false,
-            }
+            singletable_codec::compare_decimal(low, high) == Some(std::cmp::Ordering::Greater)
         }
         _ => false,
     }

@@ -435,7 +435,8 @@ impl Entity {
     ) -> Option<Option<usize>> {
         let existing = self.attrs.contains_key(name);
         let mut width = None;
-        let (mut escaped, mut min) = (false, None);
+        // An offset must be the one every text, here and in other keys, shows.
+        let (mut escaped, mut min) = (false, self.attrs.get(name).and_then(|a| a.min));
         for ((i, _), t) in values.iter().zip(texts) {
             let e = self.examples.get_mut(*i)?;
             match e.values.get(name) {
@@ -462,12 +463,7 @@ impl Entity {
         }
         if let Some(a) = self.attrs.get_mut(name) {
             a.escaped |= escaped;
-            if let Some(m) = min {
-                if a.min.is_some_and(|seen| seen != m) {
-                    return None;
-                }
-                a.min = Some(m);
-            }
+            a.min = min;
         }
         Some(width)
     }
