@@ -328,6 +328,14 @@ pub enum Error {
     /// A page token was refused (altered, of another pattern, tenant or
     /// parameter set, or too old); no request was sent.
     Token(crate::token::TokenError),
+    /// A page was asked for with a token, or a page token to hand out,
+    /// but no keys seal them (`Repository::with_page_tokens` or
+    /// [`Query::with_tokens`](crate::Query::with_tokens)); no request was
+    /// sent. A configuration error of the application, not of its client.
+    NoPageKeys {
+        /// The access pattern.
+        pattern: &'static str,
+    },
     /// A conditional write failed: `create` of an item that exists, or
     /// `update` of an item that does not.
     ConditionFailed {
@@ -490,6 +498,11 @@ impl fmt::Display for Error {
                 items,
                 max,
             } => write!(f, "{pattern}: {items} items, more than the {max} allowed"),
+            Error::NoPageKeys { pattern } => write!(
+                f,
+                "{pattern}: a page needs the keys that seal page tokens \
+                 (Repository::with_page_tokens)"
+            ),
             Error::IncompleteUpdate {
                 entity,
                 key_attribute,

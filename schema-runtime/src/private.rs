@@ -18,9 +18,9 @@ pub use crate::{
 };
 pub use crate::{
     Attr, Blob, Condition, DateTime, Decimal, DecodeError, DecodeProblem, Decoder, Entity,
-    EntityKey, Error, Field, Identity, Item, KeyShape, Partial, Query, QueryRequest, Repository,
-    RetryPolicy, Scan, ScanRequest, Shape, TenantId, TenantKeys, TenantRules, TimeFormat,
-    TransactGet, ValueError,
+    EntityKey, Error, Field, Identity, Item, KeyShape, PageTokens, Partial, Query, QueryRequest,
+    Repository, RetryPolicy, Scan, ScanRequest, Shape, TenantId, TenantKeys, TenantRules,
+    TimeFormat, TransactGet, ValueError,
 };
 #[cfg(feature = "serde")]
 pub use ::serde;

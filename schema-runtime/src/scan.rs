@@ -257,6 +257,57 @@ impl<T: Send + 'static> Scan<T> {
     pub async fn all(self) -> Result<Vec<T>, Error> {
         self.items().try_collect().await
     }
+
+    /// One page of at most `limit` items (at least 1) of one segment: from
+    /// the segment's start, or after `cursor` (a page's
+    /// [`next`](ScanPage::next), whose segment it reads). Without a cursor
+    /// the segment is the scan's own: the whole table, or the one
+    /// [`segment`](Scan::segment) names; a scan of several
+    /// [`segments`](Scan::segments) has no one page and fails with
+    /// [`Error::Value`] before any request. `next` is `None` once the
+    /// segment has nothing more. Items that did not decode are in
+    /// [`ScanPage::errors`] and do not count toward `limit`.
+    pub async fn page(
+        self,
+        limit: usize,
+        cursor: Option<ScanCursor>,
+    ) -> Result<ScanPage<T>, Error> {
+        let mut scan = match cursor {
+            Some(cursor) => self.starting_after(cursor),
+            None => self,
+        };
+        let (first, end, total) = scan.segments;
+        if end - first > 1 && scan.request.is_ok() {
+            scan.request = Err(Error::Value(crate::ValueError {
+                context: "scan",
+                name: "segment",
+                problem: format!(
+                    "a page is of one segment, and this scan reads {} of {total}: \
+                     page through each with `segment(i, {total})`",
+                    end - first
+                ),
+            }));
+        }
+        let mut pages = std::pin::pin!(scan.limit(limit.max(1)).pages());
+        let mut whole = ScanPage {
+            segment: first,
+            items: Vec::new(),
+            errors: Vec::new(),
+            next: None,
+            positions: Vec::new(),
+            total,
+            consumed_capacity: 0.0,
+        };
+        while let Some(page) = pages.next().await {
+            let page = page?;
+            whole.items.extend(page.items);
+            whole.errors.extend(page.errors);
+            whole.positions.extend(page.positions);
+            whole.consumed_capacity += page.consumed_capacity;
+            whole.next = page.next;
+        }
+        Ok(whole)
+    }
 }
 
 /// Cuts a page stream after `limit` items: the page that reaches it is

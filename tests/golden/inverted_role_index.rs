@@ -776,6 +776,7 @@ pub struct Repository {
     table_name: String,
     retry: __rt::RetryPolicy,
     pending_allowed: bool,
+    page_tokens: Option<__rt::PageTokens>,
 }
 impl Repository {
     /// A repository on the table named in the spec.
@@ -786,12 +787,22 @@ impl Repository {
             table_name: TABLE_NAME.to_owned(),
             retry: __rt::RetryPolicy::default(),
             pending_allowed: false,
+            page_tokens: None,
         }
     }
     /// Use another table name (one table per stage or per test).
     #[must_use]
     pub fn with_table_name(mut self, table_name: impl Into<String>) -> Self {
         self.table_name = table_name.into();
+        self
+    }
+    /// The keys that seal and open page tokens: every query's pages
+    /// carry a `next_token`, and `Query::page(limit, token)` hands out
+    /// one page of an HTTP list in one call. Every server of the
+    /// application uses the same keys.
+    #[must_use]
+    pub fn with_page_tokens(mut self, keys: __rt::PageTokens) -> Self {
+        self.page_tokens = Some(keys);
         self
     }
     /// How unprocessed batch items are retried.
@@ -827,7 +838,11 @@ impl Repository {
         request: Result<__rt::QueryRequest, __rt::Error>,
         decode: __rt::Decoder<T>,
     ) -> __rt::Query<T> {
-        __rt::Query::new(self.client.clone(), request, decode)
+        let query = __rt::Query::new(self.client.clone(), request, decode);
+        match &self.page_tokens {
+            Some(keys) => query.with_tokens(keys),
+            None => query,
+        }
     }
     fn __table(&self) -> __rt::ops::Table<'_> {
         __rt::ops::Table {

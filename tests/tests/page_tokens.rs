@@ -236,3 +236,81 @@ async fn refuses_foreign_tokens(
         TokenError::Expired { .. }
     ));
 }
+
+/// `page(limit, token)` hands out what the loop over `pages()` above
+/// assembles by hand: every item once, in order across the shards, each
+/// page at most `limit` items however many requests it took, the last
+/// page's `next_token` `None`. Without keys it fails before any request,
+/// and a token of another tenant is refused as with `after_token`.
+#[tokio::test]
+async fn one_call_pages_walk_a_sharded_query() {
+    let keys = PageTokens::new(&[42; 32]);
+    let repo = Repository::new(server::client(&server::server().await.endpoint))
+        .with_table_name(server::unique_table("OnePage"))
+        .with_page_tokens(keys.clone());
+    repo.create_table().await.unwrap();
+    let acme = TenantId::new("acme").unwrap();
+    let mut ids: Vec<String> = (0..95).map(|i| format!("sku-{i:04}")).collect();
+    let mut batch = repo.for_tenant(&acme).import_products();
+    for id in &ids {
+        batch.put_product(&product(id, "tools"));
+    }
+    batch.send().await.unwrap();
+    ids.sort();
+    let t = repo.for_tenant(&acme);
+
+    let mut token: Option<String> = None;
+    let mut seen = Vec::new();
+    let mut pages = 0;
+    loop {
+        // Seven items a request: a page of 20 takes several.
+        let page = t
+            .tenant_products()
+            .page_size(7)
+            .page(20, token.as_deref())
+            .await
+            .unwrap();
+        assert!(page.errors.is_empty(), "{:?}", page.errors);
+        assert!(page.items.len() <= 20);
+        assert_eq!(page.next.is_some(), page.next_token.is_some());
+        seen.extend(page.items.into_iter().map(|p| p.product_id));
+        pages += 1;
+        assert!(pages < 20, "no end");
+        match page.next_token {
+            Some(next) => token = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ids, "every item once, in order, across the shards");
+    assert_eq!(pages, 5, "four full pages and the rest");
+
+    // No keys: refused before any request (the client reaches nowhere).
+    let nowhere = unreachable(repo.table_name());
+    let keyless = nowhere
+        .for_tenant(&acme)
+        .tenant_products()
+        .page(10, None)
+        .await;
+    assert!(
+        matches!(
+            keyless,
+            Err(Error::NoPageKeys {
+                pattern: "tenant_products"
+            })
+        ),
+        "{keyless:?}"
+    );
+    // A token of acme's, handed to another tenant.
+    let first = t.tenant_products().page(10, None).await.unwrap();
+    let globex = TenantId::new("globex").unwrap();
+    let foreign = unreachable(repo.table_name())
+        .with_page_tokens(keys)
+        .for_tenant(&globex)
+        .tenant_products()
+        .page(10, first.next_token.as_deref())
+        .await;
+    assert!(
+        matches!(foreign, Err(Error::Token(TokenError::OtherTenant))),
+        "{foreign:?}"
+    );
+}

@@ -155,6 +155,43 @@ async fn a_scan_resumes_from_a_cursor() {
     ));
 }
 
+/// `page(limit, cursor)`: one segment page by page, each page at most
+/// `limit` items however many requests it took, until `next` is `None`;
+/// every rate once. A scan of several segments has no one page.
+#[tokio::test]
+async fn a_scan_pages_in_one_call_per_page() {
+    let repo = stocked().await;
+    for segments in [1, 2] {
+        let mut all = Vec::new();
+        for segment in 0..segments {
+            let mut cursor = None;
+            let mut pages = 0;
+            loop {
+                let page = repo
+                    .rates()
+                    .segment(segment, segments)
+                    .page_size(2)
+                    .page(5, cursor)
+                    .await
+                    .unwrap();
+                assert!(page.items.len() <= 5);
+                assert_eq!(page.segment, segment);
+                all.extend(page.items);
+                pages += 1;
+                assert!(pages < 20, "no end");
+                match page.next {
+                    Some(next) => cursor = Some(next),
+                    None => break,
+                }
+            }
+        }
+        assert_eq!(all.len(), 12, "every rate once in {segments} segment(s)");
+        assert_eq!(currencies(&all).len(), 12);
+    }
+    let several = repo.rates().segments(3).page(5, None).await;
+    assert!(matches!(several, Err(Error::Value(_))), "{several:?}");
+}
+
 #[tokio::test]
 async fn a_filtered_scan_of_an_index_returns_what_the_filter_keeps() {
     let repo = stocked().await;

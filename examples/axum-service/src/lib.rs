@@ -22,20 +22,18 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use base64::Engine as _;
-use futures_util::StreamExt as _;
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
-use singletable_runtime::{Error, PageTokens};
+use singletable_runtime::Error;
 pub use support_ticket::{Repository, TenantId, Ticket};
 
 /// What the handlers share.
 #[derive(Clone)]
 pub struct AppState {
-    /// The repository (one client, one table).
+    /// The repository (one client, one table, the keys page tokens are
+    /// sealed with: `Repository::with_page_tokens`).
     pub repo: Repository,
-    /// The keys page tokens are sealed with.
-    pub tokens: PageTokens,
     /// The key bearer tokens are signed with.
     pub auth_key: Vec<u8>,
 }
@@ -222,23 +220,17 @@ async fn list_open_tickets(
     Query(params): Query<ListParams>,
 ) -> Result<Json<ListPage<Ticket>>, ApiError> {
     let limit = params.limit.unwrap_or(20).clamp(1, 100);
-    let query = state.repo.for_tenant(&tenant).open_tickets().limit(limit);
-    let query = match &params.page_token {
-        Some(token) => query.after_token(&state.tokens, token),
-        None => query.with_tokens(&state.tokens),
-    };
-    let mut pages = Box::pin(query.pages());
-    let mut page = ListPage {
-        items: Vec::new(),
-        next_page_token: None,
-    };
-    while let Some(next) = pages.next().await {
-        let next = next?;
-        if let Some(e) = next.errors.into_iter().next() {
-            return Err(e.into());
-        }
-        page.items.extend(next.items);
-        page.next_page_token = next.next_token;
+    let page = state
+        .repo
+        .for_tenant(&tenant)
+        .open_tickets()
+        .page(limit, params.page_token.as_deref())
+        .await?;
+    if let Some(e) = page.errors.into_iter().next() {
+        return Err(e.into());
     }
-    Ok(Json(page))
+    Ok(Json(ListPage {
+        items: page.items,
+        next_page_token: page.next_token,
+    }))
 }

@@ -18,15 +18,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let repo = Repository::new(singletable_runtime::testing::client(&server.endpoint))
         .with_table_name(singletable_runtime::testing::unique_table_name(
             "SupportTicket",
-        ));
+        ))
+        .with_page_tokens(PageTokens::new(&[7; 32]));
     repo.create_table().await?;
     let auth_key = b"demo signing key: use a secret".to_vec();
     println!("TOKEN={}", bearer_token(&auth_key, "acme"));
-    let state = AppState {
-        repo,
-        tokens: PageTokens::new(&[7; 32]),
-        auth_key,
-    };
+    let state = AppState { repo, auth_key };
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".into());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
     println!("listening on http://{}", listener.local_addr()?);

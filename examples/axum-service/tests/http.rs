@@ -15,9 +15,9 @@ const AUTH_KEY: &[u8] = b"test signing key";
 
 async fn app() -> Router {
     let repo: Repository = singletable_runtime::testing::repository().await;
+    let repo = repo.with_page_tokens(PageTokens::new(&[9; 32]));
     router(AppState {
         repo,
-        tokens: PageTokens::new(&[9; 32]),
         auth_key: AUTH_KEY.to_vec(),
     })
 }

@@ -29,6 +29,7 @@ const REPOSITORY_METHODS: &[&str] = &[
     "apply_counter_changes",
     "transact_get",
     "allow_pending",
+    "with_page_tokens",
     // Derived `Clone`'s, which an inherent method would shadow.
     "clone",
     "clone_from",

@@ -334,6 +334,49 @@ impl<T: Send + 'static> Query<T> {
         self.items().try_collect().await
     }
 
+    /// One page of at most `limit` items (at least 1), as an HTTP list
+    /// hands it out: from the start, or after `token` (a
+    /// [`Page::next_token`] this query handed out before). The page's
+    /// `next_token` resumes after its last item; it is `None` once the
+    /// query has nothing more. Items that did not decode or were refused
+    /// are in [`Page::errors`], not in `items`, and do not count toward
+    /// `limit`. Tokens are sealed with the repository's keys
+    /// (`Repository::with_page_tokens`) or those of
+    /// [`with_tokens`](Query::with_tokens); without keys the call fails
+    /// with [`Error::NoPageKeys`] before any request. An altered, foreign
+    /// or expired token is an [`Error::Token`], also before any request.
+    pub async fn page(self, limit: usize, token: Option<&str>) -> Result<Page<T>, Error> {
+        let Some(keys) = self.tokens.clone() else {
+            let pattern = self.request.as_ref().map_or("query", |r| r.pattern);
+            return Err(Error::NoPageKeys { pattern });
+        };
+        let query = match token {
+            Some(token) => self.after_token(&keys, token),
+            None => self,
+        };
+        let mut pages = std::pin::pin!(query.limit(limit.max(1)).pages());
+        let mut whole = Page {
+            items: Vec::new(),
+            errors: Vec::new(),
+            next: None,
+            next_token: None,
+            item_cursors: Vec::new(),
+            item_tokens: Vec::new(),
+            consumed_capacity: 0.0,
+        };
+        while let Some(page) = pages.next().await {
+            let page = page?;
+            whole.items.extend(page.items);
+            whole.errors.extend(page.errors);
+            whole.item_cursors.extend(page.item_cursors);
+            whole.item_tokens.extend(page.item_tokens);
+            whole.consumed_capacity += page.consumed_capacity;
+            whole.next = page.next;
+            whole.next_token = page.next_token;
+        }
+        Ok(whole)
+    }
+
     /// The first result, if any.
     pub async fn first(self) -> Result<Option<T>, Error> {
         let items = self.limit(1).all().await?;

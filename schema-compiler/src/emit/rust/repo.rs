@@ -247,7 +247,25 @@ impl<'a> Emitter<'a> {
         let query_helper = queries.then(|| {
             quote! {
                 fn __query<T: Send + 'static>(&self, request: Result<__rt::QueryRequest, __rt::Error>, decode: __rt::Decoder<T>) -> __rt::Query<T> {
-                    __rt::Query::new(self.client.clone(), request, decode)
+                    let query = __rt::Query::new(self.client.clone(), request, decode);
+                    match &self.page_tokens {
+                        Some(keys) => query.with_tokens(keys),
+                        None => query,
+                    }
+                }
+            }
+        });
+        let tokens_field = queries.then(|| quote!(page_tokens: Option<__rt::PageTokens>,));
+        let tokens_init = queries.then(|| quote!(page_tokens: None,));
+        let tokens_method = queries.then(|| {
+            quote! {
+                /// The keys that seal and open page tokens: every query's pages
+                /// carry a `next_token`, and `Query::page(limit, token)` hands out
+                /// one page of an HTTP list in one call. Every server of the
+                /// application uses the same keys.
+                pub fn with_page_tokens(mut self, keys: __rt::PageTokens) -> Self {
+                    self.page_tokens = Some(keys);
+                    self
                 }
             }
         });
@@ -261,6 +279,7 @@ impl<'a> Emitter<'a> {
                 table_name: String,
                 retry: __rt::RetryPolicy,
                 pending_allowed: bool,
+                #tokens_field
             }
 
             impl Repository {
@@ -271,6 +290,7 @@ impl<'a> Emitter<'a> {
                         table_name: TABLE_NAME.to_owned(),
                         retry: __rt::RetryPolicy::default(),
                         pending_allowed: false,
+                        #tokens_init
                     }
                 }
 
@@ -279,6 +299,8 @@ impl<'a> Emitter<'a> {
                     self.table_name = table_name.into();
                     self
                 }
+
+                #tokens_method
 
                 /// How unprocessed batch items are retried.
                 pub fn with_retry_policy(mut self, retry: __rt::RetryPolicy) -> Self {
