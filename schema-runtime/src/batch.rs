@@ -72,7 +72,18 @@ pub async fn batch_write(
     writes: Vec<WriteRequest>,
     policy: RetryPolicy,
 ) -> Result<(), Error> {
-    let call = Call::batch("batch_write", table, writes.len());
+    batch_write_of("", client, table, writes, policy).await
+}
+
+/// [`batch_write`] as access pattern `pattern`'s (named in its span).
+pub async fn batch_write_of(
+    pattern: &str,
+    client: &Client,
+    table: &str,
+    writes: Vec<WriteRequest>,
+    policy: RetryPolicy,
+) -> Result<(), Error> {
+    let call = Call::batch("batch_write", pattern, table, writes.len());
     crate::trace::within(&call, batch_write_in(&call, client, table, writes, policy)).await
 }
 
@@ -193,7 +204,19 @@ pub async fn batch_get(
     consistent_read: bool,
     policy: RetryPolicy,
 ) -> Result<Vec<Item>, Error> {
-    let call = Call::batch("batch_get", table, keys.len());
+    batch_get_of("", client, table, keys, consistent_read, policy).await
+}
+
+/// [`batch_get`] as access pattern `pattern`'s (named in its span).
+pub async fn batch_get_of(
+    pattern: &str,
+    client: &Client,
+    table: &str,
+    keys: Vec<Item>,
+    consistent_read: bool,
+    policy: RetryPolicy,
+) -> Result<Vec<Item>, Error> {
+    let call = Call::batch("batch_get", pattern, table, keys.len());
     let read = batch_get_in(&call, client, table, keys, consistent_read, policy);
     crate::trace::within(&call, read).await
 }
@@ -318,7 +341,8 @@ pub async fn transact_write(
     items: Vec<TransactWriteItem>,
     client_request_token: Option<String>,
 ) -> Result<(), Error> {
-    let call = Call::transaction("transact_write", items.len());
+    let table = crate::ops::table_of(&items);
+    let call = Call::transaction("transact_write", "", &table, items.len());
     let write = transact_write_as(&call, client, items, client_request_token);
     crate::trace::within(&call, write).await
 }

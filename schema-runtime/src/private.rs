@@ -12,15 +12,16 @@ pub use crate::sdk::types::AttributeValue::{self, N, S};
 pub use crate::serde_support::adapt as serde_adapt;
 pub use crate::{aggregate, codec, iam, migrate, schema, sdk};
 pub use crate::{
-    batch_get, batch_write, entity::decode_as, entity::decode_claimed, entity::decode_if,
-    entity::decode_partial_as, entity::decode_partial_claimed, entity::Decoded, entity::IndexKeys,
-    entity_type, optional, optional_with, required, required_with, transact_write,
+    batch::batch_get_of, batch::batch_write_of, batch_get, batch_write, entity::decode_as,
+    entity::decode_claimed, entity::decode_if, entity::decode_partial_as,
+    entity::decode_partial_claimed, entity::Decoded, entity::IndexKeys, entity_type, optional,
+    optional_with, required, required_with, transact_write,
 };
 pub use crate::{
-    Attr, Blob, Condition, DateTime, Decimal, DecodeError, DecodeProblem, Decoder, Entity,
-    EntityKey, Error, Field, Identity, Item, KeyShape, PageTokens, Partial, Query, QueryRequest,
-    Repository, RetryPolicy, Scan, ScanRequest, Shape, TenantId, TenantKeys, TenantRules,
-    TimeFormat, TransactGet, ValueError,
+    Attr, Blob, CancellationReason, Condition, DateTime, Decimal, DecodeError, DecodeProblem,
+    Decoder, Entity, EntityKey, Error, Field, Identity, Item, KeyShape, PageTokens, Partial, Query,
+    QueryRequest, Repository, RetryPolicy, Scan, ScanRequest, Shape, TenantId, TenantKeys,
+    TenantRules, TimeFormat, TransactGet, ValueError,
 };
 #[cfg(feature = "serde")]
 pub use ::serde;

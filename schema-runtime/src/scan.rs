@@ -18,6 +18,8 @@ use crate::Item;
 /// leaves the fields it does not use at their default.
 #[derive(Debug, Clone, Default)]
 pub struct ScanRequest {
+    /// The access pattern (named in the call's span).
+    pub pattern: &'static str,
     /// The table.
     pub table: String,
     /// The index, if not the base table.
@@ -208,7 +210,12 @@ impl<T: Send + 'static> Scan<T> {
             return stream::empty().boxed();
         }
         let read = Arc::new(Reader {
-            call: Call::scan(&request.table, request.index, (end - first) as usize),
+            call: Call::scan(
+                request.pattern,
+                &request.table,
+                request.index,
+                (end - first) as usize,
+            ),
             client,
             decode,
             page_size,

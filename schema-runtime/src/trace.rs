@@ -75,10 +75,16 @@ mod imp {
             ))
         }
 
-        pub(crate) fn scan(table: &str, index: Option<&str>, segments: usize) -> Self {
+        pub(crate) fn scan(
+            pattern: &str,
+            table: &str,
+            index: Option<&str>,
+            segments: usize,
+        ) -> Self {
             Call::new(tracing::info_span!(
                 target: "singletable",
                 "singletable.scan",
+                pattern,
                 table,
                 index = index.unwrap_or(""),
                 segments,
@@ -88,22 +94,34 @@ mod imp {
             ))
         }
 
-        pub(crate) fn item(operation: &'static str, entity: &str, table: &str) -> Self {
+        pub(crate) fn item(
+            operation: &'static str,
+            pattern: &str,
+            entity: &str,
+            table: &str,
+        ) -> Self {
             Call::new(tracing::info_span!(
                 target: "singletable",
                 "singletable.item",
                 operation,
+                pattern,
                 entity,
                 table,
                 consumed_capacity = Empty,
             ))
         }
 
-        pub(crate) fn batch(operation: &'static str, table: &str, items: usize) -> Self {
+        pub(crate) fn batch(
+            operation: &'static str,
+            pattern: &str,
+            table: &str,
+            items: usize,
+        ) -> Self {
             Call::new(tracing::info_span!(
                 target: "singletable",
                 "singletable.batch",
                 operation,
+                pattern,
                 table,
                 items,
                 requests = Empty,
@@ -112,11 +130,18 @@ mod imp {
             ))
         }
 
-        pub(crate) fn transaction(operation: &'static str, items: usize) -> Self {
+        pub(crate) fn transaction(
+            operation: &'static str,
+            pattern: &str,
+            table: &str,
+            items: usize,
+        ) -> Self {
             Call::new(tracing::info_span!(
                 target: "singletable",
                 "singletable.transaction",
                 operation,
+                pattern,
+                table,
                 items,
                 consumed_capacity = Empty,
             ))
@@ -181,16 +206,16 @@ mod imp {
         pub(crate) fn query(_: &str, _: &str, _: Option<&str>, _: usize) -> Self {
             Call
         }
-        pub(crate) fn scan(_: &str, _: Option<&str>, _: usize) -> Self {
+        pub(crate) fn scan(_: &str, _: &str, _: Option<&str>, _: usize) -> Self {
             Call
         }
-        pub(crate) fn item(_: &'static str, _: &str, _: &str) -> Self {
+        pub(crate) fn item(_: &'static str, _: &str, _: &str, _: &str) -> Self {
             Call
         }
-        pub(crate) fn batch(_: &'static str, _: &str, _: usize) -> Self {
+        pub(crate) fn batch(_: &'static str, _: &str, _: &str, _: usize) -> Self {
             Call
         }
-        pub(crate) fn transaction(_: &'static str, _: usize) -> Self {
+        pub(crate) fn transaction(_: &'static str, _: &str, _: &str, _: usize) -> Self {
             Call
         }
         pub(crate) fn capacity(&self, _: f64) {}

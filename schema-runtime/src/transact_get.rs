@@ -119,7 +119,7 @@ impl<'a, S> TransactGet<'a, S> {
                 .build()?;
             gets.push(TransactGetItem::builder().get(get).build());
         }
-        let call = crate::trace::Call::transaction("transact_get", gets.len());
+        let call = crate::trace::Call::transaction("transact_get", "", self.table.name, gets.len());
         let request = self
             .client
             .transact_get_items()

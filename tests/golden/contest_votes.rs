@@ -947,9 +947,16 @@ impl Repository {
     /// GetItem of one [`VoteTotal`].
     pub async fn vote_total(
         &self,
-        key: &VoteTotalKey,
+        contest_id: &str,
+        contestant_id: &str,
     ) -> Result<Option<VoteTotal>, __rt::Error> {
-        self.__table().get(key, &()).await
+        let key = VoteTotalKey {
+            contest_id: contest_id.to_owned(),
+            contestant_id: contestant_id.to_owned(),
+        }
+            .to_key_item(&())?;
+        let info = self.__table_info();
+        __rt::ops::get_as("vote_total", &self.client, &info, key, false).await
     }
     /// As a viewer, I want to see the vote totals of every contestant in a contest.
     ///
@@ -1074,14 +1081,16 @@ impl PublishTotalsBatch<'_> {
         self
     }
     /// Writes every item, retrying unprocessed ones; what is still unwritten after the retries comes back in `Error::Unprocessed`.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
+    /// It sends what was added and leaves the builder empty, so one expression can add the items and send them.
+    pub async fn send(&mut self) -> Result<(), __rt::Error> {
+        let items = std::mem::take(&mut self.items);
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         __rt::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),
-                self.items,
+                items,
                 self.repo.retry,
             )
             .await

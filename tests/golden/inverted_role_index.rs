@@ -1063,8 +1063,13 @@ impl<'a> TenantRepository<'a> {
     /// As a tenant admin, I want to see a user.
     ///
     /// GetItem of one [`User`].
-    pub async fn user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
-        self.repo.__table().get(key, &self.tenant).await
+    pub async fn user(&self, user_id: &str) -> Result<Option<User>, __rt::Error> {
+        let key = UserKey {
+            user_id: user_id.to_owned(),
+        }
+            .to_key_item(&self.tenant)?;
+        let info = self.repo.__table_info();
+        __rt::ops::get_as("user", &self.repo.client, &info, key, false).await
     }
     /// As a tenant admin, I want to know what roles a user has.
     ///
@@ -1111,10 +1116,7 @@ impl<'a> TenantRepository<'a> {
         GrantRoleTransaction {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
-            labels: <Vec<&'static str>>::default(),
-            token: <Option<String>>::default(),
-            error: <Option<__rt::Error>>::default(),
+            parts: <__rt::ops::Transaction<GrantRoleWritten>>::default(),
         }
     }
     /// As a tenant admin, I want to take several roles away from users at once.
@@ -1300,21 +1302,63 @@ fn __request_role_with_members(
         ..__rt::QueryRequest::default()
     })
 }
+/// A step of the `grant_role` transaction: one per method of [`GrantRoleTransaction`]. [`GrantRoleStep::failed`] tells which failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GrantRoleStep {
+    /// [`GrantRoleTransaction::create_role_assignment`].
+    CreateRoleAssignment,
+    /// [`GrantRoleTransaction::check_user`].
+    CheckUser,
+    /// [`GrantRoleTransaction::check_user_when`].
+    CheckUserWhen,
+    /// [`GrantRoleTransaction::check_role`].
+    CheckRole,
+    /// [`GrantRoleTransaction::check_role_when`].
+    CheckRoleWhen,
+}
+impl GrantRoleStep {
+    /// The steps of a canceled `send` of this transaction that failed, each with its reason (`reason.index` is the step's position; `reason.stored_as` reads the stored item a failed condition saw). Empty unless `error` is `Error::TransactionCanceled`.
+    #[must_use]
+    pub fn failed(error: &__rt::Error) -> Vec<(Self, &__rt::CancellationReason)> {
+        __rt::ops::failed_steps(
+            error,
+            &[
+                ("create_role_assignment", GrantRoleStep::CreateRoleAssignment),
+                ("check_user", GrantRoleStep::CheckUser),
+                ("check_user_when", GrantRoleStep::CheckUserWhen),
+                ("check_role", GrantRoleStep::CheckRole),
+                ("check_role_when", GrantRoleStep::CheckRoleWhen),
+            ],
+        )
+    }
+}
+/// What a step of the `grant_role` transaction wrote, in the order the steps were added: a put or create the item as written (its timestamps set), an update, delete or check the key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GrantRoleWritten {
+    /// [`GrantRoleTransaction::create_role_assignment`].
+    CreateRoleAssignment(RoleAssignment),
+    /// [`GrantRoleTransaction::check_user`].
+    CheckUser(UserKey),
+    /// [`GrantRoleTransaction::check_user_when`].
+    CheckUserWhen(UserKey),
+    /// [`GrantRoleTransaction::check_role`].
+    CheckRole(RoleKey),
+    /// [`GrantRoleTransaction::check_role_when`].
+    CheckRoleWhen(RoleKey),
+}
 /// The transaction of `grant_role`.
 #[derive(Debug)]
 pub struct GrantRoleTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
-    items: Vec<__rt::sdk::types::TransactWriteItem>,
-    labels: Vec<&'static str>,
-    token: Option<String>,
-    error: Option<__rt::Error>,
+    parts: __rt::ops::Transaction<GrantRoleWritten>,
 }
 impl GrantRoleTransaction<'_> {
     /// Creates (fails the transaction if it exists) a [`RoleAssignment`].
     pub fn create_role_assignment(&mut self, item: &RoleAssignment) -> &mut Self {
         let info = self.repo.__table_info();
-        let item = __rt::Entity::to_item(item, &self.tenant)
+        let stored = Clone::clone(item);
+        let item = __rt::Entity::to_item(&stored, &self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
                 &info,
@@ -1324,7 +1368,13 @@ impl GrantRoleTransaction<'_> {
                 "RoleAssignment",
                 None,
             ));
-        self.push("create_role_assignment", item)
+        self.parts
+            .push(
+                "create_role_assignment",
+                item,
+                GrantRoleWritten::CreateRoleAssignment(stored),
+            );
+        self
     }
     /// Requires a [`User`] to exist.
     pub fn check_user(&mut self, key: &UserKey) -> &mut Self {
@@ -1333,7 +1383,9 @@ impl GrantRoleTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_check(&info, key, None));
-        self.push("check_user", item)
+        self.parts
+            .push("check_user", item, GrantRoleWritten::CheckUser(Clone::clone(key)));
+        self
     }
     /// Requires the [`User`] at `key` to exist and `condition` to hold on it: otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
     pub fn check_user_when(
@@ -1346,7 +1398,13 @@ impl GrantRoleTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_check(&info, key, Some(condition)));
-        self.push("check_user_when", item)
+        self.parts
+            .push(
+                "check_user_when",
+                item,
+                GrantRoleWritten::CheckUserWhen(Clone::clone(key)),
+            );
+        self
     }
     /// Requires a [`Role`] to exist.
     pub fn check_role(&mut self, key: &RoleKey) -> &mut Self {
@@ -1355,7 +1413,9 @@ impl GrantRoleTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_check(&info, key, None));
-        self.push("check_role", item)
+        self.parts
+            .push("check_role", item, GrantRoleWritten::CheckRole(Clone::clone(key)));
+        self
     }
     /// Requires the [`Role`] at `key` to exist and `condition` to hold on it: otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
     pub fn check_role_when(
@@ -1368,56 +1428,32 @@ impl GrantRoleTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_check(&info, key, Some(condition)));
-        self.push("check_role_when", item)
-    }
-    fn push(
-        &mut self,
-        label: &'static str,
-        item: Result<__rt::sdk::types::TransactWriteItem, __rt::Error>,
-    ) -> &mut Self {
-        match item {
-            Ok(item) => {
-                self.items.push(item);
-                self.labels.push(label);
-            }
-            Err(e) => {
-                if self.error.is_none() {
-                    self.error = Some(e);
-                }
-            }
-        }
+        self.parts
+            .push(
+                "check_role_when",
+                item,
+                GrantRoleWritten::CheckRoleWhen(Clone::clone(key)),
+            );
         self
     }
     /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
     pub fn client_request_token(&mut self, token: impl Into<String>) -> &mut Self {
-        self.token = Some(token.into());
+        self.parts.client_request_token(token.into());
         self
     }
     /// Items added so far.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.parts.len()
     }
     /// Whether no item was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.parts.is_empty()
     }
-    /// Runs the transaction: every item is written, or none.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if self.items.len() > 3usize {
-            return Err(__rt::Error::TooManyItems {
-                pattern: "grant_role",
-                items: self.items.len(),
-                max: 3usize,
-            });
-        }
-        __rt::transact_write(&self.repo.client, self.items, self.token)
-            .await
-            .map_err(|e| e.with_item_labels(&self.labels))
+    /// Runs the transaction, every item written or none, and returns what each step wrote. Taking `&mut self`, it ends a chain: one expression adds the items and sends them. After a success the builder is empty; when the server refuses the transaction or does not answer, it keeps what was added (and its `client_request_token`), to be sent again as it was. With nothing added it sends nothing.
+    pub async fn send(&mut self) -> Result<Vec<GrantRoleWritten>, __rt::Error> {
+        self.parts.send(&self.repo.client, "grant_role", 3usize).await
     }
 }
 /// The batch of `revoke_roles`.
@@ -1452,14 +1488,16 @@ impl RevokeRolesBatch<'_> {
         self
     }
     /// Writes every item, retrying unprocessed ones; what is still unwritten after the retries comes back in `Error::Unprocessed`.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
+    /// It sends what was added and leaves the builder empty, so one expression can add the items and send them.
+    pub async fn send(&mut self) -> Result<(), __rt::Error> {
+        let items = std::mem::take(&mut self.items);
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         __rt::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),
-                self.items,
+                items,
                 self.repo.retry,
             )
             .await

@@ -888,8 +888,13 @@ impl Repository {
     /// As an operator, I want to see a device's details.
     ///
     /// GetItem of one [`Device`].
-    pub async fn device(&self, key: &DeviceKey) -> Result<Option<Device>, __rt::Error> {
-        self.__table().get(key, &()).await
+    pub async fn device(&self, device_id: &str) -> Result<Option<Device>, __rt::Error> {
+        let key = DeviceKey {
+            device_id: device_id.to_owned(),
+        }
+            .to_key_item(&())?;
+        let info = self.__table_info();
+        __rt::ops::get_as("device", &self.client, &info, key, false).await
     }
     /// As an operator, I want to see the reports of a device between two points in time.
     ///

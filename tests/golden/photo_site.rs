@@ -1027,17 +1027,21 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want to see my profile.
     ///
     /// GetItem of one [`UserProfile`].
-    pub async fn user_profile(
-        &self,
-        key: &UserProfileKey,
-    ) -> Result<Option<UserProfile>, __rt::Error> {
-        self.repo.__table().get(key, &self.tenant).await
+    pub async fn user_profile(&self) -> Result<Option<UserProfile>, __rt::Error> {
+        let key = UserProfileKey {}.to_key_item(&self.tenant)?;
+        let info = self.repo.__table_info();
+        __rt::ops::get_as("user_profile", &self.repo.client, &info, key, false).await
     }
     /// As a user, I want to open one of my photos.
     ///
     /// GetItem of one [`Photo`].
-    pub async fn photo(&self, key: &PhotoKey) -> Result<Option<Photo>, __rt::Error> {
-        self.repo.__table().get(key, &self.tenant).await
+    pub async fn photo(&self, photo_id: &str) -> Result<Option<Photo>, __rt::Error> {
+        let key = PhotoKey {
+            photo_id: photo_id.to_owned(),
+        }
+            .to_key_item(&self.tenant)?;
+        let info = self.repo.__table_info();
+        __rt::ops::get_as("photo", &self.repo.client, &info, key, false).await
     }
     /// As a user, I want to see the photos I uploaded between two dates.
     ///
@@ -1248,14 +1252,16 @@ impl DeleteAccountItemsBatch<'_> {
         self
     }
     /// Writes every item, retrying unprocessed ones; what is still unwritten after the retries comes back in `Error::Unprocessed`.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
+    /// It sends what was added and leaves the builder empty, so one expression can add the items and send them.
+    pub async fn send(&mut self) -> Result<(), __rt::Error> {
+        let items = std::mem::take(&mut self.items);
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         __rt::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),
-                self.items,
+                items,
                 self.repo.retry,
             )
             .await

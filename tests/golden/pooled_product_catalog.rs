@@ -715,9 +715,14 @@ impl<'a> TenantRepository<'a> {
     /// GetItem of one [`Product`].
     pub async fn product(
         &self,
-        key: &ProductKey,
+        product_id: &str,
     ) -> Result<Option<Product>, __rt::Error> {
-        self.repo.__table().get(key, &self.tenant).await
+        let key = ProductKey {
+            product_id: product_id.to_owned(),
+        }
+            .to_key_item(&self.tenant)?;
+        let info = self.repo.__table_info();
+        __rt::ops::get_as("product", &self.repo.client, &info, key, false).await
     }
     /// As a tenant, I want all the products of my catalog (the union of all my shards).
     ///
@@ -852,14 +857,16 @@ impl ImportProductsBatch<'_> {
         self
     }
     /// Writes every item, retrying unprocessed ones; what is still unwritten after the retries comes back in `Error::Unprocessed`.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
+    /// It sends what was added and leaves the builder empty, so one expression can add the items and send them.
+    pub async fn send(&mut self) -> Result<(), __rt::Error> {
+        let items = std::mem::take(&mut self.items);
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         __rt::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),
-                self.items,
+                items,
                 self.repo.retry,
             )
             .await
@@ -897,14 +904,16 @@ impl DeleteProductsBatch<'_> {
         self
     }
     /// Writes every item, retrying unprocessed ones; what is still unwritten after the retries comes back in `Error::Unprocessed`.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
+    /// It sends what was added and leaves the builder empty, so one expression can add the items and send them.
+    pub async fn send(&mut self) -> Result<(), __rt::Error> {
+        let items = std::mem::take(&mut self.items);
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         __rt::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),
-                self.items,
+                items,
                 self.repo.retry,
             )
             .await

@@ -1385,9 +1385,14 @@ impl<'a> TenantRepository<'a> {
     /// GetItem of one [`Project`].
     pub async fn project(
         &self,
-        key: &ProjectKey,
+        project_id: &str,
     ) -> Result<Option<Project>, __rt::Error> {
-        self.repo.__table().get(key, &self.tenant).await
+        let key = ProjectKey {
+            project_id: project_id.to_owned(),
+        }
+            .to_key_item(&self.tenant)?;
+        let info = self.repo.__table_info();
+        __rt::ops::get_as("project", &self.repo.client, &info, key, false).await
     }
     /// As a user, I want all tasks in a project, each followed by its comments.
     ///
@@ -1400,8 +1405,18 @@ impl<'a> TenantRepository<'a> {
     /// As a user, I want to open a task.
     ///
     /// GetItem of one [`Task`].
-    pub async fn task(&self, key: &TaskKey) -> Result<Option<Task>, __rt::Error> {
-        self.repo.__table().get_consistent(key, &self.tenant).await
+    pub async fn task(
+        &self,
+        project_id: &str,
+        task_id: &str,
+    ) -> Result<Option<Task>, __rt::Error> {
+        let key = TaskKey {
+            project_id: project_id.to_owned(),
+            task_id: task_id.to_owned(),
+        }
+            .to_key_item(&self.tenant)?;
+        let info = self.repo.__table_info();
+        __rt::ops::get_as("task", &self.repo.client, &info, key, true).await
     }
     /// As a user, I want all comments on a task, oldest first.
     ///
@@ -1441,10 +1456,7 @@ impl<'a> TenantRepository<'a> {
         DeleteTaskTransaction {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
-            labels: <Vec<&'static str>>::default(),
-            token: <Option<String>>::default(),
-            error: <Option<__rt::Error>>::default(),
+            parts: <__rt::ops::Transaction<DeleteTaskWritten>>::default(),
         }
     }
 }
@@ -1622,15 +1634,51 @@ fn __request_my_tasks_due(
         ..__rt::QueryRequest::default()
     })
 }
+/// A step of the `delete_task` transaction: one per method of [`DeleteTaskTransaction`]. [`DeleteTaskStep::failed`] tells which failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeleteTaskStep {
+    /// [`DeleteTaskTransaction::delete_task`].
+    DeleteTask,
+    /// [`DeleteTaskTransaction::delete_task_when`].
+    DeleteTaskWhen,
+    /// [`DeleteTaskTransaction::delete_comment`].
+    DeleteComment,
+    /// [`DeleteTaskTransaction::delete_comment_when`].
+    DeleteCommentWhen,
+}
+impl DeleteTaskStep {
+    /// The steps of a canceled `send` of this transaction that failed, each with its reason (`reason.index` is the step's position; `reason.stored_as` reads the stored item a failed condition saw). Empty unless `error` is `Error::TransactionCanceled`.
+    #[must_use]
+    pub fn failed(error: &__rt::Error) -> Vec<(Self, &__rt::CancellationReason)> {
+        __rt::ops::failed_steps(
+            error,
+            &[
+                ("delete_task", DeleteTaskStep::DeleteTask),
+                ("delete_task_when", DeleteTaskStep::DeleteTaskWhen),
+                ("delete_comment", DeleteTaskStep::DeleteComment),
+                ("delete_comment_when", DeleteTaskStep::DeleteCommentWhen),
+            ],
+        )
+    }
+}
+/// What a step of the `delete_task` transaction wrote, in the order the steps were added: a put or create the item as written (its timestamps set), an update, delete or check the key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeleteTaskWritten {
+    /// [`DeleteTaskTransaction::delete_task`].
+    DeleteTask(TaskKey),
+    /// [`DeleteTaskTransaction::delete_task_when`].
+    DeleteTaskWhen(TaskKey),
+    /// [`DeleteTaskTransaction::delete_comment`].
+    DeleteComment(CommentKey),
+    /// [`DeleteTaskTransaction::delete_comment_when`].
+    DeleteCommentWhen(CommentKey),
+}
 /// The transaction of `delete_task`.
 #[derive(Debug)]
 pub struct DeleteTaskTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
-    items: Vec<__rt::sdk::types::TransactWriteItem>,
-    labels: Vec<&'static str>,
-    token: Option<String>,
-    error: Option<__rt::Error>,
+    parts: __rt::ops::Transaction<DeleteTaskWritten>,
 }
 impl DeleteTaskTransaction<'_> {
     /// Deletes a [`Task`].
@@ -1640,7 +1688,9 @@ impl DeleteTaskTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_delete(&info, key, None));
-        self.push("delete_task", item)
+        self.parts
+            .push("delete_task", item, DeleteTaskWritten::DeleteTask(Clone::clone(key)));
+        self
     }
     /// Deletes the [`Task`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
     pub fn delete_task_when(
@@ -1653,7 +1703,13 @@ impl DeleteTaskTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_delete(&info, key, Some(condition)));
-        self.push("delete_task_when", item)
+        self.parts
+            .push(
+                "delete_task_when",
+                item,
+                DeleteTaskWritten::DeleteTaskWhen(Clone::clone(key)),
+            );
+        self
     }
     /// Deletes a [`Comment`].
     pub fn delete_comment(&mut self, key: &CommentKey) -> &mut Self {
@@ -1662,7 +1718,13 @@ impl DeleteTaskTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_delete(&info, key, None));
-        self.push("delete_comment", item)
+        self.parts
+            .push(
+                "delete_comment",
+                item,
+                DeleteTaskWritten::DeleteComment(Clone::clone(key)),
+            );
+        self
     }
     /// Deletes the [`Comment`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
     pub fn delete_comment_when(
@@ -1675,56 +1737,32 @@ impl DeleteTaskTransaction<'_> {
             .to_key_item(&self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_delete(&info, key, Some(condition)));
-        self.push("delete_comment_when", item)
-    }
-    fn push(
-        &mut self,
-        label: &'static str,
-        item: Result<__rt::sdk::types::TransactWriteItem, __rt::Error>,
-    ) -> &mut Self {
-        match item {
-            Ok(item) => {
-                self.items.push(item);
-                self.labels.push(label);
-            }
-            Err(e) => {
-                if self.error.is_none() {
-                    self.error = Some(e);
-                }
-            }
-        }
+        self.parts
+            .push(
+                "delete_comment_when",
+                item,
+                DeleteTaskWritten::DeleteCommentWhen(Clone::clone(key)),
+            );
         self
     }
     /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
     pub fn client_request_token(&mut self, token: impl Into<String>) -> &mut Self {
-        self.token = Some(token.into());
+        self.parts.client_request_token(token.into());
         self
     }
     /// Items added so far.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.parts.len()
     }
     /// Whether no item was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.parts.is_empty()
     }
-    /// Runs the transaction: every item is written, or none.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if self.items.len() > 100usize {
-            return Err(__rt::Error::TooManyItems {
-                pattern: "delete_task",
-                items: self.items.len(),
-                max: 100usize,
-            });
-        }
-        __rt::transact_write(&self.repo.client, self.items, self.token)
-            .await
-            .map_err(|e| e.with_item_labels(&self.labels))
+    /// Runs the transaction, every item written or none, and returns what each step wrote. Taking `&mut self`, it ends a chain: one expression adds the items and sends them. After a success the builder is empty; when the server refuses the transaction or does not answer, it keeps what was added (and its `client_request_token`), to be sent again as it was. With nothing added it sends nothing.
+    pub async fn send(&mut self) -> Result<Vec<DeleteTaskWritten>, __rt::Error> {
+        self.parts.send(&self.repo.client, "delete_task", 100usize).await
     }
 }
 /// Builds `TENANT#<tenant>|PROJECTS`.

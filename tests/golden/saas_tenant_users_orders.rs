@@ -1767,10 +1767,7 @@ impl<'a> TenantRepository<'a> {
         PlaceOrderTransaction {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
-            labels: <Vec<&'static str>>::default(),
-            token: <Option<String>>::default(),
-            error: <Option<__rt::Error>>::default(),
+            parts: <__rt::ops::Transaction<PlaceOrderWritten>>::default(),
         }
     }
     /// As a clerk, I want the stock of several products at once.
@@ -1983,21 +1980,48 @@ fn __request_orders_by_status(
         ..__rt::QueryRequest::default()
     })
 }
+/// A step of the `place_order` transaction: one per method of [`PlaceOrderTransaction`]. [`PlaceOrderStep::failed`] tells which failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PlaceOrderStep {
+    /// [`PlaceOrderTransaction::create_order`].
+    CreateOrder,
+    /// [`PlaceOrderTransaction::update_inventory_item`].
+    UpdateInventoryItem,
+}
+impl PlaceOrderStep {
+    /// The steps of a canceled `send` of this transaction that failed, each with its reason (`reason.index` is the step's position; `reason.stored_as` reads the stored item a failed condition saw). Empty unless `error` is `Error::TransactionCanceled`.
+    #[must_use]
+    pub fn failed(error: &__rt::Error) -> Vec<(Self, &__rt::CancellationReason)> {
+        __rt::ops::failed_steps(
+            error,
+            &[
+                ("create_order", PlaceOrderStep::CreateOrder),
+                ("update_inventory_item", PlaceOrderStep::UpdateInventoryItem),
+            ],
+        )
+    }
+}
+/// What a step of the `place_order` transaction wrote, in the order the steps were added: a put or create the item as written (its timestamps set), an update, delete or check the key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlaceOrderWritten {
+    /// [`PlaceOrderTransaction::create_order`].
+    CreateOrder(Order),
+    /// [`PlaceOrderTransaction::update_inventory_item`].
+    UpdateInventoryItem(InventoryItemKey),
+}
 /// The transaction of `place_order`.
 #[derive(Debug)]
 pub struct PlaceOrderTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
-    items: Vec<__rt::sdk::types::TransactWriteItem>,
-    labels: Vec<&'static str>,
-    token: Option<String>,
-    error: Option<__rt::Error>,
+    parts: __rt::ops::Transaction<PlaceOrderWritten>,
 }
 impl PlaceOrderTransaction<'_> {
     /// Creates (fails the transaction if it exists) an [`Order`].
     pub fn create_order(&mut self, item: &Order) -> &mut Self {
         let info = self.repo.__table_info();
-        let item = __rt::Entity::to_item(item, &self.tenant)
+        let stored = Clone::clone(item);
+        let item = __rt::Entity::to_item(&stored, &self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
                 &info,
@@ -2007,7 +2031,8 @@ impl PlaceOrderTransaction<'_> {
                 "Order",
                 None,
             ));
-        self.push("create_order", item)
+        self.parts.push("create_order", item, PlaceOrderWritten::CreateOrder(stored));
+        self
     }
     /// Updates an existing [`InventoryItem`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_inventory_item(
@@ -2022,56 +2047,32 @@ impl PlaceOrderTransaction<'_> {
                 let key = key.to_key_item(&self.tenant)?;
                 __rt::ops::transact_update(&info, key, changes, "InventoryItem")
             });
-        self.push("update_inventory_item", item)
-    }
-    fn push(
-        &mut self,
-        label: &'static str,
-        item: Result<__rt::sdk::types::TransactWriteItem, __rt::Error>,
-    ) -> &mut Self {
-        match item {
-            Ok(item) => {
-                self.items.push(item);
-                self.labels.push(label);
-            }
-            Err(e) => {
-                if self.error.is_none() {
-                    self.error = Some(e);
-                }
-            }
-        }
+        self.parts
+            .push(
+                "update_inventory_item",
+                item,
+                PlaceOrderWritten::UpdateInventoryItem(Clone::clone(key)),
+            );
         self
     }
     /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
     pub fn client_request_token(&mut self, token: impl Into<String>) -> &mut Self {
-        self.token = Some(token.into());
+        self.parts.client_request_token(token.into());
         self
     }
     /// Items added so far.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.parts.len()
     }
     /// Whether no item was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.parts.is_empty()
     }
-    /// Runs the transaction: every item is written, or none.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if self.items.len() > 100usize {
-            return Err(__rt::Error::TooManyItems {
-                pattern: "place_order",
-                items: self.items.len(),
-                max: 100usize,
-            });
-        }
-        __rt::transact_write(&self.repo.client, self.items, self.token)
-            .await
-            .map_err(|e| e.with_item_labels(&self.labels))
+    /// Runs the transaction, every item written or none, and returns what each step wrote. Taking `&mut self`, it ends a chain: one expression adds the items and sends them. After a success the builder is empty; when the server refuses the transaction or does not answer, it keeps what was added (and its `client_request_token`), to be sent again as it was. With nothing added it sends nothing.
+    pub async fn send(&mut self) -> Result<Vec<PlaceOrderWritten>, __rt::Error> {
+        self.parts.send(&self.repo.client, "place_order", 100usize).await
     }
 }
 fn __decode_inventory_items(item: &__rt::Item) -> __rt::Decoded<InventoryItem> {
@@ -2100,16 +2101,18 @@ impl InventoryItemsBatch<'_> {
         self
     }
     /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones: one result per item found, so an item that does not decode is an `Err` of its own and the others still decode. The whole read fails when a key stays unread or an item that was not asked for comes back.
+    /// It sends what was added and leaves the builder empty, so one expression can add the keys and send them.
     pub async fn send(
-        self,
+        &mut self,
     ) -> Result<Vec<Result<InventoryItem, __rt::Error>>, __rt::Error> {
-        if let Some(e) = self.error {
+        let keys = std::mem::take(&mut self.keys);
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         let items = __rt::batch_get(
                 &self.repo.client,
                 self.repo.table_name(),
-                self.keys,
+                keys,
                 false,
                 self.repo.retry,
             )
@@ -2129,7 +2132,7 @@ impl InventoryItemsBatch<'_> {
         self
     }
     /// [`Self::send`], failing on the first item that does not decode.
-    pub async fn all(self) -> Result<Vec<InventoryItem>, __rt::Error> {
+    pub async fn all(&mut self) -> Result<Vec<InventoryItem>, __rt::Error> {
         self.send().await?.into_iter().collect()
     }
 }

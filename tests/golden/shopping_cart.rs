@@ -1122,9 +1122,18 @@ impl Repository {
     /// GetItem of one [`CartItem`].
     pub async fn cart_item(
         &self,
-        key: &CartItemKey,
+        user_id: &str,
+        status: Status,
+        product_id: &str,
     ) -> Result<Option<CartItem>, __rt::Error> {
-        self.__table().get(key, &()).await
+        let key = CartItemKey {
+            user_id: user_id.to_owned(),
+            status,
+            product_id: product_id.to_owned(),
+        }
+            .to_key_item(&())?;
+        let info = self.__table_info();
+        __rt::ops::get_as("cart_item", &self.client, &info, key, false).await
     }
     /// As a shopper, I want to see my wish list.
     ///
@@ -1147,10 +1156,7 @@ impl Repository {
     pub fn add_to_cart(&self) -> AddToCartTransaction<'_> {
         AddToCartTransaction {
             repo: self,
-            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
-            labels: <Vec<&'static str>>::default(),
-            token: <Option<String>>::default(),
-            error: <Option<__rt::Error>>::default(),
+            parts: <__rt::ops::Transaction<AddToCartWritten>>::default(),
         }
     }
     /// As a shopper, I want to move an item between my active cart and my saved-for-later list.
@@ -1160,10 +1166,7 @@ impl Repository {
     pub fn move_item(&self) -> MoveItemTransaction<'_> {
         MoveItemTransaction {
             repo: self,
-            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
-            labels: <Vec<&'static str>>::default(),
-            token: <Option<String>>::default(),
-            error: <Option<__rt::Error>>::default(),
+            parts: <__rt::ops::Transaction<MoveItemWritten>>::default(),
         }
     }
     /// As a shopper, I want the items I bought removed from my active cart.
@@ -1173,10 +1176,7 @@ impl Repository {
     pub fn checkout(&self) -> CheckoutTransaction<'_> {
         CheckoutTransaction {
             repo: self,
-            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
-            labels: <Vec<&'static str>>::default(),
-            token: <Option<String>>::default(),
-            error: <Option<__rt::Error>>::default(),
+            parts: <__rt::ops::Transaction<CheckoutWritten>>::default(),
         }
     }
 }
@@ -1291,20 +1291,52 @@ fn __request_cart_counts(
         ..__rt::QueryRequest::default()
     })
 }
+/// A step of the `add_to_cart` transaction: one per method of [`AddToCartTransaction`]. [`AddToCartStep::failed`] tells which failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AddToCartStep {
+    /// [`AddToCartTransaction::put_cart_item`].
+    PutCartItem,
+    /// [`AddToCartTransaction::put_cart_item_when`].
+    PutCartItemWhen,
+    /// [`AddToCartTransaction::update_cart_count`].
+    UpdateCartCount,
+}
+impl AddToCartStep {
+    /// The steps of a canceled `send` of this transaction that failed, each with its reason (`reason.index` is the step's position; `reason.stored_as` reads the stored item a failed condition saw). Empty unless `error` is `Error::TransactionCanceled`.
+    #[must_use]
+    pub fn failed(error: &__rt::Error) -> Vec<(Self, &__rt::CancellationReason)> {
+        __rt::ops::failed_steps(
+            error,
+            &[
+                ("put_cart_item", AddToCartStep::PutCartItem),
+                ("put_cart_item_when", AddToCartStep::PutCartItemWhen),
+                ("update_cart_count", AddToCartStep::UpdateCartCount),
+            ],
+        )
+    }
+}
+/// What a step of the `add_to_cart` transaction wrote, in the order the steps were added: a put or create the item as written (its timestamps set), an update, delete or check the key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AddToCartWritten {
+    /// [`AddToCartTransaction::put_cart_item`].
+    PutCartItem(CartItem),
+    /// [`AddToCartTransaction::put_cart_item_when`].
+    PutCartItemWhen(CartItem),
+    /// [`AddToCartTransaction::update_cart_count`].
+    UpdateCartCount(CartCountKey),
+}
 /// The transaction of `add_to_cart`.
 #[derive(Debug)]
 pub struct AddToCartTransaction<'a> {
     repo: &'a Repository,
-    items: Vec<__rt::sdk::types::TransactWriteItem>,
-    labels: Vec<&'static str>,
-    token: Option<String>,
-    error: Option<__rt::Error>,
+    parts: __rt::ops::Transaction<AddToCartWritten>,
 }
 impl AddToCartTransaction<'_> {
     /// Puts a [`CartItem`].
     pub fn put_cart_item(&mut self, item: &CartItem) -> &mut Self {
         let info = self.repo.__table_info();
-        let item = __rt::Entity::to_item(item, &())
+        let stored = Clone::clone(item);
+        let item = __rt::Entity::to_item(&stored, &())
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
                 &info,
@@ -1314,7 +1346,8 @@ impl AddToCartTransaction<'_> {
                 "CartItem",
                 None,
             ));
-        self.push("put_cart_item", item)
+        self.parts.push("put_cart_item", item, AddToCartWritten::PutCartItem(stored));
+        self
     }
     /// Puts a [`CartItem`] when `condition` holds on the stored item (on none, a condition on its attributes does not): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
     pub fn put_cart_item_when(
@@ -1323,7 +1356,8 @@ impl AddToCartTransaction<'_> {
         condition: &__rt::Condition,
     ) -> &mut Self {
         let info = self.repo.__table_info();
-        let item = __rt::Entity::to_item(item, &())
+        let stored = Clone::clone(item);
+        let item = __rt::Entity::to_item(&stored, &())
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
                 &info,
@@ -1333,7 +1367,9 @@ impl AddToCartTransaction<'_> {
                 "CartItem",
                 Some(condition),
             ));
-        self.push("put_cart_item_when", item)
+        self.parts
+            .push("put_cart_item_when", item, AddToCartWritten::PutCartItemWhen(stored));
+        self
     }
     /// Updates an existing [`CartCount`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_cart_count(
@@ -1348,72 +1384,90 @@ impl AddToCartTransaction<'_> {
                 let key = key.to_key_item(&())?;
                 __rt::ops::transact_update(&info, key, changes, "CartCount")
             });
-        self.push("update_cart_count", item)
-    }
-    fn push(
-        &mut self,
-        label: &'static str,
-        item: Result<__rt::sdk::types::TransactWriteItem, __rt::Error>,
-    ) -> &mut Self {
-        match item {
-            Ok(item) => {
-                self.items.push(item);
-                self.labels.push(label);
-            }
-            Err(e) => {
-                if self.error.is_none() {
-                    self.error = Some(e);
-                }
-            }
-        }
+        self.parts
+            .push(
+                "update_cart_count",
+                item,
+                AddToCartWritten::UpdateCartCount(Clone::clone(key)),
+            );
         self
     }
     /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
     pub fn client_request_token(&mut self, token: impl Into<String>) -> &mut Self {
-        self.token = Some(token.into());
+        self.parts.client_request_token(token.into());
         self
     }
     /// Items added so far.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.parts.len()
     }
     /// Whether no item was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.parts.is_empty()
     }
-    /// Runs the transaction: every item is written, or none.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if self.items.len() > 2usize {
-            return Err(__rt::Error::TooManyItems {
-                pattern: "add_to_cart",
-                items: self.items.len(),
-                max: 2usize,
-            });
-        }
-        __rt::transact_write(&self.repo.client, self.items, self.token)
-            .await
-            .map_err(|e| e.with_item_labels(&self.labels))
+    /// Runs the transaction, every item written or none, and returns what each step wrote. Taking `&mut self`, it ends a chain: one expression adds the items and sends them. After a success the builder is empty; when the server refuses the transaction or does not answer, it keeps what was added (and its `client_request_token`), to be sent again as it was. With nothing added it sends nothing.
+    pub async fn send(&mut self) -> Result<Vec<AddToCartWritten>, __rt::Error> {
+        self.parts.send(&self.repo.client, "add_to_cart", 2usize).await
     }
+}
+/// A step of the `move_item` transaction: one per method of [`MoveItemTransaction`]. [`MoveItemStep::failed`] tells which failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MoveItemStep {
+    /// [`MoveItemTransaction::put_cart_item`].
+    PutCartItem,
+    /// [`MoveItemTransaction::put_cart_item_when`].
+    PutCartItemWhen,
+    /// [`MoveItemTransaction::update_cart_count`].
+    UpdateCartCount,
+    /// [`MoveItemTransaction::delete_cart_item`].
+    DeleteCartItem,
+    /// [`MoveItemTransaction::delete_cart_item_when`].
+    DeleteCartItemWhen,
+}
+impl MoveItemStep {
+    /// The steps of a canceled `send` of this transaction that failed, each with its reason (`reason.index` is the step's position; `reason.stored_as` reads the stored item a failed condition saw). Empty unless `error` is `Error::TransactionCanceled`.
+    #[must_use]
+    pub fn failed(error: &__rt::Error) -> Vec<(Self, &__rt::CancellationReason)> {
+        __rt::ops::failed_steps(
+            error,
+            &[
+                ("put_cart_item", MoveItemStep::PutCartItem),
+                ("put_cart_item_when", MoveItemStep::PutCartItemWhen),
+                ("update_cart_count", MoveItemStep::UpdateCartCount),
+                ("delete_cart_item", MoveItemStep::DeleteCartItem),
+                ("delete_cart_item_when", MoveItemStep::DeleteCartItemWhen),
+            ],
+        )
+    }
+}
+/// What a step of the `move_item` transaction wrote, in the order the steps were added: a put or create the item as written (its timestamps set), an update, delete or check the key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MoveItemWritten {
+    /// [`MoveItemTransaction::put_cart_item`].
+    PutCartItem(CartItem),
+    /// [`MoveItemTransaction::put_cart_item_when`].
+    PutCartItemWhen(CartItem),
+    /// [`MoveItemTransaction::update_cart_count`].
+    UpdateCartCount(CartCountKey),
+    /// [`MoveItemTransaction::delete_cart_item`].
+    DeleteCartItem(CartItemKey),
+    /// [`MoveItemTransaction::delete_cart_item_when`].
+    DeleteCartItemWhen(CartItemKey),
 }
 /// The transaction of `move_item`.
 #[derive(Debug)]
 pub struct MoveItemTransaction<'a> {
     repo: &'a Repository,
-    items: Vec<__rt::sdk::types::TransactWriteItem>,
-    labels: Vec<&'static str>,
-    token: Option<String>,
-    error: Option<__rt::Error>,
+    parts: __rt::ops::Transaction<MoveItemWritten>,
 }
 impl MoveItemTransaction<'_> {
     /// Puts a [`CartItem`].
     pub fn put_cart_item(&mut self, item: &CartItem) -> &mut Self {
         let info = self.repo.__table_info();
-        let item = __rt::Entity::to_item(item, &())
+        let stored = Clone::clone(item);
+        let item = __rt::Entity::to_item(&stored, &())
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
                 &info,
@@ -1423,7 +1477,8 @@ impl MoveItemTransaction<'_> {
                 "CartItem",
                 None,
             ));
-        self.push("put_cart_item", item)
+        self.parts.push("put_cart_item", item, MoveItemWritten::PutCartItem(stored));
+        self
     }
     /// Puts a [`CartItem`] when `condition` holds on the stored item (on none, a condition on its attributes does not): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
     pub fn put_cart_item_when(
@@ -1432,7 +1487,8 @@ impl MoveItemTransaction<'_> {
         condition: &__rt::Condition,
     ) -> &mut Self {
         let info = self.repo.__table_info();
-        let item = __rt::Entity::to_item(item, &())
+        let stored = Clone::clone(item);
+        let item = __rt::Entity::to_item(&stored, &())
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
                 &info,
@@ -1442,7 +1498,9 @@ impl MoveItemTransaction<'_> {
                 "CartItem",
                 Some(condition),
             ));
-        self.push("put_cart_item_when", item)
+        self.parts
+            .push("put_cart_item_when", item, MoveItemWritten::PutCartItemWhen(stored));
+        self
     }
     /// Updates an existing [`CartCount`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_cart_count(
@@ -1457,7 +1515,13 @@ impl MoveItemTransaction<'_> {
                 let key = key.to_key_item(&())?;
                 __rt::ops::transact_update(&info, key, changes, "CartCount")
             });
-        self.push("update_cart_count", item)
+        self.parts
+            .push(
+                "update_cart_count",
+                item,
+                MoveItemWritten::UpdateCartCount(Clone::clone(key)),
+            );
+        self
     }
     /// Deletes a [`CartItem`].
     pub fn delete_cart_item(&mut self, key: &CartItemKey) -> &mut Self {
@@ -1466,7 +1530,13 @@ impl MoveItemTransaction<'_> {
             .to_key_item(&())
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_delete(&info, key, None));
-        self.push("delete_cart_item", item)
+        self.parts
+            .push(
+                "delete_cart_item",
+                item,
+                MoveItemWritten::DeleteCartItem(Clone::clone(key)),
+            );
+        self
     }
     /// Deletes the [`CartItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
     pub fn delete_cart_item_when(
@@ -1479,66 +1549,73 @@ impl MoveItemTransaction<'_> {
             .to_key_item(&())
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_delete(&info, key, Some(condition)));
-        self.push("delete_cart_item_when", item)
-    }
-    fn push(
-        &mut self,
-        label: &'static str,
-        item: Result<__rt::sdk::types::TransactWriteItem, __rt::Error>,
-    ) -> &mut Self {
-        match item {
-            Ok(item) => {
-                self.items.push(item);
-                self.labels.push(label);
-            }
-            Err(e) => {
-                if self.error.is_none() {
-                    self.error = Some(e);
-                }
-            }
-        }
+        self.parts
+            .push(
+                "delete_cart_item_when",
+                item,
+                MoveItemWritten::DeleteCartItemWhen(Clone::clone(key)),
+            );
         self
     }
     /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
     pub fn client_request_token(&mut self, token: impl Into<String>) -> &mut Self {
-        self.token = Some(token.into());
+        self.parts.client_request_token(token.into());
         self
     }
     /// Items added so far.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.parts.len()
     }
     /// Whether no item was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.parts.is_empty()
     }
-    /// Runs the transaction: every item is written, or none.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if self.items.len() > 4usize {
-            return Err(__rt::Error::TooManyItems {
-                pattern: "move_item",
-                items: self.items.len(),
-                max: 4usize,
-            });
-        }
-        __rt::transact_write(&self.repo.client, self.items, self.token)
-            .await
-            .map_err(|e| e.with_item_labels(&self.labels))
+    /// Runs the transaction, every item written or none, and returns what each step wrote. Taking `&mut self`, it ends a chain: one expression adds the items and sends them. After a success the builder is empty; when the server refuses the transaction or does not answer, it keeps what was added (and its `client_request_token`), to be sent again as it was. With nothing added it sends nothing.
+    pub async fn send(&mut self) -> Result<Vec<MoveItemWritten>, __rt::Error> {
+        self.parts.send(&self.repo.client, "move_item", 4usize).await
     }
+}
+/// A step of the `checkout` transaction: one per method of [`CheckoutTransaction`]. [`CheckoutStep::failed`] tells which failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CheckoutStep {
+    /// [`CheckoutTransaction::update_cart_count`].
+    UpdateCartCount,
+    /// [`CheckoutTransaction::delete_cart_item`].
+    DeleteCartItem,
+    /// [`CheckoutTransaction::delete_cart_item_when`].
+    DeleteCartItemWhen,
+}
+impl CheckoutStep {
+    /// The steps of a canceled `send` of this transaction that failed, each with its reason (`reason.index` is the step's position; `reason.stored_as` reads the stored item a failed condition saw). Empty unless `error` is `Error::TransactionCanceled`.
+    #[must_use]
+    pub fn failed(error: &__rt::Error) -> Vec<(Self, &__rt::CancellationReason)> {
+        __rt::ops::failed_steps(
+            error,
+            &[
+                ("update_cart_count", CheckoutStep::UpdateCartCount),
+                ("delete_cart_item", CheckoutStep::DeleteCartItem),
+                ("delete_cart_item_when", CheckoutStep::DeleteCartItemWhen),
+            ],
+        )
+    }
+}
+/// What a step of the `checkout` transaction wrote, in the order the steps were added: a put or create the item as written (its timestamps set), an update, delete or check the key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckoutWritten {
+    /// [`CheckoutTransaction::update_cart_count`].
+    UpdateCartCount(CartCountKey),
+    /// [`CheckoutTransaction::delete_cart_item`].
+    DeleteCartItem(CartItemKey),
+    /// [`CheckoutTransaction::delete_cart_item_when`].
+    DeleteCartItemWhen(CartItemKey),
 }
 /// The transaction of `checkout`.
 #[derive(Debug)]
 pub struct CheckoutTransaction<'a> {
     repo: &'a Repository,
-    items: Vec<__rt::sdk::types::TransactWriteItem>,
-    labels: Vec<&'static str>,
-    token: Option<String>,
-    error: Option<__rt::Error>,
+    parts: __rt::ops::Transaction<CheckoutWritten>,
 }
 impl CheckoutTransaction<'_> {
     /// Updates an existing [`CartCount`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
@@ -1554,7 +1631,13 @@ impl CheckoutTransaction<'_> {
                 let key = key.to_key_item(&())?;
                 __rt::ops::transact_update(&info, key, changes, "CartCount")
             });
-        self.push("update_cart_count", item)
+        self.parts
+            .push(
+                "update_cart_count",
+                item,
+                CheckoutWritten::UpdateCartCount(Clone::clone(key)),
+            );
+        self
     }
     /// Deletes a [`CartItem`].
     pub fn delete_cart_item(&mut self, key: &CartItemKey) -> &mut Self {
@@ -1563,7 +1646,13 @@ impl CheckoutTransaction<'_> {
             .to_key_item(&())
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_delete(&info, key, None));
-        self.push("delete_cart_item", item)
+        self.parts
+            .push(
+                "delete_cart_item",
+                item,
+                CheckoutWritten::DeleteCartItem(Clone::clone(key)),
+            );
+        self
     }
     /// Deletes the [`CartItem`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
     pub fn delete_cart_item_when(
@@ -1576,56 +1665,32 @@ impl CheckoutTransaction<'_> {
             .to_key_item(&())
             .map_err(__rt::Error::from)
             .and_then(|key| __rt::ops::transact_delete(&info, key, Some(condition)));
-        self.push("delete_cart_item_when", item)
-    }
-    fn push(
-        &mut self,
-        label: &'static str,
-        item: Result<__rt::sdk::types::TransactWriteItem, __rt::Error>,
-    ) -> &mut Self {
-        match item {
-            Ok(item) => {
-                self.items.push(item);
-                self.labels.push(label);
-            }
-            Err(e) => {
-                if self.error.is_none() {
-                    self.error = Some(e);
-                }
-            }
-        }
+        self.parts
+            .push(
+                "delete_cart_item_when",
+                item,
+                CheckoutWritten::DeleteCartItemWhen(Clone::clone(key)),
+            );
         self
     }
     /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
     pub fn client_request_token(&mut self, token: impl Into<String>) -> &mut Self {
-        self.token = Some(token.into());
+        self.parts.client_request_token(token.into());
         self
     }
     /// Items added so far.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.parts.len()
     }
     /// Whether no item was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.parts.is_empty()
     }
-    /// Runs the transaction: every item is written, or none.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if self.items.len() > 100usize {
-            return Err(__rt::Error::TooManyItems {
-                pattern: "checkout",
-                items: self.items.len(),
-                max: 100usize,
-            });
-        }
-        __rt::transact_write(&self.repo.client, self.items, self.token)
-            .await
-            .map_err(|e| e.with_item_labels(&self.labels))
+    /// Runs the transaction, every item written or none, and returns what each step wrote. Taking `&mut self`, it ends a chain: one expression adds the items and sends them. After a success the builder is empty; when the server refuses the transaction or does not answer, it keeps what was added (and its `client_request_token`), to be sent again as it was. With nothing added it sends nothing.
+    pub async fn send(&mut self) -> Result<Vec<CheckoutWritten>, __rt::Error> {
+        self.parts.send(&self.repo.client, "checkout", 100usize).await
     }
 }
 /// The `item_count` counter of [`CartCount`].

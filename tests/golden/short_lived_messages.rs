@@ -637,9 +637,18 @@ impl Repository {
     /// GetItem of one [`Message`].
     pub async fn message(
         &self,
-        key: &MessageKey,
+        recipient_id: &str,
+        sent_at: __rt::DateTime,
+        message_id: &str,
     ) -> Result<Option<Message>, __rt::Error> {
-        self.__table().get(key, &()).await
+        let key = MessageKey {
+            recipient_id: recipient_id.to_owned(),
+            sent_at,
+            message_id: message_id.to_owned(),
+        }
+            .to_key_item(&())?;
+        let info = self.__table_info();
+        __rt::ops::get_as("message", &self.client, &info, key, false).await
     }
     /// As a user, I want to see the messages I sent that have not expired.
     ///
@@ -774,14 +783,16 @@ impl DeleteMessagesBatch<'_> {
         self
     }
     /// Writes every item, retrying unprocessed ones; what is still unwritten after the retries comes back in `Error::Unprocessed`.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
+    /// It sends what was added and leaves the builder empty, so one expression can add the items and send them.
+    pub async fn send(&mut self) -> Result<(), __rt::Error> {
+        let items = std::mem::take(&mut self.items);
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         __rt::batch_write(
                 &self.repo.client,
                 self.repo.table_name(),
-                self.items,
+                items,
                 self.repo.retry,
             )
             .await
@@ -812,14 +823,18 @@ impl OpenMessagesBatch<'_> {
         self
     }
     /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones: one result per item found, so an item that does not decode is an `Err` of its own and the others still decode. The whole read fails when a key stays unread or an item that was not asked for comes back.
-    pub async fn send(self) -> Result<Vec<Result<Message, __rt::Error>>, __rt::Error> {
-        if let Some(e) = self.error {
+    /// It sends what was added and leaves the builder empty, so one expression can add the keys and send them.
+    pub async fn send(
+        &mut self,
+    ) -> Result<Vec<Result<Message, __rt::Error>>, __rt::Error> {
+        let keys = std::mem::take(&mut self.keys);
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         let items = __rt::batch_get(
                 &self.repo.client,
                 self.repo.table_name(),
-                self.keys,
+                keys,
                 false,
                 self.repo.retry,
             )
@@ -839,7 +854,7 @@ impl OpenMessagesBatch<'_> {
         self
     }
     /// [`Self::send`], failing on the first item that does not decode.
-    pub async fn all(self) -> Result<Vec<Message>, __rt::Error> {
+    pub async fn all(&mut self) -> Result<Vec<Message>, __rt::Error> {
         self.send().await?.into_iter().collect()
     }
 }

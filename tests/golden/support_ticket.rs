@@ -1101,10 +1101,7 @@ impl<'a> TenantRepository<'a> {
         CloseTicketsTransaction {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
-            labels: <Vec<&'static str>>::default(),
-            token: <Option<String>>::default(),
-            error: <Option<__rt::Error>>::default(),
+            parts: <__rt::ops::Transaction<CloseTicketsWritten>>::default(),
         }
     }
     /// As a tenant admin, I want to view an aggregate of the tickets by status in my tenant.
@@ -1249,15 +1246,34 @@ fn __request_open_tickets_for_resolver(
         ..__rt::QueryRequest::default()
     })
 }
+/// A step of the `close_tickets` transaction: one per method of [`CloseTicketsTransaction`]. [`CloseTicketsStep::failed`] tells which failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CloseTicketsStep {
+    /// [`CloseTicketsTransaction::update_ticket`].
+    UpdateTicket,
+}
+impl CloseTicketsStep {
+    /// The steps of a canceled `send` of this transaction that failed, each with its reason (`reason.index` is the step's position; `reason.stored_as` reads the stored item a failed condition saw). Empty unless `error` is `Error::TransactionCanceled`.
+    #[must_use]
+    pub fn failed(error: &__rt::Error) -> Vec<(Self, &__rt::CancellationReason)> {
+        __rt::ops::failed_steps(
+            error,
+            &[("update_ticket", CloseTicketsStep::UpdateTicket)],
+        )
+    }
+}
+/// What a step of the `close_tickets` transaction wrote, in the order the steps were added: a put or create the item as written (its timestamps set), an update, delete or check the key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CloseTicketsWritten {
+    /// [`CloseTicketsTransaction::update_ticket`].
+    UpdateTicket(TicketKey),
+}
 /// The transaction of `close_tickets`.
 #[derive(Debug)]
 pub struct CloseTicketsTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
-    items: Vec<__rt::sdk::types::TransactWriteItem>,
-    labels: Vec<&'static str>,
-    token: Option<String>,
-    error: Option<__rt::Error>,
+    parts: __rt::ops::Transaction<CloseTicketsWritten>,
 }
 impl CloseTicketsTransaction<'_> {
     /// Updates an existing [`Ticket`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
@@ -1269,56 +1285,32 @@ impl CloseTicketsTransaction<'_> {
                 let key = key.to_key_item(&self.tenant)?;
                 __rt::ops::transact_update(&info, key, changes, "Ticket")
             });
-        self.push("update_ticket", item)
-    }
-    fn push(
-        &mut self,
-        label: &'static str,
-        item: Result<__rt::sdk::types::TransactWriteItem, __rt::Error>,
-    ) -> &mut Self {
-        match item {
-            Ok(item) => {
-                self.items.push(item);
-                self.labels.push(label);
-            }
-            Err(e) => {
-                if self.error.is_none() {
-                    self.error = Some(e);
-                }
-            }
-        }
+        self.parts
+            .push(
+                "update_ticket",
+                item,
+                CloseTicketsWritten::UpdateTicket(Clone::clone(key)),
+            );
         self
     }
     /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
     pub fn client_request_token(&mut self, token: impl Into<String>) -> &mut Self {
-        self.token = Some(token.into());
+        self.parts.client_request_token(token.into());
         self
     }
     /// Items added so far.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.parts.len()
     }
     /// Whether no item was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.parts.is_empty()
     }
-    /// Runs the transaction: every item is written, or none.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if self.items.len() > 100usize {
-            return Err(__rt::Error::TooManyItems {
-                pattern: "close_tickets",
-                items: self.items.len(),
-                max: 100usize,
-            });
-        }
-        __rt::transact_write(&self.repo.client, self.items, self.token)
-            .await
-            .map_err(|e| e.with_item_labels(&self.labels))
+    /// Runs the transaction, every item written or none, and returns what each step wrote. Taking `&mut self`, it ends a chain: one expression adds the items and sends them. After a success the builder is empty; when the server refuses the transaction or does not answer, it keeps what was added (and its `client_request_token`), to be sent again as it was. With nothing added it sends nothing.
+    pub async fn send(&mut self) -> Result<Vec<CloseTicketsWritten>, __rt::Error> {
+        self.parts.send(&self.repo.client, "close_tickets", 100usize).await
     }
 }
 fn __decode_ticket_counts_by_status(item: &__rt::Item) -> __rt::Decoded<TicketCount> {

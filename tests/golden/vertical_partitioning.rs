@@ -1739,9 +1739,14 @@ impl<'a> TenantRepository<'a> {
     /// GetItem of one [`DocumentMeta`].
     pub async fn document_meta(
         &self,
-        key: &DocumentMetaKey,
+        document_id: &str,
     ) -> Result<Option<DocumentMeta>, __rt::Error> {
-        self.repo.__table().get(key, &self.tenant).await
+        let key = DocumentMetaKey {
+            document_id: document_id.to_owned(),
+        }
+            .to_key_item(&self.tenant)?;
+        let info = self.repo.__table_info();
+        __rt::ops::get_as("document_meta", &self.repo.client, &info, key, false).await
     }
     /// As a reader, I want the document body, chunk by chunk in order.
     ///
@@ -1796,10 +1801,7 @@ impl<'a> TenantRepository<'a> {
         EditBodyTransaction {
             repo: self.repo,
             tenant: Clone::clone(&self.tenant),
-            items: <Vec<__rt::sdk::types::TransactWriteItem>>::default(),
-            labels: <Vec<&'static str>>::default(),
-            token: <Option<String>>::default(),
-            error: <Option<__rt::Error>>::default(),
+            parts: <__rt::ops::Transaction<EditBodyWritten>>::default(),
         }
     }
     /// As a member, I want the metadata of several documents at once.
@@ -1997,21 +1999,53 @@ fn __request_recent_documents(
         ..__rt::QueryRequest::default()
     })
 }
+/// A step of the `edit_body` transaction: one per method of [`EditBodyTransaction`]. [`EditBodyStep::failed`] tells which failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EditBodyStep {
+    /// [`EditBodyTransaction::put_document_body_chunk`].
+    PutDocumentBodyChunk,
+    /// [`EditBodyTransaction::put_document_body_chunk_when`].
+    PutDocumentBodyChunkWhen,
+    /// [`EditBodyTransaction::update_document_meta`].
+    UpdateDocumentMeta,
+}
+impl EditBodyStep {
+    /// The steps of a canceled `send` of this transaction that failed, each with its reason (`reason.index` is the step's position; `reason.stored_as` reads the stored item a failed condition saw). Empty unless `error` is `Error::TransactionCanceled`.
+    #[must_use]
+    pub fn failed(error: &__rt::Error) -> Vec<(Self, &__rt::CancellationReason)> {
+        __rt::ops::failed_steps(
+            error,
+            &[
+                ("put_document_body_chunk", EditBodyStep::PutDocumentBodyChunk),
+                ("put_document_body_chunk_when", EditBodyStep::PutDocumentBodyChunkWhen),
+                ("update_document_meta", EditBodyStep::UpdateDocumentMeta),
+            ],
+        )
+    }
+}
+/// What a step of the `edit_body` transaction wrote, in the order the steps were added: a put or create the item as written (its timestamps set), an update, delete or check the key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EditBodyWritten {
+    /// [`EditBodyTransaction::put_document_body_chunk`].
+    PutDocumentBodyChunk(DocumentBodyChunk),
+    /// [`EditBodyTransaction::put_document_body_chunk_when`].
+    PutDocumentBodyChunkWhen(DocumentBodyChunk),
+    /// [`EditBodyTransaction::update_document_meta`].
+    UpdateDocumentMeta(DocumentMetaKey),
+}
 /// The transaction of `edit_body`.
 #[derive(Debug)]
 pub struct EditBodyTransaction<'a> {
     repo: &'a Repository,
     tenant: TenantId,
-    items: Vec<__rt::sdk::types::TransactWriteItem>,
-    labels: Vec<&'static str>,
-    token: Option<String>,
-    error: Option<__rt::Error>,
+    parts: __rt::ops::Transaction<EditBodyWritten>,
 }
 impl EditBodyTransaction<'_> {
     /// Puts a [`DocumentBodyChunk`].
     pub fn put_document_body_chunk(&mut self, item: &DocumentBodyChunk) -> &mut Self {
         let info = self.repo.__table_info();
-        let item = __rt::Entity::to_item(item, &self.tenant)
+        let stored = Clone::clone(item);
+        let item = __rt::Entity::to_item(&stored, &self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
                 &info,
@@ -2021,7 +2055,13 @@ impl EditBodyTransaction<'_> {
                 "DocumentBodyChunk",
                 None,
             ));
-        self.push("put_document_body_chunk", item)
+        self.parts
+            .push(
+                "put_document_body_chunk",
+                item,
+                EditBodyWritten::PutDocumentBodyChunk(stored),
+            );
+        self
     }
     /// Puts a [`DocumentBodyChunk`] when `condition` holds on the stored item (on none, a condition on its attributes does not): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).
     pub fn put_document_body_chunk_when(
@@ -2030,7 +2070,8 @@ impl EditBodyTransaction<'_> {
         condition: &__rt::Condition,
     ) -> &mut Self {
         let info = self.repo.__table_info();
-        let item = __rt::Entity::to_item(item, &self.tenant)
+        let stored = Clone::clone(item);
+        let item = __rt::Entity::to_item(&stored, &self.tenant)
             .map_err(__rt::Error::from)
             .and_then(|item| __rt::ops::transact_put(
                 &info,
@@ -2040,7 +2081,13 @@ impl EditBodyTransaction<'_> {
                 "DocumentBodyChunk",
                 Some(condition),
             ));
-        self.push("put_document_body_chunk_when", item)
+        self.parts
+            .push(
+                "put_document_body_chunk_when",
+                item,
+                EditBodyWritten::PutDocumentBodyChunkWhen(stored),
+            );
+        self
     }
     /// Updates an existing [`DocumentMeta`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).
     pub fn update_document_meta(
@@ -2055,56 +2102,32 @@ impl EditBodyTransaction<'_> {
                 let key = key.to_key_item(&self.tenant)?;
                 __rt::ops::transact_update(&info, key, changes, "DocumentMeta")
             });
-        self.push("update_document_meta", item)
-    }
-    fn push(
-        &mut self,
-        label: &'static str,
-        item: Result<__rt::sdk::types::TransactWriteItem, __rt::Error>,
-    ) -> &mut Self {
-        match item {
-            Ok(item) => {
-                self.items.push(item);
-                self.labels.push(label);
-            }
-            Err(e) => {
-                if self.error.is_none() {
-                    self.error = Some(e);
-                }
-            }
-        }
+        self.parts
+            .push(
+                "update_document_meta",
+                item,
+                EditBodyWritten::UpdateDocumentMeta(Clone::clone(key)),
+            );
         self
     }
     /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
     pub fn client_request_token(&mut self, token: impl Into<String>) -> &mut Self {
-        self.token = Some(token.into());
+        self.parts.client_request_token(token.into());
         self
     }
     /// Items added so far.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.parts.len()
     }
     /// Whether no item was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.parts.is_empty()
     }
-    /// Runs the transaction: every item is written, or none.
-    pub async fn send(self) -> Result<(), __rt::Error> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if self.items.len() > 26usize {
-            return Err(__rt::Error::TooManyItems {
-                pattern: "edit_body",
-                items: self.items.len(),
-                max: 26usize,
-            });
-        }
-        __rt::transact_write(&self.repo.client, self.items, self.token)
-            .await
-            .map_err(|e| e.with_item_labels(&self.labels))
+    /// Runs the transaction, every item written or none, and returns what each step wrote. Taking `&mut self`, it ends a chain: one expression adds the items and sends them. After a success the builder is empty; when the server refuses the transaction or does not answer, it keeps what was added (and its `client_request_token`), to be sent again as it was. With nothing added it sends nothing.
+    pub async fn send(&mut self) -> Result<Vec<EditBodyWritten>, __rt::Error> {
+        self.parts.send(&self.repo.client, "edit_body", 26usize).await
     }
 }
 fn __decode_document_metas(item: &__rt::Item) -> __rt::Decoded<DocumentMeta> {
@@ -2133,16 +2156,18 @@ impl DocumentMetasBatch<'_> {
         self
     }
     /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones: one result per item found, so an item that does not decode is an `Err` of its own and the others still decode. The whole read fails when a key stays unread or an item that was not asked for comes back.
+    /// It sends what was added and leaves the builder empty, so one expression can add the keys and send them.
     pub async fn send(
-        self,
+        &mut self,
     ) -> Result<Vec<Result<DocumentMeta, __rt::Error>>, __rt::Error> {
-        if let Some(e) = self.error {
+        let keys = std::mem::take(&mut self.keys);
+        if let Some(e) = self.error.take() {
             return Err(e);
         }
         let items = __rt::batch_get(
                 &self.repo.client,
                 self.repo.table_name(),
-                self.keys,
+                keys,
                 false,
                 self.repo.retry,
             )
@@ -2162,7 +2187,7 @@ impl DocumentMetasBatch<'_> {
         self
     }
     /// [`Self::send`], failing on the first item that does not decode.
-    pub async fn all(self) -> Result<Vec<DocumentMeta>, __rt::Error> {
+    pub async fn all(&mut self) -> Result<Vec<DocumentMeta>, __rt::Error> {
         self.send().await?.into_iter().collect()
     }
 }

@@ -151,7 +151,7 @@ async fn explain_cli_commands_return_what_the_repository_returns() {
 #[tokio::test]
 #[ignore = "needs the AWS CLI; scripts/test runs it"]
 async fn items_put_with_the_aws_cli_are_read_as_they_are() {
-    use singletable_tests::generated::existing_table_natural_keys::{Repository, ScoreKey};
+    use singletable_tests::generated::existing_table_natural_keys::Repository;
     // A table keyed on its items' own attributes, with no entity-type
     // attribute: what another program, here the AWS CLI, writes is read.
     let table = server::unique_table("GameScoresCli");
@@ -172,10 +172,7 @@ async fn items_put_with_the_aws_cli_are_read_as_they_are() {
         .map(String::from));
     }
     let ann = repo
-        .score(&ScoreKey {
-            user_id: "ann".into(),
-            game_id: "chess".into(),
-        })
+        .score("ann", "chess")
         .await
         .unwrap()
         .expect("the item the CLI put");

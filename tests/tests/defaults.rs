@@ -29,11 +29,7 @@ async fn items_without_an_attribute_read_its_default() {
         ],
     )
     .await;
-    let old = repo
-        .account(&AccountKey { id: "old".into() })
-        .await
-        .unwrap()
-        .unwrap();
+    let old = repo.account("old").await.unwrap().unwrap();
     assert_eq!(old.plan, Plan::Free);
     assert_eq!(old.seats, 1);
     assert_eq!(old.credit, "0.00".parse::<Decimal>().unwrap());
@@ -51,10 +47,7 @@ async fn items_without_an_attribute_read_its_default() {
         region: "us-east-2".into(),
     };
     repo.put_account(&new).await.unwrap();
-    let read = repo
-        .account(&AccountKey { id: "new".into() })
-        .await
-        .unwrap();
+    let read = repo.account("new").await.unwrap();
     assert_eq!(read, Some(new));
 
     // A stored value that breaks the rules is not replaced by the default.
@@ -70,9 +63,6 @@ async fn items_without_an_attribute_read_its_default() {
         ],
     )
     .await;
-    let err = repo
-        .account(&AccountKey { id: "bad".into() })
-        .await
-        .unwrap_err();
+    let err = repo.account("bad").await.unwrap_err();
     assert!(err.to_string().contains("seats"), "{err}");
 }

@@ -331,13 +331,7 @@ async fn a_design_change_migrates_ten_thousand_items_on_four_workers() {
         t.ticket_with_comments("t-00001").all().await,
         Err(Error::Pending { .. })
     ));
-    let ticket = t
-        .ticket(&v2::TicketKey {
-            id: "t-00001".into(),
-        })
-        .await
-        .unwrap()
-        .unwrap();
+    let ticket = t.ticket("t-00001").await.unwrap().unwrap();
     assert_eq!(
         ticket.title, "ticket 1 of acme",
         "patterns no job touches read as before"
@@ -400,11 +394,7 @@ async fn a_design_change_migrates_ten_thousand_items_on_four_workers() {
     .await
     .unwrap();
     let old_reader = old.for_tenant(&v1::TenantId::new("acme").unwrap());
-    let read = old_reader
-        .ticket(&v1::TicketKey { id: "t-new".into() })
-        .await
-        .unwrap()
-        .unwrap();
+    let read = old_reader.ticket("t-new").await.unwrap().unwrap();
     assert_eq!(read.title, "written by v2");
     assert_eq!(read.status, v1::Status::UnknownValue);
     // What it cannot represent, it refuses to write back (never silently).

@@ -102,7 +102,7 @@ async fn renamed_moved_filled_remarked_and_purged_items_end_as_the_new_design_re
         id: format!("n-{i}"),
     };
     assert!(matches!(
-        repo.note(&key(1)).await,
+        repo.note(&key(1).id).await,
         Err(Error::Pending {
             job: "copy-from-rewrite",
             ..
@@ -183,9 +183,9 @@ async fn renamed_moved_filled_remarked_and_purged_items_end_as_the_new_design_re
 
     // Every v2 access pattern returns the v1 data in the new form.
     let read = repo.clone().allow_pending();
-    assert_eq!(read.note(&key(0)).await.unwrap(), Some(written_by_v2));
+    assert_eq!(read.note(&key(0).id).await.unwrap(), Some(written_by_v2));
     for i in 1..NOTES {
-        let note = read.note(&key(i)).await.unwrap().expect("the note");
+        let note = read.note(&key(i).id).await.unwrap().expect("the note");
         assert_eq!(note.body, body(i));
         assert_eq!(note.rev, 1);
         assert_eq!(
@@ -202,7 +202,7 @@ async fn renamed_moved_filled_remarked_and_purged_items_end_as_the_new_design_re
     assert_eq!(stored.len(), 2 * NOTES, "notes and tags, no legacy item");
     assert!(stored.iter().all(|item| !item.contains_key("body")));
     // A versioned write of the filled version applies.
-    let mut note = read.note(&key(3)).await.unwrap().unwrap();
+    let mut note = read.note(&key(3).id).await.unwrap().unwrap();
     note.rev = 2;
     read.put_note(&note).await.unwrap();
 
@@ -254,7 +254,7 @@ async fn a_table_with_new_key_attributes_is_copied_entity_by_entity() {
         id: format!("n-{i}"),
     };
     assert!(matches!(
-        repo.for_tenant(&acme).note(&key(1)).await,
+        repo.for_tenant(&acme).note(&key(1).id).await,
         Err(Error::Pending { .. })
     ));
 
@@ -287,17 +287,11 @@ async fn a_table_with_new_key_attributes_is_copied_entity_by_entity() {
     for tenant in tenants {
         let t = read.for_tenant(&v2::TenantId::new(tenant).unwrap());
         for i in 0..60 {
-            let note = t.note(&key(i)).await.unwrap().expect("the note");
+            let note = t.note(&key(i).id).await.unwrap().expect("the note");
             assert_eq!(note.body, format!("{tenant} note {i}"));
         }
     }
-    let topic = read
-        .topic(&v2::TopicKey {
-            name: "beta".into(),
-        })
-        .await
-        .unwrap()
-        .expect("the topic");
+    let topic = read.topic("beta").await.unwrap().expect("the topic");
     assert_eq!(topic.title, "about beta");
     let stored = server::scan_all(&client, &new_table).await.unwrap();
     assert_eq!(stored.len(), 123);

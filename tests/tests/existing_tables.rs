@@ -62,7 +62,7 @@ async fn get_raw(client: &singletable_runtime::sdk::Client, table: &str, key: It
 
 #[tokio::test]
 async fn natural_keys_read_and_write_the_table_as_it_is() {
-    use natural::{Repository, Score, ScoreKey};
+    use natural::{Repository, Score};
     let client = client().await;
     let table = server::unique_table("GameScores");
     let repo = Repository::new(client.clone()).with_table_name(table.clone());
@@ -89,10 +89,6 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         )
         .await;
     }
-    let key = |u: &str, g: &str| ScoreKey {
-        user_id: u.into(),
-        game_id: g.into(),
-    };
     // Sets, as another program stored them (in its own element order).
     client
         .update_item()
@@ -125,7 +121,7 @@ async fn natural_keys_read_and_write_the_table_as_it_is() {
         .await
         .unwrap();
     let ann = repo
-        .score(&key("ann", "chess"))
+        .score("ann", "chess")
         .await
         .unwrap()
         .expect("ann's chess score");
@@ -315,7 +311,7 @@ async fn writes_back_as_stored(
     )
     .await
     .unwrap();
-    let updated = repo.score(&key("dee", "go")).await.unwrap().unwrap();
+    let updated = repo.score("dee", "go").await.unwrap().unwrap();
     assert_eq!((updated.wins, updated.top_score), (3, 99));
     let stored = get_raw(
         client,
@@ -544,7 +540,11 @@ async fn binary_and_number_natural_keys() {
         device: device.clone(),
         seq: 10,
     };
-    let got = repo.reading(&key).await.unwrap().expect("the reading");
+    let got = repo
+        .reading(&key.device, key.seq)
+        .await
+        .unwrap()
+        .expect("the reading");
     assert_eq!((got.seq, got.celsius.as_str()), (10, "-3.25"));
     // Number sort keys order numerically: 2 before 10.
     let from_two: Vec<i64> = repo

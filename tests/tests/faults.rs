@@ -402,7 +402,7 @@ async fn conflicting_transactions(mode: Mode) {
                             )
                             .client_request_token(token.clone());
                         match place.send().await {
-                            Ok(()) => break 'read,
+                            Ok(_) => break 'read,
                             // Another buyer's transaction won: re-read.
                             Err(singletable_runtime::Error::TransactionCanceled(_)) => {
                                 failures += 1

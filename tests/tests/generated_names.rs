@@ -42,7 +42,7 @@ async fn an_attribute_named_options_is_set_by_its_update() {
         .await
         .unwrap();
     assert_eq!(updated.options, "light");
-    assert_eq!(t.setting(&key).await.unwrap(), Some(updated));
+    assert_eq!(t.setting(&key.id).await.unwrap(), Some(updated));
 }
 
 #[tokio::test]
@@ -56,7 +56,7 @@ async fn patterns_named_table_and_table_info_are_the_patterns() {
     };
     repo.put_thing(&thing).await.unwrap();
     let key = ThingKey { id: "t1".into() };
-    assert_eq!(repo.table(&key).await.unwrap(), Some(thing.clone()));
+    assert_eq!(repo.table(&key.id).await.unwrap(), Some(thing.clone()));
     assert_eq!(repo.table_info("t1").all().await.unwrap(), vec![thing]);
 }
 

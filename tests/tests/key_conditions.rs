@@ -179,7 +179,7 @@ async fn delimiters_no_value_can_forge_round_trip() {
     let key = EmployeeKey {
         employee: "ann-b".into(),
     };
-    let read = repo.employee(&key).await.unwrap().unwrap();
+    let read = repo.employee(&key.employee).await.unwrap().unwrap();
     assert_eq!(read.name, "ann-b name");
     let notes = repo.notes("ann").all().await.unwrap();
     let mut titles: Vec<(String, String)> =
@@ -195,13 +195,6 @@ async fn delimiters_no_value_can_forge_round_trip() {
         ]
         .map(|(t, e)| (e.to_owned(), t.to_owned()))
     );
-    let note = repo
-        .note(&NoteKey {
-            employee: "-".into(),
-            title: "plan#2".into(),
-        })
-        .await
-        .unwrap()
-        .unwrap();
+    let note = repo.note("-", "plan#2").await.unwrap().unwrap();
     assert_eq!(note.body, "-: plan#2");
 }

@@ -177,7 +177,7 @@ async fn select_asks_for_the_selected_attributes_only() {
         queue: "support".into(),
         id: "1".into(),
     };
-    let heading = repo.ticket_heading(&key).await.unwrap();
+    let heading = repo.ticket_heading(&key.queue, &key.id).await.unwrap();
     assert_eq!(
         heading,
         Some(TicketHeadingItem {
@@ -204,7 +204,12 @@ async fn select_asks_for_the_selected_attributes_only() {
         queue: "support".into(),
         id: "9".into(),
     };
-    assert_eq!(repo.ticket_heading(&missing).await.unwrap(), None);
+    assert_eq!(
+        repo.ticket_heading(&missing.queue, &missing.id)
+            .await
+            .unwrap(),
+        None
+    );
 
     // On an index: what `select` names, of what the index carries.
     let titles = repo.assigned_titles("ann").all().await.unwrap();
@@ -274,11 +279,6 @@ async fn a_partial_item_that_breaks_its_declaration_is_an_error_of_its_own() {
     assert_eq!(results[0].as_ref().unwrap().id, "2");
     let error = results[1].as_ref().unwrap_err().to_string();
     assert!(error.contains("`title`"), "{error}");
-    let heading = repo
-        .ticket_heading(&TicketKey {
-            queue: "support".into(),
-            id: "1".into(),
-        })
-        .await;
+    let heading = repo.ticket_heading("support", "1").await;
     assert!(matches!(heading, Err(Error::Decode(_))), "{heading:?}");
 }

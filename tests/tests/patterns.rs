@@ -18,7 +18,7 @@ fn decimal(text: &str) -> Decimal {
 }
 
 /// The canceled-transaction error, or a panic naming what came instead.
-fn assert_canceled(result: Result<(), Error>) {
+fn assert_canceled<T: std::fmt::Debug>(result: Result<T, Error>) {
     assert!(
         matches!(result, Err(Error::TransactionCanceled(_))),
         "expected a canceled transaction, got {result:?}"

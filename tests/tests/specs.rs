@@ -67,8 +67,18 @@ async fn reads_skip_items_whose_ttl_has_passed() {
     repo.put_message(&expired).await.unwrap();
     let inbox = repo.inbox("ann").all().await.unwrap();
     assert_eq!(inbox, vec![live.clone()]);
-    assert_eq!(repo.message(&expired.key()).await.unwrap(), None);
-    assert_eq!(repo.message(&live.key()).await.unwrap(), Some(live.clone()));
+    assert_eq!(
+        repo.message(&expired.recipient_id, expired.sent_at, &expired.message_id)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        repo.message(&live.recipient_id, live.sent_at, &live.message_id)
+            .await
+            .unwrap(),
+        Some(live.clone())
+    );
     // Through the GSI too (the TTL attribute is projected with the keys).
     assert_eq!(
         repo.sent_messages("sender").all().await.unwrap(),
@@ -136,12 +146,7 @@ async fn hash_sharded_products_scatter_and_gather_per_tenant() {
     assert_eq!(all.len(), 60);
     assert_eq!(all[0], product("p00", "tools"));
     // The items really are spread over the shards.
-    let key = t
-        .product(&ProductKey {
-            product_id: "p07".into(),
-        })
-        .await
-        .unwrap();
+    let key = t.product("p07").await.unwrap();
     assert_eq!(key, Some(product("p07", "toys")));
     let tools = t.products_in_category("tools").all().await.unwrap();
     assert_eq!(tools.len(), 20);
@@ -229,20 +234,8 @@ async fn random_shards_are_read_back_and_summed() {
     let board = repo.leaderboard("c1").all().await.unwrap();
     assert_eq!(board.len(), 1);
     assert_eq!(board[0].votes, expected);
-    let total = repo
-        .vote_total(&VoteTotalKey {
-            contest_id: "c1".into(),
-            contestant_id: "alice".into(),
-        })
-        .await
-        .unwrap();
+    let total = repo.vote_total("c1", "alice").await.unwrap();
     assert_eq!(total.map(|t| t.votes), Some(expected));
-    let none = repo
-        .vote_total(&VoteTotalKey {
-            contest_id: "c2".into(),
-            contestant_id: "alice".into(),
-        })
-        .await
-        .unwrap();
+    let none = repo.vote_total("c2", "alice").await.unwrap();
     assert_eq!(none, None);
 }

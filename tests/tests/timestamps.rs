@@ -5,7 +5,7 @@
 
 use singletable_runtime::DateTime;
 use singletable_tests::generated::sequence_numbers::{
-    Issue, IssueKey, IssueUpdate, RepoKey, RepoUpdate, Repository,
+    Issue, IssueKey, IssueUpdate, OpenIssueStep, OpenIssueWritten, RepoKey, RepoUpdate, Repository,
 };
 use singletable_tests::server;
 
@@ -94,15 +94,55 @@ async fn the_repository_sets_timestamps_on_every_write() {
     )
     .await
     .unwrap();
-    let mut open = repo.open_issue();
-    open.create_issue(&issue(3)).update_repo(
-        &RepoKey {
-            owner: "octo".into(),
-            name: "hello".into(),
-        },
-        RepoUpdate::default().add_issue_count(1),
+    // One expression adds the steps and sends them; `send` returns what
+    // each step wrote, the created issue as stored (timestamps set).
+    let repo_key = RepoKey {
+        owner: "octo".into(),
+        name: "hello".into(),
+    };
+    let written = repo
+        .open_issue()
+        .create_issue(&issue(3))
+        .update_repo(&repo_key, RepoUpdate::default().add_issue_count(1))
+        .send()
+        .await
+        .unwrap();
+    let [OpenIssueWritten::CreateIssue(opened), OpenIssueWritten::UpdateRepo(counted)] =
+        written.as_slice()
+    else {
+        panic!("one written value per step, in order: {written:?}");
+    };
+    assert!(close_to_now(opened.opened_at), "{opened:?}");
+    assert_eq!(counted, &repo_key);
+    assert_eq!(
+        repo.get_issue(&opened.key()).await.unwrap().as_ref(),
+        Some(opened),
+        "the item returned is the item stored"
     );
-    open.send().await.unwrap();
+
+    // The same create again: the transaction is canceled, and the failed
+    // step is told by its typed name, not a string. The builder keeps its
+    // steps, so it can be sent again as it was.
+    let mut again = repo.open_issue();
+    let refused = again
+        .create_issue(&issue(3))
+        .update_repo(&repo_key, RepoUpdate::default().add_issue_count(1))
+        .send()
+        .await
+        .unwrap_err();
+    let failed = OpenIssueStep::failed(&refused);
+    assert_eq!(failed.len(), 1, "{refused:?}");
+    let (step, reason) = failed[0];
+    assert_eq!(step, OpenIssueStep::CreateIssue);
+    assert!(reason.is_condition_failed(), "{reason:?}");
+    assert_eq!((reason.index, again.len()), (0, 2));
+    assert!(OpenIssueStep::failed(&singletable_runtime::Error::Pending {
+        pattern: "open_issue",
+        job: "none"
+    })
+    .is_empty());
+    // An empty transaction sends nothing.
+    assert!(repo.open_issue().send().await.unwrap().is_empty());
     let mut import = repo.import_issues();
     import.put_issue(&issue(4));
     import.send().await.unwrap();

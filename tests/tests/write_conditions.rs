@@ -6,7 +6,7 @@
 
 use singletable_runtime::{Condition, DateTime, Error};
 use singletable_tests::generated::partial_reads::{
-    Repository, Status, Ticket, TicketKey, TicketUpdate,
+    Repository, Status, Ticket, TicketKey, TicketUpdate, TriageStep,
 };
 use singletable_tests::server;
 
@@ -136,7 +136,7 @@ async fn updates_apply_only_when_their_condition_holds() {
         Err(Error::Value(_))
     ));
     assert_eq!(
-        repo.ticket(&key("1")).await.unwrap().unwrap().title,
+        repo.ticket("support", "1").await.unwrap().unwrap().title,
         "printer 1 jams"
     );
 }
@@ -163,7 +163,7 @@ async fn deletes_apply_only_when_their_condition_holds() {
         .await
         .unwrap_err();
     assert_eq!(stored(&open), ticket("1"));
-    assert!(repo.ticket(&key("1")).await.unwrap().is_some());
+    assert!(repo.ticket("support", "1").await.unwrap().is_some());
 
     let deleted = repo
         .delete_ticket_when(
@@ -173,7 +173,7 @@ async fn deletes_apply_only_when_their_condition_holds() {
         .await
         .unwrap();
     assert_eq!(deleted, Some(ticket("1")));
-    assert!(repo.ticket(&key("1")).await.unwrap().is_none());
+    assert!(repo.ticket("support", "1").await.unwrap().is_none());
 }
 
 /// The spec's named conditions (`conditions:` of `Ticket`) are typed
@@ -249,7 +249,7 @@ async fn puts_apply_only_when_their_condition_holds() {
         matches!(none, Error::ConditionNotMet { stored: None, .. }),
         "{none:?}"
     );
-    assert!(repo.ticket(&key("1")).await.unwrap().is_none());
+    assert!(repo.ticket("support", "1").await.unwrap().is_none());
     repo.put_ticket(&first).await.unwrap();
 
     // Replace an open ticket: once it is closed, no longer.
@@ -263,7 +263,7 @@ async fn puts_apply_only_when_their_condition_holds() {
         .await
         .unwrap_err();
     assert_eq!(stored(&refused), first);
-    assert_eq!(repo.ticket(&key("1")).await.unwrap(), Some(first));
+    assert_eq!(repo.ticket("support", "1").await.unwrap(), Some(first));
 }
 
 /// Transaction items take conditions too: a put, a delete and a condition
@@ -289,26 +289,28 @@ async fn transaction_items_apply_only_when_their_conditions_hold() {
         .check_ticket_when(&key("3"), &!Ticket::open());
     tx.send().await.unwrap();
     assert_eq!(
-        repo.ticket(&key("1")).await.unwrap(),
+        repo.ticket("support", "1").await.unwrap(),
         Some(replaced.clone())
     );
-    assert_eq!(repo.ticket(&key("2")).await.unwrap(), None);
+    assert_eq!(repo.ticket("support", "2").await.unwrap(), None);
 
     // One condition fails (ticket 3 is closed): nothing is written, and
     // the reason names the item and carries what is stored.
     let mut tx = repo.triage();
     tx.delete_ticket_when(&key("1"), &Ticket::open())
         .check_ticket_when(&key("3"), &Ticket::open());
-    let Err(Error::TransactionCanceled(reasons)) = tx.send().await else {
-        panic!("the transaction is canceled");
+    let refused = tx.send().await.unwrap_err();
+    let failed: Vec<_> = TriageStep::failed(&refused)
+        .into_iter()
+        .filter(|(_, r)| r.is_condition_failed())
+        .collect();
+    let [(step, reason)] = failed[..] else {
+        panic!("one failed condition: {refused:?}");
     };
-    let reason = reasons
-        .iter()
-        .find(|r| r.is_condition_failed())
-        .expect("a failed condition");
+    assert_eq!(step, TriageStep::CheckTicketWhen);
     assert_eq!(reason.item, "check_ticket_when");
     assert_eq!(reason.stored_as::<Ticket>().unwrap().unwrap(), closed);
-    assert_eq!(repo.ticket(&key("1")).await.unwrap(), Some(replaced));
+    assert_eq!(repo.ticket("support", "1").await.unwrap(), Some(replaced));
 
     // An update's `when` in a transaction, and a put's condition on no
     // item (ticket 2 is gone): canceled, with no stored item.
@@ -328,7 +330,7 @@ async fn transaction_items_apply_only_when_their_conditions_hold() {
         panic!("the transaction is canceled");
     };
     assert!(reasons[0].is_condition_failed() && reasons[0].stored.is_none());
-    assert_eq!(repo.ticket(&key("2")).await.unwrap(), None);
+    assert_eq!(repo.ticket("support", "2").await.unwrap(), None);
 }
 
 /// An idempotent update (a transaction with a client token) whose own

@@ -309,6 +309,10 @@ fn claim_pattern<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPattern) 
     };
     if let Some(suffix) = builder {
         table.claim(Scope::Types, Item::Builder(p), format!("{ty}{suffix}"));
+        if matches!(pattern.operation, Operation::Transaction(_)) {
+            table.claim(Scope::Types, Item::Step(p), format!("{ty}Step"));
+            table.claim(Scope::Types, Item::Written(p), format!("{ty}Written"));
+        }
         let scope = Scope::Builder(p);
         for name in BUILDER_METHODS {
             table.claim(scope, Item::Builtin(scope, name), (*name).to_owned());
@@ -369,8 +373,13 @@ fn claim_builder_ops<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPatte
         }
         Operation::Get { .. } | Operation::Query(_) | Operation::Scan(_) => {}
     }
+    let transaction = matches!(pattern.operation, Operation::Transaction(_));
     for (entity, op) in ops {
         table.claim(scope, Item::BuilderOp(p, entity, op), op.name(entity));
+        if transaction {
+            let variant = pascal(&op.name(entity));
+            table.claim(Scope::Steps(p), Item::StepVariant(p, entity, op), variant);
+        }
     }
 }
 
@@ -381,13 +390,49 @@ fn claim_params<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPattern) {
     let (keys, filter) = match &pattern.operation {
         Operation::Query(q) => (q.params.keys().collect(), q.filter.as_slice()),
         Operation::Scan(s) => (Vec::new(), s.filter.as_slice()),
-        Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => {
-            (Vec::new(), &[][..])
+        Operation::Get { entity, .. } => {
+            let params = table
+                .spec
+                .entities
+                .get(entity)
+                .map(get_params)
+                .unwrap_or_default();
+            (params, &[][..])
         }
+        Operation::Transaction(_) | Operation::Batch(_) => (Vec::new(), &[][..]),
     };
     for name in keys.into_iter().chain(filter_params(filter)) {
         table.claim(Scope::Params(p), Item::Param(p, name.as_str()), snake(name));
     }
+}
+
+/// The parameters of a get of `entity`: its write shard, when random, and
+/// the attributes of its primary key, in the order its templates name them.
+pub(crate) fn get_params(entity: &ir::Entity) -> Vec<&String> {
+    static SHARD: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| "shard".to_owned());
+    let mut params: Vec<&String> = Vec::new();
+    if let Some(ir::Sharding {
+        by: ir::ShardBy::Random,
+        ..
+    }) = &entity.shards
+    {
+        params.push(&SHARD);
+    }
+    for p in entity
+        .primary_key
+        .templates()
+        .flat_map(|t| t.placeholders())
+    {
+        if p.kind != ir::PlaceholderKind::Attribute {
+            continue;
+        }
+        if let Some((name, _)) = entity.attributes.get_key_value(p.name.as_str()) {
+            if !params.contains(&name) {
+                params.push(name);
+            }
+        }
+    }
+    params
 }
 
 /// The `<name>` operands of a filter or condition, in the order written.
@@ -433,6 +478,18 @@ pub(super) fn origin(table: &NameTable<'_>, item: Item<'_>, name: &str) -> (Stri
         ),
         Item::Collection(p) => (
             format!("the item enum of access pattern `{p}`"),
+            pattern_span(p),
+        ),
+        Item::Step(p) => (
+            format!("the step enum of transaction `{p}`"),
+            pattern_span(p),
+        ),
+        Item::Written(p) => (
+            format!("the written enum of transaction `{p}`"),
+            pattern_span(p),
+        ),
+        Item::StepVariant(p, e, _) => (
+            format!("the step variant for `{e}` of transaction `{p}`"),
             pattern_span(p),
         ),
         Item::Partial(p, e) => (
@@ -535,6 +592,7 @@ fn builtin_origin(scope: Scope<'_>, name: &str) -> &'static str {
         Scope::Fields(_)
         | Scope::Record(_)
         | Scope::ItemVariants(_)
+        | Scope::Steps(_)
         | Scope::Params(_)
         | Scope::ConditionParams(..) => "a name generated code uses",
     }

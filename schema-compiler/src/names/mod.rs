@@ -58,6 +58,8 @@ pub(crate) enum Scope<'s> {
     ItemVariants(&'s str),
     /// The methods of an access pattern's transaction or batch builder.
     Builder(&'s str),
+    /// The variants of a transaction's step and written enums.
+    Steps(&'s str),
     /// The parameters of an access pattern's method.
     Params(&'s str),
     /// The parameters of a named condition's constructor, `(entity,
@@ -168,6 +170,10 @@ pub(crate) enum Item<'s> {
     DataType(usize),
     /// An access pattern's transaction or batch builder.
     Builder(&'s str),
+    /// A transaction's enum of its steps (one per builder method).
+    Step(&'s str),
+    /// A transaction's enum of what each step wrote.
+    Written(&'s str),
     /// The enum of the items an access pattern returns.
     Collection(&'s str),
     /// The partial type of an entity an access pattern reads in part,
@@ -207,6 +213,9 @@ pub(crate) enum Item<'s> {
     Pattern(&'s str),
     /// A builder method, `(pattern, entity, op)`.
     BuilderOp(&'s str, &'s str, BuilderOp),
+    /// The variant of a transaction step, `(pattern, entity, op)`: in its
+    /// step enum and its written enum alike.
+    StepVariant(&'s str, &'s str, BuilderOp),
     /// A variant of a generated enum, `(type, value)`.
     Variant(usize, &'s str),
     /// A variant of a pattern's item enum, `(pattern, entity)`.

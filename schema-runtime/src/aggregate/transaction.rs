@@ -23,7 +23,7 @@ pub async fn create<E: Entity>(
     counter: &Counter,
     group_of: GroupOf<E>,
 ) -> Result<(), Error> {
-    let call = Call::item("create", E::ENTITY_TYPE, table.name);
+    let call = Call::item("create", "", E::ENTITY_TYPE, table.name);
     crate::trace::within(&call, async {
         let put = ops::transact_put(
             table,
@@ -55,7 +55,7 @@ pub async fn put<E: Entity>(
     counter: &Counter,
     group_of: GroupOf<E>,
 ) -> Result<(), Error> {
-    let call = Call::item("put", E::ENTITY_TYPE, table.name);
+    let call = Call::item("put", "", E::ENTITY_TYPE, table.name);
     crate::trace::within(&call, async {
         let new_group = group_of(item, scope)?;
         for _ in 0..ATTEMPTS {
@@ -119,7 +119,7 @@ pub async fn delete<E: Entity>(
     counter: &Counter,
     group_of: GroupOf<E>,
 ) -> Result<Option<E>, Error> {
-    let call = Call::item("delete", E::ENTITY_TYPE, table.name);
+    let call = Call::item("delete", "", E::ENTITY_TYPE, table.name);
     crate::trace::within(&call, async {
         for _ in 0..ATTEMPTS {
             let Some(old) = read(&call, client, table, key.clone()).await? else {
@@ -167,7 +167,7 @@ pub async fn update<E: Entity>(
     counter: &Counter,
     group_of: GroupOf<E>,
 ) -> Result<E, Error> {
-    let call = Call::item("update", E::ENTITY_TYPE, table.name);
+    let call = Call::item("update", "", E::ENTITY_TYPE, table.name);
     crate::trace::within(&call, async {
         // An idempotent update sends its token with the first attempt; an
         // attempt that lost a race was not applied, so the next takes a new one.

@@ -97,7 +97,15 @@ impl Table<'_> {
         projection: &[&str],
     ) -> Result<Option<P>, Error> {
         let key = key.to_key_item(scope)?;
-        get_partial(self.client, &self.info, key, consistent_read, projection).await
+        get_partial(
+            "",
+            self.client,
+            &self.info,
+            key,
+            consistent_read,
+            projection,
+        )
+        .await
     }
 
     /// Reads the item at `key` with a strongly consistent read (GetItem).

@@ -22,7 +22,18 @@ pub async fn get<E: Entity>(
     key: Item,
     consistent_read: bool,
 ) -> Result<Option<E>, Error> {
-    let call = Call::item("get", E::ENTITY_TYPE, table.name);
+    get_as("", client, table, key, consistent_read).await
+}
+
+/// [`get`] as access pattern `pattern`'s (named in the call's span).
+pub async fn get_as<E: Entity>(
+    pattern: &str,
+    client: &Client,
+    table: &TableInfo<'_>,
+    key: Item,
+    consistent_read: bool,
+) -> Result<Option<E>, Error> {
+    let call = Call::item("get", pattern, E::ENTITY_TYPE, table.name);
     crate::trace::within(&call, async {
         let output = client
             .get_item()
@@ -49,14 +60,16 @@ pub async fn get<E: Entity>(
 /// GetItem of the attributes `projection` names (every one when empty),
 /// read as the partial type `P`, skipping expired items; an item with
 /// another key than the one asked for is refused ([`Error::ForeignItem`]).
+/// The call's span names access pattern `pattern` (none when empty).
 pub async fn get_partial<P: crate::Partial>(
+    pattern: &str,
     client: &Client,
     table: &TableInfo<'_>,
     key: Item,
     consistent_read: bool,
     projection: &[&str],
 ) -> Result<Option<P>, Error> {
-    let call = Call::item("get", <P::Of as Entity>::ENTITY_TYPE, table.name);
+    let call = Call::item("get", pattern, <P::Of as Entity>::ENTITY_TYPE, table.name);
     crate::trace::within(&call, async {
         let names = projection_names(projection).collect::<std::collections::HashMap<_, _>>();
         let output = client

@@ -213,3 +213,148 @@ pub fn decode_batch<T>(
     }
     out
 }
+
+/// The steps of a canceled transaction that failed, each with its reason,
+/// by the label each step's builder method gives its items (`steps` maps
+/// labels to a generated step enum): empty unless `error` is
+/// [`Error::TransactionCanceled`]. A reason of no listed label (another
+/// transaction's) is left out.
+pub fn failed_steps<'e, S: Copy>(
+    error: &'e Error,
+    steps: &[(&str, S)],
+) -> Vec<(S, &'e crate::error::CancellationReason)> {
+    let Error::TransactionCanceled(reasons) = error else {
+        return Vec::new();
+    };
+    reasons
+        .iter()
+        .filter_map(|reason| {
+            let (_, step) = steps.iter().find(|(label, _)| *label == reason.item)?;
+            Some((*step, reason))
+        })
+        .collect()
+}
+
+/// What a generated transaction builder collects: the items, the label of
+/// each (its builder method, named in a cancellation's reasons), what each
+/// step wrote (`W`, the transaction's written enum), an idempotency token
+/// and the first error met while adding items.
+#[derive(Debug)]
+pub struct Transaction<W> {
+    items: Vec<TransactWriteItem>,
+    labels: Vec<&'static str>,
+    written: Vec<W>,
+    token: Option<String>,
+    error: Option<Error>,
+}
+
+impl<W> Default for Transaction<W> {
+    fn default() -> Self {
+        Transaction {
+            items: Vec::new(),
+            labels: Vec::new(),
+            written: Vec::new(),
+            token: None,
+            error: None,
+        }
+    }
+}
+
+impl<W> Transaction<W> {
+    /// Adds `item` (or keeps its error, the first one, which `send`
+    /// returns before any request), labelled `label`, that writes `written`.
+    pub fn push(
+        &mut self,
+        label: &'static str,
+        item: Result<TransactWriteItem, Error>,
+        written: W,
+    ) {
+        match item {
+            Ok(item) => {
+                self.items.push(item);
+                self.labels.push(label);
+                self.written.push(written);
+            }
+            Err(e) => {
+                if self.error.is_none() {
+                    self.error = Some(e);
+                }
+            }
+        }
+    }
+
+    /// The idempotency token to send.
+    pub fn client_request_token(&mut self, token: String) {
+        self.token = Some(token);
+    }
+
+    /// Items added so far.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether no item was added.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Sends what was added as access pattern `pattern`'s transaction (at
+    /// most `max` items) and returns what each step wrote, leaving the
+    /// builder empty. When the server refuses or does not answer, the
+    /// builder keeps what was added (and its token), so the same
+    /// transaction can be sent again. An error met while adding items, or
+    /// more than `max` items, fails before any request, emptying the
+    /// builder; nothing added sends nothing.
+    pub async fn send(
+        &mut self,
+        client: &Client,
+        pattern: &'static str,
+        max: usize,
+    ) -> Result<Vec<W>, Error> {
+        let items = std::mem::take(&mut self.items);
+        let labels = std::mem::take(&mut self.labels);
+        let written = std::mem::take(&mut self.written);
+        if let Some(e) = self.error.take() {
+            self.token = None;
+            return Err(e);
+        }
+        if items.len() > max {
+            self.token = None;
+            return Err(Error::TooManyItems {
+                pattern,
+                items: items.len(),
+                max,
+            });
+        }
+        if items.is_empty() {
+            return Ok(written);
+        }
+        let table = table_of(&items);
+        let call = Call::transaction("transact_write", pattern, &table, items.len());
+        let write =
+            crate::batch::transact_write_as(&call, client, items.clone(), self.token.clone());
+        match crate::trace::within(&call, write).await {
+            Ok(()) => {
+                self.token = None;
+                Ok(written)
+            }
+            Err(e) => {
+                let e = e.with_item_labels(&labels);
+                (self.items, self.labels, self.written) = (items, labels, written);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The table of a transaction's items (one table: the spec's).
+pub(crate) fn table_of(items: &[TransactWriteItem]) -> String {
+    let first = items.first().and_then(|item| {
+        item.put()
+            .map(|p| p.table_name())
+            .or_else(|| item.update().map(|u| u.table_name()))
+            .or_else(|| item.delete().map(|d| d.table_name()))
+            .or_else(|| item.condition_check().map(|c| c.table_name()))
+    });
+    first.unwrap_or_default().to_owned()
+}

@@ -233,7 +233,7 @@ pub async fn update(
     update: Update,
     entity: &'static str,
 ) -> Result<Item, Error> {
-    let call = Call::item("update", entity, table.name);
+    let call = Call::item("update", "", entity, table.name);
     crate::trace::within(&call, async {
         if let Some(when) = &update.when {
             when.check()?;

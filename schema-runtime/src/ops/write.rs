@@ -141,7 +141,7 @@ async fn put_with(
     version: Option<&'static str>,
     entity: &'static str,
 ) -> Result<Option<Item>, Error> {
-    let call = Call::item(how.operation(), entity, table.name);
+    let call = Call::item(how.operation(), "", entity, table.name);
     crate::trace::within(&call, async {
         let create = matches!(how, PutMode::Create);
         let when = match how {
@@ -338,7 +338,7 @@ pub async fn delete(
     entity: &'static str,
     condition: Option<&crate::Condition>,
 ) -> Result<Option<Item>, Error> {
-    let call = Call::item("delete", entity, table.name);
+    let call = Call::item("delete", "", entity, table.name);
     crate::trace::within(&call, async {
         let attempts = Attempts::default();
         let mut request = client

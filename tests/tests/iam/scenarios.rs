@@ -124,7 +124,7 @@ pub async fn inverted_role_index(rec: &Arc<Recorder>, tenant: Option<&str>) {
     );
     step!(rec, "entity", t.get_role(&role).await);
     step!(rec, "entity", t.put_role_assignment(&assignment).await);
-    step!(rec, "user", t.user(&user).await);
+    step!(rec, "user", t.user(&user.user_id).await);
     step!(rec, "user_roles", t.user_roles("u1").all().await);
     step!(rec, "user_with_roles", t.user_with_roles("u1").all().await);
     step!(rec, "role_members", t.role_members("admin").all().await);
@@ -223,12 +223,8 @@ pub async fn photo_site(rec: &Arc<Recorder>, tenant: Option<&str>) {
         "entity",
         t.delete_user_profile(&UserProfileKey {}).await
     );
-    step!(
-        rec,
-        "user_profile",
-        t.user_profile(&UserProfileKey {}).await
-    );
-    step!(rec, "photo", t.photo(&photo.key()).await);
+    step!(rec, "user_profile", t.user_profile().await);
+    step!(rec, "photo", t.photo(&photo.photo_id).await);
     step!(
         rec,
         "photos_between",
@@ -266,7 +262,7 @@ pub async fn pooled_product_catalog(rec: &Arc<Recorder>, tenant: Option<&str>) {
             .await
     );
     step!(rec, "entity", t.delete_product(&product.key()).await);
-    step!(rec, "product", t.product(&product.key()).await);
+    step!(rec, "product", t.product(&product.product_id).await);
     step!(rec, "tenant_products", t.tenant_products().all().await);
     step!(
         rec,
@@ -311,9 +307,9 @@ pub async fn project_task_comment(rec: &Arc<Recorder>, tenant: Option<&str>) {
     step!(rec, "entity", t.get_comment(&comment).await);
     step!(rec, "project_tree", t.project_tree().all().await);
     step!(rec, "projects", t.projects().all().await);
-    step!(rec, "project", t.project(&project.key()).await);
+    step!(rec, "project", t.project(&project.project_id).await);
     step!(rec, "project_tasks", t.project_tasks("p1").all().await);
-    step!(rec, "task", t.task(&task).await);
+    step!(rec, "task", t.task(&task.project_id, &task.task_id).await);
     step!(
         rec,
         "task_comments",
@@ -422,7 +418,11 @@ pub async fn vertical_partitioning(rec: &Arc<Recorder>, tenant: Option<&str>) {
         .await
     );
     step!(rec, "whole_document", t.whole_document("d1").all().await);
-    step!(rec, "document_meta", t.document_meta(&meta).await);
+    step!(
+        rec,
+        "document_meta",
+        t.document_meta(&meta.document_id).await
+    );
     step!(rec, "document_body", t.document_body("d1").all().await);
     step!(
         rec,
@@ -465,7 +465,12 @@ pub async fn contest_votes(rec: &Arc<Recorder>, _tenant: Option<&str>) {
     step!(rec, "entity", repo.delete_contestant(&contestant).await);
     step!(rec, "contestants", repo.contestants("c1").all().await);
     step!(rec, "vote_shards", repo.vote_shards("c1", "x").all().await);
-    step!(rec, "vote_total", repo.vote_total(&total.key()).await);
+    step!(
+        rec,
+        "vote_total",
+        repo.vote_total(&total.contest_id, &total.contestant_id)
+            .await
+    );
     step!(rec, "leaderboard", repo.leaderboard("c1").all().await);
     let mut publish = repo.publish_totals();
     publish.put_vote_total(&total);
@@ -489,7 +494,7 @@ pub async fn iot_device_reports(rec: &Arc<Recorder>, _tenant: Option<&str>) {
             .await
     );
     step!(rec, "entity", repo.delete_device(&device.key()).await);
-    step!(rec, "device", repo.device(&device.key()).await);
+    step!(rec, "device", repo.device(&device.device_id).await);
     step!(
         rec,
         "device_reports_between",
@@ -545,7 +550,12 @@ pub async fn shopping_cart(rec: &Arc<Recorder>, _tenant: Option<&str>) {
         "saved_for_later",
         repo.saved_for_later("u1").all().await
     );
-    step!(rec, "cart_item", repo.cart_item(&item.key()).await);
+    step!(
+        rec,
+        "cart_item",
+        repo.cart_item(&item.user_id, item.status, &item.product_id)
+            .await
+    );
     step!(rec, "wishlist", repo.wishlist("u1").all().await);
     step!(rec, "cart_counts", repo.cart_counts("u1").all().await);
     let mut add = repo.add_to_cart();
@@ -587,7 +597,12 @@ pub async fn short_lived_messages(rec: &Arc<Recorder>, _tenant: Option<&str>) {
     step!(rec, "entity", repo.delete_message(&message.key()).await);
     step!(rec, "inbox", repo.inbox("u1").all().await);
     step!(rec, "inbox_since", repo.inbox_since("u1", at()).all().await);
-    step!(rec, "message", repo.message(&message.key()).await);
+    step!(
+        rec,
+        "message",
+        repo.message(&message.recipient_id, message.sent_at, &message.message_id)
+            .await
+    );
     step!(rec, "sent_messages", repo.sent_messages("u1").all().await);
     let mut open = repo.open_messages();
     open.get_message(&message.key()).include_expired();
@@ -663,8 +678,8 @@ pub async fn global_roles(rec: &Arc<Recorder>, tenant: Option<&str>) {
         t.update_account(&account.key(), AccountUpdate::default().plan("free"))
             .await
     );
-    step!(rec, "account", t.account(&account.key()).await);
-    step!(rec, "plan", repo.plan(&plan).await);
+    step!(rec, "account", t.account(&account.id).await);
+    step!(rec, "plan", repo.plan(&plan.name).await);
     step!(
         rec,
         "plans_by_tier",

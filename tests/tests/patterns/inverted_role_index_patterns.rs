@@ -57,7 +57,10 @@ async fn every_pattern_returns_only_the_tenants_items() {
     let key = UserKey {
         user_id: "u1".into(),
     };
-    assert_eq!(t.user(&key).await.unwrap(), Some(user("acme", "u1")));
+    assert_eq!(
+        t.user(&key.user_id).await.unwrap(),
+        Some(user("acme", "u1"))
+    );
     assert_eq!(
         t.user_roles("u1").all().await.unwrap(),
         vec![

@@ -46,13 +46,7 @@ async fn every_pattern_returns_only_the_devices_items() {
         }
     }
 
-    let got = repo
-        .device(&DeviceKey {
-            device_id: "DEV-A".into(),
-        })
-        .await
-        .unwrap()
-        .expect("the device");
+    let got = repo.device("DEV-A").await.unwrap().expect("the device");
     assert_eq!(got.model, "model of DEV-A");
     assert_eq!(
         repo.device_reports_between(

@@ -90,11 +90,7 @@ async fn every_pattern_returns_only_the_tenants_items() {
         ]
     );
     assert_eq!(
-        t.project(&ProjectKey {
-            project_id: "p1".into()
-        })
-        .await
-        .unwrap(),
+        t.project("p1").await.unwrap(),
         Some(project("org-a", "p1", "Zeta"))
     );
     assert_eq!(t.project_tasks("p1").all().await.unwrap().len(), 5);
@@ -112,7 +108,7 @@ async fn every_pattern_returns_only_the_tenants_items() {
         task_id: "t2".into(),
     };
     assert_eq!(
-        t.task(&key).await.unwrap(),
+        t.task(&key.project_id, &key.task_id).await.unwrap(),
         Some(task("p1", "t2", Some("ann"), Some(1_900_000_000)))
     );
     assert_eq!(

@@ -72,7 +72,9 @@ async fn every_pattern_returns_only_the_users_items() {
     assert_eq!(repo.active_cart("ann").all().await.unwrap(), active);
     assert_eq!(repo.saved_for_later("ann").all().await.unwrap(), saved);
     assert_eq!(
-        repo.cart_item(&active[1].key()).await.unwrap(),
+        repo.cart_item(&active[1].user_id, active[1].status, &active[1].product_id)
+            .await
+            .unwrap(),
         Some(active[1].clone())
     );
     let wishlist = repo.wishlist("ann").all().await.unwrap();

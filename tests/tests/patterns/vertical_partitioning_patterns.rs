@@ -81,11 +81,7 @@ async fn every_pattern_returns_only_the_tenants_items() {
         matches!(&whole[14], WholeDocumentItem::DocumentShare(x) if x.principal_id == "org1-bob")
     );
     assert_eq!(
-        t.document_meta(&DocumentMetaKey {
-            document_id: "d1".into()
-        })
-        .await
-        .unwrap(),
+        t.document_meta("d1").await.unwrap(),
         Some(meta("org1", "d1", 1_714_000_000, 12))
     );
     let body = t.document_body("d1").all().await.unwrap();

@@ -13,8 +13,11 @@ impl<'a> Emitter<'a> {
         what: &str,
     ) -> TokenStream {
         let builder = self.name(Item::Builder(pattern.name.as_str()));
-        let (names, types): (Vec<_>, Vec<_>) =
-            builder_fields(&pattern.operation).into_iter().unzip();
+        let written = matches!(pattern.operation, Operation::Transaction(_))
+            .then(|| self.name(Item::Written(pattern.name.as_str())));
+        let (names, types): (Vec<_>, Vec<_>) = builder_fields(&pattern.operation, written.as_ref())
+            .into_iter()
+            .unzip();
         let tenant = (handle == Handle::Tenant).then(|| quote!(tenant: TenantId,));
         let doc = format!(" The {what} of `{}`.", pattern.name.as_str());
         quote! {
@@ -36,6 +39,8 @@ impl<'a> Emitter<'a> {
         let (pattern, handle) = (plan.pattern, plan.handle);
         let pattern_name = pattern.name.as_str();
         let builder = self.name(Item::Builder(pattern_name));
+        let step = self.name(Item::Step(pattern_name));
+        let written = self.name(Item::Written(pattern_name));
         let def = self.builder_struct(pattern, handle, "transaction");
         let max = (t.max_items.value as usize).min(100);
         let mut items: Vec<&(TransactionOp, String)> = Vec::new();
@@ -44,155 +49,216 @@ impl<'a> Emitter<'a> {
                 items.push(item);
             }
         }
-        let methods = items.into_iter().map(|(op, entity)| {
-            let e = plan.entity(entity);
-            let entity = e.name.as_str();
-            let ty = plan.entity_type(entity);
-            let key_ty = self.name(Item::Key(entity));
-            let update_ty = self.name(Item::Update(entity));
-            let scope = self.scope_expr(e, handle);
-            let op_name = |op: BuilderOp| self.name(Item::BuilderOp(pattern_name, entity, op));
-            match op {
-                TransactionOp::Put | TransactionOp::Create => {
-                    let create = *op == TransactionOp::Create;
-                    let version = crate::emit::rust::option_str(e.version_attribute.as_deref());
-                    let m = op_name(if create { BuilderOp::Create } else { BuilderOp::Put });
-                    let label = m.to_string();
-                    let d = format!(" {} a [`{entity}`].", if create { "Creates (fails the transaction if it exists)" } else { "Puts" });
-                    let stamped = crate::emit::rust::entity::stamped(e, quote!(item));
-                    let write = |when: TokenStream| quote! {
-                        let info = self.repo.__table_info();
-                        let item = __rt::Entity::to_item(#stamped, #scope)
-                            .map_err(__rt::Error::from)
-                            .and_then(|item| __rt::ops::transact_put(&info, item, #create, #version, #entity, #when));
-                    };
-                    let plain = write(quote!(None));
-                    // A create meets no item, on which a condition of its
-                    // attributes could hold.
-                    let conditional = (!create).then(|| {
-                        let m_when = op_name(BuilderOp::PutWhen);
-                        let label = m_when.to_string();
-                        let d = format!(" Puts a [`{entity}`] when `condition` holds on the stored item (on none, a condition on its attributes does not): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`).");
-                        let body = write(quote!(Some(condition)));
-                        quote! {
-                            #[doc = #d]
-                            pub fn #m_when(&mut self, item: &#ty, condition: &__rt::Condition) -> &mut Self {
-                                #body
-                                self.push(#label, item)
-                            }
-                        }
-                    });
-                    quote! {
-                        #[doc = #d]
-                        pub fn #m(&mut self, item: &#ty) -> &mut Self {
-                            #plain
-                            self.push(#label, item)
-                        }
-
-                        #conditional
-                    }
-                }
-                TransactionOp::Update => {
-                    let m = op_name(BuilderOp::Update);
-                    let label = m.to_string();
-                    let d = format!(" Updates an existing [`{entity}`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item).");
-                    quote! {
-                        #[doc = #d]
-                        pub fn #m(&mut self, key: &#key_ty, update: #update_ty) -> &mut Self {
-                            let info = self.repo.__table_info();
-                            let item = update.to_update(key, #scope).and_then(|changes| {
-                                let key = key.to_key_item(#scope)?;
-                                __rt::ops::transact_update(&info, key, changes, #entity)
-                            });
-                            self.push(#label, item)
-                        }
-                    }
-                }
-                TransactionOp::Delete | TransactionOp::ConditionCheck => {
-                    let (ops, call, d, d_when) = if *op == TransactionOp::Delete {
-                        ((BuilderOp::Delete, BuilderOp::DeleteWhen), quote!(transact_delete), format!(" Deletes a [`{entity}`]."), format!(" Deletes the [`{entity}`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."))
-                    } else {
-                        ((BuilderOp::Check, BuilderOp::CheckWhen), quote!(transact_check), format!(" Requires a [`{entity}`] to exist."), format!(" Requires the [`{entity}`] at `key` to exist and `condition` to hold on it: otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."))
-                    };
-                    let m = op_name(ops.0);
-                    let m_when = op_name(ops.1);
-                    let (label, label_when) = (m.to_string(), m_when.to_string());
-                    let write = |when: TokenStream| quote! {
-                        let info = self.repo.__table_info();
-                        let item = key.to_key_item(#scope)
-                            .map_err(__rt::Error::from)
-                            .and_then(|key| __rt::ops::#call(&info, key, #when));
-                    };
-                    let (plain, conditional) = (write(quote!(None)), write(quote!(Some(condition))));
-                    quote! {
-                        #[doc = #d]
-                        pub fn #m(&mut self, key: &#key_ty) -> &mut Self {
-                            #plain
-                            self.push(#label, item)
-                        }
-
-                        #[doc = #d_when]
-                        pub fn #m_when(&mut self, key: &#key_ty, condition: &__rt::Condition) -> &mut Self {
-                            #conditional
-                            self.push(#label_when, item)
-                        }
-                    }
+        let steps: Vec<Step> = items
+            .into_iter()
+            .flat_map(|(op, entity)| self.transaction_steps(plan, *op, entity))
+            .collect();
+        let methods = steps.iter().map(|s| {
+            let (m, variant, doc, params, body) =
+                (&s.method, &s.variant, &s.doc, &s.params, &s.body);
+            let label = m.to_string();
+            let stored = &s.stored;
+            quote! {
+                #[doc = #doc]
+                pub fn #m(&mut self, #params) -> &mut Self {
+                    let info = self.repo.__table_info();
+                    #body
+                    self.parts.push(#label, item, #written::#variant(#stored));
+                    self
                 }
             }
         });
+        let step_doc = format!(" A step of the `{pattern_name}` transaction: one per method of [`{builder}`]. [`{step}::failed`] tells which failed.");
+        let written_doc = format!(" What a step of the `{pattern_name}` transaction wrote, in the order the steps were added: a put or create the item as written (its timestamps set), an update, delete or check the key.");
+        let step_variants = steps.iter().map(|s| {
+            let (variant, m) = (&s.variant, &s.method);
+            let d = format!(" [`{builder}::{m}`].");
+            quote!(#[doc = #d] #variant)
+        });
+        let written_variants = steps.iter().map(|s| {
+            let (variant, m, ty) = (&s.variant, &s.method, &s.stored_type);
+            let d = format!(" [`{builder}::{m}`].");
+            quote!(#[doc = #d] #variant(#ty))
+        });
+        let labels = steps.iter().map(|s| {
+            let (variant, label) = (&s.variant, s.method.to_string());
+            quote!((#label, #step::#variant))
+        });
         quote! {
+            #[doc = #step_doc]
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+            pub enum #step {
+                #(#step_variants,)*
+            }
+
+            impl #step {
+                /// The steps of a canceled `send` of this transaction that failed, each with its reason (`reason.index` is the step's position; `reason.stored_as` reads the stored item a failed condition saw). Empty unless `error` is `Error::TransactionCanceled`.
+                pub fn failed(error: &__rt::Error) -> Vec<(Self, &__rt::CancellationReason)> {
+                    __rt::ops::failed_steps(error, &[#(#labels),*])
+                }
+            }
+
+            #[doc = #written_doc]
+            #[derive(Debug, Clone, PartialEq)]
+            pub enum #written {
+                #(#written_variants,)*
+            }
+
             #def
 
             impl #builder<'_> {
                 #(#methods)*
 
-                fn push(&mut self, label: &'static str, item: Result<__rt::sdk::types::TransactWriteItem, __rt::Error>) -> &mut Self {
-                    match item {
-                        Ok(item) => {
-                            self.items.push(item);
-                            self.labels.push(label);
-                        }
-                        Err(e) => {
-                            if self.error.is_none() {
-                                self.error = Some(e);
-                            }
-                        }
-                    }
-                    self
-                }
-
                 /// An idempotency token: retrying with the same token within ten minutes does not apply the transaction twice.
                 pub fn client_request_token(&mut self, token: impl Into<String>) -> &mut Self {
-                    self.token = Some(token.into());
+                    self.parts.client_request_token(token.into());
                     self
                 }
 
                 /// Items added so far.
                 pub fn len(&self) -> usize {
-                    self.items.len()
+                    self.parts.len()
                 }
 
                 /// Whether no item was added.
                 pub fn is_empty(&self) -> bool {
-                    self.items.is_empty()
+                    self.parts.is_empty()
                 }
 
-                /// Runs the transaction: every item is written, or none.
-                pub async fn send(self) -> Result<(), __rt::Error> {
-                    if let Some(e) = self.error {
-                        return Err(e);
-                    }
-                    if self.items.len() > #max {
-                        return Err(__rt::Error::TooManyItems {
-                            pattern: #pattern_name,
-                            items: self.items.len(),
-                            max: #max,
-                        });
-                    }
-                    __rt::transact_write(&self.repo.client, self.items, self.token)
-                        .await
-                        .map_err(|e| e.with_item_labels(&self.labels))
+                /// Runs the transaction, every item written or none, and returns what each step wrote. Taking `&mut self`, it ends a chain: one expression adds the items and sends them. After a success the builder is empty; when the server refuses the transaction or does not answer, it keeps what was added (and its `client_request_token`), to be sent again as it was. With nothing added it sends nothing.
+                pub async fn send(&mut self) -> Result<Vec<#written>, __rt::Error> {
+                    self.parts.send(&self.repo.client, #pattern_name, #max).await
                 }
+            }
+        }
+    }
+
+    /// The builder methods one declared transaction item gives.
+    fn transaction_steps(
+        &self,
+        plan: &PatternPlan<'a>,
+        op: TransactionOp,
+        entity: &str,
+    ) -> Vec<Step> {
+        let pattern_name = plan.pattern.name.as_str();
+        let e = plan.entity(entity);
+        let entity = e.name.as_str();
+        let ty = plan.entity_type(entity);
+        let key_ty = self.name(Item::Key(entity));
+        let update_ty = self.name(Item::Update(entity));
+        let scope = self.scope_expr(e, plan.handle);
+        let names = |op: BuilderOp| {
+            (
+                self.name(Item::BuilderOp(pattern_name, entity, op)),
+                self.name(Item::StepVariant(pattern_name, entity, op)),
+            )
+        };
+        match op {
+            TransactionOp::Put | TransactionOp::Create => {
+                let create = op == TransactionOp::Create;
+                let version = crate::emit::rust::option_str(e.version_attribute.as_deref());
+                let owned = if crate::emit::rust::entity::has_timestamps(e) {
+                    quote!(item.with_timestamps())
+                } else {
+                    quote!(Clone::clone(item))
+                };
+                let write = |when: TokenStream| {
+                    quote! {
+                        let stored = #owned;
+                        let item = __rt::Entity::to_item(&stored, #scope)
+                            .map_err(__rt::Error::from)
+                            .and_then(|item| __rt::ops::transact_put(&info, item, #create, #version, #entity, #when));
+                    }
+                };
+                let (method, variant) = names(if create {
+                    BuilderOp::Create
+                } else {
+                    BuilderOp::Put
+                });
+                let mut steps = vec![Step {
+                    method,
+                    variant,
+                    doc: format!(
+                        " {} a [`{entity}`].",
+                        if create {
+                            "Creates (fails the transaction if it exists)"
+                        } else {
+                            "Puts"
+                        }
+                    ),
+                    params: quote!(item: &#ty),
+                    body: write(quote!(None)),
+                    stored: quote!(stored),
+                    stored_type: quote!(#ty),
+                }];
+                // A create meets no item, on which a condition of its
+                // attributes could hold.
+                if !create {
+                    let (method, variant) = names(BuilderOp::PutWhen);
+                    steps.push(Step {
+                        method,
+                        variant,
+                        doc: format!(" Puts a [`{entity}`] when `condition` holds on the stored item (on none, a condition on its attributes does not): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."),
+                        params: quote!(item: &#ty, condition: &__rt::Condition),
+                        body: write(quote!(Some(condition))),
+                        stored: quote!(stored),
+                        stored_type: quote!(#ty),
+                    });
+                }
+                steps
+            }
+            TransactionOp::Update => {
+                let (method, variant) = names(BuilderOp::Update);
+                vec![Step {
+                    method,
+                    variant,
+                    doc: format!(" Updates an existing [`{entity}`] (only when the update's `when` condition holds, if it has one: otherwise the transaction is canceled, and its reason carries the stored item)."),
+                    params: quote!(key: &#key_ty, update: #update_ty),
+                    body: quote! {
+                        let item = update.to_update(key, #scope).and_then(|changes| {
+                            let key = key.to_key_item(#scope)?;
+                            __rt::ops::transact_update(&info, key, changes, #entity)
+                        });
+                    },
+                    stored: quote!(Clone::clone(key)),
+                    stored_type: quote!(#key_ty),
+                }]
+            }
+            TransactionOp::Delete | TransactionOp::ConditionCheck => {
+                let (ops, call, d, d_when) = if op == TransactionOp::Delete {
+                    ((BuilderOp::Delete, BuilderOp::DeleteWhen), quote!(transact_delete), format!(" Deletes a [`{entity}`]."), format!(" Deletes the [`{entity}`] at `key` when `condition` holds on it (`Condition::item_exists()`: only one that exists): otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."))
+                } else {
+                    ((BuilderOp::Check, BuilderOp::CheckWhen), quote!(transact_check), format!(" Requires a [`{entity}`] to exist."), format!(" Requires the [`{entity}`] at `key` to exist and `condition` to hold on it: otherwise the transaction is canceled, and its reason carries the stored item (`CancellationReason::stored_as`)."))
+                };
+                let write = |when: TokenStream| {
+                    quote! {
+                        let item = key.to_key_item(#scope)
+                            .map_err(__rt::Error::from)
+                            .and_then(|key| __rt::ops::#call(&info, key, #when));
+                    }
+                };
+                let (method, variant) = names(ops.0);
+                let (method_when, variant_when) = names(ops.1);
+                vec![
+                    Step {
+                        method,
+                        variant,
+                        doc: d,
+                        params: quote!(key: &#key_ty),
+                        body: write(quote!(None)),
+                        stored: quote!(Clone::clone(key)),
+                        stored_type: quote!(#key_ty),
+                    },
+                    Step {
+                        method: method_when,
+                        variant: variant_when,
+                        doc: d_when,
+                        params: quote!(key: &#key_ty, condition: &__rt::Condition),
+                        body: write(quote!(Some(condition))),
+                        stored: quote!(Clone::clone(key)),
+                        stored_type: quote!(#key_ty),
+                    },
+                ]
             }
         }
     }
@@ -276,19 +342,23 @@ impl<'a> Emitter<'a> {
                 TokenStream::new(),
                 quote! {
                     /// Writes every item, retrying unprocessed ones; what is still unwritten after the retries comes back in `Error::Unprocessed`.
-                    pub async fn send(self) -> Result<(), __rt::Error> {
-                        if let Some(e) = self.error {
+                    /// It sends what was added and leaves the builder empty, so one expression can add the items and send them.
+                    pub async fn send(&mut self) -> Result<(), __rt::Error> {
+                        let items = std::mem::take(&mut self.items);
+                        if let Some(e) = self.error.take() {
                             return Err(e);
                         }
-                        __rt::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await
+                        __rt::batch_write(&self.repo.client, self.repo.table_name(), items, self.repo.retry).await
                     }
                 },
             )
         } else {
             let decode = self.private_fn(Private::Decode(pattern.name.to_string()));
-            let write_first = (!(b.put.is_empty() && b.delete.is_empty())).then(|| quote! {
-                if !self.items.is_empty() {
-                    __rt::batch_write(&self.repo.client, self.repo.table_name(), self.items, self.repo.retry).await?;
+            let writes = !(b.put.is_empty() && b.delete.is_empty());
+            let take_writes = writes.then(|| quote!(let items = std::mem::take(&mut self.items);));
+            let write_first = writes.then(|| quote! {
+                if !items.is_empty() {
+                    __rt::batch_write(&self.repo.client, self.repo.table_name(), items, self.repo.retry).await?;
                 }
             });
             (
@@ -296,12 +366,15 @@ impl<'a> Emitter<'a> {
                 self.decoder(plan, &b.get, &b.get, &item),
                 quote! {
                     /// Writes every item added, then reads every key added (in no particular order), retrying unprocessed ones: one result per item found, so an item that does not decode is an `Err` of its own and the others still decode. The whole read fails when a key stays unread or an item that was not asked for comes back.
-                    pub async fn send(self) -> Result<Vec<Result<#item, __rt::Error>>, __rt::Error> {
-                        if let Some(e) = self.error {
+                    /// It sends what was added and leaves the builder empty, so one expression can add the keys and send them.
+                    pub async fn send(&mut self) -> Result<Vec<Result<#item, __rt::Error>>, __rt::Error> {
+                        let keys = std::mem::take(&mut self.keys);
+                        #take_writes
+                        if let Some(e) = self.error.take() {
                             return Err(e);
                         }
                         #write_first
-                        let items = __rt::batch_get(&self.repo.client, self.repo.table_name(), self.keys, false, self.repo.retry).await?;
+                        let items = __rt::batch_get(&self.repo.client, self.repo.table_name(), keys, false, self.repo.retry).await?;
                         Ok(__rt::ops::decode_batch(items, &self.repo.__table_info(), self.include_expired, #decode))
                     }
 
@@ -312,7 +385,7 @@ impl<'a> Emitter<'a> {
                     }
 
                     /// [`Self::send`], failing on the first item that does not decode.
-                    pub async fn all(self) -> Result<Vec<#item>, __rt::Error> {
+                    pub async fn all(&mut self) -> Result<Vec<#item>, __rt::Error> {
                         self.send().await?.into_iter().collect()
                     }
                 },
@@ -344,18 +417,35 @@ impl<'a> Emitter<'a> {
         }
     }
 }
+/// One method of a transaction builder: the item it adds and what the
+/// transaction returns for it.
+struct Step {
+    method: Ident,
+    variant: Ident,
+    doc: String,
+    params: TokenStream,
+    /// Binds `item`, the request's item (or the error building it).
+    body: TokenStream,
+    /// What `send` returns for the step.
+    stored: TokenStream,
+    stored_type: TokenStream,
+}
+
 /// The fields of a transaction or batch builder besides the repository and
-/// tenant: what it collects, the first error, and the idempotency token.
-pub(super) fn builder_fields(operation: &Operation) -> Vec<(Ident, TokenStream)> {
+/// tenant: what it collects and the first error (a transaction's parts,
+/// `written` the type of what its steps wrote).
+pub(super) fn builder_fields(
+    operation: &Operation,
+    written: Option<&Ident>,
+) -> Vec<(Ident, TokenStream)> {
     let mut fields = Vec::new();
     match operation {
         Operation::Transaction(_) => {
             fields.push((
-                format_ident!("items"),
-                quote!(Vec<__rt::sdk::types::TransactWriteItem>),
+                format_ident!("parts"),
+                quote!(__rt::ops::Transaction<#written>),
             ));
-            fields.push((format_ident!("labels"), quote!(Vec<&'static str>)));
-            fields.push((format_ident!("token"), quote!(Option<String>)));
+            return fields;
         }
         Operation::Batch(b) => {
             if !(b.put.is_empty() && b.delete.is_empty()) {

@@ -2,7 +2,7 @@
 
 use indexmap::IndexMap;
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 use super::keys::Input;
 use super::repo::Handle;
@@ -179,49 +179,7 @@ impl<'a> Emitter<'a> {
             Operation::Get {
                 entity,
                 consistent_read,
-            } => {
-                let e = plan.entity(entity);
-                let key_ty = self.name(Item::Key(e.name.as_str()));
-                let scope = self.scope_expr(e, handle);
-                let gate = self.pending_job(pattern).map(|job| {
-                    let name = pattern.name.as_str();
-                    quote! {
-                        if !#repo.__pending_allowed() {
-                            return Err(__rt::Error::Pending { pattern: #name, job: #job });
-                        }
-                    }
-                });
-                if let Some(ty) = plan.partials.get(entity.as_str()) {
-                    let projection = self.projection(plan, None).unwrap_or_else(|| quote!(&[]));
-                    let doc = Self::pattern_doc(
-                        pattern,
-                        format!(
-                            "GetItem of the attributes of one [`{entity}`] that [`{ty}`] holds."
-                        ),
-                    );
-                    return quote! {
-                        #doc
-                        pub async fn #name(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
-                            #gate
-                            #repo.__table().get_partial(key, #scope, #consistent_read, #projection).await
-                        }
-                    };
-                }
-                let ty = plan.entity_type(entity);
-                let doc = Self::pattern_doc(pattern, format!("GetItem of one [`{entity}`]."));
-                let read = if *consistent_read {
-                    format_ident!("get_consistent")
-                } else {
-                    format_ident!("get")
-                };
-                quote! {
-                    #doc
-                    pub async fn #name(&self, key: &#key_ty) -> Result<Option<#ty>, __rt::Error> {
-                        #gate
-                        #repo.__table().#read(key, #scope).await
-                    }
-                }
-            }
+            } => self.get_method(plan, entity, *consistent_read),
             Operation::Query(q) => {
                 let params = self.param_list(plan, q);
                 let args = self.arg_names(pattern.name.as_str(), q);
@@ -283,8 +241,12 @@ impl<'a> Emitter<'a> {
                     "Batch: add items, then `send()`; chunked, with unprocessed items retried."
                 };
                 let doc = Self::pattern_doc(pattern, what.to_owned());
+                let written = matches!(pattern.operation, Operation::Transaction(_))
+                    .then(|| self.name(Item::Written(pattern.name.as_str())));
                 let (fields, field_types): (Vec<_>, Vec<_>) =
-                    builder_fields(&pattern.operation).into_iter().unzip();
+                    builder_fields(&pattern.operation, written.as_ref())
+                        .into_iter()
+                        .unzip();
                 let tenant =
                     (handle == Handle::Tenant).then(|| quote!(tenant: Clone::clone(&self.tenant),));
                 // A tenant's builder borrows the repository, not the tenant
@@ -304,6 +266,99 @@ impl<'a> Emitter<'a> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// The method of a get pattern: its key's parts as parameters (the
+    /// write shard first, when random), read as the entity or the pattern's
+    /// partial type.
+    fn get_method(
+        &self,
+        plan: &PatternPlan<'a>,
+        entity: &str,
+        consistent_read: bool,
+    ) -> TokenStream {
+        let (pattern, handle) = (plan.pattern, plan.handle);
+        let p = pattern.name.as_str();
+        let name = self.name(Item::Pattern(p));
+        let repo = handle.repo();
+        let e = plan.entity(entity);
+        let key_ty = self.name(Item::Key(e.name.as_str()));
+        let scope = self.scope_expr(e, handle);
+        let gate = self.pending_job(pattern).map(|job| {
+            quote! {
+                if !#repo.__pending_allowed() {
+                    return Err(__rt::Error::Pending { pattern: #p, job: #job });
+                }
+            }
+        });
+        let mut params = Vec::new();
+        let mut fields = Vec::new();
+        if Self::random_shard(e).is_some() {
+            let param = self.name(Item::Param(p, "shard"));
+            let field = self.name(Item::ShardField(e.name.as_str()));
+            params.push(quote!(#param: u32));
+            if param == field {
+                fields.push(quote!(#field));
+            } else {
+                fields.push(quote!(#field: #param));
+            }
+        }
+        for a in self.key_attributes(e) {
+            let param = self.name(Item::Param(p, a.name.as_str()));
+            let field = self.name(Item::Field(e.name.as_str(), a.name.as_str()));
+            let ty = self.borrowed_type(e.name.as_str(), a);
+            // The owned value of the key struct's field, from the parameter
+            // `borrowed_type` gives.
+            let owned = match &a.r#type {
+                ir::AttributeType::String { .. }
+                | ir::AttributeType::List { .. }
+                | ir::AttributeType::Map { .. }
+                | ir::AttributeType::Set { .. } => Some(quote!(#param.to_owned())),
+                ir::AttributeType::Integer { .. }
+                | ir::AttributeType::Boolean
+                | ir::AttributeType::Datetime { .. }
+                | ir::AttributeType::Enum { .. } => None,
+                ir::AttributeType::Decimal { .. } | ir::AttributeType::Binary { .. } => {
+                    Some(quote!(Clone::clone(#param)))
+                }
+            };
+            params.push(quote!(#param: #ty));
+            match owned {
+                None if param == field => fields.push(quote!(#field)),
+                None => fields.push(quote!(#field: #param)),
+                Some(owned) => fields.push(quote!(#field: #owned)),
+            }
+        }
+        let key = quote! {
+            let key = #key_ty { #(#fields),* }.to_key_item(#scope)?;
+        };
+        if let Some(ty) = plan.partials.get(entity) {
+            let projection = self.projection(plan, None).unwrap_or_else(|| quote!(&[]));
+            let doc = Self::pattern_doc(
+                pattern,
+                format!("GetItem of the attributes of one [`{entity}`] that [`{ty}`] holds."),
+            );
+            return quote! {
+                #doc
+                pub async fn #name(&self, #(#params),*) -> Result<Option<#ty>, __rt::Error> {
+                    #gate
+                    #key
+                    let info = #repo.__table_info();
+                    __rt::ops::get_partial(#p, &#repo.client, &info, key, #consistent_read, #projection).await
+                }
+            };
+        }
+        let ty = plan.entity_type(entity);
+        let doc = Self::pattern_doc(pattern, format!("GetItem of one [`{entity}`]."));
+        quote! {
+            #doc
+            pub async fn #name(&self, #(#params),*) -> Result<Option<#ty>, __rt::Error> {
+                #gate
+                #key
+                let info = #repo.__table_info();
+                __rt::ops::get_as(#p, &#repo.client, &info, key, #consistent_read).await
             }
         }
     }
