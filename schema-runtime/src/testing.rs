@@ -173,7 +173,7 @@ pub async fn try_repository<R: Repository>() -> Result<R, SetupError> {
 /// ```no_run
 /// # async fn demo() {
 /// let calls = singletable_runtime::testing::CallRecorder::default();
-/// let _guard = calls.install(); // for this thread: use a current-thread runtime
+/// let _guard = calls.install(); // this thread's spans, until dropped
 /// // … run the code under test …
 /// let spans = calls.calls();
 /// assert_eq!(spans.len(), 1);
@@ -181,16 +181,32 @@ pub async fn try_repository<R: Repository>() -> Result<R, SetupError> {
 /// assert_eq!(spans[0].fields["pattern"], "open_tickets");
 /// # }
 /// ```
+///
+/// Tests running in parallel each keep their own spans: the first
+/// `install` makes one process-wide subscriber the global default, and it
+/// hands each span to the recorder installed on the thread that opens it
+/// (or to the recorder of the future [`CallRecorder::scope`] runs, on any
+/// thread). A subscriber per thread (`tracing::subscriber::set_default`)
+/// is not reliable here: `tracing` caches per call site whether anyone
+/// listens, and a test thread with no subscriber can make another test's
+/// spans go unrecorded. When the application has set a global subscriber
+/// of its own, `install` falls back to a subscriber for this thread only.
 #[cfg(feature = "tracing")]
-pub use recorder::{CallRecorder, RecordedCall};
+pub use recorder::{CallRecorder, RecordedCall, RecorderGuard, Scoped};
 
 #[cfg(feature = "tracing")]
 mod recorder {
-    use std::collections::BTreeMap;
-    use std::sync::{Arc, Mutex, PoisonError};
+    use std::cell::RefCell;
+    use std::collections::{BTreeMap, HashMap};
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+    use std::task::{Context, Poll};
 
     use tracing::field::{Field, Visit};
     use tracing::span::{Attributes, Id, Record};
+    use tracing::subscriber::Interest;
     use tracing::{Event, Metadata, Subscriber};
 
     /// A span as the recorder saw it.
@@ -218,7 +234,147 @@ mod recorder {
         stack: Arc<Mutex<Vec<u64>>>,
         /// The last id given; never reset, so a span still open across
         /// [`clear`](Self::clear) keeps an id of its own.
-        last_id: Arc<std::sync::atomic::AtomicU64>,
+        last_id: Arc<AtomicU64>,
+    }
+
+    thread_local! {
+        /// The recorders installed on this thread, innermost last.
+        static CURRENT: RefCell<Vec<CallRecorder>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// The process-wide subscriber: each span goes to the recorder current
+    /// on the thread that opens it, and its later records, enters and
+    /// exits to that recorder, whatever thread they come from.
+    #[derive(Default)]
+    struct Router {
+        /// Span ids are the router's own, unique in the process.
+        last_id: AtomicU64,
+        /// The recorder of each open span that had one, with its id there
+        /// and the number of handles to it.
+        owners: Mutex<HashMap<u64, (CallRecorder, Id, usize)>>,
+    }
+
+    /// Whether the router is the global default (`false`: the application
+    /// set one of its own first).
+    fn router_installed() -> bool {
+        static INSTALLED: OnceLock<bool> = OnceLock::new();
+        *INSTALLED
+            .get_or_init(|| tracing::subscriber::set_global_default(Router::default()).is_ok())
+    }
+
+    impl Router {
+        fn owner(&self, id: &Id) -> Option<(CallRecorder, Id)> {
+            self.owners
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&id.into_u64())
+                .map(|(recorder, inner, _)| (recorder.clone(), inner.clone()))
+        }
+    }
+
+    impl Subscriber for Router {
+        // Asked on every span: only a thread (or scoped future) with a
+        // recorder installed opens spans, so the rest of the process pays
+        // one thread-local read per call site.
+        fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+            Interest::sometimes()
+        }
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            CURRENT.with(|c| !c.borrow().is_empty())
+        }
+        fn new_span(&self, attrs: &Attributes<'_>) -> Id {
+            let id = Id::from_u64(self.last_id.fetch_add(1, Ordering::Relaxed) + 1);
+            let current = CURRENT.with(|c| c.borrow().last().cloned());
+            if let Some(recorder) = current {
+                let inner = recorder.new_span(attrs);
+                self.owners
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(id.into_u64(), (recorder, inner, 1));
+            }
+            id
+        }
+        fn record(&self, id: &Id, values: &Record<'_>) {
+            if let Some((recorder, inner)) = self.owner(id) {
+                recorder.record(&inner, values);
+            }
+        }
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, _: &Event<'_>) {}
+        fn enter(&self, id: &Id) {
+            if let Some((recorder, inner)) = self.owner(id) {
+                recorder.enter(&inner);
+            }
+        }
+        fn exit(&self, id: &Id) {
+            if let Some((recorder, inner)) = self.owner(id) {
+                recorder.exit(&inner);
+            }
+        }
+        fn clone_span(&self, id: &Id) -> Id {
+            let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some((_, _, handles)) = owners.get_mut(&id.into_u64()) {
+                *handles += 1;
+            }
+            id.clone()
+        }
+        fn try_close(&self, id: Id) -> bool {
+            let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
+            let key = id.into_u64();
+            let Some((_, _, handles)) = owners.get_mut(&key) else {
+                return true;
+            };
+            *handles -= 1;
+            if *handles == 0 {
+                owners.remove(&key);
+                return true;
+            }
+            false
+        }
+    }
+
+    /// Keeps a recorder installed until dropped (see
+    /// [`CallRecorder::install`]).
+    #[must_use = "the recorder is uninstalled when the guard is dropped"]
+    pub struct RecorderGuard {
+        /// The per-thread subscriber when the router could not be the
+        /// global default.
+        _fallback: Option<tracing::subscriber::DefaultGuard>,
+        routed: bool,
+    }
+
+    impl std::fmt::Debug for RecorderGuard {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("RecorderGuard")
+                .field("routed", &self.routed)
+                .finish_non_exhaustive()
+        }
+    }
+
+    impl Drop for RecorderGuard {
+        fn drop(&mut self) {
+            if self.routed {
+                CURRENT.with(|c| c.borrow_mut().pop());
+            }
+        }
+    }
+
+    /// A future run with a recorder current on whatever thread polls it
+    /// (see [`CallRecorder::scope`]).
+    #[derive(Debug)]
+    pub struct Scoped<F> {
+        recorder: CallRecorder,
+        future: Pin<Box<F>>,
+    }
+
+    impl<F: Future> Future for Scoped<F> {
+        type Output = F::Output;
+
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+            let recorder = self.recorder.clone();
+            let _guard = recorder.install();
+            self.future.as_mut().poll(cx)
+        }
     }
 
     struct Fields<'a>(&'a mut BTreeMap<String, String>);
@@ -233,10 +389,32 @@ mod recorder {
     }
 
     impl CallRecorder {
-        /// Makes this recorder the current thread's subscriber until the
-        /// guard is dropped.
-        pub fn install(&self) -> tracing::subscriber::DefaultGuard {
-            tracing::subscriber::set_default(self.clone())
+        /// Records the spans this thread opens until the guard is dropped
+        /// (with a current-thread runtime, those of the whole test). Other
+        /// threads' spans, other tests' included, are not recorded.
+        pub fn install(&self) -> RecorderGuard {
+            if router_installed() {
+                CURRENT.with(|c| c.borrow_mut().push(self.clone()));
+                RecorderGuard {
+                    _fallback: None,
+                    routed: true,
+                }
+            } else {
+                RecorderGuard {
+                    _fallback: Some(tracing::subscriber::set_default(self.clone())),
+                    routed: false,
+                }
+            }
+        }
+
+        /// Runs `future` with this recorder installed on whichever thread
+        /// polls it: the spans of a task on a multi-thread runtime (tasks it
+        /// spawns need a scope of their own).
+        pub fn scope<F: Future>(&self, future: F) -> Scoped<F> {
+            Scoped {
+                recorder: self.clone(),
+                future: Box::pin(future),
+            }
         }
 
         /// The repository calls recorded (spans of target `singletable`).
@@ -277,10 +455,7 @@ mod recorder {
                 .copied();
             let mut spans = self.spans.lock().unwrap_or_else(PoisonError::into_inner);
             // Ids count from 1 and are never reused, cleared or not.
-            let id = self
-                .last_id
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                + 1;
+            let id = self.last_id.fetch_add(1, Ordering::Relaxed) + 1;
             let mut seen = RecordedCall {
                 name: attrs.metadata().name(),
                 target: attrs.metadata().target(),

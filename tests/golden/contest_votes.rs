@@ -1087,7 +1087,8 @@ impl PublishTotalsBatch<'_> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        __rt::batch_write(
+        __rt::batch_write_of(
+                "publish_totals",
                 &self.repo.client,
                 self.repo.table_name(),
                 items,

@@ -1494,7 +1494,8 @@ impl RevokeRolesBatch<'_> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        __rt::batch_write(
+        __rt::batch_write_of(
+                "revoke_roles",
                 &self.repo.client,
                 self.repo.table_name(),
                 items,

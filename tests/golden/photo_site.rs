@@ -1258,7 +1258,8 @@ impl DeleteAccountItemsBatch<'_> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        __rt::batch_write(
+        __rt::batch_write_of(
+                "delete_account_items",
                 &self.repo.client,
                 self.repo.table_name(),
                 items,

@@ -863,7 +863,8 @@ impl ImportProductsBatch<'_> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        __rt::batch_write(
+        __rt::batch_write_of(
+                "import_products",
                 &self.repo.client,
                 self.repo.table_name(),
                 items,
@@ -910,7 +911,8 @@ impl DeleteProductsBatch<'_> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        __rt::batch_write(
+        __rt::batch_write_of(
+                "delete_products",
                 &self.repo.client,
                 self.repo.table_name(),
                 items,

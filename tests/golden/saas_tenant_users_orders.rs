@@ -2109,7 +2109,8 @@ impl InventoryItemsBatch<'_> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let items = __rt::batch_get(
+        let items = __rt::batch_get_of(
+                "inventory_items",
                 &self.repo.client,
                 self.repo.table_name(),
                 keys,

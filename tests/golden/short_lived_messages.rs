@@ -789,7 +789,8 @@ impl DeleteMessagesBatch<'_> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        __rt::batch_write(
+        __rt::batch_write_of(
+                "delete_messages",
                 &self.repo.client,
                 self.repo.table_name(),
                 items,
@@ -831,7 +832,8 @@ impl OpenMessagesBatch<'_> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let items = __rt::batch_get(
+        let items = __rt::batch_get_of(
+                "open_messages",
                 &self.repo.client,
                 self.repo.table_name(),
                 keys,

@@ -2164,7 +2164,8 @@ impl DocumentMetasBatch<'_> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        let items = __rt::batch_get(
+        let items = __rt::batch_get_of(
+                "document_metas",
                 &self.repo.client,
                 self.repo.table_name(),
                 keys,

@@ -190,6 +190,16 @@ async fn a_scan_pages_in_one_call_per_page() {
     }
     let several = repo.rates().segments(3).page(5, None).await;
     assert!(matches!(several, Err(Error::Value(_))), "{several:?}");
+
+    // The scan's span names its pattern and table.
+    let collector = singletable_runtime::testing::CallRecorder::default();
+    let _guard = collector.install();
+    repo.rates().page(5, None).await.unwrap();
+    let spans = collector.calls();
+    assert_eq!(spans.len(), 1, "{spans:#?}");
+    assert_eq!(spans[0].name, "singletable.scan");
+    assert_eq!(spans[0].fields["pattern"], "rates");
+    assert_eq!(spans[0].fields["table"], repo.table_name());
 }
 
 #[tokio::test]

@@ -348,7 +348,7 @@ impl<'a> Emitter<'a> {
                         if let Some(e) = self.error.take() {
                             return Err(e);
                         }
-                        __rt::batch_write(&self.repo.client, self.repo.table_name(), items, self.repo.retry).await
+                        __rt::batch_write_of(#pattern_name, &self.repo.client, self.repo.table_name(), items, self.repo.retry).await
                     }
                 },
             )
@@ -358,7 +358,7 @@ impl<'a> Emitter<'a> {
             let take_writes = writes.then(|| quote!(let items = std::mem::take(&mut self.items);));
             let write_first = writes.then(|| quote! {
                 if !items.is_empty() {
-                    __rt::batch_write(&self.repo.client, self.repo.table_name(), items, self.repo.retry).await?;
+                    __rt::batch_write_of(#pattern_name, &self.repo.client, self.repo.table_name(), items, self.repo.retry).await?;
                 }
             });
             (
@@ -374,7 +374,7 @@ impl<'a> Emitter<'a> {
                             return Err(e);
                         }
                         #write_first
-                        let items = __rt::batch_get(&self.repo.client, self.repo.table_name(), keys, false, self.repo.retry).await?;
+                        let items = __rt::batch_get_of(#pattern_name, &self.repo.client, self.repo.table_name(), keys, false, self.repo.retry).await?;
                         Ok(__rt::ops::decode_batch(items, &self.repo.__table_info(), self.include_expired, #decode))
                     }
 

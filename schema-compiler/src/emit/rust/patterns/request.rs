@@ -196,6 +196,7 @@ impl<'a> Emitter<'a> {
         let request = crate::emit::rust::literal_without_defaults(
             quote!(__rt::ScanRequest),
             &[
+                ("pattern", Some(quote!(#pattern_name))),
                 ("table", Some(quote!(__handle.table_name().to_owned()))),
                 ("index", index_tokens),
                 ("names", filtered.then(|| quote!(&[#(#names),*]))),
