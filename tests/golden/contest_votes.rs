@@ -766,13 +766,21 @@ impl Repository {
     ) -> Result<Option<Contestant>, __rt::Error> {
         self.__table().get(key, &()).await
     }
-    /// Writes a [`Contestant`], replacing any item with the same key.
-    pub async fn put_contestant(&self, item: &Contestant) -> Result<(), __rt::Error> {
-        self.__table().put(item, &()).await
+    /// Writes a [`Contestant`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_contestant(
+        &self,
+        item: &Contestant,
+    ) -> Result<Contestant, __rt::Error> {
+        self.__table().put(item, &()).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Contestant`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_contestant(&self, item: &Contestant) -> Result<(), __rt::Error> {
-        self.__table().create(item, &()).await
+    /// Writes a new [`Contestant`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_contestant(
+        &self,
+        item: &Contestant,
+    ) -> Result<Contestant, __rt::Error> {
+        self.__table().create(item, &()).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Contestant`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_contestant(
@@ -783,13 +791,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.__table().update(key, &(), changes).await
     }
-    /// Writes a [`Contestant`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Contestant`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_contestant_when(
         &self,
         item: &Contestant,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.__table().put_when(item, &(), condition).await
+    ) -> Result<Contestant, __rt::Error> {
+        self.__table().put_when(item, &(), condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Contestant`] as [`put_contestant`](Self::put_contestant) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_contestant(
@@ -820,13 +829,21 @@ impl Repository {
     ) -> Result<Option<VoteShard>, __rt::Error> {
         self.__table().get(key, &()).await
     }
-    /// Writes a [`VoteShard`], replacing any item with the same key.
-    pub async fn put_vote_shard(&self, item: &VoteShard) -> Result<(), __rt::Error> {
-        self.__table().put(item, &()).await
+    /// Writes a [`VoteShard`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_vote_shard(
+        &self,
+        item: &VoteShard,
+    ) -> Result<VoteShard, __rt::Error> {
+        self.__table().put(item, &()).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`VoteShard`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_vote_shard(&self, item: &VoteShard) -> Result<(), __rt::Error> {
-        self.__table().create(item, &()).await
+    /// Writes a new [`VoteShard`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_vote_shard(
+        &self,
+        item: &VoteShard,
+    ) -> Result<VoteShard, __rt::Error> {
+        self.__table().create(item, &()).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`VoteShard`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_vote_shard(
@@ -837,13 +854,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.__table().update(key, &(), changes).await
     }
-    /// Writes a [`VoteShard`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`VoteShard`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_vote_shard_when(
         &self,
         item: &VoteShard,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.__table().put_when(item, &(), condition).await
+    ) -> Result<VoteShard, __rt::Error> {
+        self.__table().put_when(item, &(), condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`VoteShard`] as [`put_vote_shard`](Self::put_vote_shard) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_vote_shard(
@@ -874,13 +892,21 @@ impl Repository {
     ) -> Result<Option<VoteTotal>, __rt::Error> {
         self.__table().get(key, &()).await
     }
-    /// Writes a [`VoteTotal`], replacing any item with the same key.
-    pub async fn put_vote_total(&self, item: &VoteTotal) -> Result<(), __rt::Error> {
-        self.__table().put(item, &()).await
+    /// Writes a [`VoteTotal`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_vote_total(
+        &self,
+        item: &VoteTotal,
+    ) -> Result<VoteTotal, __rt::Error> {
+        self.__table().put(item, &()).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`VoteTotal`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_vote_total(&self, item: &VoteTotal) -> Result<(), __rt::Error> {
-        self.__table().create(item, &()).await
+    /// Writes a new [`VoteTotal`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_vote_total(
+        &self,
+        item: &VoteTotal,
+    ) -> Result<VoteTotal, __rt::Error> {
+        self.__table().create(item, &()).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`VoteTotal`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_vote_total(
@@ -891,13 +917,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.__table().update(key, &(), changes).await
     }
-    /// Writes a [`VoteTotal`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`VoteTotal`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_vote_total_when(
         &self,
         item: &VoteTotal,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.__table().put_when(item, &(), condition).await
+    ) -> Result<VoteTotal, __rt::Error> {
+        self.__table().put_when(item, &(), condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`VoteTotal`] as [`put_vote_total`](Self::put_vote_total) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_vote_total(

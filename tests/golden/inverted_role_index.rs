@@ -914,13 +914,15 @@ impl<'a> TenantRepository<'a> {
     pub async fn get_user(&self, key: &UserKey) -> Result<Option<User>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`User`], replacing any item with the same key.
-    pub async fn put_user(&self, item: &User) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    /// Writes a [`User`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_user(&self, item: &User) -> Result<User, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`User`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_user(&self, item: &User) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    /// Writes a new [`User`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_user(&self, item: &User) -> Result<User, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`User`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_user(
@@ -931,13 +933,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`User`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`User`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_user_when(
         &self,
         item: &User,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<User, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`User`] as [`put_user`](Self::put_user) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_user(&self, item: &User) -> Result<Option<User>, __rt::Error> {
@@ -959,13 +962,15 @@ impl<'a> TenantRepository<'a> {
     pub async fn get_role(&self, key: &RoleKey) -> Result<Option<Role>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`Role`], replacing any item with the same key.
-    pub async fn put_role(&self, item: &Role) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    /// Writes a [`Role`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_role(&self, item: &Role) -> Result<Role, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Role`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_role(&self, item: &Role) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    /// Writes a new [`Role`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_role(&self, item: &Role) -> Result<Role, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Role`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_role(
@@ -976,13 +981,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`Role`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Role`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_role_when(
         &self,
         item: &Role,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<Role, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Role`] as [`put_role`](Self::put_role) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_role(&self, item: &Role) -> Result<Option<Role>, __rt::Error> {
@@ -1007,19 +1013,21 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<RoleAssignment>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`RoleAssignment`], replacing any item with the same key.
+    /// Writes a [`RoleAssignment`], replacing any item with the same key. Returns the item as written.
     pub async fn put_role_assignment(
         &self,
         item: &RoleAssignment,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    ) -> Result<RoleAssignment, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`RoleAssignment`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// Writes a new [`RoleAssignment`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
     pub async fn create_role_assignment(
         &self,
         item: &RoleAssignment,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    ) -> Result<RoleAssignment, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`RoleAssignment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_role_assignment(
@@ -1030,13 +1038,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`RoleAssignment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`RoleAssignment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_role_assignment_when(
         &self,
         item: &RoleAssignment,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<RoleAssignment, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`RoleAssignment`] as [`put_role_assignment`](Self::put_role_assignment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_role_assignment(

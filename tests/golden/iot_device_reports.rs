@@ -778,13 +778,15 @@ impl Repository {
     ) -> Result<Option<Device>, __rt::Error> {
         self.__table().get(key, &()).await
     }
-    /// Writes a [`Device`], replacing any item with the same key.
-    pub async fn put_device(&self, item: &Device) -> Result<(), __rt::Error> {
-        self.__table().put(item, &()).await
+    /// Writes a [`Device`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_device(&self, item: &Device) -> Result<Device, __rt::Error> {
+        self.__table().put(item, &()).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Device`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_device(&self, item: &Device) -> Result<(), __rt::Error> {
-        self.__table().create(item, &()).await
+    /// Writes a new [`Device`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_device(&self, item: &Device) -> Result<Device, __rt::Error> {
+        self.__table().create(item, &()).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Device`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_device(
@@ -795,13 +797,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.__table().update(key, &(), changes).await
     }
-    /// Writes a [`Device`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Device`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_device_when(
         &self,
         item: &Device,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.__table().put_when(item, &(), condition).await
+    ) -> Result<Device, __rt::Error> {
+        self.__table().put_when(item, &(), condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Device`] as [`put_device`](Self::put_device) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_device(
@@ -832,19 +835,21 @@ impl Repository {
     ) -> Result<Option<DeviceReport>, __rt::Error> {
         self.__table().get(key, &()).await
     }
-    /// Writes a [`DeviceReport`], replacing any item with the same key.
+    /// Writes a [`DeviceReport`], replacing any item with the same key. Returns the item as written.
     pub async fn put_device_report(
         &self,
         item: &DeviceReport,
-    ) -> Result<(), __rt::Error> {
-        self.__table().put(item, &()).await
+    ) -> Result<DeviceReport, __rt::Error> {
+        self.__table().put(item, &()).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`DeviceReport`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// Writes a new [`DeviceReport`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
     pub async fn create_device_report(
         &self,
         item: &DeviceReport,
-    ) -> Result<(), __rt::Error> {
-        self.__table().create(item, &()).await
+    ) -> Result<DeviceReport, __rt::Error> {
+        self.__table().create(item, &()).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`DeviceReport`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_device_report(
@@ -855,13 +860,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.__table().update(key, &(), changes).await
     }
-    /// Writes a [`DeviceReport`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`DeviceReport`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_device_report_when(
         &self,
         item: &DeviceReport,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.__table().put_when(item, &(), condition).await
+    ) -> Result<DeviceReport, __rt::Error> {
+        self.__table().put_when(item, &(), condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`DeviceReport`] as [`put_device_report`](Self::put_device_report) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_device_report(

@@ -927,19 +927,21 @@ impl TenantRepository<'_> {
     ) -> Result<Option<ActivityEvent>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes an [`ActivityEvent`], replacing any item with the same key.
+    /// Writes an [`ActivityEvent`], replacing any item with the same key. Returns the item as written.
     pub async fn put_activity_event(
         &self,
         item: &ActivityEvent,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    ) -> Result<ActivityEvent, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`ActivityEvent`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// Writes a new [`ActivityEvent`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
     pub async fn create_activity_event(
         &self,
         item: &ActivityEvent,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    ) -> Result<ActivityEvent, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`ActivityEvent`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_activity_event(
@@ -950,13 +952,14 @@ impl TenantRepository<'_> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes an [`ActivityEvent`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes an [`ActivityEvent`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_activity_event_when(
         &self,
         item: &ActivityEvent,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<ActivityEvent, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes an [`ActivityEvent`] as [`put_activity_event`](Self::put_activity_event) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_activity_event(

@@ -923,16 +923,21 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<UserProfile>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`UserProfile`], replacing any item with the same key.
-    pub async fn put_user_profile(&self, item: &UserProfile) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    /// Writes a [`UserProfile`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_user_profile(
+        &self,
+        item: &UserProfile,
+    ) -> Result<UserProfile, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`UserProfile`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// Writes a new [`UserProfile`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
     pub async fn create_user_profile(
         &self,
         item: &UserProfile,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    ) -> Result<UserProfile, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`UserProfile`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_user_profile(
@@ -943,13 +948,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`UserProfile`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`UserProfile`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_user_profile_when(
         &self,
         item: &UserProfile,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<UserProfile, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`UserProfile`] as [`put_user_profile`](Self::put_user_profile) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_user_profile(
@@ -977,13 +983,15 @@ impl<'a> TenantRepository<'a> {
     pub async fn get_photo(&self, key: &PhotoKey) -> Result<Option<Photo>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`Photo`], replacing any item with the same key.
-    pub async fn put_photo(&self, item: &Photo) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    /// Writes a [`Photo`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_photo(&self, item: &Photo) -> Result<Photo, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Photo`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_photo(&self, item: &Photo) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    /// Writes a new [`Photo`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_photo(&self, item: &Photo) -> Result<Photo, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Photo`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_photo(
@@ -994,13 +1002,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`Photo`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Photo`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_photo_when(
         &self,
         item: &Photo,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<Photo, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Photo`] as [`put_photo`](Self::put_photo) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_photo(

@@ -663,13 +663,15 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<Product>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`Product`], replacing any item with the same key.
-    pub async fn put_product(&self, item: &Product) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    /// Writes a [`Product`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_product(&self, item: &Product) -> Result<Product, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Product`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_product(&self, item: &Product) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    /// Writes a new [`Product`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_product(&self, item: &Product) -> Result<Product, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Product`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_product(
@@ -680,13 +682,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`Product`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Product`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_product_when(
         &self,
         item: &Product,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<Product, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Product`] as [`put_product`](Self::put_product) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_product(

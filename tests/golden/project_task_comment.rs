@@ -1217,13 +1217,15 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<Project>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`Project`], replacing any item with the same key.
-    pub async fn put_project(&self, item: &Project) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    /// Writes a [`Project`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_project(&self, item: &Project) -> Result<Project, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Project`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_project(&self, item: &Project) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    /// Writes a new [`Project`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_project(&self, item: &Project) -> Result<Project, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Project`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_project(
@@ -1234,13 +1236,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`Project`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Project`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_project_when(
         &self,
         item: &Project,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<Project, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Project`] as [`put_project`](Self::put_project) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_project(
@@ -1268,13 +1271,15 @@ impl<'a> TenantRepository<'a> {
     pub async fn get_task(&self, key: &TaskKey) -> Result<Option<Task>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`Task`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
-    pub async fn put_task(&self, item: &Task) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    /// Writes a [`Task`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking). Returns the item as written.
+    pub async fn put_task(&self, item: &Task) -> Result<Task, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Task`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_task(&self, item: &Task) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    /// Writes a new [`Task`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_task(&self, item: &Task) -> Result<Task, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Task`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_task(
@@ -1285,13 +1290,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`Task`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Task`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_task_when(
         &self,
         item: &Task,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<Task, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Task`] as [`put_task`](Self::put_task) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_task(&self, item: &Task) -> Result<Option<Task>, __rt::Error> {
@@ -1319,13 +1325,15 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<Comment>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`Comment`], replacing any item with the same key.
-    pub async fn put_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    /// Writes a [`Comment`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_comment(&self, item: &Comment) -> Result<Comment, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Comment`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    /// Writes a new [`Comment`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_comment(&self, item: &Comment) -> Result<Comment, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Comment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_comment(
@@ -1336,13 +1344,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`Comment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Comment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_comment_when(
         &self,
         item: &Comment,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<Comment, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Comment`] as [`put_comment`](Self::put_comment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_comment(

@@ -917,9 +917,9 @@ impl Repository {
     ) -> Result<Option<CartItem>, __rt::Error> {
         self.__table().get(key, &()).await
     }
-    /// Writes a [`CartItem`], replacing any item with the same key.
+    /// Writes a [`CartItem`], replacing any item with the same key. Returns the item as written.
     /// The count in its [`CartCount`] group changes in the same transaction.
-    pub async fn put_cart_item(&self, item: &CartItem) -> Result<(), __rt::Error> {
+    pub async fn put_cart_item(&self, item: &CartItem) -> Result<CartItem, __rt::Error> {
         let repo = self;
         __rt::aggregate::put(
                 &repo.client,
@@ -929,11 +929,15 @@ impl Repository {
                 &COUNTER_CART_COUNT,
                 cart_item_group_for_cart_count,
             )
-            .await
+            .await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`CartItem`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// Writes a new [`CartItem`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
     /// The count in its [`CartCount`] group changes in the same transaction.
-    pub async fn create_cart_item(&self, item: &CartItem) -> Result<(), __rt::Error> {
+    pub async fn create_cart_item(
+        &self,
+        item: &CartItem,
+    ) -> Result<CartItem, __rt::Error> {
         let repo = self;
         __rt::aggregate::create(
                 &repo.client,
@@ -943,7 +947,8 @@ impl Repository {
                 &COUNTER_CART_COUNT,
                 cart_item_group_for_cart_count,
             )
-            .await
+            .await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`CartItem`]; fails with `Error::ConditionFailed` when there is none. Returns the item as the update made it from the item it read: the transaction keeps the item's group as read, not its other attributes, so a concurrent change to those may not show.
     /// The count in its [`CartCount`] group changes in the same transaction.
@@ -989,19 +994,21 @@ impl Repository {
     ) -> Result<Option<WishlistItem>, __rt::Error> {
         self.__table().get(key, &()).await
     }
-    /// Writes a [`WishlistItem`], replacing any item with the same key.
+    /// Writes a [`WishlistItem`], replacing any item with the same key. Returns the item as written.
     pub async fn put_wishlist_item(
         &self,
         item: &WishlistItem,
-    ) -> Result<(), __rt::Error> {
-        self.__table().put(item, &()).await
+    ) -> Result<WishlistItem, __rt::Error> {
+        self.__table().put(item, &()).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`WishlistItem`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// Writes a new [`WishlistItem`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
     pub async fn create_wishlist_item(
         &self,
         item: &WishlistItem,
-    ) -> Result<(), __rt::Error> {
-        self.__table().create(item, &()).await
+    ) -> Result<WishlistItem, __rt::Error> {
+        self.__table().create(item, &()).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`WishlistItem`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_wishlist_item(
@@ -1012,13 +1019,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.__table().update(key, &(), changes).await
     }
-    /// Writes a [`WishlistItem`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`WishlistItem`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_wishlist_item_when(
         &self,
         item: &WishlistItem,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.__table().put_when(item, &(), condition).await
+    ) -> Result<WishlistItem, __rt::Error> {
+        self.__table().put_when(item, &(), condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`WishlistItem`] as [`put_wishlist_item`](Self::put_wishlist_item) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_wishlist_item(
@@ -1049,13 +1057,21 @@ impl Repository {
     ) -> Result<Option<CartCount>, __rt::Error> {
         self.__table().get(key, &()).await
     }
-    /// Writes a [`CartCount`], replacing any item with the same key.
-    pub async fn put_cart_count(&self, item: &CartCount) -> Result<(), __rt::Error> {
-        self.__table().put(item, &()).await
+    /// Writes a [`CartCount`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_cart_count(
+        &self,
+        item: &CartCount,
+    ) -> Result<CartCount, __rt::Error> {
+        self.__table().put(item, &()).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`CartCount`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_cart_count(&self, item: &CartCount) -> Result<(), __rt::Error> {
-        self.__table().create(item, &()).await
+    /// Writes a new [`CartCount`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_cart_count(
+        &self,
+        item: &CartCount,
+    ) -> Result<CartCount, __rt::Error> {
+        self.__table().create(item, &()).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`CartCount`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_cart_count(
@@ -1066,13 +1082,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.__table().update(key, &(), changes).await
     }
-    /// Writes a [`CartCount`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`CartCount`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_cart_count_when(
         &self,
         item: &CartCount,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.__table().put_when(item, &(), condition).await
+    ) -> Result<CartCount, __rt::Error> {
+        self.__table().put_when(item, &(), condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`CartCount`] as [`put_cart_count`](Self::put_cart_count) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_cart_count(

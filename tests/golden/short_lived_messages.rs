@@ -567,13 +567,15 @@ impl Repository {
     ) -> Result<Option<Message>, __rt::Error> {
         self.__table().get(key, &()).await
     }
-    /// Writes a [`Message`], replacing any item with the same key.
-    pub async fn put_message(&self, item: &Message) -> Result<(), __rt::Error> {
-        self.__table().put(item, &()).await
+    /// Writes a [`Message`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_message(&self, item: &Message) -> Result<Message, __rt::Error> {
+        self.__table().put(item, &()).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Message`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_message(&self, item: &Message) -> Result<(), __rt::Error> {
-        self.__table().create(item, &()).await
+    /// Writes a new [`Message`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_message(&self, item: &Message) -> Result<Message, __rt::Error> {
+        self.__table().create(item, &()).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Message`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_message(
@@ -584,13 +586,14 @@ impl Repository {
         let changes = update.to_update(key, &())?;
         self.__table().update(key, &(), changes).await
     }
-    /// Writes a [`Message`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Message`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_message_when(
         &self,
         item: &Message,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.__table().put_when(item, &(), condition).await
+    ) -> Result<Message, __rt::Error> {
+        self.__table().put_when(item, &(), condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Message`] as [`put_message`](Self::put_message) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_message(

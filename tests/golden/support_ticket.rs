@@ -949,13 +949,15 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<Ticket>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`Ticket`], replacing any item with the same key.
-    pub async fn put_ticket(&self, item: &Ticket) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    /// Writes a [`Ticket`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_ticket(&self, item: &Ticket) -> Result<Ticket, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Ticket`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_ticket(&self, item: &Ticket) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    /// Writes a new [`Ticket`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_ticket(&self, item: &Ticket) -> Result<Ticket, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Ticket`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_ticket(
@@ -966,13 +968,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`Ticket`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Ticket`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_ticket_when(
         &self,
         item: &Ticket,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<Ticket, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Ticket`] as [`put_ticket`](Self::put_ticket) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_ticket(
@@ -1003,13 +1006,15 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<Comment>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`Comment`], replacing any item with the same key.
-    pub async fn put_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    /// Writes a [`Comment`], replacing any item with the same key. Returns the item as written.
+    pub async fn put_comment(&self, item: &Comment) -> Result<Comment, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`Comment`]; fails with `Error::ConditionFailed` when one with the same key exists.
-    pub async fn create_comment(&self, item: &Comment) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    /// Writes a new [`Comment`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
+    pub async fn create_comment(&self, item: &Comment) -> Result<Comment, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`Comment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_comment(
@@ -1020,13 +1025,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`Comment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`Comment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_comment_when(
         &self,
         item: &Comment,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<Comment, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`Comment`] as [`put_comment`](Self::put_comment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_comment(

@@ -1490,19 +1490,21 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<DocumentMeta>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`DocumentMeta`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking).
+    /// Writes a [`DocumentMeta`] carrying its new `version`: applies only when there is no item or the stored `version` is one less, else fails with `Error::VersionConflict` (optimistic locking). Returns the item as written.
     pub async fn put_document_meta(
         &self,
         item: &DocumentMeta,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    ) -> Result<DocumentMeta, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`DocumentMeta`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// Writes a new [`DocumentMeta`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
     pub async fn create_document_meta(
         &self,
         item: &DocumentMeta,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    ) -> Result<DocumentMeta, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`DocumentMeta`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_meta(
@@ -1513,13 +1515,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`DocumentMeta`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`DocumentMeta`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_document_meta_when(
         &self,
         item: &DocumentMeta,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<DocumentMeta, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`DocumentMeta`] as [`put_document_meta`](Self::put_document_meta) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_document_meta(
@@ -1550,19 +1553,21 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<DocumentBodyChunk>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`DocumentBodyChunk`], replacing any item with the same key.
+    /// Writes a [`DocumentBodyChunk`], replacing any item with the same key. Returns the item as written.
     pub async fn put_document_body_chunk(
         &self,
         item: &DocumentBodyChunk,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    ) -> Result<DocumentBodyChunk, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`DocumentBodyChunk`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// Writes a new [`DocumentBodyChunk`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
     pub async fn create_document_body_chunk(
         &self,
         item: &DocumentBodyChunk,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    ) -> Result<DocumentBodyChunk, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`DocumentBodyChunk`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_body_chunk(
@@ -1573,13 +1578,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`DocumentBodyChunk`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`DocumentBodyChunk`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_document_body_chunk_when(
         &self,
         item: &DocumentBodyChunk,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<DocumentBodyChunk, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`DocumentBodyChunk`] as [`put_document_body_chunk`](Self::put_document_body_chunk) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_document_body_chunk(
@@ -1610,19 +1616,21 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<DocumentAttachment>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`DocumentAttachment`], replacing any item with the same key.
+    /// Writes a [`DocumentAttachment`], replacing any item with the same key. Returns the item as written.
     pub async fn put_document_attachment(
         &self,
         item: &DocumentAttachment,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    ) -> Result<DocumentAttachment, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`DocumentAttachment`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// Writes a new [`DocumentAttachment`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
     pub async fn create_document_attachment(
         &self,
         item: &DocumentAttachment,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    ) -> Result<DocumentAttachment, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`DocumentAttachment`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_attachment(
@@ -1633,13 +1641,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`DocumentAttachment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`DocumentAttachment`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_document_attachment_when(
         &self,
         item: &DocumentAttachment,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<DocumentAttachment, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`DocumentAttachment`] as [`put_document_attachment`](Self::put_document_attachment) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_document_attachment(
@@ -1670,19 +1679,21 @@ impl<'a> TenantRepository<'a> {
     ) -> Result<Option<DocumentShare>, __rt::Error> {
         self.repo.__table().get(key, &self.tenant).await
     }
-    /// Writes a [`DocumentShare`], replacing any item with the same key.
+    /// Writes a [`DocumentShare`], replacing any item with the same key. Returns the item as written.
     pub async fn put_document_share(
         &self,
         item: &DocumentShare,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put(item, &self.tenant).await
+    ) -> Result<DocumentShare, __rt::Error> {
+        self.repo.__table().put(item, &self.tenant).await?;
+        Ok(item.clone())
     }
-    /// Writes a new [`DocumentShare`]; fails with `Error::ConditionFailed` when one with the same key exists.
+    /// Writes a new [`DocumentShare`]; fails with `Error::ConditionFailed` when one with the same key exists. Returns the item as written.
     pub async fn create_document_share(
         &self,
         item: &DocumentShare,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().create(item, &self.tenant).await
+    ) -> Result<DocumentShare, __rt::Error> {
+        self.repo.__table().create(item, &self.tenant).await?;
+        Ok(item.clone())
     }
     /// Applies a partial update to an existing [`DocumentShare`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).
     pub async fn update_document_share(
@@ -1693,13 +1704,14 @@ impl<'a> TenantRepository<'a> {
         let changes = update.to_update(key, &self.tenant)?;
         self.repo.__table().update(key, &self.tenant, changes).await
     }
-    /// Writes a [`DocumentShare`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.
+    /// Writes a [`DocumentShare`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before. Returns the item as written.
     pub async fn put_document_share_when(
         &self,
         item: &DocumentShare,
         condition: &__rt::Condition,
-    ) -> Result<(), __rt::Error> {
-        self.repo.__table().put_when(item, &self.tenant, condition).await
+    ) -> Result<DocumentShare, __rt::Error> {
+        self.repo.__table().put_when(item, &self.tenant, condition).await?;
+        Ok(item.clone())
     }
     /// Writes a [`DocumentShare`] as [`put_document_share`](Self::put_document_share) does and returns the item it replaced; `None` when there was none. A request the SDK sent again that finds the item it writes is `Error::AlreadyAsWritten`: what an earlier attempt replaced cannot be known.
     pub async fn replace_document_share(

@@ -37,10 +37,13 @@ async fn transaction_counters_equal_a_recount() {
         };
         match dice.roll(5) {
             0 => match repo.create_cart_item(&item).await {
-                Ok(()) | Err(singletable_runtime::Error::ConditionFailed { .. }) => {}
+                Ok(written) => assert_eq!(written, item, "the item as written"),
+                Err(singletable_runtime::Error::ConditionFailed { .. }) => {}
                 Err(e) => panic!("create: {e:?}"),
             },
-            1 => repo.put_cart_item(&item).await.unwrap(),
+            1 => {
+                repo.put_cart_item(&item).await.unwrap();
+            }
             2 => {
                 repo.delete_cart_item(&item.key()).await.unwrap();
             }

@@ -41,7 +41,10 @@ async fn creates_and_versioned_updates_are_told_the_truth_when_answers_are_lost(
     let (mut created, mut as_written, mut unknown) = (0, 0, 0);
     for i in 0..40 {
         match t.create_inventory_item(&item(i)).await {
-            Ok(()) => created += 1,
+            Ok(written) => {
+                assert_eq!(written, item(i), "the item as written");
+                created += 1
+            }
             Err(Error::AlreadyAsWritten { .. }) => as_written += 1,
             Err(e) if unknown_outcome(&e) => unknown += 1,
             Err(e) => panic!("create {i}: a false answer: {e:?}"),

@@ -173,12 +173,14 @@ async fn create_ticket(
     body: Result<Json<Ticket>, JsonRejection>,
 ) -> Result<(StatusCode, Json<Ticket>), ApiError> {
     let Json(ticket) = body.map_err(|e| ApiError::Body(e.status(), e.body_text()))?;
-    state
+    // The item as written: what the table holds, also where the repository
+    // sets attributes of its own.
+    let written = state
         .repo
         .for_tenant(&tenant)
         .create_ticket(&ticket)
         .await?;
-    Ok((StatusCode::CREATED, Json(ticket)))
+    Ok((StatusCode::CREATED, Json(written)))
 }
 
 async fn get_ticket(

@@ -426,17 +426,18 @@ impl<'a> Emitter<'a> {
         let result = quote!(Result);
         let error = quote!(__rt::Error);
         let (written, write) = stamped_write(entity, &ty);
+        let returns = returns_doc(entity);
         let put_doc = match &entity.version_attribute {
-            Some(v) => format!(" Writes a [`{name}`] carrying its new `{v}`: applies only when there is no item or the stored `{v}` is one less, else fails with `Error::VersionConflict` (optimistic locking)."),
-            None => format!(" Writes a [`{name}`], replacing any item with the same key."),
+            Some(v) => format!(" Writes a [`{name}`] carrying its new `{v}`: applies only when there is no item or the stored `{v}` is one less, else fails with `Error::VersionConflict` (optimistic locking).{returns}"),
+            None => format!(" Writes a [`{name}`], replacing any item with the same key.{returns}"),
         };
-        let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
+        let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.{returns}");
         let update_doc = format!(" Applies a partial update to an existing [`{name}`] and returns it as the update left it (a counter's new value, for one); fails with `Error::ConditionFailed` when there is none. The update is applied even when the item returned does not decode (`Error::Decode`).");
         let delete_doc = format!(" Deletes the [`{name}`] at `key` and returns it as it was; `None` when there was none. A request the SDK sent again that finds nothing is `Error::AlreadyAsWritten`: an earlier attempt whose answer was lost may have deleted it.");
         let delete_when = op(EntityOp::DeleteWhen);
         let delete_when_doc = format!(" Deletes the [`{name}`] at `key` when `condition` holds on it (`Condition::item_exists()`: only an item that exists) and returns it as it was; `None` when there was none and the condition allows that. Fails with `Error::ConditionNotMet`, carrying the stored item, when the condition does not hold.");
         let put_when = op(EntityOp::PutWhen);
-        let put_when_doc = format!(" Writes a [`{name}`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.");
+        let put_when_doc = format!(" Writes a [`{name}`] when `condition` holds on the stored item (replacing it; a condition on its attributes never holds when there is none). Fails with `Error::ConditionNotMet`, carrying the stored item, when it does not — for a versioned entity, also when the stored version is not the one before.{returns}");
         let put_when_body = write(quote!(#repo.__table().put_when(item, #scope, condition).await));
         let put_body = write(quote!(#repo.__table().put(item, #scope).await));
         let replace_doc = match super::entity::has_timestamps(entity) {
@@ -521,6 +522,7 @@ impl<'a> Emitter<'a> {
         let result = quote!(Result);
         let error = quote!(__rt::Error);
         let (written, write) = stamped_write(entity, &ty);
+        let returns = returns_doc(entity);
         let counted_doc =
             format!(" The count in its [`{a_name}`] group changes in the same transaction.");
         let put_body = write(
@@ -532,8 +534,9 @@ impl<'a> Emitter<'a> {
         let get_doc = format!(
             " Reads the [`{name}`] at `key`; `None` when there is none (or its TTL has passed)."
         );
-        let put_doc = format!(" Writes a [`{name}`], replacing any item with the same key.");
-        let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.");
+        let put_doc =
+            format!(" Writes a [`{name}`], replacing any item with the same key.{returns}");
+        let create_doc = format!(" Writes a new [`{name}`]; fails with `Error::ConditionFailed` when one with the same key exists.{returns}");
         let update_doc = format!(" Applies a partial update to an existing [`{name}`]; fails with `Error::ConditionFailed` when there is none. Returns the item as the update made it from the item it read: the transaction keeps the item's group as read, not its other attributes, so a concurrent change to those may not show.");
         let delete_doc = format!(" Deletes the [`{name}`] at `key` and returns it as read before the delete (in the same group); `None` when there was none.");
         quote! {
@@ -574,15 +577,25 @@ impl<'a> Emitter<'a> {
     }
 }
 
+/// The sentence of a write's documentation saying what it returns.
+fn returns_doc(entity: &ir::Entity) -> &'static str {
+    if super::entity::has_timestamps(entity) {
+        " Returns the item as written, its timestamps set to now."
+    } else {
+        " Returns the item as written."
+    }
+}
+
 /// What `create_`/`put_` of `entity` (of Rust type `ty`) return, and their
-/// body around the write `call` of `item`: an entity with timestamps is
-/// written with them set to now and the item as written is returned.
+/// body around the write `call` of `item`: the item as written, whatever
+/// the entity's options; an entity with timestamps is written with them set
+/// to now.
 fn stamped_write(
     entity: &ir::Entity,
     ty: &proc_macro2::Ident,
 ) -> (TokenStream, impl Fn(TokenStream) -> TokenStream) {
     let stamped = super::entity::has_timestamps(entity);
-    let written = if stamped { quote!(#ty) } else { quote!(()) };
+    let written = quote!(#ty);
     let write = move |call: TokenStream| {
         if stamped {
             quote! {
@@ -591,7 +604,10 @@ fn stamped_write(
                 Ok(item.clone())
             }
         } else {
-            call
+            quote! {
+                #call?;
+                Ok(item.clone())
+            }
         }
     };
     (written, write)
