@@ -172,8 +172,10 @@ impl IntoIterator for Diagnostics {
 
 /// The error a compilation returns: every diagnostic, with the sources to show them.
 ///
-/// Its `Debug` prints `path:line:col: error[code]: message` lines, so that
-/// `.unwrap()` in a build script is readable.
+/// Its `Display` prints one `path:line:col: error[code]: message` line per
+/// diagnostic; its `Debug` each diagnostic whole, with the spec's lines and
+/// the help, which is what a build script's `main` returning
+/// `Result<(), Report>` prints when a check fails.
 #[derive(Clone)]
 pub struct Report {
     /// The files the diagnostics point into.
@@ -200,7 +202,20 @@ impl Report {
     }
 }
 
+/// Every diagnostic whole, as [`Report::to_text`] renders it: the
+/// `path:line:col: error[code]: message` line, the lines of the spec it
+/// points at with its labels, and its help. A build script whose `main`
+/// returns `Result<(), Report>` (or that unwraps one) prints this, and
+/// cargo shows it when the build fails.
 impl fmt::Debug for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\n")?;
+        f.write_str(&self.to_text())
+    }
+}
+
+/// One `path:line:col: error[code]: message` line per diagnostic.
+impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for d in self.diagnostics.sorted() {
             match d.primary_span().and_then(|s| self.sources.location(s)) {
@@ -209,12 +224,6 @@ impl fmt::Debug for Report {
             }
         }
         Ok(())
-    }
-}
-
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self, f)
     }
 }
 

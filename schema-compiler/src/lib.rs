@@ -283,14 +283,17 @@ impl Compiler {
     /// `cargo:rerun-if-changed` for every file read (a failing spec too, so
     /// fixing it reruns the build) and each warning as `cargo:warning`.
     ///
-    /// The error's `Debug` prints one `path:line:col: severity[code]: message`
-    /// line per problem, so `.unwrap()` in `build.rs` reads well:
+    /// The error's `Debug` prints each diagnostic whole (its
+    /// `path:line:col: severity[code]: message` line, the spec's lines with
+    /// its labels, its help), so a build script that returns it shows what
+    /// `singletable check` shows:
     ///
     /// ```no_run
-    /// // in build.rs's `main`:
-    /// singletable::Compiler::new()
-    ///     .compile_to_out_dir(["schemas/support_ticket.yaml"])
-    ///     .unwrap();
+    /// // build.rs
+    /// fn main() -> Result<(), singletable::Report> {
+    ///     singletable::Compiler::new().compile_to_out_dir(["schemas/support_ticket.yaml"])?;
+    ///     Ok(())
+    /// }
     /// ```
     ///
     /// and in the crate, `singletable_runtime::include_generated!(pub support_ticket);`.

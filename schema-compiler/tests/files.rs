@@ -247,3 +247,38 @@ fn compile_to_out_dir_refuses_a_file_as_the_output_directory() {
     );
     assert_eq!(std::fs::read_to_string(&file).expect("read"), "keep");
 }
+
+/// A build script that returns the error (or unwraps it) prints each
+/// diagnostic whole: the location line, the spec's lines with the label,
+/// and the help ("did you mean"), which the one-line form used to drop.
+#[test]
+fn a_build_script_error_shows_each_diagnostic_whole() {
+    let dir = temp_dir("build_script_error");
+    let spec =
+        std::fs::read_to_string(support::workspace_root().join("schemas/shopping_cart.yaml"))
+            .expect("read")
+            .replacen(
+                "key: { pk: \"USER#<user_id>\"",
+                "key: { pk: \"USER#<usr_id>\"",
+                1,
+            );
+    let path = dir.join("cart.yaml");
+    std::fs::write(&path, spec).expect("write");
+    let report = Compiler::new()
+        .out_dir(&dir)
+        .compile_to_out_dir([&path])
+        .expect_err("a placeholder typo");
+    // What `fn main() -> Result<(), Report>` prints: `Error: {report:?}`.
+    let printed = format!("Error: {report:?}");
+    assert!(printed.contains("cart.yaml:"), "{printed}");
+    assert!(printed.contains("error[singletable::"), "{printed}");
+    assert!(
+        printed.contains("USER#<usr_id>"),
+        "the spec's line: {printed}"
+    );
+    assert!(printed.contains("help: "), "the help: {printed}");
+    assert!(printed.contains("user_id"), "the suggestion: {printed}");
+    // The one-line form stays `Display`'s.
+    let line = report.to_string();
+    assert!(!line.contains("help: "), "{line}");
+}
