@@ -1,8 +1,8 @@
 //! Generates the support-ticket repository, with serde on its entities.
 
-fn main() {
+fn main() -> Result<(), singletable::Report> {
     singletable::Compiler::new()
         .serde(true)
-        .compile_to_out_dir(["../../schemas/support_ticket.yaml"])
-        .unwrap();
+        .compile_to_out_dir(["../../schemas/support_ticket.yaml"])?;
+    Ok(())
 }

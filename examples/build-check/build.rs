@@ -1,17 +1,17 @@
 //! Checks the support-ticket design on every build: a spec error fails the
-//! build with `path:line:col: error[code]: message`.
+//! build with each diagnostic whole (`path:line:col: error[code]: message`,
+//! the spec's lines, the help).
 
 use std::path::PathBuf;
 
-fn main() {
+fn main() -> Result<(), singletable::Report> {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let spec = manifest.join("../../schemas/support_ticket.yaml");
     println!("cargo:rerun-if-changed={}", spec.display());
     let specs = singletable::Compiler::new()
         .file(&spec)
         .compile()
-        .into_result()
-        .unwrap();
+        .into_result()?;
     // The access patterns the program may rely on, one per line.
     let spec = &specs[0].spec;
     let mut listing = format!("{}\n", spec.table.name);
@@ -21,4 +21,5 @@ fn main() {
     }
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
     std::fs::write(out.join("access_patterns.tsv"), listing).expect("write OUT_DIR");
+    Ok(())
 }

@@ -29,22 +29,22 @@
 //! assert_eq!(ticket.primary_key.pk.literal_prefix(), "TENANT#");
 //! ```
 //!
-//! A mistake is reported with its position; `Debug` of the report prints one
-//! `path:line:col: severity[code]: message` line per problem, so `.unwrap()`
-//! in a build script reads well:
+//! A mistake is reported with its position; the report's `Display` is one
+//! `path:line:col: severity[code]: message` line per problem:
 //!
 //! ```
 //! # use singletable::Compiler;
 //! let spec = "version: 1\ntable: { name: T1x, partition_key: pk }\ntenant: {}\nentities:\n  A:\n    attributes: { id: string }\n    key: { pk: \"T#<tenent>|<id>\" }\n";
 //! let report = Compiler::new().source("s.yaml", spec).compile().report();
 //! assert_eq!(
-//!     format!("{report:?}"),
+//!     report.to_string(),
 //!     "s.yaml:7:19: error[singletable::unknown_placeholder]: unknown placeholder `<tenent>`\n"
 //! );
 //! ```
 //!
-//! The plain-text rendering adds the source line, a caret under the
-//! placeholder and the fix:
+//! Its `Debug`, which a build script returning `Result<(), Report>` prints,
+//! renders each problem whole, as `Report::to_text` does: the source line, a
+//! caret under the placeholder and the fix:
 //!
 //! ```text
 //! s.yaml:7:19: error[singletable::unknown_placeholder]: unknown placeholder `<tenent>`
@@ -85,7 +85,8 @@ mod template;
 
 use std::path::{Path, PathBuf};
 
-use diagnostics::{Code, Diagnostic, Diagnostics, Report};
+pub use diagnostics::Report;
+use diagnostics::{Code, Diagnostic, Diagnostics};
 pub use output::write_if_changed;
 use source::{FileId, SourceMap};
 
