@@ -315,9 +315,10 @@ fn leak_diagnostic(
         .tenant
         .as_ref()
         .map_or("tenant", |t| t.placeholder.as_str());
+    let (literal, delimiter) = super::tenant::tenant_key_example(spec);
     let help = match code {
-        Code::TenantPolicyGlobal => format!("start global keys with a literal that no tenant key can begin with (`RATES|<code>` beside `TENANT#<{placeholder}>|…`), or give tenant keys a literal prefix before `<{placeholder}>`"),
-        _ => format!("give every tenant key the same text before `<{placeholder}>` (e.g. `TENANT#<{placeholder}>|ARCHIVE#…` rather than `TENANT#archived<{placeholder}>|…`)"),
+        Code::TenantPolicyGlobal => format!("start global keys with a literal that no tenant key can begin with (`RATES{delimiter}<code>` beside `{literal}<{placeholder}>{delimiter}…`), or give tenant keys a literal prefix before `<{placeholder}>`"),
+        _ => format!("give every tenant key the same text before `<{placeholder}>` (e.g. `{literal}<{placeholder}>{delimiter}ARCHIVE#…` rather than `{literal}archived<{placeholder}>{delimiter}…`)"),
     };
     Diagnostic::new(code, message)
         .label(

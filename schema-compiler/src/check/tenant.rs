@@ -67,9 +67,51 @@ pub fn check_tenant_id_pattern(spec: &ir::Spec, diags: &mut Diagnostics) {
     }
 }
 
+/// How this spec writes the start of a tenant's partition keys, for help
+/// texts: the literal before the tenant placeholder and the delimiter after
+/// it in the spec's own templates (the most common pair; `None` when no
+/// template has one).
+pub(crate) fn own_tenant_key(spec: &ir::Spec) -> Option<(String, char)> {
+    let mut counts: Vec<((String, char), usize)> = Vec::new();
+    for (_, _, template) in tenant_partition_templates(spec) {
+        let Some(prefix) = template.tenant_prefix() else {
+            continue;
+        };
+        let ir::TenantEnd::Delimiter(delimiter) = prefix.end else {
+            continue;
+        };
+        if prefix.literal.is_empty() {
+            continue;
+        }
+        let pair = (prefix.literal, delimiter);
+        match counts.iter_mut().find(|(p, _)| *p == pair) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((pair, 1)),
+        }
+    }
+    // The most common; the first written among equals.
+    counts
+        .iter()
+        .rev()
+        .max_by_key(|(_, n)| *n)
+        .map(|(p, _)| p.clone())
+}
+
+/// [`own_tenant_key`], else the usual `TENANT#` and `|`.
+pub(crate) fn tenant_key_example(spec: &ir::Spec) -> (String, char) {
+    own_tenant_key(spec).unwrap_or_else(|| ("TENANT#".to_owned(), '|'))
+}
+
 /// Why: LeadingKeys matches key prefixes, so a tenant's keys must start with its tenant segment.
 pub fn check_tenant_prefix(spec: &ir::Spec, diags: &mut Diagnostics) {
     let Some(tenant) = &spec.tenant else { return };
+    let own = own_tenant_key(spec);
+    let (literal, delimiter) = own.clone().unwrap_or_else(|| tenant_key_example(spec));
+    let like = if own.is_some() {
+        "as this spec's other keys do:"
+    } else {
+        "e.g."
+    };
     for (entity, index, template) in tenant_partition_templates(spec) {
         if template.tenant_prefix().is_some() {
             continue;
@@ -77,11 +119,11 @@ pub fn check_tenant_prefix(spec: &ir::Spec, diags: &mut Diagnostics) {
         let (message, help) = match index {
             None => (
                 format!("partition key of tenant-scoped entity `{}` does not begin with the tenant", entity.name),
-                format!("begin the template with the tenant and a delimiter, e.g. `TENANT#<{}>|...`, or declare the entity `scope: global`", tenant.placeholder),
+                format!("begin the template with the tenant and a delimiter, {like} `{literal}<{}>{delimiter}...`, or declare the entity `scope: global`", tenant.placeholder),
             ),
             Some(index) => (
                 format!("index `{index}` partition key of tenant-scoped entity `{}` does not begin with the tenant", entity.name),
-                format!("IAM `dynamodb:LeadingKeys` cannot isolate queries on `{index}` unless its partition key starts with the tenant: write `TENANT#<{}>|...`", tenant.placeholder),
+                format!("IAM `dynamodb:LeadingKeys` cannot isolate queries on `{index}` unless its partition key starts with the tenant: write `{literal}<{}>{delimiter}...`", tenant.placeholder),
             ),
         };
         diags.push(
