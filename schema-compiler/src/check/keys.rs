@@ -6,7 +6,7 @@ use crate::encoding::{self};
 use crate::ir::{self, IndexRef, Operation, PlaceholderKind, Segment, SortOp};
 
 use super::{entity_tokens, pattern_tokens, show_chars};
-use crate::lang::{intersects, key_syms, primary_key_tokens, Candidates, Sym, Tok};
+use crate::lang::{intersects, key_syms, primary_key_tokens, witness, Candidates, Sym, Tok};
 
 /// Why: a value containing a delimiter forges key structure and breaks parsing keys back.
 ///
@@ -218,14 +218,26 @@ pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
             }
             let b = entities[j];
             let (span_a, span_b) = (key_span(&a.primary_key), key_span(&b.primary_key));
+            let example = collision_example(spec, &keys[i], &keys[j])
+                .map(|key| format!(", such as {key}"))
+                .unwrap_or_default();
             diags.push(
-                Diagnostic::new(Code::KeyCollision, format!("entities `{}` and `{}` can produce the same primary key", a.name, b.name))
+                Diagnostic::new(Code::KeyCollision, format!("entities `{}` and `{}` can produce the same primary key{example}", a.name, b.name))
                     .label(span_b, format!("`{}`'s key", b.name))
                     .label(span_a, format!("`{}`'s key", a.name))
                     .help(if spec.table.partition_key.r#type == ir::KeyType::String {
-                        "give each entity its own literal in the key, e.g. `TICKET#<id>` and `COMMENT#<id>`, or narrow the placeholders' patterns"
+                        format!(
+                            "give each entity its own literal in the key, e.g. `{}#…` for `{}` and `{}#…` for `{}`, or narrow the placeholders' patterns",
+                            crate::naming::screaming(&a.name),
+                            a.name,
+                            crate::naming::screaming(&b.name),
+                            b.name
+                        )
                     } else {
-                        "a number or binary key holds the value alone, whatever its range: give each entity a sort key of its own, or key the table on strings with a literal per entity (`LEVEL#<id>`)"
+                        format!(
+                            "a number or binary key holds the value alone, whatever its range: give each entity a sort key of its own, or key the table on strings with a literal per entity (`{}#<…>`)",
+                            crate::naming::screaming(&a.name)
+                        )
                     }),
             );
         }
@@ -243,6 +255,29 @@ fn entity_syms<'t>(pk: &'t [Tok], sk: Option<&'t [Tok]>) -> Vec<Sym<'t>> {
 /// apart, or the partition key when there is none.
 fn key_span(key: &ir::EntityKey) -> crate::source::Span {
     key.sk.as_ref().unwrap_or(&key.pk).source.span
+}
+
+/// A primary key both entities can write, `` `pk` = `…`, `sk` = `…` ``, the
+/// shortest of each attribute (`None` when the keys do not meet, or a key
+/// attribute is not a string, whose stored value is not the text matched).
+fn collision_example(
+    spec: &ir::Spec,
+    (pk_a, sk_a): &(Vec<Tok>, Option<Vec<Tok>>),
+    (pk_b, sk_b): &(Vec<Tok>, Option<Vec<Tok>>),
+) -> Option<String> {
+    let strings = std::iter::once(&spec.table.partition_key)
+        .chain(&spec.table.sort_key)
+        .all(|k| k.r#type == ir::KeyType::String);
+    if !strings {
+        return None;
+    }
+    let pk = witness(pk_a, pk_b, false)?;
+    let mut key = format!("`{}` = `{pk}`", spec.table.partition_key.name);
+    if let (Some(sa), Some(sb), Some(name)) = (sk_a, sk_b, &spec.table.sort_key) {
+        let sk = witness(sa, sb, false)?;
+        key.push_str(&format!(", `{}` = `{sk}`", name.name));
+    }
+    Some(key)
 }
 
 fn primary_keys_intersect(
