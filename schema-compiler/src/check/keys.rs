@@ -497,6 +497,35 @@ fn bound_parts<'q>(
 }
 
 /// Why: `begins_with(sk, "PROJECT#p1")` also returns project `p10`'s items.
+/// What follows the attribute parameter `name` binds in the sort key of an
+/// entity the query reads: `(entity, Some(first character of the literal
+/// after it))`, or `(entity, None)` where it ends the key.
+fn what_follows<'s>(
+    spec: &'s ir::Spec,
+    q: &ir::Query,
+    name: &str,
+) -> Option<(&'s str, Option<char>)> {
+    let param = q.params.get(name)?;
+    param.binds.iter().find_map(|(e, a)| {
+        let entity = spec.entities.get(e)?;
+        let keys = match &q.index {
+            IndexRef::Table => Some(&entity.primary_key),
+            IndexRef::Index(i) => entity.index_keys.get(i),
+        }?;
+        let sk = keys.sk.as_ref()?;
+        let at = sk.segments.iter().position(|s| {
+            matches!(s, Segment::Placeholder(p) if p.kind == PlaceholderKind::Attribute && p.name.value == *a)
+        })?;
+        let next = match sk.segments.get(at + 1) {
+            Some(Segment::Literal(l)) => Some(l.chars().next()),
+            None => Some(None),
+            // Two placeholders in a row are `ambiguous_template`'s.
+            Some(Segment::Placeholder(_)) => None,
+        }?;
+        Some((entity.name.as_str(), next))
+    })
+}
+
 pub fn check_prefix_delimited(spec: &ir::Spec, diags: &mut Diagnostics) {
     for pattern in spec.access_patterns.values() {
         let Operation::Query(q) = &pattern.operation else {
@@ -518,10 +547,16 @@ pub fn check_prefix_delimited(spec: &ir::Spec, diags: &mut Diagnostics) {
         if fixed {
             continue;
         }
+        let x = &last.name;
+        let help = match what_follows(spec, q, x) {
+            Some((entity, Some(delimiter))) => format!("end the prefix with `{delimiter}`, which follows `<{x}>` in `{entity}`'s key (`...<{x}>{delimiter}`), so `p1` does not also match `p10`"),
+            Some((entity, None)) => format!("`<{x}>` ends `{entity}`'s key, so no delimiter can close the prefix: match the whole key with an equality (`sk: \"...<{x}>\"`), give `<{x}>` one width (a `pattern` of fixed length), or acknowledge with `lints: {{ prefix_not_delimited: allow }}`"),
+            None => format!("end the prefix with the delimiter that follows `<{x}>` in the entity's key (e.g. `...<{x}>#`), so `p1` does not also match `p10`"),
+        };
         diags.push(
             Diagnostic::new(Code::PrefixNotDelimited, format!("`begins_with` prefix of `{}` ends in `<{}>`: a value's prefix matches longer values too", pattern.name, last.name))
                 .label(last.name.span, "the prefix ends here")
-                .help(format!("end the prefix with the delimiter that follows `<{}>` in the entity's key (e.g. `...<{}>#`), so `p1` does not also match `p10`", last.name, last.name)),
+                .help(help),
         );
     }
 }
