@@ -56,10 +56,38 @@ impl Resolver<'_> {
             IndexRef::Index(i) => format!("index `{i}`"),
         };
         let Some((name, entity)) = entity else {
+            // The key shapes the index does hold, to compare with.
+            let shapes: Vec<String> = spec
+                .entities
+                .values()
+                .filter_map(|e| {
+                    let keys = match p.index {
+                        IndexRef::Table => Some(&e.primary_key),
+                        IndexRef::Index(i) => e.index_keys.get(i),
+                    }?;
+                    let sk = keys
+                        .sk
+                        .as_ref()
+                        .map(|sk| format!(", sk `{}`", sk.source.value))
+                        .unwrap_or_default();
+                    Some(format!("`{}` (pk `{}`{sk})", e.name, keys.pk.source.value))
+                })
+                .take(8)
+                .collect();
+            let help = if shapes.is_empty() {
+                format!(
+                    "no entity is written into {index_name}: add it under an entity's `indexes`"
+                )
+            } else {
+                format!("the partition key must be a whole entity key template with placeholders filled by parameters or literals; {index_name} holds {}", shapes.join("; "))
+            };
             self.error(
-                Diagnostic::new(Code::PatternMismatch, format!("no entity's keys on {index_name} match this key condition"))
-                    .label(p.span, "this key condition")
-                    .help("the partition key must be a whole entity key template with placeholders filled by parameters or literals; check the literals and delimiters"),
+                Diagnostic::new(
+                    Code::PatternMismatch,
+                    format!("no entity's keys on {index_name} match this key condition"),
+                )
+                .label(p.span, "this key condition")
+                .help(help),
             );
             return;
         };
