@@ -94,15 +94,7 @@ impl<T: Send + 'static> State<T> {
         }
         let shared = self.shared.clone();
         let now = DateTime::from(std::time::SystemTime::now());
-        let mut page = Page {
-            items: Vec::new(),
-            errors: Vec::new(),
-            next: None,
-            next_token: None,
-            item_cursors: Vec::new(),
-            item_tokens: Vec::new(),
-            consumed_capacity: std::mem::take(&mut self.capacity),
-        };
+        let mut page = Page::empty(std::mem::take(&mut self.capacity));
         while self.remaining != Some(0) {
             // Stop when a partition that may hold smaller keys has run dry.
             if self.partitions.iter().any(Partition::starved) {

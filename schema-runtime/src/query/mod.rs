@@ -136,6 +136,21 @@ pub struct Page<T> {
     pub consumed_capacity: f64,
 }
 
+impl<T> Page<T> {
+    /// A page with nothing on it yet, `consumed_capacity` already spent.
+    fn empty(consumed_capacity: f64) -> Self {
+        Page {
+            items: Vec::new(),
+            errors: Vec::new(),
+            next: None,
+            next_token: None,
+            item_cursors: Vec::new(),
+            item_tokens: Vec::new(),
+            consumed_capacity,
+        }
+    }
+}
+
 impl<T: Send + 'static> Query<T> {
     /// A query of `request`, decoding items with `decode`. When `request`
     /// is an error (a parameter that cannot be encoded), the stream yields
@@ -355,15 +370,7 @@ impl<T: Send + 'static> Query<T> {
             None => self,
         };
         let mut pages = std::pin::pin!(query.limit(limit.max(1)).pages());
-        let mut whole = Page {
-            items: Vec::new(),
-            errors: Vec::new(),
-            next: None,
-            next_token: None,
-            item_cursors: Vec::new(),
-            item_tokens: Vec::new(),
-            consumed_capacity: 0.0,
-        };
+        let mut whole = Page::empty(0.0);
         while let Some(page) = pages.next().await {
             let page = page?;
             whole.items.extend(page.items);
