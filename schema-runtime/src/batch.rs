@@ -341,24 +341,30 @@ pub async fn transact_write(
     items: Vec<TransactWriteItem>,
     client_request_token: Option<String>,
 ) -> Result<(), Error> {
-    let table = crate::ops::table_of(&items);
-    let call = Call::transaction("transact_write", "", &table, items.len());
-    let write = transact_write_as(&call, client, items, client_request_token);
+    let call = Call::transaction(
+        "transact_write",
+        "",
+        crate::ops::table_of(&items),
+        items.len(),
+    );
+    let write = transact_write_as(&call, client, &items, client_request_token);
     crate::trace::within(&call, write).await
 }
 
-/// [`transact_write`] as a part of `call` (no span of its own).
+/// [`transact_write`] as a part of `call` (no span of its own). `items` are
+/// borrowed: every attempt sends a copy, and a caller that keeps them (to
+/// send the transaction again) needs no copy of its own.
 pub(crate) async fn transact_write_as(
     call: &Call,
     client: &Client,
-    items: Vec<TransactWriteItem>,
+    items: &[TransactWriteItem],
     client_request_token: Option<String>,
 ) -> Result<(), Error> {
     let mut attempt = 0;
     loop {
         let result = client
             .transact_write_items()
-            .set_transact_items(Some(items.clone()))
+            .set_transact_items(Some(items.to_vec()))
             .set_client_request_token(client_request_token.clone())
             .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()

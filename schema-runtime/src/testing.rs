@@ -370,10 +370,11 @@ mod recorder {
     impl<F: Future> Future for Scoped<F> {
         type Output = F::Output;
 
-        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-            let recorder = self.recorder.clone();
-            let _guard = recorder.install();
-            self.future.as_mut().poll(cx)
+        fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+            // `Scoped` is `Unpin`: the future it runs is boxed.
+            let this = self.get_mut();
+            let _guard = this.recorder.install();
+            this.future.as_mut().poll(cx)
         }
     }
 

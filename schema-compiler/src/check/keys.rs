@@ -496,7 +496,6 @@ fn bound_parts<'q>(
         .collect()
 }
 
-/// Why: `begins_with(sk, "PROJECT#p1")` also returns project `p10`'s items.
 /// What follows the attribute parameter `name` binds in the sort key of an
 /// entity the query reads: `(entity, Some(first character of the literal
 /// after it))`, or `(entity, None)` where it ends the key.
@@ -526,6 +525,7 @@ fn what_follows<'s>(
     })
 }
 
+/// Why: `begins_with(sk, "PROJECT#p1")` also returns project `p10`'s items.
 pub fn check_prefix_delimited(spec: &ir::Spec, diags: &mut Diagnostics) {
     for pattern in spec.access_patterns.values() {
         let Operation::Query(q) = &pattern.operation else {

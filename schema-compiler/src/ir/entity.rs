@@ -61,6 +61,24 @@ impl Entity {
             .any(|p| p.kind == PlaceholderKind::Attribute && p.name.value == attribute)
     }
 
+    /// The attributes the primary key's templates name, in the order they
+    /// name them, each once: the fields of the entity's key type and the
+    /// parameters of a get.
+    pub fn key_attributes(&self) -> Vec<&Attribute> {
+        let mut out: Vec<&Attribute> = Vec::new();
+        for p in self.primary_key.templates().flat_map(|t| t.placeholders()) {
+            if p.kind != PlaceholderKind::Attribute {
+                continue;
+            }
+            if let Some(a) = self.attributes.get(p.name.as_str()) {
+                if !out.iter().any(|o| o.name == a.name) {
+                    out.push(a);
+                }
+            }
+        }
+        out
+    }
+
     /// The attributes that are placeholders of the primary key: for loops
     /// over every attribute, which asking [`Entity::in_primary_key`] each
     /// time would make quadratic in a long key.

@@ -387,8 +387,11 @@ fn claim_builder_ops<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPatte
 /// scan's (its filter's).
 fn claim_params<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPattern) {
     let p = pattern.name.as_str();
-    let (keys, filter) = match &pattern.operation {
-        Operation::Query(q) => (q.params.keys().collect(), q.filter.as_slice()),
+    let (keys, filter): (Vec<&str>, _) = match &pattern.operation {
+        Operation::Query(q) => (
+            q.params.keys().map(String::as_str).collect(),
+            q.filter.as_slice(),
+        ),
         Operation::Scan(s) => (Vec::new(), s.filter.as_slice()),
         Operation::Get { entity, .. } => {
             let params = table
@@ -401,38 +404,30 @@ fn claim_params<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPattern) {
         }
         Operation::Transaction(_) | Operation::Batch(_) => (Vec::new(), &[][..]),
     };
-    for name in keys.into_iter().chain(filter_params(filter)) {
-        table.claim(Scope::Params(p), Item::Param(p, name.as_str()), snake(name));
+    for name in keys
+        .into_iter()
+        .chain(filter_params(filter).map(String::as_str))
+    {
+        table.claim(Scope::Params(p), Item::Param(p, name), snake(name));
     }
 }
 
 /// The parameters of a get of `entity`: its write shard, when random, and
 /// the attributes of its primary key, in the order its templates name them.
-pub(crate) fn get_params(entity: &ir::Entity) -> Vec<&String> {
-    static SHARD: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| "shard".to_owned());
-    let mut params: Vec<&String> = Vec::new();
-    if let Some(ir::Sharding {
-        by: ir::ShardBy::Random,
-        ..
-    }) = &entity.shards
-    {
-        params.push(&SHARD);
-    }
-    for p in entity
-        .primary_key
-        .templates()
-        .flat_map(|t| t.placeholders())
-    {
-        if p.kind != ir::PlaceholderKind::Attribute {
-            continue;
-        }
-        if let Some((name, _)) = entity.attributes.get_key_value(p.name.as_str()) {
-            if !params.contains(&name) {
-                params.push(name);
-            }
-        }
-    }
-    params
+fn get_params(entity: &ir::Entity) -> Vec<&str> {
+    let shard = matches!(
+        &entity.shards,
+        Some(ir::Sharding {
+            by: ir::ShardBy::Random,
+            ..
+        })
+    );
+    let attributes = entity.key_attributes().into_iter().map(|a| a.name.as_str());
+    shard
+        .then_some("shard")
+        .into_iter()
+        .chain(attributes)
+        .collect()
 }
 
 /// The `<name>` operands of a filter or condition, in the order written.

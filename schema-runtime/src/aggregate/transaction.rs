@@ -34,7 +34,7 @@ pub async fn create<E: Entity>(
             None,
         )?;
         let count = counter_update(table, counter, &group_of(item, scope)?, 1)?;
-        match crate::batch::transact_write_as(&call, client, vec![put, count], None).await {
+        match crate::batch::transact_write_as(&call, client, &[put, count], None).await {
             Err(e) if lost_race(&e) => Err(Error::ConditionFailed {
                 entity: E::ENTITY_TYPE,
                 operation: "create",
@@ -95,7 +95,7 @@ pub async fn put<E: Entity>(
                     )?;
                 }
             }
-            match crate::batch::transact_write_as(&call, client, items, None).await {
+            match crate::batch::transact_write_as(&call, client, &items, None).await {
                 Err(e) if lost_race(&e) => continue,
                 other => return other,
             }
@@ -139,7 +139,7 @@ pub async fn delete<E: Entity>(
             if counter.counts(&old) {
                 items.push(counter_update(table, counter, &old_group, -1)?);
             }
-            match crate::batch::transact_write_as(&call, client, items, None).await {
+            match crate::batch::transact_write_as(&call, client, &items, None).await {
                 Err(e) if lost_race(&e) => continue,
                 Err(e) => return Err(e),
                 Ok(()) => return Ok(Some(old_entity)),
@@ -211,7 +211,7 @@ pub async fn update<E: Entity>(
                     None,
                 )?;
                 let count = counter_update(table, counter, &group_of(&created, scope)?, 1)?;
-                match crate::batch::transact_write_as(&call, client, vec![put, count], token.take())
+                match crate::batch::transact_write_as(&call, client, &[put, count], token.take())
                     .await
                 {
                     Err(e) if lost_race(&e) => continue,
@@ -245,7 +245,7 @@ pub async fn update<E: Entity>(
                 &new_group,
                 &mut items,
             )?;
-            match crate::batch::transact_write_as(&call, client, items, token.take()).await {
+            match crate::batch::transact_write_as(&call, client, &items, token.take()).await {
                 Err(e) if lost_race(&e) => continue,
                 other => return other.map(|()| new_entity),
             }

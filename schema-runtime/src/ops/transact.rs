@@ -329,10 +329,8 @@ impl<W> Transaction<W> {
         if items.is_empty() {
             return Ok(written);
         }
-        let table = table_of(&items);
-        let call = Call::transaction("transact_write", pattern, &table, items.len());
-        let write =
-            crate::batch::transact_write_as(&call, client, items.clone(), self.token.clone());
+        let call = Call::transaction("transact_write", pattern, table_of(&items), items.len());
+        let write = crate::batch::transact_write_as(&call, client, &items, self.token.clone());
         match crate::trace::within(&call, write).await {
             Ok(()) => {
                 self.token = None;
@@ -347,8 +345,9 @@ impl<W> Transaction<W> {
     }
 }
 
-/// The table of a transaction's items (one table: the spec's).
-pub(crate) fn table_of(items: &[TransactWriteItem]) -> String {
+/// The table of a transaction's items (one table: the spec's), for its
+/// span.
+pub(crate) fn table_of(items: &[TransactWriteItem]) -> &str {
     let first = items.first().and_then(|item| {
         item.put()
             .map(|p| p.table_name())
@@ -356,5 +355,5 @@ pub(crate) fn table_of(items: &[TransactWriteItem]) -> String {
             .or_else(|| item.delete().map(|d| d.table_name()))
             .or_else(|| item.condition_check().map(|c| c.table_name()))
     });
-    first.unwrap_or_default().to_owned()
+    first.unwrap_or_default()
 }

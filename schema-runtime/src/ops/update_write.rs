@@ -326,7 +326,12 @@ async fn update_once(
     // throttle or a 5xx after the SDK's own retries is sent again, with
     // the same token, before the outcome is reported unknown.
     let sent = crate::batch::retry(ONCE_ATTEMPTS, || {
-        crate::batch::transact_write_as(call, client, vec![item.clone()], Some(token.clone()))
+        crate::batch::transact_write_as(
+            call,
+            client,
+            std::slice::from_ref(&item),
+            Some(token.clone()),
+        )
     })
     .await;
     match sent {

@@ -67,8 +67,8 @@ impl<'a> Emitter<'a> {
         {
             return false;
         }
-        let keys_grouped = self
-            .key_attributes(aggregate)
+        let keys_grouped = aggregate
+            .key_attributes()
             .iter()
             .all(|k| spec.group_by.contains(&k.name.value));
         let same_types = spec.group_by.iter().all(|g| {
@@ -119,7 +119,7 @@ impl<'a> Emitter<'a> {
         let group_fn = self.group_fn(aggregate);
         let a_key = self.name(Item::Key(a_name));
         let a_ty = self.name(Item::Entity(a_name));
-        let key_fields = self.key_attributes(aggregate).into_iter().map(|k| {
+        let key_fields = aggregate.key_attributes().into_iter().map(|k| {
             let f = self.name(Item::Field(a_name, k.name.as_str()));
             let value = self.field_ref(of_name, &quote!(item), k.name.as_str());
             quote!(#f: Clone::clone(#value),)

@@ -23,26 +23,6 @@ pub(super) struct Receiver<'r> {
 }
 
 impl<'a> Emitter<'a> {
-    /// Attribute placeholders of the primary key, in order, without repeats.
-    pub(super) fn key_attributes<'e>(&self, entity: &'e ir::Entity) -> Vec<&'e ir::Attribute> {
-        let mut out: Vec<&ir::Attribute> = Vec::new();
-        for p in entity
-            .primary_key
-            .templates()
-            .flat_map(|t| t.placeholders())
-        {
-            if p.kind != PlaceholderKind::Attribute {
-                continue;
-            }
-            if let Some(a) = entity.attributes.get(p.name.as_str()) {
-                if !out.iter().any(|o| o.name == a.name) {
-                    out.push(a);
-                }
-            }
-        }
-        out
-    }
-
     /// Whether the entity's items carry a random shard number.
     pub(super) fn random_shard(entity: &ir::Entity) -> Option<u32> {
         match &entity.shards {
@@ -129,7 +109,8 @@ impl<'a> Emitter<'a> {
     /// `name: type` parameters of the primary-key function (after the scope
     /// and, for sharded entities, the shard).
     fn key_params(&self, entity: &'a ir::Entity) -> Vec<TokenStream> {
-        self.key_attributes(entity)
+        entity
+            .key_attributes()
             .into_iter()
             .map(|a| {
                 let f = self.name(Item::Field(entity.name.as_str(), a.name.as_str()));
@@ -144,8 +125,8 @@ impl<'a> Emitter<'a> {
     fn key_call(&self, entity: &'a ir::Entity, receiver: Receiver<'_>) -> TokenStream {
         let key_fn = self.key_fn(entity);
         let shard = entity.shards.is_some().then(|| quote!(__shard,));
-        let args = self
-            .key_attributes(entity)
+        let args = entity
+            .key_attributes()
             .into_iter()
             .map(|a| self.field_value(entity, receiver, a));
         quote!(#key_fn(scope, #shard #(#args),*))
@@ -352,7 +333,7 @@ impl<'a> Emitter<'a> {
         let key_ty = self.name(Item::Key(name));
         let scope_ty = self.scope_type(entity);
         let key_ty_name = key_ty.to_string();
-        let key_attributes = self.key_attributes(entity);
+        let key_attributes = entity.key_attributes();
         let key_fields = key_attributes.iter().map(|a| {
             let f = self.name(Item::Field(name, a.name.as_str()));
             let t = self.value_type(name, a);

@@ -12,7 +12,7 @@ impl<'a> Emitter<'a> {
         let ty = self.name(Item::Update(name));
         let key_ty = self.name(Item::Key(name));
         let scope_ty = self.scope_type(entity);
-        let key_attributes = self.key_attributes(entity);
+        let key_attributes = entity.key_attributes();
         // Timestamps are set by the repository, not by callers.
         let changeable: Vec<&ir::Attribute> = entity
             .attributes

@@ -13,11 +13,7 @@ impl<'a> Emitter<'a> {
         what: &str,
     ) -> TokenStream {
         let builder = self.name(Item::Builder(pattern.name.as_str()));
-        let written = matches!(pattern.operation, Operation::Transaction(_))
-            .then(|| self.name(Item::Written(pattern.name.as_str())));
-        let (names, types): (Vec<_>, Vec<_>) = builder_fields(&pattern.operation, written.as_ref())
-            .into_iter()
-            .unzip();
+        let (names, types): (Vec<_>, Vec<_>) = self.builder_fields(pattern).into_iter().unzip();
         let tenant = (handle == Handle::Tenant).then(|| quote!(tenant: TenantId,));
         let doc = format!(" The {what} of `{}`.", pattern.name.as_str());
         quote! {
@@ -431,36 +427,36 @@ struct Step {
     stored_type: TokenStream,
 }
 
-/// The fields of a transaction or batch builder besides the repository and
-/// tenant: what it collects and the first error (a transaction's parts,
-/// `written` the type of what its steps wrote).
-pub(super) fn builder_fields(
-    operation: &Operation,
-    written: Option<&Ident>,
-) -> Vec<(Ident, TokenStream)> {
-    let mut fields = Vec::new();
-    match operation {
-        Operation::Transaction(_) => {
-            fields.push((
-                format_ident!("parts"),
-                quote!(__rt::ops::Transaction<#written>),
-            ));
-            return fields;
-        }
-        Operation::Batch(b) => {
-            if !(b.put.is_empty() && b.delete.is_empty()) {
+impl Emitter<'_> {
+    /// The fields of a transaction or batch builder besides the repository
+    /// and tenant: a transaction's parts (what it collects, of its written
+    /// enum), or a batch's items, keys and first error.
+    pub(super) fn builder_fields(&self, pattern: &ir::AccessPattern) -> Vec<(Ident, TokenStream)> {
+        let mut fields = Vec::new();
+        match &pattern.operation {
+            Operation::Transaction(_) => {
+                let written = self.name(Item::Written(pattern.name.as_str()));
                 fields.push((
-                    format_ident!("items"),
-                    quote!(Vec<__rt::sdk::types::WriteRequest>),
+                    format_ident!("parts"),
+                    quote!(__rt::ops::Transaction<#written>),
                 ));
+                return fields;
             }
-            if !b.get.is_empty() {
-                fields.push((format_ident!("keys"), quote!(Vec<__rt::Item>)));
-                fields.push((format_ident!("include_expired"), quote!(bool)));
+            Operation::Batch(b) => {
+                if !(b.put.is_empty() && b.delete.is_empty()) {
+                    fields.push((
+                        format_ident!("items"),
+                        quote!(Vec<__rt::sdk::types::WriteRequest>),
+                    ));
+                }
+                if !b.get.is_empty() {
+                    fields.push((format_ident!("keys"), quote!(Vec<__rt::Item>)));
+                    fields.push((format_ident!("include_expired"), quote!(bool)));
+                }
             }
+            Operation::Get { .. } | Operation::Query(_) | Operation::Scan(_) => {}
         }
-        Operation::Get { .. } | Operation::Query(_) | Operation::Scan(_) => {}
+        fields.push((format_ident!("error"), quote!(Option<__rt::Error>)));
+        fields
     }
-    fields.push((format_ident!("error"), quote!(Option<__rt::Error>)));
-    fields
 }

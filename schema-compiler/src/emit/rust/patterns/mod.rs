@@ -15,8 +15,6 @@ mod builders;
 mod decode;
 mod request;
 
-use builders::builder_fields;
-
 /// What an access pattern's printers need, decided once before printing:
 /// the handle its method lives on, the entities it names and the entity
 /// attribute each parameter takes its type and encoding from.
@@ -241,12 +239,8 @@ impl<'a> Emitter<'a> {
                     "Batch: add items, then `send()`; chunked, with unprocessed items retried."
                 };
                 let doc = Self::pattern_doc(pattern, what.to_owned());
-                let written = matches!(pattern.operation, Operation::Transaction(_))
-                    .then(|| self.name(Item::Written(pattern.name.as_str())));
                 let (fields, field_types): (Vec<_>, Vec<_>) =
-                    builder_fields(&pattern.operation, written.as_ref())
-                        .into_iter()
-                        .unzip();
+                    self.builder_fields(pattern).into_iter().unzip();
                 let tenant =
                     (handle == Handle::Tenant).then(|| quote!(tenant: Clone::clone(&self.tenant),));
                 // A tenant's builder borrows the repository, not the tenant
@@ -295,22 +289,23 @@ impl<'a> Emitter<'a> {
         });
         let mut params = Vec::new();
         let mut fields = Vec::new();
+        // `field: param`, or `field` where the two are one name; `owned`
+        // turns the parameter into the field's value when it is borrowed.
+        let mut init = |field: Ident, param: Ident, owned: Option<TokenStream>| {
+            fields.push(match owned {
+                None if param == field => quote!(#field),
+                None => quote!(#field: #param),
+                Some(owned) => quote!(#field: #owned),
+            });
+        };
         if Self::random_shard(e).is_some() {
             let param = self.name(Item::Param(p, "shard"));
-            let field = self.name(Item::ShardField(e.name.as_str()));
             params.push(quote!(#param: u32));
-            if param == field {
-                fields.push(quote!(#field));
-            } else {
-                fields.push(quote!(#field: #param));
-            }
+            init(self.name(Item::ShardField(e.name.as_str())), param, None);
         }
-        for a in self.key_attributes(e) {
+        for a in e.key_attributes() {
             let param = self.name(Item::Param(p, a.name.as_str()));
-            let field = self.name(Item::Field(e.name.as_str(), a.name.as_str()));
             let ty = self.borrowed_type(e.name.as_str(), a);
-            // The owned value of the key struct's field, from the parameter
-            // `borrowed_type` gives.
             let owned = match &a.r#type {
                 ir::AttributeType::String { .. }
                 | ir::AttributeType::List { .. }
@@ -325,11 +320,11 @@ impl<'a> Emitter<'a> {
                 }
             };
             params.push(quote!(#param: #ty));
-            match owned {
-                None if param == field => fields.push(quote!(#field)),
-                None => fields.push(quote!(#field: #param)),
-                Some(owned) => fields.push(quote!(#field: #owned)),
-            }
+            init(
+                self.name(Item::Field(e.name.as_str(), a.name.as_str())),
+                param,
+                owned,
+            );
         }
         let key = quote! {
             let key = #key_ty { #(#fields),* }.to_key_item(#scope)?;
