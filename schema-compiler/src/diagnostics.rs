@@ -121,6 +121,17 @@ impl Diagnostics {
         self.items.push(diagnostic);
     }
 
+    /// Drops the diagnostics recorded since the first `from` whose code is
+    /// one of `codes`: the follow-on errors of a root cause reported among
+    /// them.
+    pub(crate) fn drop_since(&mut self, from: usize, codes: &[Code]) {
+        let mut i = 0;
+        self.items.retain(|d| {
+            i += 1;
+            i <= from || !codes.contains(&d.code)
+        });
+    }
+
     /// Whether any error (not warning or note) was recorded.
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(|d| d.severity == Severity::Error)

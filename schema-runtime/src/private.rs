@@ -10,6 +10,8 @@ pub use crate::reader::{lit, until, width, Step, REST};
 pub use crate::sdk::types::AttributeValue::{self, N, S};
 #[cfg(feature = "serde")]
 pub use crate::serde_support::adapt as serde_adapt;
+#[cfg(feature = "serde")]
+pub use crate::serde_support::Scale as SerdeScale;
 pub use crate::{aggregate, codec, iam, migrate, schema, sdk};
 pub use crate::{
     batch::batch_get_of, batch::batch_write_of, batch_get, batch_write, entity::decode_as,

@@ -9,7 +9,8 @@
 //! string, a `Blob` and each element of a binary set a base64 string, and
 //! an untyped map or list holds DynamoDB JSON (`{"S": "…"}`), which keeps
 //! every type apart. A [`Decimal`] is its exact decimal
-//! string.
+//! string, written with the scale its attribute declares (`"120.00"` for
+//! `scale: 2`, through [`Scale`]).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -50,6 +51,59 @@ impl<'de> Deserialize<'de> for Decimal {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+/// A value holding decimals that serializes them at a declared scale
+/// (`scale: 2` writes `120` as `"120.00"`): a decimal, an optional one, or
+/// a list of them. Reading accepts any decimal text or JSON integer.
+pub trait Scaled {
+    /// Writes the value with every decimal at `scale` digits or more.
+    fn serialize_scaled<S: Serializer>(&self, scale: u32, s: S) -> Result<S::Ok, S::Error>;
+}
+
+impl Scaled for Decimal {
+    fn serialize_scaled<S: Serializer>(&self, scale: u32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string_with_scale(scale))
+    }
+}
+
+/// One value of a [`Scaled`] container, at the container's scale.
+struct AtScale<'a, T>(&'a T, u32);
+
+impl<T: Scaled> Serialize for AtScale<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize_scaled(self.1, s)
+    }
+}
+
+impl<T: Scaled> Scaled for Option<T> {
+    fn serialize_scaled<S: Serializer>(&self, scale: u32, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Some(value) => s.serialize_some(&AtScale(value, scale)),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+impl<T: Scaled> Scaled for Vec<T> {
+    fn serialize_scaled<S: Serializer>(&self, scale: u32, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.len()))?;
+        for value in self {
+            seq.serialize_element(&AtScale(value, scale))?;
+        }
+        seq.end()
+    }
+}
+
+/// `#[serde(serialize_with = "…::Scale::<2>::serialize")]` of a field
+/// whose decimals the spec declares with `scale: 2`.
+pub struct Scale<const DIGITS: u32>;
+
+impl<const DIGITS: u32> Scale<DIGITS> {
+    /// Serializes `value` with its decimals at `DIGITS` digits after the point.
+    pub fn serialize<T: Scaled, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+        value.serialize_scaled(DIGITS, s)
     }
 }
 

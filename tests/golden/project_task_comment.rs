@@ -373,6 +373,38 @@ pub struct Task {
     /// `version`: integer 0..=9223372036854775807.
     pub version: i64,
 }
+/// A [`Task`] as a caller gives it (a request body, say): every attribute but those the repository sets: `version` (the version, which starts at 0).
+///
+/// `Task::from(input)` makes the item to write: `repo.create_task(&input.into())`. With serde, a field the repository sets is refused (`deny_unknown_fields`), never silently dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewTask {
+    /// `project_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key.
+    pub project_id: String,
+    /// `task_id`: string `^[a-z0-9-]{1,36}$`; part of the primary key and the `GSI2` key.
+    pub task_id: String,
+    /// `title`: string, at most 300 bytes.
+    pub title: String,
+    /// `status`: enum (TODO, IN_PROGRESS, DONE).
+    pub status: Status,
+    /// `assignee_id`: string `^[A-Za-z0-9_-]{1,36}$`, optional; part of the `GSI2` key.
+    pub assignee_id: Option<String>,
+    /// `due_at`: datetime, optional; part of the `GSI2` key.
+    pub due_at: Option<__rt::DateTime>,
+}
+impl From<NewTask> for Task {
+    /// The [`Task`] to write: the caller's attributes, with what the repository sets filled in.
+    fn from(input: NewTask) -> Self {
+        Task {
+            project_id: input.project_id,
+            task_id: input.task_id,
+            title: input.title,
+            status: input.status,
+            assignee_id: input.assignee_id,
+            due_at: input.due_at,
+            version: 0,
+        }
+    }
+}
 /// The primary key of a [`Task`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskKey {

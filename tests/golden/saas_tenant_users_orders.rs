@@ -1095,6 +1095,29 @@ pub struct InventoryItem {
     /// `version`: integer 0..=9223372036854775807.
     pub version: i64,
 }
+/// An [`InventoryItem`] as a caller gives it (a request body, say): every attribute but those the repository sets: `version` (the version, which starts at 0).
+///
+/// `InventoryItem::from(input)` makes the item to write: `repo.create_inventory_item(&input.into())`. With serde, a field the repository sets is refused (`deny_unknown_fields`), never silently dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewInventoryItem {
+    /// `sku`: string `^[A-Z0-9-]{1,32}$`; part of the primary key.
+    pub sku: String,
+    /// `on_hand`: integer 0..=9223372036854775807.
+    pub on_hand: i64,
+    /// `reserved`: integer 0..=9223372036854775807.
+    pub reserved: i64,
+}
+impl From<NewInventoryItem> for InventoryItem {
+    /// The [`InventoryItem`] to write: the caller's attributes, with what the repository sets filled in.
+    fn from(input: NewInventoryItem) -> Self {
+        InventoryItem {
+            sku: input.sku,
+            on_hand: input.on_hand,
+            reserved: input.reserved,
+            version: 0,
+        }
+    }
+}
 /// The primary key of an [`InventoryItem`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct InventoryItemKey {

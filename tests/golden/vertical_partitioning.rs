@@ -174,6 +174,41 @@ pub struct DocumentMeta {
     /// `version`: integer 0..=9223372036854775807.
     pub version: i64,
 }
+/// A [`DocumentMeta`] as a caller gives it (a request body, say): every attribute but those the repository sets: `version` (the version, which starts at 0).
+///
+/// `DocumentMeta::from(input)` makes the item to write: `repo.create_document_meta(&input.into())`. With serde, a field the repository sets is refused (`deny_unknown_fields`), never silently dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewDocumentMeta {
+    /// `document_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key and the `GSI1` key.
+    pub document_id: String,
+    /// `title`: string, at most 300 bytes.
+    pub title: String,
+    /// `owner_id`: string `^[A-Za-z0-9_-]{1,36}$`.
+    pub owner_id: String,
+    /// `status`: enum (DRAFT, PUBLISHED, ARCHIVED).
+    pub status: Status,
+    /// `chunk_count`: integer 0..=1000.
+    pub chunk_count: i64,
+    /// `created_at`: datetime.
+    pub created_at: __rt::DateTime,
+    /// `updated_at`: datetime; part of the `GSI1` key.
+    pub updated_at: __rt::DateTime,
+}
+impl From<NewDocumentMeta> for DocumentMeta {
+    /// The [`DocumentMeta`] to write: the caller's attributes, with what the repository sets filled in.
+    fn from(input: NewDocumentMeta) -> Self {
+        DocumentMeta {
+            document_id: input.document_id,
+            title: input.title,
+            owner_id: input.owner_id,
+            status: input.status,
+            chunk_count: input.chunk_count,
+            created_at: input.created_at,
+            updated_at: input.updated_at,
+            version: 0,
+        }
+    }
+}
 /// The primary key of a [`DocumentMeta`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocumentMetaKey {

@@ -52,6 +52,20 @@ impl Entity {
             .is_some_and(|a| a.maintained_by == Maintenance::Stream)
     }
 
+    /// The attributes the repository sets on a write, which a caller's
+    /// input leaves out: the timestamps and the version attribute.
+    pub fn set_by_repository(&self) -> impl Iterator<Item = &Attribute> {
+        self.attributes.values().filter(|a| {
+            a.timestamp.is_some() || self.version_attribute.as_deref() == Some(a.name.as_str())
+        })
+    }
+
+    /// Whether the entity has an input type (`NewTicket`): callers write
+    /// its items, and the repository sets some of their attributes.
+    pub fn has_input_type(&self) -> bool {
+        !self.kept_by_stream() && self.set_by_repository().next().is_some()
+    }
+
     /// Whether `attribute` is a placeholder of the primary key (an update
     /// never changes it).
     pub fn in_primary_key(&self, attribute: &str) -> bool {

@@ -102,6 +102,9 @@ fn claim_entity<'s>(table: &mut NameTable<'s>, entity: &'s ir::Entity) {
     table.claim(Scope::Types, Item::Entity(e), ty.clone());
     table.claim(Scope::Types, Item::Key(e), format!("{ty}Key"));
     table.claim(Scope::Types, Item::Update(e), format!("{ty}Update"));
+    if entity.has_input_type() {
+        table.claim(Scope::Types, Item::Input(e), format!("New{ty}"));
+    }
     if let Some(aggregate) = &entity.aggregate {
         let group = format!("{}_group_for_{}", snake(&aggregate.of), snake(e));
         table.claim(
@@ -466,6 +469,7 @@ pub(super) fn origin(table: &NameTable<'_>, item: Item<'_>, name: &str) -> (Stri
         Item::Entity(e) => (format!("the struct of entity `{e}`"), entity_span(e)),
         Item::Key(e) => (format!("the key type of entity `{e}`"), entity_span(e)),
         Item::Update(e) => (format!("the update type of entity `{e}`"), entity_span(e)),
+        Item::Input(e) => (format!("the input type of entity `{e}`"), entity_span(e)),
         Item::DataType(i) => data_type_origin(table, i),
         Item::Builder(p) => (
             format!("the builder of access pattern `{p}`"),

@@ -165,6 +165,8 @@ pub(crate) enum Item<'s> {
     Key(&'s str),
     /// An entity's update type: `TicketUpdate`.
     Update(&'s str),
+    /// An entity's input type, without what the repository sets: `NewTicket`.
+    Input(&'s str),
     /// A generated enum or typed-map struct, by its index in
     /// [`NameTable::data_types`].
     DataType(usize),

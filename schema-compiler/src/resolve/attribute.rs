@@ -35,7 +35,10 @@ impl Resolver<'_> {
         name: &Spanned<String>,
         decl: &Spanned<AttributeDecl>,
     ) -> ir::Attribute {
-        let r#type = self.resolve_type(decl, 1, 1).unwrap_or(AttributeType::ANY);
+        let r#type = self.resolve_type(decl, 1, 1).unwrap_or_else(|| {
+            self.untyped.push(name.span);
+            AttributeType::ANY
+        });
         let default = decl
             .default
             .as_ref()

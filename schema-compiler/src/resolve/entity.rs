@@ -17,6 +17,13 @@ pub(super) enum KeyPlace {
     Index,
 }
 
+/// What an entity's rules report about key templates that lost a placeholder.
+const ENTITY_FOLLOW_ON: &[Code] = &[
+    Code::KeyAttributeConflict,
+    Code::ReservedName,
+    Code::PlaceholderType,
+];
+
 impl Resolver<'_> {
     pub(super) fn resolve_entities(
         &mut self,
@@ -25,7 +32,24 @@ impl Resolver<'_> {
     ) -> IndexMap<String, ir::Entity> {
         let mut out = IndexMap::new();
         for (name, decl) in decls.iter() {
+            let before = self.diags.len();
+            let untyped = self.untyped.len();
             let entity = self.resolve_entity(name, decl, spec);
+            // A placeholder or type that is not there leaves a key template
+            // without it: what the entity's other rules then say about the
+            // template (a key attribute written twice, a natural key lost, a
+            // template of the wrong type) is the same error again.
+            if self.untyped.len() > untyped {
+                self.broken_entities.insert(name.value.clone());
+            }
+            let lost = self
+                .diags
+                .iter()
+                .skip(before)
+                .any(|d| matches!(d.code, Code::UnknownPlaceholder | Code::UnknownType));
+            if lost {
+                self.diags.drop_since(before, ENTITY_FOLLOW_ON);
+            }
             out.insert(name.value.clone(), entity);
         }
         for (name, decl) in decls.iter() {
@@ -378,7 +402,8 @@ impl Resolver<'_> {
                 attr.r#type,
                 AttributeType::Decimal { .. } | AttributeType::Binary { .. }
             );
-        if !attr.r#type.is_key_compatible() && !natural_only {
+        let untyped = self.untyped.contains(&attr.name.span);
+        if !attr.r#type.is_key_compatible() && !natural_only && !untyped {
             self.error(
                 Diagnostic::new(Code::PlaceholderType, format!("`{name}` is {}, which cannot be part of a key", attr.r#type.article_name()))
                     .label(name.span, "this placeholder")

@@ -49,6 +49,7 @@ pub fn resolve_spec(
         sources,
         diags,
         broken_entities: std::collections::BTreeSet::new(),
+        untyped: Vec::new(),
         leads: IndexMap::new(),
     };
     cx.resolve(decl)
@@ -61,6 +62,9 @@ pub(crate) struct Resolver<'a> {
     /// matched against them, so one typo is reported once, not again at
     /// every access pattern that reads the entity.
     pub(crate) broken_entities: std::collections::BTreeSet<String>,
+    /// The names of attributes whose type had an error (they resolve as
+    /// untyped maps): no rule about their type reports them again.
+    pub(crate) untyped: Vec<crate::source::Span>,
     /// The entities' partition keys on each index, grouped for matching
     /// access patterns (built on first use, once the entities are resolved).
     pub(crate) leads: IndexMap<ir::IndexRef, unify::Leads>,

@@ -11,6 +11,14 @@ use crate::template::RawSegment;
 use super::unify::{match_template, Binding};
 use super::{text, Resolver, SHARD_PLACEHOLDER};
 
+/// What a pattern's rules report about an entity that lost a placeholder
+/// or an attribute to an error in its declaration.
+const PATTERN_FOLLOW_ON: &[Code] = &[
+    Code::PatternMismatch,
+    Code::UnknownAttribute,
+    Code::PlaceholderType,
+];
+
 impl Resolver<'_> {
     pub(super) fn resolve_patterns(
         &mut self,
@@ -19,11 +27,40 @@ impl Resolver<'_> {
     ) -> IndexMap<String, ir::AccessPattern> {
         let mut out = IndexMap::new();
         for (name, decl) in decls.iter() {
-            if let Some(p) = self.resolve_pattern(name, decl, spec) {
+            let before = self.diags.len();
+            let resolved = self.resolve_pattern(name, decl, spec);
+            // A pattern over an entity whose declaration had errors is
+            // matched against what was left of it: that it does not match,
+            // or that a filter or `select` names an attribute it lost, is a
+            // follow-on of the entity's error, written right in the pattern.
+            if self.reads_broken_entity(decl) {
+                self.diags.drop_since(before, PATTERN_FOLLOW_ON);
+            }
+            if let Some(p) = resolved {
                 out.insert(name.value.clone(), p);
             }
         }
         out
+    }
+
+    /// Whether the pattern may read an entity whose declaration had errors:
+    /// one it returns, or any when it does not say what it returns.
+    fn reads_broken_entity(&self, decl: &syntax::AccessPatternDecl) -> bool {
+        if self.broken_entities.is_empty() {
+            return false;
+        }
+        let named = decl
+            .returns
+            .iter()
+            .flat_map(|r| r.value.0.iter())
+            .chain(decl.get.iter())
+            .chain(decl.scan.iter());
+        let mut named = named.peekable();
+        if named.peek().is_none() {
+            // A query that infers what it returns, a transaction or a batch.
+            return decl.query.is_some();
+        }
+        named.any(|n| self.broken_entities.contains(&n.value))
     }
 
     fn resolve_pattern(

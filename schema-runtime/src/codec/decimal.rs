@@ -13,6 +13,11 @@ impl Decimal {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// A decimal of text already in canonical form.
+    pub(super) fn canonical(text: String) -> Decimal {
+        Decimal(text)
+    }
 }
 
 /// DynamoDB numbers: up to 38 significant digits, magnitudes from 1E-130 to

@@ -18,6 +18,7 @@ use crate::Item;
 
 mod attr;
 mod decimal;
+mod decimal_math;
 #[cfg(test)]
 mod tests;
 mod time;

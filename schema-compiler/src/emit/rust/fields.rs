@@ -46,6 +46,10 @@ impl<'a> Emitter<'a> {
             if types::needs_serde_adapter(r#type) {
                 out.extend(quote!(#[serde(with = "__rt::serde_adapt")]));
             }
+            if let Some(scale) = types::declared_scale(r#type) {
+                let path = format!("__rt::SerdeScale::<{scale}>::serialize");
+                out.extend(quote!(#[serde(serialize_with = #path)]));
+            }
             if optional {
                 out.extend(quote!(#[serde(default)]));
             }

@@ -314,6 +314,26 @@ pub(super) fn needs_serde_adapter(ty: &AttributeType) -> bool {
     }
 }
 
+/// The scale a value of `ty` is serialized at: a decimal's declared
+/// `scale`, also as the element of (nested) lists.
+pub(super) fn declared_scale(ty: &AttributeType) -> Option<u32> {
+    match ty {
+        AttributeType::Decimal { scale, .. } => *scale,
+        AttributeType::List {
+            items: Some(items), ..
+        } => declared_scale(items),
+        AttributeType::String { .. }
+        | AttributeType::Integer { .. }
+        | AttributeType::Boolean
+        | AttributeType::Datetime { .. }
+        | AttributeType::Binary { .. }
+        | AttributeType::Enum { .. }
+        | AttributeType::List { items: None, .. }
+        | AttributeType::Map { .. }
+        | AttributeType::Set { .. } => None,
+    }
+}
+
 fn emit_enum(
     name: &str,
     values: &[String],

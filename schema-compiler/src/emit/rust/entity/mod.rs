@@ -8,6 +8,7 @@ use super::{doc, Emitter};
 use crate::ir::{self, KeyType, PlaceholderKind, ShardBy};
 use crate::names::Item;
 
+mod input;
 mod item;
 mod partial;
 mod update;
@@ -209,8 +210,11 @@ impl<'a> Emitter<'a> {
             .then(|| self.constructor(entity));
         let key_fn = self.emit_key_fn(entity);
         let update = self.emit_update(entity);
+        let input = self.input_type(entity);
         quote! {
             #definition
+
+            #input
 
             #key_struct
 

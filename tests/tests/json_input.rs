@@ -1,0 +1,143 @@
+//! Types that fit JSON APIs: an entity's input type (`NewIssue`) is a
+//! request body without what the repository sets (timestamps, a version),
+//! refuses those fields instead of dropping them, and writes through the
+//! usual `create_…`; decimals serialize with the scale the spec declares.
+
+use serde_json::json;
+use singletable_runtime::Decimal;
+use singletable_tests::generated::declared_bounds::Product;
+use singletable_tests::generated::project_task_comment::{
+    self as tasks, NewTask, Task, TaskUpdate, TenantId,
+};
+use singletable_tests::generated::sequence_numbers::{NewIssue, Repository};
+use singletable_tests::generated::typed_maps::Lines;
+use singletable_tests::server;
+
+fn close_to_now(t: singletable_runtime::DateTime) -> bool {
+    let now = singletable_runtime::DateTime::from(std::time::SystemTime::now()).secs();
+    (now - 60..=now + 1).contains(&t.secs())
+}
+
+#[tokio::test]
+async fn a_request_body_without_timestamps_creates_the_item() {
+    let repo = Repository::new(server::client(&server::server().await.endpoint))
+        .with_table_name(server::unique_table("CodeHost"));
+    repo.create_table().await.unwrap();
+
+    let body = json!({"owner": "octo", "name": "hello", "number": 7, "title": "a bug"});
+    let input: NewIssue = serde_json::from_value(body).unwrap();
+    let written = repo.create_issue(&input.clone().into()).await.unwrap();
+    assert_eq!(
+        (
+            written.owner.as_str(),
+            written.number,
+            written.title.as_str()
+        ),
+        ("octo", 7, "a bug")
+    );
+    assert!(close_to_now(written.opened_at) && close_to_now(written.changed_at));
+    assert_eq!(
+        repo.get_issue(&written.key()).await.unwrap(),
+        Some(written.clone())
+    );
+    // The item as written serializes with the timestamps it was given.
+    let out = serde_json::to_value(&written).unwrap();
+    assert!(out["opened_at"].is_string(), "{out}");
+
+    // A field the repository sets is refused, never silently dropped.
+    for field in ["opened_at", "changed_at"] {
+        let mut body = json!({"owner": "octo", "name": "hello", "number": 8, "title": "x"});
+        body[field] = json!("2020-01-01T00:00:00Z");
+        let e = serde_json::from_value::<NewIssue>(body).unwrap_err();
+        assert!(e.to_string().contains(field), "{e}");
+    }
+    // And what serde takes is what the struct holds: a missing attribute is
+    // an error naming it.
+    let e = serde_json::from_value::<NewIssue>(json!({"owner": "octo", "name": "h", "number": 9}))
+        .unwrap_err();
+    assert!(e.to_string().contains("title"), "{e}");
+}
+
+#[tokio::test]
+async fn a_versioned_item_starts_at_its_first_version() {
+    let repo = tasks::Repository::new(server::client(&server::server().await.endpoint))
+        .with_table_name(server::unique_table("Projects"));
+    repo.create_table().await.unwrap();
+    let tenant = TenantId::new("acme").unwrap();
+    let t = repo.for_tenant(&tenant);
+
+    let input: NewTask = serde_json::from_value(json!({
+        "project_id": "p1", "task_id": "t1", "title": "write docs", "status": "TODO"
+    }))
+    .unwrap();
+    assert_eq!(
+        input.assignee_id, None,
+        "optional attributes may be left out"
+    );
+    let refused = serde_json::from_value::<NewTask>(json!({
+        "project_id": "p1", "task_id": "t1", "title": "x", "status": "TODO", "version": 5
+    }));
+    assert!(refused.is_err(), "the version is the repository's");
+
+    let written: Task = t.create_task(&input.into()).await.unwrap();
+    assert_eq!(written.version, 0);
+    // The next write is version 1, as for any versioned item.
+    let updated = t
+        .update_task(
+            &written.key(),
+            TaskUpdate::default().version(1).title("docs"),
+        )
+        .await
+        .unwrap();
+    assert_eq!((updated.version, updated.title.as_str()), (1, "docs"));
+}
+
+fn dec(v: &str) -> Decimal {
+    v.parse().unwrap()
+}
+
+#[test]
+fn decimals_serialize_at_their_declared_scale() {
+    let product = Product {
+        store: "main".into(),
+        id: "p1".into(),
+        sku: "AB-0001".into(),
+        on_hand: 1,
+        price: dec("120"),
+        sizes: vec!["S".into()],
+        thumbnail: None,
+        note: None,
+        dims: None,
+    };
+    let json = serde_json::to_value(&product).unwrap();
+    assert_eq!(json["price"], json!("120.00"));
+    let back: Product = serde_json::from_value(json).unwrap();
+    assert_eq!(back.price, dec("120"), "the same number, read back");
+    // More digits than the scale are kept (the write refuses them).
+    let wide = Product {
+        price: dec("1.234"),
+        ..product.clone()
+    };
+    assert_eq!(
+        serde_json::to_value(&wide).unwrap()["price"],
+        json!("1.234")
+    );
+    // In typed maps inside lists, too.
+    let lines = Lines {
+        sku: "A".into(),
+        quantity: 2,
+        price: dec("9.5"),
+    };
+    assert_eq!(
+        serde_json::to_value(&lines).unwrap()["price"],
+        json!("9.50")
+    );
+    // A decimal without a declared scale is as written.
+    let total = dec("9.5").checked_mul(&dec("2")).unwrap();
+    assert_eq!(
+        serde_json::to_value(&total).unwrap(),
+        json!("19"),
+        "checked arithmetic keeps the canonical form"
+    );
+    assert_eq!(total.to_string_with_scale(2), "19.00");
+}
