@@ -38,19 +38,24 @@ impl<'a> Emitter<'a> {
             }
             let t = self.value_type(name, a);
             let d = field_doc(entity, a);
+            // An attribute with a `default` may be left out: it takes it.
+            let default = a.default.as_ref().and_then(|l| typed_literal(&t, a, l));
             let attrs = self.data_field_attributes(
                 &input_name,
                 a.name.as_str(),
                 a.stored(),
                 &a.r#type,
-                a.optional,
+                a.optional || default.is_some(),
             );
-            fields.push(if a.optional {
+            fields.push(if a.optional || default.is_some() {
                 quote!(#d #attrs pub #f: Option<#t>,)
             } else {
                 quote!(#d #attrs pub #f: #t,)
             });
-            inits.push(quote!(#f: input.#f,));
+            inits.push(match default {
+                Some(value) => quote!(#f: match input.#f { Some(v) => v, None => #value },),
+                None => quote!(#f: input.#f,),
+            });
         }
         let create = self
             .name(Item::EntityOp(name, EntityOp::Create))
@@ -86,6 +91,34 @@ impl<'a> Emitter<'a> {
             }
         })
     }
+}
+
+/// The default `literal` of attribute `a` as a Rust value of its type `t`
+/// (`check` proved it one: `invalid_literal` otherwise).
+fn typed_literal(
+    t: &TokenStream,
+    a: &ir::Attribute,
+    literal: &ir::FilterLiteral,
+) -> Option<TokenStream> {
+    Some(match (&a.r#type, literal) {
+        (ir::AttributeType::Integer { .. }, ir::FilterLiteral::N(n)) => {
+            let n = proc_macro2::Literal::i64_unsuffixed(n.parse().ok()?);
+            quote!(#n)
+        }
+        (ir::AttributeType::Decimal { .. }, ir::FilterLiteral::N(n)) => {
+            // The fallback is never taken: the literal is a decimal.
+            quote!(#n.parse::<__rt::Decimal>().unwrap_or_else(|_| __rt::Decimal::from(0)))
+        }
+        (ir::AttributeType::Boolean, ir::FilterLiteral::Bool(b)) => quote!(#b),
+        (ir::AttributeType::String { .. }, ir::FilterLiteral::S(text)) => {
+            quote!(::std::string::String::from(#text))
+        }
+        (ir::AttributeType::Enum { values }, ir::FilterLiteral::S(text)) => {
+            let i = values.iter().position(|v| v == text)?;
+            quote!(#t::ALL[#i])
+        }
+        _ => return None,
+    })
 }
 
 /// The version a new item starts at: 0, or the nearest value the
@@ -124,9 +157,22 @@ fn input_doc(entity: &ir::Entity, set: &[&ir::Attribute], create: &str) -> Vec<S
     {
         left_out.push("the write shard (drawn at random)".to_owned());
     }
+    let defaults: Vec<String> = entity
+        .attributes
+        .values()
+        .filter(|a| a.default.is_some() && !a.optional && !set.iter().any(|s| s.name == a.name))
+        .map(|a| format!("`{}`", a.name.as_str()))
+        .collect();
+    let defaults = match defaults.is_empty() {
+        true => String::new(),
+        false => format!(
+            " An attribute with a default ({}) may be left out (`None`) and takes it.",
+            defaults.join(", ")
+        ),
+    };
     vec![
         format!(
-            " {article} [`{name}`] as a caller gives it (a request body, say): every attribute but those the repository sets: {}.",
+            " {article} [`{name}`] as a caller gives it (a request body, say): every attribute but those the repository sets: {}.{defaults}",
             left_out.join(", ")
         ),
         String::new(),
