@@ -50,6 +50,7 @@ fn main() {
             "names_like_entity_conveniences.yaml",
             "delimiters_that_forge_nothing.yaml",
             "attribute_defaults.yaml",
+            "input_types.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

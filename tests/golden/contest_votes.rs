@@ -197,6 +197,29 @@ pub struct VoteShard {
     /// `votes`: integer 0..=9223372036854775807.
     pub votes: i64,
 }
+/// A [`VoteShard`] as a caller gives it (a request body, say): every attribute but those the repository sets: the write shard (drawn at random).
+///
+/// `VoteShard::from(input)` makes the item to write: `repo.create_vote_shard(&input.into())`. With serde, a field the repository sets is refused (`deny_unknown_fields`), never silently dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewVoteShard {
+    /// `contest_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
+    pub contest_id: String,
+    /// `contestant_id`: string `^[A-Za-z0-9_-]{1,36}$`; part of the primary key.
+    pub contestant_id: String,
+    /// `votes`: integer 0..=9223372036854775807.
+    pub votes: i64,
+}
+impl From<NewVoteShard> for VoteShard {
+    /// The [`VoteShard`] to write: the caller's attributes, with what the repository sets filled in.
+    fn from(input: NewVoteShard) -> Self {
+        VoteShard {
+            shard: __rt::codec::random_shard(20u32),
+            contest_id: input.contest_id,
+            contestant_id: input.contestant_id,
+            votes: input.votes,
+        }
+    }
+}
 /// The primary key of a [`VoteShard`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct VoteShardKey {

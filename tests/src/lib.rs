@@ -139,6 +139,7 @@ pub mod generated {
     generated!(names_like_entity_conveniences);
     generated!(delimiters_that_forge_nothing);
     generated!(attribute_defaults);
+    generated!(input_types);
     generated!(existing_table_natural_keys);
     generated!(existing_table_key_shapes);
     generated!(existing_table_discriminator);

@@ -141,3 +141,68 @@ fn decimals_serialize_at_their_declared_scale() {
     );
     assert_eq!(total.to_string_with_scale(2), "19.00");
 }
+
+#[tokio::test]
+async fn an_input_type_leaves_out_what_the_repository_sets_and_takes_defaults() {
+    use singletable_tests::generated::input_types::{
+        Account, NewAccount, NewSignup, Plan, Repository,
+    };
+    let repo = Repository::new(server::client(&server::server().await.endpoint))
+        .with_table_name(server::unique_table("Accounts"));
+    repo.create_table().await.unwrap();
+
+    let input: NewAccount = serde_json::from_value(json!({"id": "a1", "name": "Ann"})).unwrap();
+    let written = repo.create_account(&input.into()).await.unwrap();
+    assert_eq!(
+        (written.plan, written.seats, written.verified),
+        (Plan::Pro, 3, true),
+        "each default taken"
+    );
+    assert_eq!(written.credit, dec("2.5"));
+    assert_eq!(written.region, "eu-west-1");
+    assert_eq!(written.nickname, None);
+    assert_eq!(written.revision, 1, "the version starts at its min");
+    assert!(close_to_now(written.opened_at) && close_to_now(written.touched_at));
+    assert_eq!(repo.account("a1").await.unwrap(), Some(written.clone()));
+    // What the caller gives wins over a default.
+    let given: NewAccount = serde_json::from_value(json!({
+        "id": "a2", "name": "Bo", "plan": "team", "seats": 9, "credit": "7", "verified": false,
+        "region": "us-east-1", "nickname": "b"
+    }))
+    .unwrap();
+    let b: Account = given.into();
+    assert_eq!(
+        (
+            b.plan,
+            b.seats,
+            b.verified,
+            b.region.as_str(),
+            b.nickname.as_deref()
+        ),
+        (Plan::Team, 9, false, "us-east-1", Some("b"))
+    );
+    assert_eq!(serde_json::to_value(&b).unwrap()["credit"], json!("7.00"));
+    for field in ["revision", "opened_at", "touched_at"] {
+        let mut body = json!({"id": "a3", "name": "C"});
+        body[field] = json!(1);
+        assert!(
+            serde_json::from_value::<NewAccount>(body).is_err(),
+            "{field}"
+        );
+    }
+
+    // The write shard is drawn, never given.
+    assert!(serde_json::from_value::<NewSignup>(json!({"email": "a@b.c", "shard": 0})).is_err());
+    let signup = repo
+        .create_signup(
+            &NewSignup {
+                email: "a@b.c".into(),
+            }
+            .into(),
+        )
+        .await
+        .unwrap();
+    assert!(signup.shard < 4);
+    let all = repo.signups().all().await.unwrap();
+    assert_eq!(all, vec![signup]);
+}

@@ -61,9 +61,14 @@ impl Entity {
     }
 
     /// Whether the entity has an input type (`NewTicket`): callers write
-    /// its items, and the repository sets some of their attributes.
+    /// its items, and the repository sets some of their attributes or
+    /// draws their write shard.
     pub fn has_input_type(&self) -> bool {
-        !self.kept_by_stream() && self.set_by_repository().next().is_some()
+        let random_shard = self
+            .shards
+            .as_ref()
+            .is_some_and(|s| s.by == super::ShardBy::Random);
+        !self.kept_by_stream() && (random_shard || self.set_by_repository().next().is_some())
     }
 
     /// Whether `attribute` is a placeholder of the primary key (an update

@@ -53,7 +53,16 @@ impl<'a> Emitter<'a> {
                 quote!(#d #attrs pub #f: #t,)
             });
             inits.push(match default {
-                Some(value) => quote!(#f: match input.#f { Some(v) => v, None => #value },),
+                // A value built at run time only when it is needed.
+                Some(value)
+                    if matches!(
+                        a.r#type,
+                        ir::AttributeType::String { .. } | ir::AttributeType::Decimal { .. }
+                    ) =>
+                {
+                    quote!(#f: input.#f.unwrap_or_else(|| #value),)
+                }
+                Some(value) => quote!(#f: input.#f.unwrap_or(#value),),
                 None => quote!(#f: input.#f,),
             });
         }
