@@ -500,6 +500,18 @@ impl Compiler {
         })
     }
 
+    /// Compiles every input and renders each spec's Terraform
+    /// configuration, `<stem>.tf`: the `aws_dynamodb_table` rendered from
+    /// the same table definition as [`generate_table`](Self::generate_table),
+    /// the IAM policies of [`generate_iam`](Self::generate_iam) as
+    /// `aws_iam_policy` resources naming the table resource's ARN, and the
+    /// table's outputs.
+    pub fn generate_terraform(&self) -> Result<Vec<emit::GeneratedFile>, Report> {
+        generate_each(self.compile(), |spec, file| {
+            Ok(vec![emit::terraform::render_terraform(spec, file.stem)])
+        })
+    }
+
     /// Compiles every input and renders each spec's NoSQL Workbench model,
     /// `<stem>.workbench.json`.
     pub fn generate_workbench(

@@ -46,6 +46,7 @@ fn every_output_of_every_spec_is_snapshotted() {
         .generate_workbench(&workbench::Options::default())
         .unwrap();
     files.extend(compiler.generate_table().unwrap());
+    files.extend(compiler.generate_terraform().unwrap());
     files.extend(compiler.generate_docs().unwrap());
     for stem in specs
         .iter()

@@ -6,6 +6,7 @@ pub mod docs;
 pub mod iam;
 pub mod rust;
 pub mod table;
+pub mod terraform;
 pub mod workbench;
 
 /// A generated file.

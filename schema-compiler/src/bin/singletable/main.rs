@@ -261,6 +261,17 @@ enum Output {
         #[arg(short, long)]
         out_dir: Option<PathBuf>,
     },
+    /// A Terraform configuration: `<stem>.tf`, the `aws_dynamodb_table`
+    /// (AWS provider >= 6.29), the IAM policies as `aws_iam_policy` and
+    /// the table's outputs.
+    Terraform {
+        /// Spec files.
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// Directory to write into (created if missing); standard output when absent.
+        #[arg(short, long)]
+        out_dir: Option<PathBuf>,
+    },
     /// A markdown design document: `<stem>.md`.
     Docs {
         /// Spec files.
@@ -360,6 +371,9 @@ fn main() -> ExitCode {
         Command::Generate {
             output: Output::Table { specs, out_dir },
         } => generate(&specs, out_dir.as_deref(), |c| c.generate_table()),
+        Command::Generate {
+            output: Output::Terraform { specs, out_dir },
+        } => generate(&specs, out_dir.as_deref(), |c| c.generate_terraform()),
         Command::Generate {
             output: Output::Docs { specs, out_dir },
         } => generate(&specs, out_dir.as_deref(), |c| c.generate_docs()),

@@ -1,0 +1,343 @@
+//! The Terraform output, checked by the real tools and against the other
+//! outputs: for every spec in `schemas/` and every passing fixture,
+//! `terraform fmt -check` accepts `<stem>.tf` as written, HashiCorp's HCL
+//! parser (`@cdktf/hcl2json`, installed by `scripts/iac-check/install`,
+//! named by `SINGLETABLE_IAC_TOOLS`) reads it back, and what it holds is
+//! what the CloudFormation template and the IAM policies of the same spec
+//! hold: table, keys, attribute types, indexes with their projections and
+//! capacity, stream, TTL, deletion protection, retention, and every policy
+//! document statement for statement.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use singletable::emit::iam::IamOptions;
+use singletable::Compiler;
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("singletable-tf-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+/// A tool the test needs: present, or (outside CI) a reason to skip.
+fn required(what: &str, found: Option<PathBuf>) -> Option<PathBuf> {
+    match found {
+        Some(path) => Some(path),
+        None if std::env::var_os("CI").is_some() => {
+            panic!("CI must run the Terraform checks: {what} is missing (scripts/test sets it up)")
+        }
+        None => {
+            eprintln!(
+                "{what} is missing: the Terraform checks are skipped (scripts/test runs them)"
+            );
+            None
+        }
+    }
+}
+
+fn terraform() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("terraform"))
+            .find(|p| p.is_file())
+    });
+    required("terraform (on the machine image)", found)
+}
+
+fn hcl2json() -> Option<PathBuf> {
+    let tools = std::env::var_os("SINGLETABLE_IAC_TOOLS").map(PathBuf::from);
+    required(
+        "SINGLETABLE_IAC_TOOLS (scripts/iac-check/install)",
+        tools.filter(|t| t.join("node/node_modules/@cdktf/hcl2json").is_dir()),
+    )
+}
+
+/// Every `.tf` file of `dir` parsed by hcl2json, by file name.
+fn parse_all(tools: &Path, dir: &Path) -> serde_json::Map<String, Value> {
+    let script = r#"
+const { parse } = require(process.argv[1] + "/node/node_modules/@cdktf/hcl2json");
+const fs = require("fs"), path = require("path");
+(async () => {
+  const out = {};
+  for (const f of fs.readdirSync(process.argv[2]).filter(f => f.endsWith(".tf")).sort()) {
+    out[f] = await parse(f, fs.readFileSync(path.join(process.argv[2], f), "utf8"));
+  }
+  process.stdout.write(JSON.stringify(out));
+})().catch(e => { console.error(e); process.exit(1); });
+"#;
+    let out = Command::new("node")
+        .args(["-e", script])
+        .arg(tools)
+        .arg(dir)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "hcl2json failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    match serde_json::from_slice(&out.stdout).expect("hcl2json prints JSON") {
+        Value::Object(map) => map,
+        other => panic!("not a map: {other}"),
+    }
+}
+
+fn arr(v: &Value) -> Vec<Value> {
+    v.as_array().cloned().unwrap_or_default()
+}
+
+/// The Terraform index blocks as CloudFormation writes indexes.
+fn tf_index(index: &Value, global: bool) -> Value {
+    let key_schema: Vec<Value> = if global {
+        arr(&index["key_schema"])
+            .iter()
+            .map(|k| serde_json::json!({"AttributeName": k["attribute_name"], "KeyType": k["key_type"]}))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut projection = serde_json::json!({"ProjectionType": index["projection_type"]});
+    if let Some(attributes) = index.get("non_key_attributes") {
+        projection["NonKeyAttributes"] = attributes.clone();
+    }
+    let mut out = serde_json::json!({"IndexName": index["name"], "Projection": projection});
+    if global {
+        out["KeySchema"] = Value::Array(key_schema);
+    } else {
+        out["RangeKey"] = index["range_key"].clone();
+    }
+    if let (Some(r), Some(w)) = (index.get("read_capacity"), index.get("write_capacity")) {
+        out["ProvisionedThroughput"] =
+            serde_json::json!({"ReadCapacityUnits": r, "WriteCapacityUnits": w});
+    }
+    out
+}
+
+/// CloudFormation's index as [`tf_index`] writes it.
+fn cfn_index(index: &Value, global: bool) -> Value {
+    let mut out =
+        serde_json::json!({"IndexName": index["IndexName"], "Projection": index["Projection"]});
+    if global {
+        out["KeySchema"] = index["KeySchema"].clone();
+    } else {
+        let range = arr(&index["KeySchema"])
+            .into_iter()
+            .find(|k| k["KeyType"] == "RANGE")
+            .map(|k| k["AttributeName"].clone());
+        out["RangeKey"] = range.unwrap_or(Value::Null);
+    }
+    if let Some(t) = index.get("ProvisionedThroughput") {
+        out["ProvisionedThroughput"] = t.clone();
+    }
+    out
+}
+
+fn compare_table(stem: &str, tf: &Value, cfn: &Value) {
+    let resource = tf["resource"]["aws_dynamodb_table"]
+        .as_object()
+        .and_then(|m| m.values().next())
+        .map(|v| &v[0])
+        .unwrap_or_else(|| panic!("{stem}.tf has no aws_dynamodb_table"));
+    let table = &cfn["Resources"]["Table"];
+    let p = &table["Properties"];
+    assert_eq!(resource["name"], p["TableName"], "{stem}: name");
+    assert_eq!(
+        resource["billing_mode"], p["BillingMode"],
+        "{stem}: billing"
+    );
+    let keys = arr(&p["KeySchema"]);
+    let key = |t: &str| {
+        keys.iter()
+            .find(|k| k["KeyType"] == t)
+            .map_or(Value::Null, |k| k["AttributeName"].clone())
+    };
+    assert_eq!(resource["hash_key"], key("HASH"), "{stem}: hash key");
+    assert_eq!(
+        resource.get("range_key").cloned().unwrap_or(Value::Null),
+        key("RANGE"),
+        "{stem}: range key"
+    );
+    let tf_attributes: BTreeSet<(String, String)> = arr(&resource["attribute"])
+        .iter()
+        .map(|a| (a["name"].to_string(), a["type"].to_string()))
+        .collect();
+    let cfn_attributes: BTreeSet<(String, String)> = arr(&p["AttributeDefinitions"])
+        .iter()
+        .map(|a| {
+            (
+                a["AttributeName"].to_string(),
+                a["AttributeType"].to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tf_attributes, cfn_attributes,
+        "{stem}: attribute definitions"
+    );
+    for (tf_name, cfn_name, global) in [
+        ("global_secondary_index", "GlobalSecondaryIndexes", true),
+        ("local_secondary_index", "LocalSecondaryIndexes", false),
+    ] {
+        let ours: Vec<Value> = arr(&resource[tf_name])
+            .iter()
+            .map(|i| tf_index(i, global))
+            .collect();
+        let theirs: Vec<Value> = arr(&p[cfn_name])
+            .iter()
+            .map(|i| cfn_index(i, global))
+            .collect();
+        assert_eq!(ours, theirs, "{stem}: {tf_name}");
+    }
+    match p.get("ProvisionedThroughput") {
+        Some(t) => {
+            assert_eq!(resource["read_capacity"], t["ReadCapacityUnits"], "{stem}");
+            assert_eq!(
+                resource["write_capacity"], t["WriteCapacityUnits"],
+                "{stem}"
+            );
+        }
+        None => assert!(resource.get("read_capacity").is_none(), "{stem}"),
+    }
+    match p.get("StreamSpecification") {
+        Some(s) => {
+            assert_eq!(resource["stream_enabled"], Value::Bool(true), "{stem}");
+            assert_eq!(resource["stream_view_type"], s["StreamViewType"], "{stem}");
+        }
+        None => assert!(resource.get("stream_enabled").is_none(), "{stem}"),
+    }
+    match p.get("TimeToLiveSpecification") {
+        Some(ttl) => {
+            let ours = &resource["ttl"][0];
+            assert_eq!(ours["attribute_name"], ttl["AttributeName"], "{stem}: ttl");
+            assert_eq!(ours["enabled"], ttl["Enabled"], "{stem}: ttl");
+        }
+        None => assert!(resource.get("ttl").is_none(), "{stem}: ttl"),
+    }
+    assert_eq!(
+        resource["deletion_protection_enabled"], p["DeletionProtectionEnabled"],
+        "{stem}: deletion protection"
+    );
+    let retained = table["DeletionPolicy"] == "Retain";
+    let prevent = resource["lifecycle"][0]["prevent_destroy"] == Value::Bool(true);
+    assert_eq!(
+        prevent, retained,
+        "{stem}: a retained table is never destroyed"
+    );
+}
+
+/// Each IAM policy file of the spec is an `aws_iam_policy` whose document,
+/// with the table resource's ARN written out as `generate iam` writes it,
+/// is the same JSON.
+fn compare_policies(stem: &str, tf: &Value, iam: &[(String, String)], table: &str) {
+    let resources = tf["resource"]["aws_dynamodb_table"]
+        .as_object()
+        .expect("a table resource");
+    let resource = resources.keys().next().expect("one table resource");
+    let reference = format!("${{aws_dynamodb_table.{resource}.arn}}");
+    let arn = format!("arn:aws:dynamodb:REGION:ACCOUNT_ID:table/{table}");
+    let policies: Vec<Value> = tf["resource"]["aws_iam_policy"]
+        .as_object()
+        .map(|m| m.values().map(|v| v[0]["policy"].clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        policies.len(),
+        iam.len(),
+        "{stem}: one aws_iam_policy per policy file"
+    );
+    let ours: BTreeSet<String> = policies
+        .iter()
+        .map(|p| {
+            let text = p.as_str().expect("a policy string");
+            assert!(
+                !text.contains("REGION"),
+                "{stem}: an ARN left as a placeholder"
+            );
+            let text = text
+                .replace(&reference, &arn)
+                .replace("$${", "${")
+                .replace("%%{", "%{");
+            let value: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{stem}: a policy that is not JSON ({e}): {text}"));
+            value.to_string()
+        })
+        .collect();
+    let theirs: BTreeSet<String> = iam
+        .iter()
+        .map(|(_, contents)| {
+            serde_json::from_str::<Value>(contents)
+                .expect("JSON")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(ours, theirs, "{stem}: the policies");
+}
+
+#[test]
+fn terraform_is_formatted_and_says_what_cloudformation_and_iam_say() {
+    let (Some(terraform), Some(tools)) = (terraform(), hcl2json()) else {
+        return;
+    };
+    let dir = temp_dir("agree");
+    let mut specs = support::spec_paths();
+    specs.extend(support::fixture_paths("pass"));
+    let mut expected = Vec::new();
+    for path in &specs {
+        let mut compiler = Compiler::new();
+        compiler.file(path);
+        let tf = compiler.generate_terraform().expect("a passing spec");
+        let table = compiler.generate_table().expect("a passing spec");
+        let iam = compiler
+            .generate_iam(&IamOptions::default())
+            .expect("policies");
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        std::fs::write(dir.join(&tf[0].name), &tf[0].contents).expect("write");
+        let cfn = table
+            .iter()
+            .find(|f| f.name.ends_with(".cloudformation.json"))
+            .expect("a template");
+        let cfn: Value = serde_json::from_str(&cfn.contents).expect("JSON");
+        let iam: Vec<(String, String)> = iam.into_iter().map(|f| (f.name, f.contents)).collect();
+        expected.push((stem, tf[0].name.clone(), cfn, iam));
+    }
+    let fmt = Command::new(&terraform)
+        .args(["fmt", "-check", "-diff", "-no-color"])
+        .arg(&dir)
+        .output()
+        .expect("terraform runs");
+    assert!(
+        fmt.status.success(),
+        "terraform fmt -check refuses: {}{}",
+        String::from_utf8_lossy(&fmt.stdout),
+        String::from_utf8_lossy(&fmt.stderr)
+    );
+    let parsed = parse_all(&tools, &dir);
+    assert_eq!(parsed.len(), expected.len());
+    for (stem, file, cfn, iam) in &expected {
+        let tf = &parsed[file];
+        compare_table(stem, tf, cfn);
+        let table = cfn["Resources"]["Table"]["Properties"]["TableName"]
+            .as_str()
+            .expect("a name");
+        compare_policies(stem, tf, iam, table);
+        assert_eq!(
+            tf["output"]["table_name"][0]["value"],
+            Value::String(format!(
+                "${{aws_dynamodb_table.{}.name}}",
+                tf["resource"]["aws_dynamodb_table"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .next()
+                    .unwrap()
+            )),
+            "{stem}: the table_name output"
+        );
+    }
+    assert!(expected.len() >= 40, "{} specs", expected.len());
+}
