@@ -116,7 +116,49 @@ fn tf_index(index: &Value, global: bool) -> Value {
         out["ProvisionedThroughput"] =
             serde_json::json!({"ReadCapacityUnits": r, "WriteCapacityUnits": w});
     }
+    settings_of_tf(index, &mut out);
     out
+}
+
+/// The throughput blocks of a Terraform table or index as CloudFormation
+/// writes them.
+fn settings_of_tf(block: &Value, out: &mut Value) {
+    if let Some(t) = block.get("on_demand_throughput") {
+        out["OnDemandThroughput"] = renamed(
+            &t[0],
+            &[
+                ("max_read_request_units", "MaxReadRequestUnits"),
+                ("max_write_request_units", "MaxWriteRequestUnits"),
+            ],
+        );
+    }
+    if let Some(t) = block.get("warm_throughput") {
+        out["WarmThroughput"] = renamed(
+            &t[0],
+            &[
+                ("read_units_per_second", "ReadUnitsPerSecond"),
+                ("write_units_per_second", "WriteUnitsPerSecond"),
+            ],
+        );
+    }
+}
+
+fn settings_of_cfn(properties: &Value, out: &mut Value) {
+    for name in ["OnDemandThroughput", "WarmThroughput"] {
+        if let Some(t) = properties.get(name) {
+            out[name] = t.clone();
+        }
+    }
+}
+
+fn renamed(object: &Value, names: &[(&str, &str)]) -> Value {
+    let mut out = serde_json::Map::new();
+    for (ours, theirs) in names {
+        if let Some(v) = object.get(*ours) {
+            out.insert((*theirs).to_owned(), v.clone());
+        }
+    }
+    Value::Object(out)
 }
 
 /// CloudFormation's index as [`tf_index`] writes it.
@@ -135,6 +177,7 @@ fn cfn_index(index: &Value, global: bool) -> Value {
     if let Some(t) = index.get("ProvisionedThroughput") {
         out["ProvisionedThroughput"] = t.clone();
     }
+    settings_of_cfn(index, &mut out);
     out
 }
 
@@ -223,12 +266,92 @@ fn compare_table(stem: &str, tf: &Value, cfn: &Value) {
         resource["deletion_protection_enabled"], p["DeletionProtectionEnabled"],
         "{stem}: deletion protection"
     );
+    compare_settings(stem, tf, resource, p);
     let retained = table["DeletionPolicy"] == "Retain";
     let prevent = resource["lifecycle"][0]["prevent_destroy"] == Value::Bool(true);
     assert_eq!(
         prevent, retained,
         "{stem}: a retained table is never destroyed"
     );
+}
+
+/// Recovery, encryption, class, tags, throughput limits and Contributor
+/// Insights (table and every global index) as CloudFormation sets them.
+fn compare_settings(stem: &str, tf: &Value, resource: &Value, p: &Value) {
+    let mut ours = serde_json::json!({});
+    let mut theirs = serde_json::json!({});
+    settings_of_tf(resource, &mut ours);
+    settings_of_cfn(p, &mut theirs);
+    if let Some(pitr) = resource.get("point_in_time_recovery") {
+        ours["PointInTimeRecoverySpecification"] = renamed(
+            &pitr[0],
+            &[
+                ("enabled", "PointInTimeRecoveryEnabled"),
+                ("recovery_period_in_days", "RecoveryPeriodInDays"),
+            ],
+        );
+    }
+    if let Some(sse) = resource.get("server_side_encryption") {
+        let mut value = serde_json::json!({"SSEEnabled": sse[0]["enabled"], "SSEType": "KMS"});
+        if let Some(key) = sse[0].get("kms_key_arn") {
+            value["KMSMasterKeyId"] = key.clone();
+        }
+        ours["SSESpecification"] = value;
+    }
+    if let Some(class) = resource.get("table_class") {
+        ours["TableClass"] = class.clone();
+    }
+    if let Some(tags) = resource.get("tags").and_then(Value::as_object) {
+        // hcl2json keeps an object's keys sorted; CloudFormation's order is the spec's.
+        let mut list: Vec<Value> = tags
+            .iter()
+            .map(|(k, v)| serde_json::json!({"Key": k, "Value": v}))
+            .collect();
+        list.sort_by_key(|t| t["Key"].to_string());
+        ours["Tags"] = Value::Array(list);
+    }
+    for name in [
+        "PointInTimeRecoverySpecification",
+        "SSESpecification",
+        "TableClass",
+    ] {
+        if let Some(v) = p.get(name) {
+            theirs[name] = v.clone();
+        }
+    }
+    if let Some(tags) = p.get("Tags") {
+        let mut list = arr(tags);
+        list.sort_by_key(|t| t["Key"].to_string());
+        theirs["Tags"] = Value::Array(list);
+    }
+    assert_eq!(ours, theirs, "{stem}: table settings");
+    // Contributor Insights: a resource per table and global index in
+    // Terraform, a property of each in CloudFormation.
+    let mut ours: Vec<(Value, Value)> = tf["resource"]["aws_dynamodb_contributor_insights"]
+        .as_object()
+        .map(|m| {
+            m.values()
+                .map(|v| {
+                    (
+                        v[0].get("index_name").cloned().unwrap_or(Value::Null),
+                        v[0]["mode"].clone(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut theirs: Vec<(Value, Value)> = Vec::new();
+    if let Some(c) = p.get("ContributorInsightsSpecification") {
+        theirs.push((Value::Null, c["Mode"].clone()));
+    }
+    for index in arr(&p["GlobalSecondaryIndexes"]) {
+        if let Some(c) = index.get("ContributorInsightsSpecification") {
+            theirs.push((index["IndexName"].clone(), c["Mode"].clone()));
+        }
+    }
+    ours.sort_by_key(|(i, _)| i.to_string());
+    theirs.sort_by_key(|(i, _)| i.to_string());
+    assert_eq!(ours, theirs, "{stem}: contributor insights");
 }
 
 /// Each IAM policy file of the spec is an `aws_iam_policy` whose document,

@@ -336,6 +336,59 @@ fn check_pattern_rates(spec: &ir::Spec, diags: &mut Diagnostics) {
     }
 }
 
+/// Why: DynamoDB throttles an on-demand table at its declared maximum
+/// throughput, so rates the spec declares above it cannot be served.
+pub fn check_max_throughput(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let Some(max) = spec.table.settings.max_throughput else {
+        return;
+    };
+    // Write units: each write of an item of typical size; read units: each
+    // eventually consistent read of one, and each declared query call.
+    let mut writes = 0.0;
+    let mut reads = 0.0;
+    for entity in spec.entities.values() {
+        let size = crate::plan::typical_item_size(spec, entity);
+        if let Some(w) = entity.throughput.writes_per_second {
+            writes += w.value as f64 * size.div_ceil(1024).max(1) as f64;
+        }
+        if let Some(r) = entity.throughput.reads_per_second {
+            reads += r.value as f64 * size.div_ceil(4096).max(1) as f64 * 0.5;
+        }
+    }
+    for pattern in spec.access_patterns.values() {
+        let (Operation::Query(q), Some(rate)) = (&pattern.operation, &pattern.rate) else {
+            continue;
+        };
+        let largest = q
+            .returns
+            .iter()
+            .filter_map(|e| spec.entities.get(e))
+            .map(|e| crate::plan::typical_item_size(spec, e))
+            .max()
+            .unwrap_or(0);
+        let bytes =
+            largest.saturating_mul(usize::try_from(rate.items).unwrap_or(usize::MAX).max(1));
+        let per_call =
+            bytes.div_ceil(4096).max(1) as f64 * if q.consistent_read { 1.0 } else { 0.5 };
+        reads += rate.per_second * per_call;
+    }
+    for (need, limit, what) in [(writes, max.write, "write"), (reads, max.read, "read")] {
+        let Some(limit) = limit else {
+            continue;
+        };
+        if need > limit.value as f64 {
+            diags.push(
+                Diagnostic::new(
+                    Code::MaxThroughputBelowRates,
+                    format!("the declared rates need about {need:.0} {what} request units per second, over the table's maximum of {}", limit.value),
+                )
+                .label(limit.span, "maximum throughput")
+                .help(format!("DynamoDB throttles what goes over it: raise `max_throughput.{what}` to at least {:.0}, or lower the declared rates", need.ceil())),
+            );
+        }
+    }
+}
+
 /// Why: a GSI partition key with few values funnels writes into few GSI partitions.
 pub fn check_low_cardinality_indexes(spec: &ir::Spec, diags: &mut Diagnostics) {
     for entity in spec.entities.values() {

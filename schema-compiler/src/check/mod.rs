@@ -67,6 +67,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (limits::check_ttl, false),
         (limits::check_transactions, false),
         (limits::check_throughput, false),
+        (limits::check_max_throughput, false),
         (limits::check_low_cardinality_indexes, false),
         (names::check_generated_names, false),
         (iam::check_policy_sizes, true),

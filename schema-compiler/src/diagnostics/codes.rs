@@ -208,6 +208,8 @@ codes! {
     ShardCapacity = "shard_capacity", Error;
     /// A declared rate exceeds what one partition serves, and the key keeps it in one partition.
     HotPartition = "hot_partition", Error;
+    /// The declared rates need more request units than the table's on-demand maximum throughput.
+    MaxThroughputBelowRates = "max_throughput_below_rates", Error;
     /// An index partition key has few distinct values under a declared write rate.
     LowCardinalityIndex = "low_cardinality_index", Warning;
 

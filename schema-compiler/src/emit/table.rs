@@ -35,6 +35,69 @@ pub struct CreateTable {
     /// The stream, when the spec enables one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_specification: Option<StreamSpecification>,
+    /// Encryption with a KMS key (absent: DynamoDB's own key).
+    #[serde(rename = "SSESpecification", skip_serializing_if = "Option::is_none")]
+    pub sse_specification: Option<SseSpecification>,
+    /// `STANDARD` or `STANDARD_INFREQUENT_ACCESS`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_class: Option<&'static str>,
+    /// Tags.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<Tag>,
+    /// On-demand maximum request units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_demand_throughput: Option<OnDemandThroughput>,
+    /// Warm throughput.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm_throughput: Option<WarmThroughput>,
+}
+
+/// CreateTable's encryption settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SseSpecification {
+    /// Always `true` when present.
+    #[serde(rename = "Enabled")]
+    pub enabled: bool,
+    /// Always `KMS`.
+    #[serde(rename = "SSEType")]
+    pub sse_type: &'static str,
+    /// A customer managed key (absent: the AWS managed key).
+    #[serde(rename = "KMSMasterKeyId", skip_serializing_if = "Option::is_none")]
+    pub kms_master_key_id: Option<String>,
+}
+
+/// A tag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Tag {
+    /// Key.
+    pub key: String,
+    /// Value.
+    pub value: String,
+}
+
+/// On-demand maximum request units per second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct OnDemandThroughput {
+    /// Reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_read_request_units: Option<u64>,
+    /// Writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_write_request_units: Option<u64>,
+}
+
+/// Warm throughput in units per second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct WarmThroughput {
+    /// Reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_units_per_second: Option<u64>,
+    /// Writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_units_per_second: Option<u64>,
 }
 
 /// A key attribute and its scalar type.
@@ -70,6 +133,56 @@ pub struct SecondaryIndex {
     /// Capacity of a global index of a provisioned table.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provisioned_throughput: Option<Throughput>,
+    /// On-demand maximum request units of a global index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_demand_throughput: Option<OnDemandThroughput>,
+    /// Warm throughput of a global index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm_throughput: Option<WarmThroughput>,
+    /// Contributor Insights of a global index (CloudFormation only; the
+    /// API sets it with UpdateContributorInsights).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contributor_insights_specification: Option<InsightsSpecification>,
+}
+
+/// CloudFormation's Contributor Insights settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct InsightsSpecification {
+    /// Always `true` when present.
+    pub enabled: bool,
+    /// `ACCESSED_AND_THROTTLED_KEYS` or `THROTTLED_KEYS`.
+    pub mode: &'static str,
+}
+
+/// DynamoDB's name for a table class.
+pub fn table_class_name(class: ir::TableClass) -> &'static str {
+    match class {
+        ir::TableClass::Standard => "STANDARD",
+        ir::TableClass::StandardInfrequentAccess => "STANDARD_INFREQUENT_ACCESS",
+    }
+}
+
+/// DynamoDB's name for a Contributor Insights mode.
+pub fn insights_mode_name(mode: ir::InsightsMode) -> &'static str {
+    match mode {
+        ir::InsightsMode::AccessedAndThrottledKeys => "ACCESSED_AND_THROTTLED_KEYS",
+        ir::InsightsMode::ThrottledKeys => "THROTTLED_KEYS",
+    }
+}
+
+fn on_demand(units: Option<ir::UnitsPerSecond>) -> Option<OnDemandThroughput> {
+    units.map(|u| OnDemandThroughput {
+        max_read_request_units: u.read.map(|r| r.value),
+        max_write_request_units: u.write.map(|w| w.value),
+    })
+}
+
+fn warm(units: Option<ir::UnitsPerSecond>) -> Option<WarmThroughput> {
+    units.map(|u| WarmThroughput {
+        read_units_per_second: u.read.map(|r| r.value),
+        write_units_per_second: u.write.map(|w| w.value),
+    })
 }
 
 /// An index projection.
@@ -238,6 +351,8 @@ pub fn create_table(spec: &ir::Spec) -> CreateTable {
             projection,
             read_capacity,
             write_capacity,
+            max_throughput,
+            warm_throughput,
         } = index;
         let is_global = *kind == IndexKind::Global;
         let def = SecondaryIndex {
@@ -249,6 +364,9 @@ pub fn create_table(spec: &ir::Spec) -> CreateTable {
             } else {
                 None
             },
+            on_demand_throughput: on_demand(*max_throughput),
+            warm_throughput: warm(*warm_throughput),
+            contributor_insights_specification: None,
         };
         if is_global {
             global.push(def);
@@ -272,7 +390,57 @@ pub fn create_table(spec: &ir::Spec) -> CreateTable {
             stream_enabled: true,
             stream_view_type: stream_view_name(view),
         }),
+        sse_specification: match &table.settings.encryption {
+            ir::Encryption::AwsOwned => None,
+            ir::Encryption::AwsManaged => Some(SseSpecification {
+                enabled: true,
+                sse_type: "KMS",
+                kms_master_key_id: None,
+            }),
+            ir::Encryption::Customer(key) => Some(SseSpecification {
+                enabled: true,
+                sse_type: "KMS",
+                kms_master_key_id: Some(key.clone()),
+            }),
+        },
+        table_class: table.settings.table_class.map(table_class_name),
+        tags: table
+            .settings
+            .tags
+            .iter()
+            .map(|(key, value)| Tag {
+                key: key.clone(),
+                value: value.clone(),
+            })
+            .collect(),
+        on_demand_throughput: on_demand(table.settings.max_throughput),
+        warm_throughput: warm(table.settings.warm_throughput),
     }
+}
+
+/// The UpdateContinuousBackups request that turns on point-in-time
+/// recovery, if the spec asks for it.
+pub fn update_continuous_backups(spec: &ir::Spec) -> Option<serde_json::Value> {
+    let days = spec.table.settings.point_in_time_recovery?;
+    Some(serde_json::json!({
+        "TableName": spec.table.name.value,
+        "PointInTimeRecoverySpecification": {
+            "PointInTimeRecoveryEnabled": true,
+            "RecoveryPeriodInDays": days,
+        },
+    }))
+}
+
+/// The UpdateContributorInsights request that turns on Contributor
+/// Insights for the table, if the spec asks for it (the API takes one
+/// index per request; CloudFormation and Terraform set every global index).
+pub fn update_contributor_insights(spec: &ir::Spec) -> Option<serde_json::Value> {
+    let mode = spec.table.settings.contributor_insights?;
+    Some(serde_json::json!({
+        "TableName": spec.table.name.value,
+        "ContributorInsightsAction": "ENABLE",
+        "ContributorInsightsMode": insights_mode_name(mode),
+    }))
 }
 
 /// The UpdateTimeToLive request enabling the spec's TTL, if it has one.
@@ -355,6 +523,27 @@ pub struct TableProperties {
     pub time_to_live_specification: Option<TimeToLiveSpecification>,
     /// DynamoDB refuses to delete the table while this is on.
     pub deletion_protection_enabled: bool,
+    /// Point-in-time recovery.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub point_in_time_recovery_specification: Option<serde_json::Value>,
+    /// Encryption with a KMS key.
+    #[serde(rename = "SSESpecification", skip_serializing_if = "Option::is_none")]
+    pub sse_specification: Option<serde_json::Value>,
+    /// The table class.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_class: Option<&'static str>,
+    /// Tags.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<Tag>,
+    /// Contributor Insights.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contributor_insights_specification: Option<InsightsSpecification>,
+    /// On-demand maximum request units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_demand_throughput: Option<OnDemandThroughput>,
+    /// Warm throughput.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm_throughput: Option<WarmThroughput>,
 }
 
 /// CloudFormation's stream specification.
@@ -376,7 +565,28 @@ pub fn cloudformation(spec: &ir::Spec) -> CloudFormation {
         billing_mode,
         provisioned_throughput,
         stream_specification,
+        sse_specification,
+        table_class,
+        tags,
+        on_demand_throughput,
+        warm_throughput,
     } = create_table(spec);
+    let insights = spec
+        .table
+        .settings
+        .contributor_insights
+        .map(|mode| InsightsSpecification {
+            enabled: true,
+            mode: insights_mode_name(mode),
+        });
+    // CloudFormation sets each global index's Contributor Insights too.
+    let global_secondary_indexes = global_secondary_indexes
+        .into_iter()
+        .map(|mut index| {
+            index.contributor_insights_specification = insights.clone();
+            index
+        })
+        .collect();
     let mut outputs = serde_json::Map::new();
     let output = |value: serde_json::Value, what: &str| serde_json::json!({ "Description": what, "Value": value });
     outputs.insert(
@@ -426,6 +636,29 @@ pub fn cloudformation(spec: &ir::Spec) -> CloudFormation {
                     time_to_live_specification: update_time_to_live(spec)
                         .map(|u| u.time_to_live_specification),
                     deletion_protection_enabled: spec.table.protection.deletion_protection,
+                    point_in_time_recovery_specification: spec
+                        .table
+                        .settings
+                        .point_in_time_recovery
+                        .map(|days| {
+                            serde_json::json!({
+                                "PointInTimeRecoveryEnabled": true,
+                                "RecoveryPeriodInDays": days,
+                            })
+                        }),
+                    sse_specification: sse_specification.map(|sse| {
+                        let mut value =
+                            serde_json::json!({ "SSEEnabled": true, "SSEType": sse.sse_type });
+                        if let Some(key) = sse.kms_master_key_id {
+                            value["KMSMasterKeyId"] = serde_json::Value::String(key);
+                        }
+                        value
+                    }),
+                    table_class,
+                    tags,
+                    contributor_insights_specification: insights,
+                    on_demand_throughput,
+                    warm_throughput,
                 },
             },
         },
@@ -453,6 +686,18 @@ pub fn render_table(spec: &ir::Spec, stem: &str) -> Vec<GeneratedFile> {
         files.push(GeneratedFile {
             name: format!("{stem}.update-time-to-live.json"),
             contents: to_json(&ttl),
+        });
+    }
+    if let Some(backups) = update_continuous_backups(spec) {
+        files.push(GeneratedFile {
+            name: format!("{stem}.update-continuous-backups.json"),
+            contents: to_json(&backups),
+        });
+    }
+    if let Some(insights) = update_contributor_insights(spec) {
+        files.push(GeneratedFile {
+            name: format!("{stem}.update-contributor-insights.json"),
+            contents: to_json(&insights),
         });
     }
     files.push(GeneratedFile {

@@ -9,7 +9,10 @@
 //! -check` accepts it as written. Global secondary indexes always use
 //! `key_schema` blocks, never the deprecated index-level `hash_key`.
 
-use super::table::{create_table, update_time_to_live, CreateTable, SecondaryIndex};
+use super::table::{
+    create_table, update_time_to_live, CreateTable, OnDemandThroughput, SecondaryIndex,
+    WarmThroughput,
+};
 use super::GeneratedFile;
 use crate::ir::{self, ResourcePolicy};
 use crate::naming;
@@ -51,7 +54,7 @@ impl Block {
         let indent = "  ".repeat(depth);
         out.push_str(&format!("{indent}{} {{\n", self.header));
         // `terraform fmt` aligns the `=` of a run of attributes; a value of
-        // several lines is the last of its run.
+        // several lines ends its run.
         let mut run: Vec<&(String, String)> = Vec::new();
         let flush = |run: &mut Vec<&(String, String)>, out: &mut String| {
             let width = run.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
@@ -61,8 +64,14 @@ impl Block {
             }
         };
         for attribute in &self.attributes {
+            let multiline = attribute.1.contains('\n');
+            // An object over several lines stands alone; a heredoc's first
+            // line is aligned with the run before it.
+            if multiline && attribute.1.starts_with('{') {
+                flush(&mut run, out);
+            }
             run.push(attribute);
-            if attribute.1.contains('\n') {
+            if multiline {
                 flush(&mut run, out);
             }
         }
@@ -155,7 +164,86 @@ fn global_index(index: &SecondaryIndex) -> Block {
     for key in &index.key_schema {
         block = block.block(key_schema(&key.attribute_name, key.key_type));
     }
+    if let Some(t) = index.on_demand_throughput {
+        block = block.block(on_demand_block(t));
+    }
+    if let Some(t) = index.warm_throughput {
+        block = block.block(warm_block(t));
+    }
     block
+}
+
+fn on_demand_block(t: OnDemandThroughput) -> Block {
+    let mut block = Block::new("on_demand_throughput");
+    if let Some(read) = t.max_read_request_units {
+        block = block.attr("max_read_request_units", read.to_string());
+    }
+    if let Some(write) = t.max_write_request_units {
+        block = block.attr("max_write_request_units", write.to_string());
+    }
+    block
+}
+
+fn warm_block(t: WarmThroughput) -> Block {
+    let mut block = Block::new("warm_throughput");
+    if let Some(read) = t.read_units_per_second {
+        block = block.attr("read_units_per_second", read.to_string());
+    }
+    if let Some(write) = t.write_units_per_second {
+        block = block.attr("write_units_per_second", write.to_string());
+    }
+    block
+}
+
+/// A map of strings as an HCL object, its keys quoted and its `=` aligned,
+/// at `depth` levels of indent.
+fn object(pairs: &[(String, String)], depth: usize) -> String {
+    let indent = "  ".repeat(depth);
+    let keys: Vec<String> = pairs.iter().map(|(k, _)| string(k)).collect();
+    let width = keys.iter().map(String::len).max().unwrap_or(0);
+    let mut out = String::from("{\n");
+    for (key, (_, value)) in keys.iter().zip(pairs) {
+        let pad = " ".repeat(width - key.len());
+        out.push_str(&format!("{indent}  {key}{pad} = {}\n", string(value)));
+    }
+    out.push_str(&format!("{indent}}}"));
+    out
+}
+
+/// The `aws_dynamodb_contributor_insights` resources of the table and its
+/// global indexes.
+fn insights(spec: &ir::Spec, resource: &str) -> Vec<Block> {
+    let Some(mode) = spec.table.settings.contributor_insights else {
+        return Vec::new();
+    };
+    let mode = super::table::insights_mode_name(mode);
+    let table = format!("aws_dynamodb_table.{resource}.name");
+    let mut out = vec![Block::new(format!(
+        "resource \"aws_dynamodb_contributor_insights\" {}",
+        string(resource)
+    ))
+    .attr("table_name", table.clone())
+    .attr("mode", string(mode))];
+    for index in spec
+        .indexes
+        .values()
+        .filter(|i| i.kind == ir::IndexKind::Global)
+    {
+        let label = format!(
+            "{resource}_{}",
+            naming::snake(&index.name.value).trim_start_matches("r#")
+        );
+        out.push(
+            Block::new(format!(
+                "resource \"aws_dynamodb_contributor_insights\" {}",
+                string(&label)
+            ))
+            .attr("table_name", table.clone())
+            .attr("index_name", string(&index.name.value))
+            .attr("mode", string(mode)),
+        );
+    }
+    out
 }
 
 fn local_index(index: &SecondaryIndex) -> Block {
@@ -177,6 +265,11 @@ fn table_resource(spec: &ir::Spec, name: &str) -> Block {
         billing_mode,
         provisioned_throughput,
         stream_specification,
+        sse_specification,
+        table_class,
+        tags,
+        on_demand_throughput,
+        warm_throughput,
     } = create_table(spec);
     let mut table = Block::new(format!("resource \"aws_dynamodb_table\" {}", string(name)))
         .attr("name", string(&table_name))
@@ -204,6 +297,16 @@ fn table_resource(spec: &ir::Spec, name: &str) -> Block {
         "deletion_protection_enabled",
         protection.deletion_protection.to_string(),
     );
+    if let Some(class) = table_class {
+        table = table.attr("table_class", string(class));
+    }
+    if !tags.is_empty() {
+        let pairs: Vec<(String, String)> = tags
+            .iter()
+            .map(|t| (t.key.clone(), t.value.clone()))
+            .collect();
+        table = table.attr("tags", object(&pairs, 1));
+    }
     for definition in &attribute_definitions {
         table = table.block(
             Block::new("attribute")
@@ -213,6 +316,26 @@ fn table_resource(spec: &ir::Spec, name: &str) -> Block {
     }
     for index in &global_secondary_indexes {
         table = table.block(global_index(index));
+    }
+    if let Some(t) = on_demand_throughput {
+        table = table.block(on_demand_block(t));
+    }
+    if let Some(t) = warm_throughput {
+        table = table.block(warm_block(t));
+    }
+    if let Some(days) = spec.table.settings.point_in_time_recovery {
+        table = table.block(
+            Block::new("point_in_time_recovery")
+                .attr("enabled", "true")
+                .attr("recovery_period_in_days", days.to_string()),
+        );
+    }
+    if let Some(sse) = sse_specification {
+        let mut block = Block::new("server_side_encryption").attr("enabled", "true");
+        if let Some(key) = sse.kms_master_key_id {
+            block = block.attr("kms_key_arn", string(&key));
+        }
+        table = table.block(block);
     }
     for index in &local_secondary_indexes {
         table = table.block(local_index(index));
@@ -347,6 +470,7 @@ pub fn render_terraform(spec: &ir::Spec, stem: &str) -> GeneratedFile {
     }
     let (policies, needs_data) = policies(spec, stem, &resource);
     let mut blocks = vec![provider, table_resource(spec, &resource)];
+    blocks.extend(insights(spec, &resource));
     if needs_data {
         blocks.push(Block::new("data \"aws_region\" \"current\""));
         blocks.push(Block::new("data \"aws_caller_identity\" \"current\""));

@@ -486,6 +486,8 @@ fn table_design(spec: &ir::Spec, table: &ir::Table) -> TableDesign {
         stream,
         entity_type,
         protection,
+        // How DynamoDB runs the table changes no item: not part of the design.
+        settings: _,
     } = table;
     let _ = spec;
     TableDesign {

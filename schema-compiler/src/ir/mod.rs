@@ -19,8 +19,8 @@ pub use key::*;
 pub use pattern::*;
 
 pub use crate::syntax::{
-    BillingMode, DatetimeFormat, IndexKind, KeyType, LintLevel, Maintenance, Order, ResourcePolicy,
-    Scope, StreamView, TimePrecision,
+    BillingMode, DatetimeFormat, IndexKind, InsightsMode, KeyType, LintLevel, Maintenance, Order,
+    ResourcePolicy, Scope, StreamView, TableClass, TimePrecision,
 };
 
 /// A resolved spec.
@@ -137,6 +137,50 @@ pub struct Table {
     pub entity_type: EntityType,
     /// What protects the table's items from infrastructure operations.
     pub protection: Protection,
+    /// How DynamoDB runs the table: recovery, encryption, class, tags,
+    /// insights and throughput limits.
+    pub settings: TableSettings,
+}
+
+/// Settings of how DynamoDB runs a table, not of what it holds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TableSettings {
+    /// Point-in-time recovery's period in days (1 to 35); off when `None`.
+    pub point_in_time_recovery: Option<u64>,
+    /// Encryption at rest.
+    pub encryption: Encryption,
+    /// The table class (`None`: DynamoDB's default, standard).
+    pub table_class: Option<TableClass>,
+    /// Tags, in the order written.
+    pub tags: Vec<(String, String)>,
+    /// Contributor Insights (table and global indexes).
+    pub contributor_insights: Option<InsightsMode>,
+    /// On-demand maximum request units per second.
+    pub max_throughput: Option<UnitsPerSecond>,
+    /// Warm throughput in units per second.
+    pub warm_throughput: Option<UnitsPerSecond>,
+}
+
+/// Units per second for reads and writes, each when declared.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct UnitsPerSecond {
+    /// Read units per second, where the spec says.
+    pub read: Option<Spanned<u64>>,
+    /// Write units per second, where the spec says.
+    pub write: Option<Spanned<u64>>,
+}
+
+/// Which key encrypts a table at rest.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Encryption {
+    /// DynamoDB's own key, at no charge (DynamoDB's default).
+    #[default]
+    AwsOwned,
+    /// The account's AWS managed key, `alias/aws/dynamodb`.
+    AwsManaged,
+    /// A customer managed key: its ARN, id or alias.
+    Customer(String),
 }
 
 /// What protects a table's items from being deleted by an infrastructure
@@ -294,6 +338,10 @@ pub struct Index {
     pub read_capacity: Option<u64>,
     /// Provisioned write capacity (global indexes).
     pub write_capacity: Option<u64>,
+    /// On-demand maximum request units per second (global indexes).
+    pub max_throughput: Option<UnitsPerSecond>,
+    /// Warm throughput in units per second (global indexes).
+    pub warm_throughput: Option<UnitsPerSecond>,
 }
 
 /// Which attributes an index carries.

@@ -15,6 +15,7 @@ mod index_keys;
 mod pattern;
 mod range;
 mod role;
+mod settings;
 mod unify;
 mod writes;
 
@@ -208,6 +209,7 @@ impl Resolver<'_> {
             entity_type.attribute(),
         ];
         self.check_distinct(names.into_iter().flatten(), "table key attribute");
+        let settings = self.resolve_settings(decl, billing.mode);
         ir::Table {
             name: decl.name.clone(),
             description: text(&decl.description),
@@ -228,6 +230,7 @@ impl Resolver<'_> {
                     .as_ref()
                     .map_or_else(Default::default, |p| p.value),
             },
+            settings,
         }
     }
 
@@ -588,6 +591,8 @@ impl Resolver<'_> {
             projection,
             read_capacity: self.capacity(&decl.read_capacity),
             write_capacity: self.capacity(&decl.write_capacity),
+            max_throughput: self.index_throughput(&decl.max_throughput, kind, table, true),
+            warm_throughput: self.index_throughput(&decl.warm_throughput, kind, table, false),
         })
     }
 

@@ -117,6 +117,64 @@ pub struct TableDecl {
     /// it (`UpdateReplacePolicy`; default `retain`).
     #[serde(default)]
     pub update_replace_policy: Option<Spanned<ResourcePolicy>>,
+    /// Point-in-time recovery, as the days it reaches back (1 to 35); off
+    /// when absent.
+    #[serde(default)]
+    pub point_in_time_recovery: Option<Spanned<u64>>,
+    /// Encryption at rest with a KMS key: `aws_managed` (the account's
+    /// `alias/aws/dynamodb`), or a customer managed key's ARN, id or alias.
+    /// Absent: DynamoDB's own key (AWS owned).
+    #[serde(default)]
+    pub kms_key: Option<Spanned<String>>,
+    /// `standard` (default) or `standard_infrequent_access`.
+    #[serde(default)]
+    pub table_class: Option<Spanned<TableClass>>,
+    /// Tags on the table (up to 50; keys 1 to 128 characters, values up to
+    /// 256, no `aws:` prefix).
+    #[serde(default)]
+    pub tags: NamedMap<String>,
+    /// CloudWatch Contributor Insights on the table and its global indexes:
+    /// `accessed_and_throttled_keys` or `throttled_keys`.
+    #[serde(default)]
+    pub contributor_insights: Option<Spanned<InsightsMode>>,
+    /// The most request units per second an on-demand table may consume.
+    #[serde(default)]
+    pub max_throughput: Option<Spanned<UnitsDecl>>,
+    /// The units per second the table serves at once, without warming up.
+    #[serde(default)]
+    pub warm_throughput: Option<Spanned<UnitsDecl>>,
+}
+
+/// Request or capacity units per second, for reads and for writes.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UnitsDecl {
+    /// Read units per second.
+    #[serde(default)]
+    pub read: Option<Spanned<u64>>,
+    /// Write units per second.
+    #[serde(default)]
+    pub write: Option<Spanned<u64>>,
+}
+
+/// DynamoDB's table classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TableClass {
+    /// `STANDARD`.
+    Standard,
+    /// `STANDARD_INFREQUENT_ACCESS`: cheaper storage, dearer requests.
+    StandardInfrequentAccess,
+}
+
+/// What Contributor Insights records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InsightsMode {
+    /// The most accessed and the most throttled keys.
+    AccessedAndThrottledKeys,
+    /// The most throttled keys only.
+    ThrottledKeys,
 }
 
 /// What CloudFormation does with a table it deletes or replaces.
@@ -393,6 +451,12 @@ pub struct IndexDecl {
     /// Provisioned write capacity of a global index.
     #[serde(default)]
     pub write_capacity: Option<Spanned<u64>>,
+    /// The most request units per second an on-demand global index may consume.
+    #[serde(default)]
+    pub max_throughput: Option<Spanned<UnitsDecl>>,
+    /// The units per second a global index serves at once.
+    #[serde(default)]
+    pub warm_throughput: Option<Spanned<UnitsDecl>>,
 }
 
 /// Index kinds.
