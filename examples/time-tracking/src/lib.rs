@@ -141,6 +141,18 @@ pub struct ListPage<T> {
     pub next_page_token: Option<String>,
 }
 
+/// One page as the API answers it: an item that did not decode, or that
+/// the repository refused as another tenant's, fails the request.
+fn list_page<T>(page: singletable_runtime::Page<T>) -> Result<Json<ListPage<T>>, ApiError> {
+    if let Some(e) = page.errors.into_iter().next() {
+        return Err(e.into());
+    }
+    Ok(Json(ListPage {
+        items: page.items,
+        next_page_token: page.next_token,
+    }))
+}
+
 fn limit(p: &PageParams) -> usize {
     p.limit.unwrap_or(20).clamp(1, 100)
 }
@@ -155,14 +167,7 @@ async fn list_projects(
         .projects()
         .page(limit(&p), p.page_token.as_deref())
         .await?;
-    if let Some(e) = page.errors.into_iter().next() {
-        return Err(e.into());
-    }
-    let next_page_token = page.next_token;
-    Ok(Json(ListPage {
-        items: page.items,
-        next_page_token,
-    }))
+    list_page(page)
 }
 
 async fn list_entries(
@@ -176,14 +181,7 @@ async fn list_entries(
         .project_entries(&id)
         .page(limit(&p), p.page_token.as_deref())
         .await?;
-    if let Some(e) = page.errors.into_iter().next() {
-        return Err(e.into());
-    }
-    let next_page_token = page.next_token;
-    Ok(Json(ListPage {
-        items: page.items,
-        next_page_token,
-    }))
+    list_page(page)
 }
 
 /// `POST /entries`: the entry and the project's new total, in one

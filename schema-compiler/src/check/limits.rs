@@ -314,18 +314,7 @@ fn check_pattern_rates(spec: &ir::Spec, diags: &mut Diagnostics) {
         // A partition serves 3,000 read units a second; an eventually
         // consistent read of 4 KB costs half a unit.
         let limit = PARTITION_RCU;
-        let largest = q
-            .returns
-            .iter()
-            .filter_map(|e| spec.entities.get(e))
-            .map(|e| crate::plan::typical_item_size(spec, e))
-            .max()
-            .unwrap_or(0);
-        let bytes =
-            largest.saturating_mul(usize::try_from(rate.items).unwrap_or(usize::MAX).max(1));
-        let per_call =
-            bytes.div_ceil(4096).max(1) as f64 * if q.consistent_read { 1.0 } else { 0.5 };
-        let units = rate.per_second * per_call;
+        let units = query_read_units(spec, q, rate);
         if units > limit as f64 {
             diags.push(
                 Diagnostic::new(Code::HotPartition, format!("`{}` reads about {units:.0} units/s from one partition, which serves {limit}", pattern.name))
@@ -334,6 +323,22 @@ fn check_pattern_rates(spec: &ir::Spec, diags: &mut Diagnostics) {
             );
         }
     }
+}
+
+/// The read units per second a query's declared rate needs: its items of
+/// the largest typical size it returns, half a unit per 4 KB read
+/// eventually consistent, a whole one consistent.
+fn query_read_units(spec: &ir::Spec, q: &ir::Query, rate: &ir::Rate) -> f64 {
+    let largest = q
+        .returns
+        .iter()
+        .filter_map(|e| spec.entities.get(e))
+        .map(|e| crate::plan::typical_item_size(spec, e))
+        .max()
+        .unwrap_or(0);
+    let bytes = largest.saturating_mul(usize::try_from(rate.items).unwrap_or(usize::MAX).max(1));
+    let per_call = bytes.div_ceil(4096).max(1) as f64 * if q.consistent_read { 1.0 } else { 0.5 };
+    rate.per_second * per_call
 }
 
 /// Why: DynamoDB throttles an on-demand table at its declared maximum
@@ -359,18 +364,7 @@ pub fn check_max_throughput(spec: &ir::Spec, diags: &mut Diagnostics) {
         let (Operation::Query(q), Some(rate)) = (&pattern.operation, &pattern.rate) else {
             continue;
         };
-        let largest = q
-            .returns
-            .iter()
-            .filter_map(|e| spec.entities.get(e))
-            .map(|e| crate::plan::typical_item_size(spec, e))
-            .max()
-            .unwrap_or(0);
-        let bytes =
-            largest.saturating_mul(usize::try_from(rate.items).unwrap_or(usize::MAX).max(1));
-        let per_call =
-            bytes.div_ceil(4096).max(1) as f64 * if q.consistent_read { 1.0 } else { 0.5 };
-        reads += rate.per_second * per_call;
+        reads += query_read_units(spec, q, rate);
     }
     for (need, limit, what) in [(writes, max.write, "write"), (reads, max.read, "read")] {
         let Some(limit) = limit else {

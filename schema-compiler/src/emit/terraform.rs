@@ -1,5 +1,5 @@
 //! The Terraform configuration of a spec's table: an `aws_dynamodb_table`
-//! rendered from the same [`create_table`](super::table::create_table) as
+//! rendered from the same [`create_table`] as
 //! the CreateTable JSON and the CloudFormation template, its outputs, and
 //! the IAM policies of `generate iam` as `aws_iam_policy` resources whose
 //! ARNs name the table resource.
