@@ -150,6 +150,54 @@ fn typical_template_size(spec: &ir::Spec, entity: &ir::Entity, t: &ir::KeyTempla
         .sum()
 }
 
+/// The read units per second a query's declared rate needs: its items of
+/// the largest typical size it returns, half a unit per 4 KB read
+/// eventually consistent, a whole one consistent.
+pub(crate) fn query_read_units(spec: &ir::Spec, q: &ir::Query, rate: &ir::Rate) -> f64 {
+    let largest = q
+        .returns
+        .iter()
+        .filter_map(|e| spec.entities.get(e))
+        .map(|e| typical_item_size(spec, e))
+        .max()
+        .unwrap_or(0);
+    let bytes = largest.saturating_mul(usize::try_from(rate.items).unwrap_or(usize::MAX).max(1));
+    let per_call = bytes.div_ceil(4096).max(1) as f64 * if q.consistent_read { 1.0 } else { 0.5 };
+    rate.per_second * per_call
+}
+
+/// Read and write units per second.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Units {
+    /// Read units per second.
+    pub reads: f64,
+    /// Write units per second.
+    pub writes: f64,
+}
+
+/// The units per second the spec's declared rates need of the table:
+/// each entity's `throughput` (a write unit per KB of its typical item, half
+/// a read unit per 4 KB read eventually consistent) and each query's `rate`.
+pub(crate) fn declared_units(spec: &ir::Spec) -> Units {
+    let mut units = Units::default();
+    for entity in spec.entities.values() {
+        let size = typical_item_size(spec, entity);
+        if let Some(w) = entity.throughput.writes_per_second {
+            units.writes += w.value as f64 * size.div_ceil(1024).max(1) as f64;
+        }
+        if let Some(r) = entity.throughput.reads_per_second {
+            units.reads += r.value as f64 * size.div_ceil(4096).max(1) as f64 * 0.5;
+        }
+    }
+    for pattern in spec.access_patterns.values() {
+        let (Operation::Query(q), Some(rate)) = (&pattern.operation, &pattern.rate) else {
+            continue;
+        };
+        units.reads += query_read_units(spec, q, rate);
+    }
+    units
+}
+
 pub(crate) fn read_units(bytes: usize, consistent: bool) -> f64 {
     let units = bytes.div_ceil(4096).max(1) as f64;
     if consistent {

@@ -314,7 +314,7 @@ fn check_pattern_rates(spec: &ir::Spec, diags: &mut Diagnostics) {
         // A partition serves 3,000 read units a second; an eventually
         // consistent read of 4 KB costs half a unit.
         let limit = PARTITION_RCU;
-        let units = query_read_units(spec, q, rate);
+        let units = crate::plan::query_read_units(spec, q, rate);
         if units > limit as f64 {
             diags.push(
                 Diagnostic::new(Code::HotPartition, format!("`{}` reads about {units:.0} units/s from one partition, which serves {limit}", pattern.name))
@@ -325,47 +325,13 @@ fn check_pattern_rates(spec: &ir::Spec, diags: &mut Diagnostics) {
     }
 }
 
-/// The read units per second a query's declared rate needs: its items of
-/// the largest typical size it returns, half a unit per 4 KB read
-/// eventually consistent, a whole one consistent.
-fn query_read_units(spec: &ir::Spec, q: &ir::Query, rate: &ir::Rate) -> f64 {
-    let largest = q
-        .returns
-        .iter()
-        .filter_map(|e| spec.entities.get(e))
-        .map(|e| crate::plan::typical_item_size(spec, e))
-        .max()
-        .unwrap_or(0);
-    let bytes = largest.saturating_mul(usize::try_from(rate.items).unwrap_or(usize::MAX).max(1));
-    let per_call = bytes.div_ceil(4096).max(1) as f64 * if q.consistent_read { 1.0 } else { 0.5 };
-    rate.per_second * per_call
-}
-
 /// Why: DynamoDB throttles an on-demand table at its declared maximum
 /// throughput, so rates the spec declares above it cannot be served.
 pub fn check_max_throughput(spec: &ir::Spec, diags: &mut Diagnostics) {
     let Some(max) = spec.table.settings.max_throughput else {
         return;
     };
-    // Write units: each write of an item of typical size; read units: each
-    // eventually consistent read of one, and each declared query call.
-    let mut writes = 0.0;
-    let mut reads = 0.0;
-    for entity in spec.entities.values() {
-        let size = crate::plan::typical_item_size(spec, entity);
-        if let Some(w) = entity.throughput.writes_per_second {
-            writes += w.value as f64 * size.div_ceil(1024).max(1) as f64;
-        }
-        if let Some(r) = entity.throughput.reads_per_second {
-            reads += r.value as f64 * size.div_ceil(4096).max(1) as f64 * 0.5;
-        }
-    }
-    for pattern in spec.access_patterns.values() {
-        let (Operation::Query(q), Some(rate)) = (&pattern.operation, &pattern.rate) else {
-            continue;
-        };
-        reads += query_read_units(spec, q, rate);
-    }
+    let crate::plan::Units { reads, writes } = crate::plan::declared_units(spec);
     for (need, limit, what) in [(writes, max.write, "write"), (reads, max.read, "read")] {
         let Some(limit) = limit else {
             continue;
