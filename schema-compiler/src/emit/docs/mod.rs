@@ -45,6 +45,8 @@ struct TableDoc {
     ttl: Option<String>,
     billing: String,
     stream: Option<&'static str>,
+    /// The table settings, one sentence each.
+    settings: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -144,7 +146,68 @@ fn table_doc(spec: &ir::Spec) -> TableDoc {
         ttl: t.ttl.as_ref().map(|t| t.value.clone()),
         billing,
         stream: t.stream.map(super::table::stream_view_name),
+        settings: settings_doc(&t.settings),
     }
+}
+
+/// The table settings as sentences of the design document.
+fn settings_doc(s: &ir::TableSettings) -> Vec<String> {
+    let units = |u: &ir::UnitsPerSecond| {
+        let part = |v: Option<crate::source::Spanned<u64>>, what: &str| {
+            v.map(|v| format!("{} {what}", v.value))
+        };
+        [part(u.read, "reads"), part(u.write, "writes")]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" and ")
+    };
+    let mut out = Vec::new();
+    if let Some(days) = s.point_in_time_recovery {
+        out.push(format!("Point-in-time recovery: {days} days."));
+    }
+    match &s.encryption {
+        ir::Encryption::AwsOwned => {}
+        ir::Encryption::AwsManaged => {
+            out.push("Encrypted with the AWS managed key `alias/aws/dynamodb`.".to_owned())
+        }
+        ir::Encryption::Customer(key) => {
+            out.push(format!("Encrypted with the customer managed key `{key}`."))
+        }
+    }
+    if let Some(class) = s.table_class {
+        out.push(format!(
+            "Table class: {}.",
+            super::table::table_class_name(class)
+        ));
+    }
+    if let Some(mode) = s.contributor_insights {
+        out.push(format!(
+            "Contributor Insights: {} (table and global indexes).",
+            super::table::insights_mode_name(mode)
+        ));
+    }
+    if let Some(max) = &s.max_throughput {
+        out.push(format!(
+            "On-demand maximum: {} request units per second.",
+            units(max)
+        ));
+    }
+    if let Some(warm) = &s.warm_throughput {
+        out.push(format!(
+            "Warm throughput: {} units per second.",
+            units(warm)
+        ));
+    }
+    if !s.tags.is_empty() {
+        let tags: Vec<String> = s
+            .tags
+            .iter()
+            .map(|(k, v)| format!("`{k}` = `{v}`"))
+            .collect();
+        out.push(format!("Tags: {}.", tags.join(", ")));
+    }
+    out
 }
 
 fn index_doc(i: &ir::Index) -> IndexDoc {
