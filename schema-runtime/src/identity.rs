@@ -56,6 +56,9 @@ pub enum Shape {
     Class(&'static [(char, char)]),
     /// Exactly one character of these inclusive ranges.
     One(&'static [(char, char)]),
+    /// Exactly this many characters, each of these inclusive ranges (the
+    /// digits of a fixed-width number or datetime).
+    Repeat(u32, &'static [(char, char)]),
 }
 
 impl Identity {
@@ -203,6 +206,7 @@ fn string_matches(shape: &[Shape], text: &str) -> bool {
             Shape::Lit(l) => steps.extend(l.chars().map(Step::Char)),
             Shape::Class(r) => steps.push(Step::Class(r)),
             Shape::One(r) => steps.push(Step::One(r)),
+            Shape::Repeat(n, r) => steps.extend((0..n).map(|_| Step::One(r))),
         }
     }
     let n = steps.len();
@@ -280,6 +284,15 @@ mod tests {
         assert!(string_matches(&shape, "07#"));
         assert!(!string_matches(&shape, "7#"));
         assert!(!string_matches(&shape, "007#"));
+        // A repeat is that many single characters.
+        let repeat = [Shape::Repeat(2, DIGITS), Shape::Lit("#")];
+        for text in ["07#", "7#", "007#", "0a#", "99#"] {
+            assert_eq!(
+                string_matches(&repeat, text),
+                string_matches(&shape, text),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -347,7 +347,10 @@ fn shape_parts(tokens: &[crate::lang::Tok]) -> Vec<TokenStream> {
     };
     let mut out = Vec::new();
     let mut literal = String::new();
-    for token in tokens {
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = &tokens[i];
+        i += 1;
         if let Tok::Char(c) = token {
             literal.push(*c);
             continue;
@@ -362,8 +365,20 @@ fn shape_parts(tokens: &[crate::lang::Tok]) -> Vec<TokenStream> {
                 quote!(__rt::Shape::Class(#r))
             }
             Tok::One(set) => {
+                // A run of one-character positions of one class (the
+                // digits of a datetime) is one `Repeat`.
+                let run = 1 + tokens[i..]
+                    .iter()
+                    .take_while(|t| matches!(t, Tok::One(s) if s == set))
+                    .count();
+                i += run - 1;
                 let r = ranges(set);
-                quote!(__rt::Shape::One(#r))
+                if run == 1 {
+                    quote!(__rt::Shape::One(#r))
+                } else {
+                    let n = proc_macro2::Literal::usize_unsuffixed(run);
+                    quote!(__rt::Shape::Repeat(#n, #r))
+                }
             }
             Tok::Char(_) => continue,
         });
