@@ -257,7 +257,7 @@ pub struct DeviceReport {
     pub reported_at: __rt::DateTime,
     /// `status`: enum (OK, WARNING, FAULT).
     pub status: Status,
-    /// `temperature_c`: decimal.
+    /// `temperature_c`: decimal -100..=200, 1 digit after the point.
     pub temperature_c: __rt::Decimal,
     /// `battery_percent`: integer 0..=100.
     pub battery_percent: i64,

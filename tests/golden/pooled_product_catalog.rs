@@ -107,7 +107,7 @@ pub struct Product {
     pub name: String,
     /// `category`: string `^[a-z0-9-]{1,64}$`; part of the `GSI1` key.
     pub category: String,
-    /// `price`: decimal.
+    /// `price`: decimal 0.., 2 digits after the point.
     pub price: __rt::Decimal,
     /// `currency`: enum (USD, EUR, GBP, JPY).
     pub currency: Currency,

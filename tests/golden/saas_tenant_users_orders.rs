@@ -712,7 +712,7 @@ pub struct Order {
     pub user_id: String,
     /// `status`: enum (pending, shipped, delivered, cancelled); part of the `GSI1` key.
     pub status: Status,
-    /// `total`: decimal.
+    /// `total`: decimal 0.., 2 digits after the point.
     pub total: __rt::Decimal,
     /// `currency`: enum (USD, EUR, GBP).
     pub currency: Currency,

@@ -80,7 +80,7 @@ pub struct CartItem {
     pub product_name: String,
     /// `quantity`: integer 1..=99.
     pub quantity: i64,
-    /// `unit_price`: decimal.
+    /// `unit_price`: decimal 0.., 2 digits after the point.
     pub unit_price: __rt::Decimal,
     /// `added_at`: datetime.
     pub added_at: __rt::DateTime,

@@ -367,6 +367,24 @@ impl Attribute {
                 max_length: Some(m),
                 ..
             } => format!("string, at most {m} bytes"),
+            AttributeType::Decimal { min, max, scale }
+                if min.is_some() || max.is_some() || scale.is_some() =>
+            {
+                let mut text = "decimal".to_owned();
+                match (min, max) {
+                    (None, None) => {}
+                    (Some(lo), None) => text.push_str(&format!(" {lo}..")),
+                    (lo, Some(hi)) => {
+                        text.push_str(&format!(" {}..={hi}", lo.as_deref().unwrap_or("")));
+                    }
+                }
+                match scale {
+                    Some(1) => text.push_str(", 1 digit after the point"),
+                    Some(scale) => text.push_str(&format!(", {scale} digits after the point")),
+                    None => {}
+                }
+                text
+            }
             other @ (AttributeType::String { .. }
             | AttributeType::Integer { .. }
             | AttributeType::Decimal { .. }
