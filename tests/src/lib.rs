@@ -14,6 +14,13 @@ pub mod soundness;
 pub mod streams;
 pub mod tables;
 
+/// Whether `t` is the time of a write just made (within the last minute,
+/// or a second ahead of this machine's clock): a timestamp the repository set.
+pub fn close_to_now(t: singletable_runtime::DateTime) -> bool {
+    let now = singletable_runtime::DateTime::from(std::time::SystemTime::now()).secs();
+    (now - 60..=now + 1).contains(&t.secs())
+}
+
 /// Includes a generated module as a public module of this library, with
 /// only the lints `include_generated!` allows for reasons of its own, and
 /// not `dead_code`: every public item is exported here, so a private helper

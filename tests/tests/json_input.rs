@@ -11,12 +11,7 @@ use singletable_tests::generated::project_task_comment::{
 };
 use singletable_tests::generated::sequence_numbers::{NewIssue, Repository};
 use singletable_tests::generated::typed_maps::Lines;
-use singletable_tests::server;
-
-fn close_to_now(t: singletable_runtime::DateTime) -> bool {
-    let now = singletable_runtime::DateTime::from(std::time::SystemTime::now()).secs();
-    (now - 60..=now + 1).contains(&t.secs())
-}
+use singletable_tests::{close_to_now, server};
 
 #[tokio::test]
 async fn a_request_body_without_timestamps_creates_the_item() {

@@ -7,7 +7,7 @@ use singletable_runtime::DateTime;
 use singletable_tests::generated::sequence_numbers::{
     Issue, IssueKey, IssueUpdate, OpenIssueStep, OpenIssueWritten, RepoKey, RepoUpdate, Repository,
 };
-use singletable_tests::server;
+use singletable_tests::{close_to_now, server};
 
 fn issue(number: i64) -> Issue {
     Issue {
@@ -19,11 +19,6 @@ fn issue(number: i64) -> Issue {
         opened_at: DateTime::from_secs(0),
         changed_at: DateTime::from_secs(0),
     }
-}
-
-fn close_to_now(t: DateTime) -> bool {
-    let now = DateTime::from(std::time::SystemTime::now()).secs();
-    (now - 60..=now + 1).contains(&t.secs())
 }
 
 #[tokio::test]

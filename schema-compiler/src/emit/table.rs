@@ -636,16 +636,8 @@ pub fn cloudformation(spec: &ir::Spec) -> CloudFormation {
                     time_to_live_specification: update_time_to_live(spec)
                         .map(|u| u.time_to_live_specification),
                     deletion_protection_enabled: spec.table.protection.deletion_protection,
-                    point_in_time_recovery_specification: spec
-                        .table
-                        .settings
-                        .point_in_time_recovery
-                        .map(|days| {
-                            serde_json::json!({
-                                "PointInTimeRecoveryEnabled": true,
-                                "RecoveryPeriodInDays": days,
-                            })
-                        }),
+                    point_in_time_recovery_specification: update_continuous_backups(spec)
+                        .map(|b| b["PointInTimeRecoverySpecification"].clone()),
                     sse_specification: sse_specification.map(|sse| {
                         let mut value =
                             serde_json::json!({ "SSEEnabled": true, "SSEType": sse.sse_type });

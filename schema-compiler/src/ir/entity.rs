@@ -60,15 +60,28 @@ impl Entity {
         })
     }
 
+    /// The shard count, when each item is written to a random shard (the
+    /// item carries its shard number).
+    pub fn random_shard(&self) -> Option<u32> {
+        match &self.shards {
+            Some(Sharding {
+                count,
+                by: ShardBy::Random,
+            }) => Some(count.value),
+            Some(Sharding {
+                count: _,
+                by: ShardBy::Hash(_),
+            })
+            | None => None,
+        }
+    }
+
     /// Whether the entity has an input type (`NewTicket`): callers write
     /// its items, and the repository sets some of their attributes or
     /// draws their write shard.
     pub fn has_input_type(&self) -> bool {
-        let random_shard = self
-            .shards
-            .as_ref()
-            .is_some_and(|s| s.by == super::ShardBy::Random);
-        !self.kept_by_stream() && (random_shard || self.set_by_repository().next().is_some())
+        !self.kept_by_stream()
+            && (self.random_shard().is_some() || self.set_by_repository().next().is_some())
     }
 
     /// Whether `attribute` is a placeholder of the primary key (an update

@@ -14,6 +14,21 @@ const MAX_TAGS: usize = 50;
 const MAX_TAG_KEY: usize = 128;
 const MAX_TAG_VALUE: usize = 256;
 
+/// Whose throughput is declared, as the provisioned-table error names it.
+struct Owner {
+    subject: &'static str,
+    help: &'static str,
+}
+
+/// The spec's field for a maximum (`max`) or a warm throughput.
+fn throughput_field(max: bool) -> &'static str {
+    if max {
+        "max_throughput"
+    } else {
+        "warm_throughput"
+    }
+}
+
 impl Resolver<'_> {
     pub(super) fn resolve_settings(
         &mut self,
@@ -42,19 +57,9 @@ impl Resolver<'_> {
             }
         };
         self.check_tags(&decl.tags);
-        let throughput = |cx: &mut Self, t: &Option<Spanned<UnitsDecl>>, max: bool| {
-            let t = t.as_ref()?;
-            if max && billing == ir::BillingMode::Provisioned {
-                cx.error(
-                    Diagnostic::new(
-                        Code::InvalidValue,
-                        "a provisioned table has no on-demand maximum throughput",
-                    )
-                    .label(t.span, "max_throughput")
-                    .help("its capacity is the limit: remove `max_throughput`, or bill on demand"),
-                );
-            }
-            Some(cx.throughput(t, max))
+        let table = Owner {
+            subject: "a provisioned table",
+            help: "its capacity is the limit: remove `max_throughput`, or bill on demand",
         };
         ir::TableSettings {
             point_in_time_recovery,
@@ -66,8 +71,14 @@ impl Resolver<'_> {
                 .map(|(k, v)| (k.value.clone(), v.value.clone()))
                 .collect(),
             contributor_insights: decl.contributor_insights.as_ref().map(|c| c.value),
-            max_throughput: throughput(self, &decl.max_throughput, true),
-            warm_throughput: throughput(self, &decl.warm_throughput, false),
+            max_throughput: decl
+                .max_throughput
+                .as_ref()
+                .map(|t| self.throughput(t, true, billing, &table)),
+            warm_throughput: decl
+                .warm_throughput
+                .as_ref()
+                .map(|t| self.throughput(t, false, billing, &table)),
         }
     }
 
@@ -81,11 +92,7 @@ impl Resolver<'_> {
         max: bool,
     ) -> Option<ir::UnitsPerSecond> {
         let t = value.as_ref()?;
-        let what = if max {
-            "max_throughput"
-        } else {
-            "warm_throughput"
-        };
+        let what = throughput_field(max);
         if kind == ir::IndexKind::Local {
             self.error(
                 Diagnostic::new(
@@ -97,25 +104,34 @@ impl Resolver<'_> {
             );
             return None;
         }
-        if max && table.billing.mode == ir::BillingMode::Provisioned {
+        let index = Owner {
+            subject: "an index of a provisioned table",
+            help: "its capacity is the limit: remove `max_throughput`",
+        };
+        Some(self.throughput(t, max, table.billing.mode, &index))
+    }
+
+    /// `max_throughput` (`max`) or `warm_throughput` of the table or an
+    /// index (`owner`): a maximum only on demand, and at least one of reads
+    /// and writes, each 1 or more.
+    fn throughput(
+        &mut self,
+        t: &Spanned<UnitsDecl>,
+        max: bool,
+        billing: ir::BillingMode,
+        owner: &Owner,
+    ) -> ir::UnitsPerSecond {
+        let what = throughput_field(max);
+        if max && billing == ir::BillingMode::Provisioned {
             self.error(
                 Diagnostic::new(
                     Code::InvalidValue,
-                    "an index of a provisioned table has no on-demand maximum throughput",
+                    format!("{} has no on-demand maximum throughput", owner.subject),
                 )
                 .label(t.span, what)
-                .help("its capacity is the limit: remove `max_throughput`"),
+                .help(owner.help),
             );
         }
-        Some(self.throughput(t, max))
-    }
-
-    fn throughput(&mut self, t: &Spanned<UnitsDecl>, max: bool) -> ir::UnitsPerSecond {
-        let what = if max {
-            "max_throughput"
-        } else {
-            "warm_throughput"
-        };
         if t.value.read.is_none() && t.value.write.is_none() {
             self.error(
                 Diagnostic::new(

@@ -156,7 +156,7 @@ impl<'a> Emitter<'a> {
             });
         // The write shard of an entity sharded at random (a `shard: u32`
         // field, which the binding requires).
-        let shard = Self::random_shard(entity).map(|_| {
+        let shard = entity.random_shard().map(|_| {
             quote! {
                 #[doc(hidden)]
                 #[inline]

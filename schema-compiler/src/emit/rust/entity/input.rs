@@ -25,7 +25,7 @@ impl<'a> Emitter<'a> {
         let is_set = |a: &ir::Attribute| set.iter().any(|s| s.name == a.name);
         let mut fields = Vec::new();
         let mut inits = Vec::new();
-        if let Some(count) = Self::random_shard(entity) {
+        if let Some(count) = entity.random_shard() {
             let shard = self.name(Item::ShardField(name));
             inits.push(quote!(#shard: __rt::codec::random_shard(#count),));
         }
@@ -136,8 +136,13 @@ fn initial_version(a: &ir::Attribute) -> Option<TokenStream> {
     let ir::AttributeType::Integer { min, max } = &a.r#type else {
         return None;
     };
-    let start = proc_macro2::Literal::i64_unsuffixed(0i64.max(*min).min(*max));
+    let start = proc_macro2::Literal::i64_unsuffixed(first_version(*min, *max));
     Some(quote!(#start))
+}
+
+/// The version a new item starts at, within the attribute's bounds `min..=max`.
+fn first_version(min: i64, max: i64) -> i64 {
+    0i64.max(min).min(max)
 }
 
 /// The input type's doc lines: what it leaves out and who sets it.
@@ -154,16 +159,12 @@ fn input_doc(entity: &ir::Entity, set: &[&ir::Attribute], create: &str) -> Vec<S
             (None, ir::AttributeType::Integer { min, max }) => format!(
                 "`{}` (the version, which starts at {})",
                 a.name.as_str(),
-                0i64.max(*min).min(*max)
+                first_version(*min, *max)
             ),
             (None, _) => format!("`{}`", a.name.as_str()),
         })
         .collect();
-    if entity
-        .shards
-        .as_ref()
-        .is_some_and(|s| s.by == ir::ShardBy::Random)
-    {
+    if entity.random_shard().is_some() {
         left_out.push("the write shard (drawn at random)".to_owned());
     }
     let defaults: Vec<String> = entity

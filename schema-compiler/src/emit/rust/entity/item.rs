@@ -216,7 +216,8 @@ impl<'a> Emitter<'a> {
                 quote!(#f: #read,)
             })
             .collect();
-        let shard = Self::random_shard(entity)
+        let shard = entity
+            .random_shard()
             .filter(|_| partial.is_none())
             .map(|_| {
                 let t = entity

@@ -24,21 +24,6 @@ pub(super) struct Receiver<'r> {
 }
 
 impl<'a> Emitter<'a> {
-    /// Whether the entity's items carry a random shard number.
-    pub(super) fn random_shard(entity: &ir::Entity) -> Option<u32> {
-        match &entity.shards {
-            Some(ir::Sharding {
-                count,
-                by: ShardBy::Random,
-            }) => Some(count.value),
-            Some(ir::Sharding {
-                count: _,
-                by: ShardBy::Hash(_),
-            })
-            | None => None,
-        }
-    }
-
     /// The value of a required attribute of `entity` through `receiver`
     /// (`&str` for strings).
     fn field_value(
@@ -291,7 +276,7 @@ impl<'a> Emitter<'a> {
             ];
             quote!(#(#[doc = #lines])*)
         });
-        let shard_field = Self::random_shard(entity).map(|count| {
+        let shard_field = entity.random_shard().map(|count| {
             let shard = self.name(Item::ShardField(name));
             let d = format!(" The write shard, below {count}; pick one with `::singletable_runtime::codec::random_shard({count})`.");
             quote!(#[doc = #d] pub #shard: u32,)
@@ -352,7 +337,7 @@ impl<'a> Emitter<'a> {
             quote!(#d #attrs pub #f: #t,)
         });
         let key_type_attrs = self.data_type_attributes(&key_ty_name, false);
-        let random = Self::random_shard(entity);
+        let random = entity.random_shard();
         let shard_ident = random.map(|_| self.name(Item::ShardField(name)));
         let key_shard_field = shard_ident.as_ref().map(|shard| {
             quote!(/// The write shard.
@@ -602,7 +587,7 @@ impl<'a> Emitter<'a> {
         let mut inits = Vec::new();
         let now = has_timestamps(entity)
             .then(|| quote!(let now = __rt::DateTime::from(::std::time::SystemTime::now());));
-        if let Some(count) = Self::random_shard(entity) {
+        if let Some(count) = entity.random_shard() {
             let shard = self.name(Item::ShardField(name));
             inits.push(quote!(#shard: __rt::codec::random_shard(#count),));
         }
@@ -639,7 +624,7 @@ impl<'a> Emitter<'a> {
         if now.is_some() {
             d.push_str("; its timestamps are now");
         }
-        if Self::random_shard(entity).is_some() {
+        if entity.random_shard().is_some() {
             d.push_str("; its write shard is drawn at random");
         }
         d.push_str(". Code that builds items with it keeps compiling when the spec adds an optional attribute.");

@@ -298,7 +298,7 @@ impl<'a> Emitter<'a> {
                 Some(owned) => quote!(#field: #owned),
             });
         };
-        if Self::random_shard(e).is_some() {
+        if e.random_shard().is_some() {
             let param = self.name(Item::Param(p, "shard"));
             params.push(quote!(#param: u32));
             init(self.name(Item::ShardField(e.name.as_str())), param, None);
