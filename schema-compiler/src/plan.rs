@@ -344,8 +344,10 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
     plan.scan_index_forward = q.order == ir::Order::Ascending;
     plan.consistent_read = q.consistent_read;
     plan.entities = q.returns.clone();
-    plan.names.insert("#pk".into(), q.pk.attribute.clone());
-    plan.values.insert(":pk".into(), q.pk.source.value.clone());
+    for (name, value, template) in key_equalities(q) {
+        plan.names.insert(name, template.attribute.clone());
+        plan.values.insert(value, template.source.value.clone());
+    }
     if let Some(sk) = &q.sk {
         let attribute = sk
             .operands
@@ -374,9 +376,29 @@ fn query_plan(spec: &ir::Spec, q: &ir::Query, items: usize, plan: &mut Plan) {
     plan.read_units = read_units(largest.saturating_mul(items), q.consistent_read);
 }
 
+/// The equalities of a query's key condition before its sort condition,
+/// with their attribute-name and value placeholders: `#pk`/`:pk` for the
+/// partition key (its first attribute), `#pk1`/`:pk1`... for a
+/// multi-attribute partition key's later attributes, and `#sp0`/`:sp0`...
+/// for the sort key attributes fixed before the one `#sk` names.
+pub fn key_equalities(q: &ir::Query) -> Vec<(String, String, &ir::KeyTemplate)> {
+    let mut out = vec![("#pk".to_owned(), ":pk".to_owned(), &q.pk)];
+    for (i, t) in q.more_pk.iter().enumerate() {
+        out.push((format!("#pk{}", i + 1), format!(":pk{}", i + 1), t));
+    }
+    for (i, t) in q.sk_prefix.iter().enumerate() {
+        out.push((format!("#sp{i}"), format!(":sp{i}"), t));
+    }
+    out
+}
+
 /// The key condition expression of a query: `#pk = :pk AND begins_with(#sk, :sk)`.
 pub fn key_condition(q: &ir::Query) -> String {
-    let mut condition = "#pk = :pk".to_owned();
+    let mut condition = key_equalities(q)
+        .into_iter()
+        .map(|(name, value, _)| format!("{name} = {value}"))
+        .collect::<Vec<_>>()
+        .join(" AND ");
     if let Some(sk) = &q.sk {
         let expr = match sk.op {
             SortOp::Equals => "#sk = :sk",
@@ -421,7 +443,7 @@ pub enum QueryShards<'s> {
 /// sort key and the other way round); the count is that of the first
 /// returned entity with `shards`.
 pub fn query_shards<'s>(spec: &'s ir::Spec, q: &'s ir::Query) -> QueryShards<'s> {
-    let mut templates = std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands));
+    let mut templates = q.templates();
     if !templates.any(ir::KeyTemplate::has_shard) {
         return QueryShards::Unsharded;
     }

@@ -34,10 +34,12 @@ pub struct IndexDef {
     pub name: &'static str,
     /// Global (own partition key) or local.
     pub global: bool,
-    /// Partition key.
-    pub partition_key: KeyDef,
-    /// Sort key.
-    pub sort_key: Option<KeyDef>,
+    /// The partition key's attributes: one, or up to four for a global
+    /// index's multi-attribute key (a local index names the table's).
+    pub partition_key: &'static [KeyDef],
+    /// The sort key's attributes: none, one, or up to four for a global
+    /// index's multi-attribute key.
+    pub sort_key: &'static [KeyDef],
     /// Projection.
     pub projection: ProjectionDef,
     /// Provisioned (read, write) capacity of a global index.
@@ -61,20 +63,20 @@ pub struct TableDef {
     pub ttl_attribute: Option<&'static str>,
 }
 
-fn key_schema(pk: KeyDef, sk: Option<KeyDef>) -> Result<Vec<KeySchemaElement>, Error> {
-    let mut out = vec![KeySchemaElement::builder()
-        .attribute_name(pk.0)
-        .key_type(KeyType::Hash)
-        .build()?];
-    if let Some(sk) = sk {
-        out.push(
-            KeySchemaElement::builder()
-                .attribute_name(sk.0)
-                .key_type(KeyType::Range)
-                .build()?,
-        );
-    }
-    Ok(out)
+/// Every partition key attribute (`HASH`), then every sort key attribute
+/// (`RANGE`), in order.
+fn key_schema(pk: &[KeyDef], sk: &[KeyDef]) -> Result<Vec<KeySchemaElement>, Error> {
+    let element = |(name, _): &KeyDef, key_type: KeyType| {
+        KeySchemaElement::builder()
+            .attribute_name(*name)
+            .key_type(key_type)
+            .build()
+            .map_err(Error::from)
+    };
+    pk.iter()
+        .map(|k| element(k, KeyType::Hash))
+        .chain(sk.iter().map(|k| element(k, KeyType::Range)))
+        .collect()
 }
 
 fn throughput((read, write): (i64, i64)) -> Result<ProvisionedThroughput, Error> {
@@ -93,7 +95,7 @@ impl TableDef {
             .chain(
                 self.indexes
                     .iter()
-                    .flat_map(|i| std::iter::once(i.partition_key).chain(i.sort_key)),
+                    .flat_map(|i| i.partition_key.iter().chain(i.sort_key).copied()),
             );
         for key in all {
             if !keys.iter().any(|k| k.0 == key.0) {
@@ -132,7 +134,10 @@ impl TableDef {
         let mut request = CreateTableInput::builder()
             .table_name(table)
             .set_attribute_definitions(Some(self.attribute_definitions()?))
-            .set_key_schema(Some(key_schema(self.partition_key, self.sort_key)?));
+            .set_key_schema(Some(key_schema(
+                &[self.partition_key],
+                self.sort_key.as_slice(),
+            )?));
         request = match self.capacity {
             Some(c) => request
                 .billing_mode(BillingMode::Provisioned)

@@ -134,6 +134,7 @@ pub mod generated {
     generated!(short_lived_messages);
     generated!(support_ticket);
     generated!(vertical_partitioning);
+    generated!(work_queue);
     generated!(range_returns_what_sorts_between);
     generated!(index_membership_by_attributes);
     generated!(attribute_named_like_update_internals);

@@ -98,8 +98,8 @@ const TICKETS: TableDef = TableDef {
     indexes: &[IndexDef {
         name: "GSI1",
         global: true,
-        partition_key: ("tenant_status", "S"),
-        sort_key: Some(("resolver", "S")),
+        partition_key: &[("tenant_status", "S")],
+        sort_key: &[("resolver", "S")],
         projection: ProjectionDef::Include(&["title", "status", "created_at"]),
         capacity: None,
     }],
@@ -116,8 +116,8 @@ const NOTES: TableDef = TableDef {
     indexes: &[IndexDef {
         name: "ByAuthor",
         global: true,
-        partition_key: ("by_author_pk", "S"),
-        sort_key: Some(("by_author_sk", "S")),
+        partition_key: &[("by_author_pk", "S")],
+        sort_key: &[("by_author_sk", "S")],
         projection: ProjectionDef::All,
         capacity: None,
     }],

@@ -102,7 +102,7 @@ codes! {
     KeyAttributeConflict = "key_attribute_conflict", Error;
     /// Shards are declared without a `<shard>` placeholder, or the reverse.
     ShardPlaceholder = "shard_placeholder", Error;
-    /// An entity's index keys do not fit the index: a partition key template for a local index, or a local index on a table without a sort key.
+    /// An index's keys are not ones DynamoDB takes, or an entity's index keys do not fit the index: a partition key template for a local index, a local index on a table without a sort key, a multi-attribute key on a local index, more than four attributes, an attribute named twice, or a template count that differs from the key's attributes.
     InvalidIndexKey = "invalid_index_key", Error;
 
     // ---- access patterns ----------------------------------------------------
@@ -114,6 +114,8 @@ codes! {
     InvalidLiteral = "invalid_literal", Error;
     /// A sort-key condition is given for an index without a sort key.
     NoSortKey = "no_sort_key", Error;
+    /// A query on a multi-attribute index key does not bind it as DynamoDB requires: every partition key attribute by equality, sort key attributes from the first with no gap, a range or prefix only on the last one named.
+    MultiAttributeCondition = "multi_attribute_condition", Error;
 
     // ---- tenant isolation (check) -------------------------------------------
     /// A partition key template of a tenant-scoped entity does not begin with the tenant.

@@ -246,18 +246,22 @@ pub fn stream_view_name(view: StreamView) -> &'static str {
     }
 }
 
-fn key_schema(pk: &ir::KeyAttribute, sk: Option<&ir::KeyAttribute>) -> Vec<KeySchemaElement> {
-    let mut out = vec![KeySchemaElement {
-        attribute_name: pk.name.value.clone(),
-        key_type: "HASH",
-    }];
-    if let Some(sk) = sk {
-        out.push(KeySchemaElement {
-            attribute_name: sk.name.value.clone(),
-            key_type: "RANGE",
-        });
-    }
-    out
+/// A key schema: every partition key attribute (`HASH`), then every sort
+/// key attribute (`RANGE`), in order; several of each for a
+/// multi-attribute index key.
+fn key_schema<'k>(
+    partition: impl IntoIterator<Item = &'k ir::KeyAttribute>,
+    sort: impl IntoIterator<Item = &'k ir::KeyAttribute>,
+) -> Vec<KeySchemaElement> {
+    let element = |key: &ir::KeyAttribute, key_type| KeySchemaElement {
+        attribute_name: key.name.value.clone(),
+        key_type,
+    };
+    partition
+        .into_iter()
+        .map(|k| element(k, "HASH"))
+        .chain(sort.into_iter().map(|k| element(k, "RANGE")))
+        .collect()
 }
 
 /// The projection an index is created with. Items read through an index
@@ -315,14 +319,7 @@ fn throughput(read: Option<u64>, write: Option<u64>) -> Option<Throughput> {
 pub fn create_table(spec: &ir::Spec) -> CreateTable {
     let table = &spec.table;
     let mut definitions: Vec<AttributeDefinition> = Vec::new();
-    let keys = std::iter::once(&table.partition_key)
-        .chain(&table.sort_key)
-        .chain(
-            spec.indexes
-                .values()
-                .flat_map(|i| std::iter::once(&i.partition_key).chain(&i.sort_key)),
-        );
-    for key in keys {
+    for key in spec.key_attributes() {
         if !definitions
             .iter()
             .any(|d| d.attribute_name == key.name.value)
@@ -346,8 +343,10 @@ pub fn create_table(spec: &ir::Spec) -> CreateTable {
             name,
             kind,
             description: _,
-            partition_key,
-            sort_key,
+            partition_key: _,
+            more_partition_keys: _,
+            sort_key: _,
+            more_sort_keys: _,
             projection,
             read_capacity,
             write_capacity,
@@ -357,7 +356,7 @@ pub fn create_table(spec: &ir::Spec) -> CreateTable {
         let is_global = *kind == IndexKind::Global;
         let def = SecondaryIndex {
             index_name: name.value.clone(),
-            key_schema: key_schema(partition_key, sort_key.as_ref()),
+            key_schema: key_schema(index.partition_parts(), index.sort_parts()),
             projection: index_projection(spec, projection),
             provisioned_throughput: if is_global && provisioned {
                 throughput(*read_capacity, *write_capacity).or(table_throughput)
@@ -377,7 +376,7 @@ pub fn create_table(spec: &ir::Spec) -> CreateTable {
     CreateTable {
         table_name: table.name.value.clone(),
         attribute_definitions: definitions,
-        key_schema: key_schema(&table.partition_key, table.sort_key.as_ref()),
+        key_schema: key_schema([&table.partition_key], &table.sort_key),
         local_secondary_indexes: local,
         global_secondary_indexes: global,
         billing_mode: if provisioned {

@@ -136,14 +136,16 @@ fn query_parameters(spec: &ir::Spec, q: &ir::Query, out: &mut Map<String, Value>
     out.insert("KeyConditionExpression".into(), key_condition(q).into());
     let mut names = Map::new();
     let mut values = Map::new();
-    names.insert("#pk".into(), q.pk.attribute.clone().into());
-    values.insert(
-        ":pk".into(),
-        typed(
-            key_type_of(spec, index, &q.pk.attribute),
-            &q.pk.source.value,
-        ),
-    );
+    for (name, value, template) in crate::plan::key_equalities(q) {
+        names.insert(name, template.attribute.clone().into());
+        values.insert(
+            value,
+            typed(
+                key_type_of(spec, index, &template.attribute),
+                &template.source.value,
+            ),
+        );
+    }
     if let Some(sk) = &q.sk {
         for (i, operand) in sk.operands.iter().enumerate() {
             names.insert("#sk".into(), operand.attribute.clone().into());

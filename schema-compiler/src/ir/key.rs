@@ -5,18 +5,30 @@ use super::*;
 /// The key templates of an entity on the table or on one index.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EntityKey {
-    /// Partition key template.
+    /// Partition key template (of the first attribute of a multi-attribute key).
     pub pk: KeyTemplate,
-    /// Sort key template.
+    /// Templates of a multi-attribute partition key's later attributes.
+    pub more_pk: Vec<KeyTemplate>,
+    /// Sort key template (of the first attribute of a multi-attribute key).
     pub sk: Option<KeyTemplate>,
+    /// Templates of a multi-attribute sort key's later attributes.
+    pub more_sk: Vec<KeyTemplate>,
     /// The entity is only in this index when every optional placeholder is present.
     pub sparse: bool,
 }
 
 impl EntityKey {
-    /// The partition and sort key templates.
+    /// Every key template: the partition key's parts, then the sort key's.
     pub fn templates(&self) -> impl Iterator<Item = &KeyTemplate> {
-        std::iter::once(&self.pk).chain(self.sk.as_ref())
+        std::iter::once(&self.pk)
+            .chain(&self.more_pk)
+            .chain(self.sk.as_ref())
+            .chain(&self.more_sk)
+    }
+
+    /// The sort key's templates in order (the first, then the later parts).
+    pub fn sort_templates(&self) -> impl Iterator<Item = &KeyTemplate> {
+        self.sk.iter().chain(&self.more_sk)
     }
 }
 

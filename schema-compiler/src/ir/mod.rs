@@ -56,14 +56,13 @@ impl Spec {
     /// The type of key attribute `attribute` of the table (`index`
     /// `None`) or of `index` (`String` when it has no key of that name).
     pub fn key_type(&self, index: Option<&str>, attribute: &str) -> KeyType {
-        let (pk, sk) = match index.and_then(|i| self.indexes.get(i)) {
-            Some(i) => (&i.partition_key, i.sort_key.as_ref()),
-            None => (&self.table.partition_key, self.table.sort_key.as_ref()),
+        let found = match index.and_then(|i| self.indexes.get(i)) {
+            Some(i) => i.key_parts().find(|k| k.name.as_str() == attribute),
+            None => std::iter::once(&self.table.partition_key)
+                .chain(&self.table.sort_key)
+                .find(|k| k.name.as_str() == attribute),
         };
-        std::iter::once(pk)
-            .chain(sk)
-            .find(|k| k.name.as_str() == attribute)
-            .map_or(KeyType::String, |k| k.r#type)
+        found.map_or(KeyType::String, |k| k.r#type)
     }
 
     /// Whether `template` holds its one value as it is stored rather than
@@ -84,7 +83,7 @@ impl Spec {
             .chain(
                 self.indexes
                     .values()
-                    .flat_map(|i| std::iter::once(&i.partition_key).chain(&i.sort_key)),
+                    .flat_map(|i| i.key_parts()),
             )
     }
 
@@ -328,10 +327,17 @@ pub struct Index {
     pub kind: IndexKind,
     /// Description.
     pub description: Option<String>,
-    /// Partition key attribute (the table's for a local index).
+    /// Partition key attribute (the table's for a local index); the first
+    /// of a multi-attribute partition key.
     pub partition_key: KeyAttribute,
-    /// Sort key attribute.
+    /// A multi-attribute partition key's second to fourth attributes, in
+    /// order (global indexes only; DynamoDB hashes every part together).
+    pub more_partition_keys: Vec<KeyAttribute>,
+    /// Sort key attribute; the first of a multi-attribute sort key.
     pub sort_key: Option<KeyAttribute>,
+    /// A multi-attribute sort key's second to fourth attributes, in order:
+    /// items sort by the first, then the second, and so on.
+    pub more_sort_keys: Vec<KeyAttribute>,
     /// Projected attributes.
     pub projection: Projection,
     /// Provisioned read capacity (global indexes).
@@ -342,6 +348,29 @@ pub struct Index {
     pub max_throughput: Option<UnitsPerSecond>,
     /// Warm throughput in units per second (global indexes).
     pub warm_throughput: Option<UnitsPerSecond>,
+}
+
+impl Index {
+    /// The partition key's attributes, in order (one unless the key is
+    /// multi-attribute).
+    pub fn partition_parts(&self) -> impl Iterator<Item = &KeyAttribute> {
+        std::iter::once(&self.partition_key).chain(&self.more_partition_keys)
+    }
+
+    /// The sort key's attributes, in order (none, one, or up to four).
+    pub fn sort_parts(&self) -> impl Iterator<Item = &KeyAttribute> {
+        self.sort_key.iter().chain(&self.more_sort_keys)
+    }
+
+    /// Every key attribute of the index: the partition parts, then the sort parts.
+    pub fn key_parts(&self) -> impl Iterator<Item = &KeyAttribute> {
+        self.partition_parts().chain(self.sort_parts())
+    }
+
+    /// Whether the partition or sort key has more than one attribute.
+    pub fn is_multi_attribute(&self) -> bool {
+        !self.more_partition_keys.is_empty() || !self.more_sort_keys.is_empty()
+    }
 }
 
 /// Which attributes an index carries.

@@ -90,9 +90,16 @@ impl IndexRef {
 pub struct Query {
     /// Table or index.
     pub index: IndexRef,
-    /// Partition key value template (equality).
+    /// Partition key value template (equality); of the first attribute of a
+    /// multi-attribute partition key.
     pub pk: KeyTemplate,
-    /// Sort key condition.
+    /// The equalities on a multi-attribute partition key's later attributes.
+    pub more_pk: Vec<KeyTemplate>,
+    /// The equalities on a multi-attribute sort key's attributes before the
+    /// one `sk` names (none, or a gap-free run from the first).
+    pub sk_prefix: Vec<KeyTemplate>,
+    /// Sort key condition: on the sort key, or on the last attribute of a
+    /// multi-attribute sort key the query names.
     pub sk: Option<SortCondition>,
     /// Entity types returned, in declaration order of the entities.
     pub returns: Vec<String>,
@@ -112,6 +119,17 @@ pub struct Query {
     /// FilterExpression, applied after the key condition has read the
     /// items).
     pub filter: Vec<Filter>,
+}
+
+impl Query {
+    /// Every template of the key condition: the partition key's (each
+    /// attribute's), the sort key prefix's, the sort condition's operands.
+    pub fn templates(&self) -> impl Iterator<Item = &KeyTemplate> {
+        std::iter::once(&self.pk)
+            .chain(&self.more_pk)
+            .chain(&self.sk_prefix)
+            .chain(self.sk.iter().flat_map(|c| &c.operands))
+    }
 }
 
 /// A Scan access pattern: every item of the table or an index, of which

@@ -18,7 +18,7 @@ impl Resolver<'_> {
         p: &KeyedPattern<'_>,
         params: &IndexMap<String, ir::Param>,
     ) {
-        let templates = std::iter::once(p.pk).chain(p.sk.iter().flat_map(|s| s.operands.iter()));
+        let templates = p.templates();
         let mut seen = std::collections::BTreeSet::new();
         for ph in templates.flat_map(|t| t.placeholders()) {
             if ph.kind != PlaceholderKind::Attribute
@@ -152,8 +152,8 @@ impl Resolver<'_> {
     ) -> (IndexMap<String, ir::Param>, Vec<ir::FixedValue>) {
         let mut params: IndexMap<String, ir::Param> = IndexMap::new();
         let mut fixed = Vec::new();
-        let pattern_placeholders: Vec<&ir::Placeholder> = std::iter::once(p.pk)
-            .chain(p.sk.iter().flat_map(|s| s.operands.iter()))
+        let pattern_placeholders: Vec<&ir::Placeholder> = p
+            .templates()
             .flat_map(|t| t.placeholders())
             .collect();
         for entity_name in returns {

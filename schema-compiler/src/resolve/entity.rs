@@ -8,7 +8,7 @@ use crate::source::{Span, Spanned};
 use crate::syntax::{self, de::NamedMap};
 use crate::template::{parse_template, RawSegment, TemplateSpans};
 
-use super::{is_identifier, text, Resolver, SHARD_PLACEHOLDER};
+use super::{is_identifier, or_span, text, Resolver, SHARD_PLACEHOLDER};
 
 /// Where a template is used: decides which placeholders are allowed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -96,7 +96,9 @@ impl Resolver<'_> {
             attributes,
             primary_key: ir::EntityKey {
                 pk: empty_template(),
+                more_pk: Vec::new(),
                 sk: None,
+                more_sk: Vec::new(),
                 sparse: false,
             },
             index_keys: IndexMap::new(),
@@ -225,13 +227,16 @@ impl Resolver<'_> {
     ) -> ir::EntityKey {
         let table = &spec.table;
         let pk = match &decl.pk {
-            Some(pk) => self.resolve_entity_template(
-                pk,
-                &table.partition_key,
-                entity,
-                spec,
-                KeyPlace::Primary,
-            ),
+            Some(pk) => self
+                .resolve_part_templates(
+                    pk,
+                    &[&table.partition_key],
+                    entity,
+                    spec,
+                    KeyPlace::Primary,
+                )
+                .pop()
+                .unwrap_or_else(empty_template),
             None => {
                 self.error(
                     Diagnostic::new(
@@ -247,34 +252,31 @@ impl Resolver<'_> {
                 empty_template()
             }
         };
-        let sk = self.resolve_sort_template(
+        let sort: Vec<&ir::KeyAttribute> = table.sort_key.iter().collect();
+        let sk = self.resolve_sort_templates(
             decl,
-            table.sort_key.as_ref(),
+            &sort,
             entity,
             spec,
             KeyPlace::Primary,
             "the table",
         );
-        ir::EntityKey {
-            pk,
-            sk,
-            sparse: false,
-        }
+        sparse_key(vec![pk], sk, entity, false)
     }
 
-    pub(super) fn resolve_sort_template(
+    /// The templates of the sort key attributes `parts` of the table or an
+    /// index (`owner`), one per attribute, in order.
+    pub(super) fn resolve_sort_templates(
         &mut self,
         decl: &Spanned<syntax::KeyTemplatesDecl>,
-        key: Option<&ir::KeyAttribute>,
+        parts: &[&ir::KeyAttribute],
         entity: &ir::Entity,
         spec: &ir::Spec,
         place: KeyPlace,
         owner: &str,
-    ) -> Option<ir::KeyTemplate> {
-        match (&decl.sk, key) {
-            (Some(sk), Some(key)) => {
-                Some(self.resolve_entity_template(sk, key, entity, spec, place))
-            }
+    ) -> Vec<ir::KeyTemplate> {
+        match (&decl.sk, parts.first()) {
+            (Some(sk), Some(_)) => self.resolve_part_templates(sk, parts, entity, spec, place),
             (None, Some(key)) => {
                 self.error(
                     Diagnostic::new(
@@ -290,7 +292,7 @@ impl Resolver<'_> {
                         key.name
                     )),
                 );
-                None
+                Vec::new()
             }
             (Some(sk), None) => {
                 self.error(
@@ -298,10 +300,56 @@ impl Resolver<'_> {
                         .label(sk.span, "this sort key template")
                         .help(format!("remove `sk`, or declare a sort key on {owner}")),
                 );
-                None
+                Vec::new()
             }
-            (None, None) => None,
+            (None, None) => Vec::new(),
         }
+    }
+
+    /// One template per key attribute of `parts` (a partition or sort key
+    /// of one or, on a global index, up to four attributes), in order. A
+    /// count that differs is an error, and gives no templates.
+    pub(super) fn resolve_part_templates(
+        &mut self,
+        decl: &Spanned<syntax::de::Parts<String>>,
+        parts: &[&ir::KeyAttribute],
+        entity: &ir::Entity,
+        spec: &ir::Spec,
+        place: KeyPlace,
+    ) -> Vec<ir::KeyTemplate> {
+        if decl.len() != parts.len() {
+            let names = parts
+                .iter()
+                .map(|p| format!("`{}`", p.name))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let help = if parts.len() == 1 {
+                format!("the key attribute {names} is one attribute: write one template (multi-attribute keys are for global secondary indexes only)")
+            } else {
+                format!("write one template per key attribute ({names}), in order: `[\"<{}>\", ...]`", parts[0].name)
+            };
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidIndexKey,
+                    format!(
+                        "entity `{}` gives {} template(s) for a key of {} attribute(s)",
+                        entity.name,
+                        decl.len(),
+                        parts.len()
+                    ),
+                )
+                .label(decl.span, "these templates")
+                .help(help),
+            );
+            return Vec::new();
+        }
+        decl.iter()
+            .zip(parts)
+            .map(|(template, key)| {
+                let source = or_span(template, decl.span);
+                self.resolve_entity_template(&source, key, entity, spec, place)
+            })
+            .collect()
     }
 
     pub(super) fn resolve_entity_template(
@@ -638,17 +686,27 @@ pub(super) fn natural_type_fits(key: ir::KeyType, ty: &AttributeType) -> bool {
     }
 }
 
-/// An entity's keys in an index: sparse when an optional attribute fills a placeholder.
+/// An entity's keys from the templates of its partition key's and sort
+/// key's attributes (`pk` has at least one): in an index (`index`), sparse
+/// when an optional attribute fills a placeholder.
 pub(super) fn sparse_key(
-    pk: ir::KeyTemplate,
-    sk: Option<ir::KeyTemplate>,
+    pk: Vec<ir::KeyTemplate>,
+    sk: Vec<ir::KeyTemplate>,
     entity: &ir::Entity,
+    index: bool,
 ) -> ir::EntityKey {
+    let mut pk = pk.into_iter();
+    let mut sk = sk.into_iter();
     let mut key = ir::EntityKey {
-        pk,
-        sk,
+        pk: pk.next().unwrap_or_else(empty_template),
+        more_pk: pk.collect(),
+        sk: sk.next(),
+        more_sk: sk.collect(),
         sparse: false,
     };
+    if !index {
+        return key;
+    }
     let sparse = key.templates().flat_map(|t| t.placeholders()).any(|p| {
         p.kind == PlaceholderKind::Attribute
             && entity

@@ -24,14 +24,11 @@ impl Resolver<'_> {
                 continue;
             };
             let owner = format!("index `{index_name}`");
+            let partition: Vec<&ir::KeyAttribute> = index.partition_parts().collect();
             let pk = match (index.kind, &keys.pk) {
-                (ir::IndexKind::Global, Some(pk)) => self.resolve_entity_template(
-                    pk,
-                    &index.partition_key,
-                    entity,
-                    spec,
-                    KeyPlace::Index,
-                ),
+                (ir::IndexKind::Global, Some(pk)) => {
+                    self.resolve_part_templates(pk, &partition, entity, spec, KeyPlace::Index)
+                }
                 (ir::IndexKind::Global, None) => {
                     self.error(
                         Diagnostic::new(
@@ -58,19 +55,20 @@ impl Resolver<'_> {
                         .label(pk.span, "this partition key template")
                         .help("remove `pk`: the entity's table partition key is used"),
                     );
-                    entity.primary_key.pk.clone()
+                    vec![entity.primary_key.pk.clone()]
                 }
-                (ir::IndexKind::Local, None) => entity.primary_key.pk.clone(),
+                (ir::IndexKind::Local, None) => vec![entity.primary_key.pk.clone()],
             };
-            let sk = self.resolve_sort_template(
-                keys,
-                index.sort_key.as_ref(),
-                entity,
-                spec,
-                KeyPlace::Index,
-                &owner,
-            );
-            out.insert(index_name.value.clone(), sparse_key(pk, sk, entity));
+            if pk.is_empty() {
+                continue;
+            }
+            let sort: Vec<&ir::KeyAttribute> = index.sort_parts().collect();
+            let sk =
+                self.resolve_sort_templates(keys, &sort, entity, spec, KeyPlace::Index, &owner);
+            if index.is_multi_attribute() {
+                self.check_unsharded_parts(index, pk.iter().chain(&sk));
+            }
+            out.insert(index_name.value.clone(), sparse_key(pk, sk, entity, true));
         }
         out
     }
@@ -146,11 +144,8 @@ impl Resolver<'_> {
                         (template, Some(attr))
                     }),
             };
-            let keys = std::iter::once(Some(&index.partition_key))
-                .chain(index.sort_key.as_ref().map(Some))
-                .flatten();
             let mut found = Vec::new();
-            for key in keys {
+            for key in index.key_parts() {
                 let Some((template, natural)) = template(key) else {
                     break;
                 };
@@ -164,16 +159,38 @@ impl Resolver<'_> {
                 }
                 found.push(template);
             }
-            let expected = 1 + usize::from(index.sort_key.is_some());
-            if found.len() != expected {
+            if found.len() != index.key_parts().count() {
                 continue;
             }
-            let mut found = found.into_iter();
-            let (Some(pk), sk) = (found.next(), found.next()) else {
-                continue;
-            };
-            let key = sparse_key(pk, sk, entity);
+            let sk = found.split_off(index.partition_parts().count());
+            if index.is_multi_attribute() {
+                self.check_unsharded_parts(index, found.iter().chain(&sk));
+            }
+            let key = sparse_key(found, sk, entity, true);
             entity.index_keys.insert(index.name.value.clone(), key);
+        }
+    }
+
+    /// A multi-attribute index key names no `<shard>`: a sharded query
+    /// merges its shards' pages by one sort key attribute, and a
+    /// multi-attribute sort key orders by several.
+    fn check_unsharded_parts<'t>(
+        &mut self,
+        index: &ir::Index,
+        templates: impl Iterator<Item = &'t ir::KeyTemplate>,
+    ) {
+        for template in templates.filter(|t| t.has_shard()) {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidIndexKey,
+                    format!(
+                        "index `{}` has a multi-attribute key, and this template of its `{}` names `<shard>`",
+                        index.name, template.attribute
+                    ),
+                )
+                .label(template.source.span, "a sharded template")
+                .help("a multi-attribute key spreads its partitions over every attribute of the partition key already: put the attribute that spreads the writes into the partition key instead of a shard"),
+            );
         }
     }
 

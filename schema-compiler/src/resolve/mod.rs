@@ -12,6 +12,7 @@ mod filter;
 mod filter_operands;
 mod healthy;
 mod index_keys;
+mod key_condition;
 mod pattern;
 mod range;
 mod role;
@@ -37,6 +38,9 @@ pub const DEFAULT_PRINCIPAL_TAG: &str = "TenantId";
 /// The entity-type attribute when the spec gives none.
 pub const DEFAULT_ENTITY_TYPE_ATTRIBUTE: &str = "entity_type";
 /// The placeholder that stands for the write shard.
+/// The most attributes a partition or sort key of a global index may have.
+pub const MAX_KEY_PARTS: usize = 4;
+/// The placeholder of the write shard.
 pub const SHARD_PLACEHOLDER: &str = "shard";
 
 /// Resolves a parsed spec. The model is returned even when errors were
@@ -189,11 +193,11 @@ impl Resolver<'_> {
 
     fn resolve_table(&mut self, decl: &Spanned<syntax::TableDecl>) -> ir::Table {
         self.check_table_name(&decl.name, "table");
-        let partition_key = self.resolve_key_attribute(&decl.partition_key);
+        let partition_key = self.table_key(&decl.partition_key, "partition");
         let sort_key = decl
             .sort_key
             .as_ref()
-            .map(|k| self.resolve_key_attribute(k));
+            .map(|k| self.table_key(k, "sort"));
         let billing = decl.billing.as_ref().map_or(
             ir::Billing {
                 mode: ir::BillingMode::OnDemand,
@@ -338,6 +342,33 @@ impl Resolver<'_> {
                     .help("give each entity its own value: reads tell items apart by it"),
                 );
             }
+        }
+    }
+
+    /// A key attribute of the table: exactly one attribute (DynamoDB takes
+    /// one partition key attribute and at most one sort key attribute for a
+    /// table; multi-attribute keys are for global secondary indexes).
+    fn table_key(
+        &mut self,
+        decl: &Spanned<syntax::de::Parts<syntax::KeyAttributeDecl>>,
+        which: &str,
+    ) -> ir::KeyAttribute {
+        if decl.len() != 1 {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("the table's {which} key lists {} attributes", decl.len()),
+                )
+                .label(decl.span, "these attributes")
+                .help(format!("a table's {which} key is one attribute: DynamoDB takes multi-attribute keys for global secondary indexes only (declare one under `indexes:`)")),
+            );
+        }
+        match decl.first() {
+            Some(first) => self.resolve_key_attribute(first),
+            None => ir::KeyAttribute {
+                name: Spanned::new(String::new(), decl.span),
+                r#type: ir::KeyType::String,
+            },
         }
     }
 
@@ -503,8 +534,12 @@ impl Resolver<'_> {
             .kind
             .as_ref()
             .map_or(ir::IndexKind::Global, |k| k.value);
+        let mut partition_parts = Vec::new();
         let partition_key = match (kind, &decl.partition_key) {
-            (ir::IndexKind::Global, Some(pk)) => self.resolve_key_attribute(pk),
+            (ir::IndexKind::Global, Some(pk)) => {
+                partition_parts = self.resolve_key_parts(name, pk, "partition")?;
+                partition_parts.remove(0)
+            }
             (ir::IndexKind::Global, None) => {
                 self.error(
                     Diagnostic::new(
@@ -529,10 +564,23 @@ impl Resolver<'_> {
             }
             (ir::IndexKind::Local, None) => table.partition_key.clone(),
         };
-        let sort_key = decl
-            .sort_key
-            .as_ref()
-            .map(|k| self.resolve_key_attribute(k));
+        let mut sort_parts = match &decl.sort_key {
+            Some(sk) => self.resolve_key_parts(name, sk, "sort")?,
+            None => Vec::new(),
+        };
+        if kind == ir::IndexKind::Local && sort_parts.len() > 1 {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidIndexKey,
+                    format!("local index `{name}` has a sort key of {} attributes", sort_parts.len()),
+                )
+                .label(decl.sort_key.as_ref().map_or(name.span, |k| k.span), "these sort key attributes")
+                .help("multi-attribute keys are for global secondary indexes only: a local index takes the table's partition key and one sort key attribute; make the index global, or give it one sort key attribute"),
+            );
+            sort_parts.truncate(1);
+        }
+        self.check_distinct_parts(name, partition_parts.iter().chain(&sort_parts));
+        let sort_key = (!sort_parts.is_empty()).then(|| sort_parts.remove(0));
         if kind == ir::IndexKind::Local && sort_key.is_none() {
             self.error(
                 Diagnostic::new(Code::MissingKey, format!("local index `{name}` has no sort key"))
@@ -587,13 +635,79 @@ impl Resolver<'_> {
             kind,
             description: text(&decl.description),
             partition_key,
+            more_partition_keys: partition_parts,
             sort_key,
+            more_sort_keys: sort_parts,
             projection,
             read_capacity: self.capacity(&decl.read_capacity),
             write_capacity: self.capacity(&decl.write_capacity),
             max_throughput: self.index_throughput(&decl.max_throughput, kind, table, true),
             warm_throughput: self.index_throughput(&decl.warm_throughput, kind, table, false),
         })
+    }
+
+    /// The attributes of an index's partition or sort key (`which`), one
+    /// to four, in order; `None` (after an error) for an empty list.
+    fn resolve_key_parts(
+        &mut self,
+        index: &Spanned<String>,
+        decl: &Spanned<syntax::de::Parts<syntax::KeyAttributeDecl>>,
+        which: &str,
+    ) -> Option<Vec<ir::KeyAttribute>> {
+        if decl.is_empty() {
+            self.error(
+                Diagnostic::new(
+                    Code::MissingKey,
+                    format!("index `{index}` lists no {which} key attribute"),
+                )
+                .label(decl.span, "an empty list")
+                .help(format!("name one to four attributes: `{which}_key: [a, b]`")),
+            );
+            return None;
+        }
+        if decl.len() > MAX_KEY_PARTS {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidIndexKey,
+                    format!(
+                        "index `{index}` has a {which} key of {} attributes",
+                        decl.len()
+                    ),
+                )
+                .label(decl.span, "these attributes")
+                .help(format!("DynamoDB takes at most {MAX_KEY_PARTS} {which} key attributes per global index (and {MAX_KEY_PARTS} sort key attributes): keep the first {MAX_KEY_PARTS}, and filter on the rest")),
+            );
+        }
+        Some(
+            decl.iter()
+                .take(MAX_KEY_PARTS)
+                .map(|part| self.resolve_key_attribute(part))
+                .collect(),
+        )
+    }
+
+    /// No attribute may appear twice in an index's key (DynamoDB: "The
+    /// KeySchema contains multiple key attributes with the same name").
+    fn check_distinct_parts<'k>(
+        &mut self,
+        index: &Spanned<String>,
+        parts: impl Iterator<Item = &'k ir::KeyAttribute>,
+    ) {
+        let mut seen: Vec<&ir::KeyAttribute> = Vec::new();
+        for part in parts {
+            if let Some(first) = seen.iter().find(|s| s.name.value == part.name.value) {
+                let d = Diagnostic::new(
+                    Code::InvalidIndexKey,
+                    format!("index `{index}` names key attribute `{}` twice", part.name),
+                )
+                .label(first.name.span, "first here")
+                .label(part.name.span, "again here")
+                .help("each attribute of a multi-attribute key is named once, in the partition key or the sort key");
+                self.error(d);
+            } else {
+                seen.push(part);
+            }
+        }
     }
 
     fn resolve_projection(

@@ -382,7 +382,7 @@ impl Resolver<'_> {
         spec: &ir::Spec,
     ) -> Option<ir::Scan> {
         let e = self.entity(entity, spec)?;
-        let (index, _) = self.resolve_index_ref(decl, spec)?;
+        let (index, _, _) = self.resolve_index_ref(decl, spec)?;
         self.check_consistent_index(&index, decl, spec);
         if let IndexRef::Index(i) = &index {
             let index_decl = &spec.indexes[i];
@@ -481,16 +481,19 @@ impl Resolver<'_> {
         decl: &syntax::AccessPatternDecl,
         spec: &ir::Spec,
     ) -> Option<ir::Query> {
-        let (index, key) = self.resolve_index_ref(decl, spec)?;
+        let (index, partition, sort) = self.resolve_index_ref(decl, spec)?;
         self.check_consistent_index(&index, decl, spec);
-        let pk = self.resolve_pattern_template(&query.pk, &key.0, spec)?;
-        let sk = match &query.sk {
-            Some(sk) => Some(self.resolve_sort_condition(sk, key.1.as_ref(), spec)?),
-            None => None,
+        let mut pks = self.resolve_partition_value(&query.pk, &index, &partition, spec)?;
+        let (sk_prefix, sk) = match &query.sk {
+            Some(sk) => self.resolve_sort_key(sk, &index, &sort, spec)?,
+            None => (Vec::new(), None),
         };
+        let pk = pks.remove(0);
         let keyed = KeyedPattern {
             index: &index,
             pk: &pk,
+            more_pk: &pks,
+            sk_prefix: &sk_prefix,
             sk: sk.as_ref(),
             span: query.pk.span,
         };
@@ -510,6 +513,8 @@ impl Resolver<'_> {
         Some(ir::Query {
             index,
             pk,
+            more_pk: pks,
+            sk_prefix,
             sk,
             returns_declared: decl.returns.is_some(),
             returns,
@@ -525,23 +530,24 @@ impl Resolver<'_> {
         })
     }
 
+    /// The table or index a pattern reads, with the attributes of its
+    /// partition key and of its sort key, in order.
     fn resolve_index_ref(
         &mut self,
         decl: &syntax::AccessPatternDecl,
         spec: &ir::Spec,
-    ) -> Option<(IndexRef, (ir::KeyAttribute, Option<ir::KeyAttribute>))> {
+    ) -> Option<(IndexRef, Vec<ir::KeyAttribute>, Vec<ir::KeyAttribute>)> {
         match &decl.index {
             None => Some((
                 IndexRef::Table,
-                (
-                    spec.table.partition_key.clone(),
-                    spec.table.sort_key.clone(),
-                ),
+                vec![spec.table.partition_key.clone()],
+                spec.table.sort_key.iter().cloned().collect(),
             )),
             Some(name) => match spec.indexes.get(&name.value) {
                 Some(index) => Some((
                     IndexRef::Index(name.value.clone()),
-                    (index.partition_key.clone(), index.sort_key.clone()),
+                    index.partition_parts().cloned().collect(),
+                    index.sort_parts().cloned().collect(),
                 )),
                 None => {
                     self.unknown_index(name, spec);
@@ -640,7 +646,9 @@ impl Resolver<'_> {
             .filter_map(|i| {
                 let (_, entity) = spec.entities.get_index(i)?;
                 let keys = p.index.keys_of(entity)?;
-                Some((i, match_template(p.pk, &keys.pk, false)?))
+                let mut bindings = match_template(p.pk, &keys.pk, false)?;
+                bindings.extend(p.match_equalities(keys)?);
+                Some((i, bindings))
             })
             .collect()
     }
@@ -697,8 +705,52 @@ impl Resolver<'_> {
 pub(super) struct KeyedPattern<'a> {
     pub(super) index: &'a IndexRef,
     pub(super) pk: &'a ir::KeyTemplate,
+    /// Equalities on a multi-attribute partition key's later attributes.
+    pub(super) more_pk: &'a [ir::KeyTemplate],
+    /// Equalities on a multi-attribute sort key's attributes before `sk`'s.
+    pub(super) sk_prefix: &'a [ir::KeyTemplate],
     pub(super) sk: Option<&'a ir::SortCondition>,
     pub(super) span: Span,
+}
+
+impl<'a> KeyedPattern<'a> {
+    /// Every template of the key condition, as [`ir::Query::templates`].
+    pub(super) fn templates(&self) -> impl Iterator<Item = &'a ir::KeyTemplate> {
+        std::iter::once(self.pk)
+            .chain(self.more_pk)
+            .chain(self.sk_prefix)
+            .chain(self.sk.into_iter().flat_map(|s| s.operands.iter()))
+    }
+
+    /// The template of `keys` that the sort condition is on: the sort key,
+    /// or the attribute of a multi-attribute sort key after the prefix.
+    pub(super) fn condition_template<'e>(
+        &self,
+        keys: &'e ir::EntityKey,
+    ) -> Option<&'e ir::KeyTemplate> {
+        keys.sort_templates().nth(self.sk_prefix.len())
+    }
+
+    /// The bindings if `keys`' later partition key attributes and sort key
+    /// prefix are what the pattern's equalities give.
+    pub(super) fn match_equalities(&self, keys: &ir::EntityKey) -> Option<Vec<Binding>> {
+        if keys.more_pk.len() != self.more_pk.len() {
+            return None;
+        }
+        let mut bindings = Vec::new();
+        let entity_sorts = keys.sort_templates();
+        let pairs = self
+            .more_pk
+            .iter()
+            .zip(&keys.more_pk)
+            .chain(self.sk_prefix.iter().zip(entity_sorts));
+        let mut matched = 0;
+        for (query, entity) in pairs {
+            bindings.extend(match_template(query, entity, false)?);
+            matched += 1;
+        }
+        (matched == self.more_pk.len() + self.sk_prefix.len()).then_some(bindings)
+    }
 }
 
 /// Another index (or the table) whose keys for `entity` satisfy the same condition.
@@ -717,8 +769,9 @@ pub(super) fn serving_index(
 fn match_entity(p: &KeyedPattern<'_>, entity: &ir::Entity) -> Option<Vec<Binding>> {
     let keys = p.index.keys_of(entity)?;
     let mut bindings = match_template(p.pk, &keys.pk, false)?;
+    bindings.extend(p.match_equalities(keys)?);
     if let Some(cond) = p.sk {
-        let entity_sk = keys.sk.as_ref()?;
+        let entity_sk = p.condition_template(keys)?;
         let prefix = cond.op != ir::SortOp::Equals;
         for operand in &cond.operands {
             bindings.extend(match_template(operand, entity_sk, prefix)?);
@@ -753,15 +806,9 @@ pub(crate) fn index_carries(
             .iter()
             .any(|n| *n == attribute.name.value || n == attribute.stored()),
     };
-    let keys = [
-        Some(&spec.table.partition_key),
-        spec.table.sort_key.as_ref(),
-        Some(&index.partition_key),
-        index.sort_key.as_ref(),
-    ];
-    let is_key = keys
-        .into_iter()
-        .flatten()
+    let is_key = std::iter::once(&spec.table.partition_key)
+        .chain(&spec.table.sort_key)
+        .chain(index.key_parts())
         .any(|k| k.name.value == attribute.stored());
     let in_templates = entity
         .primary_key

@@ -110,7 +110,7 @@ impl Resolver<'_> {
         let mut domains: IndexMap<String, crate::encoding::Domain> = IndexMap::new();
         for (i, _) in &candidates {
             let entity = &spec.entities[*i];
-            let Some(sk) = p.index.keys_of(entity).and_then(|k| k.sk.as_ref()) else {
+            let Some(sk) = p.index.keys_of(entity).and_then(|k| p.condition_template(k)) else {
                 continue;
             };
             for b in spelled(entity, sk) {
@@ -140,7 +140,7 @@ impl Resolver<'_> {
             .into_iter()
             .filter_map(|(i, mut bindings)| {
                 let (name, entity) = spec.entities.get_index(i)?;
-                let sk = p.index.keys_of(entity)?.sk.as_ref()?;
+                let sk = p.condition_template(p.index.keys_of(entity)?)?;
                 let holds = crate::lang::condition_holds(
                     sk,
                     &|ph| crate::encoding::entity_placeholder_domain(spec, entity, ph),

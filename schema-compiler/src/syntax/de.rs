@@ -229,3 +229,113 @@ impl JsonSchema for OneOrMany {
         })
     }
 }
+
+/// One value or a list of one to four: a key attribute or template, or the
+/// attributes of a multi-attribute index key in order
+/// (`partition_key: [tenant_id, status]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parts<T>(pub Vec<Spanned<T>>);
+
+impl<T> Parts<T> {
+    /// The first part (every written form has one, or the list is empty).
+    pub fn first(&self) -> Option<&Spanned<T>> {
+        self.0.first()
+    }
+
+    /// The parts in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Spanned<T>> {
+        self.0.iter()
+    }
+
+    /// The number of parts.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the list is empty (`[]`).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Parts<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // A single value takes the span of the whole node; a list's elements
+        // carry their own.
+        let spanned = Spanned::<PartsInner<T>>::deserialize(d)?;
+        Ok(match spanned.value {
+            PartsInner::One(v) => Parts(vec![Spanned::new(v, spanned.span)]),
+            PartsInner::Many(v) => Parts(v),
+        })
+    }
+}
+
+enum PartsInner<T> {
+    One(T),
+    Many(Vec<Spanned<T>>),
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for PartsInner<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = PartsInner<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("one value or a list of one to four")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                T::deserialize(de::value::StrDeserializer::<E>::new(s)).map(PartsInner::One)
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                self.visit_str(if v { "true" } else { "false" })
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(PartsInner::One)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    out.push(item);
+                }
+                Ok(PartsInner::Many(out))
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+impl<T: Serialize> Serialize for Parts<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.as_slice() {
+            [one] => one.value.serialize(s),
+            many => s.collect_seq(many.iter().map(|p| &p.value)),
+        }
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Parts<T> {
+    fn schema_name() -> Cow<'static, str> {
+        format!("Parts_of_{}", T::schema_name()).into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let one = generator.subschema_for::<T>();
+        schemars::json_schema!({
+            "anyOf": [
+                one,
+                { "type": "array", "items": one, "minItems": 1, "maxItems": 4 }
+            ]
+        })
+    }
+}

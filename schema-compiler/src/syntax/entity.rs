@@ -277,12 +277,15 @@ pub enum TimePrecision {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KeyTemplatesDecl {
-    /// Partition key template, e.g. `TENANT#<tenant>|TICKET#<id>`. Omitted for local indexes.
+    /// Partition key template, e.g. `TENANT#<tenant>|TICKET#<id>`; a list of
+    /// one per attribute for a multi-attribute index key. Omitted for local
+    /// indexes.
     #[serde(default)]
-    pub pk: Option<Spanned<String>>,
-    /// Sort key template, e.g. `COMMENT#<created_at>#<id>`.
+    pub pk: Option<Spanned<Parts<String>>>,
+    /// Sort key template, e.g. `COMMENT#<created_at>#<id>`; a list of one
+    /// per attribute for a multi-attribute index key.
     #[serde(default)]
-    pub sk: Option<Spanned<String>>,
+    pub sk: Option<Spanned<Parts<String>>>,
 }
 
 /// Write sharding.

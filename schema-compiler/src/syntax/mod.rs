@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::source::Spanned;
-use de::{shorthand_impls, NamedMap, OneOrMany, Shorthand};
+use de::{shorthand_impls, NamedMap, OneOrMany, Parts, Shorthand};
 
 pub use entity::*;
 pub use filter::*;
@@ -83,10 +83,10 @@ pub struct TableDecl {
     #[serde(default)]
     pub description: Option<Spanned<String>>,
     /// The partition key attribute (a generic name such as `pk`).
-    pub partition_key: Spanned<KeyAttributeDecl>,
+    pub partition_key: Spanned<Parts<KeyAttributeDecl>>,
     /// The sort key attribute (a generic name such as `sk`); omit for a simple primary key.
     #[serde(default)]
-    pub sort_key: Option<Spanned<KeyAttributeDecl>>,
+    pub sort_key: Option<Spanned<Parts<KeyAttributeDecl>>>,
     /// The TTL attribute: a Number of epoch seconds after which DynamoDB may delete the item.
     #[serde(default)]
     pub ttl: Option<Spanned<String>>,
@@ -436,12 +436,15 @@ pub struct IndexDecl {
     /// What the index is for.
     #[serde(default)]
     pub description: Option<Spanned<String>>,
-    /// The partition key attribute. Required for a global index; a local index shares the table's.
+    /// The partition key attribute, or a global index's list of one to
+    /// four (a multi-attribute key: `[tenant_id, status]`). Required for a
+    /// global index; a local index shares the table's.
     #[serde(default)]
-    pub partition_key: Option<Spanned<KeyAttributeDecl>>,
-    /// The sort key attribute.
+    pub partition_key: Option<Spanned<Parts<KeyAttributeDecl>>>,
+    /// The sort key attribute, or a global index's list of one to four
+    /// (items sort by the first, then the second, ...).
     #[serde(default)]
-    pub sort_key: Option<Spanned<KeyAttributeDecl>>,
+    pub sort_key: Option<Spanned<Parts<KeyAttributeDecl>>>,
     /// `all` (default), `keys_only`, or a list of attributes to include.
     #[serde(default)]
     pub projection: Option<Spanned<ProjectionDecl>>,

@@ -97,11 +97,252 @@ impl<'de> Deserialize<'de> for Scalar {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QueryDecl {
-    /// The partition key value, a template: `TENANT#<tenant>|TICKET#<id>`.
-    pub pk: Spanned<String>,
-    /// The sort-key condition: a template (equality) or one operator.
+    /// The partition key value, a template: `TENANT#<tenant>|TICKET#<id>`;
+    /// for a multi-attribute partition key, a template per attribute by
+    /// name: `{ tenant_id: "<tenant>", status: "<status>" }`.
+    pub pk: Spanned<PartitionValueDecl>,
+    /// The sort-key condition: a template (equality) or one operator; for a
+    /// multi-attribute sort key, a condition per attribute by name, from
+    /// the first with no gap, only the last named not an equality:
+    /// `{ priority: "<priority>", created_at: { gte: "<since>" } }`.
     #[serde(default)]
-    pub sk: Option<Spanned<SortConditionDecl>>,
+    pub sk: Option<Spanned<SortKeyDecl>>,
+}
+
+/// A query's partition-key value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum PartitionValueDecl {
+    /// A template.
+    Template(String),
+    /// A template per attribute of a multi-attribute partition key.
+    Parts(NamedMap<String>),
+}
+
+impl<'de> Deserialize<'de> for PartitionValueDecl {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = PartitionValueDecl;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a partition key template, or a template per key attribute")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(PartitionValueDecl::Template(s.to_owned()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                NamedMap::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(PartitionValueDecl::Parts)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for PartitionValueDecl {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PartitionValue".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [
+                { "type": "string" },
+                { "type": "object", "additionalProperties": { "type": "string" } }
+            ]
+        })
+    }
+}
+
+/// A query's sort-key condition: one condition on the sort key, or one per
+/// attribute of a multi-attribute sort key.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SortKeyDecl {
+    /// A condition on the sort key (the first attribute of a multi-attribute one).
+    Condition(SortConditionDecl),
+    /// A condition per attribute of a multi-attribute sort key, by name.
+    Parts(NamedMap<SortConditionDecl>),
+}
+
+/// The sort-key operators, as a condition's keys name them.
+const SORT_OPERATORS: &[&str] = &[
+    "equals",
+    "begins_with",
+    "between",
+    "lt",
+    "lte",
+    "gt",
+    "gte",
+    "<",
+    "<=",
+    ">",
+    ">=",
+];
+
+/// A value under a key of a sort-key condition map, before it is known
+/// whether the keys are operators or attribute names.
+enum SortValue {
+    Text(String),
+    List(Vec<Spanned<String>>),
+    Condition(SortConditionDecl),
+}
+
+impl<'de> Deserialize<'de> for SortValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = SortValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a template, a list of two templates, or one operator")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(SortValue::Text(s.to_owned()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    out.push(item);
+                }
+                Ok(SortValue::List(out))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                SortConditionFull::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(|f| SortValue::Condition(SortConditionDecl::from_full(f)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl SortKeyDecl {
+    /// A condition map whose keys are all operators, or all attribute names.
+    fn from_entries<E: serde::de::Error>(
+        entries: Vec<(Spanned<String>, Spanned<SortValue>)>,
+    ) -> Result<Self, E> {
+        let operators = entries
+            .iter()
+            .filter(|(k, _)| SORT_OPERATORS.contains(&k.as_str()))
+            .count();
+        if operators == entries.len() {
+            let mut c = SortConditionDecl::default();
+            for (key, value) in entries {
+                let span = value.span;
+                let slot = match key.as_str() {
+                    "equals" => &mut c.equals,
+                    "begins_with" => &mut c.begins_with,
+                    "lt" | "<" => &mut c.lt,
+                    "lte" | "<=" => &mut c.lte,
+                    "gt" | ">" => &mut c.gt,
+                    "gte" | ">=" => &mut c.gte,
+                    _ => {
+                        let SortValue::List(list) = value.value else {
+                            return Err(E::custom("`between` takes a list of two templates"));
+                        };
+                        c.between = Some(Spanned::new(list, span));
+                        continue;
+                    }
+                };
+                let SortValue::Text(text) = value.value else {
+                    return Err(E::custom(format!("`{key}` takes one template")));
+                };
+                *slot = Some(Spanned::new(text, span));
+            }
+            return Ok(SortKeyDecl::Condition(c));
+        }
+        if operators > 0 {
+            return Err(E::custom(
+                "a sort-key condition is one operator, or one condition per sort key attribute by name, not both",
+            ));
+        }
+        let mut parts = Vec::new();
+        for (key, value) in entries {
+            let span = value.span;
+            let condition = match value.value {
+                SortValue::Text(text) => SortConditionDecl {
+                    equals: Some(Spanned::new(text, span)),
+                    ..SortConditionDecl::default()
+                },
+                SortValue::Condition(c) => c,
+                SortValue::List(_) => {
+                    return Err(E::custom(format!(
+                        "the condition on `{key}` is a template or one operator, not a list"
+                    )))
+                }
+            };
+            parts.push((key, Spanned::new(condition, span)));
+        }
+        Ok(SortKeyDecl::Parts(NamedMap(parts)))
+    }
+}
+
+impl<'de> Deserialize<'de> for SortKeyDecl {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = SortKeyDecl;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a sort key template, one of { equals, begins_with, between, lt, lte, gt, gte }, or a condition per sort key attribute",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(SortKeyDecl::Condition(SortConditionDecl::from_str(s)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                    entries.push((key, map.next_value::<Spanned<SortValue>>()?));
+                }
+                SortKeyDecl::from_entries(entries)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for SortKeyDecl {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SortKey".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let one = generator.subschema_for::<SortConditionDecl>();
+        schemars::json_schema!({
+            "anyOf": [
+                one,
+                { "type": "object", "additionalProperties": one }
+            ]
+        })
+    }
 }
 
 /// A sort-key condition: a template (shorthand for `equals`) or exactly one operator.

@@ -42,37 +42,40 @@ fn capacity(t: Option<&table::Throughput>) -> TokenStream {
 }
 
 /// `(name, type)` of a key schema element, typed from the attribute definitions.
-fn key_def(def: &table::CreateTable, key: Option<&table::KeySchemaElement>) -> TokenStream {
-    option_tokens(key.map(|k| {
-        let name = k.attribute_name.as_str();
-        let t = def
-            .attribute_definitions
-            .iter()
-            .find(|d| d.attribute_name == k.attribute_name)
-            .map_or("S", |d| d.attribute_type);
-        quote!((#name, #t))
-    }))
+fn key_def(def: &table::CreateTable, key: &table::KeySchemaElement) -> TokenStream {
+    let name = key.attribute_name.as_str();
+    let t = def
+        .attribute_definitions
+        .iter()
+        .find(|d| d.attribute_name == key.attribute_name)
+        .map_or("S", |d| d.attribute_type);
+    quote!((#name, #t))
 }
 
+/// The `(name, type)` of each element of `schema` of `key_type`, in order.
+fn key_defs(
+    def: &table::CreateTable,
+    schema: &[table::KeySchemaElement],
+    key_type: &str,
+) -> Vec<TokenStream> {
+    schema
+        .iter()
+        .filter(|k| k.key_type == key_type)
+        .map(|k| key_def(def, k))
+        .collect()
+}
+
+/// The table's partition key and sort key (`Option`) as `TableDef` takes them.
 fn key_pair(
     def: &table::CreateTable,
     schema: &[table::KeySchemaElement],
 ) -> (TokenStream, TokenStream) {
-    let hash = schema.iter().find(|k| k.key_type == "HASH");
-    let range = schema.iter().find(|k| k.key_type == "RANGE");
-    let pk = match hash {
-        Some(k) => {
-            let name = k.attribute_name.as_str();
-            let t = def
-                .attribute_definitions
-                .iter()
-                .find(|d| d.attribute_name == k.attribute_name)
-                .map_or("S", |d| d.attribute_type);
-            quote!((#name, #t))
-        }
-        None => quote!(("", "S")),
-    };
-    (pk, key_def(def, range))
+    let pk = key_defs(def, schema, "HASH")
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| quote!(("", "S")));
+    let sk = option_tokens(key_defs(def, schema, "RANGE").into_iter().next());
+    (pk, sk)
 }
 
 fn projection_tokens(p: &table::IndexProjection) -> TokenStream {
@@ -108,11 +111,12 @@ impl<'a> Emitter<'a> {
             .chain(def.local_secondary_indexes.iter().map(|i| (false, i)))
             .map(|(global, i)| {
                 let name = i.index_name.as_str();
-                let (ipk, isk) = key_pair(&def, &i.key_schema);
+                let ipk = key_defs(&def, &i.key_schema, "HASH");
+                let isk = key_defs(&def, &i.key_schema, "RANGE");
                 let projection = projection_tokens(&i.projection);
                 let cap = capacity(i.provisioned_throughput.as_ref());
                 quote!(__rt::schema::IndexDef {
-                    name: #name, global: #global, partition_key: #ipk, sort_key: #isk,
+                    name: #name, global: #global, partition_key: &[#(#ipk),*], sort_key: &[#(#isk),*],
                     projection: #projection, capacity: #cap,
                 })
             });

@@ -521,11 +521,17 @@ impl<'a> Emitter<'a> {
         // The table's own key attributes (an inverted index's keys, a local
         // index's partition key) never change and cannot be set.
         let table_key = |attribute: &str| self.is_table_key(attribute);
+        // An attribute two indexes share is set once (see the item writer).
+        let mut written: Vec<&str> = Vec::new();
         for (index, key) in &entity.index_keys {
             for t in key
                 .templates()
                 .filter(|t| !t.is_natural() && !table_key(&t.attribute))
             {
+                if written.contains(&t.attribute.as_str()) {
+                    continue;
+                }
+                written.push(&t.attribute);
                 let attribute = t.attribute.as_str();
                 let mentioned: Vec<&'a ir::Attribute> = changeable
                     .iter()

@@ -192,7 +192,7 @@ impl Emitter<'_> {
                 let Operation::Query(q) = &plan.pattern.operation else {
                     continue;
                 };
-                for t in std::iter::once(&q.pk).chain(q.sk.iter().flat_map(|c| &c.operands)) {
+                for t in q.templates() {
                     if self.spec.holds_value(t) {
                         continue;
                     }

@@ -98,7 +98,8 @@ impl<'a> Emitter<'a> {
                 };
                 let scoped = match &pattern.operation {
                     Operation::Query(q) => {
-                        q.pk.placeholders()
+                        q.templates()
+                            .flat_map(|t| t.placeholders())
                             .any(|p| p.kind == PlaceholderKind::Tenant)
                             || q.returns
                                 .iter()

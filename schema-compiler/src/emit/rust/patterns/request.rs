@@ -26,13 +26,14 @@ impl<'a> Emitter<'a> {
             IndexRef::Table => None,
             IndexRef::Index(i) => Some(i.as_str()),
         };
-        let pk_type = self.spec.key_type(index, q.pk.attribute.as_str());
-        let pk = self.key_value(&q.pk, pk_type, pattern_name, &input);
-        let mut values = vec![(":pk".to_owned(), pk)];
-        let mut names = vec![{
-            let a = q.pk.attribute.as_str();
-            quote!(("#pk", #a))
-        }];
+        let mut values = Vec::new();
+        let mut names = Vec::new();
+        for (name, value, template) in crate::plan::key_equalities(q) {
+            let key_type = self.spec.key_type(index, template.attribute.as_str());
+            values.push((value, self.key_value(template, key_type, pattern_name, &input)));
+            let a = template.attribute.as_str();
+            names.push(quote!((#name, #a)));
+        }
         if let Some(sk) = &q.sk {
             if let Some(first) = sk.operands.first() {
                 let a = first.attribute.as_str();
@@ -152,18 +153,15 @@ impl<'a> Emitter<'a> {
     fn position_attributes(&self, index: Option<&str>) -> Vec<&'a str> {
         let spec: &'a ir::Spec = self.spec;
         let table = &spec.table;
-        let (index_pk, index_sk) = match index.and_then(|i| spec.indexes.get(i)) {
-            Some(i) => (Some(&i.partition_key), i.sort_key.as_ref()),
-            None => (None, None),
-        };
+        let index_keys = index
+            .and_then(|i| spec.indexes.get(i))
+            .into_iter()
+            .flat_map(ir::Index::key_parts);
         let mut out: Vec<&'a str> = Vec::new();
-        let keys = [
-            Some(&table.partition_key),
-            table.sort_key.as_ref(),
-            index_pk,
-            index_sk,
-        ];
-        for k in keys.into_iter().flatten() {
+        let keys = std::iter::once(&table.partition_key)
+            .chain(&table.sort_key)
+            .chain(index_keys);
+        for k in keys {
             if !out.contains(&k.name.as_str()) {
                 out.push(k.name.as_str());
             }
