@@ -513,12 +513,17 @@ impl Compiler {
     }
 
     /// Compiles every input and renders each spec's NoSQL Workbench model,
-    /// `<stem>.workbench.json`.
+    /// `<stem>.workbench.json`. A spec with a multi-attribute index key is
+    /// refused: the model format holds one partition and one sort key
+    /// attribute per index.
     pub fn generate_workbench(
         &self,
         options: &emit::workbench::Options,
     ) -> Result<Vec<emit::GeneratedFile>, Report> {
         generate_each(self.compile(), |spec, file| {
+            if let Some(refusal) = emit::workbench::refusal(spec) {
+                return Err(refusal);
+            }
             Ok(vec![emit::workbench::render_workbench(
                 spec, file.stem, options,
             )])

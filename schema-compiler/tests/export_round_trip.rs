@@ -17,6 +17,16 @@ fn every_spec_exports_imports_and_exports_the_same_bytes() {
         .filter_map(|path| {
             let name = path.display().to_string();
             let yaml = std::fs::read_to_string(path).expect("spec");
+            // A multi-attribute index key has no Workbench form
+            // (`outputs.rs` checks that export is refused).
+            let compilation = singletable::Compiler::new().source(&name, &yaml).compile();
+            if compilation
+                .specs
+                .first()
+                .is_some_and(|c| singletable::emit::workbench::refusal(&c.spec).is_some())
+            {
+                return None;
+            }
             round_trip(&name, &yaml)
                 .err()
                 .map(|e| format!("{name}: {e}"))

@@ -759,8 +759,8 @@ pub const TABLE: __rt::schema::TableDef = __rt::schema::TableDef {
         __rt::schema::IndexDef {
             name: "GSI1",
             global: true,
-            partition_key: ("sk", "S"),
-            sort_key: Some(("pk", "S")),
+            partition_key: &[("sk", "S")],
+            sort_key: &[("pk", "S")],
             projection: __rt::schema::ProjectionDef::All,
             capacity: None,
         },

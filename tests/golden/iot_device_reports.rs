@@ -624,8 +624,8 @@ pub const TABLE: __rt::schema::TableDef = __rt::schema::TableDef {
         __rt::schema::IndexDef {
             name: "GSI1",
             global: true,
-            partition_key: ("escalated_to", "S"),
-            sort_key: Some(("reported_at", "S")),
+            partition_key: &[("escalated_to", "S")],
+            sort_key: &[("reported_at", "S")],
             projection: __rt::schema::ProjectionDef::All,
             capacity: Some((100i64, 50i64)),
         },

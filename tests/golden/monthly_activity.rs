@@ -745,8 +745,8 @@ pub const TABLE: __rt::schema::TableDef = __rt::schema::TableDef {
         __rt::schema::IndexDef {
             name: "GSI1",
             global: true,
-            partition_key: ("gsi1pk", "S"),
-            sort_key: Some(("gsi1sk", "S")),
+            partition_key: &[("gsi1pk", "S")],
+            sort_key: &[("gsi1sk", "S")],
             projection: __rt::schema::ProjectionDef::All,
             capacity: None,
         },

@@ -755,8 +755,8 @@ pub const TABLE: __rt::schema::TableDef = __rt::schema::TableDef {
         __rt::schema::IndexDef {
             name: "LSI1",
             global: false,
-            partition_key: ("pk", "S"),
-            sort_key: Some(("lsi1sk", "S")),
+            partition_key: &[("pk", "S")],
+            sort_key: &[("lsi1sk", "S")],
             projection: __rt::schema::ProjectionDef::All,
             capacity: None,
         },

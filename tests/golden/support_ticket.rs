@@ -771,8 +771,8 @@ pub const TABLE: __rt::schema::TableDef = __rt::schema::TableDef {
         __rt::schema::IndexDef {
             name: "GSI1",
             global: true,
-            partition_key: ("tenant_status", "S"),
-            sort_key: Some(("resolver", "S")),
+            partition_key: &[("tenant_status", "S")],
+            sort_key: &[("resolver", "S")],
             projection: __rt::schema::ProjectionDef::Include(
                 &["created_at", "entity_type", "status", "title"],
             ),

@@ -131,6 +131,7 @@ fn specs() -> Vec<Spec> {
         spec!(shared short_lived_messages),
         spec!(tenant support_ticket),
         spec!(tenant vertical_partitioning),
+        spec!(tenant work_queue),
     ]
 }
 
@@ -150,6 +151,7 @@ async fn capture(spec: &str, tenant: Option<&str>) -> Vec<Request> {
         "short_lived_messages" => scenarios::short_lived_messages(&rec, tenant).await,
         "support_ticket" => scenarios::support_ticket(&rec, tenant).await,
         "vertical_partitioning" => scenarios::vertical_partitioning(&rec, tenant).await,
+        "work_queue" => scenarios::work_queue(&rec, tenant).await,
         other => panic!("no scenario for {other}"),
     }
     rec.requests()

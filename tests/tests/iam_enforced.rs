@@ -20,7 +20,9 @@
 //! `SINGLETABLE_FAKECLOUD` (the endpoint `scripts/fakecloud/run start`
 //! prints; `scripts/test` sets it); skipped without it, except under `CI`.
 
+// `work_queue` is run by `iam.rs` alone (see `specs`).
 #[path = "iam/scenarios.rs"]
+#[allow(dead_code)]
 mod scenarios;
 
 use std::sync::Arc;
@@ -94,6 +96,9 @@ fn specs() -> Vec<Spec> {
         spec!(short_lived_messages),
         spec!(support_ticket),
         spec!(vertical_partitioning),
+        // Not `work_queue`: fakecloud 0.51.0 (the newest release) refuses a
+        // multi-attribute index key in CreateTable ("Member must have
+        // length less than or equal to 2"); `iam.rs` evaluates its policies.
     ]
 }
 

@@ -8,10 +8,12 @@ pub struct EntityKey {
     /// Partition key template (of the first attribute of a multi-attribute key).
     pub pk: KeyTemplate,
     /// Templates of a multi-attribute partition key's later attributes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more_pk: Vec<KeyTemplate>,
     /// Sort key template (of the first attribute of a multi-attribute key).
     pub sk: Option<KeyTemplate>,
     /// Templates of a multi-attribute sort key's later attributes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more_sk: Vec<KeyTemplate>,
     /// The entity is only in this index when every optional placeholder is present.
     pub sparse: bool,

@@ -80,11 +80,7 @@ impl Spec {
     pub fn key_attributes(&self) -> impl Iterator<Item = &KeyAttribute> {
         std::iter::once(&self.table.partition_key)
             .chain(&self.table.sort_key)
-            .chain(
-                self.indexes
-                    .values()
-                    .flat_map(|i| i.key_parts()),
-            )
+            .chain(self.indexes.values().flat_map(|i| i.key_parts()))
     }
 
     /// Whether the access pattern named `name` is a scan.
@@ -332,11 +328,13 @@ pub struct Index {
     pub partition_key: KeyAttribute,
     /// A multi-attribute partition key's second to fourth attributes, in
     /// order (global indexes only; DynamoDB hashes every part together).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more_partition_keys: Vec<KeyAttribute>,
     /// Sort key attribute; the first of a multi-attribute sort key.
     pub sort_key: Option<KeyAttribute>,
     /// A multi-attribute sort key's second to fourth attributes, in order:
     /// items sort by the first, then the second, and so on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more_sort_keys: Vec<KeyAttribute>,
     /// Projected attributes.
     pub projection: Projection,

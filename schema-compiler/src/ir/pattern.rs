@@ -94,9 +94,11 @@ pub struct Query {
     /// multi-attribute partition key.
     pub pk: KeyTemplate,
     /// The equalities on a multi-attribute partition key's later attributes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more_pk: Vec<KeyTemplate>,
     /// The equalities on a multi-attribute sort key's attributes before the
     /// one `sk` names (none, or a gap-free run from the first).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sk_prefix: Vec<KeyTemplate>,
     /// Sort key condition: on the sort key, or on the last attribute of a
     /// multi-attribute sort key the query names.

@@ -152,10 +152,8 @@ impl Resolver<'_> {
     ) -> (IndexMap<String, ir::Param>, Vec<ir::FixedValue>) {
         let mut params: IndexMap<String, ir::Param> = IndexMap::new();
         let mut fixed = Vec::new();
-        let pattern_placeholders: Vec<&ir::Placeholder> = p
-            .templates()
-            .flat_map(|t| t.placeholders())
-            .collect();
+        let pattern_placeholders: Vec<&ir::Placeholder> =
+            p.templates().flat_map(|t| t.placeholders()).collect();
         for entity_name in returns {
             let entity = &spec.entities[entity_name];
             let Some((_, bindings)) = matching.iter().find(|(m, _)| m == entity_name) else {

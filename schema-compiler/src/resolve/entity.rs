@@ -253,14 +253,8 @@ impl Resolver<'_> {
             }
         };
         let sort: Vec<&ir::KeyAttribute> = table.sort_key.iter().collect();
-        let sk = self.resolve_sort_templates(
-            decl,
-            &sort,
-            entity,
-            spec,
-            KeyPlace::Primary,
-            "the table",
-        );
+        let sk =
+            self.resolve_sort_templates(decl, &sort, entity, spec, KeyPlace::Primary, "the table");
         sparse_key(vec![pk], sk, entity, false)
     }
 
@@ -326,7 +320,10 @@ impl Resolver<'_> {
             let help = if parts.len() == 1 {
                 format!("the key attribute {names} is one attribute: write one template (multi-attribute keys are for global secondary indexes only)")
             } else {
-                format!("write one template per key attribute ({names}), in order: `[\"<{}>\", ...]`", parts[0].name)
+                format!(
+                    "write one template per key attribute ({names}), in order: `[\"<{}>\", ...]`",
+                    parts[0].name
+                )
             };
             self.error(
                 Diagnostic::new(

@@ -9,6 +9,8 @@ use crate::ir::{self, IndexRef};
 use crate::source::Spanned;
 use crate::syntax::{self, de::NamedMap};
 
+use super::pattern::KeyedPattern;
+use super::unify::{match_template, Binding};
 use super::Resolver;
 
 impl Resolver<'_> {
@@ -40,7 +42,11 @@ impl Resolver<'_> {
                     return None;
                 }
                 let source = Spanned::new(t.clone(), decl.span);
-                return Some(vec![self.resolve_pattern_template(&source, &partition[0], spec)?]);
+                return Some(vec![self.resolve_pattern_template(
+                    &source,
+                    &partition[0],
+                    spec,
+                )?]);
             }
             syntax::PartitionValueDecl::Parts(parts) => parts,
         };
@@ -52,7 +58,11 @@ impl Resolver<'_> {
             .map(|(k, _)| k.name.as_str())
             .collect();
         if !missing.is_empty() {
-            let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ");
+            let list = missing
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
             self.error(
                 Diagnostic::new(
                     Code::MultiAttributeCondition,
@@ -62,7 +72,10 @@ impl Resolver<'_> {
                     ),
                 )
                 .label(decl.span, "this partition key condition")
-                .help(format!("DynamoDB needs an equality on every partition key attribute: write `pk: {}`", example_map(partition))),
+                .help(format!(
+                    "DynamoDB needs an equality on every partition key attribute: write `pk: {}`",
+                    example_map(partition)
+                )),
             );
             return None;
         }
@@ -112,7 +125,13 @@ impl Resolver<'_> {
                             sort[last].name
                         ),
                     )
-                    .label(decl.span, "this sort key condition")
+                    .label(
+                        parts
+                            .iter()
+                            .find(|(name, _)| name.value == sort[last].name.value)
+                            .map_or(decl.span, |(name, _)| name.span),
+                        format!("a condition on `{}`", sort[last].name),
+                    )
                     .help(format!(
                         "DynamoDB reads sort key attributes from the first with no gap: give `{}` an equality, or drop the conditions after position {}",
                         key.name,
@@ -122,8 +141,20 @@ impl Resolver<'_> {
                 return None;
             };
             match &given.value {
-                syntax::SortConditionDecl { equals: Some(t), begins_with: None, between: None, lt: None, lte: None, gt: None, gte: None } => {
-                    prefix.push(self.resolve_pattern_template(&or_outer(t, given.span), key, spec)?);
+                syntax::SortConditionDecl {
+                    equals: Some(t),
+                    begins_with: None,
+                    between: None,
+                    lt: None,
+                    lte: None,
+                    gt: None,
+                    gte: None,
+                } => {
+                    prefix.push(self.resolve_pattern_template(
+                        &or_outer(t, given.span),
+                        key,
+                        spec,
+                    )?);
                 }
                 _ => {
                     self.error(
@@ -183,7 +214,10 @@ impl Resolver<'_> {
                     self.error(
                         Diagnostic::new(
                             Code::MultiAttributeCondition,
-                            format!("`{name}` is not a {which} key attribute of {}", place(index)),
+                            format!(
+                                "`{name}` is not a {which} key attribute of {}",
+                                place(index)
+                            ),
                         )
                         .label(name.span, "not a key attribute here")
                         .help(help),
@@ -219,4 +253,44 @@ fn example_map(keys: &[ir::KeyAttribute]) -> String {
 /// A template with the span of what holds it when it has none of its own.
 fn or_outer(t: &Spanned<String>, outer: crate::source::Span) -> Spanned<String> {
     super::or_span(t, outer)
+}
+
+impl<'a> KeyedPattern<'a> {
+    /// Every template of the key condition, as [`ir::Query::templates`].
+    pub(super) fn templates(&self) -> impl Iterator<Item = &'a ir::KeyTemplate> {
+        std::iter::once(self.pk)
+            .chain(self.more_pk)
+            .chain(self.sk_prefix)
+            .chain(self.sk.into_iter().flat_map(|s| s.operands.iter()))
+    }
+
+    /// The template of `keys` that the sort condition is on: the sort key,
+    /// or the attribute of a multi-attribute sort key after the prefix.
+    pub(super) fn condition_template<'e>(
+        &self,
+        keys: &'e ir::EntityKey,
+    ) -> Option<&'e ir::KeyTemplate> {
+        keys.sort_templates().nth(self.sk_prefix.len())
+    }
+
+    /// The bindings if `keys`' later partition key attributes and sort key
+    /// prefix are what the pattern's equalities give.
+    pub(super) fn match_equalities(&self, keys: &ir::EntityKey) -> Option<Vec<Binding>> {
+        if keys.more_pk.len() != self.more_pk.len() {
+            return None;
+        }
+        let mut bindings = Vec::new();
+        let entity_sorts = keys.sort_templates();
+        let pairs = self
+            .more_pk
+            .iter()
+            .zip(&keys.more_pk)
+            .chain(self.sk_prefix.iter().zip(entity_sorts));
+        let mut matched = 0;
+        for (query, entity) in pairs {
+            bindings.extend(match_template(query, entity, false)?);
+            matched += 1;
+        }
+        (matched == self.more_pk.len() + self.sk_prefix.len()).then_some(bindings)
+    }
 }

@@ -713,46 +713,6 @@ pub(super) struct KeyedPattern<'a> {
     pub(super) span: Span,
 }
 
-impl<'a> KeyedPattern<'a> {
-    /// Every template of the key condition, as [`ir::Query::templates`].
-    pub(super) fn templates(&self) -> impl Iterator<Item = &'a ir::KeyTemplate> {
-        std::iter::once(self.pk)
-            .chain(self.more_pk)
-            .chain(self.sk_prefix)
-            .chain(self.sk.into_iter().flat_map(|s| s.operands.iter()))
-    }
-
-    /// The template of `keys` that the sort condition is on: the sort key,
-    /// or the attribute of a multi-attribute sort key after the prefix.
-    pub(super) fn condition_template<'e>(
-        &self,
-        keys: &'e ir::EntityKey,
-    ) -> Option<&'e ir::KeyTemplate> {
-        keys.sort_templates().nth(self.sk_prefix.len())
-    }
-
-    /// The bindings if `keys`' later partition key attributes and sort key
-    /// prefix are what the pattern's equalities give.
-    pub(super) fn match_equalities(&self, keys: &ir::EntityKey) -> Option<Vec<Binding>> {
-        if keys.more_pk.len() != self.more_pk.len() {
-            return None;
-        }
-        let mut bindings = Vec::new();
-        let entity_sorts = keys.sort_templates();
-        let pairs = self
-            .more_pk
-            .iter()
-            .zip(&keys.more_pk)
-            .chain(self.sk_prefix.iter().zip(entity_sorts));
-        let mut matched = 0;
-        for (query, entity) in pairs {
-            bindings.extend(match_template(query, entity, false)?);
-            matched += 1;
-        }
-        (matched == self.more_pk.len() + self.sk_prefix.len()).then_some(bindings)
-    }
-}
-
 /// Another index (or the table) whose keys for `entity` satisfy the same condition.
 pub(super) fn serving_index(
     p: &KeyedPattern<'_>,

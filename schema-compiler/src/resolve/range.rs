@@ -71,6 +71,17 @@ impl Resolver<'_> {
             );
             return None;
         }
+        if op == ir::SortOp::BeginsWith && key.r#type == ir::KeyType::Number {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("`begins_with` on the number key `{}`", key.name),
+                )
+                .label(span, "begins_with")
+                .help("DynamoDB takes `begins_with` on string and binary keys only: bound a number with `between`, `lt`, `lte`, `gt` or `gte`"),
+            );
+            return None;
+        }
         let operands = operands
             .iter()
             .map(|o| self.resolve_pattern_template(o, key, spec))
@@ -110,7 +121,11 @@ impl Resolver<'_> {
         let mut domains: IndexMap<String, crate::encoding::Domain> = IndexMap::new();
         for (i, _) in &candidates {
             let entity = &spec.entities[*i];
-            let Some(sk) = p.index.keys_of(entity).and_then(|k| p.condition_template(k)) else {
+            let Some(sk) = p
+                .index
+                .keys_of(entity)
+                .and_then(|k| p.condition_template(k))
+            else {
                 continue;
             };
             for b in spelled(entity, sk) {

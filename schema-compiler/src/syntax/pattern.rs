@@ -136,7 +136,10 @@ impl<'de> Deserialize<'de> for PartitionValueDecl {
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
                 self.visit_str(&v.to_string())
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
                 NamedMap::deserialize(serde::de::value::MapAccessDeserializer::new(map))
                     .map(PartitionValueDecl::Parts)
             }
@@ -223,7 +226,10 @@ impl<'de> Deserialize<'de> for SortValue {
                 }
                 Ok(SortValue::List(out))
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Self::Value, A::Error> {
                 SortConditionFull::deserialize(serde::de::value::MapAccessDeserializer::new(map))
                     .map(|f| SortValue::Condition(SortConditionDecl::from_full(f)))
             }

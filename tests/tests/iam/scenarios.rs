@@ -441,6 +441,53 @@ pub async fn vertical_partitioning(rec: &Arc<Recorder>, tenant: Option<&str>) {
     step!(rec, "document_metas", metas.send().await);
 }
 
+pub async fn work_queue(rec: &Arc<Recorder>, tenant: Option<&str>) {
+    use work_queue::*;
+    let repo = Repository::new(rec.client("pk"));
+    let id = TenantId::new(tenant.unwrap_or_default()).expect("a valid tenant id");
+    let t = repo.for_tenant(&id);
+    let task = Task::new("t1", "x", Status::Open, 3, at()).with_assignee("ann");
+    step!(rec, "entity", t.put_task(&task).await);
+    step!(
+        rec,
+        "entity",
+        t.update_task(&task.key(), TaskUpdate::default().status(Status::Done))
+            .await
+    );
+    step!(rec, "entity", t.delete_task(&task.key()).await);
+    let note = Note {
+        task_id: "t1".into(),
+        created_at: at(),
+        text: "x".into(),
+    };
+    step!(rec, "entity", t.put_note(&note).await);
+    step!(rec, "entity", t.get_note(&note.key()).await);
+    step!(rec, "task", t.task("t1").await);
+    step!(rec, "task_with_notes", t.task_with_notes("t1").all().await);
+    step!(
+        rec,
+        "tasks_in_status",
+        t.tasks_in_status(Status::Open).all().await
+    );
+    step!(
+        rec,
+        "tasks_at_priority_due_before",
+        t.tasks_at_priority_due_before(Status::Open, 3, at())
+            .all()
+            .await
+    );
+    step!(
+        rec,
+        "tasks_at_least_as_urgent",
+        t.tasks_at_least_as_urgent(Status::Open, 5).all().await
+    );
+    step!(
+        rec,
+        "assigned_tasks_due_between",
+        t.assigned_tasks_due_between("ann", at(), at()).all().await
+    );
+}
+
 pub async fn contest_votes(rec: &Arc<Recorder>, _tenant: Option<&str>) {
     use contest_votes::*;
     let repo = Repository::new(rec.client("pk"));

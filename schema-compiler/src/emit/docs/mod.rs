@@ -53,8 +53,8 @@ struct TableDoc {
 struct IndexDoc {
     name: String,
     kind: &'static str,
-    partition_key: String,
-    sort_key: Option<String>,
+    partition_key: Vec<String>,
+    sort_key: Vec<String>,
     projection: String,
 }
 
@@ -217,8 +217,8 @@ fn index_doc(i: &ir::Index) -> IndexDoc {
             IndexKind::Global => "global",
             IndexKind::Local => "local",
         },
-        partition_key: i.partition_key.name.value.clone(),
-        sort_key: i.sort_key.as_ref().map(|k| k.name.value.clone()),
+        partition_key: i.partition_parts().map(|k| k.name.value.clone()).collect(),
+        sort_key: i.sort_parts().map(|k| k.name.value.clone()).collect(),
         projection: match &i.projection {
             Projection::All => "all attributes".to_owned(),
             Projection::KeysOnly => "keys only".to_owned(),
@@ -227,22 +227,24 @@ fn index_doc(i: &ir::Index) -> IndexDoc {
     }
 }
 
-/// Column headings: `pk`, `sk`, then each index's key attributes.
-fn key_columns(spec: &ir::Spec) -> Vec<(Option<String>, String, bool)> {
-    let mut out = vec![(None, spec.table.partition_key.name.value.clone(), true)];
+/// Column headings: `pk`, `sk`, then each index's key attributes (every
+/// attribute of a multi-attribute key), with where the column's template
+/// is among the entity's keys there ([`ir::EntityKey::templates`]).
+fn key_columns(spec: &ir::Spec) -> Vec<(Option<String>, String, usize)> {
+    let mut out = vec![(None, spec.table.partition_key.name.value.clone(), 0)];
     if let Some(sk) = &spec.table.sort_key {
-        out.push((None, sk.name.value.clone(), false));
+        out.push((None, sk.name.value.clone(), 1));
     }
     for i in spec.indexes.values() {
+        let partition = i.partition_parts().count();
+        let index = Some(i.name.value.clone());
         if i.kind == IndexKind::Global {
-            out.push((
-                Some(i.name.value.clone()),
-                i.partition_key.name.value.clone(),
-                true,
-            ));
+            for (n, k) in i.partition_parts().enumerate() {
+                out.push((index.clone(), k.name.value.clone(), n));
+            }
         }
-        if let Some(sk) = &i.sort_key {
-            out.push((Some(i.name.value.clone()), sk.name.value.clone(), false));
+        for (n, k) in i.sort_parts().enumerate() {
+            out.push((index.clone(), k.name.value.clone(), partition + n));
         }
     }
     out
@@ -255,22 +257,18 @@ fn type_name(a: &ir::Attribute) -> String {
 fn entity_doc(
     spec: &ir::Spec,
     e: &ir::Entity,
-    columns: &[(Option<String>, String, bool)],
+    columns: &[(Option<String>, String, usize)],
 ) -> EntityDoc {
     let cells = columns
         .iter()
-        .map(|(index, _, is_pk)| {
+        .map(|(index, _, position)| {
             let key = match index {
                 None => Some(&e.primary_key),
                 Some(i) => e.index_keys.get(i),
             };
-            let template = key.and_then(|key| {
-                if *is_pk {
-                    Some(key.pk.source.value.clone())
-                } else {
-                    key.sk.as_ref().map(|t| t.source.value.clone())
-                }
-            });
+            let template = key
+                .and_then(|key| key.templates().nth(*position))
+                .map(|t| t.source.value.clone());
             // GitHub tables split cells at `|`, even inside code spans.
             template.map_or_else(
                 || "–".to_owned(),
@@ -448,8 +446,12 @@ fn context(spec: &ir::Spec, stem: &str, diagnostics: &[&Diagnostic]) -> Context 
         indexes: spec.indexes.values().map(index_doc).collect(),
         key_columns: columns
             .iter()
-            .map(|(index, attribute, is_pk)| {
-                let role = if *is_pk { "PK" } else { "SK" };
+            .map(|(index, attribute, position)| {
+                let partition = index
+                    .as_ref()
+                    .and_then(|i| spec.indexes.get(i))
+                    .map_or(1, |i| i.partition_parts().count());
+                let role = if *position < partition { "PK" } else { "SK" };
                 match index {
                     None => format!("{role} (`{attribute}`)"),
                     Some(i) => format!("{i} {role} (`{attribute}`)"),

@@ -260,6 +260,24 @@ pub fn model(spec: &ir::Spec, options: &Options) -> Model {
     }
 }
 
+/// Why `spec` has no Workbench model, if it has none: a multi-attribute
+/// index key, which the model format cannot hold (an index there has one
+/// partition key and one sort key attribute).
+pub fn refusal(spec: &ir::Spec) -> Option<crate::diagnostics::Diagnostic> {
+    let index = spec.indexes.values().find(|i| i.is_multi_attribute())?;
+    Some(
+        crate::diagnostics::Diagnostic::new(
+            crate::diagnostics::Code::InvalidValue,
+            format!(
+                "index `{}` has a multi-attribute key, which a NoSQL Workbench model cannot hold",
+                index.name
+            ),
+        )
+        .label(index.name.span, "a multi-attribute key")
+        .help("a Workbench model's index has one partition key and one sort key attribute: the table definition, CloudFormation and Terraform outputs carry every attribute"),
+    )
+}
+
 /// `<stem>.workbench.json`.
 pub fn render_workbench(spec: &ir::Spec, stem: &str, options: &Options) -> GeneratedFile {
     GeneratedFile {

@@ -60,6 +60,12 @@ pub fn round_trip(name: &str, yaml: &str) -> Result<(), String> {
             ));
         }
         let ir = &compilation.specs[0].spec;
+        if let Some(refusal) = crate::emit::workbench::refusal(ir) {
+            return Err(format!(
+                "{name} has no Workbench model: {}",
+                refusal.message
+            ));
+        }
         let model = crate::emit::workbench::model(ir, &crate::emit::workbench::Options::default());
         serde_json::to_string_pretty(&model).map_err(|e| e.to_string())
     };

@@ -30,7 +30,10 @@ impl<'a> Emitter<'a> {
         let mut names = Vec::new();
         for (name, value, template) in crate::plan::key_equalities(q) {
             let key_type = self.spec.key_type(index, template.attribute.as_str());
-            values.push((value, self.key_value(template, key_type, pattern_name, &input)));
+            values.push((
+                value,
+                self.key_value(template, key_type, pattern_name, &input),
+            ));
             let a = template.attribute.as_str();
             names.push(quote!((#name, #a)));
         }
