@@ -4,7 +4,9 @@
 //! scoped entities with composite keys over pattern-checked and escaped
 //! strings, offset integers, enums and booleans; overloaded and sparse
 //! global indexes, inverted indexes keyed on the table's own attributes,
-//! local indexes; queries with every sort-key operator, both orders,
+//! local indexes, a multi-attribute index keyed on the tenant and the
+//! entities' own attributes (`gen/multi.rs`); queries with every sort-key
+//! operator, both orders,
 //! limits and small pages; a third of the tables tell entities by their
 //! key shapes instead of an entity-type attribute), biased towards near-collisions: shared key
 //! prefixes, literals that are prefixes of each other, enum values that
@@ -22,6 +24,8 @@
 mod driver;
 #[path = "gen/filters.rs"]
 mod filters;
+#[path = "gen/multi.rs"]
+mod multi;
 #[path = "gen/names.rs"]
 mod names;
 #[path = "gen/values.rs"]
@@ -33,6 +37,7 @@ mod yaml;
 
 pub use driver::*;
 use filters::*;
+pub use multi::*;
 pub use names::*;
 pub use values::*;
 pub use witness::*;
@@ -54,6 +59,9 @@ pub struct Entity {
     pub sk: Template,
     /// `(index, pk, sk)`; a local index's pk is the table's.
     pub indexes: Vec<(String, Template, Template)>,
+    /// Listed in the multi-attribute index `MAI`, its key the tenant and
+    /// the entity's own attributes.
+    pub multi: bool,
     /// Indexes of `indexes` the entity is in by the attributes it writes,
     /// without listing them.
     pub unlisted: Vec<String>,
@@ -78,6 +86,9 @@ pub struct Index {
     pub local: bool,
     /// The non-key attributes projected; `None`: all.
     pub projection: Option<Vec<&'static str>>,
+    /// A multi-attribute key: `pk` is its first partition attribute (the
+    /// tenant) and `sk` its first sort attribute.
+    pub multi: Option<Multi>,
 }
 
 pub use crate::semantics::Op;
@@ -114,6 +125,8 @@ pub struct Pattern {
     pub select: Option<Vec<String>>,
     /// A filter on `note`, its operands written or passed as parameters.
     pub filter: Option<crate::semantics::Filter>,
+    /// On the multi-attribute index: which sort attributes it binds.
+    pub multi: Option<MultiCondition>,
 }
 
 /// A scan access pattern of a global entity.
@@ -214,6 +227,7 @@ fn partial_projection(rng: &mut fastrand::Rng) -> Option<Vec<&'static str>> {
 pub fn generate(seed: u64, vocabulary: &[&str]) -> Spec {
     let mut spec = generate_plain(seed);
     name_from_vocabulary(&mut spec, vocabulary);
+    draw_multi(&mut spec);
     spec
 }
 
@@ -272,6 +286,7 @@ fn draw_indexes(rng: &mut fastrand::Rng, inverted: bool) -> Vec<Index> {
             sk: gsi_sk.into(),
             local: false,
             projection: partial_projection(rng),
+            multi: None,
         });
     }
     if inverted {
@@ -281,6 +296,7 @@ fn draw_indexes(rng: &mut fastrand::Rng, inverted: bool) -> Vec<Index> {
             sk: "pk".into(),
             local: false,
             projection: None,
+            multi: None,
         });
     }
     if !indexes.is_empty() && indexes[0].name == "GSI1" && rng.u8(..3) == 0 {
@@ -290,6 +306,7 @@ fn draw_indexes(rng: &mut fastrand::Rng, inverted: bool) -> Vec<Index> {
             sk: "sk".into(),
             local: false,
             projection: None,
+            multi: None,
         });
     }
     if rng.u8(..4) == 0 {
@@ -299,6 +316,7 @@ fn draw_indexes(rng: &mut fastrand::Rng, inverted: bool) -> Vec<Index> {
             sk: "lsi1sk".into(),
             local: true,
             projection: partial_projection(rng),
+            multi: None,
         });
     }
     indexes
@@ -452,6 +470,7 @@ fn draw_entity(
         pk: Template(pk),
         sk: Template(sk),
         indexes: entity_indexes,
+        multi: false,
         unlisted,
         global,
         shards,
@@ -613,6 +632,7 @@ fn draw_pattern(
         declares_returns: rng.u8(..5) < 2,
         select,
         filter,
+        multi: None,
     }
 }
 

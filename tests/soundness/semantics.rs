@@ -25,15 +25,26 @@ impl Op {
     /// Whether the sort key `sk` satisfies the operator over `operands`
     /// (two for `Between`, one otherwise).
     pub fn holds(self, sk: &str, operands: &[String]) -> bool {
+        self.holds_by(sk, operands, |a, b| a.cmp(b))
+    }
+
+    /// [`Op::holds`] with the key attribute's order `cmp` (a number's by
+    /// value); `begins_with` is on the text.
+    pub fn holds_by(
+        self,
+        sk: &str,
+        operands: &[String],
+        cmp: impl Fn(&str, &str) -> std::cmp::Ordering,
+    ) -> bool {
         let o = |i: usize| operands.get(i).map_or("", String::as_str);
         match self {
-            Op::Equals => sk == o(0),
+            Op::Equals => cmp(sk, o(0)).is_eq(),
             Op::BeginsWith => sk.starts_with(o(0)),
-            Op::Lt => sk < o(0),
-            Op::Lte => sk <= o(0),
-            Op::Gt => sk > o(0),
-            Op::Gte => sk >= o(0),
-            Op::Between => o(0) <= sk && sk <= o(1),
+            Op::Lt => cmp(sk, o(0)).is_lt(),
+            Op::Lte => cmp(sk, o(0)).is_le(),
+            Op::Gt => cmp(sk, o(0)).is_gt(),
+            Op::Gte => cmp(sk, o(0)).is_ge(),
+            Op::Between => cmp(o(0), sk).is_le() && cmp(sk, o(1)).is_le(),
         }
     }
 }

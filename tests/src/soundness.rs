@@ -1,10 +1,12 @@
 //! The soundness harness's oracle: what DynamoDB's semantics say a query
 //! returns, evaluated on the raw stored items, independently of the
-//! compiler. An item is in an index when it has the index's key
-//! attributes as strings; a query returns the items of its partition
-//! whose sort key satisfies the operator, compared as UTF-8 bytes (Rust's
-//! `str` order), in sort-key order, reversed for descending queries, cut
-//! at the limit. The expected keys come from the generator's own encoder
+//! compiler. An item is in an index when it has every key attribute of
+//! the index; a query returns the items of its partition (every partition
+//! attribute equal, and on a multi-attribute key each sort attribute before
+//! the condition's) whose sort key satisfies the operator, strings compared
+//! as UTF-8 bytes (Rust's `str` order) and numbers by value, in the order
+//! of the sort attributes, reversed for descending queries, cut at the
+//! limit. The expected keys come from the generator's own encoder
 //! (`tests/soundness/gen.rs`), written from docs/spec.md.
 
 use std::fmt::{Debug, Display};
@@ -27,6 +29,14 @@ pub struct Case {
     pub sk_attr: &'static str,
     /// The partition key values the call should read (one per write shard).
     pub pks: Vec<String>,
+    /// On a multi-attribute index: the other equalities, attribute and
+    /// value as stored (the partition key's later attributes, then the sort
+    /// attributes before `sk_attr`).
+    pub more: Vec<(&'static str, &'static str)>,
+    /// On a multi-attribute index: every sort attribute in order, with
+    /// whether it is a number (compared by value). Empty: `sk_attr` alone,
+    /// a string.
+    pub sort: Vec<(&'static str, bool)>,
     /// The sort-key operator, if any.
     pub op: Option<Op>,
     /// Its operands, encoded; one list per write shard when a bound holds
@@ -113,6 +123,84 @@ fn string<'i>(item: &'i Item, attr: &str) -> Option<&'i str> {
     item.get(attr)
         .and_then(|v| v.as_s().ok())
         .map(String::as_str)
+}
+
+/// A key attribute's value as stored: a string's text, a number's digits.
+fn key_text<'i>(item: &'i Item, attr: &str) -> Option<&'i str> {
+    item.get(attr)
+        .and_then(|v| v.as_s().or_else(|_| v.as_n()).ok())
+        .map(String::as_str)
+}
+
+/// How DynamoDB orders two values of a key attribute: a number by value
+/// (the generator's are integers), a string by its UTF-8 bytes.
+fn key_order(a: &str, b: &str, number: bool) -> std::cmp::Ordering {
+    match (number, a.parse::<i128>(), b.parse::<i128>()) {
+        (true, Ok(a), Ok(b)) => a.cmp(&b),
+        _ => a.cmp(b),
+    }
+}
+
+impl Case {
+    /// Whether the sort condition's attribute is a number.
+    fn sk_number(&self) -> bool {
+        self.sort
+            .iter()
+            .any(|(name, number)| *name == self.sk_attr && *number)
+    }
+
+    /// The values an item's position in the index is ordered by: the sort
+    /// key, or every attribute of a multi-attribute one.
+    fn sort_values<'i>(&self, item: &'i Item) -> Vec<Option<&'i str>> {
+        if self.sort.is_empty() {
+            return vec![string(item, self.sk_attr)];
+        }
+        self.sort
+            .iter()
+            .map(|(name, _)| key_text(item, name))
+            .collect()
+    }
+
+    /// DynamoDB's order of two items of the queried partition.
+    fn position_order(&self, a: &Item, b: &Item) -> std::cmp::Ordering {
+        if self.sort.is_empty() {
+            return string(a, self.sk_attr).cmp(&string(b, self.sk_attr));
+        }
+        for (name, number) in &self.sort {
+            let order = match (key_text(a, name), key_text(b, name)) {
+                (Some(x), Some(y)) => key_order(x, y, *number),
+                (x, y) => x.cmp(&y),
+            };
+            if order.is_ne() {
+                return order;
+            }
+        }
+        std::cmp::Ordering::Equal
+    }
+
+    /// Whether `item` is in the queried index with the key the condition
+    /// reads: the partition (every attribute of a multi-attribute one, each
+    /// sort attribute present) and the sort condition.
+    fn reads(&self, item: &Item) -> bool {
+        let number = self.sk_number();
+        let holds = |sk: &str| {
+            self.op.is_none_or(|op| {
+                self.operands
+                    .iter()
+                    .any(|o| op.holds_by(sk, o, |a, b| key_order(a, b, number)))
+            })
+        };
+        string(item, self.pk_attr).is_some_and(|pk| self.pks.iter().any(|p| p == pk))
+            && self.more.iter().all(|(name, value)| {
+                let number = item.get(*name).is_some_and(|a| a.is_n());
+                key_text(item, name).is_some_and(|v| key_order(v, value, number).is_eq())
+            })
+            && self
+                .sort
+                .iter()
+                .all(|(name, _)| key_text(item, name).is_some())
+            && key_text(item, self.sk_attr).is_some_and(holds)
+    }
 }
 
 /// DynamoDB's TTL: a Number of epoch seconds in the past.
@@ -247,21 +335,16 @@ impl Run {
 
     /// What DynamoDB's semantics return for `case` from the stored items.
     pub fn expected(&self, case: &Case) -> Vec<&Item> {
-        let holds = |sk: &str| {
-            case.op
-                .is_none_or(|op| case.operands.iter().any(|o| op.holds(sk, o)))
-        };
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         let mut hits: Vec<&Item> = self
             .items
             .iter()
-            .filter(|i| string(i, case.pk_attr).is_some_and(|pk| case.pks.iter().any(|p| p == pk)))
-            .filter(|i| string(i, case.sk_attr).is_some_and(holds))
+            .filter(|i| case.reads(i))
             .filter(|i| kept(i, case.ttl, case.filter.as_ref(), now))
             .collect();
-        hits.sort_by(|a, b| string(a, case.sk_attr).cmp(&string(b, case.sk_attr)));
+        hits.sort_by(|a, b| case.position_order(a, b));
         if case.descending {
             hits.reverse();
         }
@@ -295,9 +378,14 @@ impl Run {
                 return;
             }
         };
-        let sks = |items: &mut dyn Iterator<Item = &Item>| -> Vec<Option<String>> {
+        let sks = |items: &mut dyn Iterator<Item = &Item>| -> Vec<Vec<Option<String>>> {
             items
-                .map(|i| string(i, case.sk_attr).map(str::to_owned))
+                .map(|i| {
+                    case.sort_values(i)
+                        .into_iter()
+                        .map(|v| v.map(str::to_owned))
+                        .collect()
+                })
                 .collect()
         };
         let same_order = sks(&mut expected.iter().copied()) == sks(&mut got.iter());
@@ -314,7 +402,7 @@ impl Run {
         let tied = |item: &Item| {
             got.iter().any(|g| {
                 string(g, case.pk_attr) == string(item, case.pk_attr)
-                    && string(g, case.sk_attr) == string(item, case.sk_attr)
+                    && case.sort_values(g) == case.sort_values(item)
             })
         };
         let only_tie_losses = case.pk_attr != "pk"
@@ -383,15 +471,15 @@ impl Run {
                 None => extra += 1,
             }
         }
-        let sk = |i: usize| string(expected_items[i], case.sk_attr);
-        let in_sequence: Vec<Option<&str>> = (0..expected.len())
+        let sk = |i: usize| case.sort_values(expected_items[i]);
+        let in_sequence: Vec<Vec<Option<&str>>> = (0..expected.len())
             .filter(|&i| matched[i])
             .map(sk)
             .collect();
         let in_order =
             extra == 0 && order.iter().map(|&i| sk(i)).collect::<Vec<_>>() == in_sequence;
-        fn key<'i>(item: &'i Item, case: &Case) -> (Option<&'i str>, Option<&'i str>) {
-            (string(item, case.pk_attr), string(item, case.sk_attr))
+        fn key<'i>(item: &'i Item, case: &Case) -> (Option<&'i str>, Vec<Option<&'i str>>) {
+            (string(item, case.pk_attr), case.sort_values(item))
         }
         let missing: Vec<usize> = (0..expected.len()).filter(|&i| !matched[i]).collect();
         let tied = |i: usize| {

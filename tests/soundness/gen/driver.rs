@@ -205,7 +205,7 @@ fn render_call(spec: &Spec, call: &Call, rng: &mut fastrand::Rng, d: &mut String
         } else {
             rng.usize(..TENANTS.len())
         };
-        let (args, keys) = draw_args(spec, call, rng);
+        let (args, keys, stored) = draw_args(spec, call, rng);
         let lookup = |name: &str| keys.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
         // The shards a `<shard>` of the call stands for: the hashed one
         // when the call gives the hashed attribute, else (and always
@@ -236,8 +236,24 @@ fn render_call(spec: &Spec, call: &Call, rng: &mut fastrand::Rng, d: &mut String
         let Some(pks) = pks else {
             continue;
         };
+        // On the multi-attribute index: the equalities after the tenant,
+        // the sort attributes, and the condition on the last one named,
+        // each value as stored.
+        let multi = index.and_then(|i| i.multi.as_ref()).zip(p.multi);
+        let (more, sort, multi_condition) = match multi {
+            Some((multi, condition)) => multi_case(multi, condition, &stored),
+            None => (Vec::new(), Vec::new(), None),
+        };
+        let sk_attr = match multi {
+            Some((multi, condition)) => multi
+                .sort
+                .get(condition.equal)
+                .map_or(sk_attr, |(name, _)| name.as_str()),
+            None => sk_attr,
+        };
         // One operand list per shard when a bound holds `<shard>`.
         let (op, operands): (String, Vec<Vec<String>>) = match &p.sk {
+            None if multi_condition.is_some() => multi_condition.clone().unwrap_or_default(),
             None => ("None".to_owned(), Vec::new()),
             Some((op, ops)) => {
                 let bound_shards = if ops.iter().any(Template::sharded) {
@@ -302,7 +318,7 @@ fn render_call(spec: &Spec, call: &Call, rng: &mut fastrand::Rng, d: &mut String
         };
         let _ = writeln!(
             d,
-            "        run.{call_fn}(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl}, projected: {projected}, filter: {filter} }}, {result});",
+            "        run.{call_fn}(crate::soundness::Case {{ pattern: {:?}, pk_attr: {pk_attr:?}, sk_attr: {sk_attr:?}, pks: vec![{}], more: vec!{more:?}, sort: vec!{sort:?}, op: {op}, operands: vec![{}], descending: {}, page_size: {page}, limit: {limit:?}, ttl: {ttl}, projected: {projected}, filter: {filter} }}, {result});",
             p.name,
             pks.iter().map(|o| format!("{o:?}.into()")).collect::<Vec<_>>().join(", "),
             operands
@@ -315,15 +331,59 @@ fn render_call(spec: &Spec, call: &Call, rng: &mut fastrand::Rng, d: &mut String
     }
 }
 
-/// A call's arguments, drawn from its parameters' attribute types, and the
-/// key text each parameter stands for.
+/// What a call on the multi-attribute index reads: the equalities after
+/// the tenant (its other partition attributes, then the sort attributes it
+/// binds by equality), every sort attribute with whether it is a number,
+/// and the operator on the last one named with its operands; every value
+/// as stored (`stored`: each parameter's).
+#[allow(clippy::type_complexity)]
+fn multi_case(
+    multi: &Multi,
+    condition: MultiCondition,
+    stored: &[(String, String)],
+) -> (
+    Vec<(String, String)>,
+    Vec<(String, bool)>,
+    Option<(String, Vec<Vec<String>>)>,
+) {
+    let value = |param: &str| {
+        stored
+            .iter()
+            .find(|(p, _)| p == param)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let more = multi
+        .partition
+        .iter()
+        .chain(&multi.sort[..condition.equal])
+        .map(|(name, _)| (name.clone(), value(name)))
+        .collect();
+    let last = condition.last.map(|op| {
+        let operands = match op {
+            Op::Between => vec![value("lo"), value("hi")],
+            _ => vec![value(&multi.sort[condition.equal].0)],
+        };
+        (
+            format!("Some(crate::soundness::Op::{op:?})"),
+            vec![operands],
+        )
+    });
+    (more, multi.sort.clone(), last)
+}
+
+/// A call's arguments, drawn from its parameters' attribute types, the key
+/// text each parameter stands for, and its value as an attribute stores it
+/// (a number's digits, not its key text).
+#[allow(clippy::type_complexity)]
 fn draw_args(
     spec: &Spec,
     call: &Call,
     rng: &mut fastrand::Rng,
-) -> (Vec<String>, Vec<(String, String)>) {
+) -> (Vec<String>, Vec<(String, String)>, Vec<(String, String)>) {
     let mut args = Vec::new();
     let mut keys: Vec<(String, String)> = Vec::new();
+    let mut stored: Vec<(String, String)> = Vec::new();
     for (param, entity, attribute) in &call.params {
         let Some(ty) = spec
             .entities
@@ -345,8 +405,13 @@ fn draw_args(
         };
         args.push(arg);
         keys.push((param.clone(), v.key.clone()));
+        let as_stored = match ty {
+            Ty::Int { .. } => v.rust.trim_end_matches("_i64").to_owned(),
+            _ => v.key.clone(),
+        };
+        stored.push((param.clone(), as_stored));
     }
-    (args, keys)
+    (args, keys, stored)
 }
 
 /// How the driver turns what a call returns into items (`to_item`), and

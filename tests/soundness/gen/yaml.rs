@@ -29,7 +29,9 @@ impl Spec {
                     Some(names) if names.is_empty() => "keys_only".to_owned(),
                     Some(names) => format!("[{}]", names.join(", ")),
                 };
-                if i.local {
+                if let Some(multi) = &i.multi {
+                    let _ = writeln!(y, "  {}: {}", i.name, multi.yaml());
+                } else if i.local {
                     let _ = writeln!(
                         y,
                         "  {}: {{ kind: local, sort_key: {:?}, projection: {projection} }}",
@@ -88,8 +90,16 @@ impl Spec {
                 e.pk.yaml(),
                 e.sk.yaml()
             );
-            if e.indexes.len() > e.unlisted.len() {
+            let multi = self
+                .indexes
+                .iter()
+                .filter(|_| e.multi)
+                .find_map(|i| Some((&i.name, i.multi.as_ref()?)));
+            if e.indexes.len() > e.unlisted.len() || multi.is_some() {
                 y.push_str("    indexes:\n");
+                if let Some((name, multi)) = multi {
+                    let _ = writeln!(y, "      {name}: {}", multi.entity_yaml());
+                }
                 for (name, pk, sk) in e
                     .indexes
                     .iter()
@@ -128,7 +138,20 @@ impl Spec {
                 ),
                 Some((op, ops)) => format!(", sk: {{ {}: \"{}\" }}", op_yaml(*op), ops[0].yaml()),
             };
-            let _ = writeln!(y, "    query: {{ pk: \"{}\"{sk} }}", p.pk.yaml());
+            let multi = p.multi.zip(
+                self.indexes
+                    .iter()
+                    .find(|i| Some(&i.name) == p.index.as_ref())
+                    .and_then(|i| i.multi.as_ref()),
+            );
+            match multi {
+                Some((condition, multi)) => {
+                    let _ = writeln!(y, "    query: {}", multi.query_yaml(condition));
+                }
+                None => {
+                    let _ = writeln!(y, "    query: {{ pk: \"{}\"{sk} }}", p.pk.yaml());
+                }
+            }
             if p.descending {
                 y.push_str("    order: descending\n");
             }
