@@ -96,7 +96,7 @@ async fn multi_attribute_index_keys_read_as_dynamodb_orders_them() {
     for task in tasks("g") {
         g.put_task(&task).await.unwrap();
     }
-    let by_status = |t: &Task| (t.priority, t.due_at.clone());
+    let by_status = |t: &Task| (t.priority, t.due_at);
 
     for status in [Status::Open, Status::InProgress, Status::Done] {
         let want = expected(&all, |t| t.status == status, by_status);
@@ -117,7 +117,7 @@ async fn multi_attribute_index_keys_read_as_dynamodb_orders_them() {
                 |t| t.status == status && t.priority == priority && t.due_at < before,
                 by_status,
             );
-            let query = || a.tasks_at_priority_due_before(status, priority, before.clone());
+            let query = || a.tasks_at_priority_due_before(status, priority, before);
             assert_eq!(ids(&query().all().await.unwrap()), want);
             assert_eq!(one_by_one(query).await, want);
         }
@@ -132,9 +132,9 @@ async fn multi_attribute_index_keys_read_as_dynamodb_orders_them() {
         let want = expected(
             &all,
             |t| t.assignee.as_deref() == Some(person) && t.due_at >= from && t.due_at <= to,
-            |t| (t.due_at.clone(), t.id.clone()),
+            |t| (t.due_at, t.id.clone()),
         );
-        let query = || a.assigned_tasks_due_between(person, from.clone(), to.clone());
+        let query = || a.assigned_tasks_due_between(person, from, to);
         assert_eq!(ids(&query().all().await.unwrap()), want, "{person}");
         assert_eq!(one_by_one(query).await, want, "{person}");
     }

@@ -9,6 +9,7 @@ mod isolation;
 pub(crate) mod keys;
 mod limits;
 mod names;
+mod native_keys;
 mod patterns;
 mod tenant;
 
@@ -37,6 +38,8 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (patterns::check_unused_entities, false),
         (patterns::check_projection_names, false),
         (limits::check_ttl_used, false),
+        // Which entities write an index is only known of the whole spec.
+        (native_keys::check_native_keys, false),
     ];
     let rules: &[Rule] = &[
         (tenant::check_tenant_id_pattern, false),

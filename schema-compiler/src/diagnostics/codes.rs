@@ -214,6 +214,8 @@ codes! {
     MaxThroughputBelowRates = "max_throughput_below_rates", Error;
     /// An index partition key has few distinct values under a declared write rate.
     LowCardinalityIndex = "low_cardinality_index", Warning;
+    /// A global index's key templates only concatenate attributes the entity stores: a multi-attribute key of those attributes would need no synthetic attribute.
+    NativeKey = "native_key", Note;
 
     // ---- IAM policies (check) -----------------------------------------------
     /// A generated IAM policy exceeds the 6,144-character managed-policy limit (whitespace excluded).

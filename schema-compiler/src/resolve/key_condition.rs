@@ -98,7 +98,7 @@ impl Resolver<'_> {
     ) -> Option<(Vec<ir::KeyTemplate>, Option<ir::SortCondition>)> {
         let parts = match &decl.value {
             syntax::SortKeyDecl::Condition(c) => {
-                let cond = Spanned::new(c.clone(), decl.span);
+                let cond = Spanned::new((**c).clone(), decl.span);
                 let condition = self.resolve_sort_condition(&cond, sort.first(), spec)?;
                 return Some((Vec::new(), Some(condition)));
             }

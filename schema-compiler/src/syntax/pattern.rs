@@ -168,7 +168,7 @@ impl JsonSchema for PartitionValueDecl {
 #[serde(untagged)]
 pub enum SortKeyDecl {
     /// A condition on the sort key (the first attribute of a multi-attribute one).
-    Condition(SortConditionDecl),
+    Condition(Box<SortConditionDecl>),
     /// A condition per attribute of a multi-attribute sort key, by name.
     Parts(NamedMap<SortConditionDecl>),
 }
@@ -193,7 +193,7 @@ const SORT_OPERATORS: &[&str] = &[
 enum SortValue {
     Text(String),
     List(Vec<Spanned<String>>),
-    Condition(SortConditionDecl),
+    Condition(Box<SortConditionDecl>),
 }
 
 impl<'de> Deserialize<'de> for SortValue {
@@ -231,7 +231,7 @@ impl<'de> Deserialize<'de> for SortValue {
                 map: A,
             ) -> Result<Self::Value, A::Error> {
                 SortConditionFull::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(|f| SortValue::Condition(SortConditionDecl::from_full(f)))
+                    .map(|f| SortValue::Condition(Box::new(SortConditionDecl::from_full(f))))
             }
         }
         d.deserialize_any(V)
@@ -271,7 +271,7 @@ impl SortKeyDecl {
                 };
                 *slot = Some(Spanned::new(text, span));
             }
-            return Ok(SortKeyDecl::Condition(c));
+            return Ok(SortKeyDecl::Condition(Box::new(c)));
         }
         if operators > 0 {
             return Err(E::custom(
@@ -286,7 +286,7 @@ impl SortKeyDecl {
                     equals: Some(Spanned::new(text, span)),
                     ..SortConditionDecl::default()
                 },
-                SortValue::Condition(c) => c,
+                SortValue::Condition(c) => *c,
                 SortValue::List(_) => {
                     return Err(E::custom(format!(
                         "the condition on `{key}` is a template or one operator, not a list"
@@ -310,7 +310,7 @@ impl<'de> Deserialize<'de> for SortKeyDecl {
                 )
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(SortKeyDecl::Condition(SortConditionDecl::from_str(s)))
+                Ok(SortKeyDecl::Condition(Box::new(SortConditionDecl::from_str(s))))
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
                 self.visit_str(&v.to_string())

@@ -124,6 +124,20 @@ impl Spec {
         for e in self.entities.iter().filter(|e| !e.random_shards) {
             let _ = writeln!(y, "  get_{}: {{ get: {} }}", e.name.to_lowercase(), e.name);
         }
+        self.patterns_yaml(&mut y);
+        for scan in &self.scans {
+            let _ = writeln!(y, "  {}:", scan.name);
+            let _ = writeln!(y, "    scan: {}", self.entities[scan.entity].name);
+            if let Some(i) = &scan.index {
+                let _ = writeln!(y, "    index: {i}");
+            }
+            y.push_str(&filter_yaml(scan.filter.as_ref()).0);
+        }
+        y
+    }
+
+    /// The query access patterns.
+    fn patterns_yaml(&self, y: &mut String) {
         for p in &self.patterns {
             let _ = write!(y, "  {}:\n", p.name);
             if let Some(i) = &p.index {
@@ -163,15 +177,6 @@ impl Spec {
             }
             y.push_str(&filter_yaml(p.filter.as_ref()).0);
         }
-        for scan in &self.scans {
-            let _ = writeln!(y, "  {}:", scan.name);
-            let _ = writeln!(y, "    scan: {}", self.entities[scan.entity].name);
-            if let Some(i) = &scan.index {
-                let _ = writeln!(y, "    index: {i}");
-            }
-            y.push_str(&filter_yaml(scan.filter.as_ref()).0);
-        }
-        y
     }
 
     pub(super) fn attr_type(&self, entity: usize, name: &str) -> Option<&Ty> {
