@@ -310,7 +310,9 @@ impl<'de> Deserialize<'de> for SortKeyDecl {
                 )
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(SortKeyDecl::Condition(Box::new(SortConditionDecl::from_str(s))))
+                Ok(SortKeyDecl::Condition(Box::new(
+                    SortConditionDecl::from_str(s),
+                )))
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
                 self.visit_str(&v.to_string())
