@@ -92,10 +92,12 @@ pub struct Task {
     pub status: Status,
     /// `priority`: integer 0..=100; part of the `by_status` key.
     pub priority: i64,
-    /// `due_at`: datetime; part of the `by_status` key and the `by_assignee` key.
+    /// `due_at`: datetime; part of the `by_status` key and the `by_assignee` key and the `by_reviewer` key.
     pub due_at: __rt::DateTime,
     /// `assignee`: string `^[a-z0-9._-]{1,64}$`, optional; part of the `by_assignee` key.
     pub assignee: Option<String>,
+    /// `reviewer`: string `^[a-z0-9._-]{1,64}$`, optional; part of the `by_reviewer` key.
+    pub reviewer: Option<String>,
 }
 /// The primary key of a [`Task`].
 #[derive(Debug, Clone, PartialEq)]
@@ -120,6 +122,8 @@ impl Task {
     );
     /// `assignee` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
     pub const ASSIGNEE: __rt::Field<String> = __rt::Field::new("Task", "assignee");
+    /// `reviewer` of a stored [`Task`], for write conditions (`when`, `delete_…_when`).
+    pub const REVIEWER: __rt::Field<String> = __rt::Field::new("Task", "reviewer");
     /// A [`Task`] with its required attributes; the optional ones are `None` (set them with the `with_…` methods). Code that builds items with it keeps compiling when the spec adds an optional attribute.
     #[must_use]
     pub fn new(
@@ -136,12 +140,19 @@ impl Task {
             priority: priority.into(),
             due_at: due_at.into(),
             assignee: None,
+            reviewer: None,
         }
     }
     /// This item with `assignee` set.
     #[must_use]
     pub fn with_assignee(mut self, value: impl Into<String>) -> Self {
         self.assignee = Some(value.into());
+        self
+    }
+    /// This item with `reviewer` set.
+    #[must_use]
+    pub fn with_reviewer(mut self, value: impl Into<String>) -> Self {
+        self.reviewer = Some(value.into());
         self
     }
     /// This item's primary key.
@@ -290,6 +301,51 @@ impl __rt::Entity for Task {
                 ),
             ],
         ),
+        (
+            "by_reviewer",
+            &[
+                (
+                    "tenant_ref",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Lit("TENANT#"),
+                            __rt::Shape::Class(&[('-', '-'), ('0', '9'), ('a', 'z')]),
+                        ],
+                    ),
+                ),
+                (
+                    "reviewer",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Class(
+                                &[('-', '.'), ('0', '9'), ('_', '_'), ('a', 'z')],
+                            ),
+                        ],
+                    ),
+                ),
+                (
+                    "due_at",
+                    __rt::KeyShape::S(
+                        &[
+                            __rt::Shape::Repeat(4, &[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::Repeat(2, &[('0', '9')]),
+                            __rt::Shape::Lit("-"),
+                            __rt::Shape::Repeat(2, &[('0', '9')]),
+                            __rt::Shape::Lit("T"),
+                            __rt::Shape::Repeat(2, &[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::Repeat(2, &[('0', '9')]),
+                            __rt::Shape::Lit(":"),
+                            __rt::Shape::Repeat(2, &[('0', '9')]),
+                            __rt::Shape::Lit("."),
+                            __rt::Shape::Repeat(3, &[('0', '9')]),
+                            __rt::Shape::Lit("Z"),
+                        ],
+                    ),
+                ),
+            ],
+        ),
     ];
     type Scope = TenantId;
     fn primary_key(&self, scope: &TenantId) -> Result<__rt::Item, __rt::ValueError> {
@@ -300,7 +356,7 @@ impl __rt::Entity for Task {
         let mut w = __rt::ItemWriter::new(
             __task_key(scope, self.id.as_str())?,
             "Task",
-            11,
+            14,
         );
         w.raw("entity_type", __rt::AttributeValue::S("Task".to_owned()));
         w.put("id", &self.id, __TEXT_1_TO_20_RULE)?;
@@ -308,8 +364,12 @@ impl __rt::Entity for Task {
         w.put("status", &self.status, __rt::Store::Plain)?;
         w.put("priority", &self.priority, __PRIORITY_RULE)?;
         w.put("due_at", &self.due_at, __RFC3339_MILLIS_RULE)?;
-        w.put_opt("assignee", &self.assignee, __ASSIGNEE_RULE)?;
+        w.put_opt("assignee", &self.assignee, __TEXT_1_TO_64_RULE)?;
+        w.put_opt("reviewer", &self.reviewer, __TEXT_1_TO_64_RULE)?;
         w.raw("tenant_id", __rt::S(__task_tenant_id("Task", __tenant)?));
+        if self.reviewer.is_some() {
+            w.raw("tenant_ref", __rt::S(__task_tenant_ref("Task", __tenant)?));
+        }
         Ok(w.finish())
     }
     fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
@@ -326,7 +386,8 @@ impl __rt::Entity for Task {
             status: r.required("status")?,
             priority: r.checked("priority", __PRIORITY_RULE)?,
             due_at: r.time("due_at", __rt::TimeFormat::Rfc3339(3))?,
-            assignee: r.checked_opt("assignee", __ASSIGNEE_RULE)?,
+            assignee: r.checked_opt("assignee", __TEXT_1_TO_64_RULE)?,
+            reviewer: r.checked_opt("reviewer", __TEXT_1_TO_64_RULE)?,
         })
     }
 }
@@ -345,6 +406,7 @@ pub struct TaskUpdate {
     priority: Option<i64>,
     due_at: Option<__rt::DateTime>,
     assignee: Option<Option<String>>,
+    reviewer: Option<Option<String>>,
     __options: __rt::ops::UpdateOptions,
 }
 impl TaskUpdate {
@@ -378,6 +440,12 @@ impl TaskUpdate {
         self.assignee = Some(value);
         self
     }
+    /// Sets `reviewer`; `None` removes it (and the index keys built from it).
+    #[must_use]
+    pub fn reviewer(mut self, value: Option<String>) -> Self {
+        self.reviewer = Some(value);
+        self
+    }
     __rt::update_methods!(false);
     /// The attributes to set and remove, index keys included.
     pub fn to_update(
@@ -403,9 +471,15 @@ impl TaskUpdate {
         update.put("status", &self.status, __rt::Store::Plain)?;
         update.put("priority", &self.priority, __PRIORITY_RULE)?;
         update.put("due_at", &self.due_at, __RFC3339_MILLIS_RULE)?;
-        update.put_opt("assignee", &self.assignee, __ASSIGNEE_RULE)?;
+        update.put_opt("assignee", &self.assignee, __TEXT_1_TO_64_RULE)?;
+        update.put_opt("reviewer", &self.reviewer, __TEXT_1_TO_64_RULE)?;
         if self.__options.or_create {
             update.key("tenant_id", __rt::S(__task_tenant_id("Task", __tenant)?));
+        }
+        if matches!(self.reviewer, Some(None)) {
+            update.remove.push("tenant_ref");
+        } else if matches!(self.reviewer, Some(Some(_))) {
+            update.key("tenant_ref", __rt::S(__task_tenant_ref("Task", __tenant)?));
         }
         self.__options.apply_to(&mut update);
         Ok(update)
@@ -620,8 +694,16 @@ pub const TABLE: __rt::schema::TableDef = __rt::schema::TableDef {
             partition_key: &[("tenant_id", "S"), ("assignee", "S")],
             sort_key: &[("due_at", "S"), ("id", "S")],
             projection: __rt::schema::ProjectionDef::Include(
-                &["entity_type", "priority", "status", "title"],
+                &["entity_type", "priority", "reviewer", "status", "title"],
             ),
+            capacity: None,
+        },
+        __rt::schema::IndexDef {
+            name: "by_reviewer",
+            global: true,
+            partition_key: &[("tenant_ref", "S"), ("reviewer", "S")],
+            sort_key: &[("due_at", "S")],
+            projection: __rt::schema::ProjectionDef::Include(&["entity_type"]),
             capacity: None,
         },
     ],
@@ -937,6 +1019,14 @@ impl TenantRepository<'_> {
                 __decode_assigned_tasks_due_between,
             )
     }
+    /// As a reviewer, I want the tasks waiting for me, soonest due first.
+    ///
+    /// Query of index `by_reviewer`: `#pk = :pk AND #pk1 = :pk1` with `:pk` = `TENANT#<tenant>`. Returns a lazy [`::singletable_runtime::Query`]: call `.all()`, `.items()` or `.pages()`.
+    #[must_use]
+    pub fn tasks_to_review(&self, reviewer: &str) -> __rt::Query<TasksToReviewItem> {
+        self.repo
+            .__query(__request_tasks_to_review(self, reviewer), __decode_tasks_to_review)
+    }
 }
 /// An item returned by `task_with_notes`.
 #[derive(Debug, Clone, PartialEq)]
@@ -1121,7 +1211,7 @@ fn __request_assigned_tasks_due_between(
         let value = __rt::AttributeValue::S(assignee.to_owned());
         __rt::codec::check_value(
             &value,
-            __ASSIGNEE_RULE,
+            __TEXT_1_TO_64_RULE,
             "assigned_tasks_due_between",
             "assignee",
         )?;
@@ -1150,6 +1240,77 @@ fn __request_assigned_tasks_due_between(
         ..__rt::QueryRequest::default()
     })
 }
+/// The attributes of a [`Task`] that index `by_reviewer` carries, as `tasks_to_review` reads them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TasksToReviewItem {
+    /// `id`: string `^[a-z0-9]{1,20}$`; part of the primary key and the `by_assignee` key.
+    pub id: String,
+    /// `due_at`: datetime; part of the `by_status` key and the `by_assignee` key and the `by_reviewer` key.
+    pub due_at: __rt::DateTime,
+    /// `reviewer`: string `^[a-z0-9._-]{1,64}$`, optional; part of the `by_reviewer` key.
+    pub reviewer: Option<String>,
+}
+impl From<&Task> for TasksToReviewItem {
+    fn from(entity: &Task) -> Self {
+        TasksToReviewItem {
+            id: Clone::clone(&entity.id),
+            due_at: Clone::clone(&entity.due_at),
+            reviewer: Clone::clone(&entity.reviewer),
+        }
+    }
+}
+impl __rt::Partial for TasksToReviewItem {
+    type Of = Task;
+    fn from_item(item: &__rt::Item) -> Result<Self, __rt::DecodeError> {
+        const PK_STEPS: &[__rt::Step] = &[
+            __rt::lit("TENANT#"),
+            __rt::until("|TASK#"),
+            __rt::lit("|TASK#"),
+            __rt::REST,
+        ];
+        let r = __rt::reader::Fields::new(item, "Task");
+        Ok(TasksToReviewItem {
+            id: r.keyed("id", &[("pk", &PK_STEPS[..4])], __rt::reader::text)?,
+            due_at: r.time("due_at", __rt::TimeFormat::Rfc3339(3))?,
+            reviewer: r.checked_opt("reviewer", __TEXT_1_TO_64_RULE)?,
+        })
+    }
+}
+fn __decode_tasks_to_review(item: &__rt::Item) -> __rt::Decoded<TasksToReviewItem> {
+    __rt::decode_partial_as::<
+        TasksToReviewItem,
+    >(item, "tasks_to_review", Some("by_reviewer"))
+}
+fn __request_tasks_to_review(
+    __handle: &TenantRepository<'_>,
+    reviewer: &str,
+) -> Result<__rt::QueryRequest, __rt::Error> {
+    let (__table, __tenant) = (__handle.repo.table_name(), &__handle.tenant);
+    let __v0 = __rt::S(__task_tenant_ref("tasks_to_review", __tenant)?);
+    let __v1 = {
+        let value = __rt::AttributeValue::S(reviewer.to_owned());
+        __rt::codec::check_value(
+            &value,
+            __TEXT_1_TO_64_RULE,
+            "tasks_to_review",
+            "reviewer",
+        )?;
+        value
+    };
+    Ok(__rt::QueryRequest {
+        pattern: "tasks_to_review",
+        table: __table.to_owned(),
+        index: Some("by_reviewer"),
+        key_condition: "#pk = :pk AND #pk1 = :pk1",
+        names: &[("#pk", "tenant_ref"), ("#pk1", "reviewer")],
+        partitions: vec![__rt::ops::values([(":pk", __v0), (":pk1", __v1)])],
+        forward: true,
+        sort_key: Some("due_at"),
+        key_attributes: &["pk", "sk", "tenant_ref", "reviewer", "due_at"],
+        tenant: Some(__rt::TenantKeys::new(__tenant, "pk", &[("TENANT#", Some('|'))])),
+        ..__rt::QueryRequest::default()
+    })
+}
 /// Builds `TENANT#<tenant>|TASK#<id>`.
 fn __task_pk(
     __context: &'static str,
@@ -1169,6 +1330,16 @@ fn __task_tenant_id(
     __tenant: &TenantId,
 ) -> Result<String, __rt::ValueError> {
     let mut __key = String::with_capacity(40);
+    __key.push_str(__tenant.as_str());
+    Ok(__key)
+}
+/// Builds `TENANT#<tenant>`.
+fn __task_tenant_ref(
+    __context: &'static str,
+    __tenant: &TenantId,
+) -> Result<String, __rt::ValueError> {
+    let mut __key = String::with_capacity(47);
+    __key.push_str("TENANT#");
     __key.push_str(__tenant.as_str());
     Ok(__key)
 }
@@ -1248,7 +1419,7 @@ static __PRIORITY_RULE: __rt::Store = __rt::Store::Integer {
 static __RFC3339_MILLIS_RULE: __rt::Store = __rt::Store::Time(
     __rt::TimeFormat::Rfc3339(3),
 );
-static __ASSIGNEE_RULE: __rt::Store = {
+static __TEXT_1_TO_64_RULE: __rt::Store = {
     static CLASS: __rt::codec::AsciiClass = __rt::codec::AsciiClass {
         pattern: "^[a-z0-9._-]{1,64}$",
         allowed: __rt::codec::ascii_bits(
@@ -1297,6 +1468,18 @@ pub const IAM_POLICY: __rt::iam::PolicyTemplate = __rt::iam::PolicyTemplate {
         __rt::iam::Piece::Account,
         __rt::iam::Piece::Text(
             ":table/WorkQueue/index/by_assignee\"],\"Condition\":{\"ForAllValues:StringLike\":{\"dynamodb:LeadingKeys\":[\"",
+        ),
+        __rt::iam::Piece::Tenant,
+        __rt::iam::Piece::Text(
+            "\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"TenantKeys3\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:Query\"],\"Resource\":[\"arn:",
+        ),
+        __rt::iam::Piece::Partition,
+        __rt::iam::Piece::Text(":dynamodb:"),
+        __rt::iam::Piece::Region,
+        __rt::iam::Piece::Text(":"),
+        __rt::iam::Piece::Account,
+        __rt::iam::Piece::Text(
+            ":table/WorkQueue/index/by_reviewer\"],\"Condition\":{\"ForAllValues:StringLike\":{\"dynamodb:LeadingKeys\":[\"TENANT#",
         ),
         __rt::iam::Piece::Tenant,
         __rt::iam::Piece::Text(
@@ -1362,6 +1545,18 @@ pub const IAM_ROLE_POLICIES: &[(&str, __rt::iam::PolicyTemplate)] = &[
                 __rt::iam::Piece::Account,
                 __rt::iam::Piece::Text(
                     ":table/WorkQueue/index/by_assignee\"],\"Condition\":{\"ForAllValues:StringLike\":{\"dynamodb:LeadingKeys\":[\"",
+                ),
+                __rt::iam::Piece::Tenant,
+                __rt::iam::Piece::Text(
+                    "\"]},\"Null\":{\"dynamodb:LeadingKeys\":\"false\"}}},{\"Sid\":\"TenantKeys3\",\"Effect\":\"Allow\",\"Action\":[\"dynamodb:Query\"],\"Resource\":[\"arn:",
+                ),
+                __rt::iam::Piece::Partition,
+                __rt::iam::Piece::Text(":dynamodb:"),
+                __rt::iam::Piece::Region,
+                __rt::iam::Piece::Text(":"),
+                __rt::iam::Piece::Account,
+                __rt::iam::Piece::Text(
+                    ":table/WorkQueue/index/by_reviewer\"],\"Condition\":{\"ForAllValues:StringLike\":{\"dynamodb:LeadingKeys\":[\"TENANT#",
                 ),
                 __rt::iam::Piece::Tenant,
                 __rt::iam::Piece::Text(

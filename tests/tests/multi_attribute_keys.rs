@@ -6,8 +6,10 @@
 //! value, a datetime as its text), the items ordered by the first sort
 //! attribute then the second, an item missing any key attribute absent,
 //! one tenant's items only; across pages of one item, whose page keys
-//! carry every key attribute.
+//! carry every key attribute. A key attribute the repository computes (the
+//! tenant) is written with the key's optional attributes, or not at all.
 
+use singletable_runtime::sdk::types::AttributeValue;
 use singletable_runtime::{DateTime, PageTokens};
 use singletable_tests::generated::work_queue::*;
 use singletable_tests::server;
@@ -31,6 +33,9 @@ fn tasks(prefix: &str) -> Vec<Task> {
             );
             if let Some(a) = assignees[i % assignees.len()] {
                 task = task.with_assignee(a);
+            }
+            if i % 4 == 0 {
+                task = task.with_reviewer("rae");
             }
             task
         })
@@ -165,6 +170,70 @@ async fn multi_attribute_index_keys_read_as_dynamodb_orders_them() {
         .await
         .unwrap();
     assert!(!ids(&window).contains(&moved.id));
+
+    // `by_reviewer`'s tenant attribute (`TENANT#acme`) is stored exactly
+    // when the task has a reviewer, and goes with it.
+    let stored = |id: String| {
+        let client = repo.client().clone();
+        let table = repo.table_name().to_owned();
+        async move {
+            client
+                .get_item()
+                .table_name(table)
+                .key("pk", AttributeValue::S(format!("TENANT#acme|TASK#{id}")))
+                .key("sk", AttributeValue::S("TASK".into()))
+                .send()
+                .await
+                .unwrap()
+                .item
+                .unwrap()
+        }
+    };
+    let reviewed = |t: &Task| t.reviewer.is_some();
+    for task in &all {
+        let item = stored(task.id.clone()).await;
+        assert_eq!(
+            item.get("tenant_ref"),
+            reviewed(task)
+                .then(|| AttributeValue::S("TENANT#acme".into()))
+                .as_ref(),
+            "{}",
+            task.id
+        );
+    }
+    let to_review = |t: &TenantRepository<'_>| {
+        let query = t.tasks_to_review("rae");
+        async move {
+            query
+                .all()
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|t| t.id)
+                .collect::<Vec<_>>()
+        }
+    };
+    let want = expected(&all, |t| t.reviewer.as_deref() == Some("rae"), |t| t.due_at);
+    assert!(!want.is_empty());
+    assert_eq!(to_review(&a).await, want);
+    let unreviewed = all.iter().find(|t| !reviewed(t)).unwrap();
+    a.update_task(
+        &unreviewed.key(),
+        TaskUpdate::default().reviewer(Some("rae".into())),
+    )
+    .await
+    .unwrap();
+    assert!(stored(unreviewed.id.clone())
+        .await
+        .contains_key("tenant_ref"));
+    assert!(to_review(&a).await.contains(&unreviewed.id));
+    a.update_task(&unreviewed.key(), TaskUpdate::default().reviewer(None))
+        .await
+        .unwrap();
+    assert!(!stored(unreviewed.id.clone())
+        .await
+        .contains_key("tenant_ref"));
+    assert!(!to_review(&a).await.contains(&unreviewed.id));
 
     // The other tenant sees its own tasks only.
     let theirs = ids(&g.tasks_in_status(Status::Open).all().await.unwrap());

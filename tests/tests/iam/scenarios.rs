@@ -486,6 +486,7 @@ pub async fn work_queue(rec: &Arc<Recorder>, tenant: Option<&str>) {
         "assigned_tasks_due_between",
         t.assigned_tasks_due_between("ann", at(), at()).all().await
     );
+    step!(rec, "tasks_to_review", t.tasks_to_review("rae").all().await);
 }
 
 pub async fn contest_votes(rec: &Arc<Recorder>, _tenant: Option<&str>) {

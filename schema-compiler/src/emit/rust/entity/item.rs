@@ -55,7 +55,10 @@ impl<'a> Emitter<'a> {
                 written.push(&t.attribute);
                 first
             })
-            .map(|(index, t)| self.index_key_insert(entity, index, t))
+            .map(|(index, t)| {
+                let extra = whole_key_guard(entity, index, t);
+                self.index_key_insert(entity, index, t, &extra)
+            })
             .collect();
         let shard = self.bind_shard(entity, Receiver { name: "self" });
         let key = self.key_call(entity, Receiver { name: "self" });
@@ -84,11 +87,15 @@ impl<'a> Emitter<'a> {
     }
 
     /// Inserts an index key attribute when every placeholder in it is present.
+    /// `extra`: optional attributes of the index key's other attributes,
+    /// whose presence also guards the insert (a multi-attribute key is
+    /// written whole or not at all).
     fn index_key_insert(
         &self,
         entity: &'a ir::Entity,
         index: &str,
         t: &'a ir::KeyTemplate,
+        extra: &[&'a ir::Attribute],
     ) -> TokenStream {
         let name = entity.name.as_str();
         let attribute = t.attribute.as_str();
@@ -122,11 +129,23 @@ impl<'a> Emitter<'a> {
                 bound.push(a);
             }
         }
+        let unused: Vec<&ir::Attribute> = extra
+            .iter()
+            .copied()
+            .filter(|a| !bound.iter().any(|b| b.name == a.name))
+            .collect();
         let (patterns, values): (Vec<TokenStream>, Vec<TokenStream>) = bound
             .iter()
-            .map(|a| {
+            .map(|a| (a, true))
+            .chain(unused.iter().map(|a| (a, false)))
+            .map(|(a, used)| {
                 let f = self.field_ident(entity, a);
-                let v = self.optional_value(entity, a);
+                let v = if used {
+                    let v = self.optional_value(entity, a);
+                    quote!(#v)
+                } else {
+                    quote!(_)
+                };
                 let access = if Self::is_copy(&a.r#type) {
                     quote!(self.#f)
                 } else {
@@ -135,6 +154,14 @@ impl<'a> Emitter<'a> {
                 (quote!(Some(#v)), access)
             })
             .unzip();
+        if bound.is_empty() && !unused.is_empty() {
+            // Only presence matters: no value is bound.
+            let present = unused.iter().map(|a| {
+                let f = self.field_ident(entity, a);
+                quote!(self.#f.is_some())
+            });
+            return quote!(if #(#present)&&* { #insert });
+        }
         match (patterns.as_slice(), values.as_slice()) {
             ([], []) => insert,
             ([pattern], [value]) => quote!(if let #pattern = #value { #insert }),
@@ -304,6 +331,42 @@ impl<'a> Emitter<'a> {
         })
     }
 }
+/// The optional attributes of a multi-attribute index key's templates that
+/// guard the write of its computed attribute `t`: an item without one is in
+/// no partition of the index, and gets none of its key attributes. Empty
+/// for a one-attribute key, and for an attribute another index key also
+/// writes (it is written whenever either needs it).
+pub(super) fn whole_key_guard<'e>(
+    entity: &'e ir::Entity,
+    index: &str,
+    t: &ir::KeyTemplate,
+) -> Vec<&'e ir::Attribute> {
+    let Some(key) = entity.index_keys.get(index) else {
+        return Vec::new();
+    };
+    let shared = entity
+        .index_keys
+        .iter()
+        .filter(|(other, _)| other.as_str() != index)
+        .flat_map(|(_, k)| k.templates())
+        .any(|other| other.attribute == t.attribute);
+    if key.more_pk.is_empty() && key.more_sk.is_empty() || shared {
+        return Vec::new();
+    }
+    let mut out: Vec<&ir::Attribute> = Vec::new();
+    for p in key.templates().flat_map(|t| t.placeholders()) {
+        if let Some(a) = entity.attributes.get(p.name.as_str()) {
+            if p.kind == PlaceholderKind::Attribute
+                && a.optional
+                && !out.iter().any(|o| o.name == a.name)
+            {
+                out.push(a);
+            }
+        }
+    }
+    out
+}
+
 /// `r.required("title")?`: reading an attribute no key holds through the
 /// `Fields` reader `r`.
 pub(in crate::emit::rust) fn field_read(

@@ -510,6 +510,37 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The update of a multi-attribute index key's attribute `t` built from
+    /// the primary key alone, whose key also has the optional attributes
+    /// `guard`: removed when the update removes one of them, written when it
+    /// sets one, left alone otherwise (the item is in the index only while
+    /// it has every key attribute).
+    fn guarded_key_update(
+        &self,
+        entity: &'a ir::Entity,
+        index: &str,
+        t: &'a ir::KeyTemplate,
+        guard: &[&'a ir::Attribute],
+    ) -> TokenStream {
+        let name = entity.name.as_str();
+        let attribute = t.attribute.as_str();
+        let setters: Vec<proc_macro2::Ident> = guard
+            .iter()
+            .map(|a| self.name(Item::Setter(name, a.name.as_str())))
+            .collect();
+        let key_type = self.spec.key_type(Some(index), attribute);
+        let value = self.key_value(t, key_type, name, &|p| {
+            self.entity_input(entity, Receiver { name: "key" }, p)
+        });
+        quote! {
+            if #(matches!(self.#setters, Some(None)))||* {
+                update.remove.push(#attribute);
+            } else if #(matches!(self.#setters, Some(Some(_))))||* {
+                update.key(#attribute, #value);
+            }
+        }
+    }
+
     fn index_key_updates(
         &self,
         entity: &'a ir::Entity,
@@ -541,6 +572,14 @@ impl<'a> Emitter<'a> {
                             .any(|p| p.kind == PlaceholderKind::Attribute && p.name == a.name)
                     })
                     .collect();
+                // A multi-attribute key's attribute built from the primary
+                // key alone goes with the key's optional attributes: set
+                // when one of them is set, removed when one is removed.
+                let guard = super::item::whole_key_guard(entity, index, t);
+                if mentioned.is_empty() && !guard.is_empty() {
+                    out.push(self.guarded_key_update(entity, index, t, &guard));
+                    continue;
+                }
                 let all: Vec<&str> = mentioned.iter().map(|a| a.name.as_str()).collect();
                 // A key built from the primary key alone is written when the
                 // update may create the item; one built from attributes, when
