@@ -381,7 +381,17 @@ impl Gen<'_> {
             put!(self, 4, "kind: local");
             put!(self, 4, "sort_key: lsi{n}sk");
         } else {
-            put!(self, 4, "partition_key: gsi{n}pk");
+            // Rarely a list: of one (the same key), of two (a multi-attribute
+            // key the entities' single templates do not fit), one name twice,
+            // or five (one over DynamoDB's limit).
+            let pk = match self.c.usual(&[0], &[1, 2, 3, 4]) {
+                1 => format!("[gsi{n}pk]"),
+                2 => format!("[gsi{n}pk, id]"),
+                3 => format!("[gsi{n}pk, gsi{n}pk]"),
+                4 => "[k1, k2, k3, k4, k5]".to_owned(),
+                _ => format!("gsi{n}pk"),
+            };
+            put!(self, 4, "partition_key: {pk}");
             if has_sk {
                 put!(self, 4, "sort_key: gsi{n}sk");
             }
