@@ -16,6 +16,26 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::source::Spanned;
 
+/// `visit_bool`, `visit_i64`, `visit_u64` and `visit_f64` of a visitor that
+/// reads a YAML scalar as its text: each forwards to `visit_str`.
+macro_rules! scalars_as_text {
+    () => {
+        fn visit_bool<E: ::serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            self.visit_str(if v { "true" } else { "false" })
+        }
+        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            self.visit_str(&v.to_string())
+        }
+    };
+}
+pub(crate) use scalars_as_text;
+
 /// A type that may be written as a plain string or as a mapping.
 pub trait Shorthand: Sized {
     /// The long form.
@@ -38,18 +58,7 @@ impl<'de, T: Shorthand> Visitor<'de> for ShorthandVisitor<T> {
     fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
         Ok(T::from_str(s))
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<T, E> {
-        self.visit_str(if v { "true" } else { "false" })
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
-        self.visit_str(&v.to_string())
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
-        self.visit_str(&v.to_string())
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
-        self.visit_str(&v.to_string())
-    }
+    scalars_as_text!();
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
         T::Full::deserialize(de::value::MapAccessDeserializer::new(map)).map(T::from_full)
     }
@@ -192,18 +201,7 @@ impl<'de> Deserialize<'de> for OneOrManyInner {
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
                 Ok(OneOrManyInner::One(s.to_owned()))
             }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-                self.visit_str(if v { "true" } else { "false" })
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
+            scalars_as_text!();
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut out = Vec::new();
                 while let Some(item) = seq.next_element()? {
@@ -286,18 +284,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for PartsInner<T> {
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
                 T::deserialize(de::value::StrDeserializer::<E>::new(s)).map(PartsInner::One)
             }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-                self.visit_str(if v { "true" } else { "false" })
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
+            scalars_as_text!();
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
                 T::deserialize(de::value::MapAccessDeserializer::new(map)).map(PartsInner::One)
             }

@@ -130,12 +130,7 @@ impl<'de> Deserialize<'de> for PartitionValueDecl {
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
                 Ok(PartitionValueDecl::Template(s.to_owned()))
             }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
+            super::de::scalars_as_text!();
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 map: A,
@@ -207,15 +202,7 @@ impl<'de> Deserialize<'de> for SortValue {
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
                 Ok(SortValue::Text(s.to_owned()))
             }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
+            super::de::scalars_as_text!();
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
@@ -314,15 +301,7 @@ impl<'de> Deserialize<'de> for SortKeyDecl {
                     SortConditionDecl::from_str(s),
                 )))
             }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                self.visit_str(&v.to_string())
-            }
+            super::de::scalars_as_text!();
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
