@@ -5,16 +5,20 @@ use singletable::emit::iam::IamOptions;
 use singletable::{emit, explain, Compilation, Compiler};
 
 /// Every emitter and `explain` on a spec that compiled without errors. A
-/// renderer may refuse with a report (a policy over IAM's size limit); it
-/// may not panic.
+/// renderer may refuse with a report (a policy over IAM's size limit, a
+/// Workbench model of a multi-attribute key); it may not panic.
 pub fn every_output(compiler: &Compiler, compilation: &Compilation) {
     let rust = compiler.generate_rust();
     assert!(rust.is_ok_and(|files| files.len() == 1));
     let _ = compiler.generate_iam(&IamOptions::default());
     assert!(compiler.generate_table().is_ok());
-    assert!(compiler
-        .generate_workbench(&emit::workbench::Options::default())
-        .is_ok());
+    // A Workbench model cannot hold a multi-attribute index key: refused.
+    let workbench = compiler.generate_workbench(&emit::workbench::Options::default());
+    let refused = compilation
+        .specs
+        .iter()
+        .any(|c| emit::workbench::refusal(&c.spec).is_some());
+    assert_eq!(workbench.is_err(), refused);
     assert!(compiler.generate_docs().is_ok());
     for compiled in &compilation.specs {
         let spec = &compiled.spec;
