@@ -36,6 +36,7 @@ macro_rules! every_spec {
         $check!(short_lived_messages);
         $check!(support_ticket);
         $check!(vertical_partitioning);
+        $check!(work_queue);
     };
 }
 
