@@ -265,9 +265,7 @@ fn collision_example(
     (pk_a, sk_a): &(Vec<Tok>, Option<Vec<Tok>>),
     (pk_b, sk_b): &(Vec<Tok>, Option<Vec<Tok>>),
 ) -> Option<String> {
-    let strings = std::iter::once(&spec.table.partition_key)
-        .chain(&spec.table.sort_key)
-        .all(|k| k.r#type == ir::KeyType::String);
+    let strings = spec.table.keys().all(|k| k.r#type == ir::KeyType::String);
     if !strings {
         return None;
     }

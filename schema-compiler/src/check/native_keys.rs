@@ -26,15 +26,7 @@ pub fn check_native_keys(spec: &ir::Spec, diags: &mut Diagnostics) {
         };
         let synthetic: Vec<&ir::KeyTemplate> =
             key.templates().filter(|t| !t.is_natural()).collect();
-        let table_key = |name: &str| {
-            spec.table.partition_key.name.value == name
-                || spec
-                    .table
-                    .sort_key
-                    .as_ref()
-                    .is_some_and(|k| k.name.value == name)
-        };
-        if synthetic.is_empty() || synthetic.iter().any(|t| table_key(&t.attribute)) {
+        if synthetic.is_empty() || synthetic.iter().any(|t| spec.table.is_key(&t.attribute)) {
             continue;
         }
         let Some(pk) = parts(spec, entity, &key.pk, true) else {

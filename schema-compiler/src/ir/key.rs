@@ -34,6 +34,25 @@ impl EntityKey {
     }
 }
 
+impl Entity {
+    /// The index key attributes the entity's writes compute (its templates
+    /// that are not the item's own attribute), with the index of each,
+    /// every attribute once: one two indexes share (the tenant of two
+    /// multi-attribute keys) has one template, or `key_attribute_conflict`
+    /// refused the spec.
+    pub fn computed_index_keys(&self) -> Vec<(&str, &KeyTemplate)> {
+        let mut out: Vec<(&str, &KeyTemplate)> = Vec::new();
+        for (index, key) in &self.index_keys {
+            for t in key.templates().filter(|t| !t.is_natural()) {
+                if !out.iter().any(|(_, o)| o.attribute == t.attribute) {
+                    out.push((index, t));
+                }
+            }
+        }
+        out
+    }
+}
+
 /// A parsed key template such as `TENANT#<tenant>|TICKET#<id>`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KeyTemplate {

@@ -58,9 +58,7 @@ impl Spec {
     pub fn key_type(&self, index: Option<&str>, attribute: &str) -> KeyType {
         let found = match index.and_then(|i| self.indexes.get(i)) {
             Some(i) => i.key_parts().find(|k| k.name.as_str() == attribute),
-            None => std::iter::once(&self.table.partition_key)
-                .chain(&self.table.sort_key)
-                .find(|k| k.name.as_str() == attribute),
+            None => self.table.keys().find(|k| k.name.as_str() == attribute),
         };
         found.map_or(KeyType::String, |k| k.r#type)
     }
@@ -78,8 +76,8 @@ impl Spec {
 
     /// The key attributes of the table, then of each index.
     pub fn key_attributes(&self) -> impl Iterator<Item = &KeyAttribute> {
-        std::iter::once(&self.table.partition_key)
-            .chain(&self.table.sort_key)
+        self.table
+            .keys()
             .chain(self.indexes.values().flat_map(|i| i.key_parts()))
     }
 
@@ -135,6 +133,18 @@ pub struct Table {
     /// How DynamoDB runs the table: recovery, encryption, class, tags,
     /// insights and throughput limits.
     pub settings: TableSettings,
+}
+
+impl Table {
+    /// The table's key attributes: the partition key, then the sort key.
+    pub fn keys(&self) -> impl Iterator<Item = &KeyAttribute> {
+        std::iter::once(&self.partition_key).chain(&self.sort_key)
+    }
+
+    /// Whether `attribute` is one of the table's key attributes.
+    pub fn is_key(&self, attribute: &str) -> bool {
+        self.keys().any(|k| k.name.value == attribute)
+    }
 }
 
 /// Settings of how DynamoDB runs a table, not of what it holds.

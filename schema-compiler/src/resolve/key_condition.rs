@@ -105,9 +105,7 @@ impl Resolver<'_> {
             syntax::SortKeyDecl::Parts(parts) => parts,
         };
         if sort.is_empty() {
-            // A key that is no operator, on a key without a sort key: the
-            // sort-key condition's own error says what is wrong.
-            self.resolve_sort_condition(&Spanned::new(Default::default(), decl.span), None, spec);
+            self.no_sort_key(decl.span);
             return None;
         }
         let named = self.named_parts(parts, sort, index, "sort")?;
@@ -196,16 +194,16 @@ impl Resolver<'_> {
                 None => {
                     ok = false;
                     let names = keys.iter().map(|k| k.name.as_str());
-                    let operator = which == "sort"
-                        && keys.len() == 1
-                        && did_you_mean(name, SORT_OPERATORS.iter().copied()).is_some();
+                    // On a one-attribute sort key, a misspelt operator.
+                    let operator = (which == "sort" && keys.len() == 1)
+                        .then(|| did_you_mean(name, syntax::SORT_OPERATORS.iter().copied()))
+                        .flatten();
                     let help = match (did_you_mean(name, names), operator) {
                         (Some(close), _) => format!("did you mean `{close}`?"),
-                        (None, true) => format!(
-                            "did you mean `{}`? (a map of attribute names is for a multi-attribute sort key)",
-                            did_you_mean(name, SORT_OPERATORS.iter().copied()).unwrap_or_default()
+                        (None, Some(operator)) => format!(
+                            "did you mean `{operator}`? (a map of attribute names is for a multi-attribute sort key)"
                         ),
-                        (None, false) => format!(
+                        (None, None) => format!(
                             "the {which} key attributes of {} are {}",
                             place(index),
                             keys.iter().map(|k| format!("`{}`", k.name)).collect::<Vec<_>>().join(", ")
@@ -228,9 +226,6 @@ impl Resolver<'_> {
         ok.then_some(named)
     }
 }
-
-/// The sort-key operators a misspelt map key may have meant.
-const SORT_OPERATORS: &[&str] = &["equals", "begins_with", "between", "lt", "lte", "gt", "gte"];
 
 /// `the table` or `index `x``.
 fn place(index: &IndexRef) -> String {
@@ -273,24 +268,20 @@ impl<'a> KeyedPattern<'a> {
         keys.sort_templates().nth(self.sk_prefix.len())
     }
 
-    /// The bindings if `keys`' later partition key attributes and sort key
-    /// prefix are what the pattern's equalities give.
+    /// The bindings if `keys`' partition key (every attribute of it) and
+    /// sort key prefix are what the pattern's equalities give.
     pub(super) fn match_equalities(&self, keys: &ir::EntityKey) -> Option<Vec<Binding>> {
-        if keys.more_pk.len() != self.more_pk.len() {
+        let entity_sorts: Vec<&ir::KeyTemplate> = keys.sort_templates().collect();
+        if keys.more_pk.len() != self.more_pk.len() || entity_sorts.len() < self.sk_prefix.len() {
             return None;
         }
-        let mut bindings = Vec::new();
-        let entity_sorts = keys.sort_templates();
-        let pairs = self
-            .more_pk
-            .iter()
-            .zip(&keys.more_pk)
+        let pairs = std::iter::once((self.pk, &keys.pk))
+            .chain(self.more_pk.iter().zip(&keys.more_pk))
             .chain(self.sk_prefix.iter().zip(entity_sorts));
-        let mut matched = 0;
+        let mut bindings = Vec::new();
         for (query, entity) in pairs {
             bindings.extend(match_template(query, entity, false)?);
-            matched += 1;
         }
-        (matched == self.more_pk.len() + self.sk_prefix.len()).then_some(bindings)
+        Some(bindings)
     }
 }

@@ -645,10 +645,7 @@ impl Resolver<'_> {
             .into_iter()
             .filter_map(|i| {
                 let (_, entity) = spec.entities.get_index(i)?;
-                let keys = p.index.keys_of(entity)?;
-                let mut bindings = match_template(p.pk, &keys.pk, false)?;
-                bindings.extend(p.match_equalities(keys)?);
-                Some((i, bindings))
+                Some((i, p.match_equalities(p.index.keys_of(entity)?)?))
             })
             .collect()
     }
@@ -728,8 +725,7 @@ pub(super) fn serving_index(
 /// The bindings if `entity`'s keys on the index satisfy the condition.
 fn match_entity(p: &KeyedPattern<'_>, entity: &ir::Entity) -> Option<Vec<Binding>> {
     let keys = p.index.keys_of(entity)?;
-    let mut bindings = match_template(p.pk, &keys.pk, false)?;
-    bindings.extend(p.match_equalities(keys)?);
+    let mut bindings = p.match_equalities(keys)?;
     if let Some(cond) = p.sk {
         let entity_sk = p.condition_template(keys)?;
         let prefix = cond.op != ir::SortOp::Equals;
@@ -766,10 +762,10 @@ pub(crate) fn index_carries(
             .iter()
             .any(|n| *n == attribute.name.value || n == attribute.stored()),
     };
-    let is_key = std::iter::once(&spec.table.partition_key)
-        .chain(&spec.table.sort_key)
-        .chain(index.key_parts())
-        .any(|k| k.name.value == attribute.stored());
+    let is_key = spec.table.is_key(attribute.stored())
+        || index
+            .key_parts()
+            .any(|k| k.name.value == attribute.stored());
     let in_templates = entity
         .primary_key
         .templates()

@@ -19,14 +19,7 @@ impl Resolver<'_> {
         spec: &ir::Spec,
     ) -> Option<ir::SortCondition> {
         let Some(key) = key else {
-            self.error(
-                Diagnostic::new(
-                    Code::NoSortKey,
-                    "a sort-key condition on a table or index without a sort key",
-                )
-                .label(decl.span, "this condition")
-                .help("remove `sk`, or query an index that has a sort key"),
-            );
+            self.no_sort_key(decl.span);
             return None;
         };
         let single =
@@ -91,6 +84,18 @@ impl Resolver<'_> {
             operands,
             span: decl.span,
         })
+    }
+
+    /// A sort-key condition (at `span`) on a table or index without a sort key.
+    pub(super) fn no_sort_key(&mut self, span: Span) {
+        self.error(
+            Diagnostic::new(
+                Code::NoSortKey,
+                "a sort-key condition on a table or index without a sort key",
+            )
+            .label(span, "this condition")
+            .help("remove `sk`, or query an index that has a sort key"),
+        );
     }
 
     /// Every entity whose items a range condition (`lt`, `lte`, `gt`, `gte`,

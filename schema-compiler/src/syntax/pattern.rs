@@ -169,7 +169,7 @@ pub enum SortKeyDecl {
 }
 
 /// The sort-key operators, as a condition's keys name them.
-const SORT_OPERATORS: &[&str] = &[
+pub(crate) const SORT_OPERATORS: &[&str] = &[
     "equals",
     "begins_with",
     "between",

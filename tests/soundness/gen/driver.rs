@@ -253,8 +253,7 @@ fn render_call(spec: &Spec, call: &Call, rng: &mut fastrand::Rng, d: &mut String
         };
         // One operand list per shard when a bound holds `<shard>`.
         let (op, operands): (String, Vec<Vec<String>>) = match &p.sk {
-            None if multi_condition.is_some() => multi_condition.clone().unwrap_or_default(),
-            None => ("None".to_owned(), Vec::new()),
+            None => multi_condition.unwrap_or_else(|| ("None".to_owned(), Vec::new())),
             Some((op, ops)) => {
                 let bound_shards = if ops.iter().any(Template::sharded) {
                     shards.clone()

@@ -227,24 +227,43 @@ fn index_doc(i: &ir::Index) -> IndexDoc {
     }
 }
 
+/// A column of the entities' key table: one key attribute of the table
+/// or of an index.
+struct KeyColumn {
+    /// The index (`None`: the table).
+    index: Option<String>,
+    /// The key attribute.
+    attribute: String,
+    /// Where the column's template is among an entity's keys there
+    /// ([`ir::EntityKey::templates`]).
+    position: usize,
+    /// A partition key attribute (else a sort key attribute).
+    partition: bool,
+}
+
 /// Column headings: `pk`, `sk`, then each index's key attributes (every
-/// attribute of a multi-attribute key), with where the column's template
-/// is among the entity's keys there ([`ir::EntityKey::templates`]).
-fn key_columns(spec: &ir::Spec) -> Vec<(Option<String>, String, usize)> {
-    let mut out = vec![(None, spec.table.partition_key.name.value.clone(), 0)];
+/// attribute of a multi-attribute key).
+fn key_columns(spec: &ir::Spec) -> Vec<KeyColumn> {
+    let column =
+        |index: Option<&ir::Index>, key: &ir::KeyAttribute, position, partition| KeyColumn {
+            index: index.map(|i| i.name.value.clone()),
+            attribute: key.name.value.clone(),
+            position,
+            partition,
+        };
+    let mut out = vec![column(None, &spec.table.partition_key, 0, true)];
     if let Some(sk) = &spec.table.sort_key {
-        out.push((None, sk.name.value.clone(), 1));
+        out.push(column(None, sk, 1, false));
     }
     for i in spec.indexes.values() {
         let partition = i.partition_parts().count();
-        let index = Some(i.name.value.clone());
         if i.kind == IndexKind::Global {
             for (n, k) in i.partition_parts().enumerate() {
-                out.push((index.clone(), k.name.value.clone(), n));
+                out.push(column(Some(i), k, n, true));
             }
         }
         for (n, k) in i.sort_parts().enumerate() {
-            out.push((index.clone(), k.name.value.clone(), partition + n));
+            out.push(column(Some(i), k, partition + n, false));
         }
     }
     out
@@ -254,20 +273,16 @@ fn type_name(a: &ir::Attribute) -> String {
     a.describe_type()
 }
 
-fn entity_doc(
-    spec: &ir::Spec,
-    e: &ir::Entity,
-    columns: &[(Option<String>, String, usize)],
-) -> EntityDoc {
+fn entity_doc(spec: &ir::Spec, e: &ir::Entity, columns: &[KeyColumn]) -> EntityDoc {
     let cells = columns
         .iter()
-        .map(|(index, _, position)| {
-            let key = match index {
+        .map(|c| {
+            let key = match &c.index {
                 None => Some(&e.primary_key),
                 Some(i) => e.index_keys.get(i),
             };
             let template = key
-                .and_then(|key| key.templates().nth(*position))
+                .and_then(|key| key.templates().nth(c.position))
                 .map(|t| t.source.value.clone());
             // GitHub tables split cells at `|`, even inside code spans.
             template.map_or_else(
@@ -446,13 +461,10 @@ fn context(spec: &ir::Spec, stem: &str, diagnostics: &[&Diagnostic]) -> Context 
         indexes: spec.indexes.values().map(index_doc).collect(),
         key_columns: columns
             .iter()
-            .map(|(index, attribute, position)| {
-                let partition = index
-                    .as_ref()
-                    .and_then(|i| spec.indexes.get(i))
-                    .map_or(1, |i| i.partition_parts().count());
-                let role = if *position < partition { "PK" } else { "SK" };
-                match index {
+            .map(|c| {
+                let role = if c.partition { "PK" } else { "SK" };
+                let attribute = &c.attribute;
+                match &c.index {
                     None => format!("{role} (`{attribute}`)"),
                     Some(i) => format!("{i} {role} (`{attribute}`)"),
                 }

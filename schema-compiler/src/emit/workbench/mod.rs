@@ -80,10 +80,7 @@ fn key_attributes(pk: &ir::KeyAttribute, sk: Option<&ir::KeyAttribute>) -> KeyAt
 /// attributes of the items that carry them, so an import reads them back
 /// as such and exports them in the same place).
 fn non_key_attributes(spec: &ir::Spec) -> Vec<AttributeDefinition> {
-    let table_keys: Vec<&str> = std::iter::once(&spec.table.partition_key)
-        .chain(&spec.table.sort_key)
-        .map(|k| k.name.as_str())
-        .collect();
+    let table_keys: Vec<&str> = spec.table.keys().map(|k| k.name.as_str()).collect();
     let mut out: Vec<AttributeDefinition> = Vec::new();
     let mut add = |name: &str, attribute_type: &'static str| {
         if !table_keys.contains(&name) && !out.iter().any(|d| d.attribute_name == name) {
@@ -156,10 +153,7 @@ fn facet(spec: &ir::Spec, entity: &ir::Entity, tenants: &[String]) -> Facet {
             .map(|s| samples::item(spec, entity, s))
             .collect(),
     };
-    let table_keys: Vec<&str> = std::iter::once(&spec.table.partition_key)
-        .chain(&spec.table.sort_key)
-        .map(|k| k.name.as_str())
-        .collect();
+    let table_keys: Vec<&str> = spec.table.keys().map(|k| k.name.as_str()).collect();
     let mut non_key: Vec<String> = Vec::new();
     let mut add = |name: &str| {
         if !table_keys.contains(&name) && !non_key.iter().any(|n| n == name) {

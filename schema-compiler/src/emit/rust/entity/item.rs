@@ -38,23 +38,9 @@ impl<'a> Emitter<'a> {
         let capacity = proc_macro2::Literal::usize_unsuffixed(
             entity.attributes.len() + 1 + entity.index_keys.len() * 2,
         );
-        // A key attribute that two indexes share (the tenant of two
-        // multi-attribute keys) is written once: the templates are equal,
-        // or `key_attribute_conflict` refused the spec.
-        let mut written: Vec<&str> = Vec::new();
         let index_keys: Vec<TokenStream> = entity
-            .index_keys
-            .iter()
-            .flat_map(|(index, key)| {
-                key.templates()
-                    .filter(|t| !t.is_natural())
-                    .map(move |t| (index, t))
-            })
-            .filter(|(_, t)| {
-                let first = !written.contains(&t.attribute.as_str());
-                written.push(&t.attribute);
-                first
-            })
+            .computed_index_keys()
+            .into_iter()
             .map(|(index, t)| {
                 let extra = whole_key_guard(entity, index, t);
                 self.index_key_insert(entity, index, t, &extra)

@@ -483,12 +483,7 @@ impl<'a> Emitter<'a> {
 
     /// Whether `attribute` is the table's partition or sort key.
     fn is_table_key(&self, attribute: &str) -> bool {
-        let table = &self.spec.table;
-        table.partition_key.name.value == attribute
-            || table
-                .sort_key
-                .as_ref()
-                .is_some_and(|k| k.name.value == attribute)
+        self.spec.table.is_key(attribute)
     }
 
     /// How the entity's items are told from others': the entity-type

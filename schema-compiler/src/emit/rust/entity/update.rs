@@ -552,144 +552,141 @@ impl<'a> Emitter<'a> {
         // The table's own key attributes (an inverted index's keys, a local
         // index's partition key) never change and cannot be set.
         let table_key = |attribute: &str| self.is_table_key(attribute);
-        // An attribute two indexes share is set once (see the item writer).
-        let mut written: Vec<&str> = Vec::new();
-        for (index, key) in &entity.index_keys {
-            for t in key
-                .templates()
-                .filter(|t| !t.is_natural() && !table_key(&t.attribute))
-            {
-                if written.contains(&t.attribute.as_str()) {
-                    continue;
-                }
-                written.push(&t.attribute);
-                let attribute = t.attribute.as_str();
-                let mentioned: Vec<&'a ir::Attribute> = changeable
-                    .iter()
-                    .copied()
-                    .filter(|a| {
-                        t.placeholders()
-                            .any(|p| p.kind == PlaceholderKind::Attribute && p.name == a.name)
-                    })
-                    .collect();
-                // A multi-attribute key's attribute built from the primary
-                // key alone goes with the key's optional attributes: set
-                // when one of them is set, removed when one is removed.
-                let guard = super::item::whole_key_guard(entity, index, t);
-                if mentioned.is_empty() && !guard.is_empty() {
-                    out.push(self.guarded_key_update(entity, index, t, &guard));
-                    continue;
-                }
-                let all: Vec<&str> = mentioned.iter().map(|a| a.name.as_str()).collect();
-                // A key built from the primary key alone is written when the
-                // update may create the item; one built from attributes, when
-                // they are set.
-                let touched: Vec<TokenStream> = if mentioned.is_empty() {
-                    vec![quote!(self.__options.or_create)]
-                } else {
-                    mentioned
-                        .iter()
-                        .map(|a| {
-                            let f = self.name(Item::Setter(name, a.name.as_str()));
-                            quote!(self.#f.is_some())
-                        })
-                        .collect()
-                };
-                let label_name =
-                    syn::Lifetime::new(&format!("'key{label}"), proc_macro2::Span::call_site());
-                label += 1;
-                let has_optional = mentioned.iter().any(|a| a.optional);
-                let missing = quote!(return Err(__rt::Error::IncompleteUpdate {
-                    entity: #name,
-                    key_attribute: #attribute,
-                    missing: vec![#(#all),*],
-                }));
-                let binds = mentioned.iter().map(|a| {
-                    let f = self.name(Item::Setter(name, a.name.as_str()));
-                    let v = self.optional_value(entity, a);
-                    let copy = Self::is_copy(&a.r#type);
-                    match (a.optional, copy) {
-                        (false, true) => quote!(let #v = match self.#f { Some(v) => v, None => #missing };),
-                        (false, false) => quote!(let #v = match &self.#f { Some(v) => v.as_str(), None => #missing };),
-                        (true, copy) => {
-                            let get = if copy { quote!(*v) } else { quote!(v.as_str()) };
-                            quote!(let #v = match &self.#f {
-                                Some(Some(v)) => #get,
-                                Some(None) => {
-                                    update.remove.push(#attribute);
-                                    break #label_name;
-                                }
-                                None => #missing,
-                            };)
-                        }
-                    }
-                });
-                let key_type = self.spec.key_type(Some(index), attribute);
-                let value = self.key_value(t, key_type, name, &|p| match mentioned
-                    .iter()
-                    .find(|a| p.kind == PlaceholderKind::Attribute && a.name == p.name)
-                {
-                    Some(a) => Input::Value {
-                        expr: {
-                            let v = self.optional_value(entity, a);
-                            quote!(#v)
-                        },
-                        entity: name,
-                        attribute: a,
-                    },
-                    None => self.entity_input(entity, Receiver { name: "key" }, p),
-                });
-                if !has_optional && !mentioned.is_empty() {
-                    // Every attribute of the key set, or none: the key is
-                    // written, or left alone; some but not all is an error.
-                    let (values, patterns): (Vec<TokenStream>, Vec<TokenStream>) = mentioned
-                        .iter()
-                        .map(|a| {
-                            let f = self.name(Item::Setter(name, a.name.as_str()));
-                            let v = self.optional_value(entity, a);
-                            let value = if Self::is_copy(&a.r#type) {
-                                quote!(self.#f)
-                            } else {
-                                quote!(&self.#f)
-                            };
-                            (value, quote!(Some(#v)))
-                        })
-                        .unzip();
-                    let push = quote!(update.key(#attribute, #value););
-                    out.push(match (values.as_slice(), patterns.as_slice()) {
-                        ([value], [pattern]) => quote! {
-                            if let #pattern = #value {
-                                #push
-                            }
-                        },
-                        _ => {
-                            let nones = values.iter().map(|_| quote!(None));
-                            quote! {
-                                match (#(#values,)*) {
-                                    (#(#patterns,)*) => { #push }
-                                    (#(#nones,)*) => {}
-                                    _ => #missing,
-                                }
-                            }
-                        }
-                    });
-                    continue;
-                }
-                let body = quote! {
-                    #(#binds)*
-                    update.key(#attribute, #value);
-                };
-                let body = if has_optional {
-                    quote!(#label_name: { #body })
-                } else {
-                    body
-                };
-                out.push(quote! {
-                    if #(#touched)||* {
-                        #body
-                    }
-                });
+        for (index, t) in entity
+            .computed_index_keys()
+            .into_iter()
+            .filter(|(_, t)| !table_key(&t.attribute))
+        {
+            let attribute = t.attribute.as_str();
+            let mentioned: Vec<&'a ir::Attribute> = changeable
+                .iter()
+                .copied()
+                .filter(|a| {
+                    t.placeholders()
+                        .any(|p| p.kind == PlaceholderKind::Attribute && p.name == a.name)
+                })
+                .collect();
+            // A multi-attribute key's attribute built from the primary
+            // key alone goes with the key's optional attributes: set
+            // when one of them is set, removed when one is removed.
+            let guard = super::item::whole_key_guard(entity, index, t);
+            if mentioned.is_empty() && !guard.is_empty() {
+                out.push(self.guarded_key_update(entity, index, t, &guard));
+                continue;
             }
+            let all: Vec<&str> = mentioned.iter().map(|a| a.name.as_str()).collect();
+            // A key built from the primary key alone is written when the
+            // update may create the item; one built from attributes, when
+            // they are set.
+            let touched: Vec<TokenStream> = if mentioned.is_empty() {
+                vec![quote!(self.__options.or_create)]
+            } else {
+                mentioned
+                    .iter()
+                    .map(|a| {
+                        let f = self.name(Item::Setter(name, a.name.as_str()));
+                        quote!(self.#f.is_some())
+                    })
+                    .collect()
+            };
+            let label_name =
+                syn::Lifetime::new(&format!("'key{label}"), proc_macro2::Span::call_site());
+            label += 1;
+            let has_optional = mentioned.iter().any(|a| a.optional);
+            let missing = quote!(return Err(__rt::Error::IncompleteUpdate {
+                entity: #name,
+                key_attribute: #attribute,
+                missing: vec![#(#all),*],
+            }));
+            let binds = mentioned.iter().map(|a| {
+                let f = self.name(Item::Setter(name, a.name.as_str()));
+                let v = self.optional_value(entity, a);
+                let copy = Self::is_copy(&a.r#type);
+                match (a.optional, copy) {
+                    (false, true) => {
+                        quote!(let #v = match self.#f { Some(v) => v, None => #missing };)
+                    }
+                    (false, false) => {
+                        quote!(let #v = match &self.#f { Some(v) => v.as_str(), None => #missing };)
+                    }
+                    (true, copy) => {
+                        let get = if copy { quote!(*v) } else { quote!(v.as_str()) };
+                        quote!(let #v = match &self.#f {
+                            Some(Some(v)) => #get,
+                            Some(None) => {
+                                update.remove.push(#attribute);
+                                break #label_name;
+                            }
+                            None => #missing,
+                        };)
+                    }
+                }
+            });
+            let key_type = self.spec.key_type(Some(index), attribute);
+            let value = self.key_value(t, key_type, name, &|p| match mentioned
+                .iter()
+                .find(|a| p.kind == PlaceholderKind::Attribute && a.name == p.name)
+            {
+                Some(a) => Input::Value {
+                    expr: {
+                        let v = self.optional_value(entity, a);
+                        quote!(#v)
+                    },
+                    entity: name,
+                    attribute: a,
+                },
+                None => self.entity_input(entity, Receiver { name: "key" }, p),
+            });
+            if !has_optional && !mentioned.is_empty() {
+                // Every attribute of the key set, or none: the key is
+                // written, or left alone; some but not all is an error.
+                let (values, patterns): (Vec<TokenStream>, Vec<TokenStream>) = mentioned
+                    .iter()
+                    .map(|a| {
+                        let f = self.name(Item::Setter(name, a.name.as_str()));
+                        let v = self.optional_value(entity, a);
+                        let value = if Self::is_copy(&a.r#type) {
+                            quote!(self.#f)
+                        } else {
+                            quote!(&self.#f)
+                        };
+                        (value, quote!(Some(#v)))
+                    })
+                    .unzip();
+                let push = quote!(update.key(#attribute, #value););
+                out.push(match (values.as_slice(), patterns.as_slice()) {
+                    ([value], [pattern]) => quote! {
+                        if let #pattern = #value {
+                            #push
+                        }
+                    },
+                    _ => {
+                        let nones = values.iter().map(|_| quote!(None));
+                        quote! {
+                            match (#(#values,)*) {
+                                (#(#patterns,)*) => { #push }
+                                (#(#nones,)*) => {}
+                                _ => #missing,
+                            }
+                        }
+                    }
+                });
+                continue;
+            }
+            let body = quote! {
+                #(#binds)*
+                update.key(#attribute, #value);
+            };
+            let body = if has_optional {
+                quote!(#label_name: { #body })
+            } else {
+                body
+            };
+            out.push(quote! {
+                if #(#touched)||* {
+                    #body
+                }
+            });
         }
         out
     }

@@ -161,9 +161,7 @@ impl<'a> Emitter<'a> {
             .into_iter()
             .flat_map(ir::Index::key_parts);
         let mut out: Vec<&'a str> = Vec::new();
-        let keys = std::iter::once(&table.partition_key)
-            .chain(&table.sort_key)
-            .chain(index_keys);
+        let keys = table.keys().chain(index_keys);
         for k in keys {
             if !out.contains(&k.name.as_str()) {
                 out.push(k.name.as_str());
