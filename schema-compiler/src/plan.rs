@@ -198,6 +198,35 @@ pub(crate) fn declared_units(spec: &ir::Spec) -> Units {
     units
 }
 
+/// The units per second the declared rates need of the table itself
+/// (`on: Table`: every entity's writes and reads, and the table's queries)
+/// or of one index (the writes of the entities written into it, and its
+/// queries).
+pub(crate) fn declared_units_on(spec: &ir::Spec, on: &IndexRef) -> Units {
+    let mut units = Units::default();
+    for entity in spec.entities.values() {
+        if on.keys_of(entity).is_none() {
+            continue;
+        }
+        let size = typical_item_size(spec, entity);
+        if let Some(w) = entity.throughput.writes_per_second {
+            units.writes += w.value as f64 * size.div_ceil(1024).max(1) as f64;
+        }
+        if let (IndexRef::Table, Some(r)) = (on, entity.throughput.reads_per_second) {
+            units.reads += r.value as f64 * size.div_ceil(4096).max(1) as f64 * 0.5;
+        }
+    }
+    for pattern in spec.access_patterns.values() {
+        let (Operation::Query(q), Some(rate)) = (&pattern.operation, &pattern.rate) else {
+            continue;
+        };
+        if q.index == *on {
+            units.reads += query_read_units(spec, q, rate);
+        }
+    }
+    units
+}
+
 pub(crate) fn read_units(bytes: usize, consistent: bool) -> f64 {
     let units = bytes.div_ceil(4096).max(1) as f64;
     if consistent {

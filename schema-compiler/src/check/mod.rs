@@ -4,6 +4,7 @@
 //! every spec and all findings are collected. Findings of warning- and
 //! note-level rules can be re-levelled by the spec's `lints` section.
 
+mod global;
 mod iam;
 mod isolation;
 pub(crate) mod keys;
@@ -71,6 +72,8 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (limits::check_transactions, false),
         (limits::check_throughput, false),
         (limits::check_max_throughput, false),
+        (global::check_strong_consistency, false),
+        (global::check_warm_throughput, false),
         (limits::check_low_cardinality_indexes, false),
         (names::check_generated_names, false),
         (iam::check_policy_sizes, true),

@@ -214,6 +214,10 @@ codes! {
     MaxThroughputBelowRates = "max_throughput_below_rates", Error;
     /// An index partition key has few distinct values under a declared write rate.
     LowCardinalityIndex = "low_cardinality_index", Warning;
+    /// A strongly consistent global table has a feature DynamoDB's multi-Region strong consistency does not support: transactions, TTL, local indexes.
+    StrongConsistencyUnsupported = "strong_consistency_unsupported", Error;
+    /// Warm throughput declared below what the declared rates need.
+    WarmThroughputBelowRates = "warm_throughput_below_rates", Warning;
     /// A global index's key templates only concatenate attributes the entity stores: a multi-attribute key of those attributes would need no synthetic attribute.
     NativeKey = "native_key", Note;
 

@@ -2,6 +2,7 @@
 
 #![deny(clippy::wildcard_enum_match_arm)]
 
+pub mod cloudformation;
 pub mod docs;
 pub mod iam;
 pub mod rust;

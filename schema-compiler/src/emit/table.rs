@@ -352,6 +352,8 @@ pub fn create_table(spec: &ir::Spec) -> CreateTable {
             write_capacity,
             max_throughput,
             warm_throughput,
+            // Derived into `warm_throughput` when the spec was resolved.
+            warm_from_rates: _,
         } = index;
         let is_global = *kind == IndexKind::Global;
         let def = SecondaryIndex {
@@ -442,6 +444,47 @@ pub fn update_contributor_insights(spec: &ir::Spec) -> Option<serde_json::Value>
     }))
 }
 
+/// The UpdateTable request that makes the table global, if the spec lists
+/// replicas: one `Create` per Region but the table's own, the consistency
+/// mode and the witness, in one request (as a strongly consistent table
+/// needs them).
+pub fn update_table_replicas(spec: &ir::Spec) -> Option<serde_json::Value> {
+    let replicas = spec.table.settings.replicas.as_ref()?;
+    let creates: Vec<serde_json::Value> = replicas.regions[1..]
+        .iter()
+        .map(|region| serde_json::json!({ "Create": { "RegionName": region } }))
+        .collect();
+    if creates.is_empty() {
+        return None;
+    }
+    let mut request = serde_json::json!({
+        "TableName": spec.table.name.value,
+        "ReplicaUpdates": creates,
+    });
+    if replicas.consistency.value == ir::Consistency::Strong {
+        request["MultiRegionConsistency"] = "STRONG".into();
+    }
+    if let Some(witness) = &replicas.witness {
+        request["GlobalTableWitnessUpdates"] =
+            serde_json::json!([{ "Create": { "RegionName": witness } }]);
+    }
+    Some(request)
+}
+
+/// The PutResourcePolicy request that attaches the spec's resource-based
+/// policy (the ARN's Region and account are placeholders, as in the IAM
+/// policies), written without whitespace, as DynamoDB counts its size.
+pub fn put_resource_policy(spec: &ir::Spec) -> Option<serde_json::Value> {
+    let statements = &spec.table.settings.resource_policy;
+    if statements.is_empty() {
+        return None;
+    }
+    Some(serde_json::json!({
+        "ResourceArn": format!("arn:aws:dynamodb:REGION:ACCOUNT_ID:table/{}", spec.table.name.value),
+        "Policy": ir::resource_policy_document(statements).to_string(),
+    }))
+}
+
 /// The UpdateTimeToLive request enabling the spec's TTL, if it has one.
 pub fn update_time_to_live(spec: &ir::Spec) -> Option<UpdateTimeToLive> {
     spec.table.ttl.as_ref().map(|ttl| UpdateTimeToLive {
@@ -453,210 +496,6 @@ pub fn update_time_to_live(spec: &ir::Spec) -> Option<UpdateTimeToLive> {
     })
 }
 
-/// A CloudFormation template with one `AWS::DynamoDB::Table`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CloudFormation {
-    /// `2010-09-09`.
-    #[serde(rename = "AWSTemplateFormatVersion")]
-    pub format_version: &'static str,
-    /// What the table is for.
-    #[serde(rename = "Description")]
-    pub description: String,
-    /// The table resource, under `Table`.
-    #[serde(rename = "Resources")]
-    pub resources: Resources,
-    /// The table's name and ARN, and its stream's ARN.
-    #[serde(rename = "Outputs")]
-    pub outputs: serde_json::Map<String, serde_json::Value>,
-}
-
-/// The resources of the template.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct Resources {
-    /// The table.
-    pub table: TableResource,
-}
-
-/// An `AWS::DynamoDB::Table` resource.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct TableResource {
-    /// `AWS::DynamoDB::Table`.
-    pub r#type: &'static str,
-    /// What a stack deletion does with the table (default `Retain`).
-    pub deletion_policy: &'static str,
-    /// What an update that replaces the table does with the old one
-    /// (default `Retain`).
-    pub update_replace_policy: &'static str,
-    /// Its properties.
-    pub properties: TableProperties,
-}
-
-/// The properties of an `AWS::DynamoDB::Table`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct TableProperties {
-    /// Table name.
-    pub table_name: String,
-    /// Key attributes.
-    pub attribute_definitions: Vec<AttributeDefinition>,
-    /// Primary key.
-    pub key_schema: Vec<KeySchemaElement>,
-    /// Local secondary indexes.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub local_secondary_indexes: Vec<SecondaryIndex>,
-    /// Global secondary indexes.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub global_secondary_indexes: Vec<SecondaryIndex>,
-    /// Billing mode.
-    pub billing_mode: &'static str,
-    /// Capacity of a provisioned table.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provisioned_throughput: Option<Throughput>,
-    /// The stream (CloudFormation takes only the view type).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream_specification: Option<CfnStream>,
-    /// TTL.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub time_to_live_specification: Option<TimeToLiveSpecification>,
-    /// DynamoDB refuses to delete the table while this is on.
-    pub deletion_protection_enabled: bool,
-    /// Point-in-time recovery.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub point_in_time_recovery_specification: Option<serde_json::Value>,
-    /// Encryption with a KMS key.
-    #[serde(rename = "SSESpecification", skip_serializing_if = "Option::is_none")]
-    pub sse_specification: Option<serde_json::Value>,
-    /// The table class.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub table_class: Option<&'static str>,
-    /// Tags.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<Tag>,
-    /// Contributor Insights.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub contributor_insights_specification: Option<InsightsSpecification>,
-    /// On-demand maximum request units.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub on_demand_throughput: Option<OnDemandThroughput>,
-    /// Warm throughput.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub warm_throughput: Option<WarmThroughput>,
-}
-
-/// CloudFormation's stream specification.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct CfnStream {
-    /// The view type.
-    pub stream_view_type: &'static str,
-}
-
-/// The CloudFormation template of the spec's table, from [`create_table`].
-pub fn cloudformation(spec: &ir::Spec) -> CloudFormation {
-    let CreateTable {
-        table_name,
-        attribute_definitions,
-        key_schema,
-        local_secondary_indexes,
-        global_secondary_indexes,
-        billing_mode,
-        provisioned_throughput,
-        stream_specification,
-        sse_specification,
-        table_class,
-        tags,
-        on_demand_throughput,
-        warm_throughput,
-    } = create_table(spec);
-    let insights = spec
-        .table
-        .settings
-        .contributor_insights
-        .map(|mode| InsightsSpecification {
-            enabled: true,
-            mode: insights_mode_name(mode),
-        });
-    // CloudFormation sets each global index's Contributor Insights too.
-    let global_secondary_indexes = global_secondary_indexes
-        .into_iter()
-        .map(|mut index| {
-            index.contributor_insights_specification = insights.clone();
-            index
-        })
-        .collect();
-    let mut outputs = serde_json::Map::new();
-    let output = |value: serde_json::Value, what: &str| serde_json::json!({ "Description": what, "Value": value });
-    outputs.insert(
-        "TableName".into(),
-        output(serde_json::json!({ "Ref": "Table" }), "The table's name"),
-    );
-    outputs.insert(
-        "TableArn".into(),
-        output(
-            serde_json::json!({ "Fn::GetAtt": ["Table", "Arn"] }),
-            "The table's ARN",
-        ),
-    );
-    if stream_specification.is_some() {
-        outputs.insert(
-            "StreamArn".into(),
-            output(
-                serde_json::json!({ "Fn::GetAtt": ["Table", "StreamArn"] }),
-                "The table stream's ARN",
-            ),
-        );
-    }
-    let description = spec
-        .description
-        .clone()
-        .or_else(|| spec.table.description.clone())
-        .unwrap_or_else(|| format!("The {table_name} table"));
-    CloudFormation {
-        format_version: "2010-09-09",
-        description,
-        resources: Resources {
-            table: TableResource {
-                r#type: "AWS::DynamoDB::Table",
-                deletion_policy: spec.table.protection.deletion_policy.cloudformation(),
-                update_replace_policy: spec.table.protection.update_replace_policy.cloudformation(),
-                properties: TableProperties {
-                    table_name,
-                    attribute_definitions,
-                    key_schema,
-                    local_secondary_indexes,
-                    global_secondary_indexes,
-                    billing_mode,
-                    provisioned_throughput,
-                    stream_specification: stream_specification.map(|s| CfnStream {
-                        stream_view_type: s.stream_view_type,
-                    }),
-                    time_to_live_specification: update_time_to_live(spec)
-                        .map(|u| u.time_to_live_specification),
-                    deletion_protection_enabled: spec.table.protection.deletion_protection,
-                    point_in_time_recovery_specification: update_continuous_backups(spec)
-                        .map(|b| b["PointInTimeRecoverySpecification"].clone()),
-                    sse_specification: sse_specification.map(|sse| {
-                        let mut value =
-                            serde_json::json!({ "SSEEnabled": true, "SSEType": sse.sse_type });
-                        if let Some(key) = sse.kms_master_key_id {
-                            value["KMSMasterKeyId"] = serde_json::Value::String(key);
-                        }
-                        value
-                    }),
-                    table_class,
-                    tags,
-                    contributor_insights_specification: insights,
-                    on_demand_throughput,
-                    warm_throughput,
-                },
-            },
-        },
-        outputs,
-    }
-}
-
 /// Pretty JSON with a final newline.
 pub(crate) fn to_json<T: Serialize>(value: &T) -> String {
     let mut text =
@@ -666,8 +505,11 @@ pub(crate) fn to_json<T: Serialize>(value: &T) -> String {
 }
 
 /// The table files of a spec whose file stem is `stem`:
-/// `<stem>.create-table.json`, `<stem>.update-time-to-live.json` (with a
-/// TTL) and `<stem>.cloudformation.json`.
+/// `<stem>.create-table.json`, the requests that set what CreateTable does
+/// not (`update-time-to-live`, `update-continuous-backups`,
+/// `update-contributor-insights`, `update-table-replicas`,
+/// `put-resource-policy`, each when the spec asks) and
+/// `<stem>.cloudformation.json`.
 pub fn render_table(spec: &ir::Spec, stem: &str) -> Vec<GeneratedFile> {
     let mut files = vec![GeneratedFile {
         name: format!("{stem}.create-table.json"),
@@ -691,9 +533,21 @@ pub fn render_table(spec: &ir::Spec, stem: &str) -> Vec<GeneratedFile> {
             contents: to_json(&insights),
         });
     }
+    if let Some(replicas) = update_table_replicas(spec) {
+        files.push(GeneratedFile {
+            name: format!("{stem}.update-table-replicas.json"),
+            contents: to_json(&replicas),
+        });
+    }
+    if let Some(policy) = put_resource_policy(spec) {
+        files.push(GeneratedFile {
+            name: format!("{stem}.put-resource-policy.json"),
+            contents: to_json(&policy),
+        });
+    }
     files.push(GeneratedFile {
         name: format!("{stem}.cloudformation.json"),
-        contents: to_json(&cloudformation(spec)),
+        contents: to_json(&super::cloudformation::cloudformation(spec)),
     });
     files
 }

@@ -224,6 +224,12 @@ fn insights(spec: &ir::Spec, resource: &str) -> Vec<Block> {
     ))
     .attr("table_name", table.clone())
     .attr("mode", string(mode))];
+    let home = spec
+        .table
+        .settings
+        .replicas
+        .as_ref()
+        .map(ir::Replicas::home);
     for index in spec
         .indexes
         .values()
@@ -243,7 +249,14 @@ fn insights(spec: &ir::Spec, resource: &str) -> Vec<Block> {
             .attr("mode", string(mode)),
         );
     }
-    out
+    // A global table's insights are set in the table's own Region.
+    match home {
+        Some(region) => out
+            .into_iter()
+            .map(|b| b.attr("region", string(region)))
+            .collect(),
+        None => out,
+    }
 }
 
 fn local_index(index: &SecondaryIndex) -> Block {
@@ -272,8 +285,12 @@ fn table_resource(spec: &ir::Spec, name: &str) -> Block {
         warm_throughput,
     } = create_table(spec);
     let mut table = Block::new(format!("resource \"aws_dynamodb_table\" {}", string(name)))
-        .attr("name", string(&table_name))
-        .attr("billing_mode", string(billing_mode));
+        .attr("name", string(&table_name));
+    if let Some(replicas) = &spec.table.settings.replicas {
+        // The table is created in the first Region whatever the provider's.
+        table = table.attr("region", string(replicas.home()));
+    }
+    table = table.attr("billing_mode", string(billing_mode));
     if let Some(t) = provisioned_throughput {
         table = table
             .attr("read_capacity", t.read_capacity_units.to_string())
@@ -330,11 +347,17 @@ fn table_resource(spec: &ir::Spec, name: &str) -> Block {
                 .attr("recovery_period_in_days", days.to_string()),
         );
     }
-    if let Some(sse) = sse_specification {
+    let key = sse_specification
+        .as_ref()
+        .and_then(|sse| sse.kms_master_key_id.clone());
+    if sse_specification.is_some() {
         let mut block = Block::new("server_side_encryption").attr("enabled", "true");
-        if let Some(key) = sse.kms_master_key_id {
-            block = block.attr("kms_key_arn", string(&key));
+        if let Some(key) = &key {
+            block = block.attr("kms_key_arn", string(key));
         }
+        table = table.block(block);
+    }
+    for block in replica_blocks(spec, key.as_deref(), !tags.is_empty()) {
         table = table.block(block);
     }
     for index in &local_secondary_indexes {
@@ -356,6 +379,69 @@ fn table_resource(spec: &ir::Spec, name: &str) -> Block {
         table = table.block(Block::new("lifecycle").attr("prevent_destroy", "true"));
     }
     table
+}
+
+/// The `replica` blocks of a global table (every Region but the table's
+/// own) and its `global_table_witness`.
+fn replica_blocks(spec: &ir::Spec, key: Option<&str>, tags: bool) -> Vec<Block> {
+    let Some(replicas) = &spec.table.settings.replicas else {
+        return Vec::new();
+    };
+    let strong = replicas.consistency.value == ir::Consistency::Strong;
+    let mut blocks: Vec<Block> = replicas.regions[1..]
+        .iter()
+        .map(|region| {
+            let mut block = Block::new("replica").attr("region_name", string(region));
+            if strong {
+                block = block.attr("consistency_mode", string("STRONG"));
+            }
+            if let Some(key) = key {
+                block = block.attr(
+                    "kms_key_arn",
+                    string(&super::cloudformation::replica_key(key, region)),
+                );
+            }
+            if spec.table.settings.point_in_time_recovery.is_some() {
+                block = block.attr("point_in_time_recovery", "true");
+            }
+            if tags {
+                block = block.attr("propagate_tags", "true");
+            }
+            block.attr(
+                "deletion_protection_enabled",
+                spec.table.protection.deletion_protection.to_string(),
+            )
+        })
+        .collect();
+    if let Some(witness) = &replicas.witness {
+        blocks.push(Block::new("global_table_witness").attr("region_name", string(witness)));
+    }
+    blocks
+}
+
+/// The `aws_dynamodb_resource_policy` of the table: the policy on one line,
+/// without whitespace, as DynamoDB counts its size.
+fn resource_policy(spec: &ir::Spec, resource: &str) -> Option<Block> {
+    let statements = &spec.table.settings.resource_policy;
+    if statements.is_empty() {
+        return None;
+    }
+    let json = ir::resource_policy_document(statements).to_string();
+    let mut block = Block::new(format!(
+        "resource \"aws_dynamodb_resource_policy\" {}",
+        string(resource)
+    ));
+    if let Some(replicas) = &spec.table.settings.replicas {
+        block = block.attr("region", string(replicas.home()));
+    }
+    Some(
+        block
+            .attr("resource_arn", format!("aws_dynamodb_table.{resource}.arn"))
+            .attr(
+                "policy",
+                format!("<<-EOT\n    {}\n  EOT", template_literal(&json)),
+            ),
+    )
 }
 
 fn output(name: &str, description: &str, value: String) -> Block {
@@ -470,6 +556,7 @@ pub fn render_terraform(spec: &ir::Spec, stem: &str) -> GeneratedFile {
     }
     let (policies, needs_data) = policies(spec, stem, &resource);
     let mut blocks = vec![provider, table_resource(spec, &resource)];
+    blocks.extend(resource_policy(spec, &resource));
     blocks.extend(insights(spec, &resource));
     if needs_data {
         blocks.push(Block::new("data \"aws_region\" \"current\""));

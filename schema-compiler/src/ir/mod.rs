@@ -19,8 +19,8 @@ pub use key::*;
 pub use pattern::*;
 
 pub use crate::syntax::{
-    BillingMode, DatetimeFormat, IndexKind, InsightsMode, KeyType, LintLevel, Maintenance, Order,
-    ResourcePolicy, Scope, StreamView, TableClass, TimePrecision,
+    BillingMode, Consistency, DatetimeFormat, IndexKind, InsightsMode, KeyType, LintLevel,
+    Maintenance, Order, ResourcePolicy, Scope, StreamView, TableClass, TimePrecision,
 };
 
 /// A resolved spec.
@@ -164,6 +164,77 @@ pub struct TableSettings {
     pub max_throughput: Option<UnitsPerSecond>,
     /// Warm throughput in units per second.
     pub warm_throughput: Option<UnitsPerSecond>,
+    /// Where the spec asks for warm throughput derived from the declared
+    /// rates (`warm_throughput: rates`); `warm_throughput` is what they need.
+    #[serde(skip)]
+    pub warm_from_rates: Option<Spanned<()>>,
+    /// Replicas in other Regions: a global table.
+    pub replicas: Option<Replicas>,
+    /// The resource-based policy's statements in IAM's JSON shape; a
+    /// statement without `Resource` is about the table and its indexes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resource_policy: Vec<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// The resource-based policy document of `statements`: a statement
+/// without `Resource` is about the resource the policy is attached to
+/// (`*`: the table and its indexes).
+pub fn resource_policy_document(
+    statements: &[serde_json::Map<String, serde_json::Value>],
+) -> serde_json::Value {
+    let statements: Vec<serde_json::Value> = statements
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            if !s.contains_key("Resource") {
+                // After the action, as IAM writes a statement.
+                let mut ordered = serde_json::Map::new();
+                for (k, v) in s {
+                    let condition = k == "Condition";
+                    if condition {
+                        ordered.insert("Resource".into(), "*".into());
+                    }
+                    ordered.insert(k, v);
+                }
+                if !ordered.contains_key("Resource") {
+                    ordered.insert("Resource".into(), "*".into());
+                }
+                s = ordered;
+            }
+            serde_json::Value::Object(s)
+        })
+        .collect();
+    serde_json::json!({ "Version": "2012-10-17", "Statement": statements })
+}
+
+/// A global table's replicas.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Replicas {
+    /// The Regions holding a replica; the first is where the table is
+    /// created.
+    pub regions: Vec<String>,
+    /// How the replicas agree (spanned where the spec says it, or the
+    /// replicas).
+    pub consistency: Spanned<Consistency>,
+    /// The witness Region of a strongly consistent table with two replicas.
+    pub witness: Option<String>,
+}
+
+impl TableSettings {
+    /// Whether the table is a global table with multi-Region strong
+    /// consistency, which serves no transaction.
+    pub fn strongly_consistent(&self) -> bool {
+        self.replicas
+            .as_ref()
+            .is_some_and(|r| r.consistency.value == Consistency::Strong)
+    }
+}
+
+impl Replicas {
+    /// The Region where the table is created (the stack's, the provider's).
+    pub fn home(&self) -> &str {
+        &self.regions[0]
+    }
 }
 
 /// Units per second for reads and writes, each when declared.
@@ -356,6 +427,10 @@ pub struct Index {
     pub max_throughput: Option<UnitsPerSecond>,
     /// Warm throughput in units per second (global indexes).
     pub warm_throughput: Option<UnitsPerSecond>,
+    /// Where the spec asks for the index's warm throughput derived from the
+    /// declared rates.
+    #[serde(skip)]
+    pub warm_from_rates: Option<Spanned<()>>,
 }
 
 impl Index {

@@ -102,6 +102,17 @@ impl Resolver<'_> {
             );
         }
         let projection = self.resolve_projection(decl.projection.as_ref());
+        let (warm, warm_from_rates) = self.warm(&decl.warm_throughput);
+        if let (ir::IndexKind::Local, Some(rates)) = (kind, warm_from_rates) {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    "a local index has no `warm_throughput` of its own",
+                )
+                .label(rates.span, "warm_throughput")
+                .help("a local index uses the table's throughput: set it on the table"),
+            );
+        }
         let capacity = [&decl.read_capacity, &decl.write_capacity];
         if let Some(c) = capacity.iter().copied().flatten().next() {
             let reason = if kind == ir::IndexKind::Local {
@@ -144,8 +155,9 @@ impl Resolver<'_> {
             projection,
             read_capacity: self.capacity(&decl.read_capacity),
             write_capacity: self.capacity(&decl.write_capacity),
-            max_throughput: self.index_throughput(&decl.max_throughput, kind, table, true),
-            warm_throughput: self.index_throughput(&decl.warm_throughput, kind, table, false),
+            max_throughput: self.index_throughput(decl.max_throughput.as_ref(), kind, table, true),
+            warm_throughput: self.index_throughput(warm.as_ref(), kind, table, false),
+            warm_from_rates: warm_from_rates.filter(|_| kind == ir::IndexKind::Global),
         })
     }
 

@@ -10,6 +10,7 @@ mod entity_names;
 mod example;
 mod filter;
 mod filter_operands;
+mod global;
 mod healthy;
 mod index;
 mod index_keys;
@@ -151,6 +152,7 @@ impl Resolver<'_> {
         self.check_entity_type_values(&decl.table, &spec);
         spec.access_patterns = self.resolve_patterns(&decl.access_patterns, &spec);
         spec.roles = self.resolve_roles(&decl.roles, &decl.access_patterns);
+        Self::derive_warm_throughput(&mut spec);
         spec
     }
 

@@ -5,7 +5,7 @@
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir;
 use crate::source::Spanned;
-use crate::syntax::{self, UnitsDecl};
+use crate::syntax::{self, UnitsDecl, WarmDecl};
 
 use super::{bounds, Resolver};
 
@@ -13,6 +13,12 @@ use super::{bounds, Resolver};
 const MAX_TAGS: usize = 50;
 const MAX_TAG_KEY: usize = 128;
 const MAX_TAG_VALUE: usize = 256;
+
+/// The warm throughput of a new on-demand table or index: reads and writes
+/// per second it serves without warming up.
+pub const WARM_READS: u64 = 12_000;
+/// See [`WARM_READS`].
+pub const WARM_WRITES: u64 = 4_000;
 
 /// Whose throughput is declared, as the provisioned-table error names it.
 struct Owner {
@@ -57,6 +63,7 @@ impl Resolver<'_> {
             }
         };
         self.check_tags(&decl.tags);
+        let (warm, warm_from_rates) = self.warm(&decl.warm_throughput);
         let table = Owner {
             subject: "a provisioned table",
             help: "its capacity is the limit: remove `max_throughput`, or bill on demand",
@@ -75,10 +82,45 @@ impl Resolver<'_> {
                 .max_throughput
                 .as_ref()
                 .map(|t| self.throughput(t, true, billing, &table)),
-            warm_throughput: decl
-                .warm_throughput
+            warm_throughput: warm
                 .as_ref()
                 .map(|t| self.throughput(t, false, billing, &table)),
+            warm_from_rates,
+            replicas: decl
+                .replicas
+                .as_ref()
+                .map(|r| self.resolve_replicas(r, decl)),
+            resource_policy: decl
+                .resource_policy
+                .as_ref()
+                .map(|p| self.resolve_resource_policy(p, &decl.name.value))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// `warm_throughput` as written: units, or the span of `rates` (the
+    /// units are derived once the rates are resolved).
+    pub(super) fn warm(
+        &mut self,
+        decl: &Option<Spanned<WarmDecl>>,
+    ) -> (Option<Spanned<UnitsDecl>>, Option<Spanned<()>>) {
+        let Some(decl) = decl else {
+            return (None, None);
+        };
+        match &decl.value {
+            WarmDecl::Units(units) => (Some(Spanned::new(units.clone(), decl.span)), None),
+            WarmDecl::Rates => (None, Some(Spanned::new((), decl.span))),
+            WarmDecl::Unknown(word) => {
+                self.error(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        format!("`warm_throughput: {word}` is neither `rates` nor units"),
+                    )
+                    .label(decl.span, "warm_throughput")
+                    .help("write `rates` (what the declared rates need) or `{ read, write }` in units per second"),
+                );
+                (None, None)
+            }
         }
     }
 
@@ -86,12 +128,12 @@ impl Resolver<'_> {
     /// table's), and a maximum only on demand.
     pub(super) fn index_throughput(
         &mut self,
-        value: &Option<Spanned<UnitsDecl>>,
+        value: Option<&Spanned<UnitsDecl>>,
         kind: ir::IndexKind,
         table: &ir::Table,
         max: bool,
     ) -> Option<ir::UnitsPerSecond> {
-        let t = value.as_ref()?;
+        let t = value?;
         let what = throughput_field(max);
         if kind == ir::IndexKind::Local {
             self.error(
@@ -160,6 +202,51 @@ impl Resolver<'_> {
         ir::UnitsPerSecond {
             read: units(&t.value.read),
             write: units(&t.value.write),
+        }
+    }
+
+    /// Warm throughput asked for as `rates`: what the declared rates need of
+    /// the table and of each such index, where that is more than a new
+    /// table or index serves warm anyway (on demand 12,000 reads and 4,000
+    /// writes a second; provisioned, its capacity).
+    pub(super) fn derive_warm_throughput(spec: &mut ir::Spec) {
+        let floors = |read: Option<u64>, write: Option<u64>| match spec.table.billing.mode {
+            ir::BillingMode::Provisioned => (read.unwrap_or(0), write.unwrap_or(0)),
+            _ => (WARM_READS, WARM_WRITES),
+        };
+        let derive = |on: &ir::IndexRef, at: Spanned<()>, floor: (u64, u64)| {
+            let units = crate::plan::declared_units_on(spec, on);
+            let above = |need: f64, floor: u64| {
+                let need = need.ceil().min(bounds::UNITS_PER_SECOND as f64) as u64;
+                (need > floor).then(|| Spanned::new(need, at.span))
+            };
+            let (read, write) = (above(units.reads, floor.0), above(units.writes, floor.1));
+            (read.is_some() || write.is_some()).then_some(ir::UnitsPerSecond { read, write })
+        };
+        let mut derived = Vec::new();
+        if let Some(at) = spec.table.settings.warm_from_rates {
+            let floor = floors(
+                spec.table.billing.read_capacity,
+                spec.table.billing.write_capacity,
+            );
+            derived.push((None, derive(&ir::IndexRef::Table, at, floor)));
+        }
+        for index in spec.indexes.values() {
+            if let Some(at) = index.warm_from_rates {
+                let floor = floors(index.read_capacity, index.write_capacity);
+                let on = ir::IndexRef::Index(index.name.value.clone());
+                derived.push((Some(index.name.value.clone()), derive(&on, at, floor)));
+            }
+        }
+        for (index, warm) in derived {
+            match index {
+                None => spec.table.settings.warm_throughput = warm,
+                Some(name) => {
+                    if let Some(index) = spec.indexes.get_mut(&name) {
+                        index.warm_throughput = warm;
+                    }
+                }
+            }
         }
     }
 

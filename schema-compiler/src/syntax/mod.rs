@@ -10,6 +10,7 @@ mod entity;
 mod filter;
 mod parse;
 mod pattern;
+mod settings;
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -23,6 +24,7 @@ pub use entity::*;
 pub use filter::*;
 pub use parse::parse_spec;
 pub use pattern::*;
+pub use settings::*;
 
 /// A whole spec file.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -140,9 +142,17 @@ pub struct TableDecl {
     /// The most request units per second an on-demand table may consume.
     #[serde(default)]
     pub max_throughput: Option<Spanned<UnitsDecl>>,
-    /// The units per second the table serves at once, without warming up.
+    /// The units per second the table serves at once, without warming up:
+    /// `{ read, write }`, or `rates` (what the declared rates need).
     #[serde(default)]
-    pub warm_throughput: Option<Spanned<UnitsDecl>>,
+    pub warm_throughput: Option<Spanned<WarmDecl>>,
+    /// Replicas in other Regions: a global table.
+    #[serde(default)]
+    pub replicas: Option<Spanned<ReplicasDecl>>,
+    /// The table's resource-based policy: IAM statements about who may do
+    /// what to the table and its indexes (at most 20 KB).
+    #[serde(default)]
+    pub resource_policy: Option<Spanned<Vec<Spanned<StatementDecl>>>>,
 }
 
 /// Request or capacity units per second, for reads and for writes.
@@ -457,9 +467,10 @@ pub struct IndexDecl {
     /// The most request units per second an on-demand global index may consume.
     #[serde(default)]
     pub max_throughput: Option<Spanned<UnitsDecl>>,
-    /// The units per second a global index serves at once.
+    /// The units per second a global index serves at once: `{ read, write }`,
+    /// or `rates` (what the declared rates need).
     #[serde(default)]
-    pub warm_throughput: Option<Spanned<UnitsDecl>>,
+    pub warm_throughput: Option<Spanned<WarmDecl>>,
 }
 
 /// Index kinds.

@@ -162,6 +162,17 @@ impl<'a> Emitter<'a> {
         };
         let ops = self.entity_ops(Handle::Tenant);
         let patterns = self.pattern_methods(Handle::Tenant);
+        // A strongly consistent global table serves no transaction.
+        let transact_get = (!self.spec.table.settings.strongly_consistent()).then(|| {
+            quote! {
+                /// Reads items of this tenant together, as of one moment
+                /// (TransactGetItems, up to 100 items): add keys with `get`, then
+                /// `send` and read each item at its slot.
+                pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
+                    __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
+                }
+            }
+        });
         quote! {
             impl Repository {
                 /// A handle scoped to `tenant`: every key it builds starts with this tenant's prefix.
@@ -185,13 +196,7 @@ impl<'a> Emitter<'a> {
                     &self.tenant
                 }
 
-                /// Reads items of this tenant together, as of one moment
-                /// (TransactGetItems, up to 100 items): add keys with `get`, then
-                /// `send` and read each item at its slot.
-                pub fn transact_get(&self) -> __rt::TransactGet<'_, TenantId> {
-                    __rt::TransactGet::new(&self.repo.client, self.repo.__table_info(), &self.tenant)
-                }
-
+                #transact_get
                 #(#ops)*
                 #(#patterns)*
             }
@@ -230,7 +235,7 @@ impl<'a> Emitter<'a> {
             .entities
             .values()
             .any(|e| !self.is_tenant_scoped(e));
-        let table_get = global.then(|| {
+        let table_get = (global && !self.spec.table.settings.strongly_consistent()).then(|| {
             quote! {
                 /// Reads items of the table's global entities together, as of one
                 /// moment (TransactGetItems, up to 100 items): add keys with `get`,
