@@ -181,7 +181,189 @@ fn cfn_index(index: &Value, global: bool) -> Value {
     out
 }
 
+/// A template's `AWS::DynamoDB::GlobalTable` as the `AWS::DynamoDB::Table`
+/// of its first replica: the settings each replica holds read from the
+/// first, a provisioned write capacity from its auto scaling (held at the
+/// declared capacity). A template with a `Table` is returned as it is.
+fn as_table(cfn: &Value) -> Value {
+    let table = &cfn["Resources"]["Table"];
+    if table["Type"] != "AWS::DynamoDB::GlobalTable" {
+        return cfn.clone();
+    }
+    let g = &table["Properties"];
+    let r0 = &g["Replicas"][0];
+    let mut p = serde_json::json!({});
+    for name in [
+        "TableName",
+        "AttributeDefinitions",
+        "KeySchema",
+        "LocalSecondaryIndexes",
+        "BillingMode",
+        "StreamSpecification",
+        "TimeToLiveSpecification",
+        "WarmThroughput",
+    ] {
+        if let Some(v) = g.get(name) {
+            p[name] = v.clone();
+        }
+    }
+    for name in [
+        "DeletionProtectionEnabled",
+        "PointInTimeRecoverySpecification",
+        "TableClass",
+        "Tags",
+        "ContributorInsightsSpecification",
+        "ResourcePolicy",
+    ] {
+        if let Some(v) = r0.get(name) {
+            p[name] = v.clone();
+        }
+    }
+    if let Some(sse) = g.get("SSESpecification") {
+        let mut sse = sse.clone();
+        if let Some(key) = r0.get("SSESpecification") {
+            sse["KMSMasterKeyId"] = key["KMSMasterKeyId"].clone();
+        }
+        p["SSESpecification"] = sse;
+    }
+    let throughput = |out: &mut Value, writes: &Value, reads: &Value| {
+        if let Some(w) = writes.get("WriteProvisionedThroughputSettings") {
+            let scaling = &w["WriteCapacityAutoScalingSettings"];
+            assert_eq!(
+                scaling["MinCapacity"], scaling["MaxCapacity"],
+                "held capacity"
+            );
+            out["ProvisionedThroughput"] = serde_json::json!({
+                "ReadCapacityUnits": reads["ReadProvisionedThroughputSettings"]["ReadCapacityUnits"],
+                "WriteCapacityUnits": scaling["MinCapacity"],
+            });
+        }
+        let mut on_demand = serde_json::Map::new();
+        if let Some(r) = reads.get("ReadOnDemandThroughputSettings") {
+            on_demand.insert(
+                "MaxReadRequestUnits".into(),
+                r["MaxReadRequestUnits"].clone(),
+            );
+        }
+        if let Some(w) = writes.get("WriteOnDemandThroughputSettings") {
+            on_demand.insert(
+                "MaxWriteRequestUnits".into(),
+                w["MaxWriteRequestUnits"].clone(),
+            );
+        }
+        if !on_demand.is_empty() {
+            out["OnDemandThroughput"] = Value::Object(on_demand);
+        }
+    };
+    throughput(&mut p, g, r0);
+    let indexes: Vec<Value> = arr(&g["GlobalSecondaryIndexes"])
+        .iter()
+        .map(|index| {
+            let here = arr(&r0["GlobalSecondaryIndexes"])
+                .into_iter()
+                .find(|i| i["IndexName"] == index["IndexName"])
+                .unwrap_or_else(|| serde_json::json!({}));
+            let mut out = serde_json::json!({
+                "IndexName": index["IndexName"],
+                "KeySchema": index["KeySchema"],
+                "Projection": index["Projection"],
+            });
+            if let Some(w) = index.get("WarmThroughput") {
+                out["WarmThroughput"] = w.clone();
+            }
+            if let Some(c) = here.get("ContributorInsightsSpecification") {
+                out["ContributorInsightsSpecification"] = c.clone();
+            }
+            throughput(&mut out, index, &here);
+            out
+        })
+        .collect();
+    if !indexes.is_empty() {
+        p["GlobalSecondaryIndexes"] = Value::Array(indexes);
+    }
+    let mut out = cfn.clone();
+    out["Resources"]["Table"]["Properties"] = p;
+    out
+}
+
+/// A global table's Regions, consistency, witness and per-replica keys and
+/// recovery as Terraform writes them: the table's `region`, a `replica`
+/// block per other Region, a `global_table_witness`.
+fn compare_replicas(stem: &str, resource: &Value, cfn: &Value) {
+    let table = &cfn["Resources"]["Table"];
+    if table["Type"] != "AWS::DynamoDB::GlobalTable" {
+        assert!(
+            resource.get("replica").is_none(),
+            "{stem}: replicas without a GlobalTable"
+        );
+        return;
+    }
+    let g = &table["Properties"];
+    let replicas = arr(&g["Replicas"]);
+    assert_eq!(
+        resource["region"], replicas[0]["Region"],
+        "{stem}: the table's Region"
+    );
+    let strong = g.get("MultiRegionConsistency") == Some(&Value::from("STRONG"));
+    let ours = arr(&resource["replica"]);
+    assert_eq!(
+        ours.len() + 1,
+        replicas.len(),
+        "{stem}: one replica block per other Region"
+    );
+    for (block, replica) in ours.iter().zip(&replicas[1..]) {
+        assert_eq!(
+            block["region_name"], replica["Region"],
+            "{stem}: replica Region"
+        );
+        assert_eq!(
+            block.get("consistency_mode") == Some(&Value::from("STRONG")),
+            strong,
+            "{stem}: consistency"
+        );
+        assert_eq!(
+            block.get("kms_key_arn"),
+            replica
+                .get("SSESpecification")
+                .map(|s| &s["KMSMasterKeyId"]),
+            "{stem}: the replica's key"
+        );
+        assert_eq!(
+            block.get("point_in_time_recovery") == Some(&Value::Bool(true)),
+            replica.get("PointInTimeRecoverySpecification").is_some(),
+            "{stem}: the replica's recovery"
+        );
+        assert_eq!(
+            block["deletion_protection_enabled"], replica["DeletionProtectionEnabled"],
+            "{stem}: the replica's protection"
+        );
+    }
+    let witness = |v: &Value| arr(v).first().cloned();
+    assert_eq!(
+        witness(&resource["global_table_witness"]).map(|w| w["region_name"].clone()),
+        witness(&g["GlobalTableWitnesses"]).map(|w| w["Region"].clone()),
+        "{stem}: the witness"
+    );
+}
+
+/// The `aws_dynamodb_resource_policy` says what the template's
+/// `ResourcePolicy` says.
+fn compare_resource_policy(stem: &str, tf: &Value, p: &Value) {
+    let ours = tf["resource"]["aws_dynamodb_resource_policy"]
+        .as_object()
+        .and_then(|m| m.values().next())
+        .map(|v| {
+            let text = v[0]["policy"].as_str().expect("a policy string");
+            serde_json::from_str::<Value>(&text.replace("$${", "${").replace("%%{", "%{"))
+                .expect("the policy is JSON")
+        });
+    let theirs = p.get("ResourcePolicy").map(|r| r["PolicyDocument"].clone());
+    assert_eq!(ours, theirs, "{stem}: the resource-based policy");
+}
+
 fn compare_table(stem: &str, tf: &Value, cfn: &Value) {
+    let global = cfn;
+    let cfn = &as_table(cfn);
     let resource = tf["resource"]["aws_dynamodb_table"]
         .as_object()
         .and_then(|m| m.values().next())
@@ -267,6 +449,8 @@ fn compare_table(stem: &str, tf: &Value, cfn: &Value) {
         "{stem}: deletion protection"
     );
     compare_settings(stem, tf, resource, p);
+    compare_replicas(stem, resource, global);
+    compare_resource_policy(stem, tf, p);
     let retained = table["DeletionPolicy"] == "Retain";
     let prevent = resource["lifecycle"][0]["prevent_destroy"] == Value::Bool(true);
     assert_eq!(

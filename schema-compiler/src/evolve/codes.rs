@@ -229,6 +229,10 @@ change_codes! {
     ProtectionLowered = "protection_lowered", Clients, Infrastructure, "TB4";
     /// Deletion protection was turned on, or a CloudFormation policy now keeps more.
     ProtectionRaised = "protection_raised", Compatible, Any, "TB5";
+    /// The table becomes global or stops being global, or its consistency changes, or a strongly consistent table's replicas or witness change: what CloudFormation cannot apply to the deployed table in place.
+    GlobalTableChanged = "global_table_changed", Breaking, Infrastructure, "TB6";
+    /// An eventually consistent global table gains or loses a replica Region: applied in place; a removed replica's copy of the items is deleted.
+    ReplicasChanged = "replicas_changed", Compatible, Infrastructure, "TB7";
 
     // ---- the lock -------------------------------------------------------------
     /// A name or key prefix the lock reserves (an entity or attribute removed, a key moved) is used again: old items would be read as new ones.

@@ -72,6 +72,22 @@ pub struct TableDesign {
     /// Deletion protection and the CloudFormation policies.
     #[serde(default, skip_serializing_if = "ir::Protection::is_default")]
     pub protection: ir::Protection,
+    /// The replicas of a global table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<ReplicasDesign>,
+}
+
+/// A global table's replicas, as deployed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplicasDesign {
+    /// The Regions holding a replica, the table's own first.
+    pub regions: Vec<String>,
+    /// How they agree.
+    pub consistency: ir::Consistency,
+    /// The witness Region of a strongly consistent table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness: Option<String>,
 }
 
 /// A key attribute of the table or an index.
@@ -487,7 +503,7 @@ fn table_design(spec: &ir::Spec, table: &ir::Table) -> TableDesign {
         entity_type,
         protection,
         // How DynamoDB runs the table changes no item: not part of the design.
-        settings: _,
+        settings,
     } = table;
     let _ = spec;
     TableDesign {
@@ -498,6 +514,11 @@ fn table_design(spec: &ir::Spec, table: &ir::Table) -> TableDesign {
         stream: *stream,
         entity_type: entity_type.attribute().map(|a| a.value.clone()),
         protection: *protection,
+        replicas: settings.replicas.as_ref().map(|r| ReplicasDesign {
+            regions: r.regions.clone(),
+            consistency: r.consistency.value,
+            witness: r.witness.clone(),
+        }),
     }
 }
 

@@ -32,7 +32,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(code: ChangeCode, subject: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(super) fn new(
+        code: ChangeCode,
+        subject: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Finding {
             code,
             class: code.default_class(),
@@ -133,6 +137,11 @@ impl Finding {
                     "switch: `singletable lock --verified <job>`, then rebuild (the patterns open)"
                         .to_owned(),
                 );
+            }
+            (Class::Breaking, _) if self.code == ChangeCode::GlobalTableChanged => {
+                steps.push("keep the deployed table: `DeletionPolicy: Retain` (the default) before any stack update".to_owned());
+                steps.push("remove the table from the stack; change its replicas with UpdateTable (`<stem>.update-table-replicas.json`), or, for a change fixed at creation, create the new global table under a new name and copy the items into it".to_owned());
+                steps.push("import the table into the stack as its new resource type, then deploy the code".to_owned());
             }
             (Class::Breaking, _) => {
                 steps.push("expand: deploy code that writes the new form (the affected access patterns wait)".to_owned());
@@ -277,75 +286,6 @@ pub fn diff(old: &ir::Spec, new: &ir::Spec) -> Vec<Finding> {
     out
 }
 
-/// Deletion protection and the CloudFormation policies, each compared on
-/// how much of the data it keeps (retain > snapshot > delete).
-fn protection_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
-    let (old, new) = (v.old.table.protection, v.new.table.protection);
-    let at = v.new_at();
-    let keeps = |p: ir::ResourcePolicy| match p {
-        ir::ResourcePolicy::Retain => 2,
-        ir::ResourcePolicy::Snapshot => 1,
-        ir::ResourcePolicy::Delete => 0,
-    };
-    let on_off = |on: bool| if on { "on" } else { "off" };
-    let lowered = |policy: ir::ResourcePolicy, when: &str| match policy {
-        ir::ResourcePolicy::Delete => format!("{when} now deletes the table and every item in it"),
-        _ => format!("{when} now deletes the table, keeping only a snapshot to restore from"),
-    };
-    let settings = [
-        (
-            u8::from(old.deletion_protection),
-            u8::from(new.deletion_protection),
-            format!(
-                "deletion protection changes from {} to {}",
-                on_off(old.deletion_protection),
-                on_off(new.deletion_protection)
-            ),
-            "DynamoDB no longer refuses DeleteTable".to_owned(),
-        ),
-        (
-            keeps(old.deletion_policy),
-            keeps(new.deletion_policy),
-            format!(
-                "the DeletionPolicy changes from {} to {}",
-                old.deletion_policy.cloudformation(),
-                new.deletion_policy.cloudformation()
-            ),
-            lowered(new.deletion_policy, "deleting the stack"),
-        ),
-        (
-            keeps(old.update_replace_policy),
-            keeps(new.update_replace_policy),
-            format!(
-                "the UpdateReplacePolicy changes from {} to {}",
-                old.update_replace_policy.cloudformation(),
-                new.update_replace_policy.cloudformation()
-            ),
-            lowered(
-                new.update_replace_policy,
-                "an update that replaces the table (a rename, a key change)",
-            ),
-        ),
-    ];
-    for (was, is, what, consequence) in settings {
-        if was == is {
-            continue;
-        }
-        let (code, message) = if is < was {
-            (
-                ChangeCode::ProtectionLowered,
-                format!("{what}: {consequence}"),
-            )
-        } else {
-            (
-                ChangeCode::ProtectionRaised,
-                format!("{what}: the table's items are kept in more cases"),
-            )
-        };
-        out.push(Finding::new(code, &v.new.table.name, message).label(at.table(), "the table"));
-    }
-}
-
 fn key_text(k: &KeyDef) -> String {
     format!("`{}` ({:?})", k.attribute, k.r#type)
 }
@@ -466,7 +406,8 @@ fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
             .label(at.table(), "the table"),
         );
     }
-    protection_changes(v, out);
+    super::settings::protection_changes(v, out);
+    super::settings::replica_changes(v, out);
     if old.entity_type != new.entity_type {
         let show = |a: &Option<String>| {
             a.as_ref()

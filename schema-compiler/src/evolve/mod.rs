@@ -21,6 +21,7 @@ pub mod estimate;
 mod job;
 pub mod lock;
 mod render;
+mod settings;
 mod witness;
 
 pub use codes::{ChangeCode, Class, DeployOrder};
