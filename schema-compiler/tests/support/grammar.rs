@@ -308,6 +308,9 @@ impl Gen<'_> {
         if self.c.rarely() {
             put!(self, 2, "entity_type_attribute: kind");
         }
+        if self.c.sometimes() {
+            self.settings();
+        }
         Table {
             has_sk,
             stream,
@@ -737,3 +740,5 @@ fn quote(s: &str) -> String {
 mod entity;
 #[path = "grammar/patterns.rs"]
 mod patterns;
+#[path = "grammar/settings.rs"]
+mod settings;
