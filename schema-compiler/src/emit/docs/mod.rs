@@ -193,11 +193,51 @@ fn settings_doc(s: &ir::TableSettings) -> Vec<String> {
             units(max)
         ));
     }
-    if let Some(warm) = &s.warm_throughput {
-        out.push(format!(
+    match (&s.warm_throughput, s.warm_from_rates) {
+        (Some(warm), None) => out.push(format!(
             "Warm throughput: {} units per second.",
             units(warm)
+        )),
+        (Some(warm), Some(_)) => out.push(format!(
+            "Warm throughput: {} units per second, what the declared rates need.",
+            units(warm)
+        )),
+        (None, Some(_)) => out.push(
+            "Warm throughput: the declared rates need no more than a new table serves warm."
+                .to_owned(),
+        ),
+        (None, None) => {}
+    }
+    if let Some(r) = &s.replicas {
+        let consistency = match r.consistency.value {
+            ir::Consistency::Eventual => "eventual",
+            ir::Consistency::Strong => "strong",
+        };
+        let witness = r
+            .witness
+            .as_ref()
+            .map_or(String::new(), |w| format!(", witness in {w}"));
+        out.push(format!(
+            "Global table: replicas in {} ({consistency} consistency{witness}); created in {}.",
+            r.regions.join(", "),
+            r.home()
         ));
+    }
+    if !s.resource_policy.is_empty() {
+        let statements: Vec<String> = s
+            .resource_policy
+            .iter()
+            .map(|st| {
+                let text = |k: &str| st.get(k).map(|v| v.to_string()).unwrap_or_default();
+                let action = if st.contains_key("Action") {
+                    text("Action")
+                } else {
+                    format!("all but {}", text("NotAction"))
+                };
+                format!("{} {action}", text("Effect").trim_matches('"'))
+            })
+            .collect();
+        out.push(format!("Resource-based policy: {}.", statements.join("; ")));
     }
     if !s.tags.is_empty() {
         let tags: Vec<String> = s
