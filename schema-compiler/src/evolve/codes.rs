@@ -233,6 +233,8 @@ change_codes! {
     GlobalTableChanged = "global_table_changed", Breaking, Infrastructure, "TB6";
     /// An eventually consistent global table gains or loses a replica Region: applied in place; a removed replica's copy of the items is deleted.
     ReplicasChanged = "replicas_changed", Compatible, Infrastructure, "TB7";
+    /// The table's warm throughput is lowered: DynamoDB never lowers it, and Terraform replaces the table to.
+    WarmThroughputLowered = "warm_throughput_lowered", Breaking, Infrastructure, "TB8";
 
     // ---- the lock -------------------------------------------------------------
     /// A name or key prefix the lock reserves (an entity or attribute removed, a key moved) is used again: old items would be read as new ones.

@@ -75,6 +75,10 @@ pub struct TableDesign {
     /// The replicas of a global table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<ReplicasDesign>,
+    /// The table's warm throughput, reads and writes per second (DynamoDB
+    /// never lowers it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_throughput: Option<(Option<u64>, Option<u64>)>,
 }
 
 /// A global table's replicas, as deployed.
@@ -519,6 +523,9 @@ fn table_design(spec: &ir::Spec, table: &ir::Table) -> TableDesign {
             consistency: r.consistency.value,
             witness: r.witness.clone(),
         }),
+        warm_throughput: settings
+            .warm_throughput
+            .map(|w| (w.read.map(|r| r.value), w.write.map(|w| w.value))),
     }
 }
 

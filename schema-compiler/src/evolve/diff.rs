@@ -138,6 +138,9 @@ impl Finding {
                         .to_owned(),
                 );
             }
+            (Class::Breaking, _) if self.code == ChangeCode::WarmThroughputLowered => {
+                steps.push("keep the deployed warm throughput in the spec: it cannot be lowered in place".to_owned());
+            }
             (Class::Breaking, _) if self.code == ChangeCode::GlobalTableChanged => {
                 steps.push("keep the deployed table: `DeletionPolicy: Retain` (the default) before any stack update".to_owned());
                 steps.push("remove the table from the stack; change its replicas with UpdateTable (`<stem>.update-table-replicas.json`), or, for a change fixed at creation, create the new global table under a new name and copy the items into it".to_owned());
@@ -408,6 +411,7 @@ fn table_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
     }
     super::settings::protection_changes(v, out);
     super::settings::replica_changes(v, out);
+    super::settings::warm_changes(v, out);
     if old.entity_type != new.entity_type {
         let show = |a: &Option<String>| {
             a.as_ref()

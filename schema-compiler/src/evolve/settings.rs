@@ -128,3 +128,37 @@ fn consistency_name(c: ir::Consistency) -> &'static str {
         ir::Consistency::Strong => "strong",
     }
 }
+
+/// A lower warm throughput: DynamoDB refuses to lower it, and Terraform
+/// applies it by replacing the table (a new, empty table).
+pub(super) fn warm_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
+    let (Some((old_read, old_write)), new) = (v.old.table.warm_throughput, v.new.table.warm_throughput) else {
+        return;
+    };
+    // A value no longer declared stays as deployed (Terraform and
+    // CloudFormation read it back); only a lower one is a change.
+    let (new_read, new_write) = new.unwrap_or((None, None));
+    let lowered = |old: Option<u64>, new: Option<u64>| matches!((old, new), (Some(o), Some(n)) if n < o);
+    if !(lowered(old_read, new_read) || lowered(old_write, new_write)) {
+        return;
+    }
+    let show = |r: Option<u64>, w: Option<u64>| {
+        format!(
+            "{} reads, {} writes",
+            r.map_or("default".to_owned(), |r| r.to_string()),
+            w.map_or("default".to_owned(), |w| w.to_string())
+        )
+    };
+    let mut f = Finding::new(
+        ChangeCode::WarmThroughputLowered,
+        &v.new.table.name,
+        format!(
+            "the table's warm throughput is lowered from {} to {} a second",
+            show(old_read, old_write),
+            show(new_read, new_write)
+        ),
+    )
+    .label(v.new_at().table(), "the table");
+    f.witness = Some("DynamoDB refuses a lower warm throughput (\"decreasing WarmThroughput is not supported\"), and Terraform applies one by destroying and creating the table: keep the deployed value in the spec".to_owned());
+    out.push(f);
+}
