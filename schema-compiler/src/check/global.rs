@@ -1,7 +1,13 @@
-//! Rules about how a table runs across Regions and how warm it starts.
+//! Rules about how the table runs: across Regions, how warm it starts, and
+//! whom its resource-based policy lets in.
 
 use crate::diagnostics::{Code, Diagnostic, Diagnostics};
+use serde_json::Value;
+
 use crate::ir::{self, Consistency, IndexKind, IndexRef, Maintenance, Operation};
+use crate::policy::grants::pattern_grants;
+use crate::policy::model::Action;
+use crate::resolve::global::glob;
 
 /// Why: DynamoDB's multi-Region strong consistency serves no transaction
 /// API, no TTL and no local index; a design that needs one fails when it is
@@ -118,6 +124,108 @@ pub fn check_warm_throughput(spec: &ir::Spec, diags: &mut Diagnostics) {
                     )),
                 );
             }
+        }
+    }
+}
+
+/// Whether a statement of the resource-based policy denies `action` to
+/// every caller whatever the request: `Deny`, every principal, no
+/// condition, the whole table.
+fn denies_always(statement: &serde_json::Map<String, Value>, action: Action) -> bool {
+    let strings = |v: Option<&Value>| -> Vec<String> {
+        match v {
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let everyone = match statement.get("Principal") {
+        Some(Value::String(s)) => s == "*",
+        Some(Value::Object(m)) => m
+            .get("AWS")
+            .is_some_and(|a| strings(Some(a)).iter().any(|p| p == "*")),
+        _ => false,
+    };
+    let whole_table = statement
+        .get("Resource")
+        .is_none_or(|r| strings(Some(r)).iter().any(|r| r == "*"));
+    let name = action.name();
+    let matches = |patterns: Vec<String>| {
+        patterns.iter().any(|p| {
+            p.get(..9)
+                .is_some_and(|x| x.eq_ignore_ascii_case("dynamodb:"))
+                && glob(&p[9..], name)
+        })
+    };
+    let covered = match (statement.get("Action"), statement.get("NotAction")) {
+        (Some(a), _) => matches(strings(Some(a))),
+        (None, Some(not)) => !matches(strings(Some(not))),
+        (None, None) => false,
+    };
+    statement.get("Effect") == Some(&Value::from("Deny"))
+        && everyone
+        && !statement.contains_key("Condition")
+        && whole_table
+        && covered
+}
+
+/// Why: a resource-based policy that denies an action to every principal
+/// without a condition denies it to the service and every role too (an
+/// explicit deny wins over any allow), so the access patterns that need it
+/// fail on every call.
+pub fn check_resource_policy(spec: &ir::Spec, diags: &mut Diagnostics) {
+    let statements = &spec.table.settings.resource_policy;
+    if statements.is_empty() {
+        return;
+    }
+    let mut needs: Vec<(Action, String, crate::source::Span)> = Vec::new();
+    for pattern in spec.access_patterns.values() {
+        let mut actions: Vec<Action> = pattern_grants(spec, pattern)
+            .into_iter()
+            .map(|(a, _, _)| a)
+            .collect();
+        if let Operation::Scan(_) = pattern.operation {
+            actions.push(Action::Scan);
+        }
+        for action in actions {
+            needs.push((
+                action,
+                format!("access pattern `{}`", pattern.name),
+                pattern.name.span,
+            ));
+        }
+    }
+    for entity in spec.entities.values() {
+        for action in [
+            Action::GetItem,
+            Action::PutItem,
+            Action::UpdateItem,
+            Action::DeleteItem,
+        ] {
+            needs.push((
+                action,
+                format!("the generated operations of `{}`", entity.name),
+                entity.name.span,
+            ));
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (action, who, span) in needs {
+        if !seen.insert((action.name(), who.clone())) {
+            continue;
+        }
+        if statements.iter().any(|s| denies_always(s, action)) {
+            diags.push(
+                Diagnostic::new(
+                    Code::ResourcePolicyDeniesAccess,
+                    format!("the resource-based policy denies `dynamodb:{}` to every caller, and {who} needs it", action.name()),
+                )
+                .label(span, "needs it")
+                .help("an explicit deny wins over every allow, the service's and the roles' too: add a condition that exempts them (`ArnNotEquals` on `aws:PrincipalArn`), or remove the statement"),
+            );
         }
     }
 }

@@ -74,6 +74,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (limits::check_max_throughput, false),
         (global::check_strong_consistency, false),
         (global::check_warm_throughput, false),
+        (global::check_resource_policy, false),
         (limits::check_low_cardinality_indexes, false),
         (names::check_generated_names, false),
         (iam::check_policy_sizes, true),

@@ -216,6 +216,8 @@ codes! {
     LowCardinalityIndex = "low_cardinality_index", Warning;
     /// A strongly consistent global table has a feature DynamoDB's multi-Region strong consistency does not support: transactions, TTL, local indexes.
     StrongConsistencyUnsupported = "strong_consistency_unsupported", Error;
+    /// The resource-based policy denies, to every caller and without a condition, an action the design's access patterns or entity operations need.
+    ResourcePolicyDeniesAccess = "resource_policy_denies_access", Error;
     /// Warm throughput declared below what the declared rates need.
     WarmThroughputBelowRates = "warm_throughput_below_rates", Warning;
     /// A global index's key templates only concatenate attributes the entity stores: a multi-attribute key of those attributes would need no synthetic attribute.

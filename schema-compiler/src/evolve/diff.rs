@@ -139,7 +139,10 @@ impl Finding {
                 );
             }
             (Class::Breaking, _) if self.code == ChangeCode::WarmThroughputLowered => {
-                steps.push("keep the deployed warm throughput in the spec: it cannot be lowered in place".to_owned());
+                steps.push(
+                    "keep the deployed warm throughput in the spec: it cannot be lowered in place"
+                        .to_owned(),
+                );
             }
             (Class::Breaking, _) if self.code == ChangeCode::GlobalTableChanged => {
                 steps.push("keep the deployed table: `DeletionPolicy: Retain` (the default) before any stack update".to_owned());

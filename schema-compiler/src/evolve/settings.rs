@@ -132,13 +132,16 @@ fn consistency_name(c: ir::Consistency) -> &'static str {
 /// A lower warm throughput: DynamoDB refuses to lower it, and Terraform
 /// applies it by replacing the table (a new, empty table).
 pub(super) fn warm_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
-    let (Some((old_read, old_write)), new) = (v.old.table.warm_throughput, v.new.table.warm_throughput) else {
+    let (Some((old_read, old_write)), new) =
+        (v.old.table.warm_throughput, v.new.table.warm_throughput)
+    else {
         return;
     };
     // A value no longer declared stays as deployed (Terraform and
     // CloudFormation read it back); only a lower one is a change.
     let (new_read, new_write) = new.unwrap_or((None, None));
-    let lowered = |old: Option<u64>, new: Option<u64>| matches!((old, new), (Some(o), Some(n)) if n < o);
+    let lowered =
+        |old: Option<u64>, new: Option<u64>| matches!((old, new), (Some(o), Some(n)) if n < o);
     if !(lowered(old_read, new_read) || lowered(old_write, new_write)) {
         return;
     }

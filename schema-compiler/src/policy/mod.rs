@@ -31,7 +31,7 @@
 //! Rust module embeds it as a `singletable_runtime::iam::PolicyTemplate`.
 
 mod derived;
-mod grants;
+pub(crate) mod grants;
 mod migration;
 pub mod model;
 

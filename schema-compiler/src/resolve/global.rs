@@ -95,7 +95,7 @@ fn is_region(name: &str) -> bool {
 
 /// Whether a glob with `*` and `?` matches `name`, ignoring case (IAM's
 /// action names are case-insensitive).
-fn glob(pattern: &str, name: &str) -> bool {
+pub(crate) fn glob(pattern: &str, name: &str) -> bool {
     fn go(p: &[u8], n: &[u8]) -> bool {
         match (p.first(), n.first()) {
             (None, None) => true,

@@ -10,7 +10,7 @@ mod entity_names;
 mod example;
 mod filter;
 mod filter_operands;
-mod global;
+pub(crate) mod global;
 mod healthy;
 mod index;
 mod index_keys;
