@@ -235,6 +235,7 @@ impl Compiler {
             }
             diagnostics.extend(diags);
         }
+        check::spec_set::one_spec_per_table(&sources, &specs, &mut diagnostics);
         Compilation {
             sources,
             specs,

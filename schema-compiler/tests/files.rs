@@ -200,10 +200,13 @@ fn clashes_are_found_by_name_ignoring_case() {
 
 #[test]
 fn specs_whose_outputs_clash_are_refused_naming_both() {
+    // Two tables (one spec per table), whose outputs share a file name.
     let spec = read("schemas/shopping_cart.yaml");
+    let other = spec.replacen("name: ShoppingCart", "name: ShoppingCartCopy", 1);
+    assert_ne!(other, spec);
     let mut compiler = Compiler::new();
     compiler.source("a/cart.yaml", spec.clone());
-    compiler.source("b/cart.yaml", spec.clone());
+    compiler.source("b/cart.yaml", other.clone());
     let report = compiler.generate_rust().expect_err("both write cart.rs");
     let text = format!("{report:?}");
     assert!(
@@ -214,15 +217,15 @@ fn specs_whose_outputs_clash_are_refused_naming_both() {
     // Rust module names are snake case: `Cart` and `cart` are one module.
     let mut compiler = Compiler::new();
     compiler.source("Cart.yaml", spec.clone());
-    compiler.source("cart.yaml", spec.clone());
+    compiler.source("cart.yaml", other.clone());
     assert!(compiler.generate_rust().is_err());
     assert!(compiler.generate_docs().is_err(), "Cart.md and cart.md");
 
     // The build-script path writes nothing then.
     let out = temp_dir("clash_out_dir");
     let mut compiler = Compiler::new();
-    compiler.source("a/cart.yaml", spec.clone());
-    compiler.source("b/cart.yaml", spec);
+    compiler.source("a/cart.yaml", spec);
+    compiler.source("b/cart.yaml", other);
     compiler.out_dir(&out);
     assert!(compiler.compile_to_out_dir(Vec::<PathBuf>::new()).is_err());
     assert_eq!(std::fs::read_dir(&out).expect("dir").count(), 0);
@@ -281,4 +284,43 @@ fn a_build_script_error_shows_each_diagnostic_whole() {
     // The one-line form stays `Display`'s.
     let line = report.to_string();
     assert!(!line.contains("help: "), "{line}");
+}
+
+/// One spec per table: two inputs that describe one table are refused
+/// (each spec's proofs cover only its own items), whatever they hold and
+/// in which order they come; two tables are two specs' own.
+#[test]
+fn two_specs_of_one_table_are_refused() {
+    let spec = |table: &str, entity: &str| {
+        format!(
+            "version: 1\ntable: {{ name: {table}, partition_key: pk, sort_key: sk }}\nentities:\n  {entity}:\n    attributes:\n      id: {{ type: string, pattern: \"^[0-9]{{1,9}}$\" }}\n    key: {{ pk: \"{entity}#<id>\", sk: \"{entity}\" }}\naccess_patterns:\n  one:\n    description: One item.\n    get: {entity}\n"
+        )
+    };
+    let compile = |inputs: &[(&str, String)]| {
+        let mut compiler = Compiler::new();
+        for (name, text) in inputs {
+            compiler.source(*name, text.clone());
+        }
+        compiler.compile()
+    };
+    let shared = compile(&[
+        ("a.yaml", spec("Orders", "Order")),
+        ("b.yaml", spec("Orders", "Invoice")),
+    ]);
+    let refused: Vec<_> = shared
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.name() == "duplicate_name")
+        .collect();
+    assert_eq!(refused.len(), 1, "{:?}", shared.diagnostics);
+    assert!(
+        refused[0].message.contains("`a.yaml`"),
+        "{}",
+        refused[0].message
+    );
+    let apart = compile(&[
+        ("a.yaml", spec("Orders", "Order")),
+        ("b.yaml", spec("Invoices", "Invoice")),
+    ]);
+    assert!(!apart.diagnostics.has_errors(), "{:?}", apart.diagnostics);
 }

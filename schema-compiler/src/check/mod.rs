@@ -12,6 +12,7 @@ mod limits;
 mod names;
 mod native_keys;
 mod patterns;
+pub(crate) mod spec_set;
 mod tenant;
 
 use crate::diagnostics::{Diagnostics, Severity};
