@@ -51,6 +51,7 @@ fn main() {
             "delimiters_that_forge_nothing.yaml",
             "attribute_defaults.yaml",
             "input_types.yaml",
+            "read_transactions.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

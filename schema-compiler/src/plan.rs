@@ -323,6 +323,18 @@ pub(crate) fn plan(spec: &ir::Spec, pattern: &ir::AccessPattern) -> Plan {
             // Transactional writes cost two write units per KB per item.
             plan.write_units = 2.0 * write_units(largest);
         }
+        Operation::TransactGet(t) => {
+            plan.operation = "TransactGetItems".into();
+            plan.entities = t.entities.iter().map(|e| format!("Get {e}")).collect();
+            let largest = t
+                .entities
+                .iter()
+                .map(|e| size_of(spec, e))
+                .max()
+                .unwrap_or(0);
+            // Transactional reads cost two read units per 4 KB per item.
+            plan.read_units = 2.0 * read_units(largest, true);
+        }
         Operation::Batch(b) => {
             plan.operation = if b.get.is_empty() {
                 "BatchWriteItem".into()

@@ -286,9 +286,9 @@ fn a_build_script_error_shows_each_diagnostic_whole() {
     assert!(!line.contains("help: "), "{line}");
 }
 
-/// One spec per table: two inputs that describe one table are refused
-/// (each spec's proofs cover only its own items), whatever they hold and
-/// in which order they come; two tables are two specs' own.
+/// One spec per table: two inputs that describe one table with different
+/// entities are refused (each spec's proofs cover only its own items); two
+/// versions of one design (an entity in both) and two tables are not.
 #[test]
 fn two_specs_of_one_table_are_refused() {
     let spec = |table: &str, entity: &str| {
@@ -317,6 +317,15 @@ fn two_specs_of_one_table_are_refused() {
         refused[0].message.contains("`a.yaml`"),
         "{}",
         refused[0].message
+    );
+    let versions = compile(&[
+        ("v1.yaml", spec("Orders", "Order")),
+        ("v2.yaml", spec("Orders", "Order")),
+    ]);
+    assert!(
+        !versions.diagnostics.has_errors(),
+        "{:?}",
+        versions.diagnostics
     );
     let apart = compile(&[
         ("a.yaml", spec("Orders", "Order")),

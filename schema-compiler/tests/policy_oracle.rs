@@ -200,6 +200,12 @@ fn pattern_uses(spec: &ir::Spec, pattern: &ir::AccessPattern, out: &mut BTreeSet
                 add(action, Place::Table, entity);
             }
         }
+        // TransactGetItems is authorized as a GetItem of each item.
+        Operation::TransactGet(t) => {
+            for entity in &t.entities {
+                add("GetItem", Place::Table, entity);
+            }
+        }
         // A Scan sends no LeadingKeys: judged apart ([`scan_requests`]).
         Operation::Scan(_) => {}
         Operation::Batch(b) => {

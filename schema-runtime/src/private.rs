@@ -22,8 +22,8 @@ pub use crate::{
 pub use crate::{
     Attr, Blob, CancellationReason, Condition, DateTime, Decimal, DecodeError, DecodeProblem,
     Decoder, Entity, EntityKey, Error, Field, Identity, Item, KeyShape, PageTokens, Partial, Query,
-    QueryRequest, Repository, RetryPolicy, Scan, ScanRequest, Shape, TenantId, TenantKeys,
-    TenantRules, TimeFormat, TransactGet, ValueError,
+    QueryRequest, Repository, RetryPolicy, Scan, ScanRequest, Shape, Slot, TenantId, TenantKeys,
+    TenantRules, TimeFormat, TransactGet, TransactGetResult, ValueError,
 };
 #[cfg(feature = "serde")]
 pub use ::serde;

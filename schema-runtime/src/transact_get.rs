@@ -47,17 +47,30 @@ pub struct TransactGet<'a, S> {
     scope: &'a S,
     keys: Vec<Item>,
     error: Option<Error>,
+    pattern: &'static str,
 }
 
 impl<'a, S> TransactGet<'a, S> {
     /// A read of `table` for `scope`; generated handles call this.
     pub fn new(client: &'a Client, table: TableInfo<'a>, scope: &'a S) -> Self {
+        Self::for_pattern(client, table, scope, "transact_get")
+    }
+
+    /// The read of a declared access pattern, named `pattern` in its
+    /// errors and traces.
+    pub fn for_pattern(
+        client: &'a Client,
+        table: TableInfo<'a>,
+        scope: &'a S,
+        pattern: &'static str,
+    ) -> Self {
         TransactGet {
             client,
             table,
             scope,
             keys: Vec::new(),
             error: None,
+            pattern,
         }
     }
 
@@ -99,7 +112,7 @@ impl<'a, S> TransactGet<'a, S> {
         }
         if self.keys.len() > MAX_TRANSACT_GET {
             return Err(Error::TooManyItems {
-                pattern: "transact_get",
+                pattern: self.pattern,
                 items: self.keys.len(),
                 max: MAX_TRANSACT_GET,
             });
@@ -109,6 +122,7 @@ impl<'a, S> TransactGet<'a, S> {
                 keys: Vec::new(),
                 items: Vec::new(),
                 ttl_attribute: self.table.ttl_attribute,
+                pattern: self.pattern,
             });
         }
         let mut gets = Vec::with_capacity(self.keys.len());
@@ -119,7 +133,7 @@ impl<'a, S> TransactGet<'a, S> {
                 .build()?;
             gets.push(TransactGetItem::builder().get(get).build());
         }
-        let call = crate::trace::Call::transaction("transact_get", "", self.table.name, gets.len());
+        let call = crate::trace::Call::transaction(self.pattern, "", self.table.name, gets.len());
         let request = self
             .client
             .transact_get_items()
@@ -151,6 +165,7 @@ impl<'a, S> TransactGet<'a, S> {
             keys: self.keys,
             items,
             ttl_attribute: self.table.ttl_attribute,
+            pattern: self.pattern,
         })
     }
 }
@@ -161,6 +176,7 @@ pub struct TransactGetResult {
     keys: Vec<Item>,
     items: Vec<Option<Item>>,
     ttl_attribute: Option<&'static str>,
+    pattern: &'static str,
 }
 
 impl TransactGetResult {
@@ -174,7 +190,7 @@ impl TransactGetResult {
         // Defence in depth: the item must have the key asked for (the
         // tenant is part of it), whatever returned it.
         if let Some(key) = self.keys.get(slot.index) {
-            crate::isolation::check_requested(item, std::slice::from_ref(key), "transact_get")?;
+            crate::isolation::check_requested(item, std::slice::from_ref(key), self.pattern)?;
         }
         if let Some(ttl) = self.ttl_attribute {
             let now = crate::DateTime::from(std::time::SystemTime::now());

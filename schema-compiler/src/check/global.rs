@@ -50,14 +50,17 @@ pub fn check_strong_consistency(spec: &ir::Spec, diags: &mut Diagnostics) {
         }
     }
     for pattern in spec.access_patterns.values() {
-        if let Operation::Transaction(_) = pattern.operation {
-            refuse(
-                format!("access pattern `{}` is a transaction", pattern.name),
-                pattern.name.span,
-                "TransactWriteItems",
-                "write the items one by one with conditions, or use `consistency: eventual`",
-            );
-        }
+        let (call, help) = match pattern.operation {
+            Operation::Transaction(_) => ("TransactWriteItems", "write the items one by one with conditions, or use `consistency: eventual`"),
+            Operation::TransactGet(_) => ("TransactGetItems", "read the items one by one with strongly consistent gets, or use `consistency: eventual`"),
+            _ => continue,
+        };
+        refuse(
+            format!("access pattern `{}` is a transaction", pattern.name),
+            pattern.name.span,
+            call,
+            help,
+        );
     }
     for entity in spec.entities.values() {
         if entity

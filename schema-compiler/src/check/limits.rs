@@ -209,6 +209,22 @@ pub fn check_ttl_used(spec: &ir::Spec, diags: &mut Diagnostics) {
 /// Why: DynamoDB rejects transactions over 100 items; mixing scopes blurs tenant boundaries.
 pub fn check_transactions(spec: &ir::Spec, diags: &mut Diagnostics) {
     for pattern in spec.access_patterns.values() {
+        if let Operation::TransactGet(t) = &pattern.operation {
+            if t.max_items.value > MAX_TRANSACTION_ITEMS {
+                diags.push(
+                    Diagnostic::new(
+                        Code::TransactionLimit,
+                        format!(
+                            "a read transaction of up to {} items; DynamoDB allows {MAX_TRANSACTION_ITEMS}",
+                            t.max_items.value
+                        ),
+                    )
+                    .label(t.max_items.span, "max_items")
+                    .help("lower max_items to 100 and read more items in several transactions"),
+                );
+            }
+            continue;
+        }
         let Operation::Transaction(t) = &pattern.operation else {
             continue;
         };

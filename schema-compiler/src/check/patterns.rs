@@ -12,7 +12,10 @@ pub fn check_unused_indexes(spec: &ir::Spec, diags: &mut Diagnostics) {
         let used = spec.access_patterns.values().any(|p| match &p.operation {
             Operation::Query(q) => q.index == this,
             Operation::Scan(s) => s.index == this,
-            Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => false,
+            Operation::Get { .. }
+            | Operation::Transaction(_)
+            | Operation::TransactGet(_)
+            | Operation::Batch(_) => false,
         });
         if !used {
             diags.push(

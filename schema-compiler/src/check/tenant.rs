@@ -257,9 +257,10 @@ pub fn check_global_reads(spec: &ir::Spec, diags: &mut Diagnostics) {
                 ir::IndexRef::Index(i) => (i.as_str(), vec![s.entity.clone()], "index"),
                 ir::IndexRef::Table => ("", vec![s.entity.clone()], "table"),
             },
-            ir::Operation::Get { .. } | ir::Operation::Transaction(_) | ir::Operation::Batch(_) => {
-                continue
-            }
+            ir::Operation::Get { .. }
+            | ir::Operation::Transaction(_)
+            | ir::Operation::TransactGet(_)
+            | ir::Operation::Batch(_) => continue,
         };
         let globals: Vec<&str> = read
             .iter()
@@ -352,9 +353,10 @@ pub fn check_derived_writes(spec: &ir::Spec, diags: &mut Diagnostics) {
                 .map(|(_, e)| e.clone())
                 .collect(),
             ir::Operation::Batch(b) => b.put.iter().chain(&b.delete).cloned().collect(),
-            ir::Operation::Get { .. } | ir::Operation::Query(_) | ir::Operation::Scan(_) => {
-                Vec::new()
-            }
+            ir::Operation::Get { .. }
+            | ir::Operation::Query(_)
+            | ir::Operation::Scan(_)
+            | ir::Operation::TransactGet(_) => Vec::new(),
         }
     };
     for pattern in spec.access_patterns.values() {

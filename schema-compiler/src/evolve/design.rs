@@ -727,6 +727,12 @@ fn pattern_design(pattern: &ir::AccessPattern) -> PatternDesign {
             let entities = t.items.iter().map(|(_, e)| e.clone()).collect();
             ("transaction", None, items.join(", "), entities)
         }
+        ir::Operation::TransactGet(t) => (
+            "transact_get",
+            None,
+            format!("get {:?}", t.entities),
+            t.entities.clone(),
+        ),
         ir::Operation::Batch(b) => {
             let entities: Vec<String> = b
                 .get

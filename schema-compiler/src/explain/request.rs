@@ -309,6 +309,22 @@ pub fn request(spec: &ir::Spec, name: &str) -> Option<Request> {
             ));
             "transact-write-items"
         }
+        Operation::TransactGet(t) => {
+            let items: Vec<Value> = t
+                .entities
+                .iter()
+                .filter_map(|e| {
+                    let key = key_json(spec, spec.entities.get(e)?);
+                    Some(json!({ "Get": { "TableName": table_name(spec), "Key": key } }))
+                })
+                .collect();
+            parameters.insert("TransactItems".into(), Value::Array(items));
+            notes.push(format!(
+                "one element per item, at most {} in one call, every item read as of one moment",
+                t.max_items.value
+            ));
+            "transact-get-items"
+        }
         Operation::Batch(b) => {
             let mut tables = Map::new();
             if !b.get.is_empty() {

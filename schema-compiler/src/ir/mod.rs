@@ -104,6 +104,7 @@ impl Spec {
                 Operation::Get { .. }
                 | Operation::Scan(_)
                 | Operation::Transaction(_)
+                | Operation::TransactGet(_)
                 | Operation::Batch(_) => None,
             })
     }

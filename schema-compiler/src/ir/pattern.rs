@@ -32,6 +32,7 @@ impl AccessPattern {
             Operation::Query(q) => q.returns.iter().map(String::as_str).collect(),
             Operation::Scan(s) => vec![s.entity.as_str()],
             Operation::Transaction(t) => t.items.iter().map(|(_, e)| e.as_str()).collect(),
+            Operation::TransactGet(t) => t.entities.iter().map(String::as_str).collect(),
             Operation::Batch(b) => b
                 .get
                 .iter()
@@ -60,6 +61,8 @@ pub enum Operation {
     Scan(Box<Scan>),
     /// TransactWriteItems.
     Transaction(Transaction),
+    /// TransactGetItems: items of the listed entities read as of one moment.
+    TransactGet(TransactGet),
     /// BatchGetItem / BatchWriteItem.
     Batch(Batch),
 }
@@ -384,6 +387,15 @@ pub struct FixedValue {
 pub struct Transaction {
     /// `(operation, entity)` pairs allowed in the transaction.
     pub items: Vec<(TransactionOp, String)>,
+    /// Most items per call.
+    pub max_items: Spanned<u32>,
+}
+
+/// A read transaction access pattern (`transaction: { get: [...] }`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TransactGet {
+    /// The entities whose items it may read, in the order written.
+    pub entities: Vec<String>,
     /// Most items per call.
     pub max_items: Spanned<u32>,
 }

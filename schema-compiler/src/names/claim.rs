@@ -306,7 +306,7 @@ fn claim_pattern<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPattern) 
     let ty = pascal(p);
     table.claim(Scope::Repository, Item::Pattern(p), snake(p));
     let builder = match &pattern.operation {
-        Operation::Transaction(_) => Some("Transaction"),
+        Operation::Transaction(_) | Operation::TransactGet(_) => Some("Transaction"),
         Operation::Batch(_) => Some("Batch"),
         Operation::Get { .. } | Operation::Query(_) | Operation::Scan(_) => None,
     };
@@ -324,7 +324,10 @@ fn claim_pattern<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPattern) 
     let several = match &pattern.operation {
         Operation::Query(q) => q.returns.iter().collect(),
         Operation::Batch(b) => b.get.iter().collect(),
-        Operation::Get { .. } | Operation::Scan(_) | Operation::Transaction(_) => Vec::new(),
+        Operation::Get { .. }
+        | Operation::Scan(_)
+        | Operation::Transaction(_)
+        | Operation::TransactGet(_) => Vec::new(),
     };
     if several.len() > 1 {
         table.claim(Scope::Types, Item::Collection(p), format!("{ty}Item"));
@@ -369,6 +372,9 @@ fn claim_builder_ops<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPatte
                 }
             }
         }
+        Operation::TransactGet(t) => {
+            ops.extend(t.entities.iter().map(|e| (e.as_str(), BuilderOp::Get)));
+        }
         Operation::Batch(b) => {
             ops.extend(b.put.iter().map(|e| (e.as_str(), BuilderOp::Put)));
             ops.extend(b.delete.iter().map(|e| (e.as_str(), BuilderOp::Delete)));
@@ -405,7 +411,9 @@ fn claim_params<'s>(table: &mut NameTable<'s>, pattern: &'s ir::AccessPattern) {
                 .unwrap_or_default();
             (params, &[][..])
         }
-        Operation::Transaction(_) | Operation::Batch(_) => (Vec::new(), &[][..]),
+        Operation::Transaction(_) | Operation::TransactGet(_) | Operation::Batch(_) => {
+            (Vec::new(), &[][..])
+        }
     };
     for name in keys
         .into_iter()

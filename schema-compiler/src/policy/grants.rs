@@ -296,6 +296,15 @@ pub(crate) fn pattern_grants<'s>(
                 out.extend(entity_pk(entity).map(|pk| (action, None, pk)));
             }
         }
+        // TransactGetItems is authorized as a GetItem of each item.
+        Operation::TransactGet(t) => {
+            out.extend(
+                t.entities
+                    .iter()
+                    .filter_map(|e| entity_pk(e))
+                    .map(|pk| (Action::GetItem, None, pk)),
+            );
+        }
         Operation::Batch(b) => {
             let ops = [
                 (Action::BatchGetItem, &b.get),

@@ -171,9 +171,7 @@ impl Resolver<'_> {
                 .map(|s| ir::Operation::Scan(Box::new(s)));
         }
         if let Some(tx) = &decl.transaction {
-            return self
-                .resolve_transaction(tx, spec)
-                .map(ir::Operation::Transaction);
+            return self.resolve_transaction(tx, spec);
         }
         decl.batch
             .as_ref()
@@ -199,7 +197,10 @@ impl Resolver<'_> {
                     IndexRef::Table => None,
                 },
             ),
-            ir::Operation::Scan(_) | ir::Operation::Transaction(_) | ir::Operation::Batch(_) => {
+            ir::Operation::Scan(_)
+            | ir::Operation::Transaction(_)
+            | ir::Operation::TransactGet(_)
+            | ir::Operation::Batch(_) => {
                 if let Some(select) = &decl.select {
                     self.error(
                         Diagnostic::new(

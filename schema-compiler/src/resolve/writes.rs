@@ -12,8 +12,11 @@ impl Resolver<'_> {
         &mut self,
         decl: &Spanned<syntax::TransactionDecl>,
         spec: &ir::Spec,
-    ) -> Option<ir::Transaction> {
+    ) -> Option<ir::Operation> {
         use ir::TransactionOp as Op;
+        if let Some(get) = &decl.get {
+            return self.resolve_transact_get(decl, get, spec);
+        }
         let lists = [
             (Op::Put, &decl.put),
             (Op::Create, &decl.create),
@@ -49,7 +52,78 @@ impl Resolver<'_> {
         let max_items = decl
             .max_items
             .unwrap_or_else(|| Spanned::new(100, decl.span));
-        Some(ir::Transaction { items, max_items })
+        Some(ir::Operation::Transaction(ir::Transaction {
+            items,
+            max_items,
+        }))
+    }
+
+    /// A read transaction: `get` alone (DynamoDB reads and writes in
+    /// separate transaction calls).
+    fn resolve_transact_get(
+        &mut self,
+        decl: &Spanned<syntax::TransactionDecl>,
+        get: &Spanned<OneOrMany>,
+        spec: &ir::Spec,
+    ) -> Option<ir::Operation> {
+        let writes = [
+            &decl.put,
+            &decl.create,
+            &decl.update,
+            &decl.delete,
+            &decl.condition_check,
+        ];
+        if let Some(write) = writes.into_iter().flatten().next() {
+            self.error(
+                Diagnostic::new(
+                    Code::AmbiguousOperation,
+                    "a transaction that reads and writes",
+                )
+                .label(get.span, "reads")
+                .label(write.span, "writes")
+                .help("DynamoDB reads (TransactGetItems) and writes (TransactWriteItems) in separate transactions: make them two access patterns"),
+            );
+            return None;
+        }
+        if get.value.0.is_empty() {
+            self.error(
+                Diagnostic::new(Code::AmbiguousOperation, "an empty list of entities")
+                    .label(get.span, "empty list")
+                    .help("name at least one entity, or remove the key"),
+            );
+            return None;
+        }
+        let mut entities: Vec<String> = Vec::new();
+        let mut scopes: Vec<(ir::Scope, &Spanned<String>)> = Vec::new();
+        for name in &get.value.0 {
+            if let Some(entity) = self.entity(name, spec) {
+                scopes.push((entity.scope, name));
+                if !entities.contains(&name.value) {
+                    entities.push(name.value.clone());
+                }
+            }
+        }
+        let tenant = scopes.iter().find(|(s, _)| *s == ir::Scope::Tenant);
+        let global = scopes.iter().find(|(s, _)| *s == ir::Scope::Global);
+        if let (Some((_, t)), Some((_, g))) = (tenant, global) {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("a read transaction of a tenant's `{t}` and the global `{g}`"),
+                )
+                .label(t.span, "a tenant's")
+                .label(g.span, "global")
+                .help("a read transaction runs on one handle, a tenant's or the table's: make two access patterns"),
+            );
+            return None;
+        }
+        let max_items = decl
+            .max_items
+            .unwrap_or_else(|| Spanned::new(100, decl.span));
+        (!entities.is_empty()).then_some(ir::Operation::TransactGet(ir::TransactGet {
+            entities,
+            max_items,
+        }))
     }
 
     pub(super) fn resolve_batch(

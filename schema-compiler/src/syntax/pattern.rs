@@ -23,7 +23,8 @@ pub struct AccessPatternDecl {
     /// handle.
     #[serde(default)]
     pub scan: Option<Spanned<String>>,
-    /// A TransactWriteItems over the listed entities.
+    /// A TransactWriteItems over the listed entities, or a TransactGetItems
+    /// (`get`).
     #[serde(default)]
     pub transaction: Option<Spanned<TransactionDecl>>,
     /// BatchGetItem / BatchWriteItem over the listed entities.
@@ -411,10 +412,15 @@ pub enum Order {
     Descending,
 }
 
-/// A write transaction over entities of one tenant.
+/// A transaction over entities of one tenant: writes (TransactWriteItems),
+/// or reads (`get`: TransactGetItems), never both.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TransactionDecl {
+    /// Entities read together, as of one moment (TransactGetItems); a read
+    /// transaction writes nothing.
+    #[serde(default)]
+    pub get: Option<Spanned<OneOrMany>>,
     /// Entities put unconditionally.
     #[serde(default)]
     pub put: Option<Spanned<OneOrMany>>,

@@ -451,6 +451,7 @@ fn actions(spec: &ir::Spec) -> String {
             ir::Operation::Query(_) => &["Query"],
             ir::Operation::Scan(_) => &["Scan"],
             ir::Operation::Transaction(_) => &["TransactWriteItems"],
+            ir::Operation::TransactGet(_) => &["TransactGetItems"],
             ir::Operation::Batch(b) => {
                 match (b.get.is_empty(), b.put.is_empty() && b.delete.is_empty()) {
                     (false, true) => &["BatchGetItem"],
@@ -489,6 +490,7 @@ fn context(spec: &ir::Spec, stem: &str, diagnostics: &[&Diagnostic]) -> Context 
                 | ir::Operation::Get { .. }
                 | ir::Operation::Scan(_)
                 | ir::Operation::Transaction(_)
+                | ir::Operation::TransactGet(_)
                 | ir::Operation::Batch(_) => None,
             };
             pattern_doc(plan, order)

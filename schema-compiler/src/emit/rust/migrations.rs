@@ -27,6 +27,7 @@ impl<'a> Emitter<'a> {
                     .collect(),
             ),
             Operation::Scan(s) => (index_name(&s.index), vec![s.entity.as_str()]),
+            Operation::TransactGet(t) => (None, t.entities.iter().map(String::as_str).collect()),
             Operation::Transaction(_) | Operation::Batch(_) => return None,
         };
         self.options.migrations.iter().find_map(|pending| {

@@ -461,7 +461,9 @@ impl<'a> Emitter<'a> {
                 let (request, decode) = match &pattern.operation {
                     ir::Operation::Query(_) | ir::Operation::Scan(_) => (true, true),
                     ir::Operation::Batch(b) => (false, !b.get.is_empty()),
-                    ir::Operation::Get { .. } | ir::Operation::Transaction(_) => (false, false),
+                    ir::Operation::Get { .. }
+                    | ir::Operation::Transaction(_)
+                    | ir::Operation::TransactGet(_) => (false, false),
                 };
                 if request {
                     let ident = taken.claim(format!("__request_{snake}"));

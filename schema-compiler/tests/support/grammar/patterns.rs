@@ -43,6 +43,13 @@ impl Gen<'_> {
         if self.c.sometimes() {
             patterns.push(("load".to_owned(), self.batch(entities), scoped));
         }
+        if self.c.sometimes() {
+            patterns.push((
+                "read_together".to_owned(),
+                self.read_transaction(entities),
+                scoped,
+            ));
+        }
         if !patterns.is_empty() {
             put!(self, 0, "access_patterns:");
         }
@@ -188,6 +195,26 @@ impl Gen<'_> {
         }
         let options = self.read_options(Read::Write);
         format!("{{ transaction: {{ {} }}{options} }}", parts.join(", "))
+    }
+
+    /// A read transaction: entities of one scope (both scopes rarely, an
+    /// error), and rarely a write beside it (an error).
+    fn read_transaction(&mut self, entities: &[Entity]) -> String {
+        let mixed = self.c.rarely();
+        let first_global = entities[0].global;
+        let names: Vec<&str> = entities
+            .iter()
+            .filter(|e| mixed || e.global == first_global)
+            .map(|e| e.name.as_str())
+            .collect();
+        let mut parts = vec![format!("get: [{}]", names.join(", "))];
+        if self.c.rarely() {
+            parts.push(format!("put: [{}]", names[0]));
+        }
+        if self.c.sometimes() {
+            parts.push(format!("max_items: {}", self.number(&["10", "100", "1"])));
+        }
+        format!("{{ transaction: {{ {} }} }}", parts.join(", "))
     }
 
     fn batch(&mut self, entities: &[Entity]) -> String {

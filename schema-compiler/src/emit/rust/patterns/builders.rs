@@ -27,6 +27,66 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The builder of a read transaction: a `get_…` per listed entity,
+    /// typed by its key, over the runtime's [`TransactGet`] of the handle's
+    /// scope.
+    pub(super) fn transact_get_builder(
+        &self,
+        plan: &PatternPlan<'a>,
+        t: &'a ir::TransactGet,
+    ) -> TokenStream {
+        let pattern_name = plan.pattern.name.as_str();
+        let builder = self.name(Item::Builder(pattern_name));
+        let scope = if plan.handle == Handle::Tenant {
+            quote!(TenantId)
+        } else {
+            quote!(())
+        };
+        let gets = t.entities.iter().map(|entity| {
+            let method = self.name(Item::BuilderOp(pattern_name, entity, BuilderOp::Get));
+            let ty = plan.entity_type(entity);
+            let key = self.name(Item::Key(entity));
+            let doc = format!(" Adds the [`{ty}`] item at `key`: read it from `send`'s result at the slot returned (`None` when there is none).");
+            quote! {
+                #[doc = #doc]
+                pub fn #method(&mut self, key: &#key) -> __rt::Slot<#ty> {
+                    self.inner.get(key)
+                }
+            }
+        });
+        let max = (t.max_items.value as usize).min(100);
+        let doc = format!(" The read transaction of `{pattern_name}`: TransactGetItems, every item as of one moment.");
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug)]
+            pub struct #builder<'a> {
+                inner: __rt::TransactGet<'a, #scope>,
+            }
+
+            impl #builder<'_> {
+                #(#gets)*
+
+                /// Items added so far.
+                pub fn len(&self) -> usize {
+                    self.inner.len()
+                }
+
+                /// Whether no item was added.
+                pub fn is_empty(&self) -> bool {
+                    self.inner.is_empty()
+                }
+
+                /// Reads every item added, as of one moment; each is read from the result with [`__rt::TransactGetResult::get`] at its slot. More items than the pattern's `max_items` are refused before any request; with nothing added it sends nothing.
+                pub async fn send(self) -> Result<__rt::TransactGetResult, __rt::Error> {
+                    if self.inner.len() > #max {
+                        return Err(__rt::Error::TooManyItems { pattern: #pattern_name, items: self.inner.len(), max: #max });
+                    }
+                    self.inner.send().await
+                }
+            }
+        }
+    }
+
     pub(super) fn transaction_builder(
         &self,
         plan: &PatternPlan<'a>,
@@ -454,7 +514,10 @@ impl Emitter<'_> {
                     fields.push((format_ident!("include_expired"), quote!(bool)));
                 }
             }
-            Operation::Get { .. } | Operation::Query(_) | Operation::Scan(_) => {}
+            Operation::Get { .. }
+            | Operation::Query(_)
+            | Operation::Scan(_)
+            | Operation::TransactGet(_) => {}
         }
         fields.push((format_ident!("error"), quote!(Option<__rt::Error>)));
         fields

@@ -44,6 +44,7 @@ impl<'a> Emitter<'a> {
             Operation::Get { .. }
             | Operation::Scan(_)
             | Operation::Transaction(_)
+            | Operation::TransactGet(_)
             | Operation::Batch(_) => None,
         };
         let what = match (&pattern.select, index) {

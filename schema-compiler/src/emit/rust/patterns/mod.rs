@@ -73,6 +73,7 @@ impl<'a> Emitter<'a> {
                     Operation::Query(q) => q.returns.iter().chain(&q.matching).collect(),
                     Operation::Scan(scan) => vec![&scan.entity],
                     Operation::Transaction(t) => t.items.iter().map(|(_, e)| e).collect(),
+                    Operation::TransactGet(t) => t.entities.iter().collect(),
                     Operation::Batch(b) => b.get.iter().chain(&b.put).chain(&b.delete).collect(),
                 };
                 let entities: IndexMap<&'a str, &'a ir::Entity> = names
@@ -94,6 +95,7 @@ impl<'a> Emitter<'a> {
                     Operation::Get { .. }
                     | Operation::Scan(_)
                     | Operation::Transaction(_)
+                    | Operation::TransactGet(_)
                     | Operation::Batch(_) => IndexMap::new(),
                 };
                 let scoped = match &pattern.operation {
@@ -109,6 +111,7 @@ impl<'a> Emitter<'a> {
                     Operation::Get { .. }
                     | Operation::Scan(_)
                     | Operation::Transaction(_)
+                    | Operation::TransactGet(_)
                     | Operation::Batch(_) => entities.values().any(|e| self.is_tenant_scoped(e)),
                 };
                 let handle = if scoped && self.has_tenant() {
@@ -155,6 +158,7 @@ impl<'a> Emitter<'a> {
                 Operation::Query(q) => self.query_support(plan, q),
                 Operation::Scan(scan) => self.scan_support(plan, scan),
                 Operation::Transaction(t) => self.transaction_builder(plan, t),
+                Operation::TransactGet(t) => self.transact_get_builder(plan, t),
                 Operation::Batch(b) => self.batch_builder(plan, b),
                 Operation::Get { .. } => self.partial_defs(plan),
             })
@@ -229,6 +233,27 @@ impl<'a> Emitter<'a> {
                     #doc
                     pub fn #name(&self, #(#params),*) -> __rt::Scan<#ty> {
                         __rt::Scan::new(self.client.clone(), #request, #decode)
+                    }
+                }
+            }
+            Operation::TransactGet(_) => {
+                let builder = self.name(Item::Builder(pattern.name.as_str()));
+                let doc = Self::pattern_doc(
+                    pattern,
+                    "TransactGetItems: add keys with its `get_…` methods, then `send()`; every item is read as of one moment, and each read from the result at the slot its `get_…` returned.".to_owned(),
+                );
+                let scope = if handle == Handle::Tenant {
+                    quote!(&self.tenant)
+                } else {
+                    quote!(&())
+                };
+                let p = pattern.name.as_str();
+                quote! {
+                    #doc
+                    pub fn #name(&self) -> #builder<'_> {
+                        #builder {
+                            inner: __rt::TransactGet::for_pattern(&#repo.client, #repo.__table_info(), #scope, #p),
+                        }
                     }
                 }
             }

@@ -239,7 +239,10 @@ impl<'a> Emitter<'a> {
         let index = match &pattern.operation {
             Operation::Query(q) => &q.index,
             Operation::Scan(s) => &s.index,
-            Operation::Get { .. } | Operation::Transaction(_) | Operation::Batch(_) => return None,
+            Operation::Get { .. }
+            | Operation::Transaction(_)
+            | Operation::TransactGet(_)
+            | Operation::Batch(_) => return None,
         };
         match index {
             IndexRef::Index(i) => Some(i.as_str()),
