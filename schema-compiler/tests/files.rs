@@ -318,6 +318,15 @@ fn two_specs_of_one_table_are_refused() {
         "{}",
         refused[0].message
     );
+    // The text report shows each file's own line, the other file's with
+    // where it is.
+    let text = format!("{:?}", shared.into_result().expect_err("refused"));
+    assert!(
+        text.contains("b.yaml:2:16: error[singletable::duplicate_name]")
+            && text.contains(" --> a.yaml:2:16\n")
+            && text.contains("described here first"),
+        "{text}"
+    );
     let versions = compile(&[
         ("v1.yaml", spec("Orders", "Order")),
         ("v2.yaml", spec("Orders", "Order")),

@@ -35,6 +35,7 @@ pub(crate) fn one_spec_per_table(
                 format!("two specs describe table `{name}` with different entities: this one and `{file}`"),
             )
             .label(name.span, "the table, also described elsewhere")
+            .label(first.spec.table.name.span, "described here first")
             .help("each spec's proofs (disjoint keys, entities told apart, tenant isolation) cover only its own items: describe the table's entities in one spec, or give each spec its own table"),
         );
     }

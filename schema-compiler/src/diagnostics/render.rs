@@ -118,7 +118,14 @@ fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic) {
         .map(|line| line.to_string().len())
         .max()
         .unwrap_or(1);
+    let primary = d.primary_span().map(|s| s.file);
     for label in &d.labels {
+        // A label in another file than the first says which, and where.
+        if Some(label.span.file) != primary {
+            if let Some(loc) = sources.location(label.span) {
+                let _ = writeln!(out, "{:gutter$} --> {loc}", "");
+            }
+        }
         render_label(out, sources, label.span, &label.message, gutter);
     }
     if let Some(help) = &d.help {
