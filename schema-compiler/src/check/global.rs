@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::ir::{self, Consistency, IndexKind, IndexRef, Maintenance, Operation};
 use crate::policy::grants::pattern_grants;
 use crate::policy::model::Action;
-use crate::resolve::global::glob;
+use crate::resolve::global::{names_action, strings};
 
 /// Why: DynamoDB's multi-Region strong consistency serves no transaction
 /// API, no TTL and no local index; a design that needs one fails when it is
@@ -135,37 +135,21 @@ pub fn check_warm_throughput(spec: &ir::Spec, diags: &mut Diagnostics) {
 /// every caller whatever the request: `Deny`, every principal, no
 /// condition, the whole table.
 fn denies_always(statement: &serde_json::Map<String, Value>, action: Action) -> bool {
-    let strings = |v: Option<&Value>| -> Vec<String> {
-        match v {
-            Some(Value::String(s)) => vec![s.clone()],
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(|i| i.as_str().map(str::to_owned))
-                .collect(),
-            _ => Vec::new(),
-        }
+    let has = |v: &Value, wanted: &dyn Fn(&str) -> bool| {
+        strings(v).is_some_and(|all| all.into_iter().any(wanted))
     };
     let everyone = match statement.get("Principal") {
         Some(Value::String(s)) => s == "*",
-        Some(Value::Object(m)) => m
-            .get("AWS")
-            .is_some_and(|a| strings(Some(a)).iter().any(|p| p == "*")),
+        Some(Value::Object(m)) => m.get("AWS").is_some_and(|a| has(a, &|p| p == "*")),
         _ => false,
     };
     let whole_table = statement
         .get("Resource")
-        .is_none_or(|r| strings(Some(r)).iter().any(|r| r == "*"));
-    let name = action.name();
-    let matches = |patterns: Vec<String>| {
-        patterns.iter().any(|p| {
-            p.get(..9)
-                .is_some_and(|x| x.eq_ignore_ascii_case("dynamodb:"))
-                && glob(&p[9..], name)
-        })
-    };
+        .is_none_or(|r| has(r, &|r| r == "*"));
+    let named = |patterns: &Value| has(patterns, &|p| names_action(p, action.name()));
     let covered = match (statement.get("Action"), statement.get("NotAction")) {
-        (Some(a), _) => matches(strings(Some(a))),
-        (None, Some(not)) => !matches(strings(Some(not))),
+        (Some(a), _) => named(a),
+        (None, Some(not)) => !named(not),
         (None, None) => false,
     };
     statement.get("Effect") == Some(&Value::from("Deny"))

@@ -209,38 +209,36 @@ pub fn check_ttl_used(spec: &ir::Spec, diags: &mut Diagnostics) {
 /// Why: DynamoDB rejects transactions over 100 items; mixing scopes blurs tenant boundaries.
 pub fn check_transactions(spec: &ir::Spec, diags: &mut Diagnostics) {
     for pattern in spec.access_patterns.values() {
-        if let Operation::TransactGet(t) = &pattern.operation {
-            if t.max_items.value > MAX_TRANSACTION_ITEMS {
-                diags.push(
-                    Diagnostic::new(
-                        Code::TransactionLimit,
-                        format!(
-                            "a read transaction of up to {} items; DynamoDB allows {MAX_TRANSACTION_ITEMS}",
-                            t.max_items.value
-                        ),
-                    )
-                    .label(t.max_items.span, "max_items")
-                    .help("lower max_items to 100 and read more items in several transactions"),
-                );
-            }
-            continue;
-        }
-        let Operation::Transaction(t) = &pattern.operation else {
-            continue;
+        let (max_items, what, split) = match &pattern.operation {
+            Operation::Transaction(t) => (
+                t.max_items,
+                "a transaction",
+                "split larger changes into several transactions",
+            ),
+            Operation::TransactGet(t) => (
+                t.max_items,
+                "a read transaction",
+                "read more items in several transactions",
+            ),
+            _ => continue,
         };
-        if t.max_items.value > MAX_TRANSACTION_ITEMS {
+        if max_items.value > MAX_TRANSACTION_ITEMS {
             diags.push(
                 Diagnostic::new(
                     Code::TransactionLimit,
                     format!(
-                        "a transaction of up to {} items; DynamoDB allows {MAX_TRANSACTION_ITEMS}",
-                        t.max_items.value
+                        "{what} of up to {} items; DynamoDB allows {MAX_TRANSACTION_ITEMS}",
+                        max_items.value
                     ),
                 )
-                .label(t.max_items.span, "max_items")
-                .help("lower max_items to 100 and split larger changes into several transactions"),
+                .label(max_items.span, "max_items")
+                .help(format!("lower max_items to 100 and {split}")),
             );
         }
+        // A read transaction of both scopes is refused where it is resolved.
+        let Operation::Transaction(t) = &pattern.operation else {
+            continue;
+        };
         let scopes: Vec<Scope> = t
             .items
             .iter()

@@ -92,7 +92,7 @@ pub(super) fn replica_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
         Some(r) => format!(
             "{} ({}){}",
             r.regions.join(", "),
-            consistency_name(r.consistency),
+            r.consistency.name(),
             r.witness
                 .as_ref()
                 .map_or(String::new(), |w| format!(", witness {w}"))
@@ -120,13 +120,6 @@ pub(super) fn replica_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
     };
     f = f.label(at.table(), "the table");
     out.push(f);
-}
-
-fn consistency_name(c: ir::Consistency) -> &'static str {
-    match c {
-        ir::Consistency::Eventual => "eventual",
-        ir::Consistency::Strong => "strong",
-    }
 }
 
 /// A lower warm throughput: DynamoDB refuses to lower it, and Terraform

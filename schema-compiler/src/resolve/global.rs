@@ -95,7 +95,7 @@ fn is_region(name: &str) -> bool {
 
 /// Whether a glob with `*` and `?` matches `name`, ignoring case (IAM's
 /// action names are case-insensitive).
-pub(crate) fn glob(pattern: &str, name: &str) -> bool {
+fn glob(pattern: &str, name: &str) -> bool {
     fn go(p: &[u8], n: &[u8]) -> bool {
         match (p.first(), n.first()) {
             (None, None) => true,
@@ -108,8 +108,17 @@ pub(crate) fn glob(pattern: &str, name: &str) -> bool {
     go(pattern.as_bytes(), name.as_bytes())
 }
 
+/// Whether an IAM action pattern (`dynamodb:Get*`, any case) names the
+/// DynamoDB action `name` (`GetItem`).
+pub(crate) fn names_action(pattern: &str, name: &str) -> bool {
+    pattern
+        .get(..9)
+        .is_some_and(|p| p.eq_ignore_ascii_case("dynamodb:"))
+        && glob(&pattern[9..], name)
+}
+
 /// The strings of a value written as one string or a list of them.
-fn strings(value: &Value) -> Option<Vec<&str>> {
+pub(crate) fn strings(value: &Value) -> Option<Vec<&str>> {
     match value {
         Value::String(s) => Some(vec![s.as_str()]),
         Value::Array(items) if !items.is_empty() => items.iter().map(Value::as_str).collect(),
@@ -421,7 +430,7 @@ impl Resolver<'_> {
                 .get(..9)
                 .filter(|p| p.eq_ignore_ascii_case("dynamodb:"))
                 .map(|_| &action[9..]);
-            let known = name.is_some_and(|n| ACTIONS.iter().any(|a| glob(n, a)));
+            let known = ACTIONS.iter().any(|a| names_action(action, a));
             if !known {
                 let why = "a table's resource-based policy names DynamoDB's own actions, `dynamodb:<Action>` (wildcards allowed)";
                 let help = match name.and_then(|n| did_you_mean(n, ACTIONS.iter().copied())) {

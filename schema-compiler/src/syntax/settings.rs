@@ -72,6 +72,16 @@ pub struct StatementDecl {
     pub condition: Option<Spanned<serde_json::Value>>,
 }
 
+impl Consistency {
+    /// The mode as the spec writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Consistency::Eventual => "eventual",
+            Consistency::Strong => "strong",
+        }
+    }
+}
+
 /// Warm throughput: `rates` (derived from the declared rates) or units.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum WarmDecl {

@@ -209,10 +209,7 @@ fn settings_doc(s: &ir::TableSettings) -> Vec<String> {
         (None, None) => {}
     }
     if let Some(r) = &s.replicas {
-        let consistency = match r.consistency.value {
-            ir::Consistency::Eventual => "eventual",
-            ir::Consistency::Strong => "strong",
-        };
+        let consistency = r.consistency.value.name();
         let witness = r
             .witness
             .as_ref()
