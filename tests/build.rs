@@ -52,6 +52,7 @@ fn main() {
             "attribute_defaults.yaml",
             "input_types.yaml",
             "read_transactions.yaml",
+            "electrodb_task_app.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

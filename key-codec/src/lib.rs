@@ -60,6 +60,20 @@
 //! assert_eq!(epoch_millis_text(millis).unwrap(), "001714564800005");
 //! ```
 //!
+//! # Key casing
+//!
+//! A string attribute with `case: lower` (or `upper`) is written into keys in
+//! that case, with Unicode's default case mapping (JavaScript's
+//! `toLowerCase`, which ElectroDB applies to its keys). The value itself is
+//! stored as given; a folded key cannot be read back.
+//!
+//! ```
+//! use singletable_codec::Case;
+//!
+//! assert_eq!(Case::Lower.fold("JDoe-42"), "jdoe-42");
+//! assert_eq!(Case::Upper.fold("straße"), "STRASSE");
+//! ```
+//!
 //! # Shards
 //!
 //! A hash-sharded item's shard is FNV-1a (64-bit) of its attribute's key
@@ -72,6 +86,7 @@
 //! assert_eq!(hash_shard("acme", 10), 7);
 //! ```
 
+mod case;
 mod decimal;
 mod error;
 mod escape;
@@ -79,6 +94,7 @@ mod integer;
 mod shard;
 mod time;
 
+pub use case::Case;
 pub use decimal::compare_decimal;
 pub use error::EncodeError;
 pub use escape::{escape, push_escaped, unescape};

@@ -219,6 +219,109 @@ pub fn type_domain(ty: &AttributeType, escape: bool) -> Domain {
     }
 }
 
+/// The domain of a value of `ty` written into keys in `encoding`: its
+/// type's domain, in one letter case and escaped as the encoding says (an
+/// escaped value is folded first, so its domain is the escape's).
+pub fn key_domain(ty: &AttributeType, encoding: ir::KeyEncoding) -> Domain {
+    let domain = type_domain(ty, encoding.is_escaped());
+    match encoding.case() {
+        Some(case) if !encoding.is_escaped() => cased(domain, case.codec()),
+        _ => domain,
+    }
+}
+
+/// The domain of an attribute's values in keys.
+pub fn attribute_domain(attribute: &ir::Attribute) -> Domain {
+    key_domain(&attribute.r#type, attribute.key_encoding())
+}
+
+/// A string domain in one letter case: the alphabet is the case's image of
+/// the value's (a character the case changes is replaced by what it
+/// becomes), and text order is no longer value order. Outside ASCII a
+/// character's image can be up to three times as long, or (the Kelvin sign
+/// `K` becomes `k`) a third as long.
+fn cased(domain: Domain, case: singletable_codec::Case) -> Domain {
+    let ascii = domain.alphabet.ranges.iter().all(|&(_, hi)| hi.is_ascii());
+    let (min_len, max_len) = if ascii {
+        (domain.min_len, domain.max_len)
+    } else {
+        (
+            domain.min_len.div_ceil(3).max(1),
+            domain.max_len.map(|m| m * 3),
+        )
+    };
+    Domain {
+        alphabet: fold_alphabet(&domain.alphabet, case),
+        min_len,
+        max_len,
+        ordered: false,
+        positions: None,
+        fixed_width: domain.fixed_width && ascii,
+        ..domain
+    }
+}
+
+/// Every character a case changes, with what it becomes, in order.
+fn case_changes(case: singletable_codec::Case) -> &'static [(char, Vec<char>)] {
+    use std::sync::OnceLock;
+    static LOWER: OnceLock<Vec<(char, Vec<char>)>> = OnceLock::new();
+    static UPPER: OnceLock<Vec<(char, Vec<char>)>> = OnceLock::new();
+    let cell = match case {
+        singletable_codec::Case::Lower => &LOWER,
+        singletable_codec::Case::Upper => &UPPER,
+    };
+    cell.get_or_init(|| {
+        ('\0'..=char::MAX)
+            .filter_map(|c| {
+                let image: Vec<char> = case.fold_char(c).collect();
+                let mut image = if image == [c] { return None } else { image };
+                // Σ at the end of a word lower-cases to ς.
+                if case == singletable_codec::Case::Lower && c == 'Σ' {
+                    image.push('ς');
+                }
+                Some((c, image))
+            })
+            .collect()
+    })
+}
+
+/// The characters of values of `set` once written in `case`: exact for
+/// ASCII (where delimiters are), a superset beyond it (a non-ASCII letter
+/// the case changes stays in, so the set keeps few ranges: the runtime's
+/// shape checks and the generated code hold it).
+pub fn fold_alphabet(set: &CharSet, case: singletable_codec::Case) -> CharSet {
+    let changes = case_changes(case);
+    let mut ranges: Vec<(char, char)> = Vec::new();
+    let mut images: Vec<char> = Vec::new();
+    for &(lo, hi) in &set.ranges {
+        let first = changes.partition_point(|(c, _)| *c < lo);
+        let mut start = Some(lo);
+        for (c, image) in changes[first..].iter().take_while(|(c, _)| *c <= hi) {
+            images.extend(image);
+            if !c.is_ascii() {
+                continue;
+            }
+            if let Some(s) = start.filter(|s| s < c) {
+                ranges.push((s, char::from_u32(*c as u32 - 1).unwrap_or(s)));
+            }
+            start = char::from_u32(*c as u32 + 1).filter(|n| *n <= hi);
+        }
+        if let Some(s) = start {
+            ranges.push((s, hi));
+        }
+    }
+    ranges.extend(images.into_iter().map(|c| (c, c)));
+    ranges.sort_unstable();
+    let mut merged: Vec<(char, char)> = Vec::with_capacity(ranges.len());
+    for (lo, hi) in ranges {
+        match merged.last_mut() {
+            Some(last) if lo as u32 <= last.1 as u32 + 1 => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    CharSet { ranges: merged }
+}
+
 /// The domain of the tenant placeholder.
 pub fn tenant_domain(tenant: &ir::Tenant) -> Domain {
     Domain {
@@ -258,7 +361,7 @@ pub fn entity_placeholder_domain(
             .map_or_else(|| type_domain(&AttributeType::ANY, false), tenant_domain),
         PlaceholderKind::Shard => shard_domain(entity.shards.as_ref().map_or(1, |s| s.count.value)),
         PlaceholderKind::Attribute => match entity.attributes.get(&p.name.value) {
-            Some(a) => type_domain(&a.r#type, a.escape),
+            Some(a) => attribute_domain(a),
             None => type_domain(&AttributeType::ANY, false),
         },
     }
@@ -287,6 +390,41 @@ mod tests {
         );
         assert_eq!(d.max_len, Some("2024-05-01T12:00:00.000Z".len()));
         assert!(!d.alphabet.contains('#'));
+    }
+
+    #[test]
+    fn a_folded_alphabet_holds_every_folded_value() {
+        use singletable_codec::Case;
+        let sets = [
+            CharSet::any(),
+            CharSet {
+                ranges: vec![('A', 'Z'), ('a', 'f')],
+            },
+            CharSet {
+                ranges: vec![('-', '-'), ('0', '9'), ('A', 'Z')],
+            },
+            CharSet {
+                ranges: vec![('\u{370}', '\u{3ff}'), ('\u{2126}', '\u{212b}')],
+            },
+        ];
+        for set in &sets {
+            for case in [Case::Lower, Case::Upper] {
+                let folded = fold_alphabet(set, case);
+                for &(lo, hi) in &set.ranges {
+                    for c in (lo..=hi).step_by(7).chain([lo, hi]) {
+                        for f in case.fold(&format!("{c}{c}")).chars() {
+                            assert!(folded.contains(f), "{f:?} ({c:?}, {case:?})");
+                        }
+                    }
+                }
+            }
+        }
+        let upper = fold_alphabet(&sets[2], Case::Lower);
+        assert_eq!(upper.ranges, vec![('-', '-'), ('0', '9'), ('a', 'z')]);
+        let mixed = fold_alphabet(&sets[1], Case::Upper);
+        assert_eq!(mixed.ranges, vec![('A', 'Z')]);
+        // The Kelvin sign lower-cases to an ASCII k.
+        assert!(fold_alphabet(&sets[3], Case::Lower).contains('k'));
     }
 
     #[test]

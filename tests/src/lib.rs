@@ -123,6 +123,7 @@ pub mod evolution {
 /// The generated repositories, one module per spec.
 pub mod generated {
     generated!(read_transactions);
+    generated!(electrodb_task_app);
     generated!(contest_votes);
     generated!(inverted_role_index);
     generated!(iot_device_reports);

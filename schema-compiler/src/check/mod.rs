@@ -4,6 +4,7 @@
 //! every spec and all findings are collected. Findings of warning- and
 //! note-level rules can be re-levelled by the spec's `lints` section.
 
+mod casing;
 mod global;
 mod iam;
 mod isolation;
@@ -59,6 +60,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (keys::check_key_collisions, false),
         (keys::check_key_space_overlap, true),
         (keys::check_sort_order, false),
+        (casing::check_key_case, false),
         (keys::check_range_over_parts, false),
         (keys::check_prefix_delimited, false),
         (patterns::check_sharded_gets, false),
@@ -168,7 +170,7 @@ pub(crate) fn pattern_domain(spec: &ir::Spec, query: &ir::Query, p: &ir::Placeho
 /// The domain of an access-pattern parameter: its type's, in its one
 /// encoding (the checker rejects binds that encode differently).
 pub(crate) fn param_domain(param: &ir::Param) -> Domain {
-    encoding::type_domain(&param.r#type, param.encoding == ir::KeyEncoding::Escaped)
+    encoding::key_domain(&param.r#type, param.encoding)
 }
 
 /// Characters shown to people: `#`, `|`, `' '`.

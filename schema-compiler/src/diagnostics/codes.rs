@@ -156,6 +156,9 @@ codes! {
     KeySpaceOverlap = "key_space_overlap", Error;
     /// A range condition runs over values whose text order is not their value order.
     SortOrder = "sort_order", Warning;
+    /// A key `case` writes two values of an attribute into one key: they
+    /// differ only in letter case, so their items share the key.
+    KeyCaseFolds = "key_case_folds", Warning;
     /// A range's bounds give a later key part a range of its own, which
     /// only cuts the first and last value of the part before it.
     RangeOverParts = "range_over_parts", Warning;

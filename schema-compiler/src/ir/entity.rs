@@ -326,6 +326,9 @@ pub struct Attribute {
     pub typical_size: Option<u64>,
     /// In keys, `%` and delimiter characters are percent-encoded.
     pub escape: bool,
+    /// In keys, the value is written in this letter case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case: Option<crate::syntax::KeyCase>,
     /// Kept only inside the primary key: read back out of it, never written
     /// as an attribute of its own.
     pub key_only: bool,
@@ -350,8 +353,14 @@ impl Attribute {
     /// How a value of this attribute is written into a key.
     pub fn key_encoding(&self) -> KeyEncoding {
         match &self.r#type {
-            AttributeType::String { .. } if self.escape => KeyEncoding::Escaped,
-            AttributeType::String { .. } => KeyEncoding::Text,
+            AttributeType::String { .. } => match self.case {
+                Some(case) => KeyEncoding::Cased {
+                    case,
+                    escaped: self.escape,
+                },
+                None if self.escape => KeyEncoding::Escaped,
+                None => KeyEncoding::Text,
+            },
             AttributeType::Integer { min, max } => KeyEncoding::integer(*min, *max),
             AttributeType::Datetime { format, precision } => KeyEncoding::Datetime {
                 format: *format,
@@ -420,6 +429,14 @@ pub enum KeyEncoding {
     Text,
     /// The string with `%` and every delimiter percent-encoded.
     Escaped,
+    /// The string in one letter case, then percent-encoded when `escaped`:
+    /// keys tell values apart only up to case, and are never read back.
+    Cased {
+        /// The letter case.
+        case: crate::syntax::KeyCase,
+        /// Percent-encoded after the case is applied.
+        escaped: bool,
+    },
     /// Decimal digits zero-padded to `width`, after adding `offset` (the
     /// negated least value, when it is negative), so text order is numeric order.
     Integer {
@@ -457,11 +474,35 @@ impl KeyEncoding {
         singletable_codec::integer_width(min, max)
     }
 
+    /// Whether the encoding percent-escapes delimiters.
+    pub fn is_escaped(self) -> bool {
+        matches!(
+            self,
+            KeyEncoding::Escaped | KeyEncoding::Cased { escaped: true, .. }
+        )
+    }
+
+    /// The letter case values take in keys, when one is set.
+    pub fn case(self) -> Option<crate::syntax::KeyCase> {
+        match self {
+            KeyEncoding::Cased { case, .. } => Some(case),
+            _ => None,
+        }
+    }
+
     /// The encoding as people read it: `text`, `integers padded to 3 digits`.
     pub fn describe(&self) -> String {
         match self {
             KeyEncoding::Text => "plain text".to_owned(),
             KeyEncoding::Escaped => "percent-escaped text".to_owned(),
+            KeyEncoding::Cased { case, escaped } => format!(
+                "{}{} text",
+                if *escaped { "percent-escaped " } else { "" },
+                match case {
+                    crate::syntax::KeyCase::Lower => "lower-case",
+                    crate::syntax::KeyCase::Upper => "upper-case",
+                }
+            ),
             KeyEncoding::Integer { width, offset: 0 } => {
                 format!("integers padded to {width} digits")
             }

@@ -16,7 +16,7 @@ const TYPE_NAMES: [&str; 10] = [
 /// Which options each type accepts, for "does not apply" errors.
 fn allowed_options(ty: &str) -> &'static [&'static str] {
     match ty {
-        "string" => &["min_length", "max_length", "pattern", "escape"],
+        "string" => &["min_length", "max_length", "pattern", "escape", "case"],
         "integer" => &["min", "max"],
         "decimal" => &["min", "max", "scale"],
         "datetime" => &["format", "precision"],
@@ -57,6 +57,10 @@ impl Resolver<'_> {
                 )
             }),
             escape: decl.escape.as_ref().is_some_and(|e| e.value),
+            case: decl
+                .case
+                .as_ref()
+                .and_then(|c| self.resolve_case(name, decl, c)),
             key_only: decl.key_only.as_ref().is_some_and(|k| k.value),
             stored_as: decl.stored_as.as_ref().map(|s| {
                 self.check_stored_name(s, false);
@@ -72,6 +76,29 @@ impl Resolver<'_> {
             }),
             default,
         }
+    }
+
+    /// A key `case`: not on a `key_only` value, which is read back out of
+    /// its key (a folded key has lost the value's case).
+    fn resolve_case(
+        &mut self,
+        name: &Spanned<String>,
+        decl: &Spanned<AttributeDecl>,
+        case: &Spanned<crate::syntax::KeyCase>,
+    ) -> Option<crate::syntax::KeyCase> {
+        if let Some(key_only) = decl.key_only.as_ref().filter(|k| k.value) {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidAttribute,
+                    format!("`{name}` cannot have a key `case`: a `key_only` value is read back out of its key, and a key in one case has lost the value's"),
+                )
+                .label(case.span, "`case` given here")
+                .label(key_only.span, "`key_only` here")
+                .help("remove `case`, or store the attribute (remove `key_only`) so that reads take it from the item"),
+            );
+            return None;
+        }
+        Some(case.value)
     }
 
     /// A `default`: on a required attribute the repository does not set,
@@ -198,6 +225,7 @@ impl Resolver<'_> {
             self.check_attribute_name(name);
             for (option, given) in [
                 ("escape", decl.escape.as_ref().map(|v| v.span)),
+                ("case", decl.case.as_ref().map(|v| v.span)),
                 ("key_only", decl.key_only.as_ref().map(|v| v.span)),
                 ("typical_size", decl.typical_size.as_ref().map(|v| v.span)),
                 ("timestamp", decl.timestamp.as_ref().map(|v| v.span)),
@@ -224,6 +252,7 @@ impl Resolver<'_> {
                 description: text(&decl.description),
                 typical_size: None,
                 escape: false,
+                case: None,
                 key_only: false,
                 timestamp: None,
                 at_least_once: false,
@@ -282,7 +311,7 @@ impl Resolver<'_> {
     /// 255 bytes; an attribute's is none of the names generated code
     /// stores (`__applied`, `__counted_…`, `__recount_…`). Other names
     /// beginning with `__` are other libraries' (ElectroDB's `__edb_e__`).
-    fn check_stored_name(&mut self, name: &Spanned<String>, field: bool) {
+    pub(super) fn check_stored_name(&mut self, name: &Spanned<String>, field: bool) {
         let problem = if name.is_empty() {
             Some("an attribute name cannot be empty")
         } else if name.len() > 255 {
@@ -296,7 +325,7 @@ impl Resolver<'_> {
             self.error(
                 Diagnostic::new(
                     Code::InvalidName,
-                    format!("`stored_as: {:?}`: {problem}", name.value),
+                    format!("the stored name {:?}: {problem}", name.value),
                 )
                 .label(name.span, "stored name")
                 .help("write the attribute's name in the table"),
@@ -447,8 +476,9 @@ impl Resolver<'_> {
     }
 
     fn check_options_apply(&mut self, ty: &Spanned<String>, decl: &AttributeDecl) {
-        let given: [(&str, Option<Span>); 12] = [
+        let given: [(&str, Option<Span>); 13] = [
             ("escape", decl.escape.as_ref().map(|v| v.span)),
+            ("case", decl.case.as_ref().map(|v| v.span)),
             ("min_length", decl.min_length.as_ref().map(|v| v.span)),
             ("max_length", decl.max_length.as_ref().map(|v| v.span)),
             ("pattern", decl.pattern.as_ref().map(|v| v.span)),

@@ -239,7 +239,7 @@ impl Resolver<'_> {
                         ),
                     );
                 }
-                self.error(d.help("give the attributes the same bounds (integers), format and precision (datetimes) and `escape` setting, or query them through two parameters"));
+                self.error(d.help("give the attributes the same bounds (integers), format and precision (datetimes) and `escape` and `case` settings, or query them through two parameters"));
             }
             Some(existing) => existing.binds.push(bind),
             None => {
@@ -266,7 +266,7 @@ impl Resolver<'_> {
         span: Span,
         partial: bool,
     ) {
-        let Some(help) = literal_problem(value, &attr.r#type, attr.escape, partial) else {
+        let Some(help) = literal_problem(value, attr, partial) else {
             return;
         };
         let what = if partial { "begin" } else { "be" };
@@ -286,8 +286,8 @@ impl Resolver<'_> {
     }
 }
 /// Why an encoded key value (or a prefix of one, when `partial`) cannot be `value`.
-fn literal_problem(value: &str, ty: &AttributeType, escape: bool, partial: bool) -> Option<String> {
-    let domain = crate::encoding::type_domain(ty, escape);
+fn literal_problem(value: &str, attr: &ir::Attribute, partial: bool) -> Option<String> {
+    let (ty, domain) = (&attr.r#type, crate::encoding::attribute_domain(attr));
     let fits = |text: &str| {
         if partial {
             text.starts_with(value)
@@ -330,9 +330,13 @@ fn literal_problem(value: &str, ty: &AttributeType, escape: bool, partial: bool)
             let too_long = domain.max_len.is_some_and(|m| value.len() > m);
             let too_short = !partial && domain.fixed_width && Some(value.len()) != domain.max_len;
             match (bad, too_long || too_short) {
-                (Some(c), _) => Some(format!(
-                    "`{c}` never appears in this attribute's encoded values"
-                )),
+                (Some(c), _) => Some(match attr.key_encoding().case() {
+                    Some(case) => format!(
+                        "`{c}` never appears in this attribute's encoded values: keys hold them in {} case",
+                        case.codec().name()
+                    ),
+                    None => format!("`{c}` never appears in this attribute's encoded values"),
+                }),
                 (None, true) => Some(format!(
                     "encoded values are {} bytes long",
                     domain.max_len.unwrap_or(0)

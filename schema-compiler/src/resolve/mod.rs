@@ -264,12 +264,13 @@ impl Resolver<'_> {
                 .entity_type_attribute
                 .clone()
                 .unwrap_or_else(|| Spanned::dummy(DEFAULT_ENTITY_TYPE_ATTRIBUTE.to_owned()));
-            self.check_attribute_name(&name);
+            self.check_stored_name(&name, false);
             return attribute(name, IndexMap::new());
         };
         match (&decl_type.by, &decl_type.attribute) {
             (_, Some(name)) => {
-                self.check_attribute_name(name);
+                // A name in the table, as `stored_as` is: `__edb_e__` too.
+                self.check_stored_name(name, false);
                 let values = decl_type
                     .values
                     .iter()

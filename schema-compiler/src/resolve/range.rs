@@ -139,12 +139,9 @@ impl Resolver<'_> {
                 else {
                     continue;
                 };
-                domains.entry(name.clone()).or_insert_with(|| {
-                    crate::encoding::type_domain(
-                        &attr.r#type,
-                        attr.key_encoding() == ir::KeyEncoding::Escaped,
-                    )
-                });
+                domains
+                    .entry(name.clone())
+                    .or_insert_with(|| crate::encoding::attribute_domain(attr));
             }
         }
         let any = || crate::encoding::type_domain(&AttributeType::ANY, false);

@@ -93,6 +93,8 @@ pub struct AttributeDecl {
     /// Strings in keys: percent-encode `%` and every delimiter character, so
     /// any value is safe in a key template and decodes back exactly.
     pub escape: Option<Spanned<bool>>,
+    /// Strings in keys: written in this letter case (`lower`, `upper`).
+    pub case: Option<Spanned<KeyCase>>,
     /// The value lives only inside the primary key (an existing table's
     /// key part): read back out of the key, never written as an attribute.
     pub key_only: Option<Spanned<bool>>,
@@ -174,6 +176,13 @@ pub struct AttributeFull {
     /// any value is safe in a key template and decodes back exactly.
     #[serde(default)]
     pub escape: Option<Spanned<bool>>,
+    /// Strings in keys: every key holds the value in this letter case,
+    /// `lower` or `upper` (Unicode's default case mapping, as ElectroDB's
+    /// `casing` writes keys); the attribute itself keeps the value as
+    /// given. Keys then tell values apart only up to case, and the value
+    /// is never read back out of a key (not `key_only`, not a natural key).
+    #[serde(default)]
+    pub case: Option<Spanned<KeyCase>>,
     /// The value lives only inside the primary key (an existing table's key
     /// part): read back out of the key, never written as an attribute of its own.
     #[serde(default)]
@@ -238,11 +247,32 @@ impl Shorthand for AttributeDecl {
             precision: f.precision,
             typical_size: f.typical_size,
             escape: f.escape,
+            case: f.case,
             key_only: f.key_only,
             stored_as: f.stored_as,
             timestamp: f.timestamp,
             at_least_once: f.at_least_once,
             default: f.default,
+        }
+    }
+}
+
+/// The letter case of a string's value in keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyCase {
+    /// Lower case (`JDoe` → `jdoe`).
+    Lower,
+    /// Upper case (`JDoe` → `JDOE`).
+    Upper,
+}
+
+impl KeyCase {
+    /// The codec's case.
+    pub fn codec(self) -> singletable_codec::Case {
+        match self {
+            KeyCase::Lower => singletable_codec::Case::Lower,
+            KeyCase::Upper => singletable_codec::Case::Upper,
         }
     }
 }

@@ -102,6 +102,32 @@ pub fn push_str(
     Ok(())
 }
 
+/// Appends a string value to a key in one letter case: checked as
+/// [`push_str`] checks it (the value as given meets its domain), then
+/// folded, then escaped when the domain says.
+pub fn push_cased(
+    key: &mut String,
+    value: &str,
+    domain: &StrDomain,
+    case: Case,
+    context: &'static str,
+    name: &'static str,
+) -> Result<(), ValueError> {
+    let start = key.len();
+    push_str(key, value, domain, context, name)?;
+    // Folded first, then escaped: escaping writes every character but
+    // ASCII letters, digits and `_` as upper-case hex.
+    if let std::borrow::Cow::Owned(folded) = case.fold(value) {
+        key.truncate(start);
+        if domain.escape {
+            push_escaped(key, &folded);
+        } else {
+            key.push_str(&folded);
+        }
+    }
+    Ok(())
+}
+
 /// Checks the byte length of a string value.
 pub fn check_length(
     value: &str,
@@ -127,7 +153,7 @@ pub fn check_length(
     }
 }
 
-pub use singletable_codec::{hash_shard, push_escaped, unescape};
+pub use singletable_codec::{hash_shard, push_escaped, unescape, Case};
 
 /// Appends an integer placeholder: zero-padded to the width of the range,
 /// offset by `-min` when `min` is negative.

@@ -388,6 +388,21 @@ pub fn stored(attribute: &ir::Attribute, value: &Value) -> AttributeValue {
 /// without a key encoding (out of bounds, a datetime past year 9999) would
 /// be empty text.
 pub fn key_text(attribute: &ir::Attribute, value: &Value) -> String {
+    match (value, &attribute.r#type, attribute.case) {
+        (Value::Text(t), AttributeType::String { .. }, Some(case)) => {
+            let folded = case.codec().fold(t);
+            if attribute.escape {
+                codec::escape(&folded)
+            } else {
+                folded.into_owned()
+            }
+        }
+        _ => uncased_key_text(attribute, value),
+    }
+}
+
+/// [`key_text`] of an attribute without a key case.
+fn uncased_key_text(attribute: &ir::Attribute, value: &Value) -> String {
     match (value, &attribute.r#type) {
         (Value::Text(t), AttributeType::String { .. }) if attribute.escape => codec::escape(t),
         (Value::Integer(i), AttributeType::Integer { min, max }) => {

@@ -217,8 +217,10 @@ impl<'a> Emitter<'a> {
                         .any(|p| p.kind == PlaceholderKind::Attribute && p.name == a.name);
                     // A local index repeats the table's partition key: one
                     // source each. Placeholders are read back out of string
-                    // keys; a number key holds the value itself.
+                    // keys; a number key holds the value itself; a key in
+                    // one letter case has lost the value's.
                     if holds
+                        && a.case.is_none()
                         && !t.is_natural()
                         && self.spec.key_type_of(&t.attribute) == KeyType::String
                         && !templates.iter().any(|o| o.attribute == t.attribute)

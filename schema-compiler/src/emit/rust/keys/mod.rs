@@ -127,10 +127,10 @@ impl Emitter<'_> {
                         }) => {
                             let ty = self.value_type(entity, attribute);
                             out.push_str(&format!(
-                                "V{}:{:?}:{}:{ty}:{}",
+                                "V{}:{:?}:{:?}:{ty}:{}",
                                 attribute.name.len(),
                                 attribute.name.as_str(),
-                                attribute.escape,
+                                attribute.key_encoding(),
                                 domains
                                     .name(entity, attribute)
                                     .map(|d| d.to_string())
@@ -358,9 +358,7 @@ impl Emitter<'_> {
         let domain = match input {
             Input::Tenant(_) => self.spec.tenant.as_ref().map(encoding::tenant_domain),
             Input::Shard(_) => Some(encoding::shard_domain(u32::MAX)),
-            Input::Value { attribute, .. } => {
-                Some(encoding::type_domain(&attribute.r#type, attribute.escape))
-            }
+            Input::Value { attribute, .. } => Some(encoding::attribute_domain(attribute)),
         };
         domain
             .and_then(|d| d.max_len)
@@ -519,7 +517,7 @@ impl Domains {
     fn add(&mut self, entity: &str, attribute: &ir::Attribute, taken: &mut super::PrivateNames) {
         if !matches!(
             attribute.key_encoding(),
-            KeyEncoding::Text | KeyEncoding::Escaped
+            KeyEncoding::Text | KeyEncoding::Escaped | KeyEncoding::Cased { .. }
         ) {
             return;
         }
@@ -532,7 +530,10 @@ impl Domains {
         let domain = encoding::type_domain(&attribute.r#type, false);
         let content = format!(
             "{}|{:?}|{:?}|{}",
-            domain.min_len, domain.max_len, domain.alphabet.ranges, attribute.escape
+            domain.min_len,
+            domain.max_len,
+            domain.alphabet.ranges,
+            attribute.key_encoding().is_escaped()
         );
         let at = match self.by_content.get_index_of(&content) {
             Some(at) => at,
@@ -563,7 +564,7 @@ fn str_domain(attribute: &ir::Attribute) -> TokenStream {
     let min = domain.min_len;
     let max = super::option_usize(domain.max_len);
     let ranges = super::char_ranges(&domain.alphabet);
-    let escape = attribute.key_encoding() == KeyEncoding::Escaped;
+    let escape = attribute.key_encoding().is_escaped();
     quote! {
         const ALPHABET: &[(char, char)] = &[#(#ranges),*];
         __rt::codec::StrDomain {
@@ -597,8 +598,9 @@ fn push_value(input: Input<'_>, domains: &Domains, context: TokenStream) -> Toke
             attribute,
         } => {
             let name = attribute.name.as_str();
-            match attribute.key_encoding() {
-                KeyEncoding::Text | KeyEncoding::Escaped => {
+            let encoding = attribute.key_encoding();
+            match encoding {
+                KeyEncoding::Text | KeyEncoding::Escaped | KeyEncoding::Cased { .. } => {
                     let domain = match domains.name(entity, attribute) {
                         Some(domain) => quote!(#domain),
                         // Every string attribute of a planned template has a
@@ -609,7 +611,20 @@ fn push_value(input: Input<'_>, domains: &Domains, context: TokenStream) -> Toke
                             quote!({ #domain })
                         }
                     };
-                    quote!(__rt::codec::push_str(&mut __key, #expr, &#domain, #context, #name)?;)
+                    match encoding.case() {
+                        None => quote!(
+                            __rt::codec::push_str(&mut __key, #expr, &#domain, #context, #name)?;
+                        ),
+                        Some(case) => {
+                            let case = match case {
+                                crate::syntax::KeyCase::Lower => quote!(__rt::codec::Case::Lower),
+                                crate::syntax::KeyCase::Upper => quote!(__rt::codec::Case::Upper),
+                            };
+                            quote!(
+                                __rt::codec::push_cased(&mut __key, #expr, &#domain, #case, #context, #name)?;
+                            )
+                        }
+                    }
                 }
                 KeyEncoding::Integer { .. } => {
                     let (min, max) = attribute.r#type.integer_bounds();

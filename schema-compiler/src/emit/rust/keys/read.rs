@@ -36,6 +36,7 @@ impl<'a> Emitter<'a> {
             }
             encoding @ (KeyEncoding::Text
             | KeyEncoding::Escaped
+            | KeyEncoding::Cased { .. }
             | KeyEncoding::Integer { .. }
             | KeyEncoding::Word
             | KeyEncoding::None) => {
@@ -156,7 +157,7 @@ impl<'a> Emitter<'a> {
             PlaceholderKind::Attribute => entity
                 .attributes
                 .get(p.name.as_str())
-                .map(|a| encoding::type_domain(&a.r#type, a.escape)),
+                .map(encoding::attribute_domain),
         };
         match (domain, template.segments.get(i + 1)) {
             (Some(d), _) if d.fixed_width => {
@@ -217,8 +218,12 @@ fn parse_text(encoding: KeyEncoding) -> TokenStream {
         // An enum's word or a boolean's (`true`, `false`): their `FromStr`.
         KeyEncoding::Word => quote!(__rt::reader::parsed),
         // A datetime is read by `Fields::keyed_time`; a value with no key
-        // encoding is in no key (`singletable::placeholder_type`).
-        KeyEncoding::Text | KeyEncoding::Datetime { .. } | KeyEncoding::None => {
+        // encoding is in no key (`singletable::placeholder_type`); a cased
+        // value is never read out of a key (`read_from_keys` is not asked).
+        KeyEncoding::Text
+        | KeyEncoding::Cased { .. }
+        | KeyEncoding::Datetime { .. }
+        | KeyEncoding::None => {
             quote!(__rt::reader::text)
         }
     }
