@@ -188,7 +188,14 @@ fn pool(rng: &mut fastrand::Rng) -> Vec<(&'static str, Ty)> {
         ),
         ("key", Ty::Int { min: -50, max: 50 }),
         ("partitions", Ty::Enum(&["OPEN", "OPENED", "CLOSED"])),
-        ("values", Ty::Escaped),
+        (
+            "values",
+            if rng.u8(..3) == 0 {
+                Ty::Cased
+            } else {
+                Ty::Escaped
+            },
+        ),
         // Values holding the templates' delimiters: accepted where no key
         // (or `begins_with` prefix) reads two ways, as the last placeholder.
         (

@@ -8,8 +8,6 @@
 //! ElectroDB's find: keys in lower case, `__edb_e__` and `__edb_v__`,
 //! camelCase names. Run on both servers.
 
-use std::collections::HashMap;
-
 use singletable_runtime::sdk::types::AttributeValue;
 use singletable_tests::generated::electrodb_task_app::*;
 use singletable_tests::server;
@@ -27,7 +25,7 @@ fn text<'v>(value: &'v serde_json::Value, name: &str) -> &'v str {
 }
 
 /// An item of ElectroDB's (every value a string) as DynamoDB holds it.
-fn stored(item: &serde_json::Value) -> HashMap<String, AttributeValue> {
+fn stored(item: &serde_json::Value) -> singletable_runtime::Item {
     item.as_object()
         .unwrap()
         .iter()
@@ -68,7 +66,7 @@ async fn raw_get(
     client: &singletable_runtime::sdk::Client,
     table: &str,
     key: &serde_json::Value,
-) -> HashMap<String, AttributeValue> {
+) -> singletable_runtime::Item {
     client
         .get_item()
         .table_name(table)

@@ -32,8 +32,9 @@ pub fn check_key_case(spec: &ir::Spec, diags: &mut Diagnostics) {
                     .label(attribute.name.span, "this attribute")
                     .label(key.name.span, "the key attribute")
                     .help(format!(
-                        "store the attribute under its own name and write the key from a template, e.g. `{}: \"<{name}>\"`, or remove `case`",
-                        key.name
+                        "store the attribute under a name of its own (not `{}`), so that the key is written from its template in {} case, or remove `case`",
+                        key.name,
+                        case.codec().name()
                     )),
                 );
                 continue;

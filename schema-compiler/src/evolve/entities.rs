@@ -179,9 +179,8 @@ fn key_changes(
         ChangeCode::TableKeyChanged,
         name,
         format!(
-            "`{name}`'s key changes from {} to {}",
-            key_words(&old.key),
-            key_words(&new.key)
+            "`{name}`'s key changes: {}",
+            key_change_words(&old.key, &new.key)
         ),
     )
     .label(

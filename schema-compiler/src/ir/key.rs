@@ -233,3 +233,109 @@ pub struct Aggregate {
     /// How the count is kept current.
     pub maintained_by: Maintenance,
 }
+
+/// How a placeholder's value is written into a key: values meet in a key
+/// only when they are written the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum KeyEncoding {
+    /// The string as it is.
+    Text,
+    /// The string with `%` and every delimiter percent-encoded.
+    Escaped,
+    /// The string in one letter case, then percent-encoded when `escaped`:
+    /// keys tell values apart only up to case, and are never read back.
+    Cased {
+        /// The letter case.
+        case: crate::syntax::KeyCase,
+        /// Percent-encoded after the case is applied.
+        escaped: bool,
+    },
+    /// Decimal digits zero-padded to `width`, after adding `offset` (the
+    /// negated least value, when it is negative), so text order is numeric order.
+    Integer {
+        /// Digits.
+        width: usize,
+        /// Added to the value before it is written.
+        offset: u64,
+    },
+    /// A timestamp: RFC 3339 in UTC with `precision`'s fractional digits,
+    /// or zero-padded epoch seconds or milliseconds.
+    Datetime {
+        /// The form.
+        format: DatetimeFormat,
+        /// Fractional digits of the RFC 3339 form.
+        precision: Option<TimePrecision>,
+    },
+    /// An enum value or a boolean, as its word.
+    Word,
+    /// The type cannot be part of a key (reported by the checker).
+    None,
+}
+
+impl KeyEncoding {
+    /// The encoding of an integer between `min` and `max`.
+    pub fn integer(min: i64, max: i64) -> KeyEncoding {
+        KeyEncoding::Integer {
+            width: KeyEncoding::integer_width(min, max),
+            offset: if min < 0 { min.unsigned_abs() } else { 0 },
+        }
+    }
+
+    /// The digits of an integer between `min` and `max` in a key (the
+    /// runtime's rule, from `singletable_codec`).
+    pub fn integer_width(min: i64, max: i64) -> usize {
+        singletable_codec::integer_width(min, max)
+    }
+
+    /// Whether the encoding percent-escapes delimiters.
+    pub fn is_escaped(self) -> bool {
+        matches!(
+            self,
+            KeyEncoding::Escaped | KeyEncoding::Cased { escaped: true, .. }
+        )
+    }
+
+    /// The letter case values take in keys, when one is set.
+    pub fn case(self) -> Option<crate::syntax::KeyCase> {
+        match self {
+            KeyEncoding::Cased { case, .. } => Some(case),
+            _ => None,
+        }
+    }
+
+    /// The encoding as people read it: `text`, `integers padded to 3 digits`.
+    pub fn describe(&self) -> String {
+        match self {
+            KeyEncoding::Text => "plain text".to_owned(),
+            KeyEncoding::Escaped => "percent-escaped text".to_owned(),
+            KeyEncoding::Cased { case, escaped } => format!(
+                "{}{} text",
+                if *escaped { "percent-escaped " } else { "" },
+                match case {
+                    crate::syntax::KeyCase::Lower => "lower-case",
+                    crate::syntax::KeyCase::Upper => "upper-case",
+                }
+            ),
+            KeyEncoding::Integer { width, offset: 0 } => {
+                format!("integers padded to {width} digits")
+            }
+            KeyEncoding::Integer { width, offset } => {
+                format!("integers plus {offset}, padded to {width} digits")
+            }
+            KeyEncoding::Datetime { format, precision } => {
+                let form = match format {
+                    DatetimeFormat::Rfc3339 => "RFC 3339 timestamps",
+                    DatetimeFormat::EpochSeconds => "epoch seconds",
+                    DatetimeFormat::EpochMillis => "epoch milliseconds",
+                };
+                match precision {
+                    Some(p) => format!("{form} with {} precision", format!("{p:?}").to_lowercase()),
+                    None => form.to_owned(),
+                }
+            }
+            KeyEncoding::Word => "words".to_owned(),
+            KeyEncoding::None => "no key encoding".to_owned(),
+        }
+    }
+}

@@ -767,17 +767,19 @@ pub(crate) fn index_carries(
         || index
             .key_parts()
             .any(|k| k.name.value == attribute.stored());
-    let in_templates = entity
-        .primary_key
-        .templates()
-        .chain(
-            entity
-                .index_keys
-                .get(&index.name.value)
-                .into_iter()
-                .flat_map(|k| k.templates()),
-        )
-        .flat_map(|t| t.placeholders())
-        .any(|p| p.kind == PlaceholderKind::Attribute && p.name.value == attribute.name.value);
+    // A value in one letter case in its key cannot be read back out of it.
+    let in_templates = attribute.case.is_none()
+        && entity
+            .primary_key
+            .templates()
+            .chain(
+                entity
+                    .index_keys
+                    .get(&index.name.value)
+                    .into_iter()
+                    .flat_map(|k| k.templates()),
+            )
+            .flat_map(|t| t.placeholders())
+            .any(|p| p.kind == PlaceholderKind::Attribute && p.name.value == attribute.name.value);
     projected || is_key || in_templates
 }

@@ -394,7 +394,9 @@ fn draw_args(
         };
         let v = ty.value(rng);
         let arg = match ty {
-            Ty::Str { .. } | Ty::Escaped => v.rust.trim_end_matches(".to_owned()").to_owned(),
+            Ty::Str { .. } | Ty::Escaped | Ty::Cased => {
+                v.rust.trim_end_matches(".to_owned()").to_owned()
+            }
             Ty::Int { .. }
             | Ty::Enum(_)
             | Ty::Bool

@@ -9,6 +9,9 @@ pub enum Ty {
     Str { chars: &'static str, max: usize },
     /// A string with `escape: true`.
     Escaped,
+    /// A string of ASCII letters and digits with `case: lower`: values
+    /// that differ only in case write one key.
+    Cased,
     /// An integer in `min..=max`.
     Int { min: i64, max: i64 },
     /// An enum.
@@ -40,6 +43,7 @@ impl Ty {
                 format!("{{ type: string, pattern: \"^[{chars}]{{1,{max}}}$\" }}")
             }
             Ty::Escaped => "{ type: string, max_length: 12, escape: true }".into(),
+            Ty::Cased => "{ type: string, pattern: \"^[A-Za-z0-9]{1,4}$\", case: lower }".into(),
             Ty::Int { min, max } => format!("{{ type: integer, min: {min}, max: {max} }}"),
             Ty::Enum(values) => format!("{{ type: enum, values: [{}] }}", values.join(", ")),
             Ty::Bool => "boolean".into(),
@@ -74,6 +78,11 @@ impl Ty {
             Ty::Escaped => ["a/b", "a b", "x#y", "a", "%", "a_b", "é", "X"]
                 .iter()
                 .map(|s| Value::text(s, escape(s)))
+                .collect(),
+            // docs/spec.md: in lower case (ASCII here).
+            Ty::Cased => ["a", "A", "Ab", "aB", "z9", "Z9"]
+                .iter()
+                .map(|s| Value::text(s, s.to_ascii_lowercase()))
                 .collect(),
             Ty::Int { min, max } => {
                 let mut picks = vec![

@@ -20,7 +20,7 @@ impl Spec {
             "version: 1\ntable: {{ name: Soundness, partition_key: pk, sort_key: sk{ttl}{by_keys} }}"
         );
         y.push_str("tenant: { placeholder: tenant, id_pattern: \"^[a-z0-9]{1,12}$\" }\n");
-        y.push_str("lints: { gsi_write_isolation: allow, unused_index: allow, unused_entity: allow, low_cardinality_index: allow, scan_pattern: allow }\n");
+        y.push_str("lints: { gsi_write_isolation: allow, unused_index: allow, unused_entity: allow, low_cardinality_index: allow, scan_pattern: allow, key_case_folds: allow }\n");
         if !self.indexes.is_empty() {
             y.push_str("indexes:\n");
             for i in &self.indexes {

@@ -536,6 +536,11 @@ fn field_doc(entity: &ir::Entity, attribute: &ir::Attribute) -> TokenStream {
     if !keys.is_empty() {
         summary.push_str("; part of ");
         summary.push_str(&keys.join(" and "));
+        if let Some(case) = attribute.case {
+            summary.push_str(", in ");
+            summary.push_str(case.codec().name());
+            summary.push_str(" case");
+        }
     }
     summary.push('.');
     let text = match attribute.description.as_deref() {
