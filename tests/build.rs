@@ -53,6 +53,7 @@ fn main() {
             "input_types.yaml",
             "read_transactions.yaml",
             "electrodb_task_app.yaml",
+            "index_membership_by_flag.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

@@ -65,6 +65,9 @@ pub struct Entity {
     /// Indexes of `indexes` the entity is in by the attributes it writes,
     /// without listing them.
     pub unlisted: Vec<String>,
+    /// `(index, flag)`: in the index only while the boolean `flag` is
+    /// true (`when: flag`).
+    pub members: Vec<(String, String)>,
     /// `scope: global`.
     pub global: bool,
     /// Write shards. Each item is in the shard the hash of its first
@@ -395,6 +398,7 @@ fn draw_entity(
         sk.push(Seg::Attr(use_attr(&mut attrs, pick(rng), false)));
     }
     let mut entity_indexes = Vec::new();
+    let mut members = Vec::new();
     for index in indexes {
         if index.name == "Inverted" || index.name == "GSI2" || versioned || !rng.bool() {
             continue;
@@ -437,6 +441,14 @@ fn draw_entity(
             }
             Template(ipk)
         };
+        // GSI1 alone holds its key attributes (GSI2 shares them): the
+        // entity is sometimes in it only while `request` is true.
+        if index.name == "GSI1" && !indexes.iter().any(|i| i.name == "GSI2") && rng.u8(..3) == 0 {
+            members.push((
+                index.name.clone(),
+                use_attr(&mut attrs, ("request", Ty::Bool), rng.bool()),
+            ));
+        }
         entity_indexes.push((index.name.clone(), ipk, Template(isk)));
     }
     // Indexes keyed on attributes the entity writes anyway hold its
@@ -479,6 +491,7 @@ fn draw_entity(
         indexes: entity_indexes,
         multi: false,
         unlisted,
+        members,
         global,
         shards,
         random_shards,

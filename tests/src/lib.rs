@@ -124,6 +124,7 @@ pub mod evolution {
 pub mod generated {
     generated!(read_transactions);
     generated!(electrodb_task_app);
+    generated!(index_membership_by_flag);
     generated!(contest_votes);
     generated!(inverted_role_index);
     generated!(iot_device_reports);

@@ -10,6 +10,7 @@ mod iam;
 mod isolation;
 pub(crate) mod keys;
 mod limits;
+mod membership;
 mod names;
 mod native_keys;
 mod patterns;
@@ -61,6 +62,7 @@ fn run_rules(spec: &ir::Spec, diags: &mut Diagnostics, whole: bool) {
         (keys::check_key_space_overlap, true),
         (keys::check_sort_order, false),
         (casing::check_key_case, false),
+        (membership::check_index_membership, false),
         (keys::check_range_over_parts, false),
         (keys::check_prefix_delimited, false),
         (patterns::check_sharded_gets, false),

@@ -21,9 +21,14 @@ pub fn check_native_keys(spec: &ir::Spec, diags: &mut Diagnostics) {
             .values()
             .filter_map(|e| Some((e, e.index_keys.get(&index.name.value)?)))
             .collect();
+        // An index the entity is in only while a boolean is true needs
+        // keys the repository can leave out: its own attributes cannot.
         let [(entity, key)] = writers.as_slice() else {
             continue;
         };
+        if key.when.is_some() {
+            continue;
+        }
         let synthetic: Vec<&ir::KeyTemplate> =
             key.templates().filter(|t| !t.is_natural()).collect();
         if synthetic.is_empty() || synthetic.iter().any(|t| spec.table.is_key(&t.attribute)) {

@@ -339,6 +339,9 @@ pub struct KeyDesign {
     /// The sort key's template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sk: Option<TemplateDesign>,
+    /// The boolean attribute whose value `true` puts the entity in the index.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
 }
 
 /// A key template as stored bytes see it.
@@ -660,6 +663,7 @@ fn key_design(entity: &ir::Entity, key: &ir::EntityKey) -> KeyDesign {
     KeyDesign {
         pk: template_design(entity, &key.pk),
         sk: key.sk.as_ref().map(|t| template_design(entity, t)),
+        when: key.when.clone(),
     }
 }
 

@@ -110,7 +110,7 @@ fn index_key_changed(v: &Versions<'_>, old: &KeyDesign, new: &KeyDesign) -> bool
             .filter(own)
             .collect()
     };
-    templates(old) != templates(new)
+    templates(old) != templates(new) || old.when != new.when
 }
 
 fn key_words(key: &KeyDesign) -> String {
@@ -126,6 +126,17 @@ fn key_change_words(old: &KeyDesign, new: &KeyDesign) -> String {
     let (was, now) = (key_words(old), key_words(new));
     if was != now {
         return format!("from {was} to {now}");
+    }
+    if old.when != new.when {
+        let member = |when: &Option<String>| match when {
+            Some(flag) => format!("while `{flag}` is true"),
+            None => "always".to_owned(),
+        };
+        return format!(
+            "{now} reads the same, but the entity is in the index {}, was {}",
+            member(&new.when),
+            member(&old.when)
+        );
     }
     let templates = |k: &KeyDesign| {
         std::iter::once(k.pk.clone())

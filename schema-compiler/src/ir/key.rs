@@ -15,8 +15,13 @@ pub struct EntityKey {
     /// Templates of a multi-attribute sort key's later attributes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more_sk: Vec<KeyTemplate>,
-    /// The entity is only in this index when every optional placeholder is present.
+    /// The entity is only in this index when every optional placeholder is
+    /// present (and `when` is true).
     pub sparse: bool,
+    /// A boolean attribute (by spec name): the entity is in this index
+    /// only while it is true.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
 }
 
 impl EntityKey {

@@ -100,6 +100,7 @@ impl Resolver<'_> {
                 sk: None,
                 more_sk: Vec::new(),
                 sparse: false,
+                when: None,
             },
             index_keys: IndexMap::new(),
             shards,
@@ -255,6 +256,16 @@ impl Resolver<'_> {
         let sort: Vec<&ir::KeyAttribute> = table.sort_key.iter().collect();
         let sk =
             self.resolve_sort_templates(decl, &sort, entity, spec, KeyPlace::Primary, "the table");
+        if let Some(when) = &decl.when {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    "`when` applies to an entity's index keys, not its table key",
+                )
+                .label(when.span, "`when` given here")
+                .help("every item is in the table: remove `when`, or give it to an index the entity is written into"),
+            );
+        }
         sparse_key(vec![pk], sk, entity, false)
     }
 
@@ -700,6 +711,7 @@ pub(super) fn sparse_key(
         sk: sk.next(),
         more_sk: sk.collect(),
         sparse: false,
+        when: None,
     };
     if !index {
         return key;

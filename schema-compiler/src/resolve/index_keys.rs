@@ -68,7 +68,12 @@ impl Resolver<'_> {
             if index.is_multi_attribute() {
                 self.check_unsharded_parts(index, pk.iter().chain(&sk));
             }
-            out.insert(index_name.value.clone(), sparse_key(pk, sk, entity, true));
+            let mut key = sparse_key(pk, sk, entity, true);
+            if let Some(when) = &keys.when {
+                key.when = self.resolve_membership(when, &key, entity, index);
+                key.sparse |= key.when.is_some();
+            }
+            out.insert(index_name.value.clone(), key);
         }
         out
     }
@@ -210,5 +215,61 @@ impl Resolver<'_> {
             },
         );
         self.error(d);
+    }
+
+    /// `when: <flag>` on an entity's keys of `index`: a boolean attribute
+    /// of the entity, and keys the repository computes (an attribute that
+    /// is itself a key part is in the index whenever the item has it).
+    fn resolve_membership(
+        &mut self,
+        when: &Spanned<String>,
+        key: &ir::EntityKey,
+        entity: &ir::Entity,
+        index: &ir::Index,
+    ) -> Option<String> {
+        let Some(flag) = entity.attributes.get(&when.value) else {
+            self.report_unknown_attribute(
+                when,
+                format!(
+                    "`when` names `{when}`, which `{}` does not have",
+                    entity.name
+                ),
+                entity.attributes.keys().map(String::as_str),
+                "name a boolean attribute of the entity",
+            );
+            return None;
+        };
+        if flag.r#type != ir::AttributeType::Boolean {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidIndexKey,
+                    format!(
+                        "`when: {when}` needs a boolean: `{}.{when}` is {}",
+                        entity.name,
+                        flag.r#type.article_name()
+                    ),
+                )
+                .label(when.span, "membership given here")
+                .label(flag.name.span, "attribute declared here")
+                .help("name a boolean attribute: the item is in the index while it is true"),
+            );
+            return None;
+        }
+        if let Some(natural) = key.templates().find(|t| t.is_natural()) {
+            self.error(
+                Diagnostic::new(
+                    Code::InvalidIndexKey,
+                    format!(
+                        "`when` cannot keep `{}` out of index `{}`: its key attribute `{}` is the item's own attribute, which DynamoDB indexes whenever the item has it",
+                        entity.name, index.name, natural.attribute
+                    ),
+                )
+                .label(when.span, "membership given here")
+                .label(natural.source.span, "the item's own attribute")
+                .help("write the index key from a template the repository computes, or make the attribute optional and leave it out of items that are not members"),
+            );
+            return None;
+        }
+        Some(when.value.clone())
     }
 }

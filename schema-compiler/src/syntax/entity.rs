@@ -316,6 +316,11 @@ pub struct KeyTemplatesDecl {
     /// per attribute for a multi-attribute index key.
     #[serde(default)]
     pub sk: Option<Spanned<Parts<String>>>,
+    /// Indexes: a boolean attribute of the entity; the item is in the
+    /// index while it is `true` (its index keys are written then, and
+    /// removed when it turns `false` or, optional, is removed).
+    #[serde(default)]
+    pub when: Option<Spanned<String>>,
 }
 
 /// Write sharding.

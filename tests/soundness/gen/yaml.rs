@@ -109,9 +109,15 @@ impl Spec {
                     if local {
                         let _ = writeln!(y, "      {name}: {{ sk: \"{}\" }}", sk.yaml());
                     } else {
+                        let when = e
+                            .members
+                            .iter()
+                            .find(|(index, _)| index == name)
+                            .map(|(_, flag)| format!(", when: {flag}"))
+                            .unwrap_or_default();
                         let _ = writeln!(
                             y,
-                            "      {name}: {{ pk: \"{}\", sk: \"{}\" }}",
+                            "      {name}: {{ pk: \"{}\", sk: \"{}\"{when} }}",
                             pk.yaml(),
                             sk.yaml()
                         );

@@ -205,6 +205,9 @@ pub fn sample_value(entity: &ir::Entity, attribute: &ir::Attribute, n: usize) ->
             max.as_deref(),
             scale.unwrap_or(2),
         )),
+        // Both values among the samples that have it: every one for a
+        // required boolean, every other one for an optional boolean.
+        AttributeType::Boolean if attribute.optional => Value::Bool(n.is_multiple_of(4)),
         AttributeType::Boolean => Value::Bool(n % 2 == 1),
         AttributeType::Datetime { .. } => Value::Time(BASE_SECONDS + 3_600 * n as i64, 0),
         AttributeType::Enum { values } => Value::Text(
@@ -521,6 +524,15 @@ pub fn key_value(
     })
 }
 
+/// Whether a sample is in `index`: always, unless the entity is there only
+/// while a boolean is true (`when`).
+fn member(entity: &ir::Entity, index: &str, sample: &Sample) -> bool {
+    match entity.index_keys.get(index).and_then(|k| k.when.as_deref()) {
+        Some(flag) => matches!(sample.values.get(flag), Some(Value::Bool(true))),
+        None => true,
+    }
+}
+
 /// The item the repository writes for a sample: primary key, entity type,
 /// attributes, then the key attributes of every index whose placeholders
 /// are all present (natural index keys are the attributes themselves).
@@ -549,7 +561,7 @@ pub fn item(spec: &ir::Spec, entity: &ir::Entity, sample: &Sample) -> Item {
             .map(move |t| (index, t))
     });
     for (index, t) in local.chain(global) {
-        if item.contains_key(&t.attribute) {
+        if item.contains_key(&t.attribute) || !member(entity, index, sample) {
             continue;
         }
         let ty = spec.key_type(Some(index), &t.attribute);

@@ -209,9 +209,14 @@ fn entity(out: &mut String, e: &Entity, tenant: Option<&str>) {
                 .as_ref()
                 .map(|s| format!(", sk: {}", yaml::string(&template(s, t))))
                 .unwrap_or_default();
+            let when = e
+                .members
+                .get(index)
+                .map(|flag| format!(", when: {}", yaml::key(flag)))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "      {}: {{ pk: {}{sk} }}",
+                "      {}: {{ pk: {}{sk}{when} }}",
                 yaml::key(index),
                 yaml::string(&template(pk, t))
             );

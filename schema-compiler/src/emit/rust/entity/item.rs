@@ -43,7 +43,24 @@ impl<'a> Emitter<'a> {
             .into_iter()
             .map(|(index, t)| {
                 let extra = whole_key_guard(entity, index, t);
-                self.index_key_insert(entity, index, t, &extra)
+                let insert = self.index_key_insert(entity, index, t, &extra);
+                // In an index while a boolean is true: keys only then.
+                match entity
+                    .index_keys
+                    .get(index)
+                    .and_then(|k| k.when.as_deref())
+                    .and_then(|f| entity.attributes.get(f))
+                {
+                    Some(flag) => {
+                        let f = self.field_ident(entity, flag);
+                        if flag.optional {
+                            quote!(if self.#f == Some(true) { #insert })
+                        } else {
+                            quote!(if self.#f { #insert })
+                        }
+                    }
+                    None => insert,
+                }
             })
             .collect();
         let shard = self.bind_shard(entity, Receiver { name: "self" });

@@ -8,6 +8,7 @@ use super::{doc, Emitter};
 use crate::ir::{self, KeyType, PlaceholderKind, ShardBy};
 use crate::names::Item;
 
+mod index_update;
 mod input;
 mod item;
 mod partial;

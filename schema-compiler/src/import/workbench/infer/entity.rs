@@ -17,6 +17,9 @@ pub struct Entity {
     pub sk: Option<Template>,
     /// Index key templates.
     pub indexes: IndexMap<String, (Template, Option<Template>)>,
+    /// Indexes the entity is in only while a boolean attribute is true
+    /// (`when`), by index: the attribute.
+    pub members: IndexMap<String, String>,
     /// Shard count, when the keys carry `<shard>`.
     pub shards: Option<u32>,
     /// The samples.

@@ -582,6 +582,7 @@ fn index_templates<'t>(
 ) {
     let keys: Vec<&Key> = std::iter::once(&g.pk).chain(&g.sk).collect();
     let mut templates = Vec::new();
+    let mut member: Option<String> = None;
     for k in keys {
         if k.name == table.pk.name {
             templates.push(e.pk.clone());
@@ -633,7 +634,16 @@ fn index_templates<'t>(
                 && e.examples
                     .iter()
                     .all(|x| x.values.contains_key(&k.name) == has(x, &t));
+            // The items that have the key are exactly those whose boolean
+            // is true, and every one has the template's attributes: the
+            // entity is in the index while the boolean is true (`when`).
+            let flag = (!consistent)
+                .then(|| membership_flag(e, &k.name, &t, has))
+                .flatten();
             let t = if consistent {
+                t
+            } else if let Some(flag) = flag {
+                member = Some(flag);
                 t
             } else {
                 let values: Vec<(usize, String)> = rows
@@ -651,8 +661,34 @@ fn index_templates<'t>(
         let mut it = templates.into_iter();
         if let Some(pk) = it.next() {
             e.indexes.insert(g.name.clone(), (pk, it.next()));
+            if let Some(flag) = member {
+                e.members.insert(g.name.clone(), flag);
+            }
         }
     }
+}
+
+/// A boolean attribute that is true on exactly the examples that have the
+/// key `key`, each of which has the attributes of its template `t`.
+fn membership_flag(
+    e: &Entity,
+    key: &str,
+    t: &Template,
+    has: impl Fn(&Example, &Template) -> bool,
+) -> Option<String> {
+    let member =
+        |x: &Example, flag: &str| matches!(x.values.get(flag), Some(AttributeValue::Bool(true)));
+    e.attrs
+        .iter()
+        .filter(|(_, a)| a.kind == Kind::Boolean)
+        .map(|(name, _)| name)
+        .find(|flag| {
+            e.examples.iter().all(|x| {
+                let keyed = x.values.contains_key(key);
+                keyed == member(x, flag) && (!keyed || has(x, t))
+            })
+        })
+        .cloned()
 }
 
 /// Infers the entities of a table.
