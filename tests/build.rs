@@ -54,6 +54,7 @@ fn main() {
             "read_transactions.yaml",
             "electrodb_task_app.yaml",
             "index_membership_by_flag.yaml",
+            "derived_attributes.yaml",
         ]
         .map(|f| fixtures.join(f)),
     );

@@ -125,6 +125,7 @@ pub mod generated {
     generated!(read_transactions);
     generated!(electrodb_task_app);
     generated!(index_membership_by_flag);
+    generated!(derived_attributes);
     generated!(contest_votes);
     generated!(inverted_role_index);
     generated!(iot_device_reports);

@@ -39,7 +39,6 @@ fn employee(given: &serde_json::Value) -> Employee {
         first_name: text(given, "firstName").into(),
         office: text(given, "office").into(),
         title: text(given, "title").into(),
-        edb_version: EdbVersion::V1,
     }
 }
 
@@ -50,7 +49,6 @@ fn task(given: &serde_json::Value) -> Task {
         employee: text(given, "employee").into(),
         status: text(given, "status").parse().unwrap(),
         description: given["description"].as_str().map(Into::into),
-        edb_version: EdbVersion::V1,
     }
 }
 

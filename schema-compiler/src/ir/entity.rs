@@ -31,6 +31,9 @@ pub struct Entity {
     /// Named write conditions on the stored item, by name: each a list of
     /// conditions that must all hold.
     pub conditions: IndexMap<String, NamedCondition>,
+    /// Attributes computed from templates on every write, by stored name.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub derived: IndexMap<String, KeyTemplate>,
 }
 
 impl Entity {

@@ -40,6 +40,16 @@ impl EntityKey {
 }
 
 impl Entity {
+    /// What the entity's writes compute besides the primary key: its index
+    /// key attributes ([`Entity::computed_index_keys`], each with its
+    /// index), then its derived attributes, each with its own name in the
+    /// index's place (no index has it: its value is a string).
+    pub fn computed_attributes(&self) -> Vec<(&str, &KeyTemplate)> {
+        let mut out = self.computed_index_keys();
+        out.extend(self.derived.iter().map(|(name, t)| (name.as_str(), t)));
+        out
+    }
+
     /// The index key attributes the entity's writes compute (its templates
     /// that are not the item's own attribute), with the index of each,
     /// every attribute once: one two indexes share (the tenant of two

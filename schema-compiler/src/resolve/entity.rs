@@ -115,10 +115,12 @@ impl Resolver<'_> {
             aggregate: None,
             examples: None,
             conditions: IndexMap::new(),
+            derived: IndexMap::new(),
         };
         entity.primary_key = self.resolve_primary_key(&decl.key, &entity, spec);
         entity.index_keys = self.resolve_index_keys(decl, &entity, spec);
         self.imply_index_keys(&mut entity, spec);
+        entity.derived = self.resolve_derived(decl, &entity, spec);
         self.check_reserved_names(&entity, spec);
         self.check_key_only(&entity, decl, spec);
         self.check_defaults(&entity, decl);

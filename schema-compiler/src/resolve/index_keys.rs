@@ -272,4 +272,58 @@ impl Resolver<'_> {
         }
         Some(when.value.clone())
     }
+
+    /// `derived:` attributes: a stored name of their own, and a template
+    /// over the entity's attributes (optional ones make the value absent
+    /// when they are), written as a string.
+    pub(super) fn resolve_derived(
+        &mut self,
+        decl: &syntax::EntityDecl,
+        entity: &ir::Entity,
+        spec: &ir::Spec,
+    ) -> IndexMap<String, ir::KeyTemplate> {
+        let mut out = IndexMap::new();
+        for (name, template) in &decl.derived.0 {
+            self.check_stored_name(name, false);
+            let taken = entity
+                .attributes
+                .values()
+                .find(|a| a.stored() == name.value)
+                .map(|a| format!("attribute `{}`", a.name))
+                .or_else(|| {
+                    spec.key_attributes()
+                        .any(|k| k.name.value == name.value)
+                        .then(|| "a key attribute".to_owned())
+                })
+                .or_else(|| {
+                    entity
+                        .templates()
+                        .any(|(_, t)| t.attribute == name.value)
+                        .then(|| "an index key the entity writes".to_owned())
+                })
+                .or_else(|| {
+                    (spec.table.entity_type.attribute().map(|a| a.as_str()) == Some(name.as_str()))
+                        .then(|| "the entity-type attribute".to_owned())
+                });
+            if let Some(taken) = taken {
+                self.error(
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        format!("derived attribute `{name}` is stored under the name of {taken}"),
+                    )
+                    .label(name.span, "derived here")
+                    .help("an item holds one value per name: give the derived attribute a name of its own"),
+                );
+                continue;
+            }
+            let key = ir::KeyAttribute {
+                name: name.clone(),
+                r#type: ir::KeyType::String,
+            };
+            let template =
+                self.resolve_entity_template(template, &key, entity, spec, KeyPlace::Index);
+            out.insert(name.value.clone(), template);
+        }
+        out
+    }
 }

@@ -45,6 +45,13 @@ pub struct EntityDecl {
     /// of the generated constructor (`Ticket::in_stock(quantity)`).
     #[serde(default)]
     pub conditions: NamedMap<FilterMap>,
+    /// Attributes the repository computes and stores on every write, by
+    /// their name in the table: a constant (`__edb_v__: "1"`) or a template
+    /// over the entity's attributes, written as keys are
+    /// (`"<last_name>, <first_name>"`). They are not fields of the
+    /// generated type; updates recompute them when an input changes.
+    #[serde(default)]
+    pub derived: NamedMap<String>,
 }
 
 /// Entity scopes.

@@ -103,6 +103,9 @@ fn non_key_attributes(spec: &ir::Spec) -> Vec<AttributeDefinition> {
         for a in entity.attributes.values().filter(|a| !a.key_only) {
             add(a.stored(), a.r#type.dynamo_type());
         }
+        for name in entity.derived.keys() {
+            add(name, "S");
+        }
         for (index, t) in local_keys(spec, entity) {
             add(
                 &t.attribute,
@@ -165,6 +168,9 @@ fn facet(spec: &ir::Spec, entity: &ir::Entity, tenants: &[String]) -> Facet {
     }
     for a in entity.attributes.values().filter(|a| !a.key_only) {
         add(a.stored());
+    }
+    for name in entity.derived.keys() {
+        add(name);
     }
     for (_, t) in local_keys(spec, entity) {
         add(&t.attribute);

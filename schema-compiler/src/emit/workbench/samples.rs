@@ -552,6 +552,13 @@ pub fn item(spec: &ir::Spec, entity: &ir::Entity, sample: &Sample) -> Item {
             item.insert(a.stored().to_owned(), stored(a, v));
         }
     }
+    // Derived attributes, as the repository computes them (absent where
+    // an optional input is).
+    for (name, t) in &entity.derived {
+        if let Some(v) = key_value(entity, t, ir::KeyType::String, sample) {
+            item.insert(name.clone(), v);
+        }
+    }
     // Local index keys first, where an import reads them back as the
     // entity's last attributes (the format has no local indexes).
     let local = super::local_keys(spec, entity);

@@ -49,7 +49,7 @@ impl<'a> Emitter<'a> {
         // index's partition key) never change and cannot be set.
         let table_key = |attribute: &str| self.is_table_key(attribute);
         for (index, t) in entity
-            .computed_index_keys()
+            .computed_attributes()
             .into_iter()
             .filter(|(_, t)| !table_key(&t.attribute))
         {

@@ -36,10 +36,10 @@ impl<'a> Emitter<'a> {
             })
             .collect::<Vec<_>>();
         let capacity = proc_macro2::Literal::usize_unsuffixed(
-            entity.attributes.len() + 1 + entity.index_keys.len() * 2,
+            entity.attributes.len() + 1 + entity.index_keys.len() * 2 + entity.derived.len(),
         );
         let index_keys: Vec<TokenStream> = entity
-            .computed_index_keys()
+            .computed_attributes()
             .into_iter()
             .map(|(index, t)| {
                 let extra = whole_key_guard(entity, index, t);

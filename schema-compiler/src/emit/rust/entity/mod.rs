@@ -182,6 +182,8 @@ impl<'a> Emitter<'a> {
             // Sample items only feed the Workbench model.
             examples: _,
             conditions,
+            // Written by `to_item` and the update with the index keys.
+            derived: _,
         } = entity;
         let ty = self.name(Item::Entity(name.as_str()));
         let key_ty = self.name(Item::Key(name.as_str()));

@@ -169,6 +169,7 @@ impl Emitter<'_> {
                 .primary_key
                 .templates()
                 .chain(entity.index_keys.values().flat_map(|k| k.templates()))
+                .chain(entity.derived.values())
                 .filter(|t| !self.spec.holds_value(t))
             {
                 let inputs = t
