@@ -76,6 +76,9 @@ pub struct Entity {
     pub shards: Option<u32>,
     /// `by: random`: no `get` pattern, items carry their `shard`.
     pub random_shards: bool,
+    /// A derived attribute `copied`, the partition key's text, stored on
+    /// every write (`derived:`).
+    pub derived: bool,
     /// Has the version attribute `ver` (written by versioned upserts).
     pub versioned: bool,
 }
@@ -492,6 +495,7 @@ fn draw_entity(
         multi: false,
         unlisted,
         members,
+        derived: rng.u8(..4) == 0,
         global,
         shards,
         random_shards,

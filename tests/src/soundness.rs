@@ -18,6 +18,15 @@ pub use singletable_runtime::Item;
 mod semantics;
 pub use semantics::{Filter, FilterOp, Op};
 
+/// `text` parsed as the type of the field `_field` (a generated enum):
+/// what an update's `impl Into<T>` setter is given.
+pub fn parsed<T: std::str::FromStr>(_field: &singletable_runtime::Field<T>, text: &str) -> T
+where
+    T::Err: Debug,
+{
+    text.parse().expect("a word of the enum")
+}
+
 /// One call of an access pattern and what it should read.
 #[derive(Debug, Clone)]
 pub struct Case {

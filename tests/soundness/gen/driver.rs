@@ -111,19 +111,30 @@ fn render_writes(spec: &Spec, rng: &mut fastrand::Rng, d: &mut String, names: &N
                     let mut key_fields = String::new();
                     let mut setters = String::new();
                     for (a, v, present) in &values {
+                        // A setter takes `impl Into<T>`: an enum's word is
+                        // parsed as the type of its field constant.
+                        let setter_value = if matches!(a.ty, Ty::Enum(_)) {
+                            format!(
+                                "crate::soundness::parsed(&{ty}::{}, {:?})",
+                                names.field_const(&e.name, &a.name),
+                                v.key
+                            )
+                        } else {
+                            v.rust.clone()
+                        };
                         if in_key.contains(&a.name.as_str()) {
                             let _ = write!(key_fields, "{}: {}, ", field(&a.name), v.rust);
                         } else if a.name == "ver" {
                             let _ = write!(setters, ".{}(1_i64)", field("ver"));
                         } else if a.optional {
                             let value = if *present {
-                                format!("Some({})", v.rust)
+                                format!("Some({setter_value})")
                             } else {
                                 "None".into()
                             };
                             let _ = write!(setters, ".{}({value})", field(&a.name));
                         } else {
-                            let _ = write!(setters, ".{}({})", field(&a.name), v.rust);
+                            let _ = write!(setters, ".{}({setter_value})", field(&a.name));
                         }
                     }
                     let _ = writeln!(d, "        run.wrote(\"{update} or_create\", {handle}.{update}(&{key_ty} {{ {key_fields}}}, {update_ty}::default(){setters}.or_create()).await);");

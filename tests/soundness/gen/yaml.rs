@@ -90,6 +90,9 @@ impl Spec {
                 e.pk.yaml(),
                 e.sk.yaml()
             );
+            if e.derived {
+                let _ = writeln!(y, "    derived: {{ copied: \"D:{}\" }}", e.pk.yaml());
+            }
             let multi = self
                 .indexes
                 .iter()
