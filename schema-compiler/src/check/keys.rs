@@ -217,12 +217,26 @@ pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
                 continue;
             }
             let b = entities[j];
+            // The keys meet with each enum or boolean as one of its words
+            // (not only as a run of its letters), or not at all. Where the
+            // key's shape tells the entity (`entity_type: keys`), reads
+            // match shapes of classes, so the classes must not meet.
+            let by_shape = spec.table.entity_type == ir::EntityType::Keys;
+            let (key_a, key_b, message) = match word_collision(spec, a, b) {
+                Some((key_a, key_b)) => (key_a, key_b, "can produce the same primary key"),
+                None if by_shape => (
+                    keys[i].clone(),
+                    keys[j].clone(),
+                    "cannot be told apart by the shapes of their keys (`entity_type: keys` reads an enum or boolean as a run of its letters)",
+                ),
+                None => continue,
+            };
             let (span_a, span_b) = (key_span(&a.primary_key), key_span(&b.primary_key));
-            let example = collision_example(spec, &keys[i], &keys[j])
+            let example = collision_example(spec, &key_a, &key_b)
                 .map(|key| format!(", such as {key}"))
                 .unwrap_or_default();
             diags.push(
-                Diagnostic::new(Code::KeyCollision, format!("entities `{}` and `{}` can produce the same primary key{example}", a.name, b.name))
+                Diagnostic::new(Code::KeyCollision, format!("entities `{}` and `{}` {message}{example}", a.name, b.name))
                     .label(span_b, format!("`{}`'s key", b.name))
                     .label(span_a, format!("`{}`'s key", a.name))
                     .help(if spec.table.partition_key.r#type == ir::KeyType::String {
@@ -241,6 +255,33 @@ pub fn check_key_collisions(spec: &ir::Spec, diags: &mut Diagnostics) {
                     }),
             );
         }
+    }
+}
+
+/// A partition key and a sort key of each entity, with every enum and
+/// boolean placeholder one of its words, that both entities can write.
+#[allow(clippy::type_complexity)]
+fn word_collision(
+    spec: &ir::Spec,
+    a: &ir::Entity,
+    b: &ir::Entity,
+) -> Option<((Vec<Tok>, Option<Vec<Tok>>), (Vec<Tok>, Option<Vec<Tok>>))> {
+    let words =
+        |e: &ir::Entity, t: &ir::KeyTemplate| crate::lang::primary_key_word_tokens(spec, e, t);
+    let meeting = |x: Vec<Vec<Tok>>, y: Vec<Vec<Tok>>| {
+        x.iter().find_map(|p| {
+            y.iter()
+                .find(|q| intersects(p, q, false))
+                .map(|q| (p.clone(), q.clone()))
+        })
+    };
+    let (pk_a, pk_b) = meeting(words(a, &a.primary_key.pk), words(b, &b.primary_key.pk))?;
+    match (&a.primary_key.sk, &b.primary_key.sk) {
+        (Some(sa), Some(sb)) => {
+            let (sk_a, sk_b) = meeting(words(a, sa), words(b, sb))?;
+            Some(((pk_a, Some(sk_a)), (pk_b, Some(sk_b))))
+        }
+        _ => Some(((pk_a, None), (pk_b, None))),
     }
 }
 
@@ -356,6 +397,16 @@ pub fn check_key_space_overlap(spec: &ir::Spec, diags: &mut Diagnostics) {
                 sk: _,
             } = &keyed[i];
             if !intersects(&pk, entity_pk, false) || q.returns.contains(&entity.name.value) {
+                continue;
+            }
+            // With each enum or boolean of the entity's partition key as one
+            // of its words, not a run of its letters.
+            let words = crate::lang::word_tokens(
+                &keys.pk,
+                |p| encoding::entity_placeholder_domain(spec, entity, p),
+                |p| crate::lang::placeholder_words(entity, p),
+            );
+            if !words.iter().any(|w| intersects(&pk, w, false)) {
                 continue;
             }
             let sk_overlaps = match (&q.sk, &keys.sk) {

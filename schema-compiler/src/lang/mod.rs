@@ -18,26 +18,103 @@ pub fn template_tokens(
     for seg in &template.segments {
         match seg {
             Segment::Literal(l) => out.extend(l.chars().map(Tok::Char)),
-            Segment::Placeholder(p) => {
-                let domain = domain(p);
-                match domain.positions {
-                    // A fixed format, position by position.
-                    Some(positions) => {
-                        out.extend(
-                            positions
-                                .into_iter()
-                                .map(|set| match set.ranges.as_slice() {
-                                    [(lo, hi)] if lo == hi => Tok::Char(*lo),
-                                    _ => Tok::One(set),
-                                }),
-                        )
-                    }
-                    None => out.push(Tok::Class(domain.alphabet)),
-                }
-            }
+            Segment::Placeholder(p) => out.extend(placeholder_tokens(domain(p))),
         }
     }
     out
+}
+
+/// The tokens of one placeholder's values: a fixed format position by
+/// position, any other as one class of its alphabet.
+fn placeholder_tokens(domain: Domain) -> Vec<Tok> {
+    match domain.positions {
+        Some(positions) => positions
+            .into_iter()
+            .map(|set| match set.ranges.as_slice() {
+                [(lo, hi)] if lo == hi => Tok::Char(*lo),
+                _ => Tok::One(set),
+            })
+            .collect(),
+        None => vec![Tok::Class(domain.alphabet)],
+    }
+}
+
+/// How many token sequences [`word_tokens`] writes out per template, at most.
+pub const WORD_SEQUENCES: usize = 64;
+
+/// A template's language as a union of token sequences in which each word
+/// placeholder (an enum's or a boolean's: `words` gives its words) is one
+/// of its words, literally: exact where [`template_tokens`] widens a word
+/// to one or more of its letters (`OPEN`/`CLOSED` as `[CDELNOPS]+`, which
+/// holds `CLOSE`). Past [`WORD_SEQUENCES`] sequences the remaining word
+/// placeholders keep their class.
+pub fn word_tokens(
+    template: &ir::KeyTemplate,
+    domain: impl Fn(&ir::Placeholder) -> Domain,
+    words: impl Fn(&ir::Placeholder) -> Option<Vec<String>>,
+) -> Vec<Vec<Tok>> {
+    let mut out: Vec<Vec<Tok>> = vec![Vec::new()];
+    for seg in &template.segments {
+        match seg {
+            Segment::Literal(l) => {
+                for seq in &mut out {
+                    seq.extend(l.chars().map(Tok::Char));
+                }
+            }
+            Segment::Placeholder(p) => match words(p) {
+                Some(words) if !words.is_empty() && out.len() * words.len() <= WORD_SEQUENCES => {
+                    out = out
+                        .iter()
+                        .flat_map(|seq| {
+                            words.iter().map(move |w| {
+                                let mut seq = seq.clone();
+                                seq.extend(w.chars().map(Tok::Char));
+                                seq
+                            })
+                        })
+                        .collect();
+                }
+                _ => {
+                    let tokens = placeholder_tokens(domain(p));
+                    for seq in &mut out {
+                        seq.extend(tokens.iter().cloned());
+                    }
+                }
+            },
+        }
+    }
+    out
+}
+
+/// The words an entity's placeholder stands for, when it is an enum or a
+/// boolean attribute written into the key as its word.
+pub fn placeholder_words(entity: &ir::Entity, p: &ir::Placeholder) -> Option<Vec<String>> {
+    if p.kind != ir::PlaceholderKind::Attribute {
+        return None;
+    }
+    let attribute = entity.attributes.get(p.name.as_str())?;
+    match &attribute.r#type {
+        ir::AttributeType::Enum { values } => Some(values.clone()),
+        ir::AttributeType::Boolean => Some(vec!["true".to_owned(), "false".to_owned()]),
+        _ => None,
+    }
+}
+
+/// [`primary_key_tokens`], each word placeholder one of its words
+/// ([`word_tokens`]).
+pub fn primary_key_word_tokens(
+    spec: &ir::Spec,
+    entity: &ir::Entity,
+    template: &ir::KeyTemplate,
+) -> Vec<Vec<Tok>> {
+    match spec.key_type_of(&template.attribute) {
+        ir::KeyType::String => word_tokens(
+            template,
+            |p| encoding::entity_placeholder_domain(spec, entity, p),
+            |p| placeholder_words(entity, p),
+        ),
+        ir::KeyType::Number | ir::KeyType::Binary => vec![vec![Tok::Class(CharSet::any())]],
+    }
 }
 
 /// The tokens of an entity's key template.

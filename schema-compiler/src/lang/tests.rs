@@ -369,3 +369,100 @@ fn a_delimiter_the_value_cannot_start_is_never_found_early() {
     let early = read_too_early(&with_hash, "#a#").unwrap();
     assert_eq!(early.value, "#a");
 }
+
+/// A template of literals and placeholders named in `words` (each an
+/// enum of those words) or `a` (a class of lowercase letters).
+fn word_template(
+    source: &str,
+    words: &[(&str, &[&str])],
+) -> (ir::KeyTemplate, Vec<(String, Vec<String>)>) {
+    let mut segments = Vec::new();
+    let mut rest = source;
+    while let Some(start) = rest.find('<') {
+        if start > 0 {
+            segments.push(ir::Segment::Literal(rest[..start].to_owned()));
+        }
+        let end = rest[start..].find('>').unwrap() + start;
+        segments.push(ir::Segment::Placeholder(ir::Placeholder {
+            name: crate::source::Spanned::dummy(rest[start + 1..end].to_owned()),
+            kind: ir::PlaceholderKind::Attribute,
+        }));
+        rest = &rest[end + 1..];
+    }
+    if !rest.is_empty() {
+        segments.push(ir::Segment::Literal(rest.to_owned()));
+    }
+    let template = ir::KeyTemplate {
+        attribute: "sk".into(),
+        source: crate::source::Spanned::dummy(source.to_owned()),
+        segments,
+        natural: false,
+    };
+    let words = words
+        .iter()
+        .map(|(n, ws)| {
+            (
+                (*n).to_owned(),
+                ws.iter().map(|w| (*w).to_owned()).collect(),
+            )
+        })
+        .collect();
+    (template, words)
+}
+
+fn word_sequences(source: &str, words: &[(&str, &[&str])]) -> Vec<Vec<Tok>> {
+    let (template, words) = word_template(source, words);
+    let letters = |_: &ir::Placeholder| crate::encoding::Domain {
+        alphabet: CharSet {
+            ranges: vec![('a', 'z')],
+        },
+        min_len: 1,
+        max_len: None,
+        escaped: false,
+        ordered: true,
+        fixed_width: false,
+        positions: None,
+    };
+    word_tokens(&template, letters, |p| {
+        words
+            .iter()
+            .find(|(n, _)| *n == p.name.value)
+            .map(|(_, w)| w.clone())
+    })
+}
+
+#[test]
+fn word_placeholders_are_their_words_not_their_letters() {
+    let status: &[&str] = &["OPEN", "CLOSED"];
+    let enum_key = word_sequences("S#<status>", &[("status", status)]);
+    assert_eq!(enum_key.len(), 2);
+    let meets = |other: &[Tok]| enum_key.iter().any(|k| intersects(k, other, false));
+    // `CLOSE` is made of the enum's letters but is none of its words.
+    assert!(!meets(&lit("S#CLOSE")));
+    assert!(meets(&lit("S#CLOSED")));
+    // As one class of its letters, the enum would meet `CLOSE`.
+    let letters = Tok::Class(CharSet {
+        ranges: "CDELNOPS".chars().map(|c| (c, c)).collect(),
+    });
+    let mut widened = lit("S#");
+    widened.push(letters);
+    assert!(intersects(&widened, &lit("S#CLOSE"), false));
+    // Two word placeholders: every pair of words, in order.
+    let flag: &[&str] = &["true", "false"];
+    let both = word_sequences("<status>#<done>#<x>", &[("status", status), ("done", flag)]);
+    assert_eq!(both.len(), 4);
+    let mut closed_true = lit("CLOSED#true#");
+    closed_true.push(Tok::Class(CharSet {
+        ranges: vec![('a', 'z')],
+    }));
+    assert!(both.iter().any(|k| intersects(k, &closed_true, false)));
+    assert!(!both
+        .iter()
+        .any(|k| intersects(k, &lit("CLOSED#maybe#x"), false)));
+    // Past the limit, words keep their class: still a superset.
+    let many: Vec<String> = (0..WORD_SEQUENCES + 1).map(|i| format!("w{i}")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    let wide = word_sequences("<m>", &[("m", &many)]);
+    assert_eq!(wide.len(), 1);
+    assert!(matches!(wide[0].as_slice(), [Tok::Class(_)]));
+}
