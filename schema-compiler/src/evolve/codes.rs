@@ -163,6 +163,8 @@ change_codes! {
     VersionRemoved = "version_removed", Compatible, Any, "E9";
     /// An aggregate was added or regrouped: its counts must be recomputed.
     AggregateChanged = "aggregate_changed", Backfill, Writers, "E10";
+    /// A derived attribute was added or its template changed: stored items hold no value, or the old one, until a job writes it.
+    DerivedChanged = "derived_changed", Backfill, Writers, "E11";
 
     // ---- keys ---------------------------------------------------------------
     /// An entity's table key template or an encoding in it changed: stored items sit at their old keys.

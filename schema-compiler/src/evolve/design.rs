@@ -169,6 +169,9 @@ pub struct EntityDesign {
     /// The aggregate it keeps: `(of, group_by, count, maintained_by)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregate: Option<AggregateDesign>,
+    /// Derived attributes, by stored name: the templates writes fill.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub derived: BTreeMap<String, TemplateDesign>,
 }
 
 /// An aggregate.
@@ -583,6 +586,11 @@ fn entity_design(spec: &ir::Spec, entity: &ir::Entity) -> EntityDesign {
             count: a.count.clone(),
             maintained_by: a.maintained_by,
         }),
+        derived: entity
+            .derived
+            .iter()
+            .map(|(name, t)| (name.clone(), template_design(entity, t)))
+            .collect(),
     }
 }
 

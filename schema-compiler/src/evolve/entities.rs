@@ -68,6 +68,7 @@ pub(super) fn entity_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
         index_key_changes(v, name, old, new, out);
         other_entity_changes(v, name, old, new, out);
         attribute_changes(v, name, old, new, out);
+        super::derived::derived_changes(v, name, old, new, out);
     }
     for name in v.old.entities.keys() {
         if !v.new.entities.contains_key(name) {
@@ -80,7 +81,7 @@ pub(super) fn entity_changes(v: &Versions<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-fn template_changed(old: &TemplateDesign, new: &TemplateDesign) -> bool {
+pub(super) fn template_changed(old: &TemplateDesign, new: &TemplateDesign) -> bool {
     old.attribute != new.attribute || old.parts != new.parts
 }
 

@@ -59,6 +59,7 @@ pub fn estimate(spec: &ir::Spec, job: &Job, volume: &Volume) -> Option<Estimate>
     let writes = volume.entity_items as f64
         * match job {
             Job::BackfillIndexKeys { .. }
+            | Job::BackfillDerived { .. }
             | Job::CleanupIndexKeys { .. }
             | Job::MoveAttribute { .. }
             | Job::FillAttribute { .. }

@@ -14,6 +14,14 @@ pub enum Job {
         /// The index.
         index: String,
     },
+    /// Writes the derived attribute `attribute` (its stored name), as the
+    /// design computes it, into every stored item of `entity`.
+    BackfillDerived {
+        /// The entity.
+        entity: String,
+        /// The derived attribute's name in the table.
+        attribute: String,
+    },
     /// Removes the keys of `index` from every stored item of `entity`.
     CleanupIndexKeys {
         /// The entity.
@@ -111,6 +119,9 @@ impl Job {
             Job::CleanupIndexKeys { entity, index } => {
                 format!("cleanup-{}-{}", slug(entity), slug(index))
             }
+            Job::BackfillDerived { entity, attribute } => {
+                format!("derive-{}-{}", slug(entity), slug(attribute))
+            }
             Job::VerifyItems { entity } => format!("verify-{}", slug(entity)),
             Job::Rekey { entity } => format!("rekey-{}", slug(entity)),
             Job::MoveAttribute { entity, to, .. } => {
@@ -133,6 +144,7 @@ impl Job {
     pub fn entity(&self) -> Option<&str> {
         match self {
             Job::BackfillIndexKeys { entity, .. }
+            | Job::BackfillDerived { entity, .. }
             | Job::CleanupIndexKeys { entity, .. }
             | Job::VerifyItems { entity }
             | Job::Rekey { entity }

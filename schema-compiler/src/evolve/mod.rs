@@ -14,6 +14,7 @@
 pub mod check;
 mod codes;
 mod compare;
+mod derived;
 pub mod design;
 mod diff;
 mod entities;

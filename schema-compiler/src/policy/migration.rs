@@ -180,6 +180,7 @@ impl Needs {
                     reads_items = true;
                 }
                 Job::BackfillIndexKeys { .. }
+                | Job::BackfillDerived { .. }
                 | Job::CleanupIndexKeys { .. }
                 | Job::VerifyItems { .. }
                 | Job::Rekey { .. }

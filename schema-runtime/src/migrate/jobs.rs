@@ -174,6 +174,8 @@ pub struct BackfillIndexKeys<E> {
     index: &'static str,
     keys: &'static [&'static str],
     tenant: Option<TenantAt>,
+    /// The attributes are derived ones (`derived:`), not an index's keys.
+    derived: bool,
     entity: PhantomData<fn() -> E>,
 }
 
@@ -191,6 +193,24 @@ impl<E> BackfillIndexKeys<E> {
             index,
             keys,
             tenant,
+            derived: false,
+            entity: PhantomData,
+        }
+    }
+
+    /// The job `id`, writing the derived attribute `attribute` (one name)
+    /// as the entity's writes compute it; the tenant as for [`Self::new`].
+    pub const fn derived(
+        id: &'static str,
+        attribute: &'static [&'static str; 1],
+        tenant: Option<TenantAt>,
+    ) -> Self {
+        BackfillIndexKeys {
+            id,
+            index: attribute[0],
+            keys: attribute,
+            tenant,
+            derived: true,
             entity: PhantomData,
         }
     }
@@ -224,6 +244,13 @@ where
     }
 
     fn description(&self) -> String {
+        if self.derived {
+            return format!(
+                "writes the derived attribute `{}` into every stored {}",
+                self.index,
+                E::ENTITY_TYPE
+            );
+        }
         format!(
             "writes index `{}`'s keys into every stored {}",
             self.index,
@@ -258,6 +285,9 @@ where
 
     fn remaining(&self, item: &Item) -> Option<String> {
         match self.wanted(item) {
+            Ok(Some(_)) if self.derived => {
+                Some(format!("lacks the derived attribute `{}`", self.index))
+            }
             Ok(Some(_)) => Some(format!("lacks index `{}`'s keys", self.index)),
             Ok(None) => None,
             Err(Outcome::Invalid(why)) => Some(why),

@@ -311,6 +311,9 @@ fn describe(job: &evolve::Job) -> String {
         evolve::Job::BackfillIndexKeys { entity, index } => {
             format!("write index `{index}`'s keys into every stored `{entity}` (UpdateItem, conditional on the attributes read)")
         }
+        evolve::Job::BackfillDerived { entity, attribute } => {
+            format!("write the derived attribute `{attribute}` into every stored `{entity}` (UpdateItem, conditional on the attributes read)")
+        }
         evolve::Job::CleanupIndexKeys { entity, index } => {
             format!("remove index `{index}`'s keys from every stored `{entity}`")
         }

@@ -36,6 +36,8 @@ impl<'a> Emitter<'a> {
                     index == Some(i.as_str()) && entities.contains(&entity.as_str())
                 }
                 Job::CleanupIndexKeys { index: i, .. } => index == Some(i.as_str()),
+                // Reads never read a derived attribute.
+                Job::BackfillDerived { .. } => false,
                 Job::Rekey { entity }
                 | Job::MoveAttribute { entity, .. }
                 | Job::FillAttribute { entity, .. }
@@ -202,6 +204,7 @@ impl<'a> Emitter<'a> {
                 })));
             }
             Job::BackfillIndexKeys { .. }
+            | Job::BackfillDerived { .. }
             | Job::CleanupIndexKeys { .. }
             | Job::VerifyItems { .. }
             | Job::Rekey { .. }
@@ -233,6 +236,10 @@ impl<'a> Emitter<'a> {
                 let keys = self.index_key_names(index);
                 let tenant = tenant_at(self.spec, entity);
                 quote!(Box::new(__rt::migrate::jobs::BackfillIndexKeys::<#ty>::new(#id, #index, &[#(#keys),*], #tenant)))
+            }
+            Job::BackfillDerived { attribute, .. } => {
+                let tenant = tenant_at(self.spec, entity);
+                quote!(Box::new(__rt::migrate::jobs::BackfillIndexKeys::<#ty>::derived(#id, &[#attribute], #tenant)))
             }
             Job::CleanupIndexKeys { index, .. } => {
                 let keys = self.index_key_names(index);
