@@ -94,6 +94,15 @@ fn main() {
         .out_dir(&rewrite_dir)
         .compile_to_out_dir([rewrite.join("v1.yaml"), rewrite.join("v2.yaml")])
         .unwrap();
+    // The derive test's designs: a derived attribute added, a constant changed.
+    let derived = evolution.join("derived");
+    println!("cargo:rerun-if-changed={}", derived.display());
+    let derived_dir = evolution_dir.join("derived");
+    std::fs::create_dir_all(&derived_dir).unwrap();
+    singletable::Compiler::new()
+        .out_dir(&derived_dir)
+        .compile_to_out_dir([derived.join("v1.yaml"), derived.join("v2.yaml")])
+        .unwrap();
     // The re-keyed copy test's designs: a renamed table with new key attributes.
     let rekeyed = evolution.join("rekeyed");
     println!("cargo:rerun-if-changed={}", rekeyed.display());

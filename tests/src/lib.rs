@@ -75,6 +75,20 @@ pub mod evolution {
             include!(concat!(env!("OUT_DIR"), "/evolution/rewrite/v2.rs"));
         }
     }
+    /// The derive test's designs (`tests/evolution/derived/`): a derived
+    /// attribute added and a derived constant changed over stored items.
+    pub mod derived {
+        /// The first design.
+        #[allow(clippy::disallowed_types)]
+        pub mod v1 {
+            include!(concat!(env!("OUT_DIR"), "/evolution/derived/v1.rs"));
+        }
+        /// The second design, with the jobs its lock holds pending.
+        #[allow(clippy::disallowed_types)]
+        pub mod v2 {
+            include!(concat!(env!("OUT_DIR"), "/evolution/derived/v2.rs"));
+        }
+    }
     /// The recount test's designs (`tests/evolution/recount/`): two
     /// aggregates added over stored items, one kept in transactions, one
     /// from the stream.
