@@ -60,6 +60,25 @@ async fn repository() -> (Repository, singletable_runtime::sdk::Client, String) 
     (repo, client, table)
 }
 
+/// Writes every item ElectroDB's puts write, as ElectroDB writes them.
+async fn write_electrodb_items(
+    client: &singletable_runtime::sdk::Client,
+    table: &str,
+    requests: &serde_json::Value,
+) {
+    for kind in ["employees", "tasks"] {
+        for case in requests[kind].as_array().unwrap() {
+            let item = stored(&case["item"]);
+            server::put_raw(
+                client,
+                table,
+                item.iter().map(|(k, v)| (k.as_str(), v.clone())).collect(),
+            )
+            .await;
+        }
+    }
+}
+
 async fn raw_get(
     client: &singletable_runtime::sdk::Client,
     table: &str,
@@ -100,15 +119,7 @@ async fn the_repository_reads_the_items_electrodb_wrote() {
     let (repo, client, table) = repository().await;
     let requests = requests();
     let cases = |name: &str| requests[name].as_array().unwrap().clone();
-    for case in cases("employees").iter().chain(&cases("tasks")) {
-        let item = stored(&case["item"]);
-        server::put_raw(
-            &client,
-            &table,
-            item.iter().map(|(k, v)| (k.as_str(), v.clone())).collect(),
-        )
-        .await;
-    }
+    write_electrodb_items(&client, &table, &requests).await;
     for case in cases("employees") {
         let given = employee(&case["given"]);
         assert_eq!(repo.employee(&given.employee).await.unwrap(), Some(given));
@@ -131,15 +142,7 @@ async fn queries_find_what_electrodbs_queries_find() {
     let (repo, client, table) = repository().await;
     let requests = requests();
     let cases = |name: &str| requests[name].as_array().unwrap().clone();
-    for case in cases("employees").iter().chain(&cases("tasks")) {
-        let item = stored(&case["item"]);
-        server::put_raw(
-            &client,
-            &table,
-            item.iter().map(|(k, v)| (k.as_str(), v.clone())).collect(),
-        )
-        .await;
-    }
+    write_electrodb_items(&client, &table, &requests).await;
     // ElectroDB's `coworkers` for office "GW ZOO": every key in the
     // partition it names, under the prefix it names, in key order.
     let expected = |name: &str, items: &[serde_json::Value]| -> Vec<String> {
