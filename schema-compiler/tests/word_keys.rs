@@ -1,7 +1,7 @@
 //! Enum and boolean placeholders in keys are their words, not runs of their
 //! letters: a ticket's `S#<status>` (`OPEN`, `CLOSED`) never writes the
 //! summary's `S#CLOSE`, so `check` accepts the design in
-//! `tests/data/enum_words_beside_literals.yaml`; a real collision is still
+//! `fixtures/pass/enum_words_beside_literals.yaml`; a real collision is still
 //! found, with a witness of real words; and where the key's shape tells the
 //! entity (`entity_type: keys`, whose reads match shapes of letters) the
 //! same design is refused, saying why.
@@ -9,7 +9,7 @@
 use singletable::diagnostics::{Code, Severity};
 use singletable::Compiler;
 
-const SPEC: &str = include_str!("data/enum_words_beside_literals.yaml");
+const SPEC: &str = include_str!("../../fixtures/pass/enum_words_beside_literals.yaml");
 
 fn errors(yaml: &str) -> Vec<(Code, String)> {
     Compiler::new()

@@ -139,8 +139,11 @@ pub fn import_workbench(json: &str) -> Result<Imported, String> {
 /// patterns: values all of a facet's samples share read as placeholders,
 /// unless that makes two entities' keys meet (then they are literals).
 fn table_spec(model: &Model, table: &ModelTable, file_name: &str) -> Trial {
-    let trial = |literal_constants| {
-        let inferred = infer::infer_table(table, literal_constants);
+    let trial = |literal_constants, words| {
+        let mut inferred = infer::infer_table(table, literal_constants);
+        if words {
+            infer::key_strings_as_enums(&mut inferred);
+        }
         let spec = render::render_spec(&model.name, &model.description, table, &inferred);
         let errors = check_errors(file_name, &spec);
         Trial {
@@ -149,14 +152,19 @@ fn table_spec(model: &Model, table: &ModelTable, file_name: &str) -> Trial {
             errors,
         }
     };
-    let first = trial(false);
-    if first.collisions() > 0 {
-        let literal = trial(true);
-        if literal.collisions() < first.collisions() {
-            return literal;
+    let mut best = trial(false, false);
+    // Fewer collisions with constants as literals, then with key strings
+    // of a few words as enums of them.
+    for (literal_constants, words) in [(true, false), (false, true), (true, true)] {
+        if best.collisions() == 0 {
+            break;
+        }
+        let other = trial(literal_constants, words);
+        if other.collisions() < best.collisions() {
+            best = other;
         }
     }
-    first
+    best
 }
 
 /// A spec the importer made (without access patterns), and the errors

@@ -115,13 +115,20 @@ fn shape_type(shape: &Shape) -> &'static str {
 
 fn attribute(name: &str, a: &Attr, examples_max: Option<i64>) -> String {
     let mut fields = Vec::new();
-    fields.push(format!("type: {}", type_name(a.kind)));
+    match &a.words {
+        // A key string of a few words: an enum of them.
+        Some(words) => {
+            let values: Vec<String> = words.iter().map(|w| yaml::string(w)).collect();
+            fields.push(format!("type: enum, values: [{}]", values.join(", ")));
+        }
+        None => fields.push(format!("type: {}", type_name(a.kind))),
+    }
     match &a.shape {
         Some(shape) => fields.extend(shape_options(shape)),
         None => fields.extend(shape_options(&Shape::Of(a.kind))),
     }
     // An escaped value may hold anything: its key texts are escaped ones.
-    if a.kind == Kind::String && !a.key_texts.is_empty() && !a.escaped {
+    if a.kind == Kind::String && !a.key_texts.is_empty() && !a.escaped && a.words.is_none() {
         fields.push(format!("pattern: {}", yaml::string(&pattern(a))));
     }
     if let (Kind::Integer, Some(w)) = (a.kind, a.width) {

@@ -264,6 +264,9 @@ pub struct Attr {
     pub escaped: bool,
     /// The negative least value an integer is offset by inside keys.
     pub min: Option<i64>,
+    /// A string in keys read back as an enum of these words (the texts it
+    /// takes), where a string's alphabet would make keys meet.
+    pub words: Option<Vec<String>>,
 }
 
 /// A sample item as an example.

@@ -188,6 +188,7 @@ impl Entity {
             shape: None,
             escaped: false,
             min: None,
+            words: None,
         });
     }
 

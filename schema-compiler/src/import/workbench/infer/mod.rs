@@ -158,6 +158,38 @@ pub struct Inferred {
     pub notes: Vec<String>,
 }
 
+/// At most this many distinct words make a key string an enum.
+const ENUM_WORDS: usize = 16;
+
+/// Key strings whose samples take a few words (`OPEN`, `CLOSED`) read as
+/// enums of those words: a Workbench model does not record enums, and as
+/// strings of their letters they may meet another entity's literal
+/// (`S#<status>` and `S#CLOSE`).
+pub fn key_strings_as_enums(inferred: &mut Inferred) {
+    let word = |w: &str| {
+        let mut chars = w.chars();
+        chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && w.len() <= 64
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    for e in &mut inferred.entities {
+        for a in e.attrs.values_mut() {
+            if a.kind != Kind::String || a.escaped || a.key_texts.is_empty() {
+                continue;
+            }
+            let mut words: Vec<String> = Vec::new();
+            for t in &a.key_texts {
+                if !words.contains(t) {
+                    words.push(t.clone());
+                }
+            }
+            if words.len() <= ENUM_WORDS && words.iter().all(|w| word(w)) {
+                a.words = Some(words);
+            }
+        }
+    }
+}
+
 fn is_identifier(s: &str) -> bool {
     crate::resolve::is_identifier(s)
 }
