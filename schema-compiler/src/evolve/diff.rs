@@ -125,7 +125,16 @@ impl Finding {
                 steps.push("deploy writers, then readers".to_owned());
             }
             (Class::Backfill, _) => {
-                steps.push("deploy writers (new code writes the new form; the affected access patterns wait)".to_owned());
+                // No access pattern reads a derived attribute: none waits.
+                let gated = !self
+                    .jobs
+                    .iter()
+                    .all(|j| matches!(j, Job::BackfillDerived { .. }));
+                steps.push(if gated {
+                    "deploy writers (new code writes the new form; the affected access patterns wait)".to_owned()
+                } else {
+                    "deploy writers (new code writes the new form; no access pattern waits for the job)".to_owned()
+                });
                 if self.code.deploy_order() == DeployOrder::Infrastructure
                     || self.code == ChangeCode::IndexComputedKeysAdded
                 {
@@ -133,10 +142,12 @@ impl Finding {
                 }
                 steps.extend(jobs);
                 steps.push("verify: the job's `verify` finds nothing left".to_owned());
-                steps.push(
+                steps.push(if gated {
                     "switch: `singletable lock --verified <job>`, then rebuild (the patterns open)"
-                        .to_owned(),
-                );
+                        .to_owned()
+                } else {
+                    "record it: `singletable lock --verified <job>`".to_owned()
+                });
             }
             (Class::Breaking, _) if self.code == ChangeCode::WarmThroughputLowered => {
                 steps.push(
